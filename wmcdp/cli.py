@@ -1,0 +1,225 @@
+"""The ``wmcdp`` command.
+
+    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry] [--neighbours REL]
+                  [--backend bdd|sdd] [--exact] [--json]
+    wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
+    wmcdp size NAME -p key=value ...
+    wmcdp programs
+
+NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
+on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .accuracy import AccuracyResult, synthesize_accuracy
+from .compile import BACKENDS, compile_program
+from .errors import WmcdpError
+from .lang.shape import format_value, jsonable
+from .numbers import format_number, parse_number
+from .privacy import PrivacyResult, synthesize_privacy
+from .registry import build_program, builtin_programs, parameters
+from .sets import NEIGHBOURS
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise WmcdpError(message)
+
+
+def _params(items: Sequence[str], exact: bool) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise WmcdpError(f"malformed -p {item!r}: expected key=value, e.g. -p lam=0.2")
+        params[key.strip()] = parse_number(value, exact=exact)
+    return params
+
+
+def _symmetry_sets(table: str, name: str):
+    import symmetry_sets
+
+    sets = getattr(symmetry_sets, table).get(name)
+    if sets is None:
+        raise WmcdpError(f"no symmetry sets for {table.lower()} of {name}; use --sets exhaustive")
+    return sets
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return float(value)
+
+
+def _exact_text(value: Any) -> str:
+    return "inf" if isinstance(value, float) else format_number(Fraction(value))
+
+
+def _privacy_json(r: PrivacyResult, extra: dict) -> dict:
+    out = {"epsilon": _json_number(r.epsilon), "ratio": _json_number(r.ratio)}
+    if r.exact:
+        out["ratio_exact"] = _exact_text(r.ratio)
+    out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
+    out["p_y_given_x"] = _json_number(r.p_x)
+    out["p_y_given_x_prime"] = _json_number(r.p_x_prime)
+    if r.exact:
+        out["p_y_given_x_exact"] = _exact_text(r.p_x)
+        out["p_y_given_x_prime_exact"] = _exact_text(r.p_x_prime)
+    out.update(diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    return out
+
+
+def _accuracy_json(r: AccuracyResult, extra: dict) -> dict:
+    out: dict[str, Any] = {"one_minus_beta": float(r.one_minus_beta), "beta": float(r.beta)}
+    if r.exact:
+        out["one_minus_beta_exact"] = _exact_text(r.one_minus_beta)
+        out["beta_exact"] = _exact_text(r.beta)
+    out["witness"] = {"x": jsonable(r.witness)}
+    out["top"] = [{"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": _exact_text(v)}
+                                                                   if r.exact else {})} for x, v in r.top]
+    out.update(alpha=_json_number(r.alpha), diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    return out
+
+
+def _show(value: Any, exact: bool) -> str:
+    """A probability or ratio for people: the fraction too when exact."""
+    if exact and not isinstance(value, float):
+        return f"{float(value):.10g}  (= {format_number(Fraction(value))})"
+    return format_number(float(value))
+
+
+def _table(title: str, rows: list[tuple[str, str]]) -> str:
+    width = max(len(k) for k, _ in rows)
+    return "\n".join([title] + [f"  {k:<{width}}  {v}" for k, v in rows])
+
+
+def _cmd_privacy(args: argparse.Namespace) -> str:
+    program = build_program(args.program, _params(args.param, args.exact))
+    compiled = compile_program(program, args.backend)
+    neighbours = args.neighbours or program.neighbours
+    if args.sets == "symmetry":
+        if args.neighbours:
+            raise WmcdpError("--neighbours applies to exhaustive sets only")
+        C, I = _symmetry_sets("PRIVACY", program.name)(**program.params)
+        neighbours = "(fixed by the symmetry set)"
+    else:
+        C = I = None
+    r = synthesize_privacy(compiled, C, I, neighbours=None if args.sets == "symmetry" else neighbours,
+                           exact=True if args.exact else None)
+    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
+             "sets": args.sets, "neighbours": neighbours, "backend": args.backend}
+    if args.json:
+        return json.dumps(_privacy_json(r, extra))
+    rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", _show(r.ratio, r.exact)),
+            ("witness x", format_value(r.witness.x)), ("witness x'", format_value(r.witness.x_prime)),
+            ("witness y", format_value(r.witness.y)), ("P(y | x)", _show(r.p_x, r.exact)),
+            ("P(y | x')", _show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
+            ("seconds", f"{r.seconds:.4f}")]
+    title = (f"{program.label()}: tight privacy bound ({args.sets} sets, neighbours {neighbours}, "
+             f"{args.backend}, {'exact' if r.exact else 'float'})")
+    return _table(title, rows)
+
+
+def _cmd_accuracy(args: argparse.Namespace) -> str:
+    program = build_program(args.program, _params(args.param, args.exact))
+    alpha = parse_number(args.alpha, exact=True)
+    compiled = compile_program(program, args.backend)
+    if args.sets == "symmetry":
+        A, I = _symmetry_sets("ACCURACY", program.name)(alpha, **program.params)
+    else:
+        A = I = None
+    r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=True if args.exact else None)
+    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
+             "sets": args.sets, "backend": args.backend}
+    if args.json:
+        return json.dumps(_accuracy_json(r, extra))
+    rows = [("1 - beta", _show(r.one_minus_beta, r.exact)), ("beta", _show(r.beta, r.exact)),
+            ("witness x", format_value(r.witness)), ("diagram size", f"{r.diagram_size} nodes"),
+            ("seconds", f"{r.seconds:.4f}")]
+    title = (f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
+             f"({args.sets} sets, {args.backend}, {'exact' if r.exact else 'float'})")
+    text = _table(title, rows)
+    if r.top:
+        width = max(len(format_value(x)) for x, _ in r.top)
+        lines = [f"the {len(r.top)} inputs with the lowest 1 - beta:", f"  {'input':<{width}}  1 - beta"]
+        lines += [f"  {format_value(x):<{width}}  {_show(v, r.exact)}" for x, v in r.top]
+        text += "\n" + "\n".join(lines)
+    return text
+
+
+def _cmd_size(args: argparse.Namespace) -> str:
+    program = build_program(args.program, _params(args.param, False))
+    sizes = {name: compile_program(program, name).size for name in BACKENDS}
+    if args.json:
+        return json.dumps({"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}})
+    return _table(f"{program.label()}: compiled diagram size (symbolic inputs)",
+                  [(k.upper(), f"{v} nodes") for k, v in sizes.items()])
+
+
+def _cmd_programs(args: argparse.Namespace) -> str:
+    lines = []
+    for name, factory in sorted(builtin_programs().items()):
+        params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
+        doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
+        lines.append(f"{name}({params})\n    {doc}")
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def program_args(q: argparse.ArgumentParser) -> None:
+        q.add_argument("program", help="built-in program name or path/to/file.py:function")
+        q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="program parameter (repeatable); '1/5' is exact")
+        q.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def synthesis_args(q: argparse.ArgumentParser) -> None:
+        program_args(q)
+        q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
+        q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
+        q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+
+    q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
+    synthesis_args(q)
+    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="default: the program's own relation")
+    q.set_defaults(run=_cmd_privacy)
+
+    q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
+    synthesis_args(q)
+    q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
+    q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
+    q.set_defaults(run=_cmd_accuracy)
+
+    q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
+    program_args(q)
+    q.set_defaults(run=_cmd_size)
+
+    q = sub.add_parser("programs", help="list the built-in programs and their parameters")
+    q.set_defaults(run=_cmd_programs)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        print(args.run(args))
+    except WmcdpError as exc:
+        print(f"wmcdp: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

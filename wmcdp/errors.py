@@ -1,0 +1,14 @@
+"""User-facing errors.
+
+Every mistake a user can make (a bad parameter, an uncovered set, an unknown program)
+raises a subclass of :class:`WmcdpError`, which is a :class:`ValueError`. The CLI prints
+its message as one line and exits with status 2.
+"""
+
+
+class WmcdpError(ValueError):
+    """A problem with the user's program, parameters or sets."""
+
+
+class CoverageError(WmcdpError):
+    """A privacy or accuracy set needs a pair that the inference set does not contain."""

@@ -1,0 +1,162 @@
+"""The weighted Boolean formula (paper Def. 3) that tracing a program produces.
+
+A :class:`Circuit` is a hash-consed DAG of Boolean gates over variables. Variables are
+either *input* bits (unweighted: they are conditioned on, never summed) or *random* bits
+with a weight ``w(v) = p`` and ``w(not v) = 1 - p``. Variables are numbered in order of
+first use; that order becomes the decision-diagram variable order, which is why reading
+``x[i]`` right before drawing its noise keeps randomized response linear (paper Table 2).
+
+Node 0 is FALSE and node 1 is TRUE. Gates are folded on construction (constants,
+idempotence, ``a & ~a``) so that constant program parts never reach the compiler.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..numbers import Number
+
+FALSE = 0
+TRUE = 1
+
+VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
+
+
+class Circuit:
+    """Hash-consed gates plus the weight of every random variable."""
+
+    def __init__(self) -> None:
+        self.gates: list[tuple] = [("const", False), ("const", True)]
+        self._index: dict[tuple, int] = {}
+        self.var_node: list[int] = []          # variable id -> its node
+        self.weights: dict[int, Number] = {}   # random variable id -> P(v = 1)
+        self.inputs: set[int] = set()          # input variable ids
+
+    # -- variables -------------------------------------------------------------------
+    def _new_var(self) -> int:
+        v = len(self.var_node)
+        node = self._add((VAR, v))
+        self.var_node.append(node)
+        return v
+
+    def input_var(self) -> int:
+        """A fresh unweighted input variable; returns its node."""
+        v = self._new_var()
+        self.inputs.add(v)
+        return self.var_node[v]
+
+    def random_var(self, p: Number) -> int:
+        """A fresh random variable true with probability ``p``; returns its node."""
+        if p == 0:
+            return FALSE
+        if p == 1:
+            return TRUE
+        v = self._new_var()
+        self.weights[v] = p
+        return self.var_node[v]
+
+    @property
+    def num_vars(self) -> int:
+        return len(self.var_node)
+
+    # -- gates -----------------------------------------------------------------------
+    def _add(self, gate: tuple) -> int:
+        node = self._index.get(gate)
+        if node is None:
+            node = len(self.gates)
+            self.gates.append(gate)
+            self._index[gate] = node
+        return node
+
+    def negate(self, a: int) -> int:
+        if a <= TRUE:
+            return 1 - a
+        gate = self.gates[a]
+        if gate[0] == NOT:
+            return gate[1]
+        return self._add((NOT, a))
+
+    def _complementary(self, a: int, b: int) -> bool:
+        ga, gb = self.gates[a], self.gates[b]
+        return (ga[0] == NOT and ga[1] == b) or (gb[0] == NOT and gb[1] == a)
+
+    def conj(self, a: int, b: int) -> int:
+        if a == FALSE or b == FALSE:
+            return FALSE
+        if a == TRUE:
+            return b
+        if b == TRUE or a == b:
+            return a
+        if self._complementary(a, b):
+            return FALSE
+        return self._add((AND, min(a, b), max(a, b)))
+
+    def disj(self, a: int, b: int) -> int:
+        if a == TRUE or b == TRUE:
+            return TRUE
+        if a == FALSE:
+            return b
+        if b == FALSE or a == b:
+            return a
+        if self._complementary(a, b):
+            return TRUE
+        return self._add((OR, min(a, b), max(a, b)))
+
+    def xor(self, a: int, b: int) -> int:
+        if a == FALSE:
+            return b
+        if b == FALSE:
+            return a
+        if a == TRUE:
+            return self.negate(b)
+        if b == TRUE:
+            return self.negate(a)
+        if a == b:
+            return FALSE
+        if self._complementary(a, b):
+            return TRUE
+        return self._add((XOR, min(a, b), max(a, b)))
+
+    def ite(self, c: int, a: int, b: int) -> int:
+        """``(c and a) or (not c and b)``."""
+        if c == TRUE or a == b:
+            return a
+        if c == FALSE:
+            return b
+        return self.disj(self.conj(c, a), self.conj(self.negate(c), b))
+
+    def any(self, nodes: Iterable[int]) -> int:
+        result = FALSE
+        for node in nodes:
+            result = self.disj(result, node)
+        return result
+
+    def all(self, nodes: Iterable[int]) -> int:
+        result = TRUE
+        for node in nodes:
+            result = self.conj(result, node)
+        return result
+
+    # -- analysis --------------------------------------------------------------------
+    def last_var(self, roots: list[int]) -> list[int]:
+        """For each root, the highest variable id it depends on (-1 for constants)."""
+        memo: dict[int, int] = {FALSE: -1, TRUE: -1}
+        for root in roots:
+            stack = [root]
+            while stack:
+                node = stack[-1]
+                if node in memo:
+                    stack.pop()
+                    continue
+                gate = self.gates[node]
+                if gate[0] == VAR:
+                    memo[node] = gate[1]
+                    stack.pop()
+                    continue
+                pending = [k for k in gate[1:] if k not in memo]
+                if pending:
+                    stack.extend(pending)
+                else:
+                    memo[node] = max(memo[k] for k in gate[1:])
+                    stack.pop()
+        return [memo[root] for root in roots]

@@ -1,0 +1,162 @@
+"""Output shapes: how a program's result is encoded as output bits ``y`` and decoded back.
+
+A Bool is one bit (decoded as 0/1), an ``Int`` with range ``lo..hi`` is the binary code
+of ``value - lo`` (MSB first), a constant inside a tuple takes no bits, and a tuple
+concatenates its parts. ``values()`` enumerates the output space Y used by exhaustive
+sets; values outside it have probability zero.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..errors import WmcdpError
+from .circuit import Circuit
+from .values import Bool, Int
+
+
+class Shape:
+    width: int
+
+    def values(self) -> Iterator:
+        raise NotImplementedError
+
+    def encode(self, value) -> list[int] | None:
+        """The output bits of ``value``, or None when the program cannot output it."""
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def is_numeric(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class BoolShape(Shape):
+    width = 1
+
+    def values(self):
+        return iter((0, 1))
+
+    def encode(self, value):
+        return [int(value)] if value in (0, 1) and not isinstance(value, tuple) else None
+
+    size = 2
+    is_numeric = True  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class IntShape(Shape):
+    lo: int
+    hi: int
+
+    @property
+    def width(self) -> int:  # type: ignore[override]
+        return (self.hi - self.lo).bit_length()
+
+    def values(self):
+        return iter(range(self.lo, self.hi + 1))
+
+    def encode(self, value):
+        if isinstance(value, tuple) or not isinstance(value, int) or not self.lo <= value <= self.hi:
+            return None
+        off, w = value - self.lo, self.width
+        return [(off >> (w - 1 - k)) & 1 for k in range(w)]
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return self.hi - self.lo + 1
+
+    is_numeric = True  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class ConstShape(Shape):
+    value: object
+    width = 0
+    size = 1
+
+    def values(self):
+        return iter((self.value,))
+
+    def encode(self, value):
+        return [] if value == self.value else None
+
+
+@dataclass(frozen=True)
+class TupleShape(Shape):
+    parts: tuple[Shape, ...]
+
+    @property
+    def width(self) -> int:  # type: ignore[override]
+        return sum(p.width for p in self.parts)
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        total = 1
+        for p in self.parts:
+            total *= p.size
+        return total
+
+    def values(self):
+        return itertools.product(*(p.values() for p in self.parts))
+
+    def encode(self, value):
+        if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
+            return None
+        bits: list[int] = []
+        for part, v in zip(self.parts, value):
+            b = part.encode(v)
+            if b is None:
+                return None
+            bits.extend(b)
+        return bits
+
+
+def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Shape, list[int]]:
+    """The shape of a program's result and the circuit node of each of its output bits."""
+    if isinstance(result, Bool):
+        return BoolShape(), [result.node]
+    if isinstance(result, Int):
+        shape = IntShape(result.lo, result.hi)
+        w = shape.width
+        roots = [circuit.any(g for v, g in result.guards.items() if ((v - result.lo) >> (w - 1 - k)) & 1)
+                 for k in range(w)]
+        return shape, roots
+    if isinstance(result, (tuple, list)):
+        parts, roots = [], []
+        for item in result:
+            s, r = shape_of(item, circuit, top=False)
+            parts.append(s)
+            roots.extend(r)
+        return TupleShape(tuple(parts)), roots
+    if not top and isinstance(result, (bool, int)):
+        return ConstShape(int(result)), []
+    if not top and isinstance(result, str):
+        return ConstShape(result), []
+    raise WmcdpError(f"the program returned {type(result).__name__} {result!r}, not a symbolic value "
+                     "(Bool, Int, or a tuple of them)")
+
+
+def format_value(value: object) -> str:
+    """Compact text for an input or output: bit tuples as ``0101``, other tuples as ``(1, 2)``."""
+    if isinstance(value, tuple) and value and all(v in (0, 1) and isinstance(v, int) for v in value):
+        return "".join(str(v) for v in value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(format_value(v) for v in value) + ")"
+    return str(value)
+
+
+def jsonable(value: object):
+    """Inputs and outputs as JSON: tuples become lists."""
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+__all__ = ["Shape", "BoolShape", "IntShape", "ConstShape", "TupleShape", "shape_of", "format_value", "jsonable"]

@@ -1,0 +1,82 @@
+"""Finding programs: by name in :mod:`programs`, or as ``path/to/file.py:function``.
+
+A program factory is a function whose keyword parameters are the mechanism's
+parameters and which returns a :class:`~wmcdp.lang.Program`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import WmcdpError
+from .lang.program import Program
+
+
+def builtin_programs() -> dict[str, Callable[..., Program]]:
+    from programs import PROGRAMS
+
+    return PROGRAMS
+
+
+def _load_file(spec: str) -> tuple[str, Callable[..., Program]]:
+    path_text, _, func_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise WmcdpError(f"no such program file: {path_text}")
+    module_name = f"wmcdp_user_{abs(hash(path.resolve()))}"
+    try:
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        assert module_spec is not None and module_spec.loader is not None
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        module_spec.loader.exec_module(module)
+    except WmcdpError:
+        raise
+    except Exception as exc:  # the user's file is arbitrary code; report, don't crash
+        raise WmcdpError(f"could not import {path_text}: {type(exc).__name__}: {exc}") from None
+    factory = getattr(module, func_name, None)
+    if not callable(factory):
+        raise WmcdpError(f"{path_text} has no function {func_name!r}")
+    return func_name, factory
+
+
+def find_program(spec: str) -> tuple[str, Callable[..., Program]]:
+    """``(name, factory)`` for a built-in name or ``file.py:function``."""
+    if ":" in spec and spec.rpartition(":")[0].endswith(".py"):
+        return _load_file(spec)
+    programs = builtin_programs()
+    if spec not in programs:
+        raise WmcdpError(f"unknown program {spec!r}; known programs: {', '.join(sorted(programs))} "
+                         "(or give path/to/file.py:function)")
+    return spec, programs[spec]
+
+
+def parameters(factory: Callable[..., Program]) -> list[inspect.Parameter]:
+    return [p for p in inspect.signature(factory).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def build_program(spec: str, params: dict[str, Any]) -> Program:
+    """Call the factory with ``params``, naming any unknown or missing parameter."""
+    name, factory = find_program(spec)
+    known = parameters(factory)
+    names = [p.name for p in known]
+    for key in params:
+        if key not in names:
+            raise WmcdpError(f"program {name} has no parameter {key!r}; its parameters are {', '.join(names)}")
+    missing = [p.name for p in known if p.default is p.empty and p.name not in params]
+    if missing:
+        raise WmcdpError(f"program {name} needs {', '.join(missing)} (give -p {missing[0]}=...)")
+    try:
+        program = factory(**params)
+    except WmcdpError:
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"program {name} failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(program, Program):
+        raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
+    return program

@@ -20,7 +20,8 @@ from .inference import as_compiled, inference
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, as_number, format_number
-from .sets import AccuracySet, InferenceSet, describe_pair, exhaustive_accuracy, exhaustive_inference
+from .sets import (AccuracySet, InferenceSet, describe_pair, exhaustive_accuracy, exhaustive_inference,
+                   exhaustive_outputs)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def synthesize_accuracy(prog: Program | Compiled,
     compiled = as_compiled(prog, backend)
     if not compiled.shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    outputs = tuple(compiled.shape.values())
+    outputs = exhaustive_outputs(compiled.domain, compiled.shape) if I is None else tuple(compiled.shape.values())
     target = _targets(compiled, V)
     A = exhaustive_accuracy(compiled.domain) if A is None else A if isinstance(A, AccuracySet) else AccuracySet.of(A)
     if len(A) == 0:

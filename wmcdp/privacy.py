@@ -18,7 +18,8 @@ from .inference import as_compiled, inference
 from .lang.program import Program, Value
 from .compile import Compiled
 from .lang.shape import format_value
-from .sets import InferenceSet, PrivacySet, describe_pair, exhaustive_inference, exhaustive_privacy
+from .sets import (InferenceSet, PrivacySet, describe_pair, exhaustive_inference, exhaustive_outputs,
+                   exhaustive_privacy)
 
 
 @dataclass(frozen=True)
@@ -65,14 +66,14 @@ def synthesize_privacy(prog: Program | Compiled,
     """
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
-    outputs = None
+    if C is None or I is None:
+        outputs = exhaustive_outputs(compiled.domain, compiled.shape)
     if C is None:
-        outputs = tuple(compiled.shape.values())
         C = exhaustive_privacy(compiled.domain, outputs, neighbours or compiled.program.neighbours)
     elif not isinstance(C, PrivacySet):
         C = PrivacySet.of(C)
     if I is None:
-        I = exhaustive_inference(compiled.domain, outputs or tuple(compiled.shape.values()))
+        I = exhaustive_inference(compiled.domain, outputs)
     elif not isinstance(I, InferenceSet):
         I = InferenceSet.of(I)
     if len(C.blocks) == 0:

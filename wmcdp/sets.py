@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .errors import WmcdpError
 from .lang.program import Value, Vector
-from .lang.shape import format_value
+from .lang.shape import Shape, format_value
 
 #: exhaustive sets larger than this many (x, y) pairs are refused; use symmetry sets
 EXHAUSTIVE_LIMIT = 1 << 26
@@ -151,25 +151,28 @@ def neighbour_relation(name: str) -> Callable[[Vector, tuple[int, ...]], Iterato
 
 # -- exhaustive sets ------------------------------------------------------------------
 
-def _check_size(domain: Vector, outputs: Sequence) -> None:
-    pairs = domain.size * len(outputs)
+def exhaustive_outputs(domain: Vector, outputs: Shape | Sequence[Value]) -> tuple:
+    """``Y`` as a tuple, after checking that ``|X| * |Y|`` is within :data:`EXHAUSTIVE_LIMIT`."""
+    count = outputs.size if isinstance(outputs, Shape) else len(outputs)
+    pairs = domain.size * count
     if pairs > EXHAUSTIVE_LIMIT:
-        raise WmcdpError(f"the exhaustive inference set has {domain.size} inputs x {len(outputs)} outputs = "
+        raise WmcdpError(f"the exhaustive inference set has {domain.size} inputs x {count} outputs = "
                          f"{pairs} pairs (limit {EXHAUSTIVE_LIMIT}); use symmetry sets")
+    if isinstance(outputs, tuple):
+        return outputs
+    return tuple(outputs.values()) if isinstance(outputs, Shape) else tuple(outputs)
 
 
-def exhaustive_inference(domain: Vector, outputs: Sequence[Value]) -> InferenceSet:
-    """``I = X x Y``."""
-    ys = tuple(outputs)
-    _check_size(domain, ys)
+def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value]) -> InferenceSet:
+    """``I = X x Y`` (``outputs``: the program's output shape, or Y itself)."""
+    ys = exhaustive_outputs(domain, outputs)
     return InferenceSet({x: ys for x in domain.values()})
 
 
-def exhaustive_privacy(domain: Vector, outputs: Sequence[Value], neighbours: str = "hamming") -> PrivacySet:
+def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str = "hamming") -> PrivacySet:
     """``C = {(x, x', y) : x ~ x', y in Y}``, inputs in lexicographic order."""
     relation = neighbour_relation(neighbours)
-    ys = tuple(outputs)
-    _check_size(domain, ys)
+    ys = exhaustive_outputs(domain, outputs)
     return PrivacySet(tuple((x, xp, ys) for x in domain.values() for xp in relation(domain, x)))
 
 

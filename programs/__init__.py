@@ -2,6 +2,8 @@
 
 from .geometric import geometric_above_threshold, truncated_geometric
 from .randomized_response import randomized_response, rr_counting
+from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
+                    sparse_vector)
 
 #: name -> factory taking the program's parameters as keyword arguments
 PROGRAMS = {
@@ -9,6 +11,15 @@ PROGRAMS = {
     "rr_counting": rr_counting,
     "truncated_geometric": truncated_geometric,
     "geometric_above_threshold": geometric_above_threshold,
+    "noisy_max": noisy_max,
+    "noisy_max_value": noisy_max_value,
+    "histogram": histogram,
+    "histogram_wrong_scale": histogram_wrong_scale,
+    "sparse_vector": sparse_vector,
+    "isvt1": isvt1,
+    "isvt2": isvt2,
+    "isvt3": isvt3,
+    "isvt4": isvt4,
 }
 
 __all__ = ["PROGRAMS", *PROGRAMS]

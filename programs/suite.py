@@ -1,0 +1,224 @@
+"""The discrete DP-tester suite (StatDP, Ding et al. CCS'18, Sec. 5): noisy max, histogram, sparse vector.
+
+Inputs are query answers ``q`` in ``{0..m}^n``. StatDP's Laplace noise ``Lap(b)`` becomes
+two-sided geometric noise with ratio ``a = e^(-1/b)``, realised as the truncated geometric
+mechanism ``TGeom_a(q)`` on ``{-margin .. m + margin}`` (clamping the noisy *value* is
+post-processing; the noise itself is never clamped). ``TGeom_a`` is exactly ``(-ln a)``-DP
+for answers that move by one, whatever the margin.
+
+Every factory takes the claimed budget ``eps0`` or, for exact runs, ``alpha``: the ratio of
+the mechanism's finest noise (each docstring says which), a Fraction keeps every
+probability rational. Exactly one of the two must be given.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+from wmcdp.errors import WmcdpError
+from wmcdp.lang import Int, IntVector, Program, ite, truncated_geometric
+from wmcdp.lang.geometric import geometric_ratio
+from wmcdp.numbers import Number, as_number, format_number, positive_int
+
+#: answer codes of the sparse vector family
+FALSE, TRUE, STOPPED = 0, 1, 2
+
+
+# -- shared parameter handling and noise -----------------------------------------------
+
+def _margin(margin: object) -> int:
+    value = as_number(margin, "margin")
+    if not isinstance(value, int) or value < 0:
+        raise WmcdpError(f"margin must be a whole number >= 0, got {format_number(value)}")
+    return value
+
+
+def _base_ratio(eps0: object, alpha: object, laplace_scale: Callable[[Number], Number]) -> tuple[Number, dict]:
+    """The finest noise ratio and its label: ``alpha`` as given, or ``e^(-1/b)`` with ``b = laplace_scale(eps0)``."""
+    if (eps0 is None) == (alpha is None):
+        raise WmcdpError("give exactly one of eps0 (the claimed budget) and alpha (an exact noise ratio)")
+    if alpha is not None:
+        return geometric_ratio(alpha=alpha), {"alpha": as_number(alpha, "alpha")}
+    e = as_number(eps0, "eps0")
+    if not 0 < e < math.inf:
+        raise WmcdpError(f"eps0 must be a positive finite number, got {format_number(e)}")
+    return geometric_ratio(scale=laplace_scale(e)), {"eps0": e}
+
+
+class _Answers:
+    """Validated ``n``, ``m``, ``margin`` and the noisy answer ``TGeom_a(q)`` on ``{-margin..m+margin}``."""
+
+    def __init__(self, n: object, m: object, margin: object) -> None:
+        self.n, self.m, self.margin = positive_int(n, "n"), positive_int(m, "m"), _margin(margin)
+        self.domain = IntVector(self.n, 0, self.m)
+        self.params = {"n": self.n, "m": self.m}
+
+    def noisy(self, q: Int | int, a: Number) -> Int:
+        return truncated_geometric(q, -self.margin, self.m + self.margin, alpha=a)
+
+    def program(self, name: str, body: Callable[[Sequence], object], neighbours: str, extra: dict,
+                description: str) -> Program:
+        return Program(name, self.domain, body, params={**self.params, **extra, "margin": self.margin},
+                       neighbours=neighbours, description=description)
+
+
+# -- noisy max (StatDP Algorithms 5 and 7) ----------------------------------------------
+
+def _noisy_max(name: str, n, m, eps0, margin, alpha, report_value: bool, description: str) -> Program:
+    ans = _Answers(n, m, margin)
+    a, budget = _base_ratio(eps0, alpha, lambda e: 2 / e)
+
+    def body(x):
+        best_index: Int | int = 0
+        best = ans.noisy(x[0], a)
+        for i in range(1, ans.n):
+            v = ans.noisy(x[i], a)
+            better = v > best  # strict: the lowest index wins ties
+            best_index, best = ite(better, i, best_index), ite(better, v, best)
+        return best if report_value else best_index
+
+    return ans.program(name, body, "all-entries", budget, description)
+
+
+def noisy_max(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Report noisy max: the index of the largest ``TGeom_a(q_i)``, lowest index on ties; ``a = e^(-eps0/2)``.
+
+    StatDP Alg. 5 with geometric noise; claimed eps0-DP for sensitivity-1 queries
+    (neighbours: every answer moves by at most one). ``alpha`` replaces ``e^(-eps0/2)``.
+    """
+    return _noisy_max("noisy_max", n, m, eps0, margin, alpha, False,
+                      "index of the largest noisy answer (lowest index on ties)")
+
+
+def noisy_max_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Known-incorrect noisy max that reports the largest noisy value ``max_i TGeom_a(q_i)``; ``a = e^(-eps0/2)``.
+
+    StatDP Alg. 7 with geometric noise (true cost grows with n). ``alpha`` replaces ``e^(-eps0/2)``.
+    """
+    return _noisy_max("noisy_max_value", n, m, eps0, margin, alpha, True,
+                      "largest noisy answer (incorrect: reports the value, not the index)")
+
+
+# -- histogram (StatDP Algorithms 9 and 10) --------------------------------------------
+
+def _histogram(name: str, n, m, eps0, margin, alpha, laplace_scale: Callable[[Number], Number],
+               description: str) -> Program:
+    ans = _Answers(n, m, margin)
+    a, budget = _base_ratio(eps0, alpha, laplace_scale)
+    return ans.program(name, lambda x: tuple(ans.noisy(x[i], a) for i in range(ans.n)), "one-entry", budget,
+                       description)
+
+
+def histogram(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Noisy histogram: every count ``q_i`` released as ``TGeom_a(q_i)``, ``a = e^(-eps0)`` (Lap(1/eps0)).
+
+    StatDP Alg. 9 with geometric noise; neighbours: one count moves by one. ``alpha`` replaces ``e^(-eps0)``.
+    """
+    return _histogram("histogram", n, m, eps0, margin, alpha, lambda e: 1 / e,
+                      "every count plus geometric noise of ratio e^(-eps0)")
+
+
+def histogram_wrong_scale(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Incorrect histogram with noise scale eps0 instead of 1/eps0: ``a = e^(-1/eps0)`` (the Lap(eps0) bug).
+
+    StatDP Alg. 10; its true cost is 1/eps0. ``alpha`` replaces ``e^(-1/eps0)``.
+    """
+    return _histogram("histogram_wrong_scale", n, m, eps0, margin, alpha, lambda e: e,
+                      "every count plus geometric noise of ratio e^(-1/eps0) (incorrect scale)")
+
+
+# -- sparse vector (StatDP Algorithms 11-15) -------------------------------------------
+
+def _threshold(T: object, m: int) -> int:
+    value = as_number(T, "T")
+    if not isinstance(value, int) or not 0 <= value <= m:
+        raise WmcdpError(f"T must be an integer in 0..m = 0..{m}, got {format_number(value)}")
+    return value
+
+
+def _sparse_vector(name: str, n, m, T, N, eps0, margin, alpha, *, laplace_scale: Callable[[Number, int], Number],
+                   threshold_power: Callable[[int], int], query_power: int | None, report_value: bool,
+                   description: str) -> Program:
+    """The sparse vector family. ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest
+    noise ratio; the threshold noise has ratio ``a^threshold_power(N)``, the query noise
+    ``a^query_power`` (None: no query noise). ``N = None``: no bound on TRUE answers (then N = 1
+    in the two formulas)."""
+    ans = _Answers(n, m, margin)
+    t = _threshold(T, ans.m)
+    bound = None if N is None else positive_int(N, "N")
+    a, budget = _base_ratio(eps0, alpha, lambda e: laplace_scale(e, bound or 1))
+    threshold_ratio = a ** threshold_power(bound or 1)
+    extra = {"T": t, **({} if bound is None else {"N": bound}), **budget}
+
+    def body(x):
+        noisy_threshold = ans.noisy(t, threshold_ratio)
+        count: Int | int = 0
+        out = []
+        for i in range(ans.n):
+            v = x[i] if query_power is None else ans.noisy(x[i], a ** query_power)
+            above = v >= noisy_threshold
+            code = ite(above, TRUE, FALSE)
+            if bound is not None:
+                stopped = count >= bound
+                code = ite(stopped, STOPPED, code)
+                count = (count + above).clamp(0, bound)  # only count >= N is ever read
+            out.append((code, ite(code == TRUE, v, 0)) if report_value else code)
+        return tuple(out)
+
+    return ans.program(name, body, "all-entries", extra, description)
+
+
+def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Sparse vector (Lyu et al. Alg. 1, StatDP Alg. 11): TRUE iff ``TGeom(q_i) >= TGeom(T)``, stop after N TRUEs.
+
+    Threshold noise Lap(2/eps0), query noise Lap(2N/eps0): ``a = e^(-eps0/(2N))`` for the
+    queries and ``a^N`` for the threshold; ``alpha`` replaces ``a``. Output: one code per
+    query, 0 = FALSE, 1 = TRUE, 2 = stopped (after the N-th TRUE). Claimed eps0-DP.
+    """
+    return _sparse_vector("sparse_vector", n, m, T, N, eps0, margin, alpha,
+                          laplace_scale=lambda e, N: 2 * N / e, threshold_power=lambda N: N, query_power=1,
+                          report_value=False, description="Lyu et al. sparse vector; codes 0=FALSE 1=TRUE 2=stopped")
+
+
+def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """iSVT1 (StatDP Alg. 12): no query noise, threshold noise Lap(1/eps0) (``a = e^(-eps0)``), no bound on TRUEs.
+
+    Output codes 0 = FALSE, 1 = TRUE. Not private for any finite eps. ``alpha`` replaces ``a``.
+    """
+    return _sparse_vector("isvt1", n, m, T, None, eps0, margin, alpha,
+                          laplace_scale=lambda e, _: 1 / e, threshold_power=lambda _: 1, query_power=None,
+                          report_value=False, description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE")
+
+
+def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """iSVT2 (StatDP Alg. 14): threshold and query noise Lap(2/eps0) (``a = e^(-eps0/2)``), no bound on TRUEs.
+
+    Output codes 0 = FALSE, 1 = TRUE. ``alpha`` replaces ``a``.
+    """
+    return _sparse_vector("isvt2", n, m, T, None, eps0, margin, alpha,
+                          laplace_scale=lambda e, _: 2 / e, threshold_power=lambda _: 1, query_power=1,
+                          report_value=False, description="incorrect SVT: no bound on TRUE answers; codes 0=FALSE 1=TRUE")
+
+
+def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """iSVT3 (StatDP Alg. 13): threshold noise Lap(4/eps0), query noise Lap(4/(3 eps0)) not scaled with N.
+
+    ``a = e^(-eps0/4)`` for the threshold and ``a^3`` for the queries; ``alpha`` replaces ``a``.
+    Codes 0 = FALSE, 1 = TRUE, 2 = stopped. Continuous theory: cost (1 + 6N)/4 * eps0.
+    """
+    return _sparse_vector("isvt3", n, m, T, N, eps0, margin, alpha,
+                          laplace_scale=lambda e, _: 4 / e, threshold_power=lambda _: 1, query_power=3,
+                          report_value=False,
+                          description="incorrect SVT: query noise does not scale with N; codes 0=FALSE 1=TRUE 2=stopped")
+
+
+def isvt4(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """iSVT4 (StatDP Alg. 15): sparse vector that outputs the noisy answer itself when it is above.
+
+    Noise as in :func:`sparse_vector`. Each answer is ``(code, value)``: code 0 = FALSE,
+    1 = above (value = the noisy answer), 2 = stopped; value is 0 unless code = 1.
+    """
+    return _sparse_vector("isvt4", n, m, T, N, eps0, margin, alpha,
+                          laplace_scale=lambda e, N: 2 * N / e, threshold_power=lambda N: N, query_power=1,
+                          report_value=True, description="incorrect SVT: reports the noisy answer when above")

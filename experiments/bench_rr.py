@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from programs import randomized_response, rr_counting  # noqa: E402
 from symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
-from wmcdp.sets import exhaustive_accuracy, exhaustive_inference, exhaustive_outputs, exhaustive_privacy  # noqa: E402
+from wmcdp.sets import exhaustive_accuracy, exhaustive_inference, exhaustive_privacy  # noqa: E402
 
 LAM, ALPHA = 0.2, 3
 HEADER = f"{'experiment':<22} {'n':>5} {'|I|':>9} {'|C| or |A|':>11} {'compile s':>10} {'synth s':>9} " \
@@ -51,7 +51,7 @@ def privacy_symmetry(ns):
 def privacy_exhaustive(ns):
     for n in ns:
         compiled = compile_program(randomized_response(n, LAM))
-        ys = exhaustive_outputs(compiled.domain, compiled.shape)
+        ys = tuple(compiled.shape.values())
         C, I = exhaustive_privacy(compiled.domain, ys), exhaustive_inference(compiled.domain, ys)
         r = synthesize_privacy(compiled, C, I)
         row("privacy exhaustive", n, len(I), len(C), compiled, r, r.epsilon)

@@ -20,8 +20,9 @@ from .inference import as_compiled, inference
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, as_number, format_number
-from .sets import (AccuracySet, InferenceSet, describe_pair, exhaustive_accuracy, exhaustive_inference,
-                   exhaustive_outputs)
+from .limits import limited
+from .sets import (AccuracySet, InferenceSet, all_outputs, check_exhaustive, describe_pair, exhaustive_accuracy,
+                   exhaustive_inference)
 
 
 @dataclass(frozen=True)
@@ -54,13 +55,19 @@ def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> 
     return tuple(y for y in outputs if abs(y - target) <= alpha)
 
 
+@limited
 def synthesize_accuracy(prog: Program | Compiled,
                         A: AccuracySet | Iterable[Value] | None = None,
                         V: Callable[[Value], Number] | Mapping | None = None,
                         alpha: Number = 0,
                         I: InferenceSet | Iterable[tuple[Value, Value]] | None = None, *,
-                        top: int = 0, backend: str = "bdd", exact: bool | None = None) -> AccuracyResult:
-    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target."""
+                        top: int = 0, backend: str = "bdd", exact: bool | None = None,
+                        force: bool = False) -> AccuracyResult:
+    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target.
+
+    ``force`` runs exhaustive sets over the size limits; keyword arguments ``max_nodes``
+    and ``timeout`` apply :func:`wmcdp.limits.limits`.
+    """
     start = time.perf_counter()
     alpha = as_number(alpha, "alpha")
     if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
@@ -70,13 +77,15 @@ def synthesize_accuracy(prog: Program | Compiled,
     compiled = as_compiled(prog, backend)
     if not compiled.shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    outputs = exhaustive_outputs(compiled.domain, compiled.shape) if I is None else tuple(compiled.shape.values())
+    if I is None:
+        check_exhaustive(compiled.domain, compiled.shape.size, force=force)
+    outputs = all_outputs(compiled.shape)
     target = _targets(compiled, V)
     A = exhaustive_accuracy(compiled.domain) if A is None else A if isinstance(A, AccuracySet) else AccuracySet.of(A)
     if len(A) == 0:
         raise WmcdpError("the accuracy set is empty")
     if I is None:
-        I = exhaustive_inference(compiled.domain, outputs)
+        I = exhaustive_inference(compiled.domain, outputs, force=True)
     elif not isinstance(I, InferenceSet):
         I = InferenceSet.of(I)
     windows = []

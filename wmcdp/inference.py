@@ -20,6 +20,7 @@ import numpy as np
 from .compile import Compiled, compile_program
 from .errors import WmcdpError
 from .lang.program import Program, Value
+from .limits import check
 from .numbers import format_number, is_exact
 from .sets import InferenceSet
 from .wmc import CountContext, ExactSemiring, LogSemiring, Semiring
@@ -124,6 +125,7 @@ class Counter:
     def row(self, x: Value, ys: tuple) -> np.ndarray:
         """Algorithm 1's inner loop for one input: ``M(x, y)`` for each ``y`` in ``ys``."""
         c, sr = self.compiled, self.semiring
+        check("inference")
         assignment = c.input_assignment(c.domain.check(x))
         bits, slots = self.columns(ys)
         if self.dense_ctx is not None and (1 << c.shape.width) <= DENSE_RATIO * len(ys):

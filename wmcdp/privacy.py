@@ -18,7 +18,8 @@ from .inference import as_compiled, inference
 from .lang.program import Program, Value
 from .compile import Compiled
 from .lang.shape import format_value
-from .sets import (InferenceSet, PrivacySet, describe_pair, exhaustive_inference, exhaustive_outputs,
+from .limits import check, limited
+from .sets import (InferenceSet, PrivacySet, all_outputs, check_exhaustive, describe_pair, exhaustive_inference,
                    exhaustive_privacy)
 
 
@@ -55,25 +56,30 @@ def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
                                     f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
 
 
+@limited
 def synthesize_privacy(prog: Program | Compiled,
                        C: PrivacySet | Iterable[tuple[Value, Value, Value]] | None = None,
                        I: InferenceSet | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | None = None, backend: str = "bdd",
-                       exact: bool | None = None) -> PrivacyResult:
+                       exact: bool | None = None, force: bool = False) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
 
-    ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation.
+    ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
+    ``force`` runs exhaustive sets over the size limits of :func:`wmcdp.sets.check_exhaustive`.
+    Keyword arguments ``max_nodes`` and ``timeout`` apply :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
+    relation = neighbours or compiled.program.neighbours
     if C is None or I is None:
-        outputs = exhaustive_outputs(compiled.domain, compiled.shape)
+        check_exhaustive(compiled.domain, compiled.shape.size, relation if C is None else None, force)
+        outputs = all_outputs(compiled.shape)
     if C is None:
-        C = exhaustive_privacy(compiled.domain, outputs, neighbours or compiled.program.neighbours)
+        C = exhaustive_privacy(compiled.domain, outputs, relation, force=True)
     elif not isinstance(C, PrivacySet):
         C = PrivacySet.of(C)
     if I is None:
-        I = exhaustive_inference(compiled.domain, outputs)
+        I = exhaustive_inference(compiled.domain, outputs, force=True)
     elif not isinstance(I, InferenceSet):
         I = InferenceSet.of(I)
     if len(C.blocks) == 0:
@@ -82,7 +88,9 @@ def synthesize_privacy(prog: Program | Compiled,
     M = inference(compiled, I, exact=exact)
     sr = M.semiring
     best_key, best = None, None
-    for x, xp, ys in C.blocks:
+    for k, (x, xp, ys) in enumerate(C.blocks):
+        if k % 1024 == 0:
+            check("privacy synthesis")
         found = sr.best_ratio(M.row(x, ys), M.row(xp, ys))
         if found is not None and sr.better(found[1], best_key):
             best_key, best = found[1], (x, xp, ys[found[0]])

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .errors import WmcdpError
+from .limits import check
 from .lang.program import Value, Vector
 from .lang.shape import Shape, format_value
 
@@ -151,34 +152,70 @@ def neighbour_relation(name: str) -> Callable[[Vector, tuple[int, ...]], Iterato
 
 # -- exhaustive sets ------------------------------------------------------------------
 
-def exhaustive_outputs(domain: Vector, outputs: Shape | Sequence[Value]) -> tuple:
-    """``Y`` as a tuple, after checking that ``|X| * |Y|`` is within :data:`EXHAUSTIVE_LIMIT`."""
-    count = outputs.size if isinstance(outputs, Shape) else len(outputs)
-    pairs = domain.size * count
-    if pairs > EXHAUSTIVE_LIMIT:
-        raise WmcdpError(f"the exhaustive inference set has {domain.size} inputs x {count} outputs = "
-                         f"{pairs} pairs (limit {EXHAUSTIVE_LIMIT}); use symmetry sets")
+#: exhaustive runs over these sizes are refused unless forced (use symmetry sets instead)
+MAX_PAIRS = 1 << 24       # |I| = |X| * |Y|
+MAX_TRIPLES = 1 << 28     # |C| = (number of neighbour pairs) * |Y|
+
+
+def neighbour_pairs(domain: Vector, neighbours: str) -> int:
+    """The number of ordered neighbour pairs ``(x, x')`` of a domain under a relation."""
+    neighbour_relation(neighbours)
+    n, k = domain.n, len(domain.entry_values)
+    if neighbours == "hamming":
+        return domain.size * n * (k - 1)
+    if neighbours == "one-entry":
+        return n * 2 * (k - 1) * k ** (n - 1)
+    return (3 * k - 2) ** n - k ** n  # all-entries
+
+
+def check_exhaustive(domain: Vector, num_outputs: int, neighbours: str | None = None, force: bool = False) -> None:
+    """Refuse exhaustive sets over :data:`MAX_PAIRS` pairs or :data:`MAX_TRIPLES` triples unless ``force``."""
+    pairs = domain.size * num_outputs
+    triples = 0 if neighbours is None else neighbour_pairs(domain, neighbours) * num_outputs
+    if not force and (pairs > MAX_PAIRS or triples > MAX_TRIPLES):
+        sizes = f"|I| = {pairs} pairs" + (f" and |C| = {triples} triples" if neighbours else "")
+        raise WmcdpError(f"the exhaustive sets are too large ({sizes}; limits {MAX_PAIRS} pairs, {MAX_TRIPLES} "
+                         "triples): use symmetry sets, or force the run (--force)")
+
+
+def _checked(values: Iterable) -> Iterator:
+    """``values`` with a limits checkpoint every 4096 (huge forced sets can time out)."""
+    for k, v in enumerate(values):
+        if k % 4096 == 0:
+            check("building exhaustive sets")
+        yield v
+
+
+def _inputs(domain: Vector) -> Iterator[tuple[int, ...]]:
+    return _checked(domain.values())
+
+
+def all_outputs(outputs: Shape | Sequence[Value]) -> tuple:
+    """``Y`` as a tuple (a shape's every value, in its order)."""
     if isinstance(outputs, tuple):
         return outputs
-    return tuple(outputs.values()) if isinstance(outputs, Shape) else tuple(outputs)
+    return tuple(_checked(outputs.values() if isinstance(outputs, Shape) else outputs))
 
 
-def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value]) -> InferenceSet:
+def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value], *, force: bool = False) -> InferenceSet:
     """``I = X x Y`` (``outputs``: the program's output shape, or Y itself)."""
-    ys = exhaustive_outputs(domain, outputs)
-    return InferenceSet({x: ys for x in domain.values()})
+    check_exhaustive(domain, outputs.size if isinstance(outputs, Shape) else len(outputs), force=force)
+    ys = all_outputs(outputs)
+    return InferenceSet({x: ys for x in _inputs(domain)})
 
 
-def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str = "hamming") -> PrivacySet:
+def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str = "hamming", *,
+                       force: bool = False) -> PrivacySet:
     """``C = {(x, x', y) : x ~ x', y in Y}``, inputs in lexicographic order."""
     relation = neighbour_relation(neighbours)
-    ys = exhaustive_outputs(domain, outputs)
-    return PrivacySet(tuple((x, xp, ys) for x in domain.values() for xp in relation(domain, x)))
+    check_exhaustive(domain, outputs.size if isinstance(outputs, Shape) else len(outputs), neighbours, force)
+    ys = all_outputs(outputs)
+    return PrivacySet(tuple((x, xp, ys) for x in _inputs(domain) for xp in relation(domain, x)))
 
 
 def exhaustive_accuracy(domain: Vector) -> AccuracySet:
     """``A = X``."""
-    return AccuracySet(tuple(domain.values()))
+    return AccuracySet(tuple(_inputs(domain)))
 
 
 def describe_pair(x: Value, y: Value) -> str:

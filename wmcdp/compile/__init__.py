@@ -10,7 +10,7 @@ a cofactor of the same diagram. Variables follow the program's order of first us
 output bit ``y_j`` sits right below the last variable its function ``o_j`` reads.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
-``disj``, ``negate``, ``xor``, ``condition``, ``size`` and ``wmc``.
+``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``node_count`` and ``wmc``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import WmcdpError
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR
 from ..lang.program import Program, Trace
+from ..limits import check, watching_nodes
 from .bdd import BDDBackend
 from .sdd import SDDBackend
 
@@ -85,7 +86,9 @@ def _compile_gates(trace: Trace, be: Any) -> list[Any]:
         if gates[node][0] in (NOT, AND, OR, XOR):
             stack.extend(gates[node][1:])
     built: dict[int, Any] = {FALSE: be.false, TRUE: be.true}
-    for node in sorted(needed):
+    for count, node in enumerate(sorted(needed)):
+        if count % 256 == 0:
+            check("compilation", be.node_count() if watching_nodes() else None)
         if node in built:
             continue
         gate = gates[node]
@@ -120,6 +123,7 @@ def compile_program(program: Program, backend: str = "bdd") -> Compiled:
     phi = be.true
     for j in sorted(range(len(outputs)), key=lambda j: level[output_vars[j]], reverse=True):
         phi = be.conj(phi, be.negate(be.xor(be.var(output_vars[j]), outputs[j])))
+        check("compilation", be.node_count() if watching_nodes() else None)
     return Compiled(program, trace, be, phi, output_vars, order, time.perf_counter() - start)
 
 

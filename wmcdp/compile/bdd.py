@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from dd import cudd
 
+from ..limits import check
 from ..wmc import CountContext
 
 
@@ -59,6 +60,10 @@ class BDDBackend:
         name = self._name
         return self.bdd.let({name[v]: b for v, b in assignment.items()}, u)
 
+    def node_count(self) -> int:
+        """Live nodes in the whole manager."""
+        return len(self.bdd)
+
     @staticmethod
     def size(u: Any) -> int:
         """Nodes of ``u`` as CUDD counts them (one terminal, complemented edges)."""
@@ -71,7 +76,11 @@ class BDDBackend:
         var_of, literal = self._var_of, ctx.literals
         cache = ctx.cache
         stack: list[tuple[Any, Any]] = [(u, None)]
+        steps = 0
         while stack:
+            steps += 1
+            if steps % 8192 == 0:
+                check("inference")
             f, expanded = stack.pop()
             if expanded is None:
                 key = int(f) & ~1

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from pysdd.sdd import SddManager, Vtree
 
+from ..limits import check
 from ..wmc import CountContext
 
 
@@ -48,6 +49,10 @@ class SDDBackend:
             u = self.manager.condition(v + 1 if b else -(v + 1), u)
         return u
 
+    def node_count(self) -> int:
+        """Nodes in the whole manager."""
+        return self.manager.count()
+
     @staticmethod
     def size(u: Any) -> int:
         """Decision nodes of ``u`` (``sdd_count``)."""
@@ -58,7 +63,11 @@ class SDDBackend:
         sr = ctx.semiring
         lookup = ctx.cache.get
         stack = [u]
+        steps = 0
         while stack:
+            steps += 1
+            if steps % 8192 == 0:
+                check("inference")
             f = stack[-1]
             key = f.id
             if lookup(key) is not None:

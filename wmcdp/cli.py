@@ -4,10 +4,13 @@
                   [--backend bdd|sdd] [--exact] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
     wmcdp size NAME -p key=value ...
+    wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
+    wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
     wmcdp programs
 
 NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
-on stderr and exit with status 2.
+on stderr and exit with status 2; ``--max-nodes`` / ``--timeout`` stops exit with 3; a
+crosscheck whose sampling contradicts the exact probabilities exits with 1.
 """
 
 from __future__ import annotations
@@ -22,13 +25,18 @@ from typing import Any, Sequence
 from .accuracy import AccuracyResult, synthesize_accuracy
 from .compile import BACKENDS, compile_program
 from .errors import WmcdpError
+from .limits import LimitExceeded, limits
 from .lang.shape import format_value, jsonable
 from .numbers import format_number, parse_number
+from .inference import inference
 from .privacy import PrivacyResult, synthesize_privacy
+from .sample import crosscheck, sample
 from .registry import build_program, builtin_programs, parameters
 from .sets import NEIGHBOURS
 
 EXIT_USAGE = 2
+EXIT_LIMIT = 3
+EXIT_DISAGREE = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,7 +123,7 @@ def _cmd_privacy(args: argparse.Namespace) -> str:
     else:
         C = I = None
     r = synthesize_privacy(compiled, C, I, neighbours=None if args.sets == "symmetry" else neighbours,
-                           exact=True if args.exact else None)
+                           exact=True if args.exact else None, force=args.force)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "neighbours": neighbours, "backend": args.backend}
     if args.json:
@@ -138,7 +146,8 @@ def _cmd_accuracy(args: argparse.Namespace) -> str:
         A, I = _symmetry_sets("ACCURACY", program.name)(alpha, **program.params)
     else:
         A = I = None
-    r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=True if args.exact else None)
+    r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=True if args.exact else None,
+                            force=args.force)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "backend": args.backend}
     if args.json:
@@ -155,6 +164,71 @@ def _cmd_accuracy(args: argparse.Namespace) -> str:
         lines += [f"  {format_value(x):<{width}}  {_show(v, r.exact)}" for x, v in r.top]
         text += "\n" + "\n".join(lines)
     return text
+
+
+def _parse_input(text: str, program) -> tuple[int, ...]:
+    """``0101`` for bit vectors, ``2,0,1`` for integer vectors."""
+    t = text.strip()
+    parts = t.split(",") if "," in t else list(t) if program.inputs.is_bits else [t]
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        raise WmcdpError(f"--input {text!r} is not a list of integers (e.g. 0101 or 2,0,1)") from None
+    return program.inputs.check(values)
+
+
+def _cmd_sample(args: argparse.Namespace) -> str:
+    program = build_program(args.program, _params(args.param, False))
+    x = _parse_input(args.input, program)
+    counts = sample(program, x, args.k, args.seed)
+    shown = counts.most_common(args.show)
+    table = inference(program, [(x, y) for y, _ in shown], backend="bdd")
+    if args.json:
+        return json.dumps({"program": program.name, "x": jsonable(x), "samples": args.k, "seed": args.seed,
+                           "outputs": [{"y": jsonable(y), "count": c, "frequency": c / args.k,
+                                        "exact": float(table.probability(x, y))} for y, c in shown]})
+    width = max(len(format_value(y)) for y, _ in shown)
+    lines = [f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
+             f"{len(counts)} distinct outputs",
+             f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)"]
+    lines += [f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(table.probability(x, y)):.6f}"
+              for y, c in shown]
+    return "\n".join(lines)
+
+
+def _cmd_crosscheck(args: argparse.Namespace) -> str:
+    program = build_program(args.program, _params(args.param, False))
+    if args.sets == "symmetry":
+        C, I = _symmetry_sets("PRIVACY", program.name)(**program.params)
+    else:
+        C = I = None
+    r = crosscheck(program, C, I, k=args.k, seed=args.seed, confidence=args.confidence,
+                   neighbours=args.neighbours, force=args.force)
+    w = r.privacy.witness
+    verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
+    if args.json:
+        out = json.dumps({"program": program.name, "epsilon": _json_number(r.privacy.epsilon),
+                          "witness": {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)},
+                          "confidence": r.confidence, "agrees": r.agrees,
+                          "checks": [{"x": jsonable(row.x), "exact": float(row.exact), "count": row.count,
+                                      "samples": row.samples, "interval": [row.low, row.high],
+                                      "agrees": row.agrees} for row in r.rows]})
+    else:
+        lines = [f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
+                 f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
+                 f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval"]
+        for name, row in zip(("x", "x'"), r.rows):
+            lines.append(f"  {name:<8}  {float(row.exact):>16.6g}  {row.count / row.samples:>10.6g}  "
+                         f"[{row.low:.6g}, {row.high:.6g}]  {'ok' if row.agrees else 'OUTSIDE'}")
+        lines.append(verdict)
+        out = "\n".join(lines)
+    if not r.agrees:
+        raise Disagreement(out)
+    return out
+
+
+class Disagreement(Exception):
+    """Sampling contradicts the exact probabilities (exit status 1)."""
 
 
 def _cmd_size(args: argparse.Namespace) -> str:
@@ -190,6 +264,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
         q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
         q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+        q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
+        q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
+        q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
 
     q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
     synthesis_args(q)
@@ -201,6 +278,24 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
     q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
     q.set_defaults(run=_cmd_accuracy)
+
+    q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
+    program_args(q)
+    q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
+    q.add_argument("-k", type=int, default=10_000, help="number of samples (default 10000)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
+    q.set_defaults(run=_cmd_sample)
+
+    q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
+    program_args(q)
+    q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
+    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="default: the program's own relation")
+    q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
+    q.add_argument("-k", type=int, default=100_000, help="samples per input (default 100000)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
+    q.set_defaults(run=_cmd_crosscheck)
 
     q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
     program_args(q)
@@ -214,10 +309,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
-        print(args.run(args))
+        with limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None)):
+            text = args.run(args)
     except WmcdpError as exc:
         print(f"wmcdp: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except LimitExceeded as exc:
+        print(f"wmcdp: stopped: {exc}", file=sys.stderr)
+        return EXIT_LIMIT
+    except Disagreement as exc:
+        print(exc)
+        return EXIT_DISAGREE
+    except MemoryError:
+        print("wmcdp: stopped: out of memory; no bound was computed (use symmetry sets or --max-nodes)",
+              file=sys.stderr)
+        return EXIT_LIMIT
+    print(text)
     return 0
 
 

@@ -12,6 +12,7 @@ idempotence, ``a & ~a``) so that constant program parts never reach the compiler
 
 from __future__ import annotations
 
+import random
 from typing import Iterable
 
 from ..numbers import Number
@@ -25,7 +26,8 @@ VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
 class Circuit:
     """Hash-consed gates plus the weight of every random variable."""
 
-    def __init__(self) -> None:
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng  # when set, random choices are drawn now (concrete execution)
         self.gates: list[tuple] = [("const", False), ("const", True)]
         self._index: dict[tuple, int] = {}
         self.var_node: list[int] = []          # variable id -> its node
@@ -46,11 +48,17 @@ class Circuit:
         return self.var_node[v]
 
     def random_var(self, p: Number) -> int:
-        """A fresh random variable true with probability ``p``; returns its node."""
+        """A fresh random variable true with probability ``p``; returns its node.
+
+        In concrete execution (``rng`` set) the choice is drawn at once and the result is
+        the constant node, so the whole program folds to constants.
+        """
         if p == 0:
             return FALSE
         if p == 1:
             return TRUE
+        if self.rng is not None:
+            return TRUE if self.rng.random() < p else FALSE
         v = self._new_var()
         self.weights[v] = p
         return self.var_node[v]

@@ -10,6 +10,7 @@ outputs.
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -166,6 +167,19 @@ class Program:
         var_of = {node: v for v, node in enumerate(circuit.var_node)}
         input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
         return Trace(circuit, input_bits, shape, roots)
+
+    def run(self, x: tuple[int, ...], rng: random.Random) -> Value:
+        """One concrete execution on input ``x``, drawing random choices from ``rng``.
+
+        The body runs under the same DSL semantics as compilation, on constants: every
+        gate folds, and the output decodes from its constant bits.
+        """
+        x = self.inputs.check(x)
+        circuit = Circuit(rng)
+        with tracing(circuit):
+            entries = [Bool(TRUE if v else FALSE) if self.inputs.is_bits else Int.const(v) for v in x]
+            shape, roots = shape_of(self.body(tuple(entries)), circuit)
+        return shape.decode([1 if r == TRUE else 0 for r in roots])
 
     def label(self) -> str:
         args = ", ".join(f"{k}={v}" for k, v in self.params.items())

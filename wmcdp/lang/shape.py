@@ -27,6 +27,10 @@ class Shape:
         """The output bits of ``value``, or None when the program cannot output it."""
         raise NotImplementedError
 
+    def decode(self, bits: list[int]):
+        """The value whose output bits are ``bits`` (``len(bits) == width``)."""
+        raise NotImplementedError
+
     @property
     def size(self) -> int:
         raise NotImplementedError
@@ -45,6 +49,9 @@ class BoolShape(Shape):
 
     def encode(self, value):
         return [int(value)] if value in (0, 1) and not isinstance(value, tuple) else None
+
+    def decode(self, bits):
+        return bits[0]
 
     size = 2
     is_numeric = True  # type: ignore[assignment]
@@ -68,6 +75,12 @@ class IntShape(Shape):
         off, w = value - self.lo, self.width
         return [(off >> (w - 1 - k)) & 1 for k in range(w)]
 
+    def decode(self, bits):
+        off = 0
+        for b in bits:
+            off = (off << 1) | b
+        return self.lo + off
+
     @property
     def size(self) -> int:  # type: ignore[override]
         return self.hi - self.lo + 1
@@ -87,6 +100,9 @@ class ConstShape(Shape):
     def encode(self, value):
         return [] if value == self.value else None
 
+    def decode(self, bits):
+        return self.value
+
 
 @dataclass(frozen=True)
 class TupleShape(Shape):
@@ -105,6 +121,13 @@ class TupleShape(Shape):
 
     def values(self):
         return itertools.product(*(p.values() for p in self.parts))
+
+    def decode(self, bits):
+        out, k = [], 0
+        for part in self.parts:
+            out.append(part.decode(bits[k:k + part.width]))
+            k += part.width
+        return tuple(out)
 
     def encode(self, value):
         if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):

@@ -1,0 +1,208 @@
+"""Property-based check: random small DSL programs against brute-force enumeration.
+
+Hypothesis draws straight-line programs (flips, discrete, uniform, input reads, Boolean
+connectives, bounded-int arithmetic and comparisons, if-then-else, abs, clamp, counting
+loops) over small input domains and a tuple of outputs. Each program is interpreted twice:
+by wmcdp (traced, compiled to BDD and SDD, counted in float and exact arithmetic) and by a
+plain-Python interpreter whose random choices :func:`brute.distribution` enumerates.
+Every P(y | x) must agree (to 1e-12 in float mode, exactly in exact mode) and every output
+distribution must sum to one.
+
+CI runs the ``ci`` profile (300 examples); ``WMCDP_HYPOTHESIS_PROFILE=long`` runs 5000.
+"""
+
+import os
+from fractions import Fraction
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import brute
+from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
+from wmcdp.compile import compile_program
+from wmcdp.sets import exhaustive_inference
+
+settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("WMCDP_HYPOTHESIS_PROFILE", "ci"))
+
+PROBS = [Fraction(0), Fraction(1), Fraction(1, 2), Fraction(1, 3), Fraction(1, 4), Fraction(2, 5), Fraction(3, 7),
+         Fraction(9, 10)]
+CMPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+MAX_CHOICES = 200  # product of the numbers of outcomes of all random statements (keeps brute force small)
+
+
+@st.composite
+def programs(draw):
+    bits = draw(st.booleans())
+    n = draw(st.integers(1, 3 if bits else 2))
+    domain = Bits(n) if bits else IntVector(n, 0, 2)
+    stmts, types = [], []  # types[i] is "bool" or "int"
+    branching = 1
+
+    def pick(kind):
+        choices = [i for i, t in enumerate(types) if t == kind]
+        return draw(st.sampled_from(choices)) if choices else None
+
+    for _ in range(draw(st.integers(1, 10))):
+        ops = ["input", "not", "and", "or", "xor", "cmp", "add", "addc", "ite", "abs", "clamp"]
+        if branching * 3 <= MAX_CHOICES:
+            ops += ["flip", "discrete", "uniform", "count"]
+        op = draw(st.sampled_from(ops))
+        b, i = pick("bool"), pick("int")
+        if op == "flip":
+            stmt, t = ("flip", draw(st.sampled_from(PROBS))), "bool"
+            branching *= 2
+        elif op == "discrete":
+            values = draw(st.lists(st.integers(-2, 3), min_size=1, max_size=3, unique=True))
+            weights = draw(st.lists(st.integers(0, 3), min_size=len(values), max_size=len(values)))
+            if sum(weights) == 0:
+                weights[0] = 1
+            stmt, t = ("discrete", {v: Fraction(w, sum(weights)) for v, w in zip(values, weights)}), "int"
+            branching *= len(values)
+        elif op == "uniform":
+            lo = draw(st.integers(-1, 2))
+            stmt, t = ("uniform", lo, lo + draw(st.integers(0, 2))), "int"
+            branching *= 3
+        elif op == "count":
+            stmt, t = ("count", draw(st.integers(1, 2)), draw(st.sampled_from(PROBS))), "int"
+            branching *= 4
+        elif op == "input":
+            stmt, t = ("input", draw(st.integers(0, n - 1))), "bool" if bits else "int"
+        elif op == "not" and b is not None:
+            stmt, t = ("not", b), "bool"
+        elif op in ("and", "or", "xor") and b is not None:
+            stmt, t = (op, b, pick("bool")), "bool"
+        elif op == "cmp" and i is not None:
+            rhs = pick("int") if draw(st.booleans()) else ("const", draw(st.integers(-1, 3)))
+            stmt, t = ("cmp", draw(st.sampled_from(sorted(CMPS))), i, rhs), "bool"
+        elif op == "add" and (i is not None or b is not None):
+            a = i if i is not None else b
+            other = draw(st.sampled_from([k for k, tt in enumerate(types)]))
+            stmt, t = (draw(st.sampled_from(["add", "sub"])), a, other), "int"
+        elif op == "addc" and i is not None:
+            stmt, t = ("addc", i, draw(st.integers(-2, 2))), "int"
+        elif op == "ite" and b is not None and (i is not None or len(types) > 1):
+            kind = draw(st.sampled_from(["bool", "int"] if i is not None else ["bool"]))
+            stmt, t = ("ite", b, pick(kind), pick(kind)), kind
+        elif op == "abs" and i is not None:
+            stmt, t = ("abs", i), "int"
+        elif op == "clamp" and i is not None:
+            lo = draw(st.integers(-1, 2))
+            stmt, t = ("clamp", i, lo, lo + draw(st.integers(0, 2))), "int"
+        else:
+            stmt, t = ("flip", Fraction(1, 2)), "bool"
+            branching *= 2
+        stmts.append(stmt)
+        types.append(t)
+    outputs = draw(st.lists(st.integers(0, len(stmts) - 1), min_size=1, max_size=3))
+    return domain, stmts, outputs
+
+
+def _dsl(stmts, outputs, as_number):
+    def body(x):
+        env = []
+        for s in stmts:
+            op = s[0]
+            if op == "flip":
+                v = flip(as_number(s[1]))
+            elif op == "discrete":
+                v = discrete({k: as_number(p) for k, p in s[1].items()})
+            elif op == "uniform":
+                v = uniform(s[1], s[2])
+            elif op == "count":
+                v = sum(flip(as_number(s[2])) for _ in range(s[1]))
+            elif op == "input":
+                v = x[s[1]]
+            elif op == "not":
+                v = ~env[s[1]]
+            elif op == "and":
+                v = env[s[1]] & env[s[2]]
+            elif op == "or":
+                v = env[s[1]] | env[s[2]]
+            elif op == "xor":
+                v = env[s[1]] ^ env[s[2]]
+            elif op == "cmp":
+                rhs = s[3][1] if isinstance(s[3], tuple) else env[s[3]]
+                v = CMPS[s[1]](env[s[2]], rhs)
+            elif op == "add":
+                v = env[s[1]] + env[s[2]]
+            elif op == "sub":
+                v = env[s[1]] - env[s[2]]
+            elif op == "addc":
+                v = env[s[1]] + s[2]
+            elif op == "ite":
+                v = ite(env[s[1]], env[s[2]], env[s[3]])
+            elif op == "abs":
+                v = abs(env[s[1]])
+            else:  # clamp
+                v = env[s[1]].clamp(s[2], s[3])
+            env.append(v)
+        return tuple(env[k] for k in outputs)
+    return body
+
+
+def _reference(stmts, outputs):
+    def fn(x, choose):
+        env = []
+        for s in stmts:
+            op = s[0]
+            if op == "flip":
+                v = brute.flip(choose, s[1])
+            elif op == "discrete":
+                v = choose(s[1])
+            elif op == "uniform":
+                v = choose({k: Fraction(1, s[2] - s[1] + 1) for k in range(s[1], s[2] + 1)})
+            elif op == "count":
+                v = sum(brute.flip(choose, s[2]) for _ in range(s[1]))
+            elif op == "input":
+                v = x[s[1]]
+            elif op == "not":
+                v = 1 - env[s[1]]
+            elif op == "and":
+                v = env[s[1]] & env[s[2]]
+            elif op == "or":
+                v = env[s[1]] | env[s[2]]
+            elif op == "xor":
+                v = env[s[1]] ^ env[s[2]]
+            elif op == "cmp":
+                rhs = s[3][1] if isinstance(s[3], tuple) else env[s[3]]
+                v = int(CMPS[s[1]](env[s[2]], rhs))
+            elif op == "add":
+                v = env[s[1]] + env[s[2]]
+            elif op == "sub":
+                v = env[s[1]] - env[s[2]]
+            elif op == "addc":
+                v = env[s[1]] + s[2]
+            elif op == "ite":
+                v = env[s[2]] if env[s[1]] else env[s[3]]
+            elif op == "abs":
+                v = abs(env[s[1]])
+            else:
+                v = min(max(env[s[1]], s[2]), s[3])
+            env.append(v)
+        return tuple(env[k] for k in outputs)
+    return fn
+
+
+@given(programs())
+def test_random_programs_match_brute_force(case):
+    domain, stmts, outputs = case
+    event(f"statements: {len(stmts)}")
+    expected = {x: brute.distribution(_reference(stmts, outputs), x) for x in domain.values()}
+    for exact, as_number in ((True, Fraction), (False, float)):
+        prog = Program("random", domain, _dsl(stmts, outputs, as_number))
+        for backend in ("bdd", "sdd"):
+            compiled = compile_program(prog, backend)
+            ys = tuple(compiled.shape.values())
+            table = inference(compiled, exhaustive_inference(domain, ys), exact=exact)
+            for x, dist in expected.items():
+                assert set(dist) <= set(ys)
+                got = {y: table.probability(x, y) for y in ys}
+                if exact:
+                    assert all(got[y] == dist.get(y, 0) for y in ys), (stmts, outputs, x, backend)
+                    assert sum(got.values()) == 1
+                else:
+                    assert all(abs(got[y] - float(dist.get(y, 0))) <= 1e-12 for y in ys), (stmts, outputs, x)
+                    assert abs(sum(got.values()) - 1) <= 1e-12

@@ -104,3 +104,38 @@ class BDDBackend:
             ctx.store(key, (add(mul(w1, vh[0]), mul(w0, vl[0])), add(mul(w1, vh[1]), mul(w0, vl[1]))), f)
         value = cache[int(u) & ~1]
         return value[1] if u.negated else value[0]
+
+    def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
+        """Graphviz DOT of ``u``: one node per CUDD node (``size(u)`` of them) plus the entry ``phi``.
+
+        Nodes are labelled ``labels[variable]``; solid edges go to the high (true) child,
+        dashed ones to the low child, and an edge ending in a circle is complemented.
+        """
+        lines = ["digraph bdd {", '  phi [shape=plaintext, label="phi"];']
+        ids: dict[int, str] = {}
+
+        def name(f: Any) -> str:
+            return ids.setdefault(int(f) & ~1, f"n{len(ids)}")
+
+        seen: set[str] = set()
+        stack = [u]
+        while stack:
+            f = stack.pop()
+            node = name(f)
+            if node in seen:
+                continue
+            seen.add(node)
+            if f.var is None:
+                lines.append(f'  {node} [shape=box, label="1"];')
+                continue
+            lines.append(f"  {node} [label={_quote(labels[self._var_of[f.var]])}];")
+            for child, style in ((f.high, "solid"), (f.low, "dashed")):
+                mark = ", arrowhead=odot" if child.negated else ""
+                lines.append(f"  {node} -> {name(child)} [style={style}{mark}];")
+                stack.append(child)
+        lines.append(f"  phi -> {name(u)}{' [arrowhead=odot]' if u.negated else ''};")
+        return "\n".join(lines + ["}"]) + "\n"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -93,3 +93,52 @@ class SDDBackend:
                 ctx.store(key, total, f)
             stack.pop()
         return lookup(u.id)
+
+    def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
+        """Graphviz DOT of ``u``: one record node per decision node (``size(u)`` of them) plus ``phi``.
+
+        A decision node lists its elements ``prime | sub``; literals and constants are written
+        in place (``labels[variable]``, negated with ``¬``), decision children are edges from
+        their cell.
+        """
+        def text(f: Any) -> str:
+            if f.is_true():
+                return "true"
+            if f.is_false():
+                return "false"
+            lit = f.literal
+            return ("" if lit > 0 else "¬") + labels[abs(lit) - 1]
+
+        lines = ["digraph sdd {", "  node [shape=record];"]
+        if not u.is_decision():
+            lines.append(f'  phi [shape=plaintext, label="phi = {_record_escape(text(u))}"];')
+            return "\n".join(lines + ["}"]) + "\n"
+        lines.append('  phi [shape=plaintext, label="phi"];')
+        lines.append(f"  phi -> n{u.id};")
+        seen: set[int] = set()
+        stack = [u]
+        while stack:
+            f = stack.pop()
+            if f.id in seen:
+                continue
+            seen.add(f.id)
+            cells, edges = [], []
+            for k, pair in enumerate(f.elements()):
+                parts = []
+                for side, g in zip("ps", pair):
+                    port = f"{side}{k}"
+                    if g.is_decision():
+                        parts.append(f"<{port}> •")
+                        edges.append(f"  n{f.id}:{port} -> n{g.id};")
+                        stack.append(g)
+                    else:
+                        parts.append(f"<{port}> {_record_escape(text(g))}")
+                cells.append("{" + " | ".join(parts) + "}")
+            lines.append(f'  n{f.id} [label="{" | ".join(cells)}"];')
+            lines += edges
+        return "\n".join(lines + ["}"]) + "\n"
+
+
+def _record_escape(text: str) -> str:
+    """Escape the characters that structure a Graphviz record label."""
+    return "".join("\\" + ch if ch in '{}|<>"\\' else ch for ch in text)

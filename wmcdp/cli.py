@@ -3,7 +3,8 @@
     wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry] [--neighbours REL]
                   [--backend bdd|sdd] [--exact] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
-    wmcdp size NAME -p key=value ...
+    wmcdp size NAME -p key=value ... [--backend bdd|sdd] [--dot FILE]
+    wmcdp sweep privacy|accuracy NAME... -p key=value ... --over key=start:stop:step [--format F]
     wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
     wmcdp programs
@@ -33,8 +34,10 @@ from .privacy import PrivacyResult, synthesize_privacy
 from .sample import crosscheck, sample
 from .registry import build_program, builtin_programs, parameters
 from .sets import NEIGHBOURS
+from .sweep_cli import add_sweep_command
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 EXIT_LIMIT = 3
 EXIT_DISAGREE = 1
 
@@ -233,7 +236,16 @@ class Disagreement(Exception):
 
 def _cmd_size(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, False))
-    sizes = {name: compile_program(program, name).size for name in BACKENDS}
+    compiled = {name: compile_program(program, name) for name in ([args.backend] if args.backend else BACKENDS)}
+    if args.dot:
+        from .compile.dot import to_dot
+
+        try:
+            with open(args.dot, "w") as f:
+                f.write(to_dot(compiled[args.backend or "bdd"]))
+        except OSError as exc:
+            raise WmcdpError(f"cannot write {args.dot}: {exc.strerror}") from None
+    sizes = {name: c.size for name, c in compiled.items()}
     if args.json:
         return json.dumps({"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}})
     return _table(f"{program.label()}: compiled diagram size (symbolic inputs)",
@@ -299,7 +311,11 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
     program_args(q)
+    q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
+    q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
     q.set_defaults(run=_cmd_size)
+
+    add_sweep_command(sub, _params, BACKENDS)
 
     q = sub.add_parser("programs", help="list the built-in programs and their parameters")
     q.set_defaults(run=_cmd_programs)
@@ -314,6 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WmcdpError as exc:
         print(f"wmcdp: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("wmcdp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except LimitExceeded as exc:
         print(f"wmcdp: stopped: {exc}", file=sys.stderr)
         return EXIT_LIMIT
@@ -324,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("wmcdp: stopped: out of memory; no bound was computed (use symmetry sets or --max-nodes)",
               file=sys.stderr)
         return EXIT_LIMIT
-    print(text)
+    if text:
+        print(text)
     return 0
 
 

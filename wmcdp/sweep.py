@@ -1,0 +1,272 @@
+"""Sweeps: the tight privacy or accuracy bound of programs over a range of one parameter.
+
+For each program and each value ``v`` of the swept parameter, the program is built with
+its fixed parameters plus ``parameter = v``, compiled, and Algorithm 2 (tight epsilon,
+ratio and witness triple) or Algorithm 3 (tight 1 - beta at radius alpha and the worst
+input) is run on the exhaustive or the symmetry sets. One row per (program, value).
+
+>>> rows = sweep_privacy(["randomized_response"], {"n": 3}, "lam", parse_over("lam=1/4,1/2")[1])
+>>> [(r.value, r.ratio) for r in rows]
+[(Fraction(1, 4), Fraction(3, 1)), (Fraction(1, 2), Fraction(1, 1))]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Sequence, Union
+
+from .accuracy import synthesize_accuracy
+from .compile import compile_program
+from .errors import WmcdpError
+from .lang.program import Program, Value
+from .lang.shape import format_value
+from .numbers import Number, format_number, is_exact, parse_number
+from .privacy import PrivacyWitness, synthesize_privacy
+from .registry import build_program, find_program, parameters
+
+#: most points one sweep may have
+MAX_POINTS = 100_000
+#: (done, total, what is under way) after each point
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class PrivacyRow:
+    """Algorithm 2 at one parameter value: ``epsilon = ln(ratio)`` and the witness triple."""
+
+    program: str        # the program with its fixed parameters, e.g. "randomized_response(n=6)"
+    parameter: str
+    value: Number
+    epsilon: float
+    ratio: float | Fraction
+    witness: PrivacyWitness
+    p_x: float | Fraction
+    p_x_prime: float | Fraction
+    exact: bool
+    diagram_size: int
+    seconds: float      # compilation plus synthesis
+
+    kind = "privacy"
+
+    def record(self) -> dict[str, Any]:
+        """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
+        w = self.witness
+        out = _head(self)
+        out.update(epsilon=float(self.epsilon), ratio=float(self.ratio), witness_x=format_value(w.x),
+                   witness_x_prime=format_value(w.x_prime), witness_y=format_value(w.y),
+                   p_y_given_x=float(self.p_x), p_y_given_x_prime=float(self.p_x_prime),
+                   diagram_size=self.diagram_size, seconds=self.seconds)
+        if self.exact:
+            out.update(ratio_exact=_exact_text(self.ratio), p_y_given_x_exact=_exact_text(self.p_x),
+                       p_y_given_x_prime_exact=_exact_text(self.p_x_prime))
+        return out
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """Algorithm 3 at one parameter value: tight ``1 - beta`` at radius ``alpha`` and the worst input."""
+
+    program: str
+    parameter: str
+    value: Number
+    alpha: Number
+    one_minus_beta: float | Fraction
+    beta: float | Fraction
+    witness: Value
+    exact: bool
+    diagram_size: int
+    seconds: float
+
+    kind = "accuracy"
+
+    def record(self) -> dict[str, Any]:
+        """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
+        out = _head(self)
+        out.update(alpha=_plain(self.alpha), one_minus_beta=float(self.one_minus_beta), beta=float(self.beta),
+                   witness_x=format_value(self.witness), diagram_size=self.diagram_size, seconds=self.seconds)
+        if self.exact:
+            out.update(one_minus_beta_exact=_exact_text(self.one_minus_beta), beta_exact=_exact_text(self.beta))
+        return out
+
+
+Row = Union[PrivacyRow, AccuracyRow]
+
+
+def _plain(value: Any) -> Any:
+    """Fractions become floats (whole fractions ints); other values are kept."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    return value
+
+
+def _exact_text(value: Any) -> str:
+    """An exact result as ``"a/b"`` (``"inf"`` for an infinite ratio)."""
+    return "inf" if isinstance(value, float) else format_number(Fraction(value))
+
+
+def _head(row: "Row") -> dict[str, Any]:
+    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}
+    if isinstance(row.value, Fraction):
+        out["value_exact"] = format_number(row.value)
+    return out
+
+
+def records(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """The rows as flat dicts with the same keys in every row (missing ``*_exact`` values are None)."""
+    flat = [row.record() for row in rows]
+    keys: dict[str, None] = {}
+    for record in flat:
+        keys.update(dict.fromkeys(record))
+    return [{k: record.get(k) for k in keys} for record in flat]
+
+
+def to_dataframe(rows: Sequence[Row]):
+    """The rows as a :class:`pandas.DataFrame` (pandas is optional)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise WmcdpError("to_dataframe needs pandas: pip install pandas") from None
+    return pd.DataFrame(records(rows))
+
+
+# -- the swept values --------------------------------------------------------------------
+
+def _number(text: str, item: str, exact: bool) -> Number:
+    try:
+        return parse_number(text, exact=exact)
+    except WmcdpError:
+        raise WmcdpError(f"--over {item!r}: {text.strip()!r} is not a number") from None
+
+
+def _range(start: Number, stop: Number, step: Number, item: str) -> list[Number]:
+    """``start, start + step, ...`` up to ``stop`` (included when it lands on it), exact when all three are."""
+    if step == 0:
+        raise WmcdpError(f"--over {item!r}: the step is zero")
+    span = (stop - start) / step
+    if span < 0:
+        raise WmcdpError(f"--over {item!r} is an empty range (stop is on the wrong side of start for that step)")
+    exact = all(is_exact(v) for v in (start, stop, step))
+    count = math.floor(span if exact else span + 1e-9) + 1
+    if count > MAX_POINTS:
+        raise WmcdpError(f"--over {item!r} has {count} points, more than {MAX_POINTS}")
+    if exact:
+        whole = all(isinstance(v, int) for v in (start, stop, step))
+        return [start + k * step if whole else Fraction(start) + k * Fraction(step) for k in range(count)]
+    return [float(f"{start + k * step:.12g}") for k in range(count)]
+
+
+def parse_over(text: str, *, exact: bool = False) -> tuple[str, list[Number]]:
+    """``"lam=0.05:0.5:0.05"`` (stop included when it lands on it) or ``"lam=0.1,0.2"`` -> ``("lam", values)``.
+
+    ``start:stop`` steps by 1. Fractions such as ``1/20`` stay exact, and so do decimals with
+    ``exact=True``.
+    """
+    key, sep, spec = text.partition("=")
+    key, spec = key.strip(), spec.strip()
+    if not sep or not key or not spec:
+        raise WmcdpError(f"malformed --over {text!r}: expected key=start:stop[:step] or key=v1,v2,...")
+    if ":" in spec:
+        parts = spec.split(":")
+        if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
+            raise WmcdpError(f"malformed --over {text!r}: expected key=start:stop[:step]")
+        start, stop = (_number(p, text, exact) for p in parts[:2])
+        step = _number(parts[2], text, exact) if len(parts) == 3 else 1
+        return key, _range(start, stop, step, text)
+    items = spec.split(",")
+    if not all(item.strip() for item in items):
+        raise WmcdpError(f"malformed --over {text!r}: an empty value in the list")
+    return key, [_number(item, text, exact) for item in items]
+
+
+# -- running -----------------------------------------------------------------------------
+
+def _variant(spec: str, fixed: Mapping[str, Number]) -> str:
+    name = find_program(spec)[0]
+    return f"{name}({', '.join(f'{k}={format_number(v)}' for k, v in fixed.items())})"
+
+
+def _check(specs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number]) -> None:
+    if not specs:
+        raise WmcdpError("a sweep needs at least one program")
+    if not values:
+        raise WmcdpError(f"the sweep over {parameter} has no values")
+    if parameter in fixed:
+        raise WmcdpError(f"{parameter} is both fixed (-p) and swept (--over)")
+    for spec in specs:
+        name, factory = find_program(spec)
+        names = [p.name for p in parameters(factory)]
+        if parameter not in names:
+            raise WmcdpError(f"program {name} has no parameter {parameter!r} to sweep; its parameters are "
+                             f"{', '.join(names)}")
+
+
+def _symmetry(table: str, program: Program, *args: Any) -> Any:
+    import symmetry_sets
+
+    sets = getattr(symmetry_sets, table).get(program.name)
+    if sets is None:
+        raise WmcdpError(f"no symmetry sets for {table.lower()} of {program.name}; use exhaustive sets")
+    return sets(*args, **program.params)
+
+
+def _privacy_point(program: Program, variant: str, parameter: str, value: Number, *, sets: str,
+                   neighbours: str | None, backend: str, exact: bool | None) -> PrivacyRow:
+    compiled = compile_program(program, backend)
+    C, I = _symmetry("PRIVACY", program) if sets == "symmetry" else (None, None)
+    r = synthesize_privacy(compiled, C, I, neighbours=neighbours, exact=exact)
+    return PrivacyRow(variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact,
+                      r.diagram_size, compiled.compile_seconds + r.seconds)
+
+
+def _accuracy_point(program: Program, variant: str, parameter: str, value: Number, *, alpha: Number, sets: str,
+                    backend: str, exact: bool | None) -> AccuracyRow:
+    compiled = compile_program(program, backend)
+    A, I = _symmetry("ACCURACY", program, alpha) if sets == "symmetry" else (None, None)
+    r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
+    return AccuracyRow(variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact,
+                       r.diagram_size, compiled.compile_seconds + r.seconds)
+
+
+def _sweep(point: Callable[..., Row], specs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
+           values: Sequence[Number], progress: ProgressCallback | None, **options: Any) -> list[Row]:
+    _check(specs, fixed, parameter, values)
+    total, rows = len(specs) * len(values), []
+    for spec in specs:
+        variant = _variant(spec, fixed)
+        for value in values:
+            if progress:
+                progress(len(rows), total, f"{variant} {parameter}={format_number(value)}")
+            program = build_program(spec, {**fixed, parameter: value})
+            rows.append(point(program, variant, parameter, value, **options))
+    if progress:
+        progress(total, total, "")
+    return rows
+
+
+def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
+                  *, sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
+                  exact: bool | None = None, progress: ProgressCallback | None = None) -> list[PrivacyRow]:
+    """Tight epsilon (Algorithm 2) of each program for each value of ``parameter``.
+
+    ``programs`` are built-in names or ``file.py:function``; ``fixed`` holds the other
+    parameters; ``sets`` is ``"exhaustive"`` (with ``neighbours``, default the program's
+    relation) or ``"symmetry"`` (the program's proved sets).
+    """
+    if sets == "symmetry" and neighbours:
+        raise WmcdpError("neighbours apply to exhaustive sets only")
+    return _sweep(_privacy_point, programs, fixed, parameter, values, progress, sets=sets,
+                  neighbours=neighbours, backend=backend, exact=exact)  # type: ignore[return-value]
+
+
+def sweep_accuracy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
+                   alpha: Number, *, sets: str = "exhaustive", backend: str = "bdd", exact: bool | None = None,
+                   progress: ProgressCallback | None = None) -> list[AccuracyRow]:
+    """Tight ``1 - beta`` at radius ``alpha`` (Algorithm 3) of each program for each value of ``parameter``."""
+    return _sweep(_accuracy_point, programs, fixed, parameter, values, progress, alpha=alpha, sets=sets,
+                  backend=backend, exact=exact)  # type: ignore[return-value]
+
+
+__all__ = ["PrivacyRow", "AccuracyRow", "Row", "parse_over", "sweep_privacy", "sweep_accuracy", "records",
+           "to_dataframe"]

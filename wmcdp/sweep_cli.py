@@ -1,0 +1,87 @@
+"""``wmcdp sweep privacy|accuracy NAME... -p key=value ... --over key=start:stop:step``.
+
+One row per (program, value) in a table, CSV, Markdown, LaTeX or JSON, optionally to a
+file (``--output``) and as a curve (``--plot``). A progress bar appears on stderr when
+the run lasts over a second and stdout is a terminal (never with ``--format json`` or
+``--quiet``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .errors import WmcdpError
+from .numbers import parse_number
+from .progress import Progress
+from .sets import NEIGHBOURS
+from .sweep import parse_over, sweep_accuracy, sweep_privacy
+from .tables import FORMATS, render
+
+ParamsParser = Callable[[Sequence[str], bool], dict[str, Any]]
+
+
+def add_sweep_command(sub: Any, parse_params: ParamsParser, backends: Sequence[str]) -> None:
+    """Register ``sweep`` on the ``wmcdp`` subparsers; ``parse_params`` reads the ``-p`` items."""
+    q = sub.add_parser("sweep", help="a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot")
+    q.add_argument("kind", choices=["privacy", "accuracy"], help="tight epsilon or tight 1 - beta")
+    q.add_argument("program", nargs="+", metavar="NAME", help="built-in program(s) or path/to/file.py:function")
+    q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="fixed parameter")
+    q.add_argument("--over", required=True, metavar="KEY=RANGE",
+                   help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...")
+    q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
+    q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
+    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="exhaustive privacy sets: neighbour relation")
+    q.add_argument("--backend", choices=sorted(backends), default="bdd")
+    q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+    q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
+    q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
+    q.add_argument("--plot", metavar="FILE", help="draw the curve into FILE (.png, .pdf or .svg; needs matplotlib)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(run=lambda args: run_sweep(args, parse_params))
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return not args.quiet and args.fmt != "json" and sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def run_sweep(args: argparse.Namespace, parse_params: ParamsParser) -> str:
+    """Run the sweep; return the rows as text, or "" when they went to ``--output``."""
+    if args.kind == "privacy" and args.alpha is not None:
+        raise WmcdpError("--alpha applies to accuracy sweeps")
+    if args.kind == "accuracy" and args.alpha is None:
+        raise WmcdpError("an accuracy sweep needs --alpha")
+    if args.kind == "accuracy" and args.neighbours:
+        raise WmcdpError("--neighbours applies to privacy sweeps")
+    fixed = parse_params(args.param, args.exact)
+    parameter, values = parse_over(args.over, exact=args.exact)
+    if args.plot:
+        from .plot import require_matplotlib
+
+        require_matplotlib(args.plot)
+    exact = True if args.exact else None
+    with Progress(len(args.program) * len(values), enabled=_show_progress(args)) as bar:
+        progress = lambda done, total, note: bar.update(done, note)  # noqa: E731
+        if args.kind == "privacy":
+            rows = sweep_privacy(args.program, fixed, parameter, values, sets=args.sets, neighbours=args.neighbours,
+                                 backend=args.backend, exact=exact, progress=progress)
+        else:
+            rows = sweep_accuracy(args.program, fixed, parameter, values, parse_number(args.alpha, exact=True),
+                                  sets=args.sets, backend=args.backend, exact=exact, progress=progress)
+    text = render(rows, args.fmt)
+    try:
+        if args.plot:
+            from .plot import plot_rows
+
+            plot_rows(rows, args.plot)
+        if args.output:
+            Path(args.output).write_text(text + "\n")
+            return ""
+    except OSError as exc:
+        raise WmcdpError(f"cannot write {exc.filename or args.output}: {exc.strerror or exc}") from None
+    return text
+
+
+__all__ = ["add_sweep_command", "run_sweep"]

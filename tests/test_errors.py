@@ -62,7 +62,7 @@ def test_accuracy_set_not_covered_names_the_pair():
 
 
 def test_input_outside_the_domain():
-    with pytest.raises(WmcdpError, match=r"input \(0, 2\) is outside the domain \{0..1\}\^2"):
+    with pytest.raises(WmcdpError, match=r"input \(0, 2\) is outside the domain \{0,1\}\^2"):
         inference(randomized_response(2, 0.2), [((0, 2), (0, 0))])
 
 

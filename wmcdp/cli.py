@@ -1,6 +1,6 @@
 """The ``wmcdp`` command.
 
-    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry] [--neighbours REL]
+    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|FILE.py:FUNC] [--neighbours REL]
                   [--backend bdd|sdd] [--exact] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
     wmcdp size NAME -p key=value ... [--backend bdd|sdd] [--dot FILE]
@@ -32,7 +32,7 @@ from .numbers import format_number, parse_number
 from .inference import inference
 from .privacy import PrivacyResult, synthesize_privacy
 from .sample import crosscheck, sample
-from .registry import build_program, builtin_programs, parameters
+from .registry import build_program, builtin_programs, load_function, parameters
 from .sets import NEIGHBOURS
 from .sweep_cli import add_sweep_command
 
@@ -57,13 +57,31 @@ def _params(items: Sequence[str], exact: bool) -> dict[str, Any]:
     return params
 
 
-def _symmetry_sets(table: str, name: str):
-    import symmetry_sets
+def _chosen_sets(kind: str, args: argparse.Namespace, program, *extra) -> tuple[Any, Any]:
+    """``(C, I)`` for privacy or ``(A, I)`` for accuracy as ``--sets`` asks; ``(None, None)`` is exhaustive.
 
-    sets = getattr(symmetry_sets, table).get(name)
-    if sets is None:
-        raise WmcdpError(f"no symmetry sets for {table.lower()} of {name}; use --sets exhaustive")
-    return sets
+    ``--sets symmetry`` takes the program's proved sets from :mod:`symmetry_sets`;
+    ``--sets file.py:function`` calls ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
+    """
+    if args.sets == "exhaustive":
+        return None, None
+    if args.sets == "symmetry":
+        import symmetry_sets
+
+        make = getattr(symmetry_sets, kind.upper()).get(program.name)
+        if make is None:
+            raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use --sets exhaustive")
+    elif args.sets.rpartition(":")[0].endswith(".py"):
+        make = load_function(args.sets)
+    else:
+        raise WmcdpError(f"--sets must be exhaustive, symmetry or path/to/file.py:function, got {args.sets!r}")
+    try:
+        first, I = make(*extra, **program.params)
+    except WmcdpError:
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"the sets from {args.sets} failed: {type(exc).__name__}: {exc}") from None
+    return first, I
 
 
 def _json_number(value: Any) -> Any:
@@ -118,14 +136,12 @@ def _cmd_privacy(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, args.exact))
     compiled = compile_program(program, args.backend)
     neighbours = args.neighbours or program.neighbours
-    if args.sets == "symmetry":
+    C, I = _chosen_sets("privacy", args, program)
+    if C is not None:
         if args.neighbours:
             raise WmcdpError("--neighbours applies to exhaustive sets only")
-        C, I = _symmetry_sets("PRIVACY", program.name)(**program.params)
-        neighbours = "(fixed by the symmetry set)"
-    else:
-        C = I = None
-    r = synthesize_privacy(compiled, C, I, neighbours=None if args.sets == "symmetry" else neighbours,
+        neighbours = "(fixed by the privacy set)"
+    r = synthesize_privacy(compiled, C, I, neighbours=None if C is not None else neighbours,
                            exact=True if args.exact else None, force=args.force)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "neighbours": neighbours, "backend": args.backend}
@@ -145,10 +161,7 @@ def _cmd_accuracy(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, args.exact))
     alpha = parse_number(args.alpha, exact=True)
     compiled = compile_program(program, args.backend)
-    if args.sets == "symmetry":
-        A, I = _symmetry_sets("ACCURACY", program.name)(alpha, **program.params)
-    else:
-        A = I = None
+    A, I = _chosen_sets("accuracy", args, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=True if args.exact else None,
                             force=args.force)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
@@ -201,10 +214,7 @@ def _cmd_sample(args: argparse.Namespace) -> str:
 
 def _cmd_crosscheck(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, False))
-    if args.sets == "symmetry":
-        C, I = _symmetry_sets("PRIVACY", program.name)(**program.params)
-    else:
-        C = I = None
+    C, I = _chosen_sets("privacy", args, program)
     r = crosscheck(program, C, I, k=args.k, seed=args.seed, confidence=args.confidence,
                    neighbours=args.neighbours, force=args.force)
     w = r.privacy.witness
@@ -273,8 +283,9 @@ def _parser() -> argparse.ArgumentParser:
 
     def synthesis_args(q: argparse.ArgumentParser) -> None:
         program_args(q)
-        q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
-        q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
+        q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC",
+                       help="exhaustive sets (default), the program's symmetry sets, or your own")
+        q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
         q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
         q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
         q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
@@ -282,7 +293,7 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
     synthesis_args(q)
-    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="default: the program's own relation")
+    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
     q.set_defaults(run=_cmd_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
@@ -301,8 +312,8 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
     program_args(q)
-    q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
-    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="default: the program's own relation")
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC")
+    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
     q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
     q.add_argument("-k", type=int, default=100_000, help="samples per input (default 100000)")
     q.add_argument("--seed", type=int, default=0)

@@ -37,6 +37,9 @@ def limits(max_nodes: int | None = None, timeout: float | None = None) -> Iterat
         raise WmcdpError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
     if timeout is not None and not timeout > 0:
         raise WmcdpError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    if max_nodes is None and timeout is None:
+        yield
+        return
     deadline = None if timeout is None else time.monotonic() + timeout
     _active.append(Limits(max_nodes, timeout, deadline))
     try:
@@ -46,20 +49,18 @@ def limits(max_nodes: int | None = None, timeout: float | None = None) -> Iterat
 
 
 def check(stage: str, nodes: int | None = None) -> None:
-    """Raise :class:`LimitExceeded` if the time is up or ``nodes`` is over the cap."""
-    if not _active:
-        return
-    lim = _active[-1]
-    if lim.deadline is not None and time.monotonic() > lim.deadline:
-        raise LimitExceeded(f"timed out after {lim.timeout:g} s during {stage}; no bound was computed")
-    if nodes is not None and lim.max_nodes is not None and nodes > lim.max_nodes:
-        raise LimitExceeded(f"the decision diagram reached {nodes} nodes during {stage}, over the limit of "
-                            f"{lim.max_nodes}; no bound was computed")
+    """Raise :class:`LimitExceeded` if the time is up or ``nodes`` is over a cap (nested limits all hold)."""
+    for lim in _active:
+        if lim.deadline is not None and time.monotonic() > lim.deadline:
+            raise LimitExceeded(f"timed out after {lim.timeout:g} s during {stage}; no bound was computed")
+        if nodes is not None and lim.max_nodes is not None and nodes > lim.max_nodes:
+            raise LimitExceeded(f"the decision diagram reached {nodes} nodes during {stage}, over the limit of "
+                                f"{lim.max_nodes}; no bound was computed")
 
 
 def watching_nodes() -> bool:
     """True when a node cap is active (so callers only count nodes when needed)."""
-    return bool(_active) and _active[-1].max_nodes is not None
+    return any(lim.max_nodes is not None for lim in _active)
 
 
 F = TypeVar("F", bound=Callable)

@@ -22,7 +22,12 @@ def builtin_programs() -> dict[str, Callable[..., Program]]:
     return PROGRAMS
 
 
-def _load_file(spec: str) -> tuple[str, Callable[..., Program]]:
+def load_function(spec: str) -> Callable:
+    """The function named by ``path/to/file.py:function``."""
+    return _load_file(spec)[1]
+
+
+def _load_file(spec: str) -> tuple[str, Callable]:
     path_text, _, func_name = spec.rpartition(":")
     path = Path(path_text)
     if not path.is_file():

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..errors import WmcdpError
 from ..numbers import Number
 from .circuit import FALSE, TRUE, Circuit
-from .shape import Shape, shape_of
+from .shape import Shape, format_value, shape_of
 from .values import Bool, Int, tracing
 
 Value = Any  # a concrete input or output: int, or a tuple of them
@@ -62,10 +62,10 @@ class Vector:
         """``x`` as a tuple in this domain, or a clear error."""
         try:
             t = tuple(int(v) for v in x)  # type: ignore[union-attr]
-        except TypeError:
+        except (TypeError, ValueError):
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
         if len(t) != self.n or any(not self.lo <= v <= self.hi for v in t):
-            raise WmcdpError(f"input {x!r} is outside the domain {{{self.lo}..{self.hi}}}^{self.n}")
+            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
         return t
 
     def describe(self) -> str:
@@ -157,6 +157,15 @@ class Program:
     neighbours: str = "hamming"
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
+
+    def __post_init__(self) -> None:
+        from ..sets import NEIGHBOURS  # sets builds on programs' domains
+
+        if self.neighbours not in NEIGHBOURS:
+            raise WmcdpError(f"program {self.name} declares the unknown neighbour relation {self.neighbours!r}; "
+                             f"choose one of {', '.join(NEIGHBOURS)}")
+        if not isinstance(self.inputs, Vector):
+            raise WmcdpError(f"program {self.name}: inputs must be Bits(n) or IntVector(n, lo, hi)")
 
     def trace(self) -> Trace:
         circuit = Circuit()

@@ -174,7 +174,9 @@ def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
 
     Threshold noise Lap(2/eps0), query noise Lap(2N/eps0): ``a = e^(-eps0/(2N))`` for the
     queries and ``a^N`` for the threshold; ``alpha`` replaces ``a``. Output: one code per
-    query, 0 = FALSE, 1 = TRUE, 2 = stopped (after the N-th TRUE). Claimed eps0-DP.
+    query, 0 = FALSE, 1 = TRUE, 2 = stopped (after the N-th TRUE). Claimed eps0-DP. The query
+    scale is as printed in StatDP's Alg. 11; Lyu et al. (and StatDP's code) use 4N/eps0, and
+    with 2N/eps0 the usual proof (threshold shifted by 1, a TRUE query's noise by 2) gives 1.5 eps0.
     """
     return _sparse_vector("sparse_vector", n, m, T, N, eps0, margin, alpha,
                           laplace_scale=lambda e, N: 2 * N / e, threshold_power=lambda N: N, query_power=1,

@@ -100,99 +100,65 @@ def programs(draw):
     return domain, stmts, outputs
 
 
-def _dsl(stmts, outputs, as_number):
-    def body(x):
-        env = []
-        for s in stmts:
-            op = s[0]
-            if op == "flip":
-                v = flip(as_number(s[1]))
-            elif op == "discrete":
-                v = discrete({k: as_number(p) for k, p in s[1].items()})
-            elif op == "uniform":
-                v = uniform(s[1], s[2])
-            elif op == "count":
-                v = sum(flip(as_number(s[2])) for _ in range(s[1]))
-            elif op == "input":
-                v = x[s[1]]
-            elif op == "not":
-                v = ~env[s[1]]
-            elif op == "and":
-                v = env[s[1]] & env[s[2]]
-            elif op == "or":
-                v = env[s[1]] | env[s[2]]
-            elif op == "xor":
-                v = env[s[1]] ^ env[s[2]]
-            elif op == "cmp":
-                rhs = s[3][1] if isinstance(s[3], tuple) else env[s[3]]
-                v = CMPS[s[1]](env[s[2]], rhs)
-            elif op == "add":
-                v = env[s[1]] + env[s[2]]
-            elif op == "sub":
-                v = env[s[1]] - env[s[2]]
-            elif op == "addc":
-                v = env[s[1]] + s[2]
-            elif op == "ite":
-                v = ite(env[s[1]], env[s[2]], env[s[3]])
-            elif op == "abs":
-                v = abs(env[s[1]])
-            else:  # clamp
-                v = env[s[1]].clamp(s[2], s[3])
-            env.append(v)
-        return tuple(env[k] for k in outputs)
-    return body
+def _operand(s, env):
+    return s[1] if isinstance(s, tuple) else env[s]
 
 
-def _reference(stmts, outputs):
-    def fn(x, choose):
-        env = []
-        for s in stmts:
-            op = s[0]
-            if op == "flip":
-                v = brute.flip(choose, s[1])
-            elif op == "discrete":
-                v = choose(s[1])
-            elif op == "uniform":
-                v = choose({k: Fraction(1, s[2] - s[1] + 1) for k in range(s[1], s[2] + 1)})
-            elif op == "count":
-                v = sum(brute.flip(choose, s[2]) for _ in range(s[1]))
-            elif op == "input":
-                v = x[s[1]]
-            elif op == "not":
-                v = 1 - env[s[1]]
-            elif op == "and":
-                v = env[s[1]] & env[s[2]]
-            elif op == "or":
-                v = env[s[1]] | env[s[2]]
-            elif op == "xor":
-                v = env[s[1]] ^ env[s[2]]
-            elif op == "cmp":
-                rhs = s[3][1] if isinstance(s[3], tuple) else env[s[3]]
-                v = int(CMPS[s[1]](env[s[2]], rhs))
-            elif op == "add":
-                v = env[s[1]] + env[s[2]]
-            elif op == "sub":
-                v = env[s[1]] - env[s[2]]
-            elif op == "addc":
-                v = env[s[1]] + s[2]
-            elif op == "ite":
-                v = env[s[2]] if env[s[1]] else env[s[3]]
-            elif op == "abs":
-                v = abs(env[s[1]])
-            else:
-                v = min(max(env[s[1]], s[2]), s[3])
-            env.append(v)
-        return tuple(env[k] for k in outputs)
-    return fn
+# operations that read the same on symbolic values and on plain ints
+SHARED = {
+    "input": lambda s, env, x: x[s[1]],
+    "and": lambda s, env, x: env[s[1]] & env[s[2]],
+    "or": lambda s, env, x: env[s[1]] | env[s[2]],
+    "xor": lambda s, env, x: env[s[1]] ^ env[s[2]],
+    "add": lambda s, env, x: env[s[1]] + env[s[2]],
+    "sub": lambda s, env, x: env[s[1]] - env[s[2]],
+    "addc": lambda s, env, x: env[s[1]] + s[2],
+    "abs": lambda s, env, x: abs(env[s[1]]),
+}
+
+
+def _dsl_ops(as_number):
+    """wmcdp's reading of each statement (traced and compiled)."""
+    return {**SHARED,
+            "flip": lambda s, env, x: flip(as_number(s[1])),
+            "discrete": lambda s, env, x: discrete({k: as_number(p) for k, p in s[1].items()}),
+            "uniform": lambda s, env, x: uniform(s[1], s[2]),
+            "count": lambda s, env, x: sum(flip(as_number(s[2])) for _ in range(s[1])),
+            "not": lambda s, env, x: ~env[s[1]],
+            "cmp": lambda s, env, x: CMPS[s[1]](env[s[2]], _operand(s[3], env)),
+            "ite": lambda s, env, x: ite(env[s[1]], env[s[2]], env[s[3]]),
+            "clamp": lambda s, env, x: env[s[1]].clamp(s[2], s[3])}
+
+
+def _reference_ops(choose):
+    """The plain-Python reading: Booleans are 0/1 ints, random choices go through ``choose``."""
+    return {**SHARED,
+            "flip": lambda s, env, x: brute.flip(choose, s[1]),
+            "discrete": lambda s, env, x: choose(s[1]),
+            "uniform": lambda s, env, x: choose({k: Fraction(1, s[2] - s[1] + 1) for k in range(s[1], s[2] + 1)}),
+            "count": lambda s, env, x: sum(brute.flip(choose, s[2]) for _ in range(s[1])),
+            "not": lambda s, env, x: 1 - env[s[1]],
+            "cmp": lambda s, env, x: int(CMPS[s[1]](env[s[2]], _operand(s[3], env))),
+            "ite": lambda s, env, x: env[s[2]] if env[s[1]] else env[s[3]],
+            "clamp": lambda s, env, x: min(max(env[s[1]], s[2]), s[3])}
+
+
+def _run(stmts, outputs, ops, x):
+    env = []
+    for s in stmts:
+        env.append(ops[s[0]](s, env, x))
+    return tuple(env[k] for k in outputs)
 
 
 @given(programs())
 def test_random_programs_match_brute_force(case):
     domain, stmts, outputs = case
     event(f"statements: {len(stmts)}")
-    expected = {x: brute.distribution(_reference(stmts, outputs), x) for x in domain.values()}
+    reference = lambda x, choose: _run(stmts, outputs, _reference_ops(choose), x)  # noqa: E731
+    expected = {x: brute.distribution(reference, x) for x in domain.values()}
     for exact, as_number in ((True, Fraction), (False, float)):
-        prog = Program("random", domain, _dsl(stmts, outputs, as_number))
+        ops = _dsl_ops(as_number)
+        prog = Program("random", domain, lambda x: _run(stmts, outputs, ops, x))
         for backend in ("bdd", "sdd"):
             compiled = compile_program(prog, backend)
             ys = tuple(compiled.shape.values())

@@ -12,10 +12,11 @@ from typing import Any, Mapping, Sequence
 from dd import cudd
 
 from ..limits import check
+from .base import OperatorBackend
 from ..wmc import CountContext
 
 
-class BDDBackend:
+class BDDBackend(OperatorBackend):
     """Decision diagrams over variables declared in a fixed order (no dynamic reordering)."""
 
     name = "bdd"
@@ -36,18 +37,6 @@ class BDDBackend:
 
     def var(self, v: int) -> Any:
         return self._node[v]
-
-    @staticmethod
-    def conj(a: Any, b: Any) -> Any:
-        return a & b
-
-    @staticmethod
-    def disj(a: Any, b: Any) -> Any:
-        return a | b
-
-    @staticmethod
-    def negate(a: Any) -> Any:
-        return ~a
 
     @staticmethod
     def xor(a: Any, b: Any) -> Any:

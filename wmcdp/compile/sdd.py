@@ -11,10 +11,11 @@ from typing import Any, Mapping, Sequence
 from pysdd.sdd import SddManager, Vtree
 
 from ..limits import check
+from .base import OperatorBackend
 from ..wmc import CountContext
 
 
-class SDDBackend:
+class SDDBackend(OperatorBackend):
     name = "sdd"
 
     def __init__(self, order: Sequence[int]) -> None:
@@ -27,18 +28,6 @@ class SDDBackend:
 
     def var(self, v: int) -> Any:
         return self.manager.literal(v + 1)
-
-    @staticmethod
-    def conj(a: Any, b: Any) -> Any:
-        return a & b
-
-    @staticmethod
-    def disj(a: Any, b: Any) -> Any:
-        return a | b
-
-    @staticmethod
-    def negate(a: Any) -> Any:
-        return ~a
 
     @staticmethod
     def xor(a: Any, b: Any) -> Any:

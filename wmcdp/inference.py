@@ -1,13 +1,16 @@
 """Algorithm 1 (INFERENCE): ``M(x, y) = WMC(phi | (x, y))`` for every pair of an inference set.
 
-The program is compiled once (:func:`wmcdp.compile.compile_program`). For each input
-``x`` the diagram is conditioned on ``x`` once; then either
+The program is compiled once (:func:`wmcdp.compile.compile_program`). Then, by how
+much of the joint space ``X x Y`` the inference set asks for:
 
-* the whole output distribution of ``x`` comes from one traversal with the output bits
-  as numpy axes (when ``I`` asks for a good part of the output space), or
-* each requested ``y`` is a further cofactor followed by a scalar count.
+* *joint*: one traversal of ``phi`` with every input and output bit as a numpy axis
+  yields ``P(y | x)`` for all inputs and outputs at once (small programs, large ``I``);
+* *per input*: the diagram is conditioned on ``x`` once and one traversal with the
+  output bits as axes yields the whole output distribution of ``x``; or
+* *per pair*: ``phi`` conditioned on ``y`` (kept for reuse) is conditioned on ``x`` and
+  counted as a scalar (large outputs, few pairs: symmetry sets).
 
-Both share one cache of sub-diagram counts across all outputs and inputs.
+All share one cache of the counts of sub-diagrams without free variables.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from .numbers import format_number, is_exact
 from .sets import InferenceSet
 from .wmc import CountContext, ExactSemiring, LogSemiring, Semiring
 
-#: a whole-distribution pass is used when 2^bits <= DENSE_RATIO * (outputs asked for)
+#: a whole-distribution pass is used when 2^bits <= DENSE_RATIO * (entries asked for)
 DENSE_RATIO = 64
+#: the joint pass over inputs and outputs is used up to this many free bits (float, exact)
+JOINT_MAX_BITS = {False: 20, True: 14}
 #: ... and the output has at most this many bits
 DENSE_MAX_BITS = 22
 
@@ -99,6 +104,28 @@ class Counter:
         ctx.clear_arrays()
         return ctx.full(value)
 
+    def joint_rows(self, I: InferenceSet) -> dict[Value, tuple[tuple, np.ndarray]] | None:
+        """Every row of ``I`` from one traversal over all input and output bits, when that is cheap."""
+        c, sr = self.compiled, self.semiring
+        inputs = sorted(v for bits in c.trace.input_bits.values() for v in bits)
+        free = len(inputs) + c.shape.width
+        if free > JOINT_MAX_BITS[sr.exact] or (1 << free) > DENSE_RATIO * len(I):
+            return None
+        axes = {v: k for k, v in enumerate(inputs + c.output_vars)}
+        ctx = CountContext(sr, c.trace.circuit.weights, axes, cache=self.scalar_ctx.cache)
+        value = c.backend.wmc(c.phi, ctx)
+        ctx.clear_arrays()
+        table = np.append(ctx.full(value), np.array([sr.zero], dtype=sr.dtype))
+        stride = 1 << c.shape.width
+        rows = {}
+        for x, ys in I.by_input.items():
+            check("inference")
+            assignment = c.input_assignment(c.domain.check(x))
+            offset = stride * _code_index([int(assignment[v]) for v in inputs])
+            _, slots = self.columns(ys)
+            rows[x] = (ys, table[np.where(slots == stride, len(table) - 1, slots + offset)])
+        return rows
+
     def phi_given(self, y: Value, bits: list[int]) -> Any:
         """``phi | y``, kept for reuse across inputs."""
         phi_y = self._phi_y.get(y)
@@ -153,7 +180,9 @@ def inference(prog: Program | Compiled, I: InferenceSet | Iterable[tuple[Value, 
         I = InferenceSet.of(I)
     semiring = choose_semiring(compiled, exact)
     counter = Counter(compiled, semiring)
-    rows = {x: (ys, counter.row(x, ys)) for x, ys in I.by_input.items()}
+    rows = counter.joint_rows(I)
+    if rows is None:
+        rows = {x: (ys, counter.row(x, ys)) for x, ys in I.by_input.items()}
     return ProbabilityTable(semiring, rows)
 
 

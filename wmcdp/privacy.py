@@ -11,7 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, Iterator
+
+import numpy as np
 
 from .errors import CoverageError, WmcdpError
 from .inference import as_compiled, inference
@@ -56,6 +58,18 @@ def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
                                     f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
 
 
+def _chunks(blocks: tuple, entries: int = 1 << 20) -> Iterator[list]:
+    """Consecutive blocks that share one ``ys`` tuple, about ``entries`` triples at a time."""
+    chunk: list = []
+    for block in blocks:
+        if chunk and (block[2] is not chunk[0][2] or len(chunk) * len(block[2]) >= entries):
+            yield chunk
+            chunk = []
+        chunk.append(block)
+    if chunk:
+        yield chunk
+
+
 @limited
 def synthesize_privacy(prog: Program | Compiled,
                        C: PrivacySet | Iterable[tuple[Value, Value, Value]] | None = None,
@@ -88,12 +102,15 @@ def synthesize_privacy(prog: Program | Compiled,
     M = inference(compiled, I, exact=exact)
     sr = M.semiring
     best_key, best = None, None
-    for k, (x, xp, ys) in enumerate(C.blocks):
-        if k % 1024 == 0:
-            check("privacy synthesis")
-        found = sr.best_ratio(M.row(x, ys), M.row(xp, ys))
+    for chunk in _chunks(C.blocks):
+        check("privacy synthesis")
+        ys = chunk[0][2]
+        a = np.stack([M.row(x, ys) for x, _, _ in chunk]).ravel()
+        b = np.stack([M.row(xp, ys) for _, xp, _ in chunk]).ravel()
+        found = sr.best_ratio(a, b)  # the first best in C's order (row-major: blocks, then ys)
         if found is not None and sr.better(found[1], best_key):
-            best_key, best = found[1], (x, xp, ys[found[0]])
+            row, col = divmod(found[0], len(ys))
+            best_key, best = found[1], (chunk[row][0], chunk[row][1], ys[col])
     if best is None:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
     x, xp, y = best

@@ -251,10 +251,13 @@ def flip(p: object) -> Bool:
 def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
     """A random Int taking value ``i`` (or key ``v``) with the given probability.
 
-    The choice is encoded as a chain of flips with conditional probabilities
-    ``p_i / (1 - p_0 - ... - p_{i-1})``; with Fraction weights every one is exact.
+    The choice is encoded as a balanced binary tree of flips over the values in order:
+    each flip picks the upper half of its range with probability
+    ``P(upper half) / P(whole range)``, so a comparison ``v > t`` reads only the flips on
+    one root-to-leaf path (about log2 of the number of values). With Fraction weights every
+    conditional probability is exact.
     """
-    items = list(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))
+    items = sorted(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))
     if not items:
         raise WmcdpError("discrete() needs at least one probability")
     values = [v for v, _ in items]
@@ -271,16 +274,18 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
         raise WmcdpError(f"discrete() probabilities sum to {float(total)!r}, not 1")
     c = current()
     guards: dict[int, int] = {}
-    none_yet = TRUE
-    remaining: Number = total
-    for i, (v, p) in enumerate(zip(values, ps)):
-        if i == len(ps) - 1 or p >= remaining:
-            guards[v] = none_yet
-            break
-        chosen = c.random_var(min(p / remaining, 1) if remaining > 0 else 0)
-        guards[v] = c.conj(none_yet, chosen)
-        none_yet = c.conj(none_yet, c.negate(chosen))
-        remaining = remaining - p
+
+    def split(lo: int, hi: int, guard: int) -> None:  # values[lo:hi] under ``guard``
+        if hi - lo == 1:
+            guards[values[lo]] = guard
+            return
+        mid = (lo + hi) // 2
+        whole, upper = sum(ps[lo:hi]), sum(ps[mid:hi])
+        pick_upper = c.random_var(min(upper / whole, 1) if whole > 0 else 0)
+        split(lo, mid, c.conj(guard, c.negate(pick_upper)))
+        split(mid, hi, c.conj(guard, pick_upper))
+
+    split(0, len(values), TRUE)
     return Int(guards)
 
 

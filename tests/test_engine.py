@@ -66,9 +66,21 @@ def _cases(exact):
     yield prog, _boolean(Fraction(1, 3), Fraction(3, 7))[1]
 
 
+@pytest.fixture(params=["joint", "per input", "per pair"])
+def inference_pass(request, monkeypatch):
+    """Force each of Algorithm 1's three ways of counting."""
+    import importlib
+    inf = importlib.import_module("wmcdp.inference")  # the module (wmcdp.inference is also the function)
+    if request.param != "joint":
+        monkeypatch.setattr(inf, "JOINT_MAX_BITS", {False: -1, True: -1})
+    if request.param == "per pair":
+        monkeypatch.setattr(inf, "DENSE_RATIO", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("backend", ["bdd", "sdd"])
 @pytest.mark.parametrize("exact", [False, True])
-def test_every_input_output_matches_brute_force(backend, exact):
+def test_every_input_output_matches_brute_force(backend, exact, inference_pass):
     for prog, ref in _cases(exact):
         compiled = compile_program(prog, backend)
         outputs = list(compiled.shape.values())

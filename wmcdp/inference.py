@@ -115,16 +115,20 @@ class Counter:
         ctx = CountContext(sr, c.trace.circuit.weights, axes, cache=self.scalar_ctx.cache)
         value = c.backend.wmc(c.phi, ctx)
         ctx.clear_arrays()
-        table = np.append(ctx.full(value), np.array([sr.zero], dtype=sr.dtype))
-        stride = 1 << c.shape.width
+        table = ctx.full(value)
         rows = {}
         for x, ys in I.by_input.items():
             check("inference")
             assignment = c.input_assignment(c.domain.check(x))
-            offset = stride * _code_index([int(assignment[v]) for v in inputs])
-            _, slots = self.columns(ys)
-            rows[x] = (ys, table[np.where(slots == stride, len(table) - 1, slots + offset)])
+            offset = _code_index([int(assignment[v]) for v in inputs]) << c.shape.width
+            rows[x] = (ys, self._pick(table, self.columns(ys)[1], offset))
         return rows
+
+    def _pick(self, table: np.ndarray, slots: np.ndarray, offset: int = 0) -> np.ndarray:
+        """``table[offset + slot]`` for each slot, and zero where the slot is -1 (not an output)."""
+        out = table[np.where(slots < 0, 0, slots + offset)]
+        out[slots < 0] = self.semiring.zero
+        return out
 
     def phi_given(self, y: Value, bits: list[int]) -> Any:
         """``phi | y``, kept for reuse across inputs."""
@@ -135,8 +139,8 @@ class Counter:
         return phi_y
 
     def columns(self, ys: tuple) -> tuple[list, np.ndarray]:
-        """Output bits of each ``y`` (None: the program cannot output it) and its slot in a
-        whole-distribution vector (the extra last slot holds zero); cached per tuple."""
+        """Output bits of each ``y`` (None: the program cannot output it) and its code, the slot
+        in a whole-distribution vector (-1: not an output); cached per tuple."""
         cached = self._columns.get(id(ys))
         if cached is None or cached[0] is not ys:
             shape, known = self.compiled.shape, self._bits
@@ -144,8 +148,7 @@ class Counter:
                 if y not in known:
                     known[y] = shape.encode(y)
             bits = [known[y] for y in ys]
-            none = 1 << shape.width
-            slots = np.array([none if b is None else _code_index(b) for b in bits], dtype=np.int64)
+            slots = np.array([-1 if b is None else _code_index(b) for b in bits], dtype=np.int64)
             cached = self._columns[id(ys)] = (ys, bits, slots)
         return cached[1], cached[2]
 
@@ -156,8 +159,7 @@ class Counter:
         assignment = c.input_assignment(c.domain.check(x))
         bits, slots = self.columns(ys)
         if self.dense_ctx is not None and (1 << c.shape.width) <= DENSE_RATIO * len(ys):
-            dist = self.distribution(c.backend.condition(c.phi, assignment))
-            return np.append(dist, np.array([sr.zero], dtype=sr.dtype))[slots]
+            return self._pick(self.distribution(c.backend.condition(c.phi, assignment)), slots)
         out = np.empty(len(ys), dtype=sr.dtype)
         for k, (y, b) in enumerate(zip(ys, bits)):
             out[k] = sr.zero if b is None else c.backend.wmc(

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Callable, Iterator, Mapping, Sequence, Union
 
 from ..errors import WmcdpError
-from ..numbers import Number, as_number, format_number, is_exact, probability
+from ..numbers import as_number, format_number, is_exact, probability
 from .circuit import FALSE, TRUE, Circuit
 
 _active: list[Circuit] = []
@@ -301,24 +301,24 @@ def uniform(lo: int, hi: int) -> Int:
 
 
 def ite(cond: object, then: object, otherwise: object):
-    """If-then-else on a symbolic condition; works on Bools, Ints and tuples/lists of them."""
-    if isinstance(cond, (bool, int)) and not isinstance(cond, Int):
+    """If-then-else on a symbolic condition; works on Bools, Ints and tuples/lists of them.
+
+    The result is a Bool when both branches are Bools (or Python bools), else an Int.
+    """
+    if isinstance(cond, (bool, int)):  # a plain Python condition
         return then if cond else otherwise
     if not isinstance(cond, Bool):
         raise WmcdpError(f"ite() condition must be a Bool, got {type(cond).__name__}")
     c = current()
-    if isinstance(then, (tuple, list)) or isinstance(otherwise, (tuple, list)):
-        if not (isinstance(then, (tuple, list)) and isinstance(otherwise, (tuple, list)) and len(then) == len(otherwise)):
+    sequences = isinstance(then, (tuple, list)), isinstance(otherwise, (tuple, list))
+    if any(sequences):
+        if not all(sequences) or len(then) != len(otherwise):  # type: ignore[arg-type]
             raise WmcdpError("ite() branches must both be tuples of the same length")
-        return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))
-    a_bool, b_bool = _as_bool(then), _as_bool(otherwise)
-    if a_bool is not None and b_bool is not None and not (isinstance(then, int) and isinstance(otherwise, int)
-                                                          and not isinstance(then, bool)):
-        return Bool(c.ite(cond.node, a_bool.node, b_bool.node))
-    a_int, b_int = _as_int(then), _as_int(otherwise)
-    if a_int is None or b_int is None:
+        return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-overload]
+    if isinstance(then, (Bool, bool)) and isinstance(otherwise, (Bool, bool)):
+        return Bool(c.ite(cond.node, _as_bool(then).node, _as_bool(otherwise).node))  # type: ignore[union-attr]
+    a, b = _as_int(then), _as_int(otherwise)
+    if a is None or b is None:
         raise WmcdpError(f"ite() cannot choose between {type(then).__name__} and {type(otherwise).__name__}")
-    out: dict[int, int] = {}
-    for v in set(a_int.guards) | set(b_int.guards):
-        out[v] = c.ite(cond.node, a_int.guards.get(v, FALSE), b_int.guards.get(v, FALSE))
-    return Int(out)
+    return Int({v: c.ite(cond.node, a.guards.get(v, FALSE), b.guards.get(v, FALSE))
+                for v in set(a.guards) | set(b.guards)})

@@ -3,8 +3,8 @@
 ``geometric_above_threshold(n, k, t = k - 1, scale = 0.2)`` with the paper artifact's
 neighbours (one entry moves by one). Per (k, n): the size of phi with symbolic inputs
 (wmcdp compiles once), the largest size over all concrete inputs of the BDD of the
-output bits (what Dice reports, compiling one program per input; computed by
-``experiments/gat.py``), and the tight epsilon on exhaustive sets.
+output bits (what Dice reports, compiling one program per input;
+``Compiled.output_size``), and the tight epsilon on exhaustive sets.
 
     python experiments/fig2_gat_sizes.py
 Writes experiments/results/fig2_gat_sizes.csv and fig2_gat_sizes.png.
@@ -19,9 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
 
-from gat import output_functions_size  # noqa: E402
 from programs import PROGRAMS  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
 
@@ -63,7 +61,7 @@ def main() -> None:
             compiled = compile_program(gat(n=n, k=k, t=k - 1, scale=SCALE))
             epsilon = synthesize_privacy(compiled).epsilon
             seconds = time.perf_counter() - start
-            per_input = max(output_functions_size(compiled, x) for x in compiled.domain.values())
+            per_input = max(compiled.output_size(x) for x in compiled.domain.values())
             rows.append(dict(k=k, n=n, inputs=compiled.domain.size, phi_size=compiled.size,
                              per_input_max=per_input, epsilon=epsilon, seconds=seconds))
             print(f"{k:>2} {n:>2} {compiled.domain.size:>6} {compiled.size:>9} {per_input:>13} {epsilon:>10.6f} "

@@ -4,7 +4,7 @@ Grid of the paper's artifact: n = 2..6, k = 1..3, t = k - 1, scale = 0.2, neighb
 "one entry moves by one". Per point it prints the tight eps (exhaustive sets), the BDD
 size of phi(x, y, theta) with symbolic inputs (``Compiled.size``), the size of the
 output-bit functions for concrete inputs (smallest and largest over all inputs; see
-:func:`output_functions_size`), and the seconds for compiling plus Algorithm 2.
+:meth:`wmcdp.compile.Compiled.output_size`), and the seconds for compiling plus Algorithm 2.
 
 The paper's Fig. 2 (91 nodes at k = 3, n = 6) counts what Dice compiled: one program per
 concrete input, the BDDs of its output bits. The per-input column is that quantity
@@ -22,26 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dd import cudd  # noqa: E402
-
 from programs import geometric_above_threshold  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
-from wmcdp.compile import Compiled  # noqa: E402
 
 SCALE = 0.2
-
-
-def output_functions_size(compiled: Compiled, x: tuple[int, ...]) -> int:
-    """Shared BDD nodes of the output bits ``o_j(x, theta)`` for one concrete input ``x`` (BDD backend).
-
-    This is the quantity Dice reports for a program compiled with a fixed input. Since
-    ``phi = AND_j (y_j <-> o_j)``, each ``o_j`` is recovered as ``exists y . (phi|x and y_j)``.
-    """
-    be = compiled.backend
-    phi_x = be.condition(compiled.phi, compiled.input_assignment(x))
-    ys = [be.var(v) for v in compiled.output_vars]
-    names = {y.var for y in ys}
-    return cudd.count_nodes([be.bdd.exist(names, phi_x & y) for y in ys])
 
 
 def main() -> None:
@@ -53,7 +37,7 @@ def main() -> None:
             compiled = compile_program(geometric_above_threshold(n, k, k - 1, scale=SCALE))
             result = synthesize_privacy(compiled)
             seconds = time.perf_counter() - start
-            per_input = [output_functions_size(compiled, x) for x in compiled.domain.values()]
+            per_input = [compiled.output_size(x) for x in compiled.domain.values()]
             sizes = f"{min(per_input)}..{max(per_input)}"
             print(f"{k:>2} {n:>2} {compiled.domain.size:>6} {result.epsilon:>10.6f} {compiled.size:>9} "
                   f"{sizes:>19} {seconds:>8.3f}", flush=True)

@@ -69,6 +69,8 @@ def test_human_tables(capsys):
     assert "randomized_response(n, lam)" in out and "rr_counting(n, lam)" in out
     code, out, _ = run(capsys, "size", "randomized_response", "-p", "n=20", "-p", "lam=0.2")
     assert code == 0 and "BDD" in out and "SDD" in out
+    code, out, _ = run(capsys, "size", "randomized_response", "-p", "n=5", "-p", "lam=0.2", "--json")
+    assert json.loads(out)["bdd_per_input"] == {"min": 6, "max": 6}  # n coins + CUDD's terminal
 
 
 def test_user_program_file(capsys, tmp_path):

@@ -137,3 +137,13 @@ def test_diagram_size_is_linear_for_randomized_response():
     sizes = [compile_program(randomized_response(n, 0.2)).size for n in ns]
     per_entry = {(b - a) / (m - n) for (n, a), (m, b) in zip(zip(ns, sizes), zip(ns[1:], sizes[1:]))}
     assert len(per_entry) == 1 and per_entry.pop() <= 5  # the same few nodes for every entry
+
+
+@pytest.mark.parametrize("backend", ["bdd", "sdd"])
+def test_output_size_per_input(backend):
+    """For a concrete input RR's output bits are the n coins themselves: n nodes plus CUDD's one terminal
+    (the paper's Dice count, n + 2, also counts the false terminal); for the SDD they are literals."""
+    for n in (3, 10, 40):
+        compiled = compile_program(randomized_response(n, 0.2), backend)
+        assert compiled.output_size((0,) * n) == compiled.output_size((1, 0) * (n // 2) + (1,) * (n % 2)) \
+            == (n + 1 if backend == "bdd" else 0)

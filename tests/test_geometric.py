@@ -218,3 +218,13 @@ def test_gat_parameter_validation():
         geometric_above_threshold(0, 2, 1, scale=0.2)
     with pytest.raises(WmcdpError, match="exactly one of alpha"):
         geometric_above_threshold(2, 2, 1)
+
+
+def test_gat_per_input_size_within_the_papers_91_nodes():
+    """Paper Fig. 2: Dice's BDD for k = 3, n = 6 has 91 nodes (one program per concrete input)."""
+    compiled = compile_program(geometric_above_threshold(6, 3, 2, scale=0.2))
+    sizes = [compiled.output_size(x) for x in compiled.domain.values()]
+    assert max(sizes) <= 91
+    smaller = [compile_program(geometric_above_threshold(n, 3, 2, scale=0.2)).size for n in (3, 4, 5, 6)]
+    steps = [b - a for a, b in zip(smaller, smaller[1:])]
+    assert max(steps) <= 2 * min(steps)  # phi grows linearly in n

@@ -40,6 +40,8 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_LIMIT = 3
 EXIT_DISAGREE = 1
+#: `wmcdp size` reports per-input sizes over all inputs up to this many
+PER_INPUT_LIMIT = 4096
 
 
 class _Parser(argparse.ArgumentParser):
@@ -256,10 +258,18 @@ def _cmd_size(args: argparse.Namespace) -> str:
         except OSError as exc:
             raise WmcdpError(f"cannot write {args.dot}: {exc.strerror}") from None
     sizes = {name: c.size for name, c in compiled.items()}
+    xs = [_parse_input(args.input, program)] if args.input else \
+        list(program.inputs.values()) if program.inputs.size <= PER_INPUT_LIMIT else []
+    per_input = {name: [c.output_size(x) for x in xs] for name, c in compiled.items()} if xs else {}
     if args.json:
-        return json.dumps({"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}})
-    return _table(f"{program.label()}: compiled diagram size (symbolic inputs)",
-                  [(k.upper(), f"{v} nodes") for k, v in sizes.items()])
+        out: dict[str, Any] = {"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}}
+        out.update({f"{k}_per_input": {"min": min(v), "max": max(v)} for k, v in per_input.items()})
+        return json.dumps(out)
+    rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
+    which = f"input {format_value(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
+    rows += [(f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})")
+             for k, v in per_input.items()]
+    return _table(f"{program.label()}: compiled diagram sizes", rows)
 
 
 def _cmd_programs(args: argparse.Namespace) -> str:
@@ -324,6 +334,7 @@ def _parser() -> argparse.ArgumentParser:
     program_args(q)
     q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
     q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
+    q.add_argument("--input", help="report the output-bit size for this concrete input (as Dice counts)")
     q.set_defaults(run=_cmd_size)
 
     add_sweep_command(sub, _params, BACKENDS)

@@ -10,7 +10,8 @@ a cofactor of the same diagram. Variables follow the program's order of first us
 output bit ``y_j`` sits right below the last variable its function ``o_j`` reads.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
-``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``node_count`` and ``wmc``.
+``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count`` and
+``wmc``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Compiled:
     backend: Any
     phi: Any
     output_vars: list[int]          # variable id of each output bit y_j
+    outputs: list[Any]              # the output-bit functions o_j(x, theta)
     order: list[int]                # variable ids from the top level down
     compile_seconds: float = 0.0
     _size: int | None = field(default=None, repr=False)
@@ -48,6 +50,16 @@ class Compiled:
         if self._size is None:
             self._size = self.backend.size(self.phi)
         return self._size
+
+    def output_size(self, x: tuple[int, ...]) -> int:
+        """Nodes of the output bits ``o_j(x, theta)`` for one concrete input ``x``, shared nodes once.
+
+        This is what a compiler that builds one program per concrete input reports (the
+        paper's Dice sizes: n + 2 for randomized response, counting both terminals; CUDD
+        keeps one terminal and complemented edges, so wmcdp reports n + 1).
+        """
+        assignment = self.input_assignment(self.domain.check(x))
+        return self.backend.shared_size([self.backend.condition(o, assignment) for o in self.outputs])
 
     @property
     def shape(self):
@@ -124,7 +136,7 @@ def compile_program(program: Program, backend: str = "bdd") -> Compiled:
     for j in sorted(range(len(outputs)), key=lambda j: level[output_vars[j]], reverse=True):
         phi = be.conj(phi, be.negate(be.xor(be.var(output_vars[j]), outputs[j])))
         check("compilation", be.node_count() if watching_nodes() else None)
-    return Compiled(program, trace, be, phi, output_vars, order, time.perf_counter() - start)
+    return Compiled(program, trace, be, phi, output_vars, outputs, order, time.perf_counter() - start)
 
 
 __all__ = ["Compiled", "compile_program", "BACKENDS"]

@@ -58,6 +58,11 @@ class BDDBackend(OperatorBackend):
         """Nodes of ``u`` as CUDD counts them (one terminal, complemented edges)."""
         return u.dag_size
 
+    @staticmethod
+    def shared_size(nodes: Sequence[Any]) -> int:
+        """Nodes of several diagrams, shared nodes counted once."""
+        return cudd.count_nodes(list(nodes))
+
     def wmc(self, u: Any, ctx: CountContext) -> Any:
         """Weighted model count of ``u`` under ``ctx`` (iterative, so deep diagrams are fine)."""
         sr = ctx.semiring

@@ -47,6 +47,19 @@ class SDDBackend(OperatorBackend):
         """Decision nodes of ``u`` (``sdd_count``)."""
         return u.count()
 
+    @staticmethod
+    def shared_size(nodes: Sequence[Any]) -> int:
+        """Decision nodes of several SDDs, shared nodes counted once."""
+        seen: set[int] = set()
+        stack = [u for u in nodes if u.is_decision()]
+        while stack:
+            f = stack.pop()
+            if f.id in seen:
+                continue
+            seen.add(f.id)
+            stack.extend(n for pair in f.elements() for n in pair if n.is_decision())
+        return len(seen)
+
     def wmc(self, u: Any, ctx: CountContext) -> Any:
         """``WMC(decision) = sum over elements (p, s) of WMC(p) * WMC(s)``."""
         sr = ctx.semiring

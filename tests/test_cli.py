@@ -116,3 +116,10 @@ def test_installed_command_has_no_traceback():
                            "-p", "lam=7"], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "wmcdp: error: lam must be in [0, 1], got 7"
+
+
+def test_output_piped_into_a_closed_reader():
+    command = f"{sys.executable} -m wmcdp privacy randomized_response -p n=3 -p lam=0.2"
+    full = subprocess.run(command, shell=True, capture_output=True, text=True).stdout
+    proc = subprocess.run(command + " | head -c 5", shell=True, capture_output=True, text=True)
+    assert proc.stdout == full[:5] and proc.stderr == ""

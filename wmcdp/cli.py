@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from fractions import Fraction
 from typing import Any, Sequence
@@ -365,8 +366,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("wmcdp: stopped: out of memory; no bound was computed (use symmetry sets or --max-nodes)",
               file=sys.stderr)
         return EXIT_LIMIT
-    if text:
-        print(text)
+    try:
+        if text:
+            print(text, flush=True)
+    except BrokenPipeError:  # e.g. piped into head: the reader has gone, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

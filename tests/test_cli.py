@@ -119,7 +119,8 @@ def test_installed_command_has_no_traceback():
 
 
 def test_output_piped_into_a_closed_reader():
-    command = f"{sys.executable} -m wmcdp privacy randomized_response -p n=3 -p lam=0.2"
-    full = subprocess.run(command, shell=True, capture_output=True, text=True).stdout
-    proc = subprocess.run(command + " | head -c 5", shell=True, capture_output=True, text=True)
-    assert proc.stdout == full[:5] and proc.stderr == ""
+    # about 150 kB of output, more than a pipe holds, so the writer meets the closed pipe
+    command = (f"{sys.executable} -m wmcdp sample randomized_response -p n=12 -p lam=0.5 --input 000000000000 "
+               "-k 6000 --show 5000 | head -c 5")
+    proc = subprocess.run(command, shell=True, capture_output=True, text=True)
+    assert proc.stdout == "rando" and proc.stderr == ""

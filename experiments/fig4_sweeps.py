@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent

@@ -33,7 +33,7 @@ from .numbers import format_number, parse_number
 from .inference import inference
 from .privacy import PrivacyResult, synthesize_privacy
 from .sample import crosscheck, sample
-from .registry import build_program, builtin_programs, load_function, parameters
+from .registry import build_program, builtin_programs, find_sets, parameters
 from .sets import NEIGHBOURS
 from .sweep_cli import add_sweep_command
 
@@ -58,33 +58,6 @@ def _params(items: Sequence[str], exact: bool) -> dict[str, Any]:
             raise WmcdpError(f"malformed -p {item!r}: expected key=value, e.g. -p lam=0.2")
         params[key.strip()] = parse_number(value, exact=exact)
     return params
-
-
-def _chosen_sets(kind: str, args: argparse.Namespace, program, *extra) -> tuple[Any, Any]:
-    """``(C, I)`` for privacy or ``(A, I)`` for accuracy as ``--sets`` asks; ``(None, None)`` is exhaustive.
-
-    ``--sets symmetry`` takes the program's proved sets from :mod:`symmetry_sets`;
-    ``--sets file.py:function`` calls ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
-    """
-    if args.sets == "exhaustive":
-        return None, None
-    if args.sets == "symmetry":
-        import symmetry_sets
-
-        make = getattr(symmetry_sets, kind.upper()).get(program.name)
-        if make is None:
-            raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use --sets exhaustive")
-    elif args.sets.rpartition(":")[0].endswith(".py"):
-        make = load_function(args.sets)
-    else:
-        raise WmcdpError(f"--sets must be exhaustive, symmetry or path/to/file.py:function, got {args.sets!r}")
-    try:
-        first, I = make(*extra, **program.params)
-    except WmcdpError:
-        raise
-    except Exception as exc:
-        raise WmcdpError(f"the sets from {args.sets} failed: {type(exc).__name__}: {exc}") from None
-    return first, I
 
 
 def _json_number(value: Any) -> Any:
@@ -139,7 +112,7 @@ def _cmd_privacy(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, args.exact))
     compiled = compile_program(program, args.backend)
     neighbours = args.neighbours or program.neighbours
-    C, I = _chosen_sets("privacy", args, program)
+    C, I = find_sets("privacy", args.sets, program)
     if C is not None:
         if args.neighbours:
             raise WmcdpError("--neighbours applies to exhaustive sets only")
@@ -164,7 +137,7 @@ def _cmd_accuracy(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, args.exact))
     alpha = parse_number(args.alpha, exact=True)
     compiled = compile_program(program, args.backend)
-    A, I = _chosen_sets("accuracy", args, program, alpha)
+    A, I = find_sets("accuracy", args.sets, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=True if args.exact else None,
                             force=args.force)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
@@ -217,7 +190,7 @@ def _cmd_sample(args: argparse.Namespace) -> str:
 
 def _cmd_crosscheck(args: argparse.Namespace) -> str:
     program = build_program(args.program, _params(args.param, False))
-    C, I = _chosen_sets("privacy", args, program)
+    C, I = find_sets("privacy", args.sets, program)
     r = crosscheck(program, C, I, k=args.k, seed=args.seed, confidence=args.confidence,
                    neighbours=args.neighbours, force=args.force)
     w = r.privacy.witness

@@ -85,3 +85,31 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
     if not isinstance(program, Program):
         raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
     return program
+
+
+def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
+    """``(C, I)`` for ``kind == "privacy"`` or ``(A, I)`` for ``"accuracy"``; ``(None, None)`` is exhaustive.
+
+    ``spec`` is ``"exhaustive"``, ``"symmetry"`` (the program's proved sets from
+    :mod:`symmetry_sets`) or ``path/to/file.py:function``, called as
+    ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
+    """
+    if spec == "exhaustive":
+        return None, None
+    if spec == "symmetry":
+        import symmetry_sets
+
+        make = getattr(symmetry_sets, kind.upper()).get(program.name)
+        if make is None:
+            raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use exhaustive sets")
+    elif spec.rpartition(":")[0].endswith(".py"):
+        make = load_function(spec)
+    else:
+        raise WmcdpError(f"sets must be exhaustive, symmetry or path/to/file.py:function, got {spec!r}")
+    try:
+        first, I = make(*extra, **program.params)
+    except WmcdpError:
+        raise
+    except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
+        raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
+    return first, I

@@ -24,7 +24,7 @@ from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, format_number, is_exact, parse_number
 from .privacy import PrivacyWitness, synthesize_privacy
-from .registry import build_program, find_program, parameters
+from .registry import build_program, find_program, find_sets, parameters
 
 #: most points one sweep may have
 MAX_POINTS = 100_000
@@ -202,19 +202,10 @@ def _check(specs: Sequence[str], fixed: Mapping[str, Number], parameter: str, va
                              f"{', '.join(names)}")
 
 
-def _symmetry(table: str, program: Program, *args: Any) -> Any:
-    import symmetry_sets
-
-    sets = getattr(symmetry_sets, table).get(program.name)
-    if sets is None:
-        raise WmcdpError(f"no symmetry sets for {table.lower()} of {program.name}; use exhaustive sets")
-    return sets(*args, **program.params)
-
-
 def _privacy_point(program: Program, variant: str, parameter: str, value: Number, *, sets: str,
                    neighbours: str | None, backend: str, exact: bool | None) -> PrivacyRow:
     compiled = compile_program(program, backend)
-    C, I = _symmetry("PRIVACY", program) if sets == "symmetry" else (None, None)
+    C, I = find_sets("privacy", sets, program)
     r = synthesize_privacy(compiled, C, I, neighbours=neighbours, exact=exact)
     return PrivacyRow(variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact,
                       r.diagram_size, compiled.compile_seconds + r.seconds)
@@ -223,7 +214,7 @@ def _privacy_point(program: Program, variant: str, parameter: str, value: Number
 def _accuracy_point(program: Program, variant: str, parameter: str, value: Number, *, alpha: Number, sets: str,
                     backend: str, exact: bool | None) -> AccuracyRow:
     compiled = compile_program(program, backend)
-    A, I = _symmetry("ACCURACY", program, alpha) if sets == "symmetry" else (None, None)
+    A, I = find_sets("accuracy", sets, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
     return AccuracyRow(variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact,
                        r.diagram_size, compiled.compile_seconds + r.seconds)
@@ -252,9 +243,10 @@ def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], paramete
 
     ``programs`` are built-in names or ``file.py:function``; ``fixed`` holds the other
     parameters; ``sets`` is ``"exhaustive"`` (with ``neighbours``, default the program's
-    relation) or ``"symmetry"`` (the program's proved sets).
+    relation), ``"symmetry"`` (the program's proved sets) or ``file.py:function`` (your own,
+    as for ``wmcdp privacy --sets``).
     """
-    if sets == "symmetry" and neighbours:
+    if sets != "exhaustive" and neighbours:
         raise WmcdpError("neighbours apply to exhaustive sets only")
     return _sweep(_privacy_point, programs, fixed, parameter, values, progress, sets=sets,
                   neighbours=neighbours, backend=backend, exact=exact)  # type: ignore[return-value]

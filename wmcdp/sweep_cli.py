@@ -32,7 +32,7 @@ def add_sweep_command(sub: Any, parse_params: ParamsParser, backends: Sequence[s
     q.add_argument("--over", required=True, metavar="KEY=RANGE",
                    help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...")
     q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
-    q.add_argument("--sets", choices=["exhaustive", "symmetry"], default="exhaustive")
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC")
     q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="exhaustive privacy sets: neighbour relation")
     q.add_argument("--backend", choices=sorted(backends), default="bdd")
     q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")

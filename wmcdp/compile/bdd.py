@@ -22,7 +22,9 @@ class BDDBackend(OperatorBackend):
     name = "bdd"
 
     def __init__(self, order: Sequence[int]) -> None:
-        self.bdd = cudd.BDD()
+        # CUDD sizes its tables to the machine's memory by default (about 15 ms per manager);
+        # small initial tables start in about 1 ms and grow as needed
+        self.bdd = cudd.BDD(memory_estimate=1 << 28, initial_cache_size=1 << 12)
         self.bdd.configure(reordering=False)
         self._node: dict[int, Any] = {}
         self._var_of: dict[str, int] = {}

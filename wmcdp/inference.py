@@ -30,8 +30,10 @@ from .wmc import CountContext, ExactSemiring, LogSemiring, Semiring
 
 #: a whole-distribution pass is used when 2^bits <= DENSE_RATIO * (entries asked for)
 DENSE_RATIO = 64
-#: the joint pass over inputs and outputs is used up to this many free bits (float, exact)
-JOINT_MAX_BITS = {False: 20, True: 14}
+#: the joint pass over inputs and outputs is used up to this many free bits (float, exact) ...
+JOINT_MAX_BITS = {False: 24, True: 14}
+#: ... and, past 20 bits, only when the backend estimates its arrays at most this many bytes
+JOINT_MAX_BYTES = 1 << 29
 #: ... and the output has at most this many bits
 DENSE_MAX_BITS = 22
 
@@ -111,6 +113,10 @@ class Counter:
         free = len(inputs) + c.shape.width
         if free > JOINT_MAX_BITS[sr.exact] or (1 << free) > DENSE_RATIO * len(I):
             return None
+        if free > 20:
+            cells = c.backend.array_cells(c.phi, inputs + c.output_vars)
+            if cells is None or 16 * cells > JOINT_MAX_BYTES:  # two float64 arrays per node
+                return None
         axes = {v: k for k, v in enumerate(inputs + c.output_vars)}
         ctx = CountContext(sr, c.trace.circuit.weights, axes, cache=self.scalar_ctx.cache)
         value = c.backend.wmc(c.phi, ctx)

@@ -7,6 +7,7 @@ in floating point.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Mapping, Sequence
 
 from dd import cudd
@@ -64,6 +65,23 @@ class BDDBackend(OperatorBackend):
     def shared_size(nodes: Sequence[Any]) -> int:
         """Nodes of several diagrams, shared nodes counted once."""
         return cudd.count_nodes(list(nodes))
+
+    def array_cells(self, u: Any, free: Sequence[int]) -> int:
+        """Entries of the arrays a counting pass over ``u`` with ``free`` variables as axes holds:
+        a node's array spans the free variables at or below its level."""
+        free_levels = sorted(self.bdd.level_of_var(self._name[v]) for v in free)
+        seen: set[int] = set()
+        cells = 0
+        stack = [u]
+        while stack:
+            f = stack.pop()
+            key = int(f) & ~1
+            if key in seen or f.var is None:
+                continue
+            seen.add(key)
+            cells += 1 << (len(free_levels) - bisect.bisect_left(free_levels, f.level))
+            stack.extend((f.high, f.low))
+        return cells
 
     def wmc(self, u: Any, ctx: CountContext) -> Any:
         """Weighted model count of ``u`` under ``ctx`` (iterative, so deep diagrams are fine)."""

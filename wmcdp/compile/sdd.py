@@ -60,6 +60,11 @@ class SDDBackend(OperatorBackend):
             stack.extend(n for pair in f.elements() for n in pair if n.is_decision())
         return len(seen)
 
+    @staticmethod
+    def array_cells(u: Any, free: Sequence[int]) -> None:
+        """Not estimated for SDDs (a vtree is no linear order): joint passes stay at 20 bits."""
+        return None
+
     def wmc(self, u: Any, ctx: CountContext) -> Any:
         """``WMC(decision) = sum over elements (p, s) of WMC(p) * WMC(s)``."""
         sr = ctx.semiring

@@ -13,21 +13,21 @@ Writes experiments/results/fig3_accuracy.csv and fig3_accuracy.png.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 from programs import rr_counting  # noqa: E402
+from results_io import RESULTS, write_csv  # noqa: E402
 from symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy  # noqa: E402
 from wmcdp.limits import LimitExceeded  # noqa: E402
 
 LAM, ALPHA, NS = 0.2, 3, range(2, 23)
-RESULTS = HERE / "results"
 
 
 def point(n: int, sets: str, budget: float) -> dict:
@@ -89,13 +89,9 @@ def main() -> None:
             if row["seconds"] > args.budget:
                 print(f"{sets} series stopped: n = {n} took over {args.budget:g} s")
                 break
-    RESULTS.mkdir(exist_ok=True)
-    with open(RESULTS / "fig3_accuracy.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, list(rows[0]))
-        writer.writeheader()
-        writer.writerows({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in r.items()} for r in rows)
+    path = write_csv(rows, "fig3_accuracy.csv")
     plot(rows, RESULTS / "fig3_accuracy.png")
-    print(f"wrote {RESULTS / 'fig3_accuracy.csv'} and {RESULTS / 'fig3_accuracy.png'}")
+    print(f"wrote {path} and {RESULTS / 'fig3_accuracy.png'}")
 
 
 if __name__ == "__main__":

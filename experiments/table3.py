@@ -11,7 +11,6 @@ Writes experiments/results/table3.csv.
 
 from __future__ import annotations
 
-import csv
 import sys
 from collections import Counter
 from fractions import Fraction
@@ -19,14 +18,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 from programs import rr_counting  # noqa: E402
+from results_io import write_csv  # noqa: E402
 from wmcdp import synthesize_accuracy  # noqa: E402
 from wmcdp.lang.shape import format_value  # noqa: E402
 
 N, LAM, ALPHA, TOP = 8, Fraction(1, 5), 3, 4
 PAPER = [("00000000", 0.9437184), ("11111111", 0.9437184), ("01111111", 0.9723904), ("00000001", 0.9723904)]
-RESULTS = HERE / "results"
 
 
 def main() -> None:
@@ -41,12 +41,7 @@ def main() -> None:
         print(f"{rank:>4}  {format_value(x):<8}  {float(v):>10.7f}  {str(v):>14}  {ties[v]:>11}  {px} {pv}")
     same = all(r["one_minus_beta"] == r["paper_one_minus_beta"] for r in rows)
     print("values equal the paper's" if same else "VALUES DIFFER FROM THE PAPER")
-    RESULTS.mkdir(exist_ok=True)
-    with open(RESULTS / "table3.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {RESULTS / 'table3.csv'}")
+    print(f"wrote {write_csv(rows, 'table3.csv', digits=None)}")
 
 
 if __name__ == "__main__":

@@ -189,10 +189,11 @@ def _cmd_sample(args: argparse.Namespace) -> str:
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> str:
-    program = build_program(args.program, _params(args.param, False))
+    program = build_program(args.program, _params(args.param, args.exact))
     C, I = find_sets("privacy", args.sets, program)
-    r = crosscheck(program, C, I, k=args.k, seed=args.seed, confidence=args.confidence,
-                   neighbours=args.neighbours, force=args.force)
+    r = crosscheck(compile_program(program, args.backend), C, I, k=args.k, seed=args.seed,
+                   confidence=args.confidence, neighbours=args.neighbours, force=args.force,
+                   exact=True if args.exact else None)
     w = r.privacy.witness
     verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
     if args.json:
@@ -275,9 +276,16 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
         q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
 
+    def privacy_args(q: argparse.ArgumentParser) -> None:
+        synthesis_args(q)
+        q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+
+    def sampling_args(q: argparse.ArgumentParser, k: int) -> None:
+        q.add_argument("-k", type=int, default=k, help=f"number of samples (default {k})")
+        q.add_argument("--seed", type=int, default=0, help="seed of the random number generator (default 0)")
+
     q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
-    synthesis_args(q)
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+    privacy_args(q)
     q.set_defaults(run=_cmd_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
@@ -289,18 +297,13 @@ def _parser() -> argparse.ArgumentParser:
     q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
     program_args(q)
     q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
-    q.add_argument("-k", type=int, default=10_000, help="number of samples (default 10000)")
-    q.add_argument("--seed", type=int, default=0)
+    sampling_args(q, 10_000)
     q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
     q.set_defaults(run=_cmd_sample)
 
     q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
-    program_args(q)
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC")
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
-    q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
-    q.add_argument("-k", type=int, default=100_000, help="samples per input (default 100000)")
-    q.add_argument("--seed", type=int, default=0)
+    privacy_args(q)
+    sampling_args(q, 100_000)
     q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
     q.set_defaults(run=_cmd_crosscheck)
 

@@ -195,4 +195,4 @@ class Program:
         return f"{self.name}({args})"
 
 
-__all__ = ["Bits", "IntVector", "Vector", "Program", "Trace", "FALSE", "TRUE"]
+__all__ = ["Bits", "IntVector", "Vector", "Program", "Trace", "SymbolicInput"]

@@ -29,7 +29,7 @@ from .compile import BACKENDS, compile_program
 from .errors import WmcdpError
 from .limits import LimitExceeded, limits
 from .lang.shape import format_value, jsonable
-from .numbers import format_number, parse_number
+from .numbers import exact_text, format_number, parse_number
 from .inference import inference
 from .privacy import PrivacyResult, synthesize_privacy
 from .sample import crosscheck, sample
@@ -66,20 +66,17 @@ def _json_number(value: Any) -> Any:
     return float(value)
 
 
-def _exact_text(value: Any) -> str:
-    return "inf" if isinstance(value, float) else format_number(Fraction(value))
-
 
 def _privacy_json(r: PrivacyResult, extra: dict) -> dict:
     out = {"epsilon": _json_number(r.epsilon), "ratio": _json_number(r.ratio)}
     if r.exact:
-        out["ratio_exact"] = _exact_text(r.ratio)
+        out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
     out["p_y_given_x"] = _json_number(r.p_x)
     out["p_y_given_x_prime"] = _json_number(r.p_x_prime)
     if r.exact:
-        out["p_y_given_x_exact"] = _exact_text(r.p_x)
-        out["p_y_given_x_prime_exact"] = _exact_text(r.p_x_prime)
+        out["p_y_given_x_exact"] = exact_text(r.p_x)
+        out["p_y_given_x_prime_exact"] = exact_text(r.p_x_prime)
     out.update(diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     return out
 
@@ -87,10 +84,10 @@ def _privacy_json(r: PrivacyResult, extra: dict) -> dict:
 def _accuracy_json(r: AccuracyResult, extra: dict) -> dict:
     out: dict[str, Any] = {"one_minus_beta": float(r.one_minus_beta), "beta": float(r.beta)}
     if r.exact:
-        out["one_minus_beta_exact"] = _exact_text(r.one_minus_beta)
-        out["beta_exact"] = _exact_text(r.beta)
+        out["one_minus_beta_exact"] = exact_text(r.one_minus_beta)
+        out["beta_exact"] = exact_text(r.beta)
     out["witness"] = {"x": jsonable(r.witness)}
-    out["top"] = [{"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": _exact_text(v)}
+    out["top"] = [{"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": exact_text(v)}
                                                                    if r.exact else {})} for x, v in r.top]
     out.update(alpha=_json_number(r.alpha), diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     return out

@@ -87,3 +87,8 @@ def format_number(value: object) -> str:
     if isinstance(value, float):
         return repr(value) if math.isinf(value) or math.isnan(value) else f"{value:.10g}"
     return str(value)
+
+
+def exact_text(value: object) -> str:
+    """An exact result as ``"a/b"`` (``"4"`` when whole); an infinite ratio (a float) as ``"inf"``."""
+    return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from .compile import compile_program
 from .errors import WmcdpError
 from .lang.program import Program, Value
 from .lang.shape import format_value
-from .numbers import Number, format_number, is_exact, parse_number
+from .numbers import Number, exact_text, format_number, is_exact, parse_number
 from .privacy import PrivacyWitness, synthesize_privacy
 from .registry import build_program, find_program, find_sets, parameters
 
@@ -59,8 +59,8 @@ class PrivacyRow:
                    p_y_given_x=float(self.p_x), p_y_given_x_prime=float(self.p_x_prime),
                    diagram_size=self.diagram_size, seconds=self.seconds)
         if self.exact:
-            out.update(ratio_exact=_exact_text(self.ratio), p_y_given_x_exact=_exact_text(self.p_x),
-                       p_y_given_x_prime_exact=_exact_text(self.p_x_prime))
+            out.update(ratio_exact=exact_text(self.ratio), p_y_given_x_exact=exact_text(self.p_x),
+                       p_y_given_x_prime_exact=exact_text(self.p_x_prime))
         return out
 
 
@@ -87,7 +87,7 @@ class AccuracyRow:
         out.update(alpha=_plain(self.alpha), one_minus_beta=float(self.one_minus_beta), beta=float(self.beta),
                    witness_x=format_value(self.witness), diagram_size=self.diagram_size, seconds=self.seconds)
         if self.exact:
-            out.update(one_minus_beta_exact=_exact_text(self.one_minus_beta), beta_exact=_exact_text(self.beta))
+            out.update(one_minus_beta_exact=exact_text(self.one_minus_beta), beta_exact=exact_text(self.beta))
         return out
 
 
@@ -100,10 +100,6 @@ def _plain(value: Any) -> Any:
         return int(value) if value.denominator == 1 else float(value)
     return value
 
-
-def _exact_text(value: Any) -> str:
-    """An exact result as ``"a/b"`` (``"inf"`` for an infinite ratio)."""
-    return "inf" if isinstance(value, float) else format_number(Fraction(value))
 
 
 def _head(row: "Row") -> dict[str, Any]:

@@ -5,6 +5,7 @@ the CLI prints ``wmcdp: error: <message>`` as its only line on stderr and exits 
 The README's table must show every message, so the documentation stays true.
 """
 
+import re
 import textwrap
 from fractions import Fraction
 from pathlib import Path
@@ -17,8 +18,9 @@ from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inferen
 from wmcdp.cli import main
 from wmcdp.registry import build_program
 
-MECH = textwrap.dedent('''
-    from wmcdp import Bits, IntVector, Program, discrete, flip, uniform
+MECH = textwrap.dedent("""
+    from fractions import Fraction
+    from wmcdp import Bits, IntVector, Program, discrete, flip, ite, uniform
 
     def coin(p=0.5):
         return Program("coin", Bits(1), lambda x: x[0] ^ flip(p))
@@ -44,49 +46,114 @@ MECH = textwrap.dedent('''
     def float_coin():
         return Program("coin", Bits(1), lambda x: x[0] ^ flip(0.2))
 
+    def branchy():
+        return Program("branchy", Bits(1), lambda x: flip(0.5) if x[0] else flip(0.25))
+
+    def modulo():
+        return Program("modulo", IntVector(1, 0, 3), lambda x: x[0] % 2)
+
+    def half():
+        return Program("half", IntVector(1, 0, 3), lambda x: x[0] < 1.5)
+
+    def crash():
+        return Program("crash", Bits(1), lambda x: 1 / 0)
+
+    def half_bits(n=2.5):
+        return Program("half_bits", Bits(n), lambda x: x[0])
+
+    def nan_target():
+        return Program("nan", Bits(2), lambda x: (x[0] ^ flip(0.2)) + (x[1] ^ flip(0.2)), target=lambda x: float("nan"))
+
     def uncovered_privacy(**params):
         return [((0,), (1,), 0)], [((0,), 0)]
 
     def uncovered_accuracy(alpha, **params):
         return [(0, 0)], [((0, 0), 0)]
-''')
+
+    def fractional_input(**params):
+        return [((0.9, 0), (1, 0), 0)], [((0.9, 0), 0), ((1, 0), 0)]
+
+    def float_output(**params):
+        return [((0, 0), (1, 0), 0.0)], [((0, 0), 0.0), ((1, 0), 0.0)]
+
+    def no_sets(alpha, **params):
+        return None, None
+
+    def one_way(x):
+        return [(1,)] if x == (0,) else []
+""")
 
 
 def _coin(p):
     return Program("coin", Bits(1), lambda x: x[0] ^ flip(p))
 
 
+def one_way(x):
+    return [(1,)] if x == (0,) else []
+
+
+AT = "{at}"  # " at FILE:LINE" of the program body's line in the message
 # (case, exact message, API call, CLI arguments; "{f}" is the user file)
 CASES = [
-    ("probability outside [0, 1]", "flip probability must be in [0, 1], got 1.5",
+    ("probability outside [0, 1]", "program coin failed{at}: flip probability must be in [0, 1], got 1.5",
      lambda: inference(_coin(1.5), [((0,), 0)]), ["privacy", "{f}:coin", "-p", "p=1.5"]),
-    ("probability NaN", "flip probability is NaN",
+    ("probability NaN", "program coin failed{at}: flip probability is NaN",
      lambda: inference(_coin(float("nan")), [((0,), 0)]), ["privacy", "{f}:coin", "-p", "p=nan"]),
-    ("discrete weights not summing to 1 (exact)", "discrete() probabilities sum to 9/10, not 1",
+    ("discrete weights not summing to 1 (exact)", "program dice failed{at}: discrete() probabilities sum to 9/10, not 1",
      lambda: inference(Program("dice", Bits(1), lambda x: discrete(["1/2", "2/5"])), [((0,), 0)]),
      ["privacy", "{f}:dice"]),
-    ("discrete weights not summing to 1 (float)", "discrete() probabilities sum to 0.9, not 1",
+    ("discrete weights not summing to 1 (float)", "program dice failed{at}: discrete() probabilities sum to 0.9, not 1",
      lambda: inference(Program("dice", Bits(1), lambda x: discrete([0.5, 0.4])), [((0,), 0)]),
      ["privacy", "{f}:dice_float"]),
-    ("reversed range", "uniform(3, 1) is an empty range",
+    ("reversed range", "program backwards failed{at}: uniform(3, 1) is an empty range",
      lambda: inference(Program("backwards", Bits(1), lambda x: uniform(3, 1)), [((0,), 0)]),
      ["privacy", "{f}:backwards"]),
+    ("a Python condition on a symbolic value",
+     "program branchy failed{at}: TypeError: a symbolic Bool has no Python truth value; "
+     "use ite(cond, a, b) instead of if/and/or",
+     lambda: inference(Program("branchy", Bits(1), lambda x: flip(0.5) if x[0] else flip(0.25)), [((0,), 0)]),
+     ["privacy", "{f}:branchy"]),
+    ("an operator the DSL does not have",
+     "program modulo failed{at}: the DSL has no % on Int values; Int supports + - * abs, < <= > >= == !=, clamp and ite",
+     lambda: inference(Program("modulo", IntVector(1, 0, 3), lambda x: x[0] % 2), [((0,), 0)]),
+     ["privacy", "{f}:modulo"]),
+    ("an Int compared with a float",
+     "program half failed{at}: Int arithmetic and comparisons take whole numbers, got the float 1.5",
+     lambda: inference(Program("half", IntVector(1, 0, 3), lambda x: x[0] < 1.5), [((0,), 0)]),
+     ["privacy", "{f}:half"]),
+    ("any other error in a program body", "program crash failed{at}: ZeroDivisionError: division by zero",
+     lambda: inference(Program("crash", Bits(1), lambda x: 1 / 0), [((0,), 0)]), ["privacy", "{f}:crash"]),
+    ("input domain of a fractional size", "the number of input entries must be a whole number, got 2.5",
+     lambda: Bits(2.5), ["privacy", "{f}:half_bits"]),
     ("empty input domain", "input range 2..1 is empty", lambda: IntVector(2, 2, 1), ["privacy", "{f}:empty_domain"]),
     ("lambda out of range", "lam must be in [0, 1], got 2", lambda: randomized_response(3, 2),
      ["privacy", "randomized_response", "-p", "n=3", "-p", "lam=2"]),
+    ("parameter that binary64 rounds to 0 or 1",
+     "lam: 0.99999999999999999999 rounds to 1.0 as a binary64 float; give it as a fraction such as "
+     "'99999999999999999999/100000000000000000000', or use exact arithmetic (--exact)",
+     lambda: randomized_response(3, "0.99999999999999999999"),
+     ["privacy", "randomized_response", "-p", "n=3", "-p", "lam=0.99999999999999999999"]),
     ("alpha out of range", "alpha must be a finite number >= 0, got -1",
      lambda: synthesize_accuracy(rr_counting(2, 0.2), alpha=-1),
      ["accuracy", "rr_counting", "-p", "n=2", "-p", "lam=0.2", "--alpha", "-1"]),
     ("scale out of range", "scale must be > 0, got -1",
      lambda: build_program("truncated_geometric", {"m": 3, "scale": -1}),
      ["privacy", "truncated_geometric", "-p", "m=3", "-p", "scale=-1"]),
+    ("a target V that is NaN", "the target V_x of x=00 is NaN",
+     lambda: synthesize_accuracy(rr_counting(2, 0.2), alpha=1, V=lambda x: float("nan")),
+     ["accuracy", "{f}:nan_target", "--alpha", "1"]),
     ("unknown neighbour relation",
-     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries",
+     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, "
+     "or give a function (FILE.py:FUNC)",
      lambda: synthesize_privacy(randomized_response(2, 0.2), neighbours="adjacent"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--neighbours", "adjacent"]),
     ("program declaring an unknown relation",
      "program adj declares the unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries",
      lambda: Program("adj", Bits(1), lambda x: x[0], neighbours="adjacent"), ["privacy", "{f}:adjacent"]),
+    ("a neighbour relation that is not symmetric",
+     "the neighbour relation one_way is not symmetric: 1 is a neighbour of 0, but not the other way round",
+     lambda: synthesize_privacy(_coin(0.25), neighbours=one_way),
+     ["privacy", "{f}:coin", "--neighbours", "{f}:one_way"]),
     ("unknown backend", "unknown backend 'zdd'; choose one of bdd, sdd",
      lambda: synthesize_privacy(randomized_response(2, 0.2), backend="zdd"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--backend", "zdd"]),
@@ -98,15 +165,24 @@ CASES = [
      "the inference set is missing the pair (x=00, y=1) needed for the accuracy of x=00 (|y - V_x| <= 1)",
      lambda: synthesize_accuracy(rr_counting(2, 0.2), [(0, 0)], None, 1, [((0, 0), 0)]),
      ["accuracy", "rr_counting", "-p", "n=2", "-p", "lam=0.2", "--alpha", "1", "--sets", "{f}:uncovered_accuracy"]),
+    ("sets function that returns no sets", "the sets from {f}:no_sets must be a pair (A, I) of sets, got (None, None)",
+     None, ["accuracy", "rr_counting", "-p", "n=2", "-p", "lam=0.2", "--alpha", "1", "--sets", "{f}:no_sets"]),
     ("input outside the declared domain", "input (0, 2) is outside the domain {0,1}^2",
      lambda: inference(randomized_response(2, 0.2), [((0, 2), (0, 0))]),
      ["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "0,2"]),
+    ("an input of a set that is not integers", "input (0.9, 0) is not a sequence of 2 integers",
+     lambda: synthesize_privacy(rr_counting(2, 0.2), [((0.9, 0), (1, 0), 0)], [((0.9, 0), 0), ((1, 0), 0)]),
+     ["privacy", "rr_counting", "-p", "n=2", "-p", "lam=0.2", "--sets", "{f}:fractional_input"]),
+    ("an output of a set not of the program's form",
+     "output 0.0 is not of the program's output form (an integer in 0..2)",
+     lambda: synthesize_privacy(rr_counting(2, 0.2), [((0, 0), (1, 0), 0.0)], [((0, 0), 0.0), ((1, 0), 0.0)]),
+     ["privacy", "rr_counting", "-p", "n=2", "-p", "lam=0.2", "--sets", "{f}:float_output"]),
     ("program returning a non-symbolic value",
      "the program returned NoneType None, not a symbolic value (Bool, Int, or a tuple of them)",
      lambda: inference(Program("nothing", Bits(1), lambda x: None), [((0,), 0)]), ["privacy", "{f}:nothing"]),
     ("exact arithmetic with float parameters",
      "exact arithmetic needs rational parameters, but a random choice has the float probability 0.2; "
-     "give parameters as fractions such as '1/5'",
+     "give parameters as fractions such as '1/5', or read floats as their exact binary values (--exact-floats)",
      lambda: synthesize_privacy(_coin(0.2), exact=True), ["privacy", "{f}:float_coin", "--exact"]),
     ("exhaustive sets over the size limit",
      "the exhaustive sets are too large (|I| = 268435456 pairs and |C| = 3758096384 triples; limits 16777216 "
@@ -124,8 +200,14 @@ CASES = [
      lambda: build_program("{f}:g", {}), ["privacy", "{f}:g"]),
     ("malformed -p (CLI only)", "malformed -p 'n': expected key=value, e.g. -p lam=0.2", None,
      ["privacy", "randomized_response", "-p", "n"]),
-    ("parameter that is not a number (CLI only)", "'x' is not a number", None,
+    ("parameter that is not a number", "lam must be a number, got 'x'", lambda: randomized_response(2, "x"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=x"]),
+    ("sample --show below 1 (CLI only)", "--show must be at least 1, got 0", None,
+     ["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "01", "--show", "0"]),
+    ("a swept value that is not finite (CLI only)", "--over 'lam=0:1:nan': 'nan' is not a finite number", None,
+     ["sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0:1:nan"]),
+    ("malformed --max-memory (CLI only)", "--max-memory 'lots' is not a size such as 4G, 512M or 1073741824", None,
+     ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--max-memory", "lots"]),
 ]
 PREFIX_ONLY = {"unknown program", "user file that fails to import"}  # the rest of the message varies
 
@@ -144,6 +226,15 @@ def _fill(arg, files, case):
     return arg.replace("{f}", str(broken if case == "user file that fails to import" else good))
 
 
+def _matches(text, message, case, files):
+    """``{at}`` stands for `` at FILE:LINE`` (where the program body failed)."""
+    message = _fill(message, files, case)
+    if case in PREFIX_ONLY:
+        return text.startswith(message)
+    pattern = re.escape(message).replace(re.escape(AT), r" at \S+:\d+")
+    return re.fullmatch(pattern, text) is not None
+
+
 @pytest.mark.parametrize("case, message, api, argv", CASES, ids=[c[0] for c in CASES])
 def test_cli(case, message, api, argv, files, capsys):
     code = main([_fill(a, files, case) for a in argv])
@@ -151,7 +242,7 @@ def test_cli(case, message, api, argv, files, capsys):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("wmcdp: error: ")
     text = err[len("wmcdp: error: "):-1]
-    assert text.startswith(message) if case in PREFIX_ONLY else text == message
+    assert _matches(text, message, case, files), text
 
 
 @pytest.mark.parametrize("case, message, api, argv", [c for c in CASES if c[2] is not None],
@@ -164,12 +255,21 @@ def test_api(case, message, api, argv, files):
         call()
     assert isinstance(info.value, ValueError)
     text = str(info.value)
-    assert text.startswith(message) if case in PREFIX_ONLY else text == message
+    assert _matches(text, message, case, files), text
+
+
+def test_body_errors_name_the_line_of_the_users_code(files, capsys):
+    good, _ = files
+    assert main(["privacy", f"{good}:branchy"]) == 2
+    err = capsys.readouterr().err
+    line = next(k for k, text in enumerate(MECH.splitlines(), start=1) if "flip(0.5) if x[0]" in text)
+    assert f" at {good}:{line}: " in err
 
 
 def test_readme_lists_every_message():
     readme = (Path(__file__).parent.parent / "README.md").read_text().replace("\\|", "|")  # table escapes
-    missing = [message for _, message, _, _ in CASES if message not in readme]
+    shown = [message.replace("{f}", "FILE.py").replace(AT, " at FILE:LINE") for _, message, _, _ in CASES]
+    missing = [message for message in shown if message not in readme]
     assert not missing
 
 

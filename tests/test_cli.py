@@ -91,7 +91,7 @@ def test_user_program_file(capsys, tmp_path):
     (["privacy", "randomized_response", "-p", "n"], "malformed -p 'n'"),
     (["privacy", "randomized_response", "-p", "n=3", "-p", "lam=0.2", "-p", "k=1"], "has no parameter 'k'"),
     (["privacy", "randomized_response", "-p", "n=3"], "needs lam"),
-    (["privacy", "randomized_response", "-p", "n=3", "-p", "lam=0.2", "--exact", "-p", "lam=x"], "'x' is not a number"),
+    (["privacy", "randomized_response", "-p", "n=3", "-p", "lam=0.2", "--exact", "-p", "lam=x"], "lam must be a number, got 'x'"),
     (["accuracy", "randomized_response", "-p", "n=3", "-p", "lam=0.2", "--alpha", "1"], "numeric output"),
     (["accuracy", "rr_counting", "-p", "n=3", "-p", "lam=0.2", "--alpha", "-1"], "alpha must be"),
     (["privacy", "rr_counting", "-p", "n=3", "-p", "lam=0.2", "--sets", "symmetry"], "no symmetry sets"),

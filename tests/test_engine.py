@@ -8,7 +8,7 @@ import brute
 from programs import randomized_response, rr_counting
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
-from wmcdp.sets import exhaustive_inference
+from wmcdp.sets import InferenceSet, exhaustive_inference
 
 
 def _rr_ref(lam):
@@ -66,14 +66,17 @@ def _cases(exact):
     yield prog, _boolean(Fraction(1, 3), Fraction(3, 7))[1]
 
 
-@pytest.fixture(params=["joint", "per input", "per pair"])
+@pytest.fixture(params=["joint", "stripes", "batch of inputs", "batch of pairs"])
 def inference_pass(request, monkeypatch):
-    """Force each of Algorithm 1's three ways of counting."""
+    """Force each of Algorithm 1's ways of counting: the joint table (whole or in stripes of outputs),
+    a batch of inputs with whole output distributions, or a batch of (input, output) pairs."""
     import importlib
     inf = importlib.import_module("wmcdp.inference")  # the module (wmcdp.inference is also the function)
-    if request.param != "joint":
-        monkeypatch.setattr(inf, "JOINT_MAX_BITS", {False: -1, True: -1})
-    if request.param == "per pair":
+    if request.param == "stripes":
+        monkeypatch.setattr(inf, "memory_budget", lambda: 1)
+    if request.param == "batch of inputs":
+        monkeypatch.setattr(inf, "DENSE_RATIO", 1 << 30)
+    if request.param == "batch of pairs":
         monkeypatch.setattr(inf, "DENSE_RATIO", 0)
     return request.param
 
@@ -84,7 +87,10 @@ def test_every_input_output_matches_brute_force(backend, exact, inference_pass):
     for prog, ref in _cases(exact):
         compiled = compile_program(prog, backend)
         outputs = list(compiled.shape.values())
-        table = inference(compiled, exhaustive_inference(prog.inputs, outputs), exact=exact)
+        I = exhaustive_inference(prog.inputs, outputs)
+        if inference_pass.startswith("batch"):
+            I = InferenceSet.of(list(I))
+        table = inference(compiled, I, exact=exact)
         for x in prog.inputs.values():
             expected = brute.distribution(ref, x)
             assert set(expected) <= set(outputs), prog.name
@@ -117,6 +123,7 @@ def test_float_mode_does_not_underflow():
     prog = randomized_response(n, 0.2)
     zero, ones, almost = (0,) * n, (1,) * n, (1,) * (n - 1) + (0,)
     table = inference(prog, [(ones, zero), (almost, zero)])
+    assert table.arith.log  # paths of weight 0.2^600 < 2^-1000: the counter works in logs
     log_p = table.rows[ones][1][0]
     assert log_p == pytest.approx(n * __import__("math").log(0.2), rel=1e-12)
     assert table.probability(ones, zero) == 0.0  # as a plain float it does underflow

@@ -69,7 +69,7 @@ def test_cli_crosscheck_disagreement_exits_1(capsys, monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "012"], "outside the domain"),
     (["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "0x"], "not a list of integers"),
-    (["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "01", "-k", "0"], "must be >= 1"),
+    (["sample", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--input", "01", "-k", "0"], "must be a whole number >= 1"),
 ])
 def test_cli_sample_errors(capsys, argv, message):
     assert main(argv) == 2

@@ -1,9 +1,12 @@
 """Algorithm 3 (Accuracy Bound Synthesis): the tight ``(alpha, beta)`` bound and the worst inputs.
 
 ``1 - beta = min over x in A of sum_{y in [V_x - alpha, V_x + alpha]} M(x, y)``
-(paper Problem 2, Thm. 1, Def. 5). ``top`` lists the ``k`` inputs with the lowest
-``1 - beta`` (paper Table 3), lowest first; ties keep ``A``'s order (float values whose logs agree
-to 12 decimals count as ties).
+(paper Problem 2, Thm. 1, Def. 5). The reported ``1 - beta`` is the true minimum; the
+witness is the first input of ``A`` attaining it (in float mode: within a relative
+1e-12). ``beta`` is summed directly over the outputs outside the window where the
+inference set has them (so a ``beta`` of 1e-13 is not lost to ``1 - 0.9999999999999``).
+``top`` lists the ``k`` inputs with the lowest ``1 - beta`` (paper Table 3), lowest first;
+values within the tolerance keep ``A``'s order.
 """
 
 from __future__ import annotations
@@ -12,17 +15,20 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
 
 from .compile import Compiled
 from .errors import CoverageError, WmcdpError
-from .inference import as_compiled, inference
+from .inference import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
 from .lang.program import Program, Value
 from .lang.shape import format_value
+from .limits import check, limited
 from .numbers import Number, as_number, format_number
-from .limits import limited
-from .sets import (AccuracySet, InferenceSet, all_outputs, check_exhaustive, describe_pair, exhaustive_accuracy,
-                   exhaustive_inference)
+from .scan import TOLERANCE
+from .sets import (AccuracySet, ExhaustiveAccuracy, ExhaustiveInference, InferenceSet, check_exhaustive,
+                   describe_pair)
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,27 @@ def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Valu
             raise WmcdpError(f"program {compiled.program.name} declares no target V_x; pass V")
     if isinstance(V, Mapping):
         mapping = V
-        return lambda x: mapping[x]
-    return V
+
+        def lookup(x: Value) -> Any:
+            if x not in mapping:
+                raise WmcdpError(f"the targets V have no value for the input {format_value(x)}")
+            return mapping[x]
+        fn: Callable = lookup
+    else:
+        fn = V
+
+    def target(x: Value) -> Number:
+        try:
+            value = fn(x)
+        except WmcdpError:
+            raise
+        except Exception as exc:
+            raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
+        v = as_number(value, f"the target V_x of x={format_value(x)}")
+        if isinstance(v, float) and math.isinf(v):
+            raise WmcdpError(f"the target V_x of x={format_value(x)} is infinite")
+        return v
+    return target
 
 
 def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
@@ -55,54 +80,147 @@ def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> 
     return tuple(y for y in outputs if abs(y - target) <= alpha)
 
 
+def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int, int]:
+    """Positions ``[first, last]`` of the outputs ``lo..hi`` within ``alpha`` of ``target`` (empty: first > last)."""
+    first = max(lo, math.ceil(Fraction(target) - Fraction(alpha)))
+    last = min(hi, math.floor(Fraction(target) + Fraction(alpha)))
+    return first - lo, last - lo
+
+
+def _window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
+    """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
+    cols = y0 + np.arange(table.shape[1])
+    inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
+    zero = arith.zero
+    if arith.log:
+        with np.errstate(divide="ignore"):
+            return (_logsumexp(np.where(inside, table, -np.inf)), _logsumexp(np.where(inside, -np.inf, table)))
+    zeros = np.zeros_like(table) if table.dtype != object else np.full(table.shape, zero, dtype=object)
+    return np.where(inside, table, zeros).sum(axis=1), np.where(inside, zeros, table).sum(axis=1)
+
+
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    m = a.max(axis=1)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(a - safe[:, None]).sum(axis=1))
+
+
+def _combine(arith: Any, a: Any, b: Any) -> Any:
+    return np.logaddexp(a, b) if arith.log else a + b
+
+
 @limited
 def synthesize_accuracy(prog: Program | Compiled,
-                        A: AccuracySet | Iterable[Value] | None = None,
+                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | None = None,
                         V: Callable[[Value], Number] | Mapping | None = None,
                         alpha: Number = 0,
-                        I: InferenceSet | Iterable[tuple[Value, Value]] | None = None, *,
-                        top: int = 0, backend: str = "bdd", exact: bool | None = None,
+                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
+                        top: int = 0, backend: str = "bdd", exact: Any = None,
                         force: bool = False) -> AccuracyResult:
     """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target.
 
-    ``force`` runs exhaustive sets over the size limits; keyword arguments ``max_nodes``
-    and ``timeout`` apply :func:`wmcdp.limits.limits`.
+    ``exact`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs exhaustive sets over
+    the size limits; keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
+    :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     alpha = as_number(alpha, "alpha")
     if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
         raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
-    if top < 0:
-        raise WmcdpError(f"top must be >= 0, got {top}")
-    compiled = as_compiled(prog, backend)
-    if not compiled.shape.is_numeric:
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    compiled = as_compiled(prog, backend, exact)
+    shape = compiled.shape
+    if not shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    if I is None:
-        check_exhaustive(compiled.domain, compiled.shape.size, force=force)
-    outputs = all_outputs(compiled.shape)
+    lo = shape.lo
+    hi = lo + shape.size - 1
     target = _targets(compiled, V)
-    A = exhaustive_accuracy(compiled.domain) if A is None else A if isinstance(A, AccuracySet) else AccuracySet.of(A)
+    if I is None:
+        check_exhaustive(compiled.domain, shape.size, force=force)
+        I = ExhaustiveInference(compiled.domain, shape)
+    elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
+        I = InferenceSet.of(I)
+    if A is None:
+        A = ExhaustiveAccuracy(compiled.domain)
+    elif not isinstance(A, (AccuracySet, ExhaustiveAccuracy)):
+        A = AccuracySet.of(A)
     if len(A) == 0:
         raise WmcdpError("the accuracy set is empty")
-    if I is None:
-        I = exhaustive_inference(compiled.domain, outputs, force=True)
-    elif not isinstance(I, InferenceSet):
-        I = InferenceSet.of(I)
-    windows = []
-    for x in A:
-        ys = accuracy_window(outputs, target(x), alpha)
-        y = I.first_missing(x, ys)
-        if y is not None:
-            raise CoverageError(f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
-                                f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})")
-        windows.append(ys)
-    M = inference(compiled, I, exact=exact)
-    sr = M.semiring
-    scores = [sr.total(M.row(x, ys)) for x, ys in zip(A, windows)]
-    ranked = sorted(range(len(scores)), key=lambda k: (sr.rank_key(scores[k]), k))
-    worst = ranked[0]
-    one_minus_beta = sr.to_prob(scores[worst])
-    return AccuracyResult(alpha=alpha, one_minus_beta=one_minus_beta, beta=1 - one_minus_beta,
-                          witness=A.inputs[worst],
-                          top=tuple((A.inputs[k], sr.to_prob(scores[k])) for k in ranked[:top]),
-                          exact=sr.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)
+    inputs = list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else \
+        [compiled.domain.check(x) for x in A]
+    bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
+    first, last = bounds[:, 0], bounds[:, 1]
+    if isinstance(I, InferenceSet):
+        for x, f, l in zip(inputs, first, last):
+            ys = tuple(range(lo + int(f), lo + int(l) + 1))
+            y = I.first_missing(x, ys)
+            if y is not None:
+                raise CoverageError(f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
+                                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})")
+    counter = Counter(compiled, number_system(compiled, exact))
+    arith = counter.arith
+    outside: Any = None
+    if isinstance(I, ExhaustiveInference):
+        inside = outside = None
+        if isinstance(A, ExhaustiveAccuracy):
+            for y0, table in counter.stripes():
+                s_in, s_out = _window_sums(arith, table, first, last, y0)
+                inside = s_in if inside is None else _combine(arith, inside, s_in)
+                outside = s_out if outside is None else _combine(arith, outside, s_out)
+        else:
+            parts_in, parts_out = [], []
+            digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), -1) - compiled.domain.lo
+            for begin, block in counter.distributions(digits):
+                s_in, s_out = _window_sums(arith, block, first[begin:begin + len(block)],
+                                           last[begin:begin + len(block)], 0)
+                parts_in.append(s_in)
+                parts_out.append(s_out)
+            inside, outside = np.concatenate(parts_in), np.concatenate(parts_out)
+    else:
+        rows = ProbabilityTable(arith, explicit_rows(counter, InferenceSet(
+            {x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})))
+        inside = np.array([_sum(arith, rows.rows[x][1]) if x in rows.rows else arith.zero for x in inputs],
+                          dtype=arith.dtype)
+    check("accuracy synthesis")
+    order = _ranked(arith, inside, top)
+    worst = order[0]
+    one_minus_beta = arith.probability(inside[worst])
+    beta = 1 - one_minus_beta if outside is None else arith.probability(outside[worst])
+    return AccuracyResult(alpha=alpha, one_minus_beta=one_minus_beta, beta=beta, witness=inputs[worst],
+                          top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),
+                          exact=arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)
+
+
+def _sum(arith: Any, values: np.ndarray) -> Any:
+    if arith.log:
+        return float(_logsumexp(values[None, :])[0]) if len(values) else -math.inf
+    return values.sum() if len(values) else arith.zero
+
+
+def _ranked(arith: Any, values: np.ndarray, top: int) -> list[int]:
+    """Positions of the lowest values, lowest first: the first is the first input (in ``A``'s order)
+    attaining the minimum; float values within the tolerance of each other keep ``A``'s order."""
+    if arith.exact:
+        m = min(values)
+        first = next(k for k, v in enumerate(values) if v == m)
+        if top <= 1:
+            return [first]
+        return sorted(range(len(values)), key=lambda k: (values[k], k))[:max(top, 1)]
+    v = np.asarray(values, dtype=np.float64)
+    m = float(v.min())
+    tol = TOLERANCE * max(1.0, abs(m)) if arith.log else TOLERANCE * m
+    first = int(np.flatnonzero(v <= m + tol)[0])
+    if top <= 1:
+        return [first]
+    order = list(np.argsort(v, kind="stable")[:max(top, 1) * 4 + 16])
+    ranked: list[int] = []
+    k = 0
+    while k < len(order) and len(ranked) < top:
+        base = v[order[k]]
+        gap = TOLERANCE * max(1.0, abs(base)) if arith.log else TOLERANCE * base
+        group = [order[j] for j in range(k, len(order)) if v[order[j]] <= base + gap]
+        ranked.extend(sorted(group))
+        k += len(group)
+    return ranked[:top]

@@ -1,71 +1,204 @@
 """Algorithm 1 (INFERENCE): ``M(x, y) = WMC(phi | (x, y))`` for every pair of an inference set.
 
-The program is compiled once (:func:`wmcdp.compile.compile_program`). Then, by how
-much of the joint space ``X x Y`` the inference set asks for:
+The program is compiled once (:func:`wmcdp.compile.compile_program`); every count is a
+traversal of ``phi`` (or of a cofactor) that treats the input and output bits as one of
+(see :mod:`wmcdp.wmc`):
 
-* *joint*: one traversal of ``phi`` with every input and output bit as a numpy axis
-  yields ``P(y | x)`` for all inputs and outputs at once (small programs, large ``I``);
-* *per input*: the diagram is conditioned on ``x`` once and one traversal with the
-  output bits as axes yields the whole output distribution of ``x``; or
-* *per pair*: ``phi`` conditioned on ``y`` (kept for reuse) is conditioned on ``x`` and
-  counted as a scalar (large outputs, few pairs: symmetry sets).
+* *group axes*: for the exhaustive set, every input entry and every output value is an
+  axis and one traversal yields ``P(y | x)`` for all inputs and outputs at once — the
+  *joint* table ``(|X|, |Y|)``, over output values, not bit patterns. When that table (or
+  the arrays that build it) would exceed the memory budget, the leading output values are
+  fixed by a cofactor and the table comes in *stripes* of outputs
+  (:meth:`Counter.stripes`), each consumed before the next is made;
+* a *batch*: for an explicit set, the inputs it names are one batch axis (their bits are
+  0/1 vectors) and the outputs are axes — one traversal gives whole output distributions
+  of many inputs; or, when the set asks for few outputs per input, the (input, output)
+  pairs themselves are the batch and one traversal gives ``P(y | x)`` for all of them.
 
-All share one cache of the counts of sub-diagrams without free variables.
+Batches are cut to the memory budget (:func:`memory_budget`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from . import wmc
 from .compile import Compiled, compile_program
 from .errors import WmcdpError
 from .lang.program import Program, Value
-from .limits import check
-from .numbers import format_number, is_exact
-from .sets import InferenceSet
-from .wmc import CountContext, ExactSemiring, LogSemiring, Semiring
+from .lang.shape import leaves
+from .limits import check, memory_cap
+from .sets import ExhaustiveInference, InferenceSet
 
-#: a whole-distribution pass is used when 2^bits <= DENSE_RATIO * (entries asked for)
+#: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input)
 DENSE_RATIO = 64
-#: the joint pass over inputs and outputs is used up to this many free bits (float, exact) ...
-JOINT_MAX_BITS = {False: 24, True: 14}
-#: ... and, past 20 bits, only when the backend estimates its arrays at most this many bytes
-JOINT_MAX_BYTES = 1 << 29
-#: ... and the output has at most this many bits
-DENSE_MAX_BITS = 22
 
 
-def as_compiled(prog: Program | Compiled, backend: str = "bdd") -> Compiled:
-    """Accept a program or an already compiled one."""
+def memory_budget() -> int:
+    """Bytes the arrays of one count may hold: a quarter of the memory cap, at most 1 GiB."""
+    return min(1 << 30, memory_cap() // 4)
+
+
+def as_compiled(prog: Program | Compiled, backend: str = "bdd", exact: Any = None) -> Compiled:
+    """Accept a program or an already compiled one (``exact="binary"`` compiles with exact floats)."""
+    binary = exact == "binary"
     if isinstance(prog, Compiled):
+        if binary and not prog.exact_floats:
+            raise WmcdpError("exact='binary' needs the program compiled with exact_floats=True "
+                             "(pass the Program itself, or compile_program(prog, exact_floats=True))")
         return prog
     if isinstance(prog, Program):
-        return compile_program(prog, backend)
+        return compile_program(prog, backend, exact_floats=binary)
     raise WmcdpError(f"expected a wmcdp Program, got {type(prog).__name__}")
 
 
-def choose_semiring(compiled: Compiled, exact: bool | None) -> Semiring:
-    """Exact rationals when every random choice has a rational weight (or when asked)."""
-    floats = [p for p in compiled.trace.circuit.weights.values() if not is_exact(p)]
-    if exact is None:
-        return LogSemiring if floats else ExactSemiring
-    if exact and floats:
-        raise WmcdpError(f"exact arithmetic needs rational parameters, but a random choice has the float "
-                         f"probability {format_number(floats[0])}; give parameters as fractions such as '1/5'")
-    return ExactSemiring if exact else LogSemiring
+def number_system(compiled: Compiled, exact: Any) -> Any:
+    """The arithmetic of a run: ``exact`` is True, False, None (exact when every weight is rational) or "binary"."""
+    if exact not in (True, False, None, "binary"):
+        raise WmcdpError(f"exact must be True, False, None or 'binary', got {exact!r}")
+    return compiled.arith(True if exact == "binary" else exact)
+
+
+class Counter:
+    """Counts on one compiled program in one number system."""
+
+    def __init__(self, compiled: Compiled, arith: Any) -> None:
+        self.compiled = compiled
+        self.arith = arith
+        self.itemsize = 16 if arith.dtype is object else 8
+
+    # -- variables as batches -------------------------------------------------------------
+    def input_batch(self, digits: np.ndarray) -> dict[int, np.ndarray]:
+        """Per input variable, its value in each input of the batch (``digits[b, i] = x_i - lo``)."""
+        out: dict[int, np.ndarray] = {}
+        for i, group in enumerate(self.compiled.input_groups):
+            w = len(group.variables)
+            for b, v in enumerate(group.variables):
+                out[v] = ((digits[:, i] >> (w - 1 - b)) & 1).astype(bool)
+        return out
+
+    def output_batch(self, offsets: np.ndarray) -> dict[int, np.ndarray]:
+        """Per output variable, its value in each output of the batch (``offsets[b, g]``: position in group g)."""
+        out: dict[int, np.ndarray] = {}
+        for g, group in enumerate(self.compiled.output_groups):
+            w = len(group.variables)
+            for b, v in enumerate(group.variables):
+                out[v] = ((offsets[:, g] >> (w - 1 - b)) & 1).astype(bool)
+        return out
+
+    def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
+        check("inference")
+        return self.compiled.count(u, plan, self.arith)
+
+    def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
+        c = self.compiled
+        if c.backend.name == "bdd":
+            flat = c.flat if u is None or u is c.phi else c.backend.flatten(u)
+            cells = wmc.peak_cells(flat, plan, c.backend.level_of)
+        else:
+            cells = 4 * plan.batch_size * math.prod(g.size for g in plan.groups)
+        return 3 * cells * self.itemsize <= memory_budget()
+
+    # -- the exhaustive table ---------------------------------------------------------------
+    def stripes(self, fixed: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """The joint table ``P(y | x)`` over all inputs (rows, in code order) and all outputs, in stripes.
+
+        Yields ``(first output position, array (|X|, stripe width))``. A stripe fixes the
+        values of the first ``fixed`` output groups (default: as few as the memory budget
+        allows) and counts the cofactor of ``phi`` with every input entry and every other
+        output value as an axis.
+        """
+        c = self.compiled
+        groups = c.output_groups
+        if fixed is None:
+            fixed = 0
+            while fixed < len(groups) and not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:])):
+                fixed += 1
+        head = groups[:fixed]
+        width = math.prod(g.size for g in groups[fixed:])
+        plan = wmc.Plan(c.weights, c.input_groups + groups[fixed:])
+        for s in range(math.prod(g.size for g in head)):
+            assignment: dict[int, bool] = {}
+            rest = s
+            for group in reversed(head):
+                rest, offset = divmod(rest, group.size)
+                w = len(group.variables)
+                assignment.update({v: bool((offset >> (w - 1 - b)) & 1) for b, v in enumerate(group.variables)})
+            u = c.backend.condition(c.phi, assignment) if assignment else c.phi
+            table = self._count(u, plan).reshape(c.domain.size, width)
+            yield s * width, table
+
+    def table(self) -> np.ndarray:
+        """The whole joint table ``(|X|, |Y|)`` (for callers that keep it)."""
+        parts = [t for _, t in self.stripes()]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+    # -- batches ----------------------------------------------------------------------------
+    def distributions(self, digits: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+        """Whole output distributions of many inputs (``digits[b, i] = x_i - lo``): ``(start, array (b, |Y|))``."""
+        c = self.compiled
+        ny = math.prod(g.size for g in c.output_groups)
+        size = len(digits)
+        per_row = max(1, wmc.peak_cells(c.flat, wmc.Plan(c.weights, c.output_groups, {}, 2), c.backend.level_of)
+                      if c.backend.name == "bdd" else 4 * ny)
+        batch = max(1, min(size, memory_budget() // (3 * self.itemsize * per_row)))
+        for start in range(0, size, batch):
+            part = digits[start:start + batch]
+            plan = wmc.Plan(c.weights, c.output_groups, self.input_batch(part), len(part))
+            yield start, self._count(c.phi, plan).reshape(len(part), ny)
+
+    def pairs(self, digits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """``P(y | x)`` for the pairs ``(digits[k], offsets[k])`` (input digits, output group positions), as a batch."""
+        c = self.compiled
+        out = np.empty(len(digits), dtype=self.arith.dtype)
+        per_pair = wmc.peak_cells(c.flat, wmc.Plan(c.weights, (), {}, 2), c.backend.level_of) \
+            if c.backend.name == "bdd" else 4
+        batch = max(1, memory_budget() // (3 * self.itemsize * max(per_pair, 1)))
+        for start in range(0, len(digits), batch):
+            xs, ys = digits[start:start + batch], offsets[start:start + batch]
+            bits = {**self.input_batch(xs), **self.output_batch(ys)}
+            out[start:start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
+        return out
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+class DenseTable:
+    """``M`` over all inputs and outputs: ``values[code(x), index(y)]`` in the number system ``arith``."""
+
+    def __init__(self, compiled: Compiled, arith: Any, values: np.ndarray) -> None:
+        self.compiled = compiled
+        self.arith = arith
+        self.values = values
+
+    def row(self, x: Value, ys: Sequence[Value]) -> np.ndarray:
+        c = self.compiled
+        row = self.values[c.domain.code(c.domain.check(x))]
+        return _pick(self.arith, row, [c.shape.index(y) for y in ys])
+
+    def probability(self, x: Value, y: Value) -> Any:
+        """``P(y | x)`` as a float or Fraction."""
+        return self.arith.probability(self.row(x, [y])[0])
+
+    def items(self) -> Iterator[tuple[Value, Value, Any]]:
+        c = self.compiled
+        for code, x in enumerate(c.domain.values()):
+            for k, y in enumerate(c.shape.values()):
+                yield x, y, self.arith.probability(self.values[code, k])
 
 
 @dataclass
 class ProbabilityTable:
-    """The matrix ``M`` of Algorithm 1, in the semiring's representation (logs or fractions)."""
+    """The matrix ``M`` of Algorithm 1 for an explicit inference set: per input, its outputs and values."""
 
-    semiring: Semiring
+    arith: Any
     rows: dict[Value, tuple[tuple, np.ndarray]]
 
-    def row(self, x: Value, ys: tuple) -> np.ndarray:
+    def row(self, x: Value, ys: Sequence[Value]) -> np.ndarray:
         """``M(x, y)`` for ``y`` in ``ys`` (all must be in the inference set)."""
         have, values = self.rows[x]
         if have is ys or have == ys:
@@ -75,123 +208,79 @@ class ProbabilityTable:
 
     def probability(self, x: Value, y: Value) -> Any:
         """``P(y | x)`` as a float or Fraction."""
-        return self.semiring.to_prob(self.row(x, (y,))[0])
+        return self.arith.probability(self.row(x, (y,))[0])
 
-    def items(self) -> Iterable[tuple[Value, Value, Any]]:
+    def items(self) -> Iterator[tuple[Value, Value, Any]]:
         for x, (ys, values) in self.rows.items():
             for y, v in zip(ys, values):
-                yield x, y, self.semiring.to_prob(v)
+                yield x, y, self.arith.probability(v)
 
 
-class Counter:
-    """Conditioning and counting on one compiled program."""
+def _pick(arith: Any, row: np.ndarray, indices: Sequence[int | None]) -> np.ndarray:
+    """``row[index]`` for each index, and zero where the program cannot output the value (None)."""
+    known = np.array([-1 if i is None else i for i in indices], dtype=np.int64)
+    out = row[np.where(known < 0, 0, known)].copy()
+    out[known < 0] = arith.zero
+    return out
 
-    def __init__(self, compiled: Compiled, semiring: Semiring) -> None:
-        self.compiled = compiled
-        self.semiring = semiring
-        weights = compiled.trace.circuit.weights
-        self.scalar_ctx = CountContext(semiring, weights, {})
-        self.dense_ctx = None
-        if compiled.shape.width <= DENSE_MAX_BITS:
-            axes = {v: j for j, v in enumerate(compiled.output_vars)}
-            self.dense_ctx = CountContext(semiring, weights, axes, cache=self.scalar_ctx.cache)
-        self._bits: dict[Value, list[int] | None] = {}
-        self._phi_y: dict[Value, Any] = {}
-        self._columns: dict[int, tuple[tuple, list, np.ndarray]] = {}
 
-    def distribution(self, phi_x: Any) -> np.ndarray:
-        """``P(y | x)`` for every output code ``y`` in one traversal (MSB of the code = y_0)."""
-        ctx = self.dense_ctx
-        value = self.compiled.backend.wmc(phi_x, ctx)
-        ctx.clear_arrays()
-        return ctx.full(value)
-
-    def joint_rows(self, I: InferenceSet) -> dict[Value, tuple[tuple, np.ndarray]] | None:
-        """Every row of ``I`` from one traversal over all input and output bits, when that is cheap."""
-        c, sr = self.compiled, self.semiring
-        inputs = sorted(v for bits in c.trace.input_bits.values() for v in bits)
-        free = len(inputs) + c.shape.width
-        if free > JOINT_MAX_BITS[sr.exact] or (1 << free) > DENSE_RATIO * len(I):
-            return None
-        if free > 20:
-            cells = c.backend.array_cells(c.phi, inputs + c.output_vars)
-            if cells is None or 16 * cells > JOINT_MAX_BYTES:  # two float64 arrays per node
-                return None
-        axes = {v: k for k, v in enumerate(inputs + c.output_vars)}
-        ctx = CountContext(sr, c.trace.circuit.weights, axes, cache=self.scalar_ctx.cache)
-        value = c.backend.wmc(c.phi, ctx)
-        ctx.clear_arrays()
-        table = ctx.full(value)
-        rows = {}
-        for x, ys in I.by_input.items():
-            check("inference")
-            assignment = c.input_assignment(c.domain.check(x))
-            offset = _code_index([int(assignment[v]) for v in inputs]) << c.shape.width
-            rows[x] = (ys, self._pick(table, self.columns(ys)[1], offset))
+def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple, np.ndarray]]:
+    """Algorithm 1 over an explicit set: the rows ``M(x, ys)`` for each input of ``I``."""
+    c = counter.compiled
+    xs = [c.domain.check(x) for x in I.by_input]
+    if not xs:
+        return {}
+    digits = np.array(xs, dtype=np.int64).reshape(len(xs), c.domain.n) - c.domain.lo
+    groups = c.output_groups
+    offsets = {x: [c.shape.offsets(y) for y in ys] for x, ys in I.by_input.items()}
+    ny = math.prod(g.size for g in groups)
+    rows: dict[Value, tuple[tuple, np.ndarray]] = {}
+    if ny <= DENSE_RATIO * len(I) / len(xs):
+        for start, block in counter.distributions(digits):
+            for k in range(len(block)):
+                x = xs[start + k]
+                rows[x] = (I.by_input[x], _pick(counter.arith, block[k], [_index(groups, o) for o in offsets[x]]))
         return rows
-
-    def _pick(self, table: np.ndarray, slots: np.ndarray, offset: int = 0) -> np.ndarray:
-        """``table[offset + slot]`` for each slot, and zero where the slot is -1 (not an output)."""
-        out = table[np.where(slots < 0, 0, slots + offset)]
-        out[slots < 0] = self.semiring.zero
-        return out
-
-    def phi_given(self, y: Value, bits: list[int]) -> Any:
-        """``phi | y``, kept for reuse across inputs."""
-        phi_y = self._phi_y.get(y)
-        if phi_y is None:
-            c = self.compiled
-            phi_y = self._phi_y[y] = c.backend.condition(c.phi, c.output_assignment(bits))
-        return phi_y
-
-    def columns(self, ys: tuple) -> tuple[list, np.ndarray]:
-        """Output bits of each ``y`` (None: the program cannot output it) and its code, the slot
-        in a whole-distribution vector (-1: not an output); cached per tuple."""
-        cached = self._columns.get(id(ys))
-        if cached is None or cached[0] is not ys:
-            shape, known = self.compiled.shape, self._bits
-            for y in ys:
-                if y not in known:
-                    known[y] = shape.encode(y)
-            bits = [known[y] for y in ys]
-            slots = np.array([-1 if b is None else _code_index(b) for b in bits], dtype=np.int64)
-            cached = self._columns[id(ys)] = (ys, bits, slots)
-        return cached[1], cached[2]
-
-    def row(self, x: Value, ys: tuple) -> np.ndarray:
-        """Algorithm 1's inner loop for one input: ``M(x, y)`` for each ``y`` in ``ys``."""
-        c, sr = self.compiled, self.semiring
-        check("inference")
-        assignment = c.input_assignment(c.domain.check(x))
-        bits, slots = self.columns(ys)
-        if self.dense_ctx is not None and (1 << c.shape.width) <= DENSE_RATIO * len(ys):
-            return self._pick(self.distribution(c.backend.condition(c.phi, assignment)), slots)
-        out = np.empty(len(ys), dtype=sr.dtype)
-        for k, (y, b) in enumerate(zip(ys, bits)):
-            out[k] = sr.zero if b is None else c.backend.wmc(
-                c.backend.condition(self.phi_given(y, b), assignment), self.scalar_ctx)
-        return out
+    pair_x, pair_y, slots = [], [], []
+    for row, x in enumerate(I.by_input):
+        for k, offset in enumerate(offsets[x]):
+            if offset is not None:
+                pair_x.append(row)
+                pair_y.append(offset)
+                slots.append((x, k))
+    for x, ys in I.by_input.items():
+        rows[x] = (ys, np.full(len(ys), counter.arith.zero, dtype=counter.arith.dtype))
+    if pair_x:
+        values = counter.pairs(digits[np.array(pair_x)], np.array(pair_y, dtype=np.int64).reshape(len(pair_y), -1))
+        for (x, k), value in zip(slots, values):
+            rows[x][1][k] = value
+    return rows
 
 
-def _code_index(bits: list[int]) -> int:
+def _index(groups: Sequence[wmc.Group], offsets: list[int] | None) -> int | None:
+    if offsets is None:
+        return None
     index = 0
-    for b in bits:
-        index = (index << 1) | b
+    for group, offset in zip(groups, offsets):
+        index = index * group.size + offset
     return index
 
 
-def inference(prog: Program | Compiled, I: InferenceSet | Iterable[tuple[Value, Value]], *,
-              backend: str = "bdd", exact: bool | None = None) -> ProbabilityTable:
-    """Algorithm 1: ``M(x, y) <- WMC(phi | (x, y))`` for every ``(x, y)`` in ``I``."""
-    compiled = as_compiled(prog, backend)
+def inference(prog: Program | Compiled, I: ExhaustiveInference | InferenceSet | Iterable[tuple[Value, Value]], *,
+              backend: str = "bdd", exact: Any = None) -> DenseTable | ProbabilityTable:
+    """Algorithm 1: ``M(x, y) <- WMC(phi | (x, y))`` for every ``(x, y)`` in ``I``.
+
+    ``exact``: None (exact when every weight is rational), True, False, or ``"binary"``
+    (float probabilities read as their exact binary64 values).
+    """
+    compiled = as_compiled(prog, backend, exact)
+    counter = Counter(compiled, number_system(compiled, exact))
+    if isinstance(I, ExhaustiveInference):
+        return DenseTable(compiled, counter.arith, counter.table())
     if not isinstance(I, InferenceSet):
         I = InferenceSet.of(I)
-    semiring = choose_semiring(compiled, exact)
-    counter = Counter(compiled, semiring)
-    rows = counter.joint_rows(I)
-    if rows is None:
-        rows = {x: (ys, counter.row(x, ys)) for x, ys in I.by_input.items()}
-    return ProbabilityTable(semiring, rows)
+    return ProbabilityTable(counter.arith, explicit_rows(counter, I))
 
 
-__all__ = ["inference", "ProbabilityTable", "as_compiled", "choose_semiring"]
+__all__ = ["inference", "ProbabilityTable", "DenseTable", "Counter", "as_compiled", "number_system",
+           "memory_budget", "explicit_rows"]

@@ -1,13 +1,20 @@
-"""Resource limits: a diagram-size cap and a wall-clock timeout.
+"""Resource limits: a diagram-size cap, a wall-clock timeout and a memory cap.
 
-Inside ``with limits(max_nodes=..., timeout=...)`` compilation and inference call
-:func:`check` at regular points; when a limit is exceeded a :class:`LimitExceeded`
-is raised and no partial bound is ever returned. The CLI maps it to exit status 3.
+Inside ``with limits(max_nodes=..., timeout=..., max_memory=...)`` tracing, compilation,
+counting and sampling call :func:`check` at regular points; when a limit is exceeded a
+:class:`LimitExceeded` is raised and no partial bound is ever returned. In the main
+thread a timer signal also interrupts code that never reaches a checkpoint (a ``while
+True`` in a program body). CUDD's own memory is capped by ``max_memory`` (default: three
+quarters of the machine's memory), so running out of it is a limit, not a crash. The CLI
+maps every limit to exit status 3.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import signal
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +24,7 @@ from .errors import WmcdpError
 
 
 class LimitExceeded(RuntimeError):
-    """A ``max_nodes`` or ``timeout`` limit stopped the computation."""
+    """A ``max_nodes``, ``timeout`` or memory limit stopped the computation."""
 
 
 @dataclass(frozen=True)
@@ -25,36 +32,74 @@ class Limits:
     max_nodes: int | None
     timeout: float | None
     deadline: float | None
+    max_memory: int | None
 
 
 _active: list[Limits] = []
 
 
+def physical_memory() -> int:
+    """Bytes of memory of this machine (4 GiB when the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 4 << 30
+
+
+def memory_cap() -> int:
+    """The memory cap in force: the tightest ``max_memory``, else 3/4 of physical memory."""
+    caps = [lim.max_memory for lim in _active if lim.max_memory is not None]
+    return min(caps) if caps else physical_memory() * 3 // 4
+
+
+def _timed_out(lim: Limits, stage: str) -> LimitExceeded:
+    return LimitExceeded(f"timed out after {lim.timeout:g} s during {stage}; no bound was computed")
+
+
+def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
+    check("the computation")
+
+
 @contextmanager
-def limits(max_nodes: int | None = None, timeout: float | None = None) -> Iterator[None]:
-    """Apply a node cap (live decision-diagram nodes) and a timeout (seconds) to the block."""
-    if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1):
+def limits(max_nodes: int | None = None, timeout: float | None = None,
+           max_memory: int | None = None) -> Iterator[None]:
+    """Apply a node cap (live decision-diagram nodes), a timeout (seconds) and a memory cap (bytes)."""
+    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
         raise WmcdpError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
-    if timeout is not None and not timeout > 0:
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
         raise WmcdpError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-    if max_nodes is None and timeout is None:
+    if max_memory is not None and (not isinstance(max_memory, int) or max_memory < 1 << 20):
+        raise WmcdpError(f"max_memory must be a number of bytes >= 1 MiB, got {max_memory!r}")
+    if max_nodes is None and timeout is None and max_memory is None:
         yield
         return
     deadline = None if timeout is None else time.monotonic() + timeout
-    _active.append(Limits(max_nodes, timeout, deadline))
+    lim = Limits(max_nodes, timeout, deadline, max_memory)
+    use_timer = deadline is not None and threading.current_thread() is threading.main_thread()
+    if use_timer:
+        previous_handler = signal.signal(signal.SIGALRM, _on_alarm)
+        previous_timer = signal.getitimer(signal.ITIMER_REAL)
+        due = timeout if previous_timer[0] == 0 else min(timeout, previous_timer[0])
+        signal.setitimer(signal.ITIMER_REAL, due, 0.05)
+    _active.append(lim)
     try:
         yield
     finally:
-        _active.pop()
+        _active.remove(lim)
+        if use_timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous_handler)
+            if previous_timer[0]:
+                signal.setitimer(signal.ITIMER_REAL, *previous_timer)
 
 
-def check(stage: str, nodes: int | None = None) -> None:
+def check(stage: str, nodes: int | None = None, what: str = "the decision diagram") -> None:
     """Raise :class:`LimitExceeded` if the time is up or ``nodes`` is over a cap (nested limits all hold)."""
     for lim in _active:
         if lim.deadline is not None and time.monotonic() > lim.deadline:
-            raise LimitExceeded(f"timed out after {lim.timeout:g} s during {stage}; no bound was computed")
+            raise _timed_out(lim, stage)
         if nodes is not None and lim.max_nodes is not None and nodes > lim.max_nodes:
-            raise LimitExceeded(f"the decision diagram reached {nodes} nodes during {stage}, over the limit of "
+            raise LimitExceeded(f"{what} reached {nodes} nodes during {stage}, over the limit of "
                                 f"{lim.max_nodes}; no bound was computed")
 
 
@@ -63,13 +108,20 @@ def watching_nodes() -> bool:
     return any(lim.max_nodes is not None for lim in _active)
 
 
+def out_of_memory(stage: str) -> LimitExceeded:
+    """The limit error for a computation that hit the memory cap."""
+    return LimitExceeded(f"out of memory during {stage} (cap {memory_cap() >> 20} MiB); no bound was computed "
+                         "(use symmetry sets, --max-memory or --max-nodes)")
+
+
 F = TypeVar("F", bound=Callable)
 
 
 def limited(fn: F) -> F:
-    """Give ``fn`` keyword arguments ``max_nodes`` and ``timeout`` that run it under :func:`limits`."""
+    """Give ``fn`` keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` that run it under :func:`limits`."""
     @functools.wraps(fn)
-    def wrapper(*args, max_nodes: int | None = None, timeout: float | None = None, **kwargs):
-        with limits(max_nodes, timeout):
+    def wrapper(*args, max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None,
+                **kwargs):
+        with limits(max_nodes, timeout, max_memory):
             return fn(*args, **kwargs)
     return wrapper  # type: ignore[return-value]

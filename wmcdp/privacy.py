@@ -2,8 +2,15 @@
 
 ``e^eps = max over (x, x', y) in C of M(x, y) / M(x', y)`` (paper Problem 1, Def. 4).
 A triple with ``M(x, y) > 0 = M(x', y)`` gives ``eps = inf``; 0/0 triples are skipped.
-Ties keep the first triple in ``C``'s order (in float mode ratios whose logs differ by
-at most 1e-12 are ties), so the witness is the same on every run.
+The reported value is the true maximum; the witness is the first triple of ``C`` that
+attains it (in float mode: within a relative 1e-12, see :mod:`wmcdp.scan`), so it is the
+same on every run. Exact runs give ``epsilon`` as the float nearest to ``ln(ratio)``.
+
+With the exhaustive sets nothing is listed: the joint table of ``P(y | x)`` comes in
+stripes of outputs (:meth:`wmcdp.inference.Counter.stripes`), and the neighbours of every
+input are found by index arithmetic on input codes, one *direction* at a time
+(:meth:`wmcdp.sets.Relation.directions`), so one vectorised ratio per direction scans all
+inputs.
 """
 
 from __future__ import annotations
@@ -11,18 +18,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from .errors import CoverageError, WmcdpError
-from .inference import as_compiled, inference
-from .lang.program import Program, Value
 from .compile import Compiled
+from .errors import CoverageError, WmcdpError
+from .inference import (Counter, DenseTable, ProbabilityTable, as_compiled, explicit_rows, memory_budget,
+                        number_system)
+from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
-from .sets import (InferenceSet, PrivacySet, all_outputs, check_exhaustive, describe_pair, exhaustive_inference,
-                   exhaustive_privacy)
+from .scan import RatioScan
+from .sets import (ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, Relation, check_exhaustive,
+                   check_relation, describe_pair, neighbour_relation)
 
 
 @dataclass(frozen=True)
@@ -58,63 +67,143 @@ def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
                                     f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
 
 
-def _chunks(blocks: tuple, entries: int = 1 << 20) -> Iterator[list]:
-    """Consecutive blocks that share one ``ys`` tuple, about ``entries`` triples at a time."""
-    chunk: list = []
-    for block in blocks:
-        if chunk and (block[2] is not chunk[0][2] or len(chunk) * len(block[2]) >= entries):
-            yield chunk
-            chunk = []
-        chunk.append(block)
-    if chunk:
-        yield chunk
+def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
+    """An exhaustive privacy set needs every ``(x, y)`` of inputs that have a neighbour."""
+    ys = tuple(C.outputs.values()) if not isinstance(C.outputs, tuple) else C.outputs
+    for x, xp in C.pairs():
+        check("checking coverage")
+        for side in (x, xp):
+            y = I.first_missing(side, ys)
+            if y is not None:
+                raise CoverageError(f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
+                                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
+
+
+def pair_directions(domain: Any, relation: Relation, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
+
+    A built-in relation gives one chunk per direction (index arithmetic); a user relation is
+    enumerated input by input. The keys sort the pairs in the exhaustive set's order.
+    """
+    if relation.builtin:
+        directions = relation.directions(domain)
+        for rank, (delta, valid) in enumerate(directions):
+            src = np.flatnonzero(valid)
+            for start in range(0, len(src), chunk):
+                part = src[start:start + chunk]
+                yield part, part + delta[part], part * len(directions) + rank
+        return
+    src, dst = [], []
+    for x in domain.values():
+        code = domain.code(x)
+        for xp in relation.neighbours(domain, x):
+            src.append(code)
+            dst.append(domain.code(xp))
+    src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    keys = np.arange(len(src_a), dtype=np.int64)
+    for start in range(0, len(src_a), chunk):
+        yield src_a[start:start + chunk], dst_a[start:start + chunk], keys[start:start + chunk]
+
+
+def _scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan) -> list:
+    """Scan every neighbour pair against every output, stripe by stripe; returns the pair list order."""
+    domain = counter.compiled.domain
+    for y0, table in counter.stripes():
+        rows = max(1, memory_budget() // (4 * counter.itemsize * table.shape[1]))
+        for src, dst, keys in pair_directions(domain, relation, rows):
+            check("privacy synthesis")
+            scan.update(table[src], table[dst], keys, y0)
+    return []
+
+
+def _witness_from_key(counter: Counter, relation: Relation, key: tuple[int, int]) -> PrivacyWitness:
+    domain, shape = counter.compiled.domain, counter.compiled.shape
+    pair, y = key
+    if relation.builtin:
+        directions = relation.directions(domain)
+        code, rank = divmod(pair, len(directions))
+        x_code = code
+        xp_code = code + int(directions[rank][0][code])
+    else:
+        pairs = [(x, xp) for x in domain.values() for xp in relation.neighbours(domain, x)]
+        x, xp = pairs[pair]
+        return PrivacyWitness(x, xp, shape.value_at(y))
+    return PrivacyWitness(domain.at(x_code), domain.at(xp_code), shape.value_at(y))
+
+
+def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: RatioScan, entries: int = 1 << 20) -> None:
+    """Scan an explicit privacy set, consecutive blocks with one ``ys`` tuple at a time."""
+    start = 0
+    blocks = C.blocks
+    while start < len(blocks):
+        ys = blocks[start][2]
+        stop = start + 1
+        while stop < len(blocks) and blocks[stop][2] is ys and (stop - start) * len(ys) < entries:
+            stop += 1
+        check("privacy synthesis")
+        a = np.stack([table.row(x, ys) for x, _, _ in blocks[start:stop]])
+        b = np.stack([table.row(xp, ys) for _, xp, _ in blocks[start:stop]])
+        scan.update(a, b, np.arange(start, stop, dtype=np.int64))
+        start = stop
 
 
 @limited
 def synthesize_privacy(prog: Program | Compiled,
-                       C: PrivacySet | Iterable[tuple[Value, Value, Value]] | None = None,
-                       I: InferenceSet | Iterable[tuple[Value, Value]] | None = None, *,
-                       neighbours: str | None = None, backend: str = "bdd",
-                       exact: bool | None = None, force: bool = False) -> PrivacyResult:
+                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | None = None,
+                       I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
+                       neighbours: str | Relation | None = None, backend: str = "bdd",
+                       exact: Any = None, force: bool = False) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
 
     ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
-    ``force`` runs exhaustive sets over the size limits of :func:`wmcdp.sets.check_exhaustive`.
-    Keyword arguments ``max_nodes`` and ``timeout`` apply :func:`wmcdp.limits.limits`.
+    ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
+    (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
+    sets over the size limits of :func:`wmcdp.sets.check_exhaustive`. Keyword arguments
+    ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
-    compiled = as_compiled(prog, backend)
-    relation = neighbours or compiled.program.neighbours
-    if C is None or I is None:
-        check_exhaustive(compiled.domain, compiled.shape.size, relation if C is None else None, force)
-        outputs = all_outputs(compiled.shape)
+    compiled = as_compiled(prog, backend, exact)
+    relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if C is None:
-        C = exhaustive_privacy(compiled.domain, outputs, relation, force=True)
-    elif not isinstance(C, PrivacySet):
+        check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
+        check_relation(relation, compiled.domain)
+        C = ExhaustivePrivacy(compiled.domain, compiled.shape, relation)
+    elif not isinstance(C, (PrivacySet, ExhaustivePrivacy)):
         C = PrivacySet.of(C)
     if I is None:
-        I = exhaustive_inference(compiled.domain, outputs, force=True)
-    elif not isinstance(I, InferenceSet):
+        if not isinstance(C, ExhaustivePrivacy):
+            check_exhaustive(compiled.domain, compiled.shape.size, None, force)
+        I = ExhaustiveInference(compiled.domain, compiled.shape)
+    elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
         I = InferenceSet.of(I)
-    if len(C.blocks) == 0:
-        raise WmcdpError("the privacy set is empty")
-    check_privacy_coverage(C, I)
-    M = inference(compiled, I, exact=exact)
-    sr = M.semiring
-    best_key, best = None, None
-    for chunk in _chunks(C.blocks):
-        check("privacy synthesis")
-        ys = chunk[0][2]
-        a = np.stack([M.row(x, ys) for x, _, _ in chunk]).ravel()
-        b = np.stack([M.row(xp, ys) for _, xp, _ in chunk]).ravel()
-        found = sr.best_ratio(a, b)  # the first best in C's order (row-major: blocks, then ys)
-        if found is not None and sr.better(found[1], best_key):
-            row, col = divmod(found[0], len(ys))
-            best_key, best = found[1], (chunk[row][0], chunk[row][1], ys[col])
-    if best is None:
+    if isinstance(C, PrivacySet):
+        if len(C.blocks) == 0:
+            raise WmcdpError("the privacy set is empty")
+        for x, xp, ys in C.blocks:
+            compiled.domain.check(x), compiled.domain.check(xp)
+        if isinstance(I, InferenceSet):
+            check_privacy_coverage(C, I)
+    elif isinstance(I, InferenceSet):
+        _check_exhaustive_covered(C, I)
+    counter = Counter(compiled, number_system(compiled, exact))
+    scan = RatioScan(counter.arith)
+    table: DenseTable | ProbabilityTable | None = None
+    if isinstance(C, ExhaustivePrivacy) and isinstance(I, ExhaustiveInference):
+        _scan_exhaustive(counter, C.relation, scan)
+    else:
+        table = DenseTable(compiled, counter.arith, counter.table()) if isinstance(I, ExhaustiveInference) \
+            else ProbabilityTable(counter.arith, explicit_rows(counter, I))
+        if isinstance(C, ExhaustivePrivacy):
+            C = PrivacySet(tuple(C.blocks))
+        _scan_blocks(table, C, scan)
+    if not scan.found or scan.key is None:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
-    x, xp, y = best
-    epsilon, ratio = sr.epsilon_and_ratio(best_key)
-    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=PrivacyWitness(x, xp, y),
-                         p_x=M.probability(x, y), p_x_prime=M.probability(xp, y), exact=sr.exact,
-                         diagram_size=compiled.size, seconds=time.perf_counter() - start)
+    if table is None:
+        witness = _witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
+    else:
+        block = C.blocks[scan.key[0]]  # type: ignore[union-attr]
+        witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])
+    epsilon, ratio = scan.epsilon_and_ratio()
+    p_x, p_x_prime = scan.witness_probabilities()
+    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness, p_x=p_x, p_x_prime=p_x_prime,
+                         exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)

@@ -28,21 +28,32 @@ def load_function(spec: str) -> Callable:
 
 
 def _load_file(spec: str) -> tuple[str, Callable]:
+    """Import ``path/to/file.py`` (its folder first on the import path, so it can import its
+    neighbours) and return ``(function name, function)``."""
     path_text, _, func_name = spec.rpartition(":")
     path = Path(path_text)
     if not path.is_file():
         raise WmcdpError(f"no such program file: {path_text}")
     module_name = f"wmcdp_user_{abs(hash(path.resolve()))}"
-    try:
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
-        assert module_spec is not None and module_spec.loader is not None
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module
-        module_spec.loader.exec_module(module)
-    except WmcdpError:
-        raise
-    except Exception as exc:  # the user's file is arbitrary code; report, don't crash
-        raise WmcdpError(f"could not import {path_text}: {type(exc).__name__}: {exc}") from None
+    module = sys.modules.get(module_name)
+    if module is None:
+        folder = str(path.resolve().parent)
+        sys.path.insert(0, folder)
+        try:
+            module_spec = importlib.util.spec_from_file_location(module_name, path)
+            assert module_spec is not None and module_spec.loader is not None
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[module_name] = module
+            module_spec.loader.exec_module(module)
+        except WmcdpError:
+            sys.modules.pop(module_name, None)
+            raise
+        except (Exception, SystemExit) as exc:  # the user's file is arbitrary code; report, don't crash
+            sys.modules.pop(module_name, None)
+            raise WmcdpError(f"could not import {path_text}: {type(exc).__name__}: {exc}") from None
+        finally:
+            if folder in sys.path:
+                sys.path.remove(folder)
     factory = getattr(module, func_name, None)
     if not callable(factory):
         raise WmcdpError(f"{path_text} has no function {func_name!r}")
@@ -87,6 +98,15 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
     return program
 
 
+def find_relation(spec: str) -> Any:
+    """A neighbour relation: a built-in name or ``path/to/file.py:function`` (see :func:`wmcdp.sets.relation_from_function`)."""
+    from .sets import neighbour_relation, relation_from_function
+
+    if spec.rpartition(":")[0].endswith(".py"):
+        return relation_from_function(load_function(spec))
+    return neighbour_relation(spec)
+
+
 def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
     """``(C, I)`` for ``kind == "privacy"`` or ``(A, I)`` for ``"accuracy"``; ``(None, None)`` is exhaustive.
 
@@ -107,9 +127,13 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     else:
         raise WmcdpError(f"sets must be exhaustive, symmetry or path/to/file.py:function, got {spec!r}")
     try:
-        first, I = make(*extra, **program.params)
+        result = make(*extra, **program.params)
     except WmcdpError:
         raise
     except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
         raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
+    names = ("C", "I") if kind == "privacy" else ("A", "I")
+    if not isinstance(result, (tuple, list)) or len(result) != 2 or any(part is None for part in result):
+        raise WmcdpError(f"the sets from {spec} must be a pair ({names[0]}, {names[1]}) of sets, got {result!r:.80}")
+    first, I = result
     return first, I

@@ -19,21 +19,29 @@ from statistics import NormalDist
 from .compile import Compiled
 from .errors import WmcdpError
 from .lang.program import Program, Value
+from .limits import check
 from .privacy import PrivacyResult, synthesize_privacy
 
 
 def sample(prog: Program, x: Value, k: int, seed: int = 0) -> Counter:
     """Counts of each output over ``k`` runs of ``prog`` on input ``x`` (random.Random(seed))."""
-    if k < 1:
-        raise WmcdpError(f"the number of samples must be >= 1, got {k}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise WmcdpError(f"the number of samples must be a whole number >= 1, got {k!r}")
     rng = random.Random(seed)
-    return Counter(prog.run(x, rng) for _ in range(k))
+    counts: Counter = Counter()
+    for i in range(k):
+        if i % 1024 == 0:
+            check("sampling")
+        counts[prog.run(x, rng)] += 1
+    return counts
 
 
 def wilson_interval(count: int, k: int, confidence: float) -> tuple[float, float]:
     """Two-sided Wilson score interval for a binomial proportion ``count / k``."""
-    if not 0 < confidence < 1:
+    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise WmcdpError(f"confidence must be in (0, 1), got {confidence}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise WmcdpError(f"the number of samples must be a whole number >= 1, got {k!r}")
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = count / k
     denom = 1 + z * z / k
@@ -44,7 +52,11 @@ def wilson_interval(count: int, k: int, confidence: float) -> tuple[float, float
 
 @dataclass(frozen=True)
 class CheckRow:
-    """One sampled input: the exact probability of the witness output and its sampled frequency."""
+    """One sampled input: the exact probability of the witness output and its sampled frequency.
+
+    A probability of exactly 0 or 1 is checked exactly (the output never, or always, occurs);
+    any other against the Wilson interval of its count (``rule``).
+    """
 
     x: Value
     exact: float | Fraction
@@ -54,7 +66,15 @@ class CheckRow:
     high: float
 
     @property
+    def rule(self) -> str:
+        return "never" if self.exact == 0 else "always" if self.exact == 1 else "wilson"
+
+    @property
     def agrees(self) -> bool:
+        if self.exact == 0:
+            return self.count == 0
+        if self.exact == 1:
+            return self.count == self.samples
         return self.low <= float(self.exact) <= self.high
 
 
@@ -79,7 +99,11 @@ def check_probability(prog: Program, x: Value, y: Value, exact: float | Fraction
 
 def crosscheck(prog: Program | Compiled, C=None, I=None, *, k: int = 100_000, seed: int = 0,
                confidence: float = 0.999, **privacy_options) -> CrosscheckResult:
-    """Synthesize the privacy bound, then confirm ``P(y|x)`` and ``P(y|x')`` at its witness by sampling."""
+    """Synthesize the privacy bound, then confirm ``P(y|x)`` and ``P(y|x')`` at its witness by sampling.
+
+    An infinite epsilon has ``P(y|x') = 0``: its check is that ``y`` never occurs on ``x'``.
+    """
+    wilson_interval(0, k, confidence)  # validate k and the confidence before any work
     result = synthesize_privacy(prog, C, I, **privacy_options)
     program = prog.program if isinstance(prog, Compiled) else prog
     w = result.witness

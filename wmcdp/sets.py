@@ -2,27 +2,36 @@
 
 * An inference set ``I`` is a set of pairs ``(x, y)``; it is stored grouped by input.
 * A privacy set ``C`` is a set of triples ``(x, x', y)``; it is stored as blocks
-  ``(x, x', ys)`` so that the exhaustive set never materialises billions of triples.
+  ``(x, x', ys)``.
 * An accuracy set ``A`` is a set of inputs.
 
-Exhaustive sets come from a program's declared input domain, its output shape and a
-neighbour relation: ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry
-moves by +-1, all others equal) or ``all-entries`` (every entry moves by at most 1).
+Exhaustive sets are *described*, never listed: :class:`ExhaustiveInference`,
+:class:`ExhaustivePrivacy` and :class:`ExhaustiveAccuracy` hold the program's input domain,
+its outputs and a neighbour relation. Inputs are integer codes (lexicographic order,
+:meth:`~wmcdp.lang.program.Vector.code`), outputs are positions in the output shape's
+order, and neighbours come from index arithmetic on the codes (:meth:`Relation.directions`).
+Coverage of an exhaustive set holds by construction. They still iterate lazily, pair by
+pair, for anyone who wants to look.
+
+Neighbour relations: ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry
+moves by +-1, all others equal), ``all-entries`` (every entry moves by at most 1), or a
+user relation given as a generator of neighbours or as a symmetric predicate
+(:func:`relation_from_function`).
 """
 
 from __future__ import annotations
 
+import inspect
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
+import numpy as np
+
 from .errors import WmcdpError
-from .limits import check
 from .lang.program import Value, Vector
 from .lang.shape import Shape, format_value
-
-#: exhaustive sets larger than this many (x, y) pairs are refused; use symmetry sets
-EXHAUSTIVE_LIMIT = 1 << 26
+from .limits import check
 
 
 class InferenceSet:
@@ -35,11 +44,13 @@ class InferenceSet:
     @classmethod
     def of(cls, pairs: Iterable[tuple[Value, Value]]) -> "InferenceSet":
         grouped: dict[Value, list] = {}
-        for x, y in pairs:
-            ys = grouped.setdefault(_freeze(x), [])
-            y = _freeze(y)
-            if y not in ys:
-                ys.append(y)
+        seen: set = set()
+        for k, pair in enumerate(pairs):
+            x, y = _pair(pair, "inference set", 2)
+            x, y = _freeze(x), _freeze(y)
+            if (x, y) not in seen:
+                seen.add((x, y))
+                grouped.setdefault(x, []).append(y)
         return cls({x: tuple(ys) for x, ys in grouped.items()})
 
     def __len__(self) -> int:
@@ -48,11 +59,11 @@ class InferenceSet:
     def __iter__(self) -> Iterator[tuple[Value, Value]]:
         return ((x, y) for x, ys in self.by_input.items() for y in ys)
 
-    def first_missing(self, x: Value, ys: tuple) -> Value | None:
+    def first_missing(self, x: Value, ys: Sequence) -> Value | None:
         """The first ``y`` in ``ys`` with ``(x, y)`` not in this set, else None."""
         have = self.by_input.get(x)
         if have is None:
-            return ys[0] if ys else None
+            return ys[0] if len(ys) else None
         if have is ys:
             return None
         key = id(have)
@@ -71,7 +82,8 @@ class PrivacySet:
     @classmethod
     def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> "PrivacySet":
         blocks: list[tuple[Value, Value, list]] = []
-        for x, xp, y in triples:
+        for triple in triples:
+            x, xp, y = _pair(triple, "privacy set", 3)
             x, xp, y = _freeze(x), _freeze(xp), _freeze(y)
             if blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
                 blocks[-1][2].append(y)
@@ -103,6 +115,14 @@ class AccuracySet:
         return iter(self.inputs)
 
 
+def _pair(item: object, what: str, size: int) -> tuple:
+    """An element of a set as a tuple of ``size`` parts, or a clear error."""
+    if not isinstance(item, (tuple, list)) or len(item) != size:
+        shape = "(x, y) pairs" if size == 2 else "(x, x', y) triples"
+        raise WmcdpError(f"the {what} must hold {shape}, got {item!r}")
+    return tuple(item)
+
+
 def _freeze(value: object) -> Value:
     """Lists become tuples so that inputs and outputs can be dictionary keys."""
     if isinstance(value, list) or (isinstance(value, tuple) and not _FLAT.issuperset(map(type, value))):
@@ -114,6 +134,70 @@ _FLAT = frozenset({int, bool, str, float})
 
 
 # -- neighbour relations --------------------------------------------------------------
+
+Generator = Callable[[Vector, tuple[int, ...]], Iterator[tuple[int, ...]]]
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A neighbour relation: ``neighbours(domain, x)`` lists the neighbours of ``x`` in a fixed order."""
+
+    name: str
+    neighbours: Generator
+    builtin: bool = False
+    checked: bool = field(default=True, compare=False)
+
+    def __call__(self, domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        return self.neighbours(domain, x)
+
+    def directions(self, domain: Vector) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The relation as index arithmetic on input codes (built-in relations only).
+
+        Returns, in the relation's order of neighbours, one ``(delta, valid)`` per
+        *direction*: ``x' = code + delta[code]`` is the direction's neighbour of the input
+        with that code wherever ``valid[code]``. For every ``x`` the valid directions list its
+        neighbours exactly in the order of :meth:`neighbours`.
+        """
+        if not self.builtin:
+            raise ValueError("only built-in relations have directions")
+        k, n = len(domain.entry_values), domain.n
+        codes = np.arange(domain.size, dtype=np.int64)
+        place = [k ** (n - 1 - i) for i in range(n)]
+        digit = [(codes // place[i]) % k for i in range(n)]
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        if self.name == "hamming":
+            for i in range(n):
+                for v in range(k):
+                    out.append(((v - digit[i]) * place[i], digit[i] != v))
+        elif self.name == "one-entry":
+            for i in range(n):
+                for step in (-1, 1):
+                    out.append((np.full(domain.size, step * place[i], dtype=np.int64),
+                                (digit[i] + step >= 0) & (digit[i] + step < k)))
+        else:  # all-entries: every entry moves by -1, 0 or +1, in itertools.product order
+            for steps in itertools.product((-1, 0, 1), repeat=n):
+                if not any(steps):
+                    continue
+                valid = np.ones(domain.size, dtype=bool)
+                delta = 0
+                for i, step in enumerate(steps):
+                    if step:
+                        valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
+                        delta += step * place[i]
+                out.append((np.full(domain.size, delta, dtype=np.int64), valid))
+        return out
+
+    def count_pairs(self, domain: Vector) -> int:
+        """The number of ordered neighbour pairs ``(x, x')`` of the domain."""
+        n, k = domain.n, len(domain.entry_values)
+        if self.name == "hamming":
+            return domain.size * n * (k - 1)
+        if self.name == "one-entry":
+            return n * 2 * (k - 1) * k ** (n - 1)
+        if self.name == "all-entries":
+            return (3 * k - 2) ** n - k ** n
+        return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
+
 
 def _hamming(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     for i, xi in enumerate(x):
@@ -136,18 +220,98 @@ def _all_entries(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]
             yield xp
 
 
-NEIGHBOURS: dict[str, Callable[[Vector, tuple[int, ...]], Iterator[tuple[int, ...]]]] = {
-    "hamming": _hamming,
-    "one-entry": _one_entry,
-    "all-entries": _all_entries,
+NEIGHBOURS: dict[str, Relation] = {
+    "hamming": Relation("hamming", _hamming, builtin=True),
+    "one-entry": Relation("one-entry", _one_entry, builtin=True),
+    "all-entries": Relation("all-entries", _all_entries, builtin=True),
 }
 
 
-def neighbour_relation(name: str) -> Callable[[Vector, tuple[int, ...]], Iterator[tuple[int, ...]]]:
+def neighbour_relation(relation: str | Relation | Callable) -> Relation:
+    """A built-in relation by name, a :class:`Relation`, or a user function (:func:`relation_from_function`)."""
+    if isinstance(relation, Relation):
+        return relation
+    if callable(relation):
+        return relation_from_function(relation)
     try:
-        return NEIGHBOURS[name]
-    except KeyError:
-        raise WmcdpError(f"unknown neighbour relation {name!r}; choose one of {', '.join(NEIGHBOURS)}") from None
+        return NEIGHBOURS[relation]
+    except (KeyError, TypeError):
+        raise WmcdpError(f"unknown neighbour relation {relation!r}; choose one of {', '.join(NEIGHBOURS)}, "
+                         "or give a function (FILE.py:FUNC)") from None
+
+
+def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
+    """A user relation: ``fn(x)`` yields the neighbours of ``x``, or ``fn(x, x_prime)`` says whether they are.
+
+    Which one is read from the number of parameters ``fn`` requires (one: a generator,
+    two: a predicate). A predicate is asked about every pair of the domain (so it suits
+    small domains); a generator's neighbours are checked to lie in the domain, to differ from
+    ``x`` and to be listed symmetrically (see :func:`check_relation`).
+    """
+    label = name or getattr(fn, "__name__", "user relation")
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    except (TypeError, ValueError):
+        params = []
+    if len(params) == 2:
+        def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+            for xp in domain.values():
+                if xp != x and _call_relation(fn, label, x, xp):
+                    yield xp
+    elif len(params) == 1:
+        def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+            result = _call_relation(fn, label, x)
+            try:
+                items = list(result)
+            except TypeError:
+                raise WmcdpError(f"the neighbour relation {label} returned {type(result).__name__}, "
+                                 "not an iterable of neighbours") from None
+            seen = set()
+            for xp in items:
+                xp = domain.check(xp)
+                if xp == x:
+                    raise WmcdpError(f"the neighbour relation {label} lists {format_value(x)} as its own neighbour")
+                if xp not in seen:
+                    seen.add(xp)
+                    yield xp
+    else:
+        raise WmcdpError(f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
+                         f"whether they are neighbours); {label} takes {len(params)} required arguments")
+    return Relation(label, neighbours, checked=False)
+
+
+def _call_relation(fn: Callable, label: str, *args):
+    try:
+        return fn(*args)
+    except WmcdpError:
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"the neighbour relation {label} failed on "
+                         f"{', '.join(format_value(a) for a in args)}: {type(exc).__name__}: {exc}") from None
+
+
+def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[int, ...]] | None = None) -> None:
+    """A user relation must be symmetric: ``x'`` a neighbour of ``x`` exactly when ``x`` is one of ``x'``.
+
+    Checked over ``inputs`` (default: the whole domain); the first asymmetric pair is named.
+    """
+    if relation.checked:
+        return
+    cache: dict[tuple, set] = {}
+
+    def of(x: tuple[int, ...]) -> set:
+        if x not in cache:
+            cache[x] = set(relation.neighbours(domain, x))
+        return cache[x]
+
+    for k, x in enumerate(domain.values() if inputs is None else inputs):
+        if k % 1024 == 0:
+            check("checking the neighbour relation")
+        for xp in of(x):
+            if x not in of(xp):
+                raise WmcdpError(f"the neighbour relation {relation.name} is not symmetric: {format_value(xp)} is a "
+                                 f"neighbour of {format_value(x)}, but not the other way round")
 
 
 # -- exhaustive sets ------------------------------------------------------------------
@@ -157,65 +321,123 @@ MAX_PAIRS = 1 << 24       # |I| = |X| * |Y|
 MAX_TRIPLES = 1 << 28     # |C| = (number of neighbour pairs) * |Y|
 
 
-def neighbour_pairs(domain: Vector, neighbours: str) -> int:
+def neighbour_pairs(domain: Vector, neighbours: str | Relation) -> int:
     """The number of ordered neighbour pairs ``(x, x')`` of a domain under a relation."""
-    neighbour_relation(neighbours)
-    n, k = domain.n, len(domain.entry_values)
-    if neighbours == "hamming":
-        return domain.size * n * (k - 1)
-    if neighbours == "one-entry":
-        return n * 2 * (k - 1) * k ** (n - 1)
-    return (3 * k - 2) ** n - k ** n  # all-entries
+    return neighbour_relation(neighbours).count_pairs(domain)
 
 
-def check_exhaustive(domain: Vector, num_outputs: int, neighbours: str | None = None, force: bool = False) -> None:
+def check_exhaustive(domain: Vector, num_outputs: int, neighbours: str | Relation | None = None,
+                     force: bool = False) -> None:
     """Refuse exhaustive sets over :data:`MAX_PAIRS` pairs or :data:`MAX_TRIPLES` triples unless ``force``."""
+    relation = None if neighbours is None else neighbour_relation(neighbours)
+    if force:
+        return
     pairs = domain.size * num_outputs
-    triples = 0 if neighbours is None else neighbour_pairs(domain, neighbours) * num_outputs
-    if not force and (pairs > MAX_PAIRS or triples > MAX_TRIPLES):
-        sizes = f"|I| = {pairs} pairs" + (f" and |C| = {triples} triples" if neighbours else "")
+    triples = 0
+    if relation is not None and (relation.builtin or pairs <= MAX_PAIRS):
+        triples = relation.count_pairs(domain) * num_outputs
+    if pairs > MAX_PAIRS or triples > MAX_TRIPLES:
+        sizes = f"|I| = {_size_text(pairs)} pairs" + (f" and |C| = {_size_text(triples)} triples" if triples else "")
         raise WmcdpError(f"the exhaustive sets are too large ({sizes}; limits {MAX_PAIRS} pairs, {MAX_TRIPLES} "
                          "triples): use symmetry sets, or force the run (--force)")
 
 
-def _checked(values: Iterable) -> Iterator:
-    """``values`` with a limits checkpoint every 4096 (huge forced sets can time out)."""
-    for k, v in enumerate(values):
-        if k % 4096 == 0:
-            check("building exhaustive sets")
-        yield v
-
-
-def _inputs(domain: Vector) -> Iterator[tuple[int, ...]]:
-    return _checked(domain.values())
+def _size_text(n: int) -> str:
+    return str(n) if n.bit_length() < 200 else f"about 2^{n.bit_length() - 1}"
 
 
 def all_outputs(outputs: Shape | Sequence[Value]) -> tuple:
     """``Y`` as a tuple (a shape's every value, in its order)."""
     if isinstance(outputs, tuple):
         return outputs
-    return tuple(_checked(outputs.values() if isinstance(outputs, Shape) else outputs))
+    values = outputs.values() if isinstance(outputs, Shape) else outputs
+    out = []
+    for k, v in enumerate(values):
+        if k % 4096 == 0:
+            check("listing outputs")
+        out.append(v)
+    return tuple(out)
 
 
-def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value], *, force: bool = False) -> InferenceSet:
-    """``I = X x Y`` (``outputs``: the program's output shape, or Y itself)."""
-    check_exhaustive(domain, outputs.size if isinstance(outputs, Shape) else len(outputs), force=force)
-    ys = all_outputs(outputs)
-    return InferenceSet({x: ys for x in _inputs(domain)})
+@dataclass(frozen=True)
+class ExhaustiveInference:
+    """``I = X x Y`` over a program's domain and outputs (``outputs``: the output shape, or Y itself)."""
+
+    domain: Vector
+    outputs: Shape | tuple
+
+    def __len__(self) -> int:
+        return self.domain.size * _count(self.outputs)
+
+    def __iter__(self) -> Iterator[tuple[Value, Value]]:
+        ys = self.outputs.values if isinstance(self.outputs, Shape) else lambda: iter(self.outputs)
+        return ((x, y) for x in self.domain.values() for y in ys())
 
 
-def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str = "hamming", *,
-                       force: bool = False) -> PrivacySet:
-    """``C = {(x, x', y) : x ~ x', y in Y}``, inputs in lexicographic order."""
+@dataclass(frozen=True)
+class ExhaustivePrivacy:
+    """``C = {(x, x', y) : x ~ x', y in Y}``: inputs in lexicographic order, neighbours in the relation's order."""
+
+    domain: Vector
+    outputs: Shape | tuple
+    relation: Relation
+
+    def __len__(self) -> int:
+        return self.relation.count_pairs(self.domain) * _count(self.outputs)
+
+    def __iter__(self) -> Iterator[tuple[Value, Value, Value]]:
+        for x, xp in self.pairs():
+            ys = self.outputs.values() if isinstance(self.outputs, Shape) else self.outputs
+            for y in ys:
+                yield x, xp, y
+
+    def pairs(self) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+        for x in self.domain.values():
+            for xp in self.relation.neighbours(self.domain, x):
+                yield x, xp
+
+    @property
+    def blocks(self) -> Iterator[tuple[Value, Value, tuple]]:
+        ys = all_outputs(self.outputs)
+        return ((x, xp, ys) for x, xp in self.pairs())
+
+
+@dataclass(frozen=True)
+class ExhaustiveAccuracy:
+    """``A = X``, in lexicographic order."""
+
+    domain: Vector
+
+    def __len__(self) -> int:
+        return self.domain.size
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return self.domain.values()
+
+
+def _count(outputs: Shape | tuple) -> int:
+    return outputs.size if isinstance(outputs, Shape) else len(outputs)
+
+
+def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value], *, force: bool = False) -> ExhaustiveInference:
+    """``I = X x Y`` (``outputs``: the program's output shape, or Y itself), described, not listed."""
+    outputs = outputs if isinstance(outputs, Shape) else tuple(outputs)
+    check_exhaustive(domain, _count(outputs), force=force)
+    return ExhaustiveInference(domain, outputs)
+
+
+def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str | Relation = "hamming", *,
+                       force: bool = False) -> ExhaustivePrivacy:
+    """``C = {(x, x', y) : x ~ x', y in Y}``, described, not listed."""
     relation = neighbour_relation(neighbours)
-    check_exhaustive(domain, outputs.size if isinstance(outputs, Shape) else len(outputs), neighbours, force)
-    ys = all_outputs(outputs)
-    return PrivacySet(tuple((x, xp, ys) for x in _inputs(domain) for xp in relation(domain, x)))
+    outputs = outputs if isinstance(outputs, Shape) else tuple(outputs)
+    check_exhaustive(domain, _count(outputs), relation, force)
+    return ExhaustivePrivacy(domain, outputs, relation)
 
 
-def exhaustive_accuracy(domain: Vector) -> AccuracySet:
-    """``A = X``."""
-    return AccuracySet(tuple(_inputs(domain)))
+def exhaustive_accuracy(domain: Vector) -> ExhaustiveAccuracy:
+    """``A = X``, described, not listed."""
+    return ExhaustiveAccuracy(domain)
 
 
 def describe_pair(x: Value, y: Value) -> str:

@@ -18,13 +18,13 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence, Union
 
 from .accuracy import synthesize_accuracy
-from .compile import compile_program
 from .errors import WmcdpError
+from .inference import as_compiled
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, exact_text, format_number, is_exact, parse_number
 from .privacy import PrivacyWitness, synthesize_privacy
-from .registry import build_program, find_program, find_sets, parameters
+from .registry import build_program, find_program, find_relation, find_sets, parameters
 
 #: most points one sweep may have
 MAX_POINTS = 100_000
@@ -131,20 +131,25 @@ def to_dataframe(rows: Sequence[Row]):
 
 def _number(text: str, item: str, exact: bool) -> Number:
     try:
-        return parse_number(text, exact=exact)
-    except WmcdpError:
-        raise WmcdpError(f"--over {item!r}: {text.strip()!r} is not a number") from None
+        value = parse_number(text, exact=exact)
+    except WmcdpError as exc:
+        if "is not a number" in str(exc):
+            raise WmcdpError(f"--over {item!r}: {text.strip()!r} is not a number") from None
+        raise WmcdpError(f"--over {item!r}: {exc}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise WmcdpError(f"--over {item!r}: {text.strip()!r} is not a finite number")
+    return value
 
 
 def _range(start: Number, stop: Number, step: Number, item: str) -> list[Number]:
     """``start, start + step, ...`` up to ``stop`` (included when it lands on it), exact when all three are."""
     if step == 0:
         raise WmcdpError(f"--over {item!r}: the step is zero")
-    span = (stop - start) / step
+    span = (Fraction(stop) - Fraction(start)) / Fraction(step)
     if span < 0:
         raise WmcdpError(f"--over {item!r} is an empty range (stop is on the wrong side of start for that step)")
     exact = all(is_exact(v) for v in (start, stop, step))
-    count = math.floor(span if exact else span + 1e-9) + 1
+    count = math.floor(span if exact else span + Fraction(1, 10 ** 9)) + 1
     if count > MAX_POINTS:
         raise WmcdpError(f"--over {item!r} has {count} points, more than {MAX_POINTS}")
     if exact:
@@ -199,17 +204,17 @@ def _check(specs: Sequence[str], fixed: Mapping[str, Number], parameter: str, va
 
 
 def _privacy_point(program: Program, variant: str, parameter: str, value: Number, *, sets: str,
-                   neighbours: str | None, backend: str, exact: bool | None) -> PrivacyRow:
-    compiled = compile_program(program, backend)
+                   neighbours: str | None, backend: str, exact: Any) -> PrivacyRow:
+    compiled = as_compiled(program, backend, exact)
     C, I = find_sets("privacy", sets, program)
-    r = synthesize_privacy(compiled, C, I, neighbours=neighbours, exact=exact)
+    r = synthesize_privacy(compiled, C, I, neighbours=find_relation(neighbours) if neighbours else None, exact=exact)
     return PrivacyRow(variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact,
                       r.diagram_size, compiled.compile_seconds + r.seconds)
 
 
 def _accuracy_point(program: Program, variant: str, parameter: str, value: Number, *, alpha: Number, sets: str,
-                    backend: str, exact: bool | None) -> AccuracyRow:
-    compiled = compile_program(program, backend)
+                    backend: str, exact: Any) -> AccuracyRow:
+    compiled = as_compiled(program, backend, exact)
     A, I = find_sets("accuracy", sets, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
     return AccuracyRow(variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact,
@@ -234,7 +239,7 @@ def _sweep(point: Callable[..., Row], specs: Sequence[str], fixed: Mapping[str, 
 
 def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
                   *, sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
-                  exact: bool | None = None, progress: ProgressCallback | None = None) -> list[PrivacyRow]:
+                  exact: Any = None, progress: ProgressCallback | None = None) -> list[PrivacyRow]:
     """Tight epsilon (Algorithm 2) of each program for each value of ``parameter``.
 
     ``programs`` are built-in names or ``file.py:function``; ``fixed`` holds the other
@@ -249,7 +254,7 @@ def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], paramete
 
 
 def sweep_accuracy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
-                   alpha: Number, *, sets: str = "exhaustive", backend: str = "bdd", exact: bool | None = None,
+                   alpha: Number, *, sets: str = "exhaustive", backend: str = "bdd", exact: Any = None,
                    progress: ProgressCallback | None = None) -> list[AccuracyRow]:
     """Tight ``1 - beta`` at radius ``alpha`` (Algorithm 3) of each program for each value of ``parameter``."""
     return _sweep(_accuracy_point, programs, fixed, parameter, values, progress, alpha=alpha, sets=sets,

@@ -6,24 +6,32 @@ The compiled diagram is the weighted Boolean formula of paper Def. 3,
 
 over unweighted input bits ``x``, output bits ``y`` and weighted random bits ``theta``,
 so that ``WMC(phi | x, y) = P(A(x) = y)``. Inputs stay symbolic: each concrete input is
-a cofactor of the same diagram. Variables follow the program's order of first use; each
-output bit ``y_j`` sits right below the last variable its function ``o_j`` reads.
+a cofactor of the same diagram, or one element of a batch counted in one traversal.
+Variables follow the program's order of first use; the bits of each output value sit
+together, most significant first, right below the last variable any of them reads.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
-``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count`` and
-``wmc``.
+``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count``,
+``min_path_log2`` and a count (:meth:`Compiled.count`).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+import numpy as np
 
 from ..errors import WmcdpError
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR
-from ..lang.program import Program, Trace
+from ..lang.program import Program, Trace, Vector
+from ..lang.shape import leaves
 from ..limits import check, watching_nodes
+from ..numbers import format_number
+from .. import wmc
 from .bdd import BDDBackend
 from .sdd import SDDBackend
 
@@ -42,6 +50,7 @@ class Compiled:
     outputs: list[Any]              # the output-bit functions o_j(x, theta)
     order: list[int]                # variable ids from the top level down
     compile_seconds: float = 0.0
+    exact_floats: bool = False      # float probabilities were read as their exact binary64 values
     _size: int | None = field(default=None, repr=False)
 
     @property
@@ -75,13 +84,103 @@ class Compiled:
     def output_assignment(self, bits: list[int]) -> dict[int, bool]:
         return {v: bool(b) for v, b in zip(self.output_vars, bits)}
 
+    # -- groups: the bits of each input entry and of each output value --------------------
+    @cached_property
+    def input_groups(self) -> list[wmc.Group]:
+        """One group per input entry (no variables for an entry the program never reads)."""
+        k = len(self.domain.entry_values)
+        return [wmc.Group(tuple(self.trace.input_bits.get(i, ())), k) for i in range(self.domain.n)]
+
+    @cached_property
+    def output_groups(self) -> list[wmc.Group]:
+        """One group per Bool or Int part of the output, in output order."""
+        groups, j = [], 0
+        for leaf in leaves(self.shape):
+            groups.append(wmc.Group(tuple(self.output_vars[j:j + leaf.width]), leaf.size))
+            j += leaf.width
+        return groups
+
+    # -- counting ---------------------------------------------------------------------------
+    @property
+    def weights(self):
+        return self.trace.circuit.weights
+
+    @cached_property
+    def flat(self):
+        """``phi`` flattened (BDD backend only)."""
+        return self.backend.flatten(self.phi)
+
+    @cached_property
+    def random_support(self) -> list[int]:
+        """The random variables ``phi`` depends on, from the top level down."""
+        support = self.flat.support if self.backend.name == "bdd" else set(self.weights)
+        return [v for v in self.order if v in support and v in self.weights]
+
+    @cached_property
+    def denominator(self) -> int:
+        """``D``: the product of the denominators of the random bits of ``phi`` (exact counts are numerators over D)."""
+        d = 1
+        for v in self.random_support:
+            d *= wmc.Scaled.coefficients(self.weights[v])[2]
+        return d
+
+    @cached_property
+    def min_path_log2(self) -> float:
+        if self.backend.name == "bdd":
+            return wmc.min_path_log2(self.flat, self.weights)
+        return self.backend.min_path_log2(self.phi, self.weights)
+
+    def arith(self, exact: bool | None = None) -> Any:
+        """The number system of a count: exact when asked (or when every weight is rational and
+        ``exact`` is None), else linear floats when no path weight is below 2**-1000, else logs."""
+        floats = [w for w in self.weights.values() if not w.exact]
+        if exact is None:
+            exact = not floats
+        if exact:
+            if floats:
+                w = floats[0]
+                raise WmcdpError(f"exact arithmetic needs rational parameters, but a random choice has the float "
+                                 f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
+                                 "or read floats as their exact binary values (--exact-floats)")
+            return wmc.Scaled(self.denominator)
+        return wmc.Linear if self.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Logs
+
+    @cached_property
+    def _skip_products(self) -> list[int]:
+        """``prefix[l]``: the product of the denominators of the random bits of ``phi`` above level ``l``."""
+        level_d = {self.backend.level_of(v): wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support}
+        prefix, d = [], 1
+        for level in range(self.backend.levels + 1):
+            prefix.append(d)
+            d *= level_d.get(level, 1)
+        return prefix
+
+    def count(self, u: Any, plan: wmc.Plan, arith: Any) -> np.ndarray:
+        """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
+
+        Exact counts are numerators over :attr:`denominator`.
+        """
+        if self.backend.name == "sdd":
+            return self.backend.count(u, plan, arith, self.denominator if arith.exact else None)
+        flat = self.flat if u is self.phi else self.backend.flatten(u)
+        skip = None
+        if arith.exact:
+            prefix = self._skip_products
+            skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
+        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip)
+
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
-    """Program variables in order of first use; ``y_j`` right after the last variable of ``o_j``."""
+    """Program variables in order of first use; the bits of each output value together, most
+    significant first, right after the last variable any of them reads."""
     last = trace.circuit.last_var(trace.output_roots)
     keys = {v: (v, 0, 0) for v in range(trace.circuit.num_vars)}
-    for j, (y, after) in enumerate(zip(output_vars, last)):
-        keys[y] = (after, 1, j)
+    j = 0
+    for leaf in leaves(trace.shape):
+        after = max(last[j:j + leaf.width], default=-1)
+        for k in range(j, j + leaf.width):
+            keys[output_vars[k]] = (after, 1, k)
+        j += leaf.width
     return sorted(keys, key=keys.__getitem__)
 
 
@@ -120,12 +219,18 @@ def _compile_gates(trace: Trace, be: Any) -> list[Any]:
     return [built[r] for r in trace.output_roots]
 
 
-def compile_program(program: Program, backend: str = "bdd") -> Compiled:
-    """Trace ``program`` and compile its WBF ``phi`` into a BDD (default) or an SDD."""
+def compile_program(program: Program, backend: str = "bdd", *, exact_floats: bool = False) -> Compiled:
+    """Trace ``program`` and compile its WBF ``phi`` into a BDD (default) or an SDD.
+
+    ``exact_floats`` reads every float probability as the exact rational value of its
+    binary64 (a mechanism that samples ``Bernoulli(0.8)`` exactly on the stored double).
+    """
     if backend not in BACKENDS:
         raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if not isinstance(program, Program):
+        raise WmcdpError(f"expected a wmcdp Program, got {type(program).__name__}")
     start = time.perf_counter()
-    trace = program.trace()
+    trace = program.trace(exact_floats=exact_floats)
     first_output = trace.circuit.num_vars
     output_vars = [first_output + j for j in range(len(trace.output_roots))]
     order = _variable_order(trace, output_vars)
@@ -136,7 +241,7 @@ def compile_program(program: Program, backend: str = "bdd") -> Compiled:
     for j in sorted(range(len(outputs)), key=lambda j: level[output_vars[j]], reverse=True):
         phi = be.conj(phi, be.negate(be.xor(be.var(output_vars[j]), outputs[j])))
         check("compilation", be.node_count() if watching_nodes() else None)
-    return Compiled(program, trace, be, phi, output_vars, outputs, order, time.perf_counter() - start)
+    return Compiled(program, trace, be, phi, output_vars, outputs, order, time.perf_counter() - start, exact_floats)
 
 
 __all__ = ["Compiled", "compile_program", "BACKENDS"]

@@ -1,20 +1,21 @@
 """BDD backend: CUDD through ``dd.cudd`` (the default).
 
-CUDD uses complemented edges, so counting keeps, for every regular node, the pair
-``(WMC(f), WMC(not f))`` — computing ``1 - WMC(f)`` instead would cancel catastrophically
-in floating point.
+CUDD uses complemented edges; :meth:`BDDBackend.flatten` resolves them into separate
+entries for a node and its complement, so no count ever forms ``1 - WMC(f)`` (which would
+cancel catastrophically in floating point). CUDD's memory is capped by the limits in
+force (:func:`wmcdp.limits.memory_cap`); exhausting it raises
+:class:`~wmcdp.limits.LimitExceeded` instead of failing inside CUDD.
 """
 
 from __future__ import annotations
 
-import bisect
 from typing import Any, Mapping, Sequence
 
 from dd import cudd
 
-from ..limits import check
+from ..limits import out_of_memory, memory_cap
 from .base import OperatorBackend
-from ..wmc import CountContext
+from .flat import Flat, build_flat
 
 
 class BDDBackend(OperatorBackend):
@@ -26,31 +27,50 @@ class BDDBackend(OperatorBackend):
         # CUDD sizes its tables to the machine's memory by default (about 15 ms per manager);
         # small initial tables start in about 1 ms and grow as needed
         self.bdd = cudd.BDD(memory_estimate=1 << 28, initial_cache_size=1 << 12)
-        self.bdd.configure(reordering=False)
+        self.bdd.configure(reordering=False, max_memory=memory_cap())
         self._node: dict[int, Any] = {}
         self._var_of: dict[str, int] = {}
         self._name: dict[int, str] = {}
-        for v in order:
+        self._level: dict[int, int] = {}
+        for level, v in enumerate(order):
             name = self._name[v] = f"v{v}"
             self.bdd.add_var(name)
             self._node[v] = self.bdd.var(name)
             self._var_of[name] = v
+            self._level[v] = level
+        self.levels = len(order)
         self.true = self.bdd.true
         self.false = self.bdd.false
+
+    def level_of(self, v: int) -> int:
+        return self._level[v]
 
     def var(self, v: int) -> Any:
         return self._node[v]
 
     @staticmethod
+    def conj(a: Any, b: Any) -> Any:
+        return _guarded(lambda: a & b)
+
+    @staticmethod
+    def disj(a: Any, b: Any) -> Any:
+        return _guarded(lambda: a | b)
+
+    @staticmethod
     def xor(a: Any, b: Any) -> Any:
-        return a.bdd.apply("xor", a, b)
+        return _guarded(lambda: a.bdd.apply("xor", a, b))
 
     def condition(self, u: Any, assignment: Mapping[int, bool]) -> Any:
         """Cofactor ``u`` on the given variable values (``phi | x``)."""
         if not assignment:
             return u
         name = self._name
-        return self.bdd.let({name[v]: b for v, b in assignment.items()}, u)
+        return _guarded(lambda: self.bdd.let({name[v]: b for v, b in assignment.items()}, u))
+
+    def compose(self, u: Any, mapping: Mapping[int, Any]) -> Any:
+        """``u`` with each variable ``v`` of ``mapping`` replaced by the diagram ``mapping[v]``."""
+        name = self._name
+        return _guarded(lambda: self.bdd.let({name[v]: f for v, f in mapping.items()}, u))
 
     def node_count(self) -> int:
         """Live nodes in the whole manager."""
@@ -66,58 +86,43 @@ class BDDBackend(OperatorBackend):
         """Nodes of several diagrams, shared nodes counted once."""
         return cudd.count_nodes(list(nodes))
 
-    def array_cells(self, u: Any, free: Sequence[int]) -> int:
-        """Entries of the arrays a counting pass over ``u`` with ``free`` variables as axes holds:
-        a node's array spans the free variables at or below its level."""
-        free_levels = sorted(self.bdd.level_of_var(self._name[v]) for v in free)
-        seen: set[int] = set()
-        cells = 0
-        stack = [u]
+    def flatten(self, u: Any) -> Flat:
+        """``u`` as a :class:`~wmcdp.compile.flat.Flat` diagram, complemented edges resolved."""
+        var_of, level_of = self._var_of, self._level
+        index: dict[tuple[int, int], int] = {}
+        var: list[int] = []
+        level: list[int] = []
+        hi: list[int] = []
+        lo: list[int] = []
+        stack: list[tuple[Any, int, bool]] = [(u, 0, False)]
         while stack:
-            f = stack.pop()
-            key = int(f) & ~1
-            if key in seen or f.var is None:
+            f, pol, expanded = stack.pop()
+            key = (int(f) & ~1, pol ^ f.negated)
+            if key in index:
                 continue
-            seen.add(key)
-            cells += 1 << (len(free_levels) - bisect.bisect_left(free_levels, f.level))
-            stack.extend((f.high, f.low))
-        return cells
-
-    def wmc(self, u: Any, ctx: CountContext) -> Any:
-        """Weighted model count of ``u`` under ``ctx`` (iterative, so deep diagrams are fine)."""
-        sr = ctx.semiring
-        add, mul = sr.add, sr.mul
-        var_of, literal = self._var_of, ctx.literals
-        cache = ctx.cache
-        stack: list[tuple[Any, Any]] = [(u, None)]
-        steps = 0
-        while stack:
-            steps += 1
-            if steps % 8192 == 0:
-                check("inference")
-            f, expanded = stack.pop()
-            if expanded is None:
-                key = int(f) & ~1
-                if key in cache:
-                    continue
-                if f.var is None:  # the regular terminal is TRUE
-                    ctx.store(key, (sr.one, sr.zero), f)
-                    continue
-                hi, lo = f.high, f.low
-                stack.append((f, (key, hi, lo)))
-                stack.append((hi, None))
-                stack.append((lo, None))
+            if f.var is None:  # the regular terminal is TRUE
+                index[key] = len(var)
+                var.append(-1 if key[1] == 0 else -2)
+                level.append(self.levels)
+                hi.append(-1)
+                lo.append(-1)
                 continue
-            key, hi, lo = expanded
-            vh, vl = cache[int(hi) & ~1], cache[int(lo) & ~1]
-            if hi.negated:
-                vh = (vh[1], vh[0])
-            if lo.negated:
-                vl = (vl[1], vl[0])
-            w1, w0 = literal[var_of[f.var]]
-            ctx.store(key, (add(mul(w1, vh[0]), mul(w0, vl[0])), add(mul(w1, vh[1]), mul(w0, vl[1]))), f)
-        value = cache[int(u) & ~1]
-        return value[1] if u.negated else value[0]
+            h, low = f.high, f.low
+            kh, kl = (int(h) & ~1, key[1] ^ h.negated), (int(low) & ~1, key[1] ^ low.negated)
+            if not expanded:
+                stack.append((f, pol, True))
+                if kh not in index:
+                    stack.append((h, key[1], False))
+                if kl not in index:
+                    stack.append((low, key[1], False))
+                continue
+            index[key] = len(var)
+            v = var_of[f.var]
+            var.append(v)
+            level.append(level_of[v])
+            hi.append(index[kh])
+            lo.append(index[kl])
+        return build_flat(var, level, hi, lo, self.levels)
 
     def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
         """Graphviz DOT of ``u``: one node per CUDD node (``size(u)`` of them) plus the entry ``phi``.
@@ -151,5 +156,16 @@ class BDDBackend(OperatorBackend):
         return "\n".join(lines + ["}"]) + "\n"
 
 
+def _guarded(operation):
+    """Run a CUDD operation; CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
+    try:
+        return operation()
+    except ValueError as exc:
+        if "NULL" in str(exc):
+            raise out_of_memory("a decision-diagram operation") from None
+        raise
+
+
 def _quote(text: str) -> str:
+
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -14,7 +14,7 @@ from ..numbers import format_number
 def variable_labels(compiled: Compiled) -> dict[int, str]:
     """Variable id -> display name."""
     trace = compiled.trace
-    labels = {v: f"r{v} (p={format_number(p)})" for v, p in trace.circuit.weights.items()}
+    labels = {v: f"r{v} (p={format_number(w.one)})" for v, w in trace.circuit.weights.items()}
     for i, var_ids in trace.input_bits.items():
         for k, v in enumerate(var_ids):
             labels[v] = f"x{i}" if len(var_ids) == 1 else f"x{i}.b{k}"

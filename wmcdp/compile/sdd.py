@@ -6,13 +6,17 @@ garbage collection and minimisation are off, so node ids stay valid as cache key
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
+import gmpy2
+import numpy as np
 from pysdd.sdd import SddManager, Vtree
 
 from ..limits import check
+from ..weights import BitWeight
+from ..wmc import Plan
 from .base import OperatorBackend
-from ..wmc import CountContext
 
 
 class SDDBackend(OperatorBackend):
@@ -60,46 +64,119 @@ class SDDBackend(OperatorBackend):
             stack.extend(n for pair in f.elements() for n in pair if n.is_decision())
         return len(seen)
 
-    @staticmethod
-    def array_cells(u: Any, free: Sequence[int]) -> None:
-        """Not estimated for SDDs (a vtree is no linear order): joint passes stay at 20 bits."""
-        return None
+    def count(self, u: Any, plan: Plan, arith: Any, denominator: int | None = None) -> np.ndarray:
+        """``WMC(u)`` under ``plan`` (see :mod:`wmcdp.wmc`): shape ``(B, size_0, size_1, ...)``.
 
-    def wmc(self, u: Any, ctx: CountContext) -> Any:
-        """``WMC(decision) = sum over elements (p, s) of WMC(p) * WMC(s)``."""
-        sr = ctx.semiring
-        lookup = ctx.cache.get
+        ``WMC(decision) = sum over elements (p, s) of WMC(p) * WMC(s)``. A group's bits are
+        separate axes during the traversal (an SDD has no linear order to collapse them by)
+        and become the group's values at the end. Exact counts run over rationals (gmpy2
+        ``mpq``) and are returned as integer numerators over ``denominator``.
+        """
+        rational = arith.exact
+        zero, one = (gmpy2.mpq(0), gmpy2.mpq(1)) if rational else (arith.zero, arith.one)
+        dtype = object if rational else arith.dtype
+        mul = (lambda a, b: a + b) if arith.log else (lambda a, b: a * b)
+        add = np.logaddexp if arith.log else (lambda a, b: a + b)
+        bit_axis: dict[int, int] = {}
+        for group in plan.groups:
+            for v in group.variables:
+                bit_axis[v] = 1 + len(bit_axis)
+        ndim = 1 + len(bit_axis)
+        scalar = (1,) * ndim
+
+        def literal(lit: int) -> np.ndarray:
+            v, positive = abs(lit) - 1, lit > 0
+            if v in bit_axis:
+                shape = [1] * ndim
+                shape[bit_axis[v]] = 2
+                return np.array([zero, one] if positive else [one, zero], dtype=dtype).reshape(shape)
+            if v in plan.batch:
+                bits = plan.batch[v] if positive else ~plan.batch[v]
+                return np.where(bits, one, zero).astype(dtype).reshape((-1,) + scalar[1:])
+            w = plan.weights.get(v)
+            if w is None:  # a variable the count does not sum over weighs 1
+                return np.full(scalar, one, dtype=dtype)
+            if rational:
+                value = gmpy2.mpq(w.one if positive else w.zero)
+            else:
+                value = arith.coefficients(w)[0 if positive else 1]
+            return np.full(scalar, value, dtype=dtype)
+
+        cache: dict[int, np.ndarray] = {}
         stack = [u]
         steps = 0
         while stack:
             steps += 1
-            if steps % 8192 == 0:
-                check("inference")
+            if steps % 4096 == 0:
+                check("counting")
             f = stack[-1]
-            key = f.id
-            if lookup(key) is not None:
+            if f.id in cache:
                 stack.pop()
                 continue
             if f.is_true():
-                ctx.store(key, sr.one, f)
+                cache[f.id] = np.full(scalar, one, dtype=dtype)
             elif f.is_false():
-                ctx.store(key, sr.zero, f)
+                cache[f.id] = np.full(scalar, zero, dtype=dtype)
             elif f.is_literal():
-                lit = f.literal
-                w1, w0 = ctx.literals[abs(lit) - 1]
-                ctx.store(key, w1 if lit > 0 else w0, f)
+                cache[f.id] = literal(f.literal)
             else:
                 elements = f.elements()
-                pending = [n for pair in elements for n in pair if lookup(n.id) is None]
+                pending = [n for pair in elements for n in pair if n.id not in cache]
                 if pending:
                     stack.extend(pending)
                     continue
-                total = sr.zero
-                for p, s in elements:
-                    total = sr.add(total, sr.mul(lookup(p.id), lookup(s.id)))
-                ctx.store(key, total, f)
+                total = None
+                for p, q in elements:
+                    term = mul(cache[p.id], cache[q.id])
+                    total = term if total is None else add(total, term)
+                cache[f.id] = total
             stack.pop()
-        return lookup(u.id)
+        value = np.broadcast_to(cache[u.id], (plan.batch_size,) + (2,) * len(bit_axis))
+        out = value.reshape((plan.batch_size,) + tuple(1 << len(g.variables) for g in plan.groups))
+        for axis, group in enumerate(plan.groups, start=1):
+            if group.variables:
+                out = out.take(np.arange(group.size), axis=axis)
+        out = np.broadcast_to(out, (plan.batch_size,) + tuple(g.size for g in plan.groups))
+        if not rational:
+            return np.ascontiguousarray(out)
+        scaled = np.empty(out.shape, dtype=arith.dtype)
+        cells = scaled.reshape(-1)
+        for k, q in enumerate(out.reshape(-1)):
+            n = q * denominator
+            assert n.denominator == 1
+            cells[k] = int(n.numerator)
+        return scaled
+
+    def min_path_log2(self, u: Any, weights: Mapping[int, BitWeight]) -> float:
+        """``log2`` of a lower bound on every nonzero value a count of ``u`` forms.
+
+        A literal bounds by its weight, a decision node by its smallest element product
+        (the SDD counterpart of :func:`wmcdp.wmc.min_path_log2`).
+        """
+        cost: dict[int, float] = {}   # -log2 of the bound; -inf: the node is never nonzero
+        stack = [u]
+        while stack:
+            f = stack[-1]
+            if f.id in cost:
+                stack.pop()
+                continue
+            if f.is_true():
+                cost[f.id] = 0.0
+            elif f.is_false():
+                cost[f.id] = -math.inf
+            elif f.is_literal():
+                w = weights.get(abs(f.literal) - 1)
+                cost[f.id] = 0.0 if w is None else -(w.log_one if f.literal > 0 else w.log_zero) / math.log(2)
+            else:
+                elements = f.elements()
+                pending = [n for pair in elements for n in pair if n.id not in cost]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                terms = [cost[p.id] + cost[q.id] for p, q in elements if cost[p.id] > -math.inf < cost[q.id]]
+                cost[f.id] = max(terms, default=-math.inf)
+            stack.pop()
+        return 0.0 if cost[u.id] == -math.inf else -cost[u.id]
 
     def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
         """Graphviz DOT of ``u``: one record node per decision node (``size(u)`` of them) plus ``phi``.

@@ -2,7 +2,8 @@
 
 A :class:`Circuit` is a hash-consed DAG of Boolean gates over variables. Variables are
 either *input* bits (unweighted: they are conditioned on, never summed) or *random* bits
-with a weight ``w(v) = p`` and ``w(not v) = 1 - p``. Variables are numbered in order of
+with both literal weights ``w(v)`` and ``w(not v)`` (a :class:`~wmcdp.weights.BitWeight`,
+each computed directly). Variables are numbered in order of
 first use; that order becomes the decision-diagram variable order, which is why reading
 ``x[i]`` right before drawing its noise keeps randomized response linear (paper Table 2).
 
@@ -15,7 +16,8 @@ from __future__ import annotations
 import random
 from typing import Iterable
 
-from ..numbers import Number
+from ..limits import check
+from ..weights import BitWeight
 
 FALSE = 0
 TRUE = 1
@@ -26,13 +28,15 @@ VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
 class Circuit:
     """Hash-consed gates plus the weight of every random variable."""
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, *, exact_floats: bool = False) -> None:
         self.rng = rng  # when set, random choices are drawn now (concrete execution)
+        #: read every float probability as the exact rational value of its binary64
+        self.exact_floats = exact_floats
         self.gates: list[tuple] = [("const", False), ("const", True)]
         self._index: dict[tuple, int] = {}
-        self.var_node: list[int] = []          # variable id -> its node
-        self.weights: dict[int, Number] = {}   # random variable id -> P(v = 1)
-        self.inputs: set[int] = set()          # input variable ids
+        self.var_node: list[int] = []              # variable id -> its node
+        self.weights: dict[int, BitWeight] = {}    # random variable id -> its literal weights
+        self.inputs: set[int] = set()              # input variable ids
 
     # -- variables -------------------------------------------------------------------
     def _new_var(self) -> int:
@@ -47,20 +51,20 @@ class Circuit:
         self.inputs.add(v)
         return self.var_node[v]
 
-    def random_var(self, p: Number) -> int:
-        """A fresh random variable true with probability ``p``; returns its node.
+    def random_var(self, weight: BitWeight) -> int:
+        """A fresh random variable with the given literal weights; returns its node.
 
         In concrete execution (``rng`` set) the choice is drawn at once and the result is
         the constant node, so the whole program folds to constants.
         """
-        if p == 0:
+        if weight.is_false:
             return FALSE
-        if p == 1:
+        if weight.is_true:
             return TRUE
         if self.rng is not None:
-            return TRUE if self.rng.random() < p else FALSE
+            return TRUE if self.rng.random() < weight.one else FALSE
         v = self._new_var()
-        self.weights[v] = p
+        self.weights[v] = weight
         return self.var_node[v]
 
     @property
@@ -72,6 +76,8 @@ class Circuit:
         node = self._index.get(gate)
         if node is None:
             node = len(self.gates)
+            if node % 4096 == 0:
+                check("tracing the program", node)
             self.gates.append(gate)
             self._index[gate] = node
         return node

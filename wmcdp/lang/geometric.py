@@ -10,7 +10,8 @@ It equals ``clamp(c + Z, lo, hi)`` where ``Z`` is two-sided geometric noise,
 ``P(Z = z) = (1 - a) / (1 + a) * a^|z|`` (clamping the *output* is post-processing).
 
 Encoding. For each value ``v`` that ``c`` can take, the output is a ``discrete`` over
-``{lo..hi}`` with exactly the probabilities above (rational when ``a`` is), selected by
+``{lo..hi}`` with exactly the probabilities above (rational when ``a`` is; for a float
+``a`` they are formed as natural logs, so ``a = 1e-200`` does not underflow), selected by
 ``c``'s guard for ``v``. ``discrete`` draws its value down a balanced binary tree of
 flips, so a comparison such as ``TGeom(x_i) > T`` reads about ``log2(hi - lo + 1)``
 flips, and once the input is fixed only one value's tree remains in the diagram.
@@ -22,10 +23,12 @@ with symbolic inputs and output bits.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+
 from ..errors import WmcdpError
-from ..numbers import Number, as_number, format_number
+from ..numbers import Number, as_int, as_number, format_number
 from .circuit import FALSE
-from .values import Bool, Int, _as_int, current, discrete
+from .values import Bool, Int, _as_int, current, discrete, discrete_logs
 
 
 def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
@@ -50,8 +53,10 @@ def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
 
 
 def _bounds(lo: object, hi: object) -> tuple[int, int]:
-    if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, int) or not isinstance(hi, int):
-        raise WmcdpError(f"truncated_geometric() range bounds must be integers, got lo={lo!r}, hi={hi!r}")
+    try:
+        lo, hi = as_int(lo, "lo"), as_int(hi, "hi")
+    except WmcdpError:
+        raise WmcdpError(f"truncated_geometric() range bounds must be integers, got lo={lo!r}, hi={hi!r}") from None
     if lo > hi:
         raise WmcdpError(f"truncated_geometric() range {lo}..{hi} is empty")
     return lo, hi
@@ -67,9 +72,13 @@ def truncated_geometric(c: Int | Bool | int, lo: int, hi: int, alpha: object = N
     if value.lo < lo or value.hi > hi:
         raise WmcdpError(f"truncated_geometric() value range {value.lo}..{value.hi} is not inside {lo}..{hi}")
     circ = current()
+    if isinstance(a, float) and circ.exact_floats:
+        a = Fraction(a)
     out: dict[int, int] = {}
     for v, guard in value.guards.items():
-        for z, gz in discrete(truncated_geometric_probabilities(v, lo, hi, a)).guards.items():
+        noise = discrete(truncated_geometric_probabilities(v, lo, hi, a)) if isinstance(a, (int, Fraction)) \
+            else discrete_logs(truncated_geometric_logs(v, lo, hi, a))
+        for z, gz in noise.guards.items():
             out[z] = circ.disj(out.get(z, FALSE), circ.conj(guard, gz))
     return Int(out)
 
@@ -84,4 +93,16 @@ def truncated_geometric_probabilities(c: int, lo: int, hi: int, a: Number) -> di
     return probs
 
 
-__all__ = ["truncated_geometric", "truncated_geometric_probabilities", "geometric_ratio"]
+def truncated_geometric_logs(c: int, lo: int, hi: int, a: float) -> dict[int, float]:
+    """``ln P(TGeom_a(c) = z)`` for a float ratio ``a``, formed in log space (no underflow)."""
+    if lo == hi:
+        return {lo: 0.0}
+    log_a, log_1pa = math.log(a), math.log1p(a)
+    inner = math.log1p(-a) - log_1pa
+    logs = {z: inner + abs(z - c) * log_a for z in range(lo + 1, hi)}
+    logs[lo] = (c - lo) * log_a - log_1pa
+    logs[hi] = (hi - c) * log_a - log_1pa
+    return logs
+
+
+__all__ = ["truncated_geometric", "truncated_geometric_probabilities", "truncated_geometric_logs", "geometric_ratio"]

@@ -10,12 +10,19 @@ outputs.
 from __future__ import annotations
 
 import itertools
+import numbers
 import random
+import sysconfig
+import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from ..errors import WmcdpError
-from ..numbers import Number
+from ..limits import LimitExceeded
+from ..numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
 from .shape import Shape, format_value, shape_of
 from .values import Bool, Int, tracing
@@ -37,6 +44,9 @@ class Vector:
     hi: int = 1
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "n", as_int(self.n, "the number of input entries"))
+        object.__setattr__(self, "lo", as_int(self.lo, "the input range's lower end"))
+        object.__setattr__(self, "hi", as_int(self.hi, "the input range's upper end"))
         if self.n < 1:
             raise WmcdpError(f"an input vector needs at least one entry, got n = {self.n}")
         if self.lo > self.hi:
@@ -58,12 +68,36 @@ class Vector:
         """Every input, in lexicographic order."""
         return itertools.product(self.entry_values, repeat=self.n)
 
+    def code(self, x: tuple[int, ...]) -> int:
+        """The position of ``x`` in :meth:`values` (entries are digits base ``hi - lo + 1``, entry 0 first)."""
+        k, code = len(self.entry_values), 0
+        for v in x:
+            code = code * k + (v - self.lo)
+        return code
+
+    def at(self, code: int) -> tuple[int, ...]:
+        """The input at position ``code`` of :meth:`values`."""
+        k, out = len(self.entry_values), []
+        for _ in range(self.n):
+            code, d = divmod(int(code), k)
+            out.append(self.lo + d)
+        return tuple(reversed(out))
+
+    def digits(self, codes: np.ndarray) -> np.ndarray:
+        """Entry offsets ``x_i - lo`` of many inputs at once: shape ``(len(codes), n)``."""
+        k = len(self.entry_values)
+        places = k ** np.arange(self.n - 1, -1, -1, dtype=np.int64)
+        return (np.asarray(codes, dtype=np.int64)[:, None] // places[None, :]) % k
+
     def check(self, x: object) -> tuple[int, ...]:
-        """``x`` as a tuple in this domain, or a clear error."""
+        """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0)."""
         try:
-            t = tuple(int(v) for v in x)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
+            items = tuple(x)  # type: ignore[arg-type]
+        except TypeError:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
+        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
+            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
+        t = tuple(int(v) for v in items)
         if len(t) != self.n or any(not self.lo <= v <= self.hi for v in t):
             raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
         return t
@@ -154,25 +188,28 @@ class Program:
     inputs: Vector
     body: Callable[[Sequence], object]
     params: Mapping[str, Any] = field(default_factory=dict)
-    neighbours: str = "hamming"
+    neighbours: Any = "hamming"      # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
 
     def __post_init__(self) -> None:
-        from ..sets import NEIGHBOURS  # sets builds on programs' domains
+        from ..sets import NEIGHBOURS, Relation  # sets builds on programs' domains
 
-        if self.neighbours not in NEIGHBOURS:
+        if isinstance(self.neighbours, str) and self.neighbours not in NEIGHBOURS:
             raise WmcdpError(f"program {self.name} declares the unknown neighbour relation {self.neighbours!r}; "
                              f"choose one of {', '.join(NEIGHBOURS)}")
+        if not isinstance(self.neighbours, (str, Relation)) and not callable(self.neighbours):
+            raise WmcdpError(f"program {self.name}: neighbours must be a relation's name, a Relation or a function, "
+                             f"got {self.neighbours!r}")
         if not isinstance(self.inputs, Vector):
             raise WmcdpError(f"program {self.name}: inputs must be Bits(n) or IntVector(n, lo, hi)")
 
-    def trace(self) -> Trace:
-        circuit = Circuit()
+    def trace(self, *, exact_floats: bool = False) -> Trace:
+        """Run the body on symbolic inputs; ``exact_floats`` reads float probabilities as exact binary64 values."""
+        circuit = Circuit(exact_floats=exact_floats)
         x = SymbolicInput(self.inputs, circuit)
         with tracing(circuit):
-            result = self.body(x)
-            shape, roots = shape_of(result, circuit)
+            shape, roots = shape_of(self._call(x), circuit)
         var_of = {node: v for v, node in enumerate(circuit.var_node)}
         input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
         return Trace(circuit, input_bits, shape, roots)
@@ -187,12 +224,45 @@ class Program:
         circuit = Circuit(rng)
         with tracing(circuit):
             entries = [Bool(TRUE if v else FALSE) if self.inputs.is_bits else Int.const(v) for v in x]
-            shape, roots = shape_of(self.body(tuple(entries)), circuit)
+            shape, roots = shape_of(self._call(tuple(entries)), circuit)
         return shape.decode([1 if r == TRUE else 0 for r in roots])
+
+    def _call(self, x: Sequence) -> object:
+        """The body on ``x``; any error it raises becomes one line naming the program and the line of its code."""
+        try:
+            return self.body(x)
+        except (LimitExceeded, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:
+            where = _user_frame(exc)
+            problem = str(exc) if isinstance(exc, WmcdpError) else f"{type(exc).__name__}: {exc}"
+            raise WmcdpError(f"program {self.name} failed{where}: {problem}") from None
 
     def label(self) -> str:
         args = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.name}({args})"
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+_LIBRARIES = tuple(Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                   if (p := sysconfig.get_paths().get(key)))
+
+
+def _user_frame(exc: BaseException) -> str:
+    """`` at file:line`` of the innermost frame of the traceback in the user's code ('' if none).
+
+    The user's code is what is neither wmcdp nor the standard library nor an installed package;
+    failing that, the innermost frame outside wmcdp.
+    """
+    user = outside = ""
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        path = Path(frame.f_code.co_filename).resolve()
+        if path.is_relative_to(_PACKAGE):
+            continue
+        outside = f" at {frame.f_code.co_filename}:{line}"
+        if not any(path.is_relative_to(lib) for lib in _LIBRARIES):
+            user = outside
+    return user or outside
 
 
 __all__ = ["Bits", "IntVector", "Vector", "Program", "Trace", "SymbolicInput"]

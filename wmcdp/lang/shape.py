@@ -4,13 +4,21 @@ A Bool is one bit (decoded as 0/1), an ``Int`` with range ``lo..hi`` is the bina
 of ``value - lo`` (MSB first), a constant inside a tuple takes no bits, and a tuple
 concatenates its parts. ``values()`` enumerates the output space Y used by exhaustive
 sets; values outside it have probability zero.
+
+Outputs are also numbered: :meth:`Shape.index` is the position of a value in ``values()``
+(mixed radix over the :func:`leaves`, the Bool and Int parts with their sizes), the order
+in which counts lay out whole output distributions. A value of the wrong form (``0.0``
+for an Int, a tuple of the wrong length) is an error, never coerced.
 """
 
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass
 from typing import Iterator
+
+import numpy as np
 
 from ..errors import WmcdpError
 from .circuit import Circuit
@@ -39,6 +47,51 @@ class Shape:
     def is_numeric(self) -> bool:
         return False
 
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def offsets(self, value) -> list[int] | None:
+        """Per leaf (:func:`leaves`), the position of ``value``'s part among the leaf's values;
+        None if the program cannot output ``value``.
+
+        Raises :class:`WmcdpError` when ``value`` does not have this shape's form.
+        """
+        out = []
+        for leaf, v in zip(leaves(self), self._leaf_values(value)):
+            offset = leaf.offset(v)
+            if offset is None:
+                return None
+            out.append(offset)
+        return out
+
+    def index(self, value) -> int | None:
+        """The position of ``value`` in ``values()``, None if the program cannot output it."""
+        offsets = self.offsets(value)
+        if offsets is None:
+            return None
+        index = 0
+        for leaf, offset in zip(leaves(self), offsets):
+            index = index * leaf.size + offset
+        return index
+
+    def value_at(self, index: int):
+        """The output value at position ``index`` of ``values()``."""
+        parts = []
+        for leaf in reversed(leaves(self)):
+            index, offset = divmod(index, leaf.size)
+            parts.append(leaf.lo + offset if isinstance(leaf, IntShape) else offset)
+        return self._build(iter(reversed(parts)))
+
+    def _leaf_values(self, value) -> list:
+        raise NotImplementedError
+
+    def _build(self, parts: Iterator):
+        raise NotImplementedError
+
+
+def _integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
 
 @dataclass(frozen=True)
 class BoolShape(Shape):
@@ -54,7 +107,22 @@ class BoolShape(Shape):
         return bits[0]
 
     size = 2
+    lo = 0
     is_numeric = True  # type: ignore[assignment]
+
+    def describe(self) -> str:
+        return "0 or 1"
+
+    def offset(self, value) -> int | None:
+        return int(value) if int(value) in (0, 1) else None
+
+    def _leaf_values(self, value) -> list:
+        if not (_integer(value) or isinstance(value, (bool, np.bool_))):
+            raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
+        return [value]
+
+    def _build(self, parts):
+        return next(parts)
 
 
 @dataclass(frozen=True)
@@ -87,6 +155,21 @@ class IntShape(Shape):
 
     is_numeric = True  # type: ignore[assignment]
 
+    def describe(self) -> str:
+        return f"an integer in {self.lo}..{self.hi}"
+
+    def offset(self, value) -> int | None:
+        v = int(value)
+        return v - self.lo if self.lo <= v <= self.hi else None
+
+    def _leaf_values(self, value) -> list:
+        if not _integer(value):
+            raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
+        return [value]
+
+    def _build(self, parts):
+        return next(parts)
+
 
 @dataclass(frozen=True)
 class ConstShape(Shape):
@@ -102,6 +185,21 @@ class ConstShape(Shape):
 
     def decode(self, bits):
         return self.value
+
+    def describe(self) -> str:
+        return repr(self.value)
+
+    def _leaf_values(self, value) -> list:
+        if value != self.value:
+            raise _NoOutput
+        return []
+
+    def _build(self, parts):
+        return self.value
+
+
+class _NoOutput(Exception):
+    """A constant part of a tuple output differs: the program cannot output the value."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +237,33 @@ class TupleShape(Shape):
                 return None
             bits.extend(b)
         return bits
+
+    def describe(self) -> str:
+        return "(" + ", ".join(p.describe() for p in self.parts) + ")"
+
+    def offsets(self, value) -> list[int] | None:
+        try:
+            return super().offsets(value)
+        except _NoOutput:
+            return None
+
+    def _leaf_values(self, value) -> list:
+        if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
+            raise WmcdpError(f"output {value!r} is not of the program's output form {self.describe()}")
+        out: list = []
+        for part, v in zip(self.parts, value):
+            out.extend(part._leaf_values(v))
+        return out
+
+    def _build(self, parts):
+        return tuple(part._build(parts) for part in self.parts)
+
+
+def leaves(shape: Shape) -> list:
+    """The Bool and Int parts of an output shape, in output order (constants take no bits)."""
+    if isinstance(shape, TupleShape):
+        return [leaf for part in shape.parts for leaf in leaves(part)]
+    return [] if isinstance(shape, ConstShape) else [shape]
 
 
 def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Shape, list[int]]:
@@ -182,4 +307,5 @@ def jsonable(value: object):
     return value
 
 
-__all__ = ["Shape", "BoolShape", "IntShape", "ConstShape", "TupleShape", "shape_of", "format_value", "jsonable"]
+__all__ = ["Shape", "BoolShape", "IntShape", "ConstShape", "TupleShape", "shape_of", "leaves", "format_value",
+           "jsonable"]

@@ -10,12 +10,16 @@ Python ``bool``/``int`` constants mix freely with symbolic values.
 from __future__ import annotations
 
 import math
+import numbers
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Callable, Iterator, Mapping, Sequence, Union
 
+import numpy as np
+
 from ..errors import WmcdpError
-from ..numbers import as_number, format_number, is_exact, probability
+from ..numbers import as_int, format_number, is_exact, probability
+from ..weights import BitWeight, flip_weight, log_split_weight, split_weight
 from .circuit import FALSE, TRUE, Circuit
 
 _active: list[Circuit] = []
@@ -103,6 +107,17 @@ class Bool:
     def __rsub__(self, other):
         return (-self.as_int()) + other
 
+    def __mul__(self, other):
+        return self.as_int() * other
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return -self.as_int()
+
+    def __abs__(self):
+        return self.as_int()
+
     def __lt__(self, other):
         return self.as_int() < other
 
@@ -115,13 +130,29 @@ class Bool:
     def __ge__(self, other):
         return self.as_int() >= other
 
+    def clamp(self, lo: int, hi: int) -> "Int":
+        return self.as_int().clamp(lo, hi)
+
 
 def _as_bool(value: object) -> Bool | None:
     if isinstance(value, Bool):
         return value
-    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
         return Bool(TRUE if value else FALSE)
     return None
+
+
+def _unsupported(op: str, kind: str, supported: str):
+    def method(self, *args):
+        raise WmcdpError(f"the DSL has no {op} on {kind} values; {kind} supports {supported}")
+    return method
+
+
+_BOOL_OPS = "& | ^ ~ == != and, as 0/1, + - * and comparisons"
+for _name, _op in (("__mod__", "%"), ("__rmod__", "%"), ("__floordiv__", "//"), ("__rfloordiv__", "//"),
+                   ("__truediv__", "/"), ("__rtruediv__", "/"), ("__pow__", "**"), ("__rpow__", "**"),
+                   ("__lshift__", "<<"), ("__rshift__", ">>"), ("__rlshift__", "<<"), ("__rrshift__", ">>")):
+    setattr(Bool, _name, _unsupported(_op, "Bool", _BOOL_OPS))
 
 
 IntLike = Union["Int", Bool, int]
@@ -221,6 +252,7 @@ class Int:
 
     def clamp(self, lo: int, hi: int) -> "Int":
         """``min(max(self, lo), hi)`` (post-processing onto ``{lo..hi}``)."""
+        lo, hi = as_int(lo, "clamp lo"), as_int(hi, "clamp hi")
         if lo > hi:
             raise WmcdpError(f"clamp range {lo}..{hi} is empty")
         c = current()
@@ -231,73 +263,128 @@ class Int:
         return Int(out)
 
 
+_INT_OPS = "+ - * abs, < <= > >= == !=, clamp and ite"
+for _name, _op in (("__mod__", "%"), ("__rmod__", "%"), ("__floordiv__", "//"), ("__rfloordiv__", "//"),
+                   ("__truediv__", "/"), ("__rtruediv__", "/"), ("__pow__", "**"), ("__rpow__", "**"),
+                   ("__lshift__", "<<"), ("__rshift__", ">>"), ("__rlshift__", "<<"), ("__rrshift__", ">>"),
+                   ("__and__", "&"), ("__rand__", "&"), ("__or__", "|"), ("__ror__", "|"), ("__xor__", "^"),
+                   ("__rxor__", "^"), ("__invert__", "~")):
+    setattr(Int, _name, _unsupported(_op, "Int", _INT_OPS))
+
+
 def _as_int(value: object) -> Int | None:
+    """A symbolic Int for an Int, a Bool (0/1) or a whole number; None for other types.
+
+    A float (even 2.0) is an error: the DSL's integers are exact and a float operand is
+    almost always a mistake in the program.
+    """
     if isinstance(value, Int):
         return value
     if isinstance(value, Bool):
         return value.as_int()
-    if isinstance(value, int):
+    if isinstance(value, (bool, np.bool_)):
         return Int.const(int(value))
+    if isinstance(value, numbers.Integral):
+        return Int.const(int(value))
+    if isinstance(value, numbers.Real):
+        raise WmcdpError(f"Int arithmetic and comparisons take whole numbers, got the float {value!r}")
     return None
 
 
 # -- random primitives ---------------------------------------------------------------
 
+def _exact_float(p: object) -> object:
+    """In exact-float mode a float probability becomes the exact rational value of its binary64."""
+    if isinstance(p, float) and current().exact_floats:
+        return Fraction(p)
+    return p
+
+
 def flip(p: object) -> Bool:
     """A fresh random Boolean, true with probability ``p`` (float, Fraction or "1/5")."""
-    return Bool(current().random_var(probability(p, "flip probability")))
+    q = probability(p, "flip probability")
+    return Bool(current().random_var(flip_weight(_exact_float(q))))
+
+
+def _tree(values: Sequence[int], split: Callable[[int, int, int], BitWeight]) -> Int:
+    """A random Int over ``values`` drawn down a balanced binary tree of flips.
+
+    ``split(lo, mid, hi)`` gives the weights of the flip that picks ``values[mid:hi]``
+    (true) over ``values[lo:mid]`` (false) among ``values[lo:hi]``.
+    """
+    c = current()
+    guards: dict[int, int] = {}
+    stack = [(0, len(values), TRUE)]
+    while stack:
+        lo, hi, guard = stack.pop()
+        if hi - lo == 1:
+            guards[values[lo]] = guard
+            continue
+        mid = (lo + hi) // 2
+        pick_upper = c.random_var(split(lo, mid, hi))
+        stack.append((mid, hi, c.conj(guard, pick_upper)))
+        stack.append((lo, mid, c.conj(guard, c.negate(pick_upper))))
+    return Int(guards)
+
+
+def _values(keys: Sequence[object]) -> list[int]:
+    values = []
+    for v in keys:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise WmcdpError("discrete() values must be integers")
+        values.append(int(v))
+    if len(set(values)) != len(values):
+        raise WmcdpError("discrete() values must be distinct")
+    return values
 
 
 def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
     """A random Int taking value ``i`` (or key ``v``) with the given probability.
 
     The choice is encoded as a balanced binary tree of flips over the values in order:
-    each flip picks the upper half of its range with probability
-    ``P(upper half) / P(whole range)``, so a comparison ``v > t`` reads only the flips on
-    one root-to-leaf path (about log2 of the number of values). With Fraction weights every
-    conditional probability is exact.
+    each flip picks the upper half of its range with weight ``P(upper half) / P(range)``
+    and the lower half with ``P(lower half) / P(range)``, both from the halves' own sums
+    (exact for Fractions), so a comparison ``v > t`` reads only the flips on one
+    root-to-leaf path (about log2 of the number of values). In exact-float mode each float
+    weight is read as its exact binary64 value and the weights are divided by their exact sum.
     """
     items = sorted(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))
     if not items:
         raise WmcdpError("discrete() needs at least one probability")
-    values = [v for v, _ in items]
-    if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
-        raise WmcdpError("discrete() values must be integers")
-    if len(set(values)) != len(values):
-        raise WmcdpError("discrete() values must be distinct")
-    ps = [probability(p, f"discrete probability of {v}") for v, p in items]
-    total = sum(ps)
+    values = _values([v for v, _ in items])
+    ps = [probability(p, f"discrete probability of {v}") for v, p in zip(values, (p for _, p in items))]
     if all(is_exact(p) for p in ps):
+        total = sum(ps)
         if total != 1:
             raise WmcdpError(f"discrete() probabilities sum to {format_number(Fraction(total))}, not 1")
-    elif not math.isclose(float(total), 1.0, rel_tol=0, abs_tol=1e-9):
-        raise WmcdpError(f"discrete() probabilities sum to {float(total)!r}, not 1")
-    c = current()
-    guards: dict[int, int] = {}
+    else:
+        total = math.fsum(float(p) for p in ps)
+        if not math.isclose(total, 1.0, rel_tol=0, abs_tol=1e-9):
+            raise WmcdpError(f"discrete() probabilities sum to {total!r}, not 1")
+        ps = [_exact_float(p) for p in ps]
+    return _tree(values, lambda lo, mid, hi: split_weight(ps[mid:hi], ps[lo:mid]))
 
-    def split(lo: int, hi: int, guard: int) -> None:  # values[lo:hi] under ``guard``
-        if hi - lo == 1:
-            guards[values[lo]] = guard
-            return
-        mid = (lo + hi) // 2
-        whole, upper = sum(ps[lo:hi]), sum(ps[mid:hi])
-        pick_upper = c.random_var(min(upper / whole, 1) if whole > 0 else 0)
-        split(lo, mid, c.conj(guard, c.negate(pick_upper)))
-        split(mid, hi, c.conj(guard, pick_upper))
 
-    split(0, len(values), TRUE)
-    return Int(guards)
+def discrete_logs(log_probs: Mapping[int, float]) -> Int:
+    """A random Int with ``P(v) = exp(log_probs[v])`` given as natural logs (float mode).
+
+    For distributions whose probabilities underflow a float (the truncated geometric with
+    a tiny ratio): each flip's two weights come from log-sums of its halves.
+    """
+    items = sorted(log_probs.items())
+    values = _values([v for v, _ in items])
+    logs = [float(lp) for _, lp in items]
+    return _tree(values, lambda lo, mid, hi: log_split_weight(logs[mid:hi], logs[lo:mid]))
 
 
 def uniform(lo: int, hi: int) -> Int:
     """A uniformly random Int in ``{lo, ..., hi}`` (both ends included), exact weights."""
-    lo_i, hi_i = as_number(lo, "uniform lo"), as_number(hi, "uniform hi")
-    if not isinstance(lo_i, int) or not isinstance(hi_i, int):
-        raise WmcdpError("uniform() bounds must be integers")
+    lo_i, hi_i = as_int(lo, "uniform lo"), as_int(hi, "uniform hi")
     if lo_i > hi_i:
         raise WmcdpError(f"uniform({lo_i}, {hi_i}) is an empty range")
     k = hi_i - lo_i + 1
-    return discrete({v: Fraction(1, k) for v in range(lo_i, hi_i + 1)})
+    return _tree(list(range(lo_i, hi_i + 1)), lambda a, mid, b: split_weight([Fraction(b - mid, k)],
+                                                                            [Fraction(mid - a, k)]))
 
 
 def ite(cond: object, then: object, otherwise: object):
@@ -305,7 +392,7 @@ def ite(cond: object, then: object, otherwise: object):
 
     The result is a Bool when both branches are Bools (or Python bools), else an Int.
     """
-    if isinstance(cond, (bool, int)):  # a plain Python condition
+    if isinstance(cond, (bool, np.bool_)) or (isinstance(cond, numbers.Integral)):  # a plain Python condition
         return then if cond else otherwise
     if not isinstance(cond, Bool):
         raise WmcdpError(f"ite() condition must be a Bool, got {type(cond).__name__}")
@@ -315,7 +402,7 @@ def ite(cond: object, then: object, otherwise: object):
         if not all(sequences) or len(then) != len(otherwise):  # type: ignore[arg-type]
             raise WmcdpError("ite() branches must both be tuples of the same length")
         return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-overload]
-    if isinstance(then, (Bool, bool)) and isinstance(otherwise, (Bool, bool)):
+    if isinstance(then, (Bool, bool, np.bool_)) and isinstance(otherwise, (Bool, bool, np.bool_)):
         return Bool(c.ite(cond.node, _as_bool(then).node, _as_bool(otherwise).node))  # type: ignore[union-attr]
     a, b = _as_int(then), _as_int(otherwise)
     if a is None or b is None:

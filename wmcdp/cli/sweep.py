@@ -11,20 +11,19 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from .errors import WmcdpError
-from .numbers import parse_number
-from .progress import Progress
-from .sets import NEIGHBOURS
-from .sweep import parse_over, sweep_accuracy, sweep_privacy
-from .tables import FORMATS, render
+from ..compile import BACKENDS
+from ..errors import WmcdpError
+from ..numbers import parse_number
+from ..progress import Progress
+from ..sweep import parse_over, sweep_accuracy, sweep_privacy
+from ..tables import FORMATS, render
+from .common import exact_mode, limit_args, number_args, params
 
-ParamsParser = Callable[[Sequence[str], bool], dict[str, Any]]
 
-
-def add_sweep_command(sub: Any, parse_params: ParamsParser, backends: Sequence[str]) -> None:
-    """Register ``sweep`` on the ``wmcdp`` subparsers; ``parse_params`` reads the ``-p`` items."""
+def register(sub: Any) -> None:
+    """Register ``sweep`` on the ``wmcdp`` subparsers."""
     q = sub.add_parser("sweep", help="a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot")
     q.add_argument("kind", choices=["privacy", "accuracy"], help="tight epsilon or tight 1 - beta")
     q.add_argument("program", nargs="+", metavar="NAME", help="built-in program(s) or path/to/file.py:function")
@@ -33,35 +32,41 @@ def add_sweep_command(sub: Any, parse_params: ParamsParser, backends: Sequence[s
                    help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...")
     q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
     q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC")
-    q.add_argument("--neighbours", choices=sorted(NEIGHBOURS), help="exhaustive privacy sets: neighbour relation")
-    q.add_argument("--backend", choices=sorted(backends), default="bdd")
-    q.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+    q.add_argument("--neighbours", metavar="RELATION|FILE.py:FUNC", help="exhaustive privacy sets: neighbour relation")
+    q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
+    number_args(q)
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
+    q.add_argument("--json", action="store_true", help="the same as --format json")
     q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     q.add_argument("--plot", metavar="FILE", help="draw the curve into FILE (.png, .pdf or .svg; needs matplotlib)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
-    q.set_defaults(run=lambda args: run_sweep(args, parse_params))
+    limit_args(q)
+    q.set_defaults(run=run_sweep)
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
     return not args.quiet and args.fmt != "json" and sys.stdout.isatty() and sys.stderr.isatty()
 
 
-def run_sweep(args: argparse.Namespace, parse_params: ParamsParser) -> str:
+def run_sweep(args: argparse.Namespace) -> str:
     """Run the sweep; return the rows as text, or "" when they went to ``--output``."""
+    if args.json:
+        if args.fmt not in ("table", "json"):
+            raise WmcdpError("--json and --format are two ways to choose the format; give one")
+        args.fmt = "json"
     if args.kind == "privacy" and args.alpha is not None:
         raise WmcdpError("--alpha applies to accuracy sweeps")
     if args.kind == "accuracy" and args.alpha is None:
         raise WmcdpError("an accuracy sweep needs --alpha")
     if args.kind == "accuracy" and args.neighbours:
         raise WmcdpError("--neighbours applies to privacy sweeps")
-    fixed = parse_params(args.param, args.exact)
+    fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
     if args.plot:
-        from .plot import require_matplotlib
+        from ..plot import require_matplotlib
 
         require_matplotlib(args.plot)
-    exact = True if args.exact else None
+    exact = exact_mode(args)
     with Progress(len(args.program) * len(values), enabled=_show_progress(args)) as bar:
         progress = lambda done, total, note: bar.update(done, note)  # noqa: E731
         if args.kind == "privacy":
@@ -73,7 +78,7 @@ def run_sweep(args: argparse.Namespace, parse_params: ParamsParser) -> str:
     text = render(rows, args.fmt)
     try:
         if args.plot:
-            from .plot import plot_rows
+            from ..plot import plot_rows
 
             plot_rows(rows, args.plot)
         if args.output:
@@ -84,4 +89,4 @@ def run_sweep(args: argparse.Namespace, parse_params: ParamsParser) -> str:
     return text
 
 
-__all__ = ["add_sweep_command", "run_sweep"]
+__all__ = ["register", "run_sweep"]

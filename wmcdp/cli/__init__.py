@@ -1,0 +1,86 @@
+"""The ``wmcdp`` command.
+
+    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|FILE.py:FUNC] [--neighbours REL]
+                  [--backend bdd|sdd] [--exact | --exact-floats] [--json]
+    wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
+    wmcdp size NAME -p key=value ... [--backend bdd|sdd] [--dot FILE]
+    wmcdp sweep privacy|accuracy NAME... -p key=value ... --over key=start:stop:step [--format F]
+    wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
+    wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
+    wmcdp programs
+
+NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
+on stderr and exit with status 2; limits (``--max-nodes``, ``--timeout``, memory) exit
+with 3; a crosscheck whose sampling contradicts the exact probabilities exits with 1;
+Ctrl-C exits with 130. Heavy modules are imported inside :func:`main`, so even an
+interrupt while they load ends in one line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Sequence
+
+EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
+
+
+def _parser():
+    from . import bounds, sweep, tools
+    from .common import Parser
+
+    p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    bounds.register(sub)
+    tools.register(sub)
+    sweep.register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        from ..errors import WmcdpError
+        from ..limits import LimitExceeded, limits
+        from .common import Disagreement, memory_size
+    except KeyboardInterrupt:
+        print("wmcdp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    try:
+        args = _parser().parse_args(argv)
+        memory = getattr(args, "max_memory", None)
+        with limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None),
+                    None if memory is None else memory_size(memory)):
+            text = args.run(args)
+    except WmcdpError as exc:
+        print(f"wmcdp: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("wmcdp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except LimitExceeded as exc:
+        print(f"wmcdp: stopped: {exc}", file=sys.stderr)
+        return EXIT_LIMIT
+    except Disagreement as exc:
+        return _emit(str(exc), EXIT_DISAGREE)
+    except MemoryError:
+        print("wmcdp: stopped: out of memory; no bound was computed (use symmetry sets, --max-memory or --max-nodes)",
+              file=sys.stderr)
+        return EXIT_LIMIT
+    return _emit(text, 0)
+
+
+def _emit(text: str, status: int) -> int:
+    """Print the result; a reader that went away (``| head``) is not an error, a full disk is one line."""
+    try:
+        if text:
+            print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"wmcdp: error: cannot write the result: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return status
+
+
+__all__ = ["main"]

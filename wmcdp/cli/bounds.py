@@ -1,0 +1,109 @@
+"""``wmcdp privacy`` and ``wmcdp accuracy``: Algorithms 2 and 3 on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..accuracy import AccuracyResult, synthesize_accuracy
+from ..errors import WmcdpError
+from ..lang.shape import format_value, jsonable
+from ..numbers import exact_text, format_number, parse_number
+from ..privacy import PrivacyResult, synthesize_privacy
+from ..registry import find_relation, find_sets
+from .common import (compiled_of, dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show,
+                     synthesis_args, table)
+
+
+def privacy_json(r: PrivacyResult, extra: dict) -> dict:
+    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "ratio": json_number(r.ratio)}
+    if r.exact:
+        out["ratio_exact"] = exact_text(r.ratio)
+    out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
+    out["p_y_given_x"] = json_number(r.p_x)
+    out["p_y_given_x_prime"] = json_number(r.p_x_prime)
+    if r.exact:
+        out["p_y_given_x_exact"] = exact_text(r.p_x)
+        out["p_y_given_x_prime_exact"] = exact_text(r.p_x_prime)
+    out.update(diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    return out
+
+
+def accuracy_json(r: AccuracyResult, extra: dict) -> dict:
+    out: dict[str, Any] = {"one_minus_beta": float(r.one_minus_beta), "beta": float(r.beta)}
+    if r.exact:
+        out["one_minus_beta_exact"] = exact_text(r.one_minus_beta)
+        out["beta_exact"] = exact_text(r.beta)
+    out["witness"] = {"x": jsonable(r.witness)}
+    out["top"] = [{"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": exact_text(v)}
+                                                                   if r.exact else {})} for x, v in r.top]
+    out.update(alpha=json_number(r.alpha), diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    return out
+
+
+def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]:
+    """``(C, I, neighbours for the API, neighbours as shown)`` from ``--sets`` and ``--neighbours``."""
+    C, I = find_sets("privacy", args.sets, program)
+    if C is not None:
+        if args.neighbours:
+            raise WmcdpError("--neighbours applies to exhaustive sets only")
+        return C, I, None, "(fixed by the privacy set)"
+    relation = find_relation(args.neighbours) if args.neighbours else None
+    shown = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else
+                                getattr(program.neighbours, "name", "the program's own"))
+    return C, I, relation, shown
+
+
+def _privacy(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    compiled = compiled_of(args, program)
+    C, I, relation, shown = privacy_sets(args, program)
+    r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force)
+    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
+             "sets": args.sets, "neighbours": shown, "backend": args.backend}
+    if args.json:
+        return dumps(privacy_json(r, extra))
+    rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact)),
+            ("witness x", format_value(r.witness.x)), ("witness x'", format_value(r.witness.x_prime)),
+            ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact)),
+            ("P(y | x')", show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
+            ("seconds", f"{r.seconds:.4f}")]
+    title = (f"{program.label()}: tight privacy bound ({args.sets} sets, neighbours {shown}, "
+             f"{args.backend}, {mode_text(r.exact, args)})")
+    return table(title, rows)
+
+
+def _accuracy(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    alpha = parse_number(args.alpha, exact=True)
+    compiled = compiled_of(args, program)
+    A, I = find_sets("accuracy", args.sets, program, alpha)
+    r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=exact_mode(args), force=args.force)
+    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
+             "sets": args.sets, "backend": args.backend}
+    if args.json:
+        return dumps(accuracy_json(r, extra))
+    rows = [("1 - beta", show(r.one_minus_beta, r.exact)), ("beta", show(r.beta, r.exact)),
+            ("witness x", format_value(r.witness)), ("diagram size", f"{r.diagram_size} nodes"),
+            ("seconds", f"{r.seconds:.4f}")]
+    title = (f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
+             f"({args.sets} sets, {args.backend}, {mode_text(r.exact, args)})")
+    text = table(title, rows)
+    if r.top:
+        width = max(len(format_value(x)) for x, _ in r.top)
+        lines = [f"the {len(r.top)} inputs with the lowest 1 - beta:", f"  {'input':<{width}}  1 - beta"]
+        lines += [f"  {format_value(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
+        text += "\n" + "\n".join(lines)
+    return text
+
+
+def register(sub: Any) -> None:
+    q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
+    privacy_args(q)
+    q.set_defaults(run=_privacy)
+
+    q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
+    synthesis_args(q)
+    q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
+    q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
+    q.set_defaults(run=_accuracy)

@@ -1,0 +1,155 @@
+"""What every ``wmcdp`` command shares: the parser, ``-p`` parameters, number modes, output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..compile import BACKENDS, Compiled, compile_program
+from ..errors import WmcdpError
+from ..lang.program import Program
+from ..numbers import format_number, parse_number
+from ..registry import build_program
+from ..sets import NEIGHBOURS
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_LIMIT = 3
+EXIT_DISAGREE = 1
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise WmcdpError(message)
+
+
+class Disagreement(Exception):
+    """A check contradicts the exact result (exit status 1); the message is the full report."""
+
+
+def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
+    """``-p key=value`` items: numbers as int, Fraction or float (decimals exact with ``exact``);
+    text that is not a number is passed through as a string (the program decides)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise WmcdpError(f"malformed -p {item!r}: expected key=value, e.g. -p lam=0.2")
+        try:
+            out[key.strip()] = parse_number(value, exact=exact)
+        except WmcdpError as exc:
+            if "is not a number" not in str(exc):
+                raise WmcdpError(f"{key.strip()}: {exc}") from None
+            out[key.strip()] = value.strip()
+    return out
+
+
+def exact_mode(args: argparse.Namespace) -> Any:
+    """The ``exact`` argument of the API: True (--exact), "binary" (--exact-floats) or None."""
+    if getattr(args, "exact_floats", False):
+        return "binary"
+    return True if getattr(args, "exact", False) else None
+
+
+def program_of(args: argparse.Namespace) -> Program:
+    return build_program(args.program, params(args.param, bool(getattr(args, "exact", False))))
+
+
+def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Compiled:
+    program = program or program_of(args)
+    return compile_program(program, getattr(args, "backend", None) or "bdd",
+                           exact_floats=bool(getattr(args, "exact_floats", False)))
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]i?[bB]?|[bB])?\s*$")
+
+
+def memory_size(text: str) -> int:
+    """``--max-memory``: bytes, or a number with K, M, G or T (binary units: 4G = 4 GiB)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise WmcdpError(f"--max-memory {text!r} is not a size such as 4G, 512M or 1073741824")
+    unit = (m.group(2) or "b")[0].lower()
+    return int(float(m.group(1)) * {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[unit])
+
+
+def json_number(value: Any) -> Any:
+    """A number for JSON: infinities as the strings "inf" / "-inf", everything else as a float."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return float(value)
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data)
+
+
+def show(value: Any, exact: bool) -> str:
+    """A probability or ratio for people: the fraction too when exact."""
+    if exact and not isinstance(value, float):
+        return f"{float(value):.10g}  (= {format_number(Fraction(value))})"
+    return format_number(float(value))
+
+
+def table(title: str, rows: list[tuple[str, str]]) -> str:
+    width = max(len(k) for k, _ in rows)
+    return "\n".join([title] + [f"  {k:<{width}}  {v}" for k, v in rows])
+
+
+def mode_text(exact: bool, args: argparse.Namespace) -> str:
+    """``exact`` / ``exact (binary floats)`` / ``float``, for titles."""
+    if not exact:
+        return "float"
+    if getattr(args, "exact_floats", False):
+        return "exact, floats read as binary64 values"
+    return "exact" if getattr(args, "exact", False) else "exact: every weight is rational"
+
+
+# -- shared options -------------------------------------------------------------------------
+
+def program_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("program", help="built-in program name or path/to/file.py:function")
+    q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="program parameter (repeatable); '1/5' is exact")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def number_args(q: argparse.ArgumentParser) -> None:
+    mode = q.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+    mode.add_argument("--exact-floats", action="store_true",
+                      help="exact rationals, reading each float probability as its exact binary64 value")
+
+
+def limit_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
+    q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
+    q.add_argument("--max-memory", metavar="SIZE",
+                   help="memory cap, e.g. 4G (default: 3/4 of the machine's memory); counts use at most a quarter")
+
+
+def synthesis_args(q: argparse.ArgumentParser) -> None:
+    program_args(q)
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC",
+                   help="exhaustive sets (default), the program's symmetry sets, or your own")
+    q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
+    number_args(q)
+    q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
+    limit_args(q)
+
+
+def privacy_args(q: argparse.ArgumentParser) -> None:
+    synthesis_args(q)
+    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC",
+                   help="default: the program's own relation")
+
+
+__all__ = ["Parser", "Disagreement", "params", "exact_mode", "program_of", "compiled_of", "json_number", "show",
+           "table", "program_args", "number_args", "limit_args", "synthesis_args", "privacy_args", "memory_size",
+           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps"]

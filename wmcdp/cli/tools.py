@@ -1,0 +1,156 @@
+"""``wmcdp sample``, ``crosscheck``, ``size`` and ``programs``: running, checking and inspecting programs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..compile import BACKENDS, compile_program
+from ..errors import WmcdpError
+from ..inference import inference
+from ..lang.shape import format_value, jsonable
+from ..numbers import format_number
+from ..registry import builtin_programs, find_relation, find_sets, parameters
+from ..sample import crosscheck, sample
+from .common import (Disagreement, dumps, exact_mode, json_number, compiled_of, number_args, limit_args,
+                     privacy_args, program_args, program_of, table)
+
+#: `wmcdp size` reports per-input sizes over all inputs up to this many
+PER_INPUT_LIMIT = 4096
+
+
+def parse_input(text: str, program) -> tuple[int, ...]:
+    """``0101`` for bit vectors, ``2,0,1`` for integer vectors."""
+    t = text.strip()
+    parts = t.split(",") if "," in t else list(t) if program.inputs.is_bits else [t]
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        raise WmcdpError(f"--input {text!r} is not a list of integers (e.g. 0101 or 2,0,1)") from None
+    return program.inputs.check(values)
+
+
+def _positive(value: int, option: str) -> int:
+    if value < 1:
+        raise WmcdpError(f"{option} must be at least 1, got {value}")
+    return value
+
+
+def _sample(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    x = parse_input(args.input, program)
+    _positive(args.show, "--show")
+    counts = sample(program, x, args.k, args.seed)
+    shown = counts.most_common(args.show)
+    probabilities = inference(program, [(x, y) for y, _ in shown], exact=exact_mode(args))
+    exact = [probabilities.probability(x, y) for y, _ in shown]
+    if args.json:
+        return dumps({"program": program.name, "x": jsonable(x), "samples": args.k, "seed": args.seed,
+                      "outputs": [{"y": jsonable(y), "count": c, "frequency": c / args.k, "exact": float(p)}
+                                  for (y, c), p in zip(shown, exact)]})
+    width = max(len(format_value(y)) for y, _ in shown)
+    lines = [f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
+             f"{len(counts)} distinct outputs",
+             f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)"]
+    lines += [f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}"
+              for (y, c), p in zip(shown, exact)]
+    return "\n".join(lines)
+
+
+def _crosscheck(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    C, I = find_sets("privacy", args.sets, program)
+    if C is not None and args.neighbours:
+        raise WmcdpError("--neighbours applies to exhaustive sets only")
+    relation = find_relation(args.neighbours) if args.neighbours else None
+    r = crosscheck(compiled_of(args, program), C, I, k=args.k, seed=args.seed, confidence=args.confidence,
+                   neighbours=relation, force=args.force, exact=exact_mode(args))
+    w = r.privacy.witness
+    verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
+    if args.json:
+        out = dumps({"program": program.name, "epsilon": json_number(r.privacy.epsilon),
+                     "witness": {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)},
+                     "confidence": r.confidence, "agrees": r.agrees,
+                     "checks": [{"x": jsonable(row.x), "exact": float(row.exact), "count": row.count,
+                                 "samples": row.samples, "interval": [row.low, row.high], "rule": row.rule,
+                                 "agrees": row.agrees} for row in r.rows]})
+    else:
+        lines = [f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
+                 f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
+                 f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval"]
+        for name, row in zip(("x", "x'"), r.rows):
+            lines.append(f"  {name:<8}  {float(row.exact):>16.6g}  {row.count / row.samples:>10.6g}  "
+                         f"[{row.low:.6g}, {row.high:.6g}]  {'ok' if row.agrees else 'OUTSIDE'}"
+                         f"{'' if row.rule == 'wilson' else '  (' + row.rule + ')'}")
+        lines.append(verdict)
+        out = "\n".join(lines)
+    if not r.agrees:
+        raise Disagreement(out)
+    return out
+
+
+def _size(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    compiled = {name: compile_program(program, name) for name in ([args.backend] if args.backend else BACKENDS)}
+    if args.dot:
+        from ..compile.dot import to_dot
+
+        try:
+            with open(args.dot, "w") as f:
+                f.write(to_dot(compiled[args.backend or "bdd"]))
+        except OSError as exc:
+            raise WmcdpError(f"cannot write {args.dot}: {exc.strerror}") from None
+    sizes = {name: c.size for name, c in compiled.items()}
+    xs = [parse_input(args.input, program)] if args.input else \
+        list(program.inputs.values()) if program.inputs.size <= PER_INPUT_LIMIT else []
+    per_input = {name: [c.output_size(x) for x in xs] for name, c in compiled.items()} if xs else {}
+    if args.json:
+        out: dict[str, Any] = {"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}}
+        out.update({f"{k}_per_input": {"min": min(v), "max": max(v)} for k, v in per_input.items()})
+        return dumps(out)
+    rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
+    which = f"input {format_value(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
+    rows += [(f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})")
+             for k, v in per_input.items()]
+    return table(f"{program.label()}: compiled diagram sizes", rows)
+
+
+def _programs(args: argparse.Namespace) -> str:
+    lines = []
+    for name, factory in sorted(builtin_programs().items()):
+        params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
+        doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
+        lines.append(f"{name}({params})\n    {doc}")
+    return "\n".join(lines)
+
+
+def register(sub: Any) -> None:
+    def sampling(q: argparse.ArgumentParser, k: int) -> None:
+        q.add_argument("-k", type=int, default=k, help=f"number of samples (default {k})")
+        q.add_argument("--seed", type=int, default=0, help="seed of the random number generator (default 0)")
+
+    q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
+    program_args(q)
+    number_args(q)
+    limit_args(q)
+    q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
+    sampling(q, 10_000)
+    q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
+    q.set_defaults(run=_sample)
+
+    q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
+    privacy_args(q)
+    sampling(q, 100_000)
+    q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
+    q.set_defaults(run=_crosscheck)
+
+    q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
+    program_args(q)
+    q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
+    q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
+    q.add_argument("--input", help="report the output-bit size for this concrete input (as Dice counts)")
+    limit_args(q)
+    q.set_defaults(run=_size)
+
+    q = sub.add_parser("programs", help="list the built-in programs and their parameters")
+    q.set_defaults(run=_programs)

@@ -1,27 +1,30 @@
-"""The maximum likelihood ratio over chunks of a privacy set, and the witness that attains it.
+"""The maximum likelihood ratio over blocks of a privacy set, and the witness that attains it.
 
-:class:`RatioScan` is Algorithm 2's loop body, vectorised: it takes rows ``P(ys | x)`` and
-``P(ys | x')`` for many pairs at once, each pair with its position in the privacy set's
-order, and keeps
+:class:`RatioScan` is Algorithm 2's loop body, vectorised. It is offered *blocks*: two
+arrays ``a[...] = P(y|x)`` and ``b[...] = P(y|x')`` of the same shape, whose positions in C
+order follow the privacy set's order of triples, and it keeps
 
-* the **value**: the true maximum of ``P(y|x) / P(y|x')`` over everything seen (exact in
+* the **value**: the true maximum of ``P(y|x) / P(y|x')`` over everything offered (exact in
   exact mode; the largest computed float otherwise). ``P(y|x) > 0 = P(y|x')`` is an
   infinite ratio; ``0/0`` triples are skipped;
 * the **witness**: the first triple in the set's order whose ratio equals the value — in
   float mode, whose ratio is within a relative ``1e-12`` of it (:data:`TOLERANCE`), so
   that rounding noise does not move the witness. Tolerances choose witnesses, never values.
 
-In exact mode a float pass filters the candidates (ratios within ``1e-9`` of the running
-maximum, a bound far above float error) and exact integer cross-multiplication decides among
-them: ``a/b > c/d`` exactly when ``a*d > c*b``. Numerators below ``2**26`` (``2**31``) are
-multiplied in float64 (int64) without rounding; larger ones as Python integers.
+A block may be offered in both directions at once (``b/a`` for the pairs ``(x', x)``): one
+division serves both, since ``max(b/a) = 1 / min(a/b)``.
+
+In exact mode a float pass filters (ratios within ``1e-9`` of the running maximum, far above
+float error) and integer cross-multiplication decides: ``a/b > c/d`` exactly when
+``a*d > c*b``. Numerators below ``2**26`` (``2**31``) are multiplied in float64 (int64)
+without rounding; larger ones as Python integers.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,101 +35,105 @@ TOLERANCE = 1e-12
 #: the float filter of exact mode keeps ratios within this relative distance of the maximum
 EXACT_FILTER = 1e-9
 
+#: maps a position of a block (C order) to (key of the pair in the set's order, output position)
+Position = Callable[[int], tuple[int, int]]
+
 
 class RatioScan:
     """The running maximum ratio and its first witness; see the module docstring."""
 
     def __init__(self, arith: Any) -> None:
         self.arith = arith
-        self.value: Any = None        # float ratio, float log-ratio, or an exact (a, b) pair
-        self.key: tuple[int, int] | None = None   # (position of the pair, output position) of the witness
-        self._ab: tuple[Any, Any] | None = None  # P(y|x), P(y|x') at the witness
+        self.value: Any = None                     # float ratio, float log-ratio, or an exact (a, b) pair
+        self.key: tuple[int, int] | None = None    # (pair key, output position) of the witness
+        self._ab: tuple[Any, Any] | None = None    # P(y|x), P(y|x') at the witness (arith values)
 
-    # -- float modes --------------------------------------------------------------------------
-    def _float_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if self.arith.log:
-                r = a - b
-                r[(a == -np.inf) & (b == -np.inf)] = np.nan
-            else:
-                r = a / b
-        return r
+    # -- offering blocks ------------------------------------------------------------------
+    def offer(self, a: np.ndarray, b: np.ndarray, position: Position, reverse: Position | None = None,
+              first_keys: tuple[int, int] = (-1, -1)) -> None:
+        """Scan the ratios ``a/b`` (pairs ``(x, x')`` at ``position``) and, with ``reverse``, ``b/a``.
 
-    def _threshold(self, best: float) -> float:
-        if self.arith.log:
-            return best - TOLERANCE * max(1.0, abs(best)) if math.isfinite(best) else best
-        return best * (1 - TOLERANCE) if math.isfinite(best) else best
-
-    def update(self, a: np.ndarray, b: np.ndarray, keys: np.ndarray, y0: int = 0) -> None:
-        """Scan the triples ``(pair k, output y0 + j)`` with ``a[k, j] = P(y|x)`` and ``b[k, j] = P(y|x')``.
-
-        ``keys[k]`` is pair ``k``'s position in the set's order (smaller comes first).
+        ``first_keys`` are the smallest pair keys of the two directions (a witness search is
+        skipped when it cannot come before the current witness).
         """
         if a.size == 0:
             return
         if self.arith.exact:
-            self._update_exact(a, b, keys, y0)
+            self._offer_exact(a, b, position, first_keys[0])
+            if reverse is not None:
+                self._offer_exact(b, a, reverse, first_keys[1])
             return
-        r = self._float_values(a, b)
-        if np.isnan(r).all():
+        log = self.arith.log
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            r = a - b if log else a / b  # 0/0 (or -inf - -inf) is nan: fmax and fmin skip it
+        top = np.fmax.reduce(r, axis=None)
+        self._offer_float(top, lambda thr: r >= thr, position, first_keys[0], a, b)
+        if reverse is not None:
+            low = np.fmin.reduce(r, axis=None)
+            if log:
+                rev_top = -low
+            else:
+                with np.errstate(divide="ignore"):
+                    rev_top = 1.0 / low if not np.isnan(low) else np.nan
+            self._offer_float(rev_top, lambda thr: (-r >= thr) if log else _reverse_mask(r, thr), reverse,
+                              first_keys[1], b, a)
+
+    def _threshold(self, best: float) -> float:
+        if not math.isfinite(best):
+            return best
+        if self.arith.log:
+            return best - TOLERANCE * max(1.0, abs(best))
+        return best * (1 - TOLERANCE)
+
+    def _offer_float(self, top: float, mask_at: Callable[[float], np.ndarray], position: Position, first_key: int,
+                     a: np.ndarray, b: np.ndarray) -> None:
+        if math.isnan(top):  # every triple is 0/0
             return
-        m = float(np.nanmax(r))
-        if self.value is not None and m < self._threshold(self.value):
+        top = float(top)
+        if self.value is not None and top < self._threshold(self.value):
             return
-        if self.value is None or m > self.value:
-            if self.key is not None and self._witness_value() < self._threshold(m):
+        if self.value is None or top > self.value:
+            self.value = top
+            if self.key is not None and self._witness_value() < self._threshold(top):
                 self.key = None
-            self.value = m
-        with np.errstate(invalid="ignore"):
-            mask = r >= self._threshold(self.value)
-        self._take_first(mask, keys, y0, a, b)
+        if self.key is not None and first_key > self.key[0]:
+            return  # every tie here comes after the current witness
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mask = mask_at(self._threshold(self.value))
+        self._take_first(mask, position, a, b)
 
     def _witness_value(self) -> float:
         a, b = self._ab  # type: ignore[misc]
-        return float(self._float_values(np.array([a]), np.array([b]))[0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(a - b) if self.arith.log else float(np.float64(a) / np.float64(b))
 
-    def _take_first(self, mask: np.ndarray, keys: np.ndarray, y0: int, a: np.ndarray, b: np.ndarray) -> None:
-        """Make the first triple of ``mask`` (in the set's order) the witness if it comes before the current one."""
-        rows = np.flatnonzero(mask.any(axis=1))
-        if len(rows) == 0:
+    def _take_first(self, mask: np.ndarray, position: Position, a: np.ndarray, b: np.ndarray) -> None:
+        """Make the first marked triple (in C order = the set's order) the witness if it comes first."""
+        flat = mask.reshape(-1)
+        k = int(np.argmax(flat))
+        if not flat[k]:
             return
-        row = int(rows[np.argmin(keys[rows])])
-        col = int(np.argmax(mask[row]))
-        key = (int(keys[row]), y0 + col)
+        key = position(k)
         if self.key is None or key < self.key:
             self.key = key
-            self._ab = (a[row, col], b[row, col])
+            self._ab = (a.reshape(-1)[k], b.reshape(-1)[k])
 
     # -- exact mode -------------------------------------------------------------------------
-    def _filter(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Approximate log2 ratios (nan for 0/0, +inf for x/0)."""
-        if a.dtype == object:
-            la = _log2_ints(a)
-            lb = _log2_ints(b)
-        else:
-            with np.errstate(divide="ignore"):
-                la, lb = np.log2(a.astype(np.float64)), np.log2(b.astype(np.float64))
-        with np.errstate(invalid="ignore"):
-            r = la - lb
-        r[(a == 0) & (b == 0)] = np.nan
-        r[(a != 0) & (b == 0)] = np.inf
-        return r
-
-    def _update_exact(self, a: np.ndarray, b: np.ndarray, keys: np.ndarray, y0: int) -> None:
-        r = self._filter(a, b)
+    def _offer_exact(self, a: np.ndarray, b: np.ndarray, position: Position, first_key: int) -> None:
+        a, b = a.reshape(-1), b.reshape(-1)
+        r = _log2_ratios(a, b)
         if np.isnan(r).all():
             return
-        m = float(np.nanmax(r))
-        best_log = None if self.value is None else _log2_pair(*self.value)
-        floor = m if best_log is None else max(m, best_log)
-        if best_log is not None and m < best_log - _slack(best_log):
+        top = float(np.fmax.reduce(r))
+        best = None if self.value is None else _log2_pair(*self.value)
+        if best is not None and top < best - _slack(best):
             return
+        floor = top if best is None else max(top, best)
         with np.errstate(invalid="ignore"):
-            candidates = np.argwhere(r >= floor - _slack(floor))
-        ca = a[candidates[:, 0], candidates[:, 1]]
-        cb = b[candidates[:, 0], candidates[:, 1]]
+            candidates = np.flatnonzero(r >= floor - _slack(floor))
+        ca, cb = a[candidates], b[candidates]
         if self.value is None:
-            k = int(np.argmax(r[candidates[:, 0], candidates[:, 1]]))
+            k = int(np.argmax(r[candidates]))
             self.value = (ca[k], cb[k])
             self.key = None
         while True:  # the exact maximum among the candidates and the running one
@@ -134,19 +141,22 @@ class RatioScan:
             greater = np.flatnonzero(sign > 0)
             if len(greater) == 0:
                 break
-            k = int(greater[np.argmax(r[candidates[greater, 0], candidates[greater, 1]])])
+            k = int(greater[np.argmax(r[candidates[greater]])])
             self.value = (ca[k], cb[k])
             self.key = None
+        if self.key is not None and first_key > self.key[0]:
+            return
         ties = candidates[sign == 0]
         if len(ties):
-            mask = np.zeros(a.shape, dtype=bool)
-            mask[ties[:, 0], ties[:, 1]] = True
-            self._take_first(mask, keys, y0, a, b)
+            key = position(int(ties[0]))
+            if self.key is None or key < self.key:
+                self.key = key
+                self._ab = (a[ties[0]], b[ties[0]])
 
     # -- results --------------------------------------------------------------------------
     @property
     def found(self) -> bool:
-        return self.value is not None
+        return self.key is not None
 
     def epsilon_and_ratio(self) -> tuple[float, float | Fraction]:
         """``(epsilon, ratio)``: the natural log of the maximum ratio (correctly rounded when exact) and the ratio."""
@@ -170,6 +180,13 @@ class RatioScan:
         return self.arith.probability(a), self.arith.probability(b)
 
 
+def _reverse_mask(r: np.ndarray, threshold: float) -> np.ndarray:
+    """``b/a >= threshold`` from ``r = a/b`` (``a = 0 < b`` gives an infinite reverse ratio)."""
+    if threshold == math.inf:
+        return r == 0
+    return r <= 1.0 / threshold
+
+
 def _slack(log2_value: float) -> float:
     return EXACT_FILTER * max(1.0, abs(log2_value)) if math.isfinite(log2_value) else 0.0
 
@@ -183,23 +200,32 @@ def _log2_pair(a: Any, b: Any) -> float:
     return math.log2(a) - math.log2(b)
 
 
-def _log2_ints(values: np.ndarray) -> np.ndarray:
-    flat = values.reshape(-1)
-    out = np.fromiter((math.log2(int(v)) if v else -math.inf for v in flat), dtype=np.float64, count=len(flat))
-    return out.reshape(values.shape)
+def _log2_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Approximate ``log2(a/b)`` of exact numerators: nan for 0/0, +inf for x/0, -inf for 0/x."""
+    if a.dtype == object:
+        la = np.fromiter((math.log2(int(v)) if v else -math.inf for v in a), dtype=np.float64, count=len(a))
+        lb = np.fromiter((math.log2(int(v)) if v else -math.inf for v in b), dtype=np.float64, count=len(b))
+    else:
+        with np.errstate(divide="ignore"):
+            la, lb = np.log2(a.astype(np.float64)), np.log2(b.astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        r = la - lb
+    both = (a == 0) & (b == 0)
+    r[both] = np.nan
+    return r
 
 
 def _compare(a: np.ndarray, b: np.ndarray, a_star: Any, b_star: Any) -> np.ndarray:
-    """``sign(a/b - a*/b*)`` elementwise and exactly (``b`` or ``b*`` may be 0 with the numerator > 0: +inf)."""
+    """``sign(a/b - a*/b*)`` elementwise and exactly (a zero denominator with a positive numerator is +inf)."""
     a_star, b_star = int(a_star), int(b_star)
-    if a.dtype == np.float64 and max(a_star, b_star, *([0] if a.size == 0 else [a.max(), b.max()])) < 2 ** 26:
-        return np.sign(a * float(b_star) - float(a_star) * b)
-    if a.dtype == np.int64 and max(a_star, b_star, *([0] if a.size == 0 else [int(a.max()), int(b.max())])) < 2 ** 31:
+    if len(a) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype == np.float64 and max(a_star, b_star, float(a.max()), float(b.max())) < 2 ** 26:
+        return np.sign(a * float(b_star) - float(a_star) * b).astype(np.int64)
+    if a.dtype == np.int64 and max(a_star, b_star, int(a.max()), int(b.max())) < 2 ** 31:
         return np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
-    ia = a.astype(object)
-    ib = b.astype(object)
-    diff = ia * b_star - ib * a_star
+    diff = a.astype(object) * b_star - b.astype(object) * a_star
     return np.fromiter(((d > 0) - (d < 0) for d in diff), dtype=np.int64, count=len(diff))
 
 
-__all__ = ["RatioScan", "TOLERANCE"]
+__all__ = ["RatioScan", "TOLERANCE", "Position"]

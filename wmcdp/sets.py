@@ -187,6 +187,58 @@ class Relation:
                 out.append((np.full(domain.size, delta, dtype=np.int64), valid))
         return out
 
+    def direction_count(self, domain: Vector) -> int:
+        """How many directions :meth:`directions` has (built-in relations only)."""
+        n, k = domain.n, len(domain.entry_values)
+        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3 ** n - 1)
+
+    def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
+        """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
+        n, k = domain.n, len(domain.entry_values)
+        if self.name == "hamming":
+            i, v = divmod(rank, k)
+            return x[:i] + (domain.lo + v,) + x[i + 1:]
+        if self.name == "one-entry":
+            i, up = divmod(rank, 2)
+            return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1:]
+        index = rank + (rank >= sum(3 ** (n - 1 - i) for i in range(n)))  # skip the all-zero steps
+        steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
+        return tuple(v + s for v, s in zip(x, steps))
+
+    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple, tuple, int, int]]:
+        """The relation as slices of the table of all inputs (built-in relations only).
+
+        With the inputs laid out as an array with one axis per entry (``(k,) * n``), each item
+        ``(a, b, forward, backward)`` selects, by an index per entry axis (an int or a slice),
+        the inputs ``x`` (``a``) and their neighbours ``x'`` (``b``) in matching positions; the
+        pairs ``(x, x')`` are direction ``forward`` of :meth:`directions` and the pairs
+        ``(x', x)`` direction ``backward``. Every ordered neighbour pair appears exactly once.
+        """
+        if not self.builtin:
+            raise ValueError("only built-in relations have slices")
+        k, n = len(domain.entry_values), domain.n
+        full = (slice(None),) * n
+        if self.name == "hamming":
+            for i in range(n):
+                for u in range(k):
+                    for v in range(u + 1, k):
+                        yield (full[:i] + (u,) + full[i + 1:], full[:i] + (v,) + full[i + 1:], i * k + v, i * k + u)
+        elif self.name == "one-entry":
+            for i in range(n):
+                yield (full[:i] + (slice(0, k - 1),) + full[i + 1:], full[:i] + (slice(1, k),) + full[i + 1:],
+                       2 * i + 1, 2 * i)
+        else:
+            middle = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
+            rank = lambda steps: (lambda index: index - (index > middle))(  # noqa: E731
+                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps)))
+            for steps in itertools.product((-1, 0, 1), repeat=n):
+                nonzero = [s for s in steps if s]
+                if not nonzero or nonzero[0] != 1:
+                    continue
+                a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
+                b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
+                yield a, b, rank(steps), rank(tuple(-s for s in steps))
+
     def count_pairs(self, domain: Vector) -> int:
         """The number of ordered neighbour pairs ``(x, x')`` of the domain."""
         n, k = domain.n, len(domain.entry_values)

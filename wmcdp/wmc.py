@@ -199,24 +199,129 @@ class _Forms:
         return self.sizes[g] if covered == len(self.levels[g]) else 1 << covered
 
 
-def _convert(a: np.ndarray, axis: int, target: int, size: int) -> np.ndarray:
-    """An array over ``axis`` in bit-code form as the longer bit-code form ``target`` or the value form ``size``."""
-    n = a.shape[axis]
-    if n == 1 or n == target:
-        return a
-    if target == size:  # value form: value v has the low bits v mod n
-        return np.take(a, np.arange(size) % n, axis=axis)
-    reps = [1] * a.ndim
-    reps[axis] = target // n
-    return np.tile(a, reps)
+class Pool:
+    """Memory of arrays a count no longer needs, handed out again to later steps.
+
+    Reusing memory the process already touched avoids the page faults of fresh large
+    allocations (which otherwise cost as much as the arithmetic). Buffers are flat and kept
+    by size class (a capacity within 1/8 above the request), and lent as views of the
+    needed shape. A :class:`Pool` may serve many counts (the stripes of one table).
+    """
+
+    MIN_CELLS = 1 << 15
+
+    def __init__(self) -> None:
+        self.free: dict[tuple[int, Any], list[np.ndarray]] = {}
+        self.lent: dict[int, np.ndarray] = {}   # id of a lent view -> its flat buffer
+
+    @staticmethod
+    def _capacity(cells: int) -> int:
+        step = 1 << max(cells.bit_length() - 4, 0)
+        return -(-cells // step) * step
+
+    def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        cells = math.prod(shape)
+        if cells < self.MIN_CELLS:
+            return np.empty(shape, dtype=dtype)
+        key = (self._capacity(cells), np.dtype(dtype))
+        stack = self.free.get(key)
+        base = stack.pop() if stack else np.empty(key[0], dtype=dtype)
+        view = base[:cells].reshape(shape)
+        self.lent[id(view)] = base
+        return view
+
+    def give(self, a: Any) -> None:
+        base = self.lent.pop(id(a), None)
+        if base is not None:
+            self.free.setdefault((base.size, base.dtype), []).append(base)
 
 
-def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = None) -> np.ndarray:
+class _Steps:
+    """The array operations of one count, writing into pooled buffers."""
+
+    def __init__(self, arith: Any, pool: Pool, zero: np.ndarray) -> None:
+        self.arith = arith
+        self.pool = pool
+        self.zero = zero
+        self.dtype = arith.dtype
+        self.pooled = arith.dtype is not object
+
+    def _out(self, shape: tuple[int, ...]) -> np.ndarray:
+        return self.pool.take(shape, self.dtype) if self.pooled else np.empty(shape, dtype=self.dtype)
+
+    def _coefficient(self, m: Any) -> Any:
+        return self.arith._coefficient(m) if self.arith.exact else m
+
+    def scale(self, m: Any, a: np.ndarray) -> np.ndarray:
+        if (m == 0 if self.arith.log else m == 1) or a is self.zero:
+            return a
+        out = self._out(a.shape)
+        if self.arith.log:
+            np.add(a, m, out=out)
+        else:
+            np.multiply(a, self._coefficient(m), out=out)
+        return out
+
+    def combine(self, m1: Any, h: np.ndarray, m0: Any, lo: np.ndarray) -> np.ndarray:
+        """``m1 * h + m0 * lo`` (``logaddexp(m1 + h, m0 + lo)`` in logs); a FALSE child adds nothing."""
+        if lo is self.zero:
+            return self.scale(m1, h) if h is not self.zero else h
+        if h is self.zero:
+            return self.scale(m0, lo)
+        out = self._out(np.broadcast_shapes(h.shape, lo.shape))
+        tmp = self._out(out.shape)
+        if self.arith.log:
+            np.add(h, m1, out=out)
+            np.add(lo, m0, out=tmp)
+            np.logaddexp(out, tmp, out=out)
+        else:
+            np.multiply(h, self._coefficient(m1), out=out)
+            np.multiply(lo, self._coefficient(m0), out=tmp)
+            np.add(out, tmp, out=out)
+        self.pool.give(tmp)
+        return out
+
+    def select(self, indicator: np.ndarray, h: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        """``h`` where the batch bit is 1, ``lo`` where it is 0."""
+        out = self._out(np.broadcast_shapes(indicator.shape, h.shape, lo.shape))
+        np.copyto(out, lo)
+        np.copyto(out, h, where=np.broadcast_to(indicator, out.shape))
+        return out
+
+    def convert(self, a: np.ndarray, axis: int, target: int, size: int) -> np.ndarray:
+        """An array over ``axis`` in bit-code form as the longer bit-code form ``target`` or the value form
+        ``size``: position ``j`` reads position ``j mod n`` (a value's low bits are its code mod 2^c)."""
+        n = a.shape[axis]
+        if n == 1 or n == target:
+            return a
+        shape = list(a.shape)
+        shape[axis] = target
+        out = self._out(tuple(shape))
+        np.take(a, np.arange(target) % n, axis=axis, out=out)
+        return out
+
+    def concatenate(self, low: np.ndarray, h: np.ndarray, axis: int, half: int, full: int) -> np.ndarray:
+        """Codes ``0..half-1`` from ``low`` and ``half..full-1`` from ``h`` (a group node)."""
+        shape = list(np.broadcast_shapes(h.shape, low.shape))
+        shape[axis] = half
+        upper = list(shape)
+        upper[axis] = full - half
+        take = [slice(None)] * len(shape)
+        take[axis] = slice(0, full - half)
+        shape_out = list(shape)
+        shape_out[axis] = full
+        out = self._out(tuple(shape_out))
+        np.concatenate([np.broadcast_to(low, shape), np.broadcast_to(h, shape)[tuple(take)]], axis=axis, out=out)
+        return out
+
+
+def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = None,
+             pool: Pool | None = None) -> np.ndarray:
     """``WMC`` of ``flat``'s root under ``plan``: an array of shape ``(B, size_0, size_1, ...)``.
 
     ``skip(level_from, level_to)`` is, for :class:`Scaled`, the product of the denominators
     of the random bits at levels in ``[level_from, level_to)`` (a skipped random bit's factor);
-    the other number systems need none.
+    the other number systems need none. ``pool`` lends buffers (see :class:`Pool`).
     """
     groups, member, batch = plan.groups, plan.member, plan.batch
     ndim = 1 + len(groups)
@@ -224,66 +329,72 @@ def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = No
     scalar_shape = (1,) * ndim
     one = np.full(scalar_shape, arith.one, dtype=arith.dtype)
     zero = np.full(scalar_shape, arith.zero, dtype=arith.dtype)
+    steps = _Steps(arith, pool or Pool(), zero)
     indicators = {v: bits.reshape((-1,) + (1,) * (ndim - 1)) for v, bits in batch.items()}
     coefficients: dict[int, tuple] = {}
     values: list[Any] = [None] * len(flat.var)
     remaining = list(flat.parents)
     bottom = flat.levels
-    for k in range(len(flat.var)):
+    var, levels, his, los = flat.var.tolist(), flat.level.tolist(), flat.hi.tolist(), flat.lo.tolist()
+    holders: dict[int, int] = {}  # id of an array -> entries whose value it is (a step may return its input)
+    for k in range(len(var)):
         if k % 4096 == 4095:
             check("counting")
-        v = flat.var[k]
+        v = var[k]
         if v < 0:
             values[k] = one if v == -1 else zero
             continue
-        level = int(flat.level[k])
-        hi, lo = int(flat.hi[k]), int(flat.lo[k])
+        level, hi, lo = levels[k], his[k], los[k]
         h, low = values[hi], values[lo]
-        for child in (hi, lo):
-            remaining[child] -= 1
-            if remaining[child] == 0:
-                values[child] = None
         if skip is not None:
-            g_hi = skip(level + 1, int(flat.level[hi]) if flat.var[hi] >= 0 else bottom)
-            g_lo = skip(level + 1, int(flat.level[lo]) if flat.var[lo] >= 0 else bottom)
+            g_hi = skip(level + 1, levels[hi] if var[hi] >= 0 else bottom)
+            g_lo = skip(level + 1, levels[lo] if var[lo] >= 0 else bottom)
         else:
             g_hi = g_lo = None
-        # bring both children to this node's axis forms
-        if v in member:
-            g, b = member[v]
-        else:
-            g = -1
-        for axis in range(1, ndim):
-            gi = axis - 1
-            if gi == g:
+        g = member[v][0] if v in member else -1
+        for axis in range(1, ndim):  # bring both children to this node's axis forms
+            if axis - 1 == g or (h.shape[axis] == 1 and low.shape[axis] == 1):
                 continue
-            nh, nl = h.shape[axis], low.shape[axis]
-            if nh == 1 and nl == 1:
-                continue
-            target = forms.length(gi, level)
-            size = forms.sizes[gi]
-            h = _convert(h, axis, target, size)
-            low = _convert(low, axis, target, size)
+            target = forms.length(axis - 1, level)
+            h = steps.convert(h, axis, target, forms.sizes[axis - 1])
+            low = steps.convert(low, axis, target, forms.sizes[axis - 1])
         if g >= 0:
-            values[k] = _group_node(arith, h, low, g + 1, forms, level, g_hi, g_lo)
+            if g_hi is not None:
+                h, low = steps.scale(g_hi, h), steps.scale(g_lo, low)
+            covered = forms.covered(g, level)
+            half = 1 << (covered - 1)
+            h = steps.convert(h, g + 1, half, -1)
+            low = steps.convert(low, g + 1, half, -1)
+            values[k] = steps.concatenate(low, h, g + 1, half, forms.length(g, level))
         elif v in indicators:
             if g_hi is not None:
-                h, low = arith.scale(g_hi, h), arith.scale(g_lo, low)
-            values[k] = np.where(indicators[v], h, low)
+                h, low = steps.scale(g_hi, h), steps.scale(g_lo, low)
+            values[k] = steps.select(indicators[v], h, low)
         else:
             coeff = coefficients.get(v)
             if coeff is None:
                 coeff = coefficients[v] = arith.coefficients(plan.weights[v])
             if g_hi is not None:
-                a, b, _ = coeff
-                values[k] = arith.combine(a * g_hi, h, b * g_lo, low)
+                values[k] = steps.combine(coeff[0] * g_hi, h, coeff[1] * g_lo, low)
             else:
-                values[k] = arith.combine(coeff[0], h, coeff[1], low)
+                values[k] = steps.combine(coeff[0], h, coeff[1], low)
+        holders[id(values[k])] = holders.get(id(values[k]), 0) + 1
+        for child in (hi, lo):  # release the children only now: their buffers may be reused
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                released = values[child]
+                values[child] = None
+                count = holders.pop(id(released), 1) - 1
+                if count:
+                    holders[id(released)] = count
+                else:
+                    steps.pool.give(released)
     root = values[-1]
     if skip is not None:
-        root = arith.scale(skip(0, int(flat.level[-1])), root)
+        root = steps.scale(skip(0, levels[-1]), root)
     for axis in range(1, ndim):
-        root = _convert(root, axis, forms.sizes[axis - 1], forms.sizes[axis - 1])
+        root = steps.convert(root, axis, forms.sizes[axis - 1], forms.sizes[axis - 1])
+    steps.pool.lent.clear()  # the root belongs to the caller; anything else still lent is garbage
     return np.broadcast_to(root, (plan.batch_size,) + tuple(forms.sizes))
 
 
@@ -321,25 +432,6 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
             if remaining[child] == 0:
                 live -= math.prod(shapes[child])
     return peak
-
-
-def _group_node(arith: Any, h: np.ndarray, low: np.ndarray, axis: int, forms: _Forms, level: int,
-                g_hi: Any, g_lo: Any) -> np.ndarray:
-    """A node labelled with a bit of a group: the low half of its codes from ``low``, the high half from ``h``."""
-    gi = axis - 1
-    full = forms.length(gi, level)
-    covered = forms.covered(gi, level)
-    half = 1 << (covered - 1)
-    if g_hi is not None:
-        h, low = arith.scale(g_hi, h), arith.scale(g_lo, low)
-    h = _convert(h, axis, half, -1)
-    low = _convert(low, axis, half, -1)
-    shape = list(np.broadcast_shapes(h.shape, low.shape))
-    shape[axis] = half
-    both = np.concatenate([np.broadcast_to(low, shape), np.broadcast_to(h, shape)], axis=axis)
-    if full != 1 << covered:  # the group's top bit: keep the values 0..size-1 only
-        both = both.take(np.arange(full), axis=axis)
-    return both
 
 
 def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:

@@ -26,9 +26,11 @@ import math
 from fractions import Fraction
 from typing import Any, Callable
 
+import gmpy2
 import numpy as np
 
 from .numbers import ln_ratio
+from .wmc import Linear
 
 #: float ratios within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -63,9 +65,9 @@ class RatioScan:
             if reverse is not None:
                 self._offer_exact(b, a, reverse, first_keys[1])
             return
-        log = self.arith.log
+        log = self.arith is not Linear  # Extended: compare natural-log ratios (exponents subtract exactly)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            r = a - b if log else a / b  # 0/0 (or -inf - -inf) is nan: fmax and fmin skip it
+            r = self.arith.log_ratio(a, b) if log else a / b  # 0/0 is nan: fmax and fmin skip it
         top = np.fmax.reduce(r, axis=None)
         self._offer_float(top, lambda thr: r >= thr, position, first_keys[0], a, b)
         if reverse is not None:
@@ -78,10 +80,14 @@ class RatioScan:
             self._offer_float(rev_top, lambda thr: (-r >= thr) if log else _reverse_mask(r, thr), reverse,
                               first_keys[1], b, a)
 
+    @property
+    def _logs(self) -> bool:
+        return self.arith is not Linear
+
     def _threshold(self, best: float) -> float:
         if not math.isfinite(best):
             return best
-        if self.arith.log:
+        if self._logs:
             return best - TOLERANCE * max(1.0, abs(best))
         return best * (1 - TOLERANCE)
 
@@ -104,8 +110,10 @@ class RatioScan:
 
     def _witness_value(self) -> float:
         a, b = self._ab  # type: ignore[misc]
+        if self._logs:
+            return float(self.arith.log_ratio(np.array([a]), np.array([b]))[0])
         with np.errstate(divide="ignore", invalid="ignore"):
-            return float(a - b) if self.arith.log else float(np.float64(a) / np.float64(b))
+            return float(np.float64(a) / np.float64(b))
 
     def _take_first(self, mask: np.ndarray, position: Position, a: np.ndarray, b: np.ndarray) -> None:
         """Make the first marked triple (in C order = the set's order) the witness if it comes first."""
@@ -161,13 +169,14 @@ class RatioScan:
     def epsilon_and_ratio(self) -> tuple[float, float | Fraction]:
         """``(epsilon, ratio)``: the natural log of the maximum ratio (correctly rounded when exact) and the ratio."""
         if self.arith.exact:
-            a, b = (int(v) for v in self.value)  # type: ignore[misc]
+            a, b = (_fraction(v) for v in self.value)  # type: ignore[misc]
             if b == 0:
                 return math.inf, math.inf
             if a == 0:
                 return -math.inf, Fraction(0)
-            return ln_ratio(a, b), Fraction(a, b)
-        if self.arith.log:
+            ratio = a / b
+            return ln_ratio(ratio.numerator, ratio.denominator), ratio
+        if self._logs:
             d = self.value
             return d, (math.exp(d) if d < 709.78 else math.inf)
         r = self.value
@@ -191,20 +200,34 @@ def _slack(log2_value: float) -> float:
     return EXACT_FILTER * max(1.0, abs(log2_value)) if math.isfinite(log2_value) else 0.0
 
 
-def _log2_pair(a: Any, b: Any) -> float:
-    a, b = int(a), int(b)
-    if b == 0:
-        return math.inf
-    if a == 0:
+def _fraction(v: Any) -> Fraction:
+    """An exact value (an integer numerator, a float64 holding one, or an mpq) as a Fraction."""
+    if isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer()):
+        return Fraction(int(v))
+    return Fraction(int(v.numerator), int(v.denominator))
+
+
+def _log2_exact(v: Any) -> float:
+    if not v:
         return -math.inf
-    return math.log2(a) - math.log2(b)
+    if isinstance(v, gmpy2.mpq(0).__class__):
+        return math.log2(int(v.numerator)) - math.log2(int(v.denominator))
+    return math.log2(int(v))
+
+
+def _log2_pair(a: Any, b: Any) -> float:
+    if not b:
+        return math.inf
+    if not a:
+        return -math.inf
+    return _log2_exact(a) - _log2_exact(b)
 
 
 def _log2_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Approximate ``log2(a/b)`` of exact numerators: nan for 0/0, +inf for x/0, -inf for 0/x."""
     if a.dtype == object:
-        la = np.fromiter((math.log2(int(v)) if v else -math.inf for v in a), dtype=np.float64, count=len(a))
-        lb = np.fromiter((math.log2(int(v)) if v else -math.inf for v in b), dtype=np.float64, count=len(b))
+        la = np.fromiter((_log2_exact(v) for v in a), dtype=np.float64, count=len(a))
+        lb = np.fromiter((_log2_exact(v) for v in b), dtype=np.float64, count=len(b))
     else:
         with np.errstate(divide="ignore"):
             la, lb = np.log2(a.astype(np.float64)), np.log2(b.astype(np.float64))
@@ -217,13 +240,14 @@ def _log2_ratios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _compare(a: np.ndarray, b: np.ndarray, a_star: Any, b_star: Any) -> np.ndarray:
     """``sign(a/b - a*/b*)`` elementwise and exactly (a zero denominator with a positive numerator is +inf)."""
-    a_star, b_star = int(a_star), int(b_star)
     if len(a) == 0:
         return np.zeros(0, dtype=np.int64)
-    if a.dtype == np.float64 and max(a_star, b_star, float(a.max()), float(b.max())) < 2 ** 26:
+    if a.dtype == np.float64 and max(float(a_star), float(b_star), float(a.max()), float(b.max())) < 2 ** 26:
         return np.sign(a * float(b_star) - float(a_star) * b).astype(np.int64)
-    if a.dtype == np.int64 and max(a_star, b_star, int(a.max()), int(b.max())) < 2 ** 31:
+    if a.dtype == np.int64 and max(int(a_star), int(b_star), int(a.max()), int(b.max())) < 2 ** 31:
         return np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
+    if a.dtype != object:
+        a_star, b_star = int(a_star), int(b_star)
     diff = a.astype(object) * b_star - b.astype(object) * a_star
     return np.fromiter(((d > 0) - (d < 0) for d in diff), dtype=np.int64, count=len(diff))
 

@@ -14,14 +14,17 @@ and treats each variable in one of three ways, fixed by a :class:`Plan`:
   *values* ``0..size-1`` only, so an output in ``{-1..3}`` costs 5 cells, not 8.
 
 Variables a path skips contribute a factor 1 (random weights sum to one; a batch or group
-bit is summed over neither). The three number systems (:class:`Linear`, :class:`Logs`,
-:class:`Scaled`) share the traversal:
+bit is summed over neither). The three number systems share the traversal and one small
+interface (``coefficients``, ``mul``, ``add``, ``probability``, ``log_ratio``, ...):
 
 * :class:`Linear`: float64 probabilities, the fast default. It is used only when every
   path of the diagram has weight at least ``2**-1000`` (:func:`min_path_log2`), so no value
-  the traversal forms can underflow.
-* :class:`Logs`: float64 natural logs, for diagrams with smaller path weights (randomized
-  response with n = 1000 has probabilities near 0.2^1000).
+  the traversal forms can underflow and every operation rounds by at most half an ulp.
+* :class:`Extended`: floats with a separate exponent per cell (a float64 mantissa in
+  [1/2, 1) and an integer exponent, kept as the real and imaginary parts of a complex128),
+  for diagrams with smaller path weights: randomized response with n = 1000 has
+  probabilities near 0.2^1000, and 3000 flips at 0.5 against 0.5000000000000001 differ by
+  a factor of 1 + 6.7e-13 that a sum of logs (error about 1e-12 at that size) would lose.
 * :class:`Scaled`: exact. Each random bit's weights are ``a/d`` and ``b/d`` with integers
   ``a + b = d``; a node at level ``l`` holds ``WMC * prod(d of the random bits at levels >= l)``,
   an integer, and a skipped random bit multiplies by its ``d``. Every probability is then a
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
+import gmpy2
 import numpy as np
 
 from .limits import check
@@ -45,7 +49,8 @@ from .numbers import ln_ratio
 from .weights import BitWeight
 
 NEG_INF = float("-inf")
-#: Linear arithmetic is used when every path weight is at least 2**-LINEAR_MIN_LOG2 ... (see min_path_log2)
+LN2 = math.log(2)
+#: Linear arithmetic is used when every path weight is at least 2**LINEAR_MIN_LOG2 (see min_path_log2)
 LINEAR_MIN_LOG2 = -1000.0
 
 
@@ -54,7 +59,6 @@ class Linear:
 
     name = "float"
     exact = False
-    log = False
     dtype = np.float64
     zero = 0.0
     one = 1.0
@@ -64,12 +68,33 @@ class Linear:
         return float(w.one), float(w.zero)
 
     @staticmethod
-    def scale(m: Any, a: np.ndarray) -> np.ndarray:
-        return a if m == 1 else m * a
+    def mul(a: Any, b: Any) -> Any:
+        return a * b
 
     @staticmethod
-    def combine(m1: Any, h: np.ndarray, m0: Any, lo: np.ndarray) -> np.ndarray:
-        return m1 * h + m0 * lo
+    def add(a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def total(v: np.ndarray, axis: int) -> np.ndarray:
+        return v.sum(axis=axis)
+
+    @staticmethod
+    def as_float(v: Any) -> Any:
+        """Values as float64 probabilities."""
+        return np.asarray(v, dtype=np.float64)
+
+    @staticmethod
+    def as_log(v: Any) -> np.ndarray:
+        """Values as natural logs (-inf for 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(v, dtype=np.float64))
+
+    @staticmethod
+    def log_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``ln(a/b)``: +inf for x/0, -inf for 0/x, nan for 0/0."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(a / b)
 
     @staticmethod
     def probability(v: Any) -> float:
@@ -80,35 +105,89 @@ class Linear:
         return math.log(v) if v > 0 else NEG_INF
 
 
-class Logs:
-    """Probabilities as natural logs in float64."""
+class Extended:
+    """Probabilities as ``mantissa * 2**exponent`` per cell: complex128 with the mantissa in the real
+    part (0 or in [1/2, 1)) and the integer exponent in the imaginary part (:data:`ZERO` for 0)."""
 
     name = "float"
     exact = False
-    log = True
-    dtype = np.float64
-    zero = NEG_INF
-    one = 0.0
+    dtype = np.complex128
+    ZERO_EXPONENT = -float(2 ** 60)
+    zero = complex(0.0, ZERO_EXPONENT)
+    one = complex(0.5, 1.0)
 
     @staticmethod
-    def coefficients(w: BitWeight) -> tuple[float, float]:
-        return w.log_one, w.log_zero
+    def _number(p: float, log_p: float) -> complex:
+        if p == 0 and log_p == NEG_INF:
+            return Extended.zero
+        if p > 0:
+            m, e = math.frexp(p)
+            return complex(m, e)
+        e = math.floor(log_p / LN2) + 1  # a weight below the smallest float: from its log
+        return complex(math.exp(log_p - e * LN2), e)
+
+    @classmethod
+    def coefficients(cls, w: BitWeight) -> tuple[complex, complex]:
+        return cls._number(float(w.one), w.log_one), cls._number(float(w.zero), w.log_zero)
+
+    @classmethod
+    def _normal(cls, m: np.ndarray, e: np.ndarray) -> np.ndarray:
+        mantissa, shift = np.frexp(m)
+        out = np.empty(np.shape(m), dtype=np.complex128)
+        out.real = mantissa
+        out.imag = np.where(mantissa == 0, cls.ZERO_EXPONENT, e + shift)
+        return out
+
+    @classmethod
+    def mul(cls, a: Any, b: Any) -> np.ndarray:
+        a, b = np.asarray(a), np.asarray(b)
+        return cls._normal(a.real * b.real, a.imag + b.imag)
+
+    @classmethod
+    def add(cls, a: Any, b: Any) -> np.ndarray:
+        a, b = np.asarray(a), np.asarray(b)
+        e = np.maximum(a.imag, b.imag)
+        m = np.ldexp(a.real, (a.imag - e).astype(np.int64)) + np.ldexp(b.real, (b.imag - e).astype(np.int64))
+        return cls._normal(m, e)
+
+    @classmethod
+    def total(cls, v: np.ndarray, axis: int) -> np.ndarray:
+        """Sums along ``axis``, each cell scaled to the largest exponent of its line first."""
+        e = v.imag.max(axis=axis, keepdims=True)
+        m = np.ldexp(v.real, (v.imag - e).astype(np.int64)).sum(axis=axis)
+        return cls._normal(m, np.squeeze(e, axis=axis))
 
     @staticmethod
-    def scale(m: Any, a: np.ndarray) -> np.ndarray:
-        return a if m == 0 else m + a
+    def as_log(v: Any) -> np.ndarray:
+        """Values as natural logs (-inf for 0)."""
+        v = np.asarray(v)
+        with np.errstate(divide="ignore"):
+            return np.log(v.real) + np.where(v.real > 0, v.imag, 0) * LN2
 
     @staticmethod
-    def combine(m1: Any, h: np.ndarray, m0: Any, lo: np.ndarray) -> np.ndarray:
-        return np.logaddexp(m1 + h, m0 + lo)
+    def as_float(v: Any) -> np.ndarray:
+        """Values as float64 probabilities (those below the smallest float become 0)."""
+        v = np.asarray(v)
+        return np.ldexp(v.real, np.clip(v.imag, -2000, 2000).astype(np.int64))
 
     @staticmethod
-    def probability(v: Any) -> float:
-        return math.exp(v)
+    def log_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``ln(a/b)`` from mantissas and exponents (the exponents subtract exactly)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.log(a.real / b.real) + (a.imag - b.imag) * LN2
+        r[(a.real == 0) & (b.real > 0)] = NEG_INF
+        r[(a.real > 0) & (b.real == 0)] = np.inf
+        r[(a.real == 0) & (b.real == 0)] = np.nan
+        return r
+
+    @classmethod
+    def probability(cls, v: Any) -> float:
+        return float(cls.as_float(v))
 
     @staticmethod
     def log_probability(v: Any) -> float:
-        return float(v)
+        v = complex(v)
+        return math.log(v.real) + v.imag * LN2 if v.real > 0 else NEG_INF
 
 
 @dataclass
@@ -120,7 +199,6 @@ class Scaled:
 
     name = "exact"
     exact = True
-    log = False
     zero = 0
     one = 1
 
@@ -134,14 +212,35 @@ class Scaled:
         d = math.lcm(w.one.denominator, w.zero.denominator)  # type: ignore[union-attr]
         return w.one.numerator * (d // w.one.denominator), w.zero.numerator * (d // w.zero.denominator), d
 
-    def scale(self, m: int, a: np.ndarray) -> np.ndarray:
-        return a if m == 1 else self._coefficient(m) * a
+    @staticmethod
+    def mul(a: Any, b: Any) -> Any:
+        return a * b
 
-    def combine(self, m1: int, h: np.ndarray, m0: int, lo: np.ndarray) -> np.ndarray:
-        return self._coefficient(m1) * h + self._coefficient(m0) * lo
+    @staticmethod
+    def add(a: Any, b: Any) -> Any:
+        return a + b
 
-    def _coefficient(self, m: int) -> Any:
+    @staticmethod
+    def total(v: np.ndarray, axis: int) -> np.ndarray:
+        return v.sum(axis=axis)
+
+    def as_log(self, v: Any) -> np.ndarray:
+        """Values as natural logs (approximate; -inf for 0)."""
+        v = np.asarray(v)
+        out = [math.log(int(x)) - math.log(self.denominator) if x else NEG_INF for x in v.reshape(-1)]
+        return np.array(out, dtype=np.float64).reshape(v.shape)
+
+    def coefficient(self, m: int) -> Any:
+        """An integer coefficient in the numerators' dtype."""
         return float(m) if self.dtype is np.float64 else m if self.dtype is object else np.int64(m)
+
+    def as_float(self, v: Any) -> np.ndarray:
+        """Values as float64 probabilities (rounded)."""
+        v = np.asarray(v)
+        if v.dtype != object:
+            return v.astype(np.float64) / float(self.denominator) if self.denominator.bit_length() < 1000 else \
+                np.array([float(Fraction(int(x), self.denominator)) for x in v.reshape(-1)]).reshape(v.shape)
+        return np.array([float(Fraction(int(x), self.denominator)) for x in v.reshape(-1)]).reshape(v.shape)
 
     def probability(self, v: Any) -> Fraction:
         return Fraction(int(v), self.denominator)
@@ -150,7 +249,68 @@ class Scaled:
         return ln_ratio(int(v), self.denominator) if v > 0 else NEG_INF
 
 
-Arith = Linear | Logs | Scaled
+class Rational:
+    """Exact probabilities as rationals (gmpy2 ``mpq``), for diagrams whose common denominator
+    :class:`Scaled` would need is too large to carry in every cell (many random bits with
+    large denominators, most of them skipped by any one path)."""
+
+    name = "exact"
+    exact = True
+    dtype = object
+    zero = gmpy2.mpq(0)
+    one = gmpy2.mpq(1)
+
+    @staticmethod
+    def coefficients(w: BitWeight) -> tuple[Any, Any]:
+        return gmpy2.mpq(w.one), gmpy2.mpq(w.zero)
+
+    @staticmethod
+    def mul(a: Any, b: Any) -> Any:
+        return a * b
+
+    @staticmethod
+    def add(a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def total(v: np.ndarray, axis: int) -> np.ndarray:
+        return v.sum(axis=axis)
+
+    @staticmethod
+    def as_log(v: Any) -> np.ndarray:
+        v = np.asarray(v, dtype=object)
+        out = [_log_exact(x) for x in v.reshape(-1)]
+        return np.array(out, dtype=np.float64).reshape(v.shape)
+
+    @staticmethod
+    def as_float(v: Any) -> np.ndarray:
+        v = np.asarray(v, dtype=object)
+        return np.array([float(Fraction(int(x.numerator), int(x.denominator))) for x in v.reshape(-1)]).reshape(v.shape)
+
+    @staticmethod
+    def probability(v: Any) -> Fraction:
+        v = gmpy2.mpq(v)
+        return Fraction(int(v.numerator), int(v.denominator))
+
+    @staticmethod
+    def log_probability(v: Any) -> float:
+        v = gmpy2.mpq(v)
+        return ln_ratio(int(v.numerator), int(v.denominator)) if v > 0 else NEG_INF
+
+
+def _log_exact(v: Any) -> float:
+    """Natural log of an exact nonnegative number (int or mpq), approximately; -inf for 0."""
+    if not v:
+        return NEG_INF
+    v = gmpy2.mpq(v)
+    return math.log(int(v.numerator)) - math.log(int(v.denominator))
+
+
+#: a common denominator above this many bits makes exact counts use :class:`Rational`
+SCALED_MAX_BITS = 4096
+
+
+Arith = Linear | Extended | Scaled | Rational
 
 
 # -- plans ----------------------------------------------------------------------------------
@@ -244,40 +404,40 @@ class _Steps:
         self.pool = pool
         self.zero = zero
         self.dtype = arith.dtype
-        self.pooled = arith.dtype is not object
+        self.pooled = arith.dtype is not object and arith is not Extended
 
     def _out(self, shape: tuple[int, ...]) -> np.ndarray:
         return self.pool.take(shape, self.dtype) if self.pooled else np.empty(shape, dtype=self.dtype)
 
     def _coefficient(self, m: Any) -> Any:
-        return self.arith._coefficient(m) if self.arith.exact else m
+        return self.arith.coefficient(m) if isinstance(self.arith, Scaled) else m
+
+    def _is_one(self, m: Any) -> bool:
+        return m == self.arith.one
 
     def scale(self, m: Any, a: np.ndarray) -> np.ndarray:
-        if (m == 0 if self.arith.log else m == 1) or a is self.zero:
+        """``m * a``; a coefficient of one (or a zero array) returns ``a`` itself."""
+        if self._is_one(m) or a is self.zero:
             return a
+        if not self.pooled:
+            return self.arith.mul(a, m)
         out = self._out(a.shape)
-        if self.arith.log:
-            np.add(a, m, out=out)
-        else:
-            np.multiply(a, self._coefficient(m), out=out)
+        np.multiply(a, self._coefficient(m), out=out)
         return out
 
     def combine(self, m1: Any, h: np.ndarray, m0: Any, lo: np.ndarray) -> np.ndarray:
-        """``m1 * h + m0 * lo`` (``logaddexp(m1 + h, m0 + lo)`` in logs); a FALSE child adds nothing."""
+        """``m1 * h + m0 * lo``; a FALSE child adds nothing."""
         if lo is self.zero:
             return self.scale(m1, h) if h is not self.zero else h
         if h is self.zero:
             return self.scale(m0, lo)
+        if not self.pooled:
+            return self.arith.add(self.arith.mul(h, m1), self.arith.mul(lo, m0))
         out = self._out(np.broadcast_shapes(h.shape, lo.shape))
         tmp = self._out(out.shape)
-        if self.arith.log:
-            np.add(h, m1, out=out)
-            np.add(lo, m0, out=tmp)
-            np.logaddexp(out, tmp, out=out)
-        else:
-            np.multiply(h, self._coefficient(m1), out=out)
-            np.multiply(lo, self._coefficient(m0), out=tmp)
-            np.add(out, tmp, out=out)
+        np.multiply(h, self._coefficient(m1), out=out)
+        np.multiply(lo, self._coefficient(m0), out=tmp)
+        np.add(out, tmp, out=out)
         self.pool.give(tmp)
         return out
 
@@ -457,4 +617,4 @@ def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
     return 0.0 if root == -np.inf else -float(root)
 
 
-__all__ = ["Linear", "Logs", "Scaled", "Arith", "Group", "Plan", "evaluate", "min_path_log2", "LINEAR_MIN_LOG2"]
+__all__ = ["Linear", "Extended", "Scaled", "Rational", "SCALED_MAX_BITS", "Arith", "Group", "Plan", "evaluate", "min_path_log2", "LINEAR_MIN_LOG2"]

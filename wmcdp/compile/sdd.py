@@ -75,8 +75,7 @@ class SDDBackend(OperatorBackend):
         rational = arith.exact
         zero, one = (gmpy2.mpq(0), gmpy2.mpq(1)) if rational else (arith.zero, arith.one)
         dtype = object if rational else arith.dtype
-        mul = (lambda a, b: a + b) if arith.log else (lambda a, b: a * b)
-        add = np.logaddexp if arith.log else (lambda a, b: a + b)
+        mul, add = arith.mul, arith.add
         bit_axis: dict[int, int] = {}
         for group in plan.groups:
             for v in group.variables:
@@ -139,6 +138,8 @@ class SDDBackend(OperatorBackend):
         out = np.broadcast_to(out, (plan.batch_size,) + tuple(g.size for g in plan.groups))
         if not rational:
             return np.ascontiguousarray(out)
+        if denominator is None:  # rationals as they are
+            return np.array(out, dtype=object)
         scaled = np.empty(out.shape, dtype=arith.dtype)
         cells = scaled.reshape(-1)
         for k, q in enumerate(out.reshape(-1)):

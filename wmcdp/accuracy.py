@@ -156,7 +156,7 @@ def synthesize_accuracy(prog: Program | Compiled,
                 outside = s_out if outside is None else arith.add(outside, s_out)
         else:
             parts_in, parts_out = [], []
-            digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), -1) - compiled.domain.lo
+            digits = compiled.domain.digit_array(inputs)
             for begin, block in counter.distributions(digits):
                 s_in, s_out = _window_sums(arith, block, first[begin:begin + len(block)],
                                            last[begin:begin + len(block)], 0)

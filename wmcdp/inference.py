@@ -69,7 +69,8 @@ class Counter:
     def __init__(self, compiled: Compiled, arith: Any) -> None:
         self.compiled = compiled
         self.arith = arith
-        self.itemsize = 16 if arith.dtype is object else 8
+        self.itemsize = 16 if arith.dtype in (object, np.complex128) else 8
+        self.pool = wmc.Pool()  # buffers shared by the counts of one run (the stripes of a table)
 
     # -- variables as batches -------------------------------------------------------------
     def input_batch(self, digits: np.ndarray) -> dict[int, np.ndarray]:
@@ -92,7 +93,7 @@ class Counter:
 
     def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
         check("inference")
-        return self.compiled.count(u, plan, self.arith)
+        return self.compiled.count(u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
         c = self.compiled
@@ -230,7 +231,7 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     xs = [c.domain.check(x) for x in I.by_input]
     if not xs:
         return {}
-    digits = np.array(xs, dtype=np.int64).reshape(len(xs), c.domain.n) - c.domain.lo
+    digits = c.domain.digit_array(xs)
     groups = c.output_groups
     offsets = {x: [c.shape.offsets(y) for y in ys] for x, ys in I.by_input.items()}
     ny = math.prod(g.size for g in groups)
@@ -251,7 +252,8 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     for x, ys in I.by_input.items():
         rows[x] = (ys, np.full(len(ys), counter.arith.zero, dtype=counter.arith.dtype))
     if pair_x:
-        values = counter.pairs(digits[np.array(pair_x)], np.array(pair_y, dtype=np.int64).reshape(len(pair_y), -1))
+        offsets_array = np.array(pair_y, dtype=np.min_scalar_type(max(g.size for g in groups) - 1))
+        values = counter.pairs(digits[np.array(pair_x)], offsets_array.reshape(len(pair_y), -1))
         for (x, k), value in zip(slots, values):
             rows[x][1][k] = value
     return rows

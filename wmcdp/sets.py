@@ -45,9 +45,10 @@ class InferenceSet:
     def of(cls, pairs: Iterable[tuple[Value, Value]]) -> "InferenceSet":
         grouped: dict[Value, list] = {}
         seen: set = set()
+        memo: dict = {}
         for k, pair in enumerate(pairs):
             x, y = _pair(pair, "inference set", 2)
-            x, y = _freeze(x), _freeze(y)
+            x, y = _freeze(x, memo), _freeze(y, memo)
             if (x, y) not in seen:
                 seen.add((x, y))
                 grouped.setdefault(x, []).append(y)
@@ -82,10 +83,12 @@ class PrivacySet:
     @classmethod
     def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> "PrivacySet":
         blocks: list[tuple[Value, Value, list]] = []
+        memo: dict = {}
         for triple in triples:
             x, xp, y = _pair(triple, "privacy set", 3)
-            x, xp, y = _freeze(x), _freeze(xp), _freeze(y)
-            if blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
+            x, xp, y = _freeze(x, memo), _freeze(xp, memo), _freeze(y, memo)
+            if blocks and blocks[-1][0] is x and blocks[-1][1] is xp or \
+                    blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
                 blocks[-1][2].append(y)
             else:
                 blocks.append((x, xp, [y]))
@@ -106,7 +109,8 @@ class AccuracySet:
 
     @classmethod
     def of(cls, inputs: Iterable[Value]) -> "AccuracySet":
-        return cls(tuple(_freeze(x) for x in inputs))
+        memo: dict = {}
+        return cls(tuple(_freeze(x, memo) for x in inputs))
 
     def __len__(self) -> int:
         return len(self.inputs)
@@ -123,11 +127,19 @@ def _pair(item: object, what: str, size: int) -> tuple:
     return tuple(item)
 
 
-def _freeze(value: object) -> Value:
-    """Lists become tuples so that inputs and outputs can be dictionary keys."""
+def _freeze(value: object, memo: dict[int, tuple[object, Value]] | None = None) -> Value:
+    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object)."""
+    if memo is not None:
+        hit = memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
     if isinstance(value, list) or (isinstance(value, tuple) and not _FLAT.issuperset(map(type, value))):
-        return tuple(_freeze(v) for v in value)
-    return value
+        frozen: Value = tuple(_freeze(v) for v in value)
+    else:
+        frozen = value
+    if memo is not None:
+        memo[id(value)] = (value, frozen)
+    return frozen
 
 
 _FLAT = frozenset({int, bool, str, float})

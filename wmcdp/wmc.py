@@ -363,29 +363,28 @@ class Pool:
     """Memory of arrays a count no longer needs, handed out again to later steps.
 
     Reusing memory the process already touched avoids the page faults of fresh large
-    allocations (which otherwise cost as much as the arithmetic). Buffers are flat and kept
-    by size class (a capacity within 1/8 above the request), and lent as views of the
-    needed shape. A :class:`Pool` may serve many counts (the stripes of one table).
+    allocations (which otherwise cost as much as the arithmetic). Free buffers are flat; a
+    request takes the smallest free buffer that holds it (and is at most twice its size)
+    and gets a view of the needed shape. A :class:`Pool` may serve many counts (the stripes
+    of one table).
     """
 
     MIN_CELLS = 1 << 15
 
     def __init__(self) -> None:
-        self.free: dict[tuple[int, Any], list[np.ndarray]] = {}
-        self.lent: dict[int, np.ndarray] = {}   # id of a lent view -> its flat buffer
-
-    @staticmethod
-    def _capacity(cells: int) -> int:
-        step = 1 << max(cells.bit_length() - 4, 0)
-        return -(-cells // step) * step
+        self.free: dict[Any, list[np.ndarray]] = {}   # dtype -> free flat buffers, smallest first
+        self.lent: dict[int, np.ndarray] = {}         # id of a lent view -> its flat buffer
 
     def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         cells = math.prod(shape)
         if cells < self.MIN_CELLS:
             return np.empty(shape, dtype=dtype)
-        key = (self._capacity(cells), np.dtype(dtype))
-        stack = self.free.get(key)
-        base = stack.pop() if stack else np.empty(key[0], dtype=dtype)
+        free = self.free.setdefault(np.dtype(dtype), [])
+        k = bisect.bisect_left([b.size for b in free], cells)
+        if k < len(free) and free[k].size <= 2 * cells:
+            base = free.pop(k)
+        else:
+            base = np.empty(cells, dtype=dtype)
         view = base[:cells].reshape(shape)
         self.lent[id(view)] = base
         return view
@@ -393,7 +392,8 @@ class Pool:
     def give(self, a: Any) -> None:
         base = self.lent.pop(id(a), None)
         if base is not None:
-            self.free.setdefault((base.size, base.dtype), []).append(base)
+            free = self.free.setdefault(base.dtype, [])
+            free.insert(bisect.bisect_left([b.size for b in free], base.size), base)
 
 
 class _Steps:

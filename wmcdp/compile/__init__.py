@@ -163,7 +163,7 @@ class Compiled:
             d *= level_d.get(level, 1)
         return prefix
 
-    def count(self, u: Any, plan: wmc.Plan, arith: Any) -> np.ndarray:
+    def count(self, u: Any, plan: wmc.Plan, arith: Any, pool: wmc.Pool | None = None) -> np.ndarray:
         """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
 
         Exact counts are numerators over :attr:`denominator`.
@@ -175,7 +175,7 @@ class Compiled:
         if isinstance(arith, wmc.Scaled):
             prefix = self._skip_products
             skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
-        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip)
+        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip, pool=pool)
 
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:

@@ -83,6 +83,12 @@ class Vector:
             out.append(self.lo + d)
         return tuple(reversed(out))
 
+    def digit_array(self, xs: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """Entry offsets ``x_i - lo`` of (checked) inputs, in the smallest integer type that holds them."""
+        dtype = np.min_scalar_type(len(self.entry_values) - 1)
+        out = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
+        return out.astype(dtype)
+
     def digits(self, codes: np.ndarray) -> np.ndarray:
         """Entry offsets ``x_i - lo`` of many inputs at once: shape ``(len(codes), n)``."""
         k = len(self.entry_values)
@@ -90,20 +96,41 @@ class Vector:
         return (np.asarray(codes, dtype=np.int64)[:, None] // places[None, :]) % k
 
     def check(self, x: object) -> tuple[int, ...]:
-        """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0)."""
+        """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0).
+
+        Results are remembered by object (the memo holds the object, so its id stays its own):
+        sets name the same long inputs many times.
+        """
+        memo = _CHECKED.setdefault(self, {})
+        hit = memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        t = self._check(x)
+        if len(memo) > 1 << 16:
+            memo.clear()
+        memo[id(x)] = (x, t)
+        return t
+
+    def _check(self, x: object) -> tuple[int, ...]:
         try:
             items = tuple(x)  # type: ignore[arg-type]
         except TypeError:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
-        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
+        if set(map(type, items)) <= {int}:  # the common case, without the slow ABC checks
+            t = items
+        elif any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
-        t = tuple(int(v) for v in items)
-        if len(t) != self.n or any(not self.lo <= v <= self.hi for v in t):
+        else:
+            t = tuple(int(v) for v in items)
+        if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
             raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
         return t
 
     def describe(self) -> str:
         return f"{{0,1}}^{self.n}" if self.is_bits else f"{{{self.lo}..{self.hi}}}^{self.n}"
+
+
+_CHECKED: dict[Vector, dict[int, tuple[object, tuple[int, ...]]]] = {}
 
 
 def Bits(n: int) -> Vector:

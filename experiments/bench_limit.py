@@ -166,6 +166,23 @@ def _privacy(name: str, **params) -> tuple[float, str]:
     return r.epsilon, f"{r.witness.x}/{r.witness.x_prime}/{r.witness.y}"
 
 
+def _spread(name: str, workers: int | None, **params) -> tuple[float, str]:
+    """Privacy over exhaustive sets on ``workers`` local processes (the cluster starts before the clock)."""
+    from programs import PROGRAMS
+    from wmcdp import synthesize_privacy
+    from wmcdp.distributed import Workers
+    from wmcdp.registry import build_program
+    program = build_program(name, params)
+    if workers is None:
+        r = synthesize_privacy(program, force=True)
+    else:
+        with Workers(workers) as pool:
+            start = time.perf_counter()
+            r = synthesize_privacy(program, force=True, workers=pool)
+            _spread.seconds = time.perf_counter() - start
+    return r.epsilon, f"{r.witness.x}/{r.witness.x_prime}/{r.witness.y}"
+
+
 def _accuracy(n: int) -> tuple[float, str]:
     from programs import rr_counting
     from wmcdp import synthesize_accuracy
@@ -201,12 +218,25 @@ CASES = {
     "sym-5000": ("RR privacy symmetry sets n = 5000", lambda: _symmetry(5000), lambda: math.log(4), None),
 }
 
+#: --workers 2 against the serial run: (title, program, parameters)
+SPREAD = {
+    "rr-13-w2": ("RR privacy exhaustive n = 13, --workers 2", "randomized_response", {"n": 13, "lam": LAM}),
+    "hist-6-w2": ("histogram n = 6, m = 2, --workers 2", "histogram", {"n": 6, "m": 2, "eps0": EPS0}),
+}
+
 
 def run_one(case: str, impl: str) -> None:
     """Child process: one implementation of one case; prints its value and seconds as JSON."""
-    _, wm, ref, _ = CASES[case]
-    if impl == "wmcdp":  # imports are not part of the run
+    if impl != "numpy":  # imports are not part of the run
         import programs, symmetry_sets, wmcdp  # noqa: F401,E401
+    if case in SPREAD:
+        _, name, params = SPREAD[case]
+        start = time.perf_counter()
+        value, witness = _spread(name, 2 if impl == "workers" else None, **params)
+        seconds = getattr(_spread, "seconds", time.perf_counter() - start)
+        print(json.dumps({"value": value, "witness": witness, "seconds": seconds}))
+        return
+    _, wm, ref, _ = CASES[case]
     start = time.perf_counter()
     if impl == "wmcdp":
         value, witness = wm()
@@ -237,12 +267,13 @@ def main() -> None:
         run_one(*args.run)
         return
     if args.list:
-        for name, (title, *_rest) in CASES.items():
+        for name, (title, *_rest) in {**CASES, **SPREAD}.items():
             print(f"{name:<10} {title}")
         return
+    chosen = args.cases or list(CASES) + list(SPREAD)
     print(f"{'case':<48} {'wmcdp s':>9} {'numpy s':>9} {'ratio':>6} {'target':>7} {'wmcdp MB':>9} {'numpy MB':>9}"
           "  value")
-    for name in args.cases or list(CASES):
+    for name in [c for c in chosen if c in CASES]:
         title, _, _, target = CASES[name]
         times = {"wmcdp": [], "numpy": []}
         peaks = {"wmcdp": 0.0, "numpy": 0.0}
@@ -257,8 +288,23 @@ def main() -> None:
             raise SystemExit(f"{name}: wmcdp {values['wmcdp']!r} but numpy {values['numpy']!r}")
         w, r = statistics.median(times["wmcdp"]), statistics.median(times["numpy"])
         target_text = f"<= {target}x" if target else "-"
-        print(f"{title:<48} {w:>9.3f} {r:>9.3f} {w / r:>6.2f} {target_text:>7} {peaks['wmcdp']:>9.0f} "
+        ratio = f"{w / r:>6.2f}" if target else f"{'-':>6}"
+        print(f"{title:<48} {w:>9.3f} {r:>9.3f} {ratio} {target_text:>7} {peaks['wmcdp']:>9.0f} "
               f"{peaks['numpy']:>9.0f}  {values['wmcdp']:.12g}", flush=True)
+    spread = [c for c in chosen if c in SPREAD]
+    if spread:
+        print(f"\n{'case':<48} {'serial s':>9} {'2 workers s':>12} {'speed-up':>9}  same bound and witness")
+    for name in spread:
+        runs = {"wmcdp": [], "workers": []}
+        for _ in range(args.repeat):
+            for impl in runs:
+                runs[impl].append(_peak_mb(name, impl)[0])
+        same = all((a["value"], a["witness"]) == (b["value"], b["witness"]) for a in runs["wmcdp"] for b in runs["workers"])
+        if not same:
+            raise SystemExit(f"{name}: the workers' bound or witness differs from the serial run")
+        w = statistics.median(d["seconds"] for d in runs["wmcdp"])
+        d = statistics.median(d["seconds"] for d in runs["workers"])
+        print(f"{SPREAD[name][0]:<48} {w:>9.3f} {d:>12.3f} {w / d:>9.2f}  yes", flush=True)
 
 
 if __name__ == "__main__":

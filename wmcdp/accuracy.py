@@ -87,7 +87,7 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
     return first - lo, last - lo
 
 
-def _window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
+def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
     """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
     cols = y0 + np.arange(table.shape[1])
     inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
@@ -102,12 +102,12 @@ def synthesize_accuracy(prog: Program | Compiled,
                         alpha: Number = 0,
                         I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                         top: int = 0, backend: str = "bdd", exact: Any = None,
-                        force: bool = False) -> AccuracyResult:
+                        force: bool = False, workers: Any = None) -> AccuracyResult:
     """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target.
 
-    ``exact`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs exhaustive sets over
-    the size limits; keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
-    :func:`wmcdp.limits.limits`.
+    ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
+    exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
+    ``max_memory`` apply :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     alpha = as_number(alpha, "alpha")
@@ -144,21 +144,25 @@ def synthesize_accuracy(prog: Program | Compiled,
             if y is not None:
                 raise CoverageError(f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
                                     f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})")
+    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
+        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
     outside: Any = None
     if isinstance(I, ExhaustiveInference):
         inside = outside = None
-        if isinstance(A, ExhaustiveAccuracy):
+        if isinstance(A, ExhaustiveAccuracy) and workers is not None:
+            inside, outside = workers.accuracy(compiled, first, last, exact)
+        elif isinstance(A, ExhaustiveAccuracy):
             for y0, table in counter.stripes():
-                s_in, s_out = _window_sums(arith, table, first, last, y0)
+                s_in, s_out = window_sums(arith, table, first, last, y0)
                 inside = s_in if inside is None else arith.add(inside, s_in)
                 outside = s_out if outside is None else arith.add(outside, s_out)
         else:
             parts_in, parts_out = [], []
             digits = compiled.domain.digit_array(inputs)
             for begin, block in counter.distributions(digits):
-                s_in, s_out = _window_sums(arith, block, first[begin:begin + len(block)],
+                s_in, s_out = window_sums(arith, block, first[begin:begin + len(block)],
                                            last[begin:begin + len(block)], 0)
                 parts_in.append(s_in)
                 parts_out.append(s_out)

@@ -105,24 +105,33 @@ class Counter:
         return 3 * cells * self.itemsize <= memory_budget()
 
     # -- the exhaustive table ---------------------------------------------------------------
-    def stripes(self, fixed: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    def fixed_groups(self, at_least: int = 1) -> int:
+        """How many leading output groups a stripe fixes: as few as the memory budget allows, and
+        enough for ``at_least`` stripes where the outputs allow (work for ``at_least`` workers)."""
+        c = self.compiled
+        groups = c.output_groups
+        fixed = 0
+        while fixed < len(groups) and (math.prod(g.size for g in groups[:fixed]) < at_least or
+                                       not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:]))):
+            fixed += 1
+        return fixed
+
+    def stripes(self, fixed: int | None = None, only: Sequence[int] | None = None) -> Iterator[tuple[int, np.ndarray]]:
         """The joint table ``P(y | x)`` over all inputs (rows, in code order) and all outputs, in stripes.
 
         Yields ``(first output position, array (|X|, stripe width))``. A stripe fixes the
-        values of the first ``fixed`` output groups (default: as few as the memory budget
-        allows) and counts the cofactor of ``phi`` with every input entry and every other
-        output value as an axis.
+        values of the first ``fixed`` output groups (default: :meth:`fixed_groups`) and counts
+        the cofactor of ``phi`` with every input entry and every other output value as an axis;
+        ``only`` picks stripes by number. Consume each stripe before asking for the next.
         """
         c = self.compiled
         groups = c.output_groups
         if fixed is None:
-            fixed = 0
-            while fixed < len(groups) and not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:])):
-                fixed += 1
+            fixed = self.fixed_groups()
         head = groups[:fixed]
         width = math.prod(g.size for g in groups[fixed:])
         plan = wmc.Plan(c.weights, c.input_groups + groups[fixed:])
-        for s in range(math.prod(g.size for g in head)):
+        for s in range(math.prod(g.size for g in head)) if only is None else only:
             assignment: dict[int, bool] = {}
             rest = s
             for group in reversed(head):

@@ -79,8 +79,10 @@ def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
                                     f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
 
 
-def _scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan) -> None:
-    """Scan every neighbour pair against every output, one stripe of outputs at a time.
+def scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan, fixed: int | None = None,
+                    only: list[int] | None = None) -> None:
+    """Scan every neighbour pair against every output, one stripe of outputs at a time
+    (``fixed`` and ``only`` choose stripes, see :meth:`Counter.stripes`).
 
     A built-in relation is a set of slices of the table viewed with one axis per input
     entry (no copies); a user relation's pairs are enumerated and gathered in chunks.
@@ -90,7 +92,7 @@ def _scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan) -> N
     places = [k ** (n - 1 - i) for i in range(n)]
     if not relation.builtin:
         src, dst = _enumerated_pairs(domain, relation)
-    for y0, table in counter.stripes():
+    for y0, table in counter.stripes(fixed, only):
         width = table.shape[1]
         if not relation.builtin:
             rows = max(1, memory_budget() // (4 * counter.itemsize * width))
@@ -142,7 +144,7 @@ def _enumerated_pairs(domain: Any, relation: Relation) -> tuple[np.ndarray, np.n
     return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
 
 
-def _witness_from_key(counter: Counter, relation: Relation, key: tuple[int, int]) -> PrivacyWitness:
+def witness_from_key(counter: Counter, relation: Relation, key: tuple[int, int]) -> PrivacyWitness:
     domain, shape = counter.compiled.domain, counter.compiled.shape
     pair, y = key
     if relation.builtin:
@@ -175,14 +177,16 @@ def synthesize_privacy(prog: Program | Compiled,
                        C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | None = None,
                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
-                       exact: Any = None, force: bool = False) -> PrivacyResult:
+                       exact: Any = None, force: bool = False, workers: Any = None) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
 
     ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
     ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
     (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
-    sets over the size limits of :func:`wmcdp.sets.check_exhaustive`. Keyword arguments
-    ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.limits.limits`.
+    sets over the size limits of :func:`wmcdp.sets.check_exhaustive`; ``workers`` (a
+    :class:`wmcdp.distributed.Workers`) spreads the stripes of exhaustive sets over a Dask
+    cluster. Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
+    :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
@@ -212,7 +216,12 @@ def synthesize_privacy(prog: Program | Compiled,
     scan = RatioScan(counter.arith)
     table: DenseTable | ProbabilityTable | None = None
     if isinstance(C, ExhaustivePrivacy) and isinstance(I, ExhaustiveInference):
-        _scan_exhaustive(counter, C.relation, scan)
+        if workers is not None:
+            scan = workers.privacy(compiled, C.relation, exact)
+        else:
+            scan_exhaustive(counter, C.relation, scan)
+    elif workers is not None:
+        raise WmcdpError("workers spread exhaustive sets only; give no C and I (or the exhaustive ones)")
     else:
         table = DenseTable(compiled, counter.arith, counter.table()) if isinstance(I, ExhaustiveInference) \
             else ProbabilityTable(counter.arith, explicit_rows(counter, I))
@@ -222,7 +231,7 @@ def synthesize_privacy(prog: Program | Compiled,
     if not scan.found:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
     if table is None:
-        witness = _witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
+        witness = witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
     else:
         block = C.blocks[scan.key[0]]  # type: ignore[union-attr]
         witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])

@@ -95,6 +95,8 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
         raise WmcdpError(f"program {name} failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(program, Program):
         raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
+    path, _, func = spec.rpartition(":")
+    program.source = f"{Path(path).resolve()}:{func}" if path.endswith(".py") else spec
     return program
 
 

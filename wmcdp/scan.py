@@ -161,6 +161,35 @@ class RatioScan:
                 self.key = key
                 self._ab = (a[ties[0]], b[ties[0]])
 
+    def merge(self, other: "RatioScan") -> None:
+        """Take in a scan of other blocks (another worker's stripes): the larger value; among equal
+        values (float: within the tolerance), the witness that comes first."""
+        if other.value is None:
+            return
+        if self.value is None:
+            self.value, self.key, self._ab = other.value, other.key, other._ab
+            return
+        if self.arith.exact:
+            sign = int(_compare(np.array([other.value[0]], dtype=object), np.array([other.value[1]], dtype=object),
+                                *self.value)[0])
+            if sign > 0 or (sign == 0 and other.key < self.key):
+                self.value, self.key, self._ab = other.value, other.key, other._ab
+            return
+        top = max(self.value, other.value)
+        keep = [(s.key, s._ab) for s in (self, other) if s.value >= self._threshold(top)]
+        self.value = top
+        self.key, self._ab = min(keep, key=lambda item: item[0])
+
+    def state(self) -> tuple:
+        """What a worker sends back (plain values)."""
+        return self.value, self.key, self._ab
+
+    @classmethod
+    def of_state(cls, arith: Any, state: tuple) -> "RatioScan":
+        scan = cls(arith)
+        scan.value, scan.key, scan._ab = state
+        return scan
+
     # -- results --------------------------------------------------------------------------
     @property
     def found(self) -> bool:
@@ -246,10 +275,20 @@ def _compare(a: np.ndarray, b: np.ndarray, a_star: Any, b_star: Any) -> np.ndarr
         return np.sign(a * float(b_star) - float(a_star) * b).astype(np.int64)
     if a.dtype == np.int64 and max(int(a_star), int(b_star), int(a.max()), int(b.max())) < 2 ** 31:
         return np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
-    if a.dtype != object:
-        a_star, b_star = int(a_star), int(b_star)
-    diff = a.astype(object) * b_star - b.astype(object) * a_star
-    return np.fromiter(((d > 0) - (d < 0) for d in diff), dtype=np.int64, count=len(diff))
+    a_star, b_star = _exact(a_star), _exact(b_star)
+    a = a.astype(np.int64) if a.dtype == np.float64 else a
+    b = b.astype(np.int64) if b.dtype == np.float64 else b
+    diff = [_exact(p) * b_star - _exact(q) * a_star for p, q in zip(a, b)]
+    return np.fromiter((int(d > 0) - int(d < 0) for d in diff), dtype=np.int64, count=len(diff))
+
+
+def _exact(v: Any) -> Any:
+    """A Python int (or an mpq) for an exact value held as a numpy number, an int or an mpq."""
+    if isinstance(v, (np.floating, float)):
+        return int(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
 
 
 __all__ = ["RatioScan", "TOLERANCE", "Position"]

@@ -12,7 +12,7 @@ from ..numbers import exact_text, format_number, parse_number
 from ..privacy import PrivacyResult, synthesize_privacy
 from ..registry import find_relation, find_sets
 from .common import (compiled_of, dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show,
-                     synthesis_args, table)
+                     synthesis_args, table, workers_of)
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -58,7 +58,9 @@ def _privacy(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = compiled_of(args, program)
     C, I, relation, shown = privacy_sets(args, program)
-    r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force)
+    with workers_of(args) as workers:
+        r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force,
+                               workers=workers)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "neighbours": shown, "backend": args.backend}
     if args.json:
@@ -78,7 +80,9 @@ def _accuracy(args: argparse.Namespace) -> str:
     alpha = parse_number(args.alpha, exact=True)
     compiled = compiled_of(args, program)
     A, I = find_sets("accuracy", args.sets, program, alpha)
-    r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=exact_mode(args), force=args.force)
+    with workers_of(args) as workers:
+        r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=exact_mode(args), force=args.force,
+                                workers=workers)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "backend": args.backend}
     if args.json:

@@ -218,6 +218,7 @@ class Program:
     neighbours: Any = "hamming"      # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
+    source: str = ""                 # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
 
     def __post_init__(self) -> None:
         from ..sets import NEIGHBOURS, Relation  # sets builds on programs' domains

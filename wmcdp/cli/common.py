@@ -64,7 +64,8 @@ def program_of(args: argparse.Namespace) -> Program:
 
 def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Compiled:
     program = program or program_of(args)
-    return compile_program(program, getattr(args, "backend", None) or "bdd",
+    backend = getattr(args, "backend", None)
+    return compile_program(program, "bdd" if backend is None else backend,
                            exact_floats=bool(getattr(args, "exact_floats", False)))
 
 

@@ -160,8 +160,8 @@ def _guarded(operation):
     """Run a CUDD operation; CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
     try:
         return operation()
-    except ValueError as exc:
-        if "NULL" in str(exc):
+    except (ValueError, RuntimeError) as exc:  # dd reports CUDD's NULL node either way
+        if "NULL" in str(exc) or "out of memory" in str(exc):
             raise out_of_memory("a decision-diagram operation") from None
         raise
 

@@ -128,7 +128,10 @@ class RatioScan:
 
     # -- exact mode -------------------------------------------------------------------------
     def _offer_exact(self, a: np.ndarray, b: np.ndarray, position: Position, first_key: int) -> None:
-        a, b = a.reshape(-1), b.reshape(-1)
+        if _products_exact(a, b):
+            self._offer_products(a, b, position, first_key)
+            return
+        a, b = np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1)
         r = _log2_ratios(a, b)
         if np.isnan(r).all():
             return
@@ -160,6 +163,34 @@ class RatioScan:
             if self.key is None or key < self.key:
                 self.key = key
                 self._ab = (a[ties[0]], b[ties[0]])
+
+    def _offer_products(self, a: np.ndarray, b: np.ndarray, position: Position, first_key: int) -> None:
+        """Exact mode when every product of two numerators is exact in the array's dtype: compare
+        the whole block with the running maximum by ``a * b* - a* * b`` (no filtering)."""
+        both_zero = (a == 0) & (b == 0)
+        if both_zero.all():
+            return
+        if self.value is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(both_zero, -np.inf, a / b)
+            k = np.unravel_index(int(np.argmax(r)), r.shape)
+            self.value = (a[k], b[k])
+            self.key = None
+        while True:
+            best_a, best_b = self.value
+            s = a * best_b - best_a * b
+            s[both_zero] = -1
+            top = s.max()
+            if top <= 0:
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(s > 0, a / b, -np.inf)
+            k = np.unravel_index(int(np.argmax(r)), r.shape)
+            self.value = (a[k], b[k])
+            self.key = None
+        if self.key is not None and first_key > self.key[0]:
+            return
+        self._take_first(s == 0, position, a, b)
 
     def merge(self, other: "RatioScan") -> None:
         """Take in a scan of other blocks (another worker's stripes): the larger value; among equal
@@ -223,6 +254,17 @@ def _reverse_mask(r: np.ndarray, threshold: float) -> np.ndarray:
     if threshold == math.inf:
         return r == 0
     return r <= 1.0 / threshold
+
+
+def _products_exact(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a * d - c * b`` is exact for numerators of these arrays: float64 below 2^26, int64 below 2^31."""
+    if a.size == 0:
+        return False
+    if a.dtype == np.float64:
+        return max(float(a.max()), float(b.max())) < 2 ** 26
+    if a.dtype == np.int64:
+        return max(int(a.max()), int(b.max())) < 2 ** 31
+    return False
 
 
 def _slack(log2_value: float) -> float:

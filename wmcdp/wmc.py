@@ -29,8 +29,9 @@ interface (``coefficients``, ``mul``, ``add``, ``probability``, ``log_ratio``, .
   ``a + b = d``; a node at level ``l`` holds ``WMC * prod(d of the random bits at levels >= l)``,
   an integer, and a skipped random bit multiplies by its ``d``. Every probability is then a
   numerator over one common denominator ``D`` (the product of all ``d``); numerators are
-  float64 when ``D < 2**53`` (every intermediate is an integer below ``D``, so float64 is
-  exact), int64 when ``D < 2**62``, and Python integers otherwise.
+  float64 when ``D <= 2**26`` (every intermediate is an integer below ``D``, so float64 is
+  exact, and so are products of two numerators), int64 when ``D < 2**62``, and Python
+  integers otherwise.
 """
 
 from __future__ import annotations
@@ -204,7 +205,9 @@ class Scaled:
 
     def __post_init__(self) -> None:
         bits = self.denominator.bit_length()
-        self.dtype = np.float64 if bits <= 53 else np.int64 if bits <= 62 else object
+        # float64 while products of two numerators stay exact (the scan compares a*d with c*b),
+        # int64 up to 62 bits (exact counts; products exact below 31 bits), Python ints beyond
+        self.dtype = np.float64 if bits <= 26 else np.int64 if bits <= 62 else object
 
     @staticmethod
     def coefficients(w: BitWeight) -> tuple[int, int, int]:

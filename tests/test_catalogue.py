@@ -185,10 +185,10 @@ CASES = [
      "give parameters as fractions such as '1/5', or read floats as their exact binary values (--exact-floats)",
      lambda: synthesize_privacy(_coin(0.2), exact=True), ["privacy", "{f}:float_coin", "--exact"]),
     ("exhaustive sets over the size limit",
-     "the exhaustive sets are too large (|I| = 268435456 pairs and |C| = 3758096384 triples; limits 16777216 "
-     "pairs, 268435456 triples): use symmetry sets, or force the run (--force)",
-     lambda: synthesize_privacy(randomized_response(14, 0.2)),
-     ["privacy", "randomized_response", "-p", "n=14", "-p", "lam=0.2"]),
+     "the exhaustive sets are too large (|I| = 4294967296 pairs and |C| = 68719476736 triples; limits 268435456 "
+     "pairs, 4294967296 triples): use symmetry sets, or force the run (--force)",
+     lambda: synthesize_privacy(randomized_response(16, 0.2)),
+     ["privacy", "randomized_response", "-p", "n=16", "-p", "lam=0.2"]),
     ("unknown parameter", "program randomized_response has no parameter 'k'; its parameters are n, lam",
      lambda: build_program("randomized_response", {"n": 2, "lam": 0.2, "k": 1}),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "-p", "k=1"]),

@@ -380,9 +380,9 @@ def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[in
 
 # -- exhaustive sets ------------------------------------------------------------------
 
-#: exhaustive runs over these sizes are refused unless forced (use symmetry sets instead)
-MAX_PAIRS = 1 << 24       # |I| = |X| * |Y|
-MAX_TRIPLES = 1 << 28     # |C| = (number of neighbour pairs) * |Y|
+#: exhaustive runs over these sizes are refused unless forced (they take minutes; use symmetry sets instead)
+MAX_PAIRS = 1 << 28       # |I| = |X| * |Y|
+MAX_TRIPLES = 1 << 32     # |C| = (number of neighbour pairs) * |Y|
 
 
 def neighbour_pairs(domain: Vector, neighbours: str | Relation) -> int:

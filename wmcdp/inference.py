@@ -242,7 +242,15 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
         return {}
     digits = c.domain.digit_array(xs)
     groups = c.output_groups
-    offsets = {x: [c.shape.offsets(y) for y in ys] for x, ys in I.by_input.items()}
+    known: dict[int, tuple[object, list[int] | None]] = {}  # id of an output -> (it, its offsets): sets repeat outputs
+
+    def offsets_of(y: Value) -> list[int] | None:
+        hit = known.get(id(y))
+        if hit is None or hit[0] is not y:
+            hit = known[id(y)] = (y, c.shape.offsets(y))
+        return hit[1]
+
+    offsets = {x: [offsets_of(y) for y in ys] for x, ys in I.by_input.items()}
     ny = math.prod(g.size for g in groups)
     rows: dict[Value, tuple[tuple, np.ndarray]] = {}
     if ny <= DENSE_RATIO * len(I) / len(xs):

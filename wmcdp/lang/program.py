@@ -86,6 +86,9 @@ class Vector:
     def digit_array(self, xs: Sequence[tuple[int, ...]]) -> np.ndarray:
         """Entry offsets ``x_i - lo`` of (checked) inputs, in the smallest integer type that holds them."""
         dtype = np.min_scalar_type(len(self.entry_values) - 1)
+        if 0 <= self.lo and self.hi <= 255:  # bytes() turns a tuple of small ints into memory in one C loop
+            raw = np.frombuffer(b"".join(map(bytes, xs)), dtype=np.uint8).reshape(len(xs), self.n)
+            return (raw - np.uint8(self.lo)).astype(dtype, copy=False)
         out = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
         return out.astype(dtype)
 

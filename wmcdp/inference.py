@@ -75,21 +75,11 @@ class Counter:
     # -- variables as batches -------------------------------------------------------------
     def input_batch(self, digits: np.ndarray) -> dict[int, np.ndarray]:
         """Per input variable, its value in each input of the batch (``digits[b, i] = x_i - lo``)."""
-        out: dict[int, np.ndarray] = {}
-        for i, group in enumerate(self.compiled.input_groups):
-            w = len(group.variables)
-            for b, v in enumerate(group.variables):
-                out[v] = ((digits[:, i] >> (w - 1 - b)) & 1).astype(bool)
-        return out
+        return _group_bits(self.compiled.input_groups, digits)
 
     def output_batch(self, offsets: np.ndarray) -> dict[int, np.ndarray]:
         """Per output variable, its value in each output of the batch (``offsets[b, g]``: position in group g)."""
-        out: dict[int, np.ndarray] = {}
-        for g, group in enumerate(self.compiled.output_groups):
-            w = len(group.variables)
-            for b, v in enumerate(group.variables):
-                out[v] = ((offsets[:, g] >> (w - 1 - b)) & 1).astype(bool)
-        return out
+        return _group_bits(self.compiled.output_groups, offsets)
 
     def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
         check("inference")
@@ -173,6 +163,16 @@ class Counter:
             bits = {**self.input_batch(xs), **self.output_batch(ys)}
             out[start:start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
         return out
+
+
+def _group_bits(groups: Sequence[wmc.Group], positions: np.ndarray) -> dict[int, np.ndarray]:
+    """Per variable of the groups, its bit (most significant first) of each row's position in the group."""
+    out: dict[int, np.ndarray] = {}
+    for g, group in enumerate(groups):
+        w = len(group.variables)
+        for b, v in enumerate(group.variables):
+            out[v] = ((positions[:, g] >> (w - 1 - b)) & 1).astype(bool)
+    return out
 
 
 # -- tables ---------------------------------------------------------------------------------

@@ -168,7 +168,6 @@ def _privacy(name: str, **params) -> tuple[float, str]:
 
 def _spread(name: str, workers: int | None, **params) -> tuple[float, str]:
     """Privacy over exhaustive sets on ``workers`` local processes (the cluster starts before the clock)."""
-    from programs import PROGRAMS
     from wmcdp import synthesize_privacy
     from wmcdp.distributed import Workers
     from wmcdp.registry import build_program

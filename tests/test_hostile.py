@@ -5,7 +5,6 @@ stderr must be at most one line (``wmcdp: error: ...`` for status 2, ``wmcdp: st
 for 3). A few cases need a real process (a full disk, a program that never returns).
 """
 
-import os
 import subprocess
 import sys
 import textwrap

@@ -30,7 +30,6 @@ from . import wmc
 from .compile import Compiled, compile_program
 from .errors import WmcdpError
 from .lang.program import Program, Value
-from .lang.shape import leaves
 from .limits import check, memory_cap
 from .sets import ExhaustiveInference, InferenceSet
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import WmcdpError
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR
-from ..lang.program import Program, Trace, Vector
+from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
 from ..numbers import format_number

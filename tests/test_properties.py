@@ -13,6 +13,7 @@ CI runs the ``ci`` profile (300 examples); ``WMCDP_HYPOTHESIS_PROFILE=long`` run
 
 import os
 from fractions import Fraction
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 import brute
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
+from wmcdp import wmc
 from wmcdp.sets import exhaustive_inference
 
 settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,6 +155,11 @@ def _run(stmts, outputs, ops, x):
 
 @given(programs())
 def test_random_programs_match_brute_force(case):
+    with patch.object(wmc.Pool, "MIN_CELLS", 1):  # every buffer through the pool: reuse on small programs too
+        _match_brute_force(case)
+
+
+def _match_brute_force(case):
     domain, stmts, outputs = case
     event(f"statements: {len(stmts)}")
     reference = lambda x, choose: _run(stmts, outputs, _reference_ops(choose), x)  # noqa: E731

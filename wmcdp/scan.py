@@ -49,6 +49,7 @@ class RatioScan:
         self.value: Any = None                     # float ratio, float log-ratio, or an exact (a, b) pair
         self.key: tuple[int, int] | None = None    # (pair key, output position) of the witness
         self._ab: tuple[Any, Any] | None = None    # P(y|x), P(y|x') at the witness (arith values)
+        self._buffer: np.ndarray | None = None
 
     # -- offering blocks ------------------------------------------------------------------
     def offer(self, a: np.ndarray, b: np.ndarray, position: Position, reverse: Position | None = None,
@@ -67,7 +68,10 @@ class RatioScan:
             return
         log = self.arith is not Linear  # Extended: compare natural-log ratios (exponents subtract exactly)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            r = self.arith.log_ratio(a, b) if log else a / b  # 0/0 is nan: fmax and fmin skip it
+            if log:
+                r = self.arith.log_ratio(a, b)
+            else:  # 0/0 is nan: fmax and fmin skip it
+                r = np.divide(a, b, out=self._scratch(np.broadcast_shapes(a.shape, b.shape)))
         top = np.fmax.reduce(r, axis=None)
         self._offer_float(top, lambda thr: r >= thr, position, first_keys[0], a, b)
         if reverse is not None:
@@ -79,6 +83,12 @@ class RatioScan:
                     rev_top = 1.0 / low if not np.isnan(low) else np.nan
             self._offer_float(rev_top, lambda thr: (-r >= thr) if log else _reverse_mask(r, thr), reverse,
                               first_keys[1], b, a)
+
+    def _scratch(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A buffer for the ratios of a block, reused from block to block (no fresh memory each time)."""
+        if self._buffer is None or self._buffer.size < math.prod(shape):
+            self._buffer = np.empty(math.prod(shape))
+        return self._buffer[:math.prod(shape)].reshape(shape)
 
     @property
     def _logs(self) -> bool:

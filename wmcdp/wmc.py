@@ -399,8 +399,49 @@ class Pool:
             free.insert(bisect.bisect_left([b.size for b in free], base.size), base)
 
 
+class _Halves:
+    """A group node's value kept as its two halves along ``axis`` instead of one array.
+
+    ``low`` holds the codes ``0..half-1`` and ``high`` the codes ``half..full-1`` (only the first
+    ``full - half`` of them count); ``None`` is a half that is all zero. An output bit's node has a
+    FALSE child, so this saves writing the zeros; a random bit over two such nodes combines the
+    halves one by one, and the parent group node writes them straight into its own array.
+    """
+
+    __slots__ = ("axis", "half", "full", "low", "high", "shape")
+
+    def __init__(self, axis: int, half: int, full: int, low: np.ndarray | None, high: np.ndarray | None) -> None:
+        self.axis, self.half, self.full, self.low, self.high = axis, half, full, low, high
+        parts = [p.shape for p in (low, high) if p is not None]
+        shape = list(np.broadcast_shapes(*parts))
+        shape[axis] = full
+        self.shape = tuple(shape)
+
+    def aligned(self, other: object) -> bool:
+        return isinstance(other, _Halves) and (other.axis, other.half, other.full) == (self.axis, self.half, self.full)
+
+
+def _arrays(value: Any) -> list[np.ndarray]:
+    """The arrays a value holds (itself, or the halves' parts)."""
+    if isinstance(value, _Halves):
+        return [a for part in (value.low, value.high) if part is not None for a in _arrays(part)]
+    return [value]
+
+
+def _head(value: Any, axis: int, stop: int) -> Any:
+    """``value`` restricted to its first ``stop`` positions along ``axis`` (a length-1 axis broadcasts)."""
+    if value.shape[axis] <= stop:
+        return value
+    if isinstance(value, _Halves):  # halves along another axis: restrict each half
+        return _Halves(value.axis, value.half, value.full,
+                       *(None if p is None else _head(p, axis, stop) for p in (value.low, value.high)))
+    index = [slice(None)] * value.ndim
+    index[axis] = slice(0, stop)
+    return value[tuple(index)]
+
+
 class _Steps:
-    """The array operations of one count, writing into pooled buffers."""
+    """The array operations of one count, writing into pooled buffers (values are arrays or :class:`_Halves`)."""
 
     def __init__(self, arith: Any, pool: Pool, zero: np.ndarray) -> None:
         self.arith = arith
@@ -418,22 +459,53 @@ class _Steps:
     def _is_one(self, m: Any) -> bool:
         return m == self.arith.one
 
-    def scale(self, m: Any, a: np.ndarray) -> np.ndarray:
+
+    # -- halves ------------------------------------------------------------------------------
+    def _write(self, value: Any, out: np.ndarray) -> None:
+        """Write ``value`` (an array, broadcast, or halves) into ``out``."""
+        if not isinstance(value, _Halves):
+            np.copyto(out, value)
+            return
+        index = [slice(None)] * out.ndim
+        for part, span in ((value.low, slice(0, value.half)), (value.high, slice(value.half, value.full))):
+            index[value.axis] = span
+            region = out[tuple(index)]
+            if part is None:
+                region.fill(self.arith.zero)
+            else:
+                self._write(_head(part, value.axis, span.stop - span.start), region)
+
+    def dense(self, value: Any) -> np.ndarray:
+        """``value`` as one array (halves written into a new buffer)."""
+        if not isinstance(value, _Halves):
+            return value
+        out = self._out(value.shape)
+        self._write(value, out)
+        return out
+
+    # -- arithmetic --------------------------------------------------------------------------
+    def scale(self, m: Any, a: Any) -> Any:
         """``m * a``; a coefficient of one (or a zero array) returns ``a`` itself."""
         if self._is_one(m) or a is self.zero:
             return a
+        if isinstance(a, _Halves):
+            return _Halves(a.axis, a.half, a.full, *(None if p is None else self.scale(m, p) for p in (a.low, a.high)))
         if not self.pooled:
             return self.arith.mul(a, m)
         out = self._out(a.shape)
         np.multiply(a, self._coefficient(m), out=out)
         return out
 
-    def combine(self, m1: Any, h: np.ndarray, m0: Any, lo: np.ndarray) -> np.ndarray:
-        """``m1 * h + m0 * lo``; a FALSE child adds nothing."""
-        if lo is self.zero:
-            return self.scale(m1, h) if h is not self.zero else h
-        if h is self.zero:
+    def combine(self, m1: Any, h: Any, m0: Any, lo: Any) -> Any:
+        """``m1 * h + m0 * lo``; a FALSE child adds nothing; halves along the same axis combine half by half."""
+        if lo is self.zero or lo is None:
+            return self.scale(m1, h) if h is not self.zero and h is not None else lo
+        if h is self.zero or h is None:
             return self.scale(m0, lo)
+        if isinstance(h, _Halves) and h.aligned(lo):
+            return _Halves(h.axis, h.half, h.full, self.combine(m1, h.low, m0, lo.low),
+                           self.combine(m1, h.high, m0, lo.high))
+        h, lo = self.dense(h), self.dense(lo)
         if not self.pooled:
             return self.arith.add(self.arith.mul(h, m1), self.arith.mul(lo, m0))
         out = self._out(np.broadcast_shapes(h.shape, lo.shape))
@@ -444,37 +516,40 @@ class _Steps:
         self.pool.give(tmp)
         return out
 
-    def select(self, indicator: np.ndarray, h: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    def select(self, indicator: np.ndarray, h: Any, lo: Any) -> np.ndarray:
         """``h`` where the batch bit is 1, ``lo`` where it is 0."""
+        h, lo = self.dense(h), self.dense(lo)
         out = self._out(np.broadcast_shapes(indicator.shape, h.shape, lo.shape))
         np.copyto(out, lo)
         np.copyto(out, h, where=np.broadcast_to(indicator, out.shape))
         return out
 
-    def convert(self, a: np.ndarray, axis: int, target: int, size: int) -> np.ndarray:
+    def convert(self, a: Any, axis: int, target: int, size: int) -> Any:
         """An array over ``axis`` in bit-code form as the longer bit-code form ``target`` or the value form
         ``size``: position ``j`` reads position ``j mod n`` (a value's low bits are its code mod 2^c)."""
         n = a.shape[axis]
         if n == 1 or n == target:
             return a
+        if isinstance(a, _Halves):
+            if a.axis != axis:
+                return _Halves(a.axis, a.half, a.full,
+                               *(None if p is None else self.convert(p, axis, target, size) for p in (a.low, a.high)))
+            a = self.dense(a)
         shape = list(a.shape)
         shape[axis] = target
         out = self._out(tuple(shape))
         np.take(a, np.arange(target) % n, axis=axis, out=out)
         return out
 
-    def concatenate(self, low: np.ndarray, h: np.ndarray, axis: int, half: int, full: int) -> np.ndarray:
-        """Codes ``0..half-1`` from ``low`` and ``half..full-1`` from ``h`` (a group node)."""
-        shape = list(np.broadcast_shapes(h.shape, low.shape))
-        shape[axis] = half
-        upper = list(shape)
-        upper[axis] = full - half
-        take = [slice(None)] * len(shape)
-        take[axis] = slice(0, full - half)
-        shape_out = list(shape)
-        shape_out[axis] = full
-        out = self._out(tuple(shape_out))
-        np.concatenate([np.broadcast_to(low, shape), np.broadcast_to(h, shape)[tuple(take)]], axis=axis, out=out)
+    def group(self, low: Any, h: Any, axis: int, half: int, full: int) -> Any:
+        """A group node: codes ``0..half-1`` from ``low`` and ``half..full-1`` from ``h``; kept as halves
+        when one side is zero."""
+        if low is self.zero and h is self.zero:
+            return self.zero
+        if low is self.zero or h is self.zero:
+            return _Halves(axis, half, full, None if low is self.zero else low, None if h is self.zero else h)
+        out = self._out(_Halves(axis, half, full, low, h).shape)
+        self._write(_Halves(axis, half, full, low, h), out)
         return out
 
 
@@ -499,7 +574,7 @@ def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = No
     remaining = list(flat.parents)
     bottom = flat.levels
     var, levels, his, los = flat.var.tolist(), flat.level.tolist(), flat.hi.tolist(), flat.lo.tolist()
-    holders: dict[int, int] = {}  # id of an array -> entries whose value it is (a step may return its input)
+    holders: dict[int, int] = {}  # id of an array -> values holding it (a step may return its input, halves share)
     for k in range(len(var)):
         if k % 4096 == 4095:
             check("counting")
@@ -528,7 +603,7 @@ def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = No
             half = 1 << (covered - 1)
             h = steps.convert(h, g + 1, half, -1)
             low = steps.convert(low, g + 1, half, -1)
-            values[k] = steps.concatenate(low, h, g + 1, half, forms.length(g, level))
+            values[k] = steps.group(low, h, g + 1, half, forms.length(g, level))
         elif v in indicators:
             if g_hi is not None:
                 h, low = steps.scale(g_hi, h), steps.scale(g_lo, low)
@@ -541,22 +616,24 @@ def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = No
                 values[k] = steps.combine(coeff[0] * g_hi, h, coeff[1] * g_lo, low)
             else:
                 values[k] = steps.combine(coeff[0], h, coeff[1], low)
-        holders[id(values[k])] = holders.get(id(values[k]), 0) + 1
+        for array in _arrays(values[k]):
+            holders[id(array)] = holders.get(id(array), 0) + 1
         for child in (hi, lo):  # release the children only now: their buffers may be reused
             remaining[child] -= 1
             if remaining[child] == 0:
-                released = values[child]
+                for array in _arrays(values[child]):
+                    count = holders.pop(id(array), 1) - 1
+                    if count:
+                        holders[id(array)] = count
+                    else:
+                        steps.pool.give(array)
                 values[child] = None
-                count = holders.pop(id(released), 1) - 1
-                if count:
-                    holders[id(released)] = count
-                else:
-                    steps.pool.give(released)
     root = values[-1]
     if skip is not None:
         root = steps.scale(skip(0, levels[-1]), root)
     for axis in range(1, ndim):
         root = steps.convert(root, axis, forms.sizes[axis - 1], forms.sizes[axis - 1])
+    root = steps.dense(root)
     steps.pool.lent.clear()  # the root belongs to the caller; anything else still lent is garbage
     return np.broadcast_to(root, (plan.batch_size,) + tuple(forms.sizes))
 

@@ -52,6 +52,7 @@ class Workers:
         except OSError as exc:
             raise WmcdpError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
         self.size = max(1, len(self.client.scheduler_info().get("workers", {})) or (n or 1))
+        self.client.run(_load)  # every worker loads wmcdp now, not inside the first run
 
     def __enter__(self) -> "Workers":
         return self
@@ -111,6 +112,11 @@ class Workers:
             inside = s_in if inside is None else arith.add(inside, s_in)
             outside = s_out if outside is None else arith.add(outside, s_out)
         return inside, outside
+
+
+def _load() -> None:
+    import wmcdp.accuracy  # noqa: F401
+    import wmcdp.privacy  # noqa: F401
 
 
 def _worker_counter(job: dict) -> Any:

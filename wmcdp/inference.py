@@ -33,8 +33,9 @@ from .lang.program import Program, Value
 from .limits import check, memory_cap
 from .sets import ExhaustiveInference, InferenceSet
 
-#: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input)
-DENSE_RATIO = 64
+#: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input): both
+#: ways traverse all of phi, with arrays of |Y| cells per input or of one cell per pair
+DENSE_RATIO = 2
 
 
 def memory_budget() -> int:

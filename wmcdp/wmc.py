@@ -147,9 +147,22 @@ class Extended:
     @classmethod
     def add(cls, a: Any, b: Any) -> np.ndarray:
         a, b = np.asarray(a), np.asarray(b)
-        e = np.maximum(a.imag, b.imag)
-        m = np.ldexp(a.real, (a.imag - e).astype(np.int64)) + np.ldexp(b.real, (b.imag - e).astype(np.int64))
+        return cls._sum(a.real, a.imag, b.real, b.imag)
+
+    @classmethod
+    def _sum(cls, ma: np.ndarray, ea: np.ndarray, mb: np.ndarray, eb: np.ndarray) -> np.ndarray:
+        """``ma 2^ea + mb 2^eb``, normalized (mantissas may be unnormalized, in (0, 1))."""
+        e = np.maximum(ea, eb)
+        m = np.ldexp(ma, (ea - e).astype(np.int64))
+        m += np.ldexp(mb, (eb - e).astype(np.int64))
         return cls._normal(m, e)
+
+    @classmethod
+    def combine(cls, m1: complex, h: np.ndarray, m0: complex, lo: np.ndarray) -> np.ndarray:
+        """``m1 * h + m0 * lo`` with one normalization: a product of two mantissas in [1/2, 1) is still
+        well inside the float range, so only the sum is brought back to [1/2, 1)."""
+        h, lo = np.asarray(h), np.asarray(lo)
+        return cls._sum(h.real * m1.real, h.imag + m1.imag, lo.real * m0.real, lo.imag + m0.imag)
 
     @classmethod
     def total(cls, v: np.ndarray, axis: int) -> np.ndarray:
@@ -366,26 +379,31 @@ class Pool:
     """Memory of arrays a count no longer needs, handed out again to later steps.
 
     Reusing memory the process already touched avoids the page faults of fresh large
-    allocations (which otherwise cost as much as the arithmetic). Free buffers are flat; a
-    request takes the smallest free buffer that holds it (and is at most twice its size)
-    and gets a view of the needed shape. A :class:`Pool` may serve many counts (the stripes
-    of one table).
+    allocations (which otherwise cost as much as the arithmetic). Free buffers are flat and
+    kept by size; a request takes a free buffer of the smallest size that holds it (at most
+    twice its size) and gets a view of the needed shape. A :class:`Pool` may serve many
+    counts (the stripes of one table).
     """
 
     MIN_CELLS = 1 << 15
 
     def __init__(self) -> None:
-        self.free: dict[Any, list[np.ndarray]] = {}   # dtype -> free flat buffers, smallest first
-        self.lent: dict[int, np.ndarray] = {}         # id of a lent view -> its flat buffer
+        self.free: dict[tuple[Any, int], list[np.ndarray]] = {}   # (dtype, size) -> free buffers
+        self.sizes: dict[Any, list[int]] = {}                      # dtype -> sizes with free buffers, sorted
+        self.lent: dict[int, np.ndarray] = {}                      # id of a lent view -> its flat buffer
 
     def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         cells = math.prod(shape)
         if cells < self.MIN_CELLS:
             return np.empty(shape, dtype=dtype)
-        free = self.free.setdefault(np.dtype(dtype), [])
-        k = bisect.bisect_left([b.size for b in free], cells)
-        if k < len(free) and free[k].size <= 2 * cells:
-            base = free.pop(k)
+        dtype = np.dtype(dtype)
+        sizes = self.sizes.setdefault(dtype, [])
+        k = bisect.bisect_left(sizes, cells)
+        if k < len(sizes) and sizes[k] <= 2 * cells:
+            stack = self.free[dtype, sizes[k]]
+            base = stack.pop()
+            if not stack:
+                del sizes[k]
         else:
             base = np.empty(cells, dtype=dtype)
         view = base[:cells].reshape(shape)
@@ -394,9 +412,12 @@ class Pool:
 
     def give(self, a: Any) -> None:
         base = self.lent.pop(id(a), None)
-        if base is not None:
-            free = self.free.setdefault(base.dtype, [])
-            free.insert(bisect.bisect_left([b.size for b in free], base.size), base)
+        if base is None:
+            return
+        stack = self.free.setdefault((base.dtype, base.size), [])
+        if not stack:
+            bisect.insort(self.sizes.setdefault(base.dtype, []), base.size)
+        stack.append(base)
 
 
 class _Halves:
@@ -506,6 +527,8 @@ class _Steps:
             return _Halves(h.axis, h.half, h.full, self.combine(m1, h.low, m0, lo.low),
                            self.combine(m1, h.high, m0, lo.high))
         h, lo = self.dense(h), self.dense(lo)
+        if self.arith is Extended:
+            return Extended.combine(m1, h, m0, lo)
         if not self.pooled:
             return self.arith.add(self.arith.mul(h, m1), self.arith.mul(lo, m0))
         out = self._out(np.broadcast_shapes(h.shape, lo.shape))

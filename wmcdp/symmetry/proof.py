@@ -177,7 +177,7 @@ class Prover:
         return out
 
     def _relabelling(self, perm: dict[int, int]) -> dict[int, int] | None:
-        """Index action: output offset of ``v`` -> offset of ``perm^-1(v)`` for the moved labels (None: out of range)."""
+        """Index action: output offset of ``v`` -> offset of ``perm^-1(v)``, moved labels only (None: out of range)."""
         moved = {}
         for e, f in perm.items():
             src, dst = self.action.index_offset(f), self.action.index_offset(e)
@@ -267,6 +267,8 @@ class Prover:
             check("symmetry detection")
             self.attempts += 1
             renaming = {**in_map, **rmap, **out_renaming}
+            if set(renaming) != set(renaming.values()):  # only a permutation of variables proves anything
+                continue
             if self._refuted(target, renaming, relabel):
                 continue
             if relabel is None:

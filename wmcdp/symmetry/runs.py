@@ -17,7 +17,7 @@ that attains the bound.
 **Accuracy.** ``P(. | pi x) = P(. | x)`` for the blocks whose outputs are unchanged, so
 ``1 - beta`` is the same on an orbit when the target ``V`` is invariant too; ``A`` is one
 input per orbit. ``V`` is a Python function, so its invariance is *checked*, not proved:
-on every input when ``|X|`` times the number of generators is at most 2^18, else on a
+on every input when ``|X|`` times the number of generators is at most 2^16, else on a
 fixed pseudo-random sample; blocks whose generators fail are split.
 
 **Pairs for (ε, δ) and Rényi DP** (:func:`pair_distributions`): neighbour pairs up to
@@ -53,7 +53,7 @@ SUPPORT_LIMIT = 1 << 16
 #: cells (rows times entries) of one batch of pairs
 BATCH_CELLS = 1 << 23
 #: V is checked on every input when |X| times the number of generators is at most this, else on a sample
-V_CHECK_LIMIT = 1 << 18
+V_CHECK_LIMIT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -219,8 +219,9 @@ def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = N
                     outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
         largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
         unread = max((len(o.fixed) for _, o in outputs), default=0)
+        unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
         per_output = (f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
-                      f"(blocks up to S_{largest}" + (f", up to {unread} entries unread by P(y | .))" if unread else ")"))
+                      f"(blocks up to S_{largest}{unread_text})")
     return PrivacyPlan(compiled, sym, relation, outputs, output_reps, per_output, note,
                        time.perf_counter() - start, prover.proofs, prover.attempts)
 

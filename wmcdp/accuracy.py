@@ -43,6 +43,7 @@ class AccuracyResult:
     exact: bool
     diagram_size: int
     seconds: float
+    sets: Any = None               # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
 
 
 def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Value], Number]:
@@ -97,13 +98,15 @@ def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarr
 
 @limited
 def synthesize_accuracy(prog: Program | Compiled,
-                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | None = None,
+                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | str | None = None,
                         V: Callable[[Value], Number] | Mapping | None = None,
                         alpha: Number = 0,
                         I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                         top: int = 0, backend: str = "bdd", exact: Any = None,
                         force: bool = False, workers: Any = None) -> AccuracyResult:
-    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target.
+    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target;
+    ``A="auto"`` (with ``I`` left out) takes one input per orbit of the program's proved
+    symmetries (:func:`wmcdp.symmetry.auto_accuracy`; the result's ``sets`` reports them).
 
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
@@ -116,6 +119,14 @@ def synthesize_accuracy(prog: Program | Compiled,
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
     compiled = as_compiled(prog, backend, exact)
+    if isinstance(A, str):
+        if A != "auto":
+            raise WmcdpError(f"A must be an accuracy set, None (exhaustive) or 'auto', got {A!r}")
+        if I is not None:
+            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        from .symmetry import auto_accuracy
+
+        return auto_accuracy(compiled, V, alpha, top=top, exact=exact, force=force)
     shape = compiled.shape
     if not shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")

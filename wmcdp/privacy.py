@@ -55,6 +55,7 @@ class PrivacyResult:
     exact: bool
     diagram_size: int
     seconds: float
+    sets: Any = None               # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
@@ -174,11 +175,13 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
 
 @limited
 def synthesize_privacy(prog: Program | Compiled,
-                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | None = None,
+                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
                        exact: Any = None, force: bool = False, workers: Any = None) -> PrivacyResult:
-    """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
+    """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain;
+    ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans one
+    triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
 
     ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
     ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
@@ -190,6 +193,14 @@ def synthesize_privacy(prog: Program | Compiled,
     """
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
+    if isinstance(C, str):
+        if C != "auto":
+            raise WmcdpError(f"C must be a privacy set, None (exhaustive) or 'auto', got {C!r}")
+        if I is not None:
+            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        from .symmetry import auto_privacy
+
+        return auto_privacy(compiled, neighbours, exact=exact, force=force)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if C is None:
         check_exhaustive(compiled.domain, compiled.shape.size, relation, force)

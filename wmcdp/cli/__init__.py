@@ -1,12 +1,13 @@
 """The ``wmcdp`` command.
 
-    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|FILE.py:FUNC] [--neighbours REL]
+    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|auto|FILE.py:FUNC] [--neighbours REL]
                   [--backend bdd|sdd] [--exact | --exact-floats] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
     wmcdp size NAME -p key=value ... [--backend bdd|sdd] [--dot FILE]
     wmcdp sweep privacy|accuracy NAME... -p key=value ... --over key=start:stop:step [--format F]
     wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
+    wmcdp symmetry NAME -p key=value ... [--neighbours REL] [--json]
     wmcdp programs
 
 NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
@@ -26,7 +27,7 @@ EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
 def _parser():
-    from . import bounds, sweep, tools
+    from . import bounds, sweep, symmetry, tools
     from .common import Parser
 
     p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
@@ -34,6 +35,7 @@ def _parser():
     bounds.register(sub)
     tools.register(sub)
     sweep.register(sub)
+    symmetry.register(sub)
     return p
 
 

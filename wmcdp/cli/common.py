@@ -138,8 +138,9 @@ def limit_args(q: argparse.ArgumentParser) -> None:
 
 def synthesis_args(q: argparse.ArgumentParser) -> None:
     program_args(q)
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC",
-                   help="exhaustive sets (default), the program's symmetry sets, or your own")
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|auto|FILE.py:FUNC",
+                   help="exhaustive sets (default), the program's hand-proved symmetry sets, orbit sets of the "
+                        "symmetries wmcdp finds and proves (auto), or your own")
     q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
     number_args(q)
     q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")

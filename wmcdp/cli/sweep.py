@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
     q.add_argument("--over", required=True, metavar="KEY=RANGE",
                    help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...")
     q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC")
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|auto|FILE.py:FUNC")
     q.add_argument("--neighbours", metavar="RELATION|FILE.py:FUNC", help="exhaustive privacy sets: neighbour relation")
     q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
     number_args(q)

@@ -72,6 +72,15 @@ class BDDBackend(OperatorBackend):
         name = self._name
         return _guarded(lambda: self.bdd.let({name[v]: f for v, f in mapping.items()}, u))
 
+    def rename(self, u: Any, mapping: Mapping[int, int]) -> Any:
+        """``u`` with each variable ``v`` of ``mapping`` replaced by the variable ``mapping[v]``, simultaneously."""
+        name = self._name
+        return _guarded(lambda: self.bdd.let({name[v]: name[w] for v, w in mapping.items()}, u))
+
+    def var_id(self, name: str) -> int:
+        """The program variable of a CUDD variable name."""
+        return self._var_of[name]
+
     def node_count(self) -> int:
         """Live nodes in the whole manager."""
         return len(self.bdd)

@@ -333,6 +333,8 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
                                  "not an iterable of neighbours") from None
             seen = set()
             for xp in items:
+                if not domain.contains(xp):  # a neighbour outside the program's inputs is none of its neighbours
+                    continue
                 xp = domain.check(xp)
                 if xp == x:
                     raise WmcdpError(f"the neighbour relation {label} lists {format_value(x)} as its own neighbour")

@@ -98,6 +98,12 @@ class Vector:
         places = k ** np.arange(self.n - 1, -1, -1, dtype=np.int64)
         return (np.asarray(codes, dtype=np.int64)[:, None] // places[None, :]) % k
 
+    def contains(self, x: object) -> bool:
+        """Whether ``x`` is a sequence of ``n`` integers in range; an element that is not a sequence of
+        integers at all is an error (as for :meth:`check`)."""
+        t = self._check_form(x)
+        return len(t) == self.n and min(t) >= self.lo and max(t) <= self.hi
+
     def check(self, x: object) -> tuple[int, ...]:
         """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0).
 
@@ -115,19 +121,24 @@ class Vector:
         return t
 
     def _check(self, x: object) -> tuple[int, ...]:
+        t = self._check_form(x)
+        if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
+            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
+        return t
+
+    def _check_form(self, x: object) -> tuple[int, ...]:
+        """``x`` as a tuple of ints, or a clear error (never a coercion)."""
         try:
             items = tuple(x)  # type: ignore[arg-type]
         except TypeError:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
-        if set(map(type, items)) <= {int}:  # the common case, without the slow ABC checks
-            t = items
-        elif any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
+        if not items:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
-        else:
-            t = tuple(int(v) for v in items)
-        if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
-            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
-        return t
+        if set(map(type, items)) <= {int}:  # the common case, without the slow ABC checks
+            return items
+        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
+            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
+        return tuple(int(v) for v in items)
 
     def describe(self) -> str:
         return f"{{0,1}}^{self.n}" if self.is_bits else f"{{{self.lo}..{self.hi}}}^{self.n}"

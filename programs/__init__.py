@@ -1,6 +1,8 @@
 """Mechanisms written in the wmcdp DSL, by name (see ``wmcdp programs``)."""
 
 from .kary import kary_rr
+from .opendp import (opendp_geometric_bounded, opendp_noisy_max, opendp_rr_bitvec, opendp_rr_bitvec_lengths,
+                     opendp_rr_bool, opendp_rr_categorical)
 from .geometric import geometric_above_threshold, truncated_geometric
 from .randomized_response import randomized_response, rr_counting
 from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
@@ -22,6 +24,12 @@ PROGRAMS = {
     "isvt3": isvt3,
     "isvt4": isvt4,
     "kary_rr": kary_rr,
+    "opendp_rr_bool": opendp_rr_bool,
+    "opendp_rr_categorical": opendp_rr_categorical,
+    "opendp_rr_bitvec": opendp_rr_bitvec,
+    "opendp_rr_bitvec_lengths": opendp_rr_bitvec_lengths,
+    "opendp_geometric_bounded": opendp_geometric_bounded,
+    "opendp_noisy_max": opendp_noisy_max,
 }
 
 __all__ = ["PROGRAMS", *PROGRAMS]

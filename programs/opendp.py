@@ -10,13 +10,14 @@ index, a bit vector's bits); each factory's docstring says how, and the audit tr
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
 from wmcdp.errors import WmcdpError
 from wmcdp.lang import Bits, IntVector, Program, discrete, flip, ite, uniform
-from wmcdp.numbers import as_int, as_number, probability
-from wmcdp.sets import Relation
+from wmcdp.numbers import Number, as_int, as_number, positive_int, probability
+from wmcdp.sets import Relation, relation_from_function
 
 #: the integer types OpenDP's Python API dispatches, with their ranges
 INTEGER_TYPES = {"i32": (-(2 ** 31), 2 ** 31 - 1), "u32": (0, 2 ** 32 - 1),
@@ -29,6 +30,10 @@ def opendp_rr_bool(prob) -> Program:
     Sampling (rust/src/measurements/randomized_response/mod.rs:66-68): ``arg ^ !sample_bernoulli_float(prob)``;
     the Bernoulli draw is exact on the stored double (rust/src/traits/samplers/bernoulli/mod.rs:55-128).
     Input and output: 0 = false, 1 = true. Neighbours: the two inputs (discrete distance).
+
+    Parameters: ``prob`` in [0.5, 1], the probability of answering truthfully (a float is read
+    as its exact binary64 value with ``--exact-floats``). Example:
+    ``wmcdp privacy opendp_rr_bool -p prob=0.75 --exact-floats``.
     """
     p = probability(prob, "prob")
     if not 0.5 <= p <= 1:
@@ -47,6 +52,11 @@ def opendp_rr_categorical(t, prob) -> Program:
     category's index ``0..t-1``, or ``t`` for a value of the type that is not a category (the
     declared domain is every value of the type). Output: a category's index. Neighbours: any two
     different inputs (discrete distance).
+
+    Parameters: ``t >= 2`` categories; ``prob`` in [0, 1], the probability of answering truthfully
+    (OpenDP requires ``prob >= fl(1/t)``; give the double, e.g. ``prob=0.3333333333333333`` for
+    ``1/3``, with ``--exact-floats``). Example:
+    ``wmcdp privacy opendp_rr_categorical -p t=3 -p prob=0.3333333333333333 --exact-floats``.
     """
     t = as_int(t, "t")
     if t < 2:
@@ -65,9 +75,18 @@ def opendp_rr_categorical(t, prob) -> Program:
                    neighbours="hamming", description="OpenDP randomized response over t categories")
 
 
-def _bitvec_neighbours(max_weight: int) -> Relation:
-    from wmcdp.sets import relation_from_function
+def _bitvec_params(n, max_weight, f) -> tuple[int, int, Number]:
+    """``n >= 1``, ``max_weight >= 0`` and ``f`` in (0, 1] (OpenDP's range for ``f``)."""
+    n, m = positive_int(n, "n"), as_int(max_weight, "max_weight")
+    if m < 0:
+        raise WmcdpError(f"max_weight must be at least 0, got {m}")
+    f = probability(f, "f")
+    if f == 0:
+        raise WmcdpError("f must be in (0, 1] (OpenDP's range), got 0")
+    return n, m, f
 
+
+def _bitvec_neighbours(max_weight: int) -> Relation:
     def neighbours(x, x_prime):  # BitVectorDomain(max_weight) under the discrete distance
         return sum(x) <= max_weight and sum(x_prime) <= max_weight
     return relation_from_function(neighbours, name=f"any two vectors of weight <= {max_weight}")
@@ -81,9 +100,12 @@ def opendp_rr_bitvec(n, max_weight, f) -> Program:
     any length with at most ``max_weight`` ones; this model fixes the length to ``n`` (see
     :func:`opendp_rr_bitvec_lengths` for two lengths). Neighbours: any two different vectors of
     weight at most ``max_weight``.
+
+    Parameters: ``n >= 1`` bits; ``max_weight >= 0``, the most ones an input may have; ``f`` in
+    (0, 1], twice the flip probability of each bit. Example:
+    ``wmcdp privacy opendp_rr_bitvec -p n=8 -p max_weight=5 -p f=0.5 --exact-floats``.
     """
-    n, m = as_int(n, "n"), as_int(max_weight, "max_weight")
-    f = probability(f, "f")
+    n, m, f = _bitvec_params(n, max_weight, f)
     f2 = f / 2
     return Program("opendp_rr_bitvec", Bits(n), lambda x: tuple(xi ^ flip(f2) for xi in x),
                    params={"n": n, "max_weight": m, "f": f}, neighbours=_bitvec_neighbours(m),
@@ -96,10 +118,14 @@ def opendp_rr_bitvec_lengths(n, max_weight, f) -> Program:
     Input 0 is the all-zero vector of ``n`` bits, input 1 the all-zero vector of ``2n`` bits; both
     are in the domain and neighbours under the discrete distance. The output has the input's
     length, so the output length (the first part) is ``n`` or ``2n`` and no output of one input is
-    possible for the other: the tight epsilon is infinite whatever ``f``.
+    possible for the other: the tight epsilon is infinite whatever ``f``. Output: the length, then
+    ``2n`` bits (those past the length are 0).
+
+    Parameters: ``n >= 1``, the shorter length in bits; ``max_weight >= 0`` (only labels the
+    case: both inputs have weight 0); ``f`` in (0, 1]. Example:
+    ``wmcdp privacy opendp_rr_bitvec_lengths -p n=2 -p max_weight=1 -p f=0.5 --exact-floats``.
     """
-    n, m = as_int(n, "n"), as_int(max_weight, "max_weight")
-    f = probability(f, "f")
+    n, m, f = _bitvec_params(n, max_weight, f)
 
     def body(x):
         bits = [flip(f / 2) for _ in range(2 * n)]
@@ -127,8 +153,6 @@ def opendp_probability(scale: float) -> Fraction:
 
 
 def _absolute_distance(d_in: int) -> Relation:
-    from wmcdp.sets import relation_from_function
-
     def neighbours(x):
         return [(x[0] + d,) for d in range(-d_in, d_in + 1) if d]
     return relation_from_function(neighbours, name=f"|x - x'| <= {d_in}")
@@ -148,6 +172,11 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
     step is stuck there), so the accepted direction is positive with probability ``1 / (2 - p)``
     and a negative ``G`` is drawn given ``G >= 1``. Inputs: ``lower..upper`` (values outside are
     clamped to these). Neighbours: ``|x - x'| <= d_in``.
+
+    Parameters: ``lower <= upper``, the bounds (within the type); ``scale``, a positive finite
+    float; ``d_in >= 1``, the input distance; ``T``, one of i32, u32, i64, u64 (the defect appears
+    when ``lower`` is the type's minimum, e.g. 0 for u32). Example:
+    ``wmcdp privacy opendp_geometric_bounded -p lower=0 -p upper=5 -p scale=10 -p T=u32 --exact-floats``.
     """
     lo, hi = as_int(lower, "lower"), as_int(upper, "upper")
     if lo > hi:
@@ -160,7 +189,7 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
     s = as_number(scale, "scale")
     if not 0 < s < math.inf:
         raise WmcdpError(f"scale must be a positive finite number, got {s}")
-    d = as_int(d_in, "d_in")
+    d = positive_int(d_in, "d_in")
     p = opendp_probability(float(s))
     alpha = 1 - p
     span = hi - lo
@@ -182,11 +211,16 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
                    description="OpenDP constant-time geometric with bounds")
 
 
+def _flag(value: object, name: str) -> bool:
+    """A yes/no parameter: a bool, 0 or 1, or (from ``-p``) the text true/false."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if not isinstance(value, str) and value in (0, 1):
+        return bool(value)
+    raise WmcdpError(f"{name} must be true or false, got {value!r}")
+
+
 def _linf_neighbours(d_in: int, monotonic: bool) -> Relation:
-    import itertools
-
-    from wmcdp.sets import relation_from_function
-
     def neighbours(x):
         for steps in itertools.product(range(-d_in, d_in + 1), repeat=len(x)):
             if any(steps) and (not monotonic or all(s >= 0 for s in steps) or all(s <= 0 for s in steps)):
@@ -195,8 +229,10 @@ def _linf_neighbours(d_in: int, monotonic: bool) -> Relation:
 
 
 def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
-    """``make_noisy_max(vector_domain(atom_domain(i32)), linf_distance(monotonic), max_divergence(), scale)``:
-    permute-and-flip on ``n`` scores in ``0..top``.
+    """``make_noisy_max(..., max_divergence(), scale)``: permute-and-flip on ``n`` scores in ``0..top``.
+
+    The measurement is ``make_noisy_max(vector_domain(atom_domain(i32)), linf_distance(monotonic),
+    max_divergence(), scale)``.
 
     Sampling (rust/src/measurements/noisy_top_k/mod.rs:186-195, 235-261): the scores and the scale
     are read exactly; the candidates are visited in a uniformly random order (Fisher-Yates) and
@@ -205,13 +241,20 @@ def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
     probabilities are irrational, so this model is in floats (``exp`` to the nearest double): its
     epsilon is within a few ulps of the sampler's. Neighbours: every score moves by at most ``d_in``
     (all up or all down when ``monotonic``); scores stay in ``0..top``.
+
+    Parameters: ``n >= 2`` scores, each in ``0..top``; ``scale``, a positive finite float;
+    ``d_in >= 1``, the L-infinity input distance; ``monotonic``, whether all scores move the same
+    way. The model enumerates the ``n!`` visiting orders: keep ``n`` small. Example:
+    ``wmcdp privacy opendp_noisy_max -p n=3 -p top=3 -p scale=1``.
     """
-    n, m, d = as_int(n, "n"), as_int(top, "top"), as_int(d_in, "d_in")
+    n, m, d = as_int(n, "n"), as_int(top, "top"), positive_int(d_in, "d_in")
+    monotonic = _flag(monotonic, "monotonic")
+    if n < 2 or m < 1:
+        raise WmcdpError(f"noisy max needs n >= 2 scores in 0..top with top >= 1, got n={n}, top={m}")
     s = float(as_number(scale, "scale"))
     if not 0 < s < math.inf:
         raise WmcdpError(f"scale must be a positive finite number, got {s}")
-    orders = __import__("itertools").permutations(range(n))
-    orders = list(orders)
+    orders = list(itertools.permutations(range(n)))
 
     def accept(gap):
         out = None
@@ -236,7 +279,7 @@ def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
 
     return Program("opendp_noisy_max", IntVector(n, 0, m), body,
                    params={"n": n, "top": m, "scale": scale, "d_in": d, "monotonic": monotonic},
-                   neighbours=_linf_neighbours(d, bool(monotonic)), description="OpenDP permute-and-flip noisy max")
+                   neighbours=_linf_neighbours(d, monotonic), description="OpenDP permute-and-flip noisy max")
 
 
 __all__ = [

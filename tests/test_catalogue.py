@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from programs import kary_rr, randomized_response, rr_counting
+from programs import kary_rr, opendp_noisy_max, opendp_rr_bitvec, randomized_response, rr_counting
 from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inference, synthesize_accuracy,
                    synthesize_privacy, uniform)
+from wmcdp.audit.opendp import cases as audit_cases
 from wmcdp.cli import main
 from wmcdp.registry import build_program
 
@@ -217,6 +218,15 @@ CASES = [
      ["sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0:1:nan"]),
     ("malformed --max-memory (CLI only)", "--max-memory 'lots' is not a size such as 4G, 512M or 1073741824", None,
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--max-memory", "lots"]),
+    ("OpenDP parameter outside OpenDP's range", "f must be in (0, 1] (OpenDP's range), got 0",
+     lambda: opendp_rr_bitvec(8, 5, 0), ["privacy", "opendp_rr_bitvec", "-p", "n=8", "-p", "max_weight=5", "-p", "f=0"]),
+    ("a yes/no parameter that is neither", "monotonic must be true or false, got 'maybe'",
+     lambda: opendp_noisy_max(2, 4, 2, monotonic="maybe"),
+     ["privacy", "opendp_noisy_max", "-p", "n=2", "-p", "top=4", "-p", "scale=2", "-p", "monotonic=maybe"]),
+    ("audit --only naming no case",
+     "no case of the OpenDP audit matches 'nosuch'; the mechanisms are make_geometric, make_noisy_max, "
+     "make_randomized_response, make_randomized_response_bitvec, make_randomized_response_bool",
+     lambda: audit_cases("nosuch"), ["audit", "opendp", "--only", "nosuch"]),
 ]
 PREFIX_ONLY = {"unknown program", "user file that fails to import"}  # the rest of the message varies
 

@@ -9,10 +9,12 @@
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
     wmcdp symmetry NAME -p key=value ... [--neighbours REL] [--json]
     wmcdp programs
+    wmcdp audit opendp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]
 
 NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
 on stderr and exit with status 2; limits (``--max-nodes``, ``--timeout``, memory) exit
-with 3; a crosscheck whose sampling contradicts the exact probabilities exits with 1;
+with 3; a crosscheck whose sampling contradicts the exact probabilities, and an audit that
+finds a violated claim or a model its sampling contradicts, exit with 1;
 Ctrl-C exits with 130. Heavy modules are imported inside :func:`main`, so even an
 interrupt while they load ends in one line.
 """
@@ -27,7 +29,7 @@ EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
 def _parser():
-    from . import bounds, sweep, symmetry, tools
+    from . import audit, bounds, sweep, symmetry, tools
     from .common import Parser
 
     p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
@@ -36,6 +38,7 @@ def _parser():
     tools.register(sub)
     sweep.register(sub)
     symmetry.register(sub)
+    audit.register(sub)
     return p
 
 

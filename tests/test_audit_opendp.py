@@ -1,0 +1,326 @@
+"""The OpenDP audit: models against independent enumerations, verdicts against closed forms, the CLI.
+
+Tests that run OpenDP skip without it (``pip install -e '.[audit]'``); the models' tests and the
+error tests do not need it. Every expected number is computed here from OpenDP's documented
+sampling procedure, never taken from wmcdp's output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import Counter
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from brute import distribution, flip
+from programs.opendp import (INTEGER_TYPES, opendp_geometric_bounded, opendp_noisy_max, opendp_probability,
+                             opendp_rr_bitvec, opendp_rr_bitvec_lengths, opendp_rr_bool, opendp_rr_categorical)
+from wmcdp import inference
+from wmcdp.audit.opendp import SampleCheck, verdict
+from wmcdp.cli import main
+
+
+def _model(program, x, support, exact="binary"):
+    """wmcdp's ``P(y | x)`` on ``support``; exact runs must put all the mass there."""
+    table = inference(program, [(x, y) for y in support], exact=exact)
+    out = {y: table.probability(x, y) for y in support}
+    if exact:
+        assert sum(out.values()) == 1
+    return out
+
+
+def _choose_uniform(choose, values):
+    return choose({v: Fraction(1, len(values)) for v in values})
+
+
+# -- the models against an enumeration of OpenDP's sampling steps ------------------------------
+
+@pytest.mark.parametrize("prob", [0.75, 0.6, 0.5, 1.0])
+def test_rr_bool_model(prob):
+    def reference(x, choose):  # arg ^ !bernoulli(prob)
+        return x[0] ^ (1 - flip(choose, Fraction(prob)))
+
+    for x in [(0,), (1,)]:
+        want = distribution(reference, x)
+        assert _model(opendp_rr_bool(prob), x, list(want)) == want
+
+
+@pytest.mark.parametrize("t, prob", [(2, 0.5), (3, 1 / 3), (4, 0.25), (5, 0.9)])
+def test_rr_categorical_model(t, prob):
+    def reference(x, choose):  # mod.rs:136-156, with input t standing for a value that is not a category
+        member = x[0] < t
+        if member:
+            k = _choose_uniform(choose, range(t - 1))
+            lie = k + (k >= x[0])
+        else:
+            lie = _choose_uniform(choose, range(t))
+        honest = flip(choose, Fraction(prob))
+        return x[0] if honest and member else lie
+
+    for x in [(v,) for v in range(t + 1)]:
+        want = distribution(reference, x)
+        assert _model(opendp_rr_categorical(t, prob), x, list(range(t))) == {y: want.get(y, 0) for y in range(t)}
+
+
+def test_rr_bitvec_model():
+    f = 0.3
+
+    def reference(x, choose):  # every bit XOR bernoulli(f / 2)
+        return tuple(b ^ flip(choose, Fraction(f) / 2) for b in x)
+
+    for x in [(0, 0, 0, 0), (1, 0, 1, 1)]:
+        want = distribution(reference, x)
+        assert _model(opendp_rr_bitvec(4, 2, f), x, list(want)) == want
+
+
+def test_rr_bitvec_lengths_model():
+    n, f = 2, 0.5
+
+    def reference(x, choose):  # an all-zero input of n or 2n bits; the output has its length
+        length = 2 * n if x[0] else n
+        bits = tuple(flip(choose, Fraction(f) / 2) for _ in range(length))
+        return (length,) + bits + (0,) * (2 * n - length)
+
+    for x in [(0,), (1,)]:
+        want = distribution(reference, x)
+        assert _model(opendp_rr_bitvec_lengths(n, 1, f), x, list(want)) == want
+
+
+def _geometric_reference(lower, upper, scale, T):
+    """One attempt of sample_discrete_laplace_linear (geometric/mod.rs:132-172, 44-94): a fair direction,
+    ``upper - lower`` Bernoulli(p) trials, steps saturating at the type's bounds, rejection of a negative
+    zero; the accepted outputs' distribution is the attempt's, conditioned on acceptance."""
+    p = opendp_probability(scale)
+    tmin, tmax = INTEGER_TYPES[T]
+
+    def attempt(x, choose):
+        value = min(max(x[0], lower), upper)
+        positive = flip(choose, Fraction(1, 2))
+        g = 0
+        while g < upper - lower and not flip(choose, p):
+            g += 1
+        sample = min(value + g, tmax) if positive else max(value - g, tmin)
+        if not positive and sample == value:
+            return "rejected"
+        return min(max(sample, lower), upper)
+
+    def accepted(x):
+        d = distribution(attempt, x)
+        d.pop("rejected", None)
+        total = sum(d.values())
+        return {y: w / total for y, w in d.items()}
+    return accepted
+
+
+@pytest.mark.parametrize("lower, upper, scale, T", [(0, 3, 2.0, "i32"), (0, 3, 10.0, "u32"), (-2, 1, 0.5, "i32"),
+                                                   (-(2 ** 31), -(2 ** 31) + 2, 3.0, "i32"), (4, 4, 1.0, "u32")])
+def test_geometric_bounded_model(lower, upper, scale, T):
+    reference = _geometric_reference(lower, upper, scale, T)
+    program = opendp_geometric_bounded(lower, upper, scale, 1, T)
+    for v in range(lower, upper + 1):
+        want = reference((v,))
+        assert _model(program, (v,), list(range(lower, upper + 1))) == {y: want.get(y, 0) for y in
+                                                                         range(lower, upper + 1)}
+
+
+def _exp_up(x):
+    """The double just at or above e^x (x a double), from 60-digit arithmetic."""
+    with mpmath.workdps(60):
+        e = mpmath.exp(mpmath.mpf(x))
+        d = float(e)
+        return d if mpmath.mpf(d) >= e else math.nextafter(d, math.inf)
+
+
+def _opendp_p(scale):
+    """1 -(down) exp_up(-fl(1/scale)) as an exact Fraction (geometric/mod.rs:133)."""
+    exact = 1 - Fraction(_exp_up(-(1.0 / scale)))
+    d = float(exact)
+    return Fraction(d if Fraction(d) <= exact else math.nextafter(d, -math.inf))
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.0, 10.0, 2.8853900817779268, 1e6])
+def test_opendp_probability(scale):
+    assert opendp_probability(scale) == _opendp_p(scale)
+
+
+def _pf_reference(scale):
+    def mechanism(x, choose):  # noisy_top_k/mod.rs:235-261: visit in a random order, accept with exp(-gap/scale)
+        remaining = list(range(len(x)))
+        best = max(x)
+        while remaining:
+            i = remaining.pop(_choose_uniform(choose, range(len(remaining))))
+            if flip(choose, math.exp(-(best - x[i]) / scale)):
+                return i
+        raise AssertionError("the best candidate always accepts")
+    return mechanism
+
+
+@pytest.mark.parametrize("n, top, scale", [(3, 3, 1.0), (2, 4, 2.0)])
+def test_noisy_max_model(n, top, scale):
+    program = opendp_noisy_max(n, top, scale)
+    for x in [(0,) * n, (0, 1, 3)[:n], (3, 1, 1)[:n]]:
+        want = distribution(_pf_reference(scale), x)
+        got = _model(program, x, list(range(n)), exact=False)
+        assert got == pytest.approx({y: float(want.get(y, 0)) for y in range(n)}, rel=1e-12, abs=1e-15)
+
+
+def test_models_run_from_the_command_line(capsys):
+    assert main(["privacy", "opendp_rr_bool", "-p", "prob=0.75", "--exact-floats", "--json"]) == 0
+    assert Fraction(json.loads(capsys.readouterr().out)["ratio_exact"]) == 3
+    assert main(["programs"]) == 0
+    listed = capsys.readouterr().out
+    for name in ["opendp_rr_bool", "opendp_rr_categorical", "opendp_rr_bitvec", "opendp_rr_bitvec_lengths",
+                 "opendp_geometric_bounded", "opendp_noisy_max"]:
+        assert f"\n{name}(" in listed
+
+
+# -- verdicts ---------------------------------------------------------------------------------
+
+def test_verdict_rules():
+    assert verdict(math.log(3), Fraction(3), math.log(3), True) == "tight"
+    assert verdict(math.nextafter(math.log(3), 0), Fraction(3), math.log(3), True) == "VIOLATED"
+    assert verdict(math.log(3) + 5 * math.ulp(math.log(3)), Fraction(3), math.log(3), True) == "loose"
+    assert verdict(0.0, Fraction(3, 2), math.log(1.5), True) == "VIOLATED"
+    assert verdict(1.0, math.inf, math.inf, True) == "VIOLATED"
+    assert verdict(2.0, 2.0, math.log(2.0), False) == "loose"
+
+
+def test_chi_square_rejects_a_wrong_model():
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import check_model
+
+    fair = {0: Fraction(1, 2), 1: Fraction(1, 2)}
+    assert not check_model("x", fair, Counter({0: 900, 1: 100}), 1e-3).agrees
+    assert check_model("x", fair, Counter({0: 510, 1: 490}), 1e-3).agrees
+    assert not check_model("x", {0: Fraction(1)}, Counter({0: 999, 1: 1}), 1e-3).agrees  # impossible output
+
+
+# -- the audit against closed forms (needs opendp) --------------------------------------------
+
+def _row(only):
+    pytest.importorskip("opendp")
+    from wmcdp.audit.opendp import audit
+
+    (row,) = audit(only=only)
+    return row
+
+
+def _claim(build):
+    pytest.importorskip("opendp")
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return build(dp)
+
+
+def test_rr_categorical_one_third_is_violated():
+    p = Fraction(1 / 3)  # the double OpenDP accepts as prob = 1/3
+    lie = (1 - p) / 2
+    assert lie / p == Fraction(12009599006321323, 12009599006321322)
+    claim = _claim(lambda dp: dp.m.make_randomized_response(["a", "b", "c"], prob=1 / 3).map(1))
+    assert claim == 0.0 and lie / p > 1  # ln(lie / p) > 0 = the claim
+    row = _row("make_randomized_response t=3, prob=1/3")
+    assert row.claimed == claim and Fraction(row.ratio_exact) == lie / p
+    assert row.epsilon == pytest.approx(math.log1p(float(lie / p - 1)), rel=1e-12)
+    assert row.verdict == "VIOLATED"
+    assert row.witness[2] == row.witness[1] != row.witness[0]  # the lie y = x' is likelier from x than the truth
+
+
+def test_rr_bool_is_tight():
+    p = Fraction(0.6)
+    ratio = p / (1 - p)
+    assert ratio == Fraction(5404319552844595, 3602879701896397)
+    claim = _claim(lambda dp: dp.m.make_randomized_response_bool(0.6).map(1))
+    exact = mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator)
+    assert 0 <= mpmath.mpf(claim) - exact <= 4 * math.ulp(claim)
+    row = _row("make_randomized_response_bool prob=0.6")
+    assert Fraction(row.ratio_exact) == ratio and row.verdict == "tight"
+
+
+def test_bitvec_is_loose():
+    flip_probability = Fraction(0.5) / 2  # each bit flips with f / 2
+    per_bit = (1 - flip_probability) / flip_probability
+    assert per_bit == 3
+    claim = _claim(lambda dp: dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=5),
+                                                                   dp.discrete_distance(), 0.5).map(1))
+    assert claim == pytest.approx(10 * math.log(3), rel=1e-15)  # 2 * max_weight * ln 3
+    row = _row("make_randomized_response_bitvec 8 bits, max_weight=5")
+    assert Fraction(row.ratio_exact) == per_bit ** 8  # two weight-5 vectors of 8 bits differ in at most 8 bits
+    assert row.verdict == "loose"
+
+
+def test_geometric_at_the_type_minimum_is_violated():
+    alpha = 1 - _opendp_p(10.0)
+    # x = 0 = u32::MIN only moves up: P(0 | 0) = 1 - alpha; x' = 1 reaches 0 by any accepted move down:
+    # P(down accepted) = alpha / (1 + alpha), so P(0 | 1) / P(0 | 0) = alpha / (1 - alpha^2)
+    ratio = alpha / (1 - alpha ** 2)
+    claim = _claim(lambda dp: dp.m.make_geometric(dp.atom_domain(T="u32"), dp.absolute_distance(T="u32"),
+                                                  scale=10.0, bounds=(0, 5)).map(1))
+    assert claim == 0.1 < math.log(ratio)
+    row = _row("make_geometric T=u32, bounds=(0, 5), scale=10.0")
+    assert Fraction(row.ratio_exact) == ratio and row.witness == ("1", "0", "0")
+    assert row.verdict == "VIOLATED"
+
+
+# -- the command line -------------------------------------------------------------------------
+
+def test_cli_exit_status_and_formats(capsys):
+    pytest.importorskip("opendp")
+    assert main(["audit", "opendp", "--only", "t=3, prob=1/3"]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATED" in out and "1 cases: 0 tight, 0 loose, 1 VIOLATED" in out
+    assert main(["audit", "opendp", "--only", "make_randomized_response_bool", "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| mechanism | parameters | d_in | claimed eps | exact eps | verdict |")
+    assert lines[1].startswith("| --- |") and len([line for line in lines if line.startswith("| make_")]) == 3
+
+
+def test_cli_json_with_sampling(capsys):
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    assert main(["audit", "opendp", "--only", "make_randomized_response_bool prob=0.75", "--sample", "3000",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"library", "version", "sample", "level", "rows", "violated", "model_failures"}
+    (row,) = data["rows"]
+    assert set(row) == {"mechanism", "params", "d_in", "claimed", "epsilon", "ratio_exact", "verdict", "witness",
+                        "seconds", "samples", "model_agrees"}
+    assert row["ratio_exact"] == "3" and row["witness"] == {"x": "False", "x_prime": "True", "y": "False"}
+    assert [s["input"] for s in row["samples"]] == ["False", "True"]
+    assert all(s["draws"] == 3000 and 0 <= s["p_value"] <= 1 for s in row["samples"])
+
+
+def test_cli_failed_model_check_exits_1(capsys, monkeypatch):
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    import wmcdp.audit.opendp as module
+
+    monkeypatch.setattr(module, "check_model",
+                        lambda shown, expected, counts, level: SampleCheck(shown, 10, 99.0, 1, 0.0, level))
+    assert main(["audit", "opendp", "--only", "prob=0.75", "--sample", "10"]) == 1
+    assert "FAILS (p = 0, 0)" in capsys.readouterr().out
+
+
+def test_cli_errors_are_one_line(capsys, monkeypatch):
+    assert main(["audit", "opendp", "--only", "nosuch"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("wmcdp: error: no case of the OpenDP audit matches 'nosuch'; the mechanisms are ")
+    monkeypatch.setitem(sys.modules, "opendp", None)  # as if it were not installed
+    monkeypatch.setitem(sys.modules, "opendp.prelude", None)
+    assert main(["audit", "opendp"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "wmcdp: error: the OpenDP audit needs opendp: pip install 'wmcdp[audit]'\n"
+
+
+def test_only_selects_by_label():
+    from wmcdp.audit.opendp import cases
+
+    labels = [f"{c.mechanism} {c.params}" for c in cases()]
+    assert len(labels) == len(set(labels))  # --only can pick any one case
+    chosen = [f"{c.mechanism} {c.params}" for c in cases("make_geometric")]
+    assert chosen == [label for label in labels if label.startswith("make_geometric ")]

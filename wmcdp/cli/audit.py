@@ -1,0 +1,100 @@
+"""``wmcdp audit opendp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+
+One row per case: the mechanism, its parameters, OpenDP's claimed epsilon, the exact tight
+epsilon of the model of its sampler, the verdict, the witness, and with ``--sample`` the
+chi-square p-values of OpenDP's own draws against the model. Exit status 1 when a claim is
+violated or a model check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import WmcdpError
+from ..progress import Progress
+from .common import Disagreement, dumps
+
+FORMATS = ("table", "markdown", "json")
+HEADERS = ("mechanism", "parameters", "d_in", "claimed eps", "exact eps", "verdict", "x", "x'", "y")
+
+
+def _number(value: float) -> str:
+    """Every digit of a float (ulps matter here)."""
+    return repr(value)
+
+
+def _model_check(row: Any) -> str:
+    checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
+    return f"{'ok' if row.model_agrees else 'FAILS'} (p = {checks})"
+
+
+def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
+    headers = list(HEADERS) + (["model check"] if sampled else [])
+    cells = [[r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon), r.verdict, *r.witness]
+             + ([_model_check(r)] if sampled else []) for r in rows]
+    return headers, cells
+
+
+def _table(headers: list[str], cells: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(c[k]) for c in cells)) for k, h in enumerate(headers)]
+    return "\n".join("  ".join(s.ljust(w) for s, w in zip(items, widths)).rstrip() for items in [headers, *cells])
+
+
+def _markdown(headers: list[str], cells: list[list[str]]) -> str:
+    rule = ["---:" if h in ("d_in", "claimed eps", "exact eps") else "---" for h in headers]
+    return "\n".join("| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells])
+
+
+def _summary(rows: list[Any], sampled: bool, level: float) -> str:
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("tight", "loose", "VIOLATED")}
+    text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
+    if sampled:
+        failed = sum(not r.model_agrees for r in rows)
+        text += f"; model checks at level {level:g}: {'all pass' if not failed else f'{failed} FAIL'}"
+    return text
+
+
+def _audit(args: argparse.Namespace) -> str:
+    from ..audit.opendp import audit, cases, opendp_version
+
+    if args.json:
+        if args.fmt != "table":
+            raise WmcdpError("--json and --format are two ways to choose the format; give one")
+        args.fmt = "json"
+    steps = len(cases(args.only)) * (2 if args.sample else 1)  # (an --only naming no case fails without opendp too)
+    version = opendp_version()
+    show = args.fmt != "json" and sys.stderr.isatty()
+    with Progress(steps, enabled=show) as bar:
+        rows = audit(args.sample, args.level, args.only, lambda done, total, note: bar.update(done, note))
+    sampled = args.sample > 0
+    failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
+    if args.fmt == "json":
+        out = dumps({"library": "opendp", "version": version, "sample": args.sample, "level": args.level,
+                     "rows": [r.as_dict() for r in rows],
+                     "violated": sum(r.verdict == "VIOLATED" for r in rows),
+                     "model_failures": sum(not r.model_agrees for r in rows)})
+    else:
+        headers, cells = _cells(rows, sampled)
+        body = (_markdown if args.fmt == "markdown" else _table)(headers, cells)
+        out = f"{body}\n\n{_summary(rows, sampled, args.level)} (opendp {version})"
+    if failed:
+        raise Disagreement(out)
+    return out
+
+
+def register(sub: Any) -> None:
+    """Register ``audit`` on the ``wmcdp`` subparsers."""
+    q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
+    q.add_argument("library", choices=["opendp"], help="the library to audit (needs wmcdp[audit])")
+    q.add_argument("--sample", type=int, default=0, metavar="K",
+                   help="also draw K outputs from the library on each witness input and test the model (chi-square)")
+    q.add_argument("--level", type=float, default=1e-3, metavar="L", help="level of each chi-square test (default 0.001)")
+    q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
+    q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
+    q.add_argument("--json", action="store_true", help="the same as --format json")
+    q.set_defaults(run=_audit)
+
+
+__all__ = ["register"]

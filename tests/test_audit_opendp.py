@@ -283,7 +283,7 @@ def test_cli_json_with_sampling(capsys):
     pytest.importorskip("opendp")
     pytest.importorskip("scipy")
     assert main(["audit", "opendp", "--only", "make_randomized_response_bool prob=0.75", "--sample", "3000",
-                 "--json"]) == 0
+                 "--level", "1e-9", "--json"]) == 0  # the model is right: at 1e-9, no false alarms
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"library", "version", "sample", "level", "rows", "violated", "model_failures"}
     (row,) = data["rows"]
@@ -292,6 +292,15 @@ def test_cli_json_with_sampling(capsys):
     assert row["ratio_exact"] == "3" and row["witness"] == {"x": "False", "x_prime": "True", "y": "False"}
     assert [s["input"] for s in row["samples"]] == ["False", "True"]
     assert all(s["draws"] == 3000 and 0 <= s["p_value"] <= 1 for s in row["samples"])
+
+
+def test_sampling_in_this_process():
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import audit
+
+    (row,) = audit(sample=2500, level=1e-9, only="make_randomized_response t=5", processes=1)  # no false alarms
+    assert [s.draws for s in row.samples] == [2500, 2500] and row.model_agrees
 
 
 def test_cli_failed_model_check_exits_1(capsys, monkeypatch):

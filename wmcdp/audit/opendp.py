@@ -1,6 +1,6 @@
 """Audit OpenDP's finite pure-DP measurements: the epsilon each privacy map claims against the tight one.
 
-For every case of :data:`CASES` the audit builds the OpenDP measurement, reads the claimed
+For every case of :func:`cases` the audit builds the OpenDP measurement, reads the claimed
 epsilon from its privacy map at ``d_in``, and computes with wmcdp the tight epsilon of a model of
 the sampler as OpenDP implements it (:mod:`programs.opendp`), over OpenDP's own neighbour
 relation, with float parameters read as their exact binary64 values. The verdict compares the two:
@@ -289,7 +289,7 @@ def draw(dp: Any, measurement: Any, value: Any, draws: int) -> Iterator[Any]:
 
 
 def draw_counts(number: int, x: tuple, draws: int) -> Counter:
-    """OpenDP's outputs on the model input ``x`` of case ``number`` (its position in :func:`cases`), as model
+    """OpenDP's outputs on the model input ``x`` of case ``number`` (its position in ``cases()``), as model
     outputs and counted. Module level, so that a worker process can run it: it builds its own measurement."""
     dp = _opendp()
     case = _cases()[number]

@@ -23,10 +23,11 @@ Needs the optional extra: ``pip install 'wmcdp[audit]'`` (opendp 0.16 and scipy)
 from __future__ import annotations
 
 import math
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from multiprocessing import get_context
@@ -303,19 +304,19 @@ def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: fl
     return SampleCheck(shown, draws, statistic, degrees, p_value, level)
 
 
-class _InProcess(Executor):
-    """Runs each job at once in this process (one process: no pool to start)."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        future: Future = Future()
-        future.set_result(fn(*args, **kwargs))
-        return future
-
-
-def _executor(processes: int) -> Executor:
+@contextmanager
+def _workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
+    """``submit(fn, *args)``, which returns a function waiting for ``fn(*args)``: run in ``processes`` worker
+    processes that leave Ctrl-C to this one and end with the block, or (one process) at once, here."""
     if processes == 1:
-        return _InProcess()
-    return ProcessPoolExecutor(processes, mp_context=get_context("spawn"))
+        def now(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+            value = fn(*args)
+            return lambda: value
+        yield now
+        return
+    with get_context("spawn").Pool(processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) \
+            as pool:
+        yield lambda fn, *args: pool.apply_async(fn, args).get
 
 
 # -- the audit --------------------------------------------------------------------------------
@@ -355,7 +356,7 @@ def audit(sample: int = 0, level: float = 1e-3, only: str | None = None,
     chosen = _numbered(only)
     steps = len(chosen) * (2 if sample else 1)
     rows, pending = [], []
-    with _executor(processes if sample else 1) as pool:
+    with _workers(processes if sample else 1) as submit:
         for done, (number, case) in enumerate(chosen):
             if progress:
                 progress(done, steps, f"{case.mechanism} {case.params}")
@@ -372,15 +373,16 @@ def audit(sample: int = 0, level: float = 1e-3, only: str | None = None,
                                  time.perf_counter() - start))
             if sample:
                 pending.append([(x, model_distribution(compiled, x, case.exact),
-                                 pool.submit(draw_counts, number, x, sample)) for x in (w.x, w.x_prime)])
+                                 submit(draw_counts, number, x, sample)) for x in (w.x, w.x_prime)])
         for done, ((_, case), jobs) in enumerate(zip(chosen, pending), start=len(chosen)):
             if progress:
                 progress(done, steps, f"OpenDP's draws for {case.mechanism} {case.params}")
-            checks = tuple(check_model(case.show(x), expected, job.result(), level) for x, expected, job in jobs)
+            checks = tuple(check_model(case.show(x), expected, result(), level) for x, expected, result in jobs)
             rows[done - len(chosen)] = replace(rows[done - len(chosen)], samples=checks)
     if progress:
         progress(steps, steps, "")
     return rows
+
 
 __all__ = ["BATCH", "TIGHT_ULPS", "AuditRow", "Case", "SampleCheck", "audit", "cases", "check_model", "draw",
            "draw_counts", "model_distribution", "opendp_version", "verdict"]

@@ -29,6 +29,7 @@ from .inference import (Counter, DenseTable, ProbabilityTable, as_compiled, expl
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
+from .pairs import privacy_sets_at
 from .scan import RatioScan
 from .sets import (ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, Relation, check_exhaustive,
                    check_relation, describe_pair, neighbour_relation)
@@ -152,10 +153,12 @@ def synthesize_privacy(prog: Program | Compiled,
                        C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | None = None,
                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
-                       exact: Any = None, force: bool = False) -> PrivacyResult:
+                       exact: Any = None, force: bool = False, at: Value | None = None) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
 
-    ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
+    ``at=x0`` restricts the exhaustive sets to the data-centric pairs of the database ``x0``
+    (:func:`wmcdp.pairs.pairs_at`: ``(x0, x')`` and ``(x', x0)`` for its neighbours ``x'``,
+    every output). ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
     ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
     (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
     sets over the size limits of :func:`wmcdp.sets.check_exhaustive`. Keyword arguments
@@ -164,6 +167,11 @@ def synthesize_privacy(prog: Program | Compiled,
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    if at is not None:
+        if C is not None or I is not None:
+            raise WmcdpError("at= restricts the exhaustive sets to one database; give either at or C and I")
+        check_relation(relation, compiled.domain)
+        C, I = privacy_sets_at(compiled.domain, compiled.shape, relation, at)
     if C is None:
         check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
         check_relation(relation, compiled.domain)

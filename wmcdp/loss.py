@@ -9,7 +9,9 @@ Outputs with equal likelihood ratio are *grouped*: a group keeps its ``P(.|x)``-
 and its ``P(.|x')``-mass ``b`` (so its ratio is ``a/b``), which loses nothing for the
 hockey-stick divergence ``δ(ε) = Σ_groups max(0, a − e^ε b) = E[max(0, 1 − e^{ε − L})]``.
 Exact mode groups by the exact rational ratio (masses stay integer numerators over the
-program's denominator ``D``); float mode by equal float log-ratio (masses as logs).
+program's denominator ``D``); float mode by float log-ratios that agree to a relative
+1e-12 (:data:`TOLERANCE`: equal ratios reached along different roundings; masses as logs),
+which moves δ by no more than that relative amount.
 
 K runs on the same pair have the K-fold product distributions, whose groups are the
 products of K groups: ratios multiply, masses multiply (numerators over ``D^K``), and
@@ -38,6 +40,8 @@ from .pairs import PairSet, PairSource, PairWitness, RowPairs, pair_source
 
 #: most groups one composed privacy-loss distribution may hold
 MAX_GROUPS = 1 << 20
+#: float mode merges log-ratios within this relative distance (equal ratios computed along different roundings)
+TOLERANCE = 1e-12
 
 
 @dataclass
@@ -98,12 +102,18 @@ class Groups:
 
 
 def _merge_float(arith: Any, r: np.ndarray, la: np.ndarray, lb: np.ndarray) -> Groups:
-    keys, inverse = np.unique(r, return_inverse=True)
-    a = np.full(len(keys), -np.inf)
-    b = np.full(len(keys), -np.inf)
-    np.logaddexp.at(a, inverse, la)
-    np.logaddexp.at(b, inverse, lb)
-    return Groups(arith, list(keys), list(a), list(b))
+    """Merge outputs whose float log-ratios agree to :data:`TOLERANCE` (equal ratios up to rounding)."""
+    order = np.argsort(r, kind="stable")
+    r, la, lb = r[order], la[order], lb[order]
+    with np.errstate(invalid="ignore"):
+        gap = np.diff(r) > TOLERANCE * np.maximum(1.0, np.abs(r[1:]))
+    ids = np.concatenate([[0], np.cumsum(gap | ~np.isfinite(r[1:]))]) if len(r) else np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]])) if len(r) else ids
+    a = np.full(len(starts), -np.inf)
+    b = np.full(len(starts), -np.inf)
+    np.logaddexp.at(a, ids, la)
+    np.logaddexp.at(b, ids, lb)
+    return Groups(arith, list(r[starts]), list(a), list(b))
 
 
 def power(groups: Groups, k: int) -> Groups:

@@ -404,7 +404,7 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
     domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
     if at is not None:
         if pairs is not None or I is not None:
-            raise WmcdpError("at= restricts the exhaustive pairs to one database; give either at or pairs and I")
+            raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
     elif pairs is None and I is not None:
         raise WmcdpError("an inference set I needs an explicit pair set")
     if pairs is not None:

@@ -169,7 +169,7 @@ def synthesize_privacy(prog: Program | Compiled,
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if at is not None:
         if C is not None or I is not None:
-            raise WmcdpError("at= restricts the exhaustive sets to one database; give either at or C and I")
+            raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
         check_relation(relation, compiled.domain)
         C, I = privacy_sets_at(compiled.domain, compiled.shape, relation, at)
     if C is None:

@@ -24,8 +24,8 @@ def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
     """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at``, ``--neighbours``."""
     P, I = find_sets("pairs", args.sets, program)
     at = parse_input(args.at, program) if getattr(args, "at", None) else None
-    if P is not None and (args.neighbours or at is not None):
-        raise WmcdpError(f"{'--neighbours' if args.neighbours else '--at'} applies to exhaustive sets only")
+    if P is not None and args.neighbours:
+        raise WmcdpError("--neighbours applies to exhaustive sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
     return {"pairs": P, "I": I, "at": at, "neighbours": relation}
 
@@ -165,7 +165,7 @@ def _profile(args: argparse.Namespace) -> str:
 
 def composition_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--compose", type=int, default=1, metavar="K", help="K runs on the same pair (default 1)")
-    q.add_argument("--accountant", choices=ACCOUNTANTS, default="exact",
+    q.add_argument("--accountant", default="exact", metavar="|".join(ACCOUNTANTS),
                    help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])")
     q.add_argument("--interval", type=float, default=1e-4, metavar="H",
                    help="dp-accounting's discretisation interval (default 1e-4)")
@@ -179,9 +179,8 @@ def pair_args(q: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
     pair_args(q)
-    given = q.add_mutually_exclusive_group(required=True)
-    given.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
-    given.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact")
+    q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
+    q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)
     q.set_defaults(run=_approx)
 

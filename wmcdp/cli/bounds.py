@@ -61,8 +61,6 @@ def _privacy(args: argparse.Namespace) -> str:
     compiled = compiled_of(args, program)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
-    if at is not None and C is not None:
-        raise WmcdpError("--at applies to exhaustive sets only")
     r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force, at=at)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
              "sets": args.sets, "neighbours": shown, "backend": args.backend, "at": args.at}

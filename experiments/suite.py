@@ -9,7 +9,12 @@ n = 7 is over the default exhaustive-set limit, so the table forces exhaustive s
 Sparse vector codes: 0 = FALSE, 1 = TRUE, 2 = stopped; iSVT4 answers are (code, value).
 The table is also written to experiments/results/suite.txt.
 
+With ``--auto`` the same mechanisms run at n = 10 with the orbit sets of the symmetries
+wmcdp proves (``sets="auto"``), written to experiments/results/suite_auto.txt; the table adds
+the group, the orbit set's size |C| and the exhaustive |C|.
+
     python experiments/suite.py             # the table (about 15 minutes)
+    python experiments/suite.py --auto      # n = 10 with automatic symmetry sets (a few minutes)
     python experiments/suite.py --margins   # instead: tight eps as the noise range widens
 """
 
@@ -39,7 +44,10 @@ RUNS = [
     ("isvt3", 7, {"T": 1, "N": 1}),
     ("isvt4", 4, {"T": 1, "N": 1}),
 ]
+#: the same mechanisms at n = 10 with automatic symmetry sets
+RUNS_AUTO = [(name, 10, extra) for name, _, extra in RUNS]
 RESULTS = Path(__file__).resolve().parent / "results" / "suite.txt"
+RESULTS_AUTO = RESULTS.with_name("suite_auto.txt")
 
 
 def show(value: object) -> str:
@@ -59,34 +67,44 @@ def margins() -> None:
         print(f"{name:<15} " + "  ".join(cells), flush=True)
 
 
-def table() -> None:
+def table(auto: bool = False) -> None:
     lines: list[str] = []
 
     def emit(line: str) -> None:
         print(line, flush=True)
         lines.append(line)
 
-    emit(f"DP-tester suite, answers in {{0..{M}}}, noise range {{-{MARGIN}..{M + MARGIN}}}, exhaustive sets, BDD")
+    sets = "automatic symmetry sets" if auto else "exhaustive sets"
+    emit(f"DP-tester suite, answers in {{0..{M}}}, noise range {{-{MARGIN}..{M + MARGIN}}}, {sets}, BDD")
+    extra_head = f" {'|C| auto':>10} {'|C| exhaustive':>14}" if auto else ""
     emit(f"{'mechanism':<22} {'params':<13} {'eps0':>5} {'tight eps':>10} {'eps/eps0':>8} {'nodes':>6} "
-         f"{'seconds':>8}  witness D1 / D2 / output")
-    for name, n, extra in RUNS:
+         f"{'seconds':>8}{extra_head}  witness D1 / D2 / output")
+    groups = []
+    for name, n, extra in RUNS_AUTO if auto else RUNS:
         params = " ".join(f"{k}={v}" for k, v in {"n": n, **extra}.items())
         for eps0 in EPS0:
             start = time.perf_counter()
             compiled = compile_program(PROGRAMS[name](n=n, m=M, eps0=eps0, margin=MARGIN, **extra))
-            r = synthesize_privacy(compiled, force=True)
+            r = synthesize_privacy(compiled, "auto") if auto else synthesize_privacy(compiled, force=True)
             seconds = time.perf_counter() - start
             w = r.witness
+            sizes = f" {r.sets.size:>10} {r.sets.exhaustive_size:>14.3e}" if auto else ""
             emit(f"{name:<22} {params:<13} {eps0:>5} {r.epsilon:>10.6f} {r.epsilon / eps0:>8.4f} "
-                 f"{compiled.size:>6} {seconds:>8.2f}  {show(w.x)} / {show(w.x_prime)} / {show(w.y)}")
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n")
+                 f"{compiled.size:>6} {seconds:>8.2f}{sizes}  {show(w.x)} / {show(w.x_prime)} / {show(w.y)}")
+        if auto:
+            groups.append(f"{name}: {r.sets.symmetry}; per output: {r.sets.per_output}")
+    lines += ["", "proved symmetries:"] + groups if auto else []
+    path = RESULTS_AUTO if auto else RESULTS
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--margins", action="store_true", help="print the noise-range study instead of the table")
-    margins() if parser.parse_args().margins else table()
+    parser.add_argument("--auto", action="store_true", help="n = 10 with automatic symmetry sets")
+    args = parser.parse_args()
+    margins() if args.margins else table(args.auto)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Mechanisms written in the wmcdp DSL, by name (see ``wmcdp programs``)."""
 
+from .kary import kary_rr
 from .geometric import geometric_above_threshold, truncated_geometric
 from .randomized_response import kary_randomized_response, kary_rr_histogram, randomized_response, rr_counting
 from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
@@ -22,6 +23,7 @@ PROGRAMS = {
     "isvt2": isvt2,
     "isvt3": isvt3,
     "isvt4": isvt4,
+    "kary_rr": kary_rr,
 }
 
 __all__ = ["PROGRAMS", *PROGRAMS]

@@ -45,6 +45,7 @@ maximised over the pairs in both orders):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -56,32 +57,35 @@ from wmcdp.sets import AccuracySet, InferenceSet, PrivacySet
 from wmcdp.shuffle import ShuffledInference
 
 
-def _u(i: int, n: int) -> tuple[int, ...]:
-    return (1,) * i + (0,) * (n - i)
+@functools.lru_cache(maxsize=4)
+def _u(n: int) -> tuple[tuple[int, ...], ...]:
+    """``(u_0, ..., u_n)``, each tuple made once and shared by the sets below (``u_0 = 0^n``)."""
+    return tuple((1,) * i + (0,) * (n - i) for i in range(n + 1))
 
 
 def privacy_set(n: int) -> PrivacySet:
     """Eqs. 7-8: 2n triples."""
-    zero = (0,) * n
-    up = [(_u(i, n), _u(i + 1, n), zero) for i in range(n)]
-    down = [(_u(i, n), _u(i - 1, n), zero) for i in range(1, n + 1)]
+    u = _u(n)
+    zero = u[0]
+    up = [(u[i], u[i + 1], zero) for i in range(n)]
+    down = [(u[i], u[i - 1], zero) for i in range(1, n + 1)]
     return PrivacySet.of(up + down)
 
 
 def privacy_inference_set(n: int) -> InferenceSet:
     """Eq. 9: n + 1 pairs."""
-    zero = (0,) * n
-    return InferenceSet.of((_u(i, n), zero) for i in range(n + 1))
+    u = _u(n)
+    return InferenceSet.of((x, u[0]) for x in u)
 
 
 def accuracy_set(n: int) -> AccuracySet:
     """Eq. 10: n + 1 inputs."""
-    return AccuracySet.of(_u(i, n) for i in range(n + 1))
+    return AccuracySet.of(_u(n))
 
 
 def accuracy_inference_set(n: int, alpha: Number) -> InferenceSet:
     """Eq. 11: the outputs within ``alpha`` of each representative's count."""
-    return InferenceSet.of((_u(i, n), y) for i in range(n + 1)
+    return InferenceSet.of((x, y) for i, x in enumerate(_u(n))
                            for y in range(math.ceil(i - alpha), math.floor(i + alpha) + 1))
 
 
@@ -93,7 +97,7 @@ def pairs(n: int) -> PairSet:
 
 def counting_pairs(n: int) -> PairSet:
     """RR counting: ``(u_k, u_{k+1})`` and its reverse for ``k = 0..n-1`` (2n pairs)."""
-    return PairSet.of((_u(k, n), _u(k + 1, n)) for k in range(n))
+    return PairSet.of((_u(n)[k], _u(n)[k + 1]) for k in range(n))
 
 
 def counting_inference(n: int, lam: Number) -> ShuffledInference:

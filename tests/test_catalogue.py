@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from programs import randomized_response, rr_counting
+from programs import kary_rr, randomized_response, rr_counting
 from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inference, synthesize_accuracy,
                    synthesize_privacy, uniform)
 from wmcdp.cli import main
@@ -154,6 +154,15 @@ CASES = [
      "the neighbour relation one_way is not symmetric: 1 is a neighbour of 0, but not the other way round",
      lambda: synthesize_privacy(_coin(0.25), neighbours=one_way),
      ["privacy", "{f}:coin", "--neighbours", "{f}:one_way"]),
+    ("automatic sets with a user relation",
+     "automatic symmetry sets need a built-in neighbour relation (hamming, one-entry, all-entries), "
+     "not the user relation one_way",
+     lambda: synthesize_privacy(_coin(0.25), "auto", neighbours=one_way),
+     ["privacy", "{f}:coin", "--sets", "auto", "--neighbours", "{f}:one_way"]),
+    ("automatic sets over the size limit",
+     "the automatic symmetry sets are too large (|C| = 370855680 triples; limit 268435456): force the run (--force)",
+     lambda: synthesize_privacy(kary_rr(12, 4, ratio=3), "auto"),
+     ["privacy", "kary_rr", "-p", "n=12", "-p", "k=4", "-p", "ratio=3", "--sets", "auto"]),
     ("unknown backend", "unknown backend 'zdd'; choose one of bdd, sdd",
      lambda: synthesize_privacy(randomized_response(2, 0.2), backend="zdd"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--backend", "zdd"]),
@@ -185,10 +194,10 @@ CASES = [
      "give parameters as fractions such as '1/5', or read floats as their exact binary values (--exact-floats)",
      lambda: synthesize_privacy(_coin(0.2), exact=True), ["privacy", "{f}:float_coin", "--exact"]),
     ("exhaustive sets over the size limit",
-     "the exhaustive sets are too large (|I| = 268435456 pairs and |C| = 3758096384 triples; limits 16777216 "
-     "pairs, 268435456 triples): use symmetry sets, or force the run (--force)",
-     lambda: synthesize_privacy(randomized_response(14, 0.2)),
-     ["privacy", "randomized_response", "-p", "n=14", "-p", "lam=0.2"]),
+     "the exhaustive sets are too large (|I| = 4294967296 pairs and |C| = 68719476736 triples; limits 268435456 "
+     "pairs, 4294967296 triples): use symmetry sets, or force the run (--force)",
+     lambda: synthesize_privacy(randomized_response(16, 0.2)),
+     ["privacy", "randomized_response", "-p", "n=16", "-p", "lam=0.2"]),
     ("unknown parameter", "program randomized_response has no parameter 'k'; its parameters are n, lam",
      lambda: build_program("randomized_response", {"n": 2, "lam": 0.2, "k": 1}),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "-p", "k=1"]),

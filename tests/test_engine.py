@@ -9,6 +9,8 @@ from programs import randomized_response, rr_counting
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
 from wmcdp.sets import InferenceSet, exhaustive_inference
+from wmcdp import wmc
+from wmcdp.wmc import Extended
 
 
 def _rr_ref(lam):
@@ -69,9 +71,11 @@ def _cases(exact):
 @pytest.fixture(params=["joint", "stripes", "batch of inputs", "batch of pairs"])
 def inference_pass(request, monkeypatch):
     """Force each of Algorithm 1's ways of counting: the joint table (whole or in stripes of outputs),
-    a batch of inputs with whole output distributions, or a batch of (input, output) pairs."""
+    a batch of inputs with whole output distributions, or a batch of (input, output) pairs. Every
+    buffer goes through the pool, so reuse happens even on these small programs."""
     import importlib
     inf = importlib.import_module("wmcdp.inference")  # the module (wmcdp.inference is also the function)
+    monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
     if request.param == "stripes":
         monkeypatch.setattr(inf, "memory_budget", lambda: 1)
     if request.param == "batch of inputs":
@@ -123,9 +127,9 @@ def test_float_mode_does_not_underflow():
     prog = randomized_response(n, 0.2)
     zero, ones, almost = (0,) * n, (1,) * n, (1,) * (n - 1) + (0,)
     table = inference(prog, [(ones, zero), (almost, zero)])
-    assert table.arith.log  # paths of weight 0.2^600 < 2^-1000: the counter works in logs
-    log_p = table.rows[ones][1][0]
-    assert log_p == pytest.approx(n * __import__("math").log(0.2), rel=1e-12)
+    assert table.arith is Extended  # paths of weight 0.2^600 < 2^-1000: a separate exponent per cell
+    log_p = table.arith.log_probability(table.rows[ones][1][0])
+    assert log_p == pytest.approx(n * __import__("math").log(0.2), rel=1e-14)
     assert table.probability(ones, zero) == 0.0  # as a plain float it does underflow
     from wmcdp import synthesize_privacy
     r = synthesize_privacy(prog, [(almost, ones, zero), (ones, almost, zero)], [(ones, zero), (almost, zero)])
@@ -154,3 +158,15 @@ def test_output_size_per_input(backend):
         compiled = compile_program(randomized_response(n, 0.2), backend)
         assert compiled.output_size((0,) * n) == compiled.output_size((1, 0) * (n // 2) + (1,) * (n % 2)) \
             == (n + 1 if backend == "bdd" else 0)
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_exhaustive_randomized_response_at_sizes_that_reuse_buffers(pooled, monkeypatch):
+    """Closed form |ln((1 - lam)/lam)| where the counting arrays are large enough to be pooled and reused."""
+    from wmcdp import synthesize_privacy
+    if pooled:
+        monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
+    for n in (9, 10, 11):
+        r = synthesize_privacy(randomized_response(n, 0.2))
+        assert r.epsilon == pytest.approx(__import__("math").log(4), rel=1e-13)
+        assert r.witness.x == (0,) * n and r.witness.x_prime == (1,) + (0,) * (n - 1)

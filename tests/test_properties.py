@@ -13,6 +13,7 @@ CI runs the ``ci`` profile (300 examples); ``WMCDP_HYPOTHESIS_PROFILE=long`` run
 
 import os
 from fractions import Fraction
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 import brute
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
+from wmcdp import wmc
 from wmcdp.sets import exhaustive_inference
 
 settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,6 +155,11 @@ def _run(stmts, outputs, ops, x):
 
 @given(programs())
 def test_random_programs_match_brute_force(case):
+    with patch.object(wmc.Pool, "MIN_CELLS", 1):  # every buffer through the pool: reuse on small programs too
+        _match_brute_force(case)
+
+
+def _match_brute_force(case):
     domain, stmts, outputs = case
     event(f"statements: {len(stmts)}")
     reference = lambda x, choose: _run(stmts, outputs, _reference_ops(choose), x)  # noqa: E731
@@ -175,3 +182,59 @@ def test_random_programs_match_brute_force(case):
                 else:
                     assert all(abs(got[y] - float(dist.get(y, 0))) <= 1e-12 for y in ys), (stmts, outputs, x)
                     assert abs(sum(got.values()) - 1) <= 1e-12
+
+
+EXTREME = [1e-300, 1e-200, 2.5e-100, 1e-20, 1e-9, 0.3, 0.5, 1 - 1e-9, 1 - 1e-16]
+
+
+@st.composite
+def extreme_programs(draw):
+    """Programs of the generator above with float weights as small as 1e-300 and as close to 1 as 1 - 1e-16."""
+    domain, stmts, outputs = draw(programs())
+    out = []
+    for s in stmts:
+        if s[0] == "flip" or s[0] == "count":
+            s = s[:-1] + (draw(st.sampled_from(EXTREME)),)
+        elif s[0] == "discrete" and len(s[1]) > 1:
+            tiny = draw(st.sampled_from(EXTREME[:5]))
+            keys = sorted(s[1])
+            s = ("discrete", {k: (tiny if j < len(keys) - 1 else 1 - tiny * (len(keys) - 1))
+                              for j, k in enumerate(keys)})
+        out.append(s)
+    return domain, out, outputs
+
+
+def _float_ops():
+    ops = _dsl_ops(float)
+    ops["discrete"] = lambda s, env, x: discrete({k: float(p) for k, p in s[1].items()})
+    return ops
+
+
+@given(extreme_programs())
+def test_float_mode_matches_exact_binary_mode_at_extreme_weights(case):
+    """Every P(y|x) that is a normal float agrees to 1e-12 (relative) with the exact value of the same binary
+    floats; zeros are exact zeros; the tight epsilon agrees to 1e-12 (relative) when finite."""
+    from wmcdp import synthesize_privacy
+    domain, stmts, outputs = case
+    ops = _float_ops()
+    prog = Program("extreme", domain, lambda x: _run(stmts, outputs, ops, x))
+    for backend in ("bdd", "sdd"):
+        floats = compile_program(prog, backend)
+        binary = compile_program(prog, backend, exact_floats=True)
+        ys = tuple(floats.shape.values())
+        I = exhaustive_inference(domain, ys)
+        got, want = inference(floats, I, exact=False), inference(binary, I, exact="binary")
+        event(f"{backend}: {getattr(got.arith, '__name__', type(got.arith).__name__)}")
+        for x in domain.values():
+            for y in ys:
+                f, e = got.probability(x, y), want.probability(x, y)
+                if e == 0:
+                    assert f == 0, (stmts, x, y)
+                elif e >= Fraction(2.0 ** -1022):
+                    assert abs(Fraction(f) - e) <= Fraction(1, 10 ** 12) * e, (stmts, x, y, f, float(e))
+        pf = synthesize_privacy(floats, exact=False)
+        pe = synthesize_privacy(binary, exact="binary")
+        if pe.epsilon == float("inf"):
+            assert pf.epsilon == float("inf")
+        else:
+            assert abs(pf.epsilon - pe.epsilon) <= 1e-12 * max(abs(pe.epsilon), 1e-3), (stmts, pf, pe)

@@ -74,3 +74,17 @@ def test_cli_crosscheck_disagreement_exits_1(capsys, monkeypatch):
 def test_cli_sample_errors(capsys, argv, message):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_crosscheck_of_an_infinite_epsilon_agrees():
+    """iSVT1 is not private: its witness output has P(y | x') = 0 exactly, which sampling must confirm."""
+    r = crosscheck(PROGRAMS["isvt1"](n=3, m=2, T=1, eps0=0.7), k=20_000)
+    assert r.privacy.epsilon == float("inf") and r.privacy.p_x_prime == 0
+    assert r.rows[1].rule == "never" and r.rows[1].count == 0 and r.agrees
+
+
+def test_exact_zero_and_one_are_checked_exactly():
+    assert CheckRow((0,), Fraction(0), 0, 1000, 0.0, 0.004).agrees
+    assert not CheckRow((0,), Fraction(0), 1, 1000, 0.0, 0.005).agrees
+    assert CheckRow((0,), Fraction(1), 1000, 1000, 0.996, 1.0).agrees
+    assert not CheckRow((0,), Fraction(1), 999, 1000, 0.99, 1.0).agrees

@@ -43,6 +43,7 @@ class AccuracyResult:
     exact: bool
     diagram_size: int
     seconds: float
+    sets: Any = None               # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
 
 
 def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Value], Number]:
@@ -87,42 +88,29 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
     return first - lo, last - lo
 
 
-def _window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
+def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
     """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
     cols = y0 + np.arange(table.shape[1])
     inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
-    zero = arith.zero
-    if arith.log:
-        with np.errstate(divide="ignore"):
-            return (_logsumexp(np.where(inside, table, -np.inf)), _logsumexp(np.where(inside, -np.inf, table)))
-    zeros = np.zeros_like(table) if table.dtype != object else np.full(table.shape, zero, dtype=object)
-    return np.where(inside, table, zeros).sum(axis=1), np.where(inside, zeros, table).sum(axis=1)
-
-
-def _logsumexp(a: np.ndarray) -> np.ndarray:
-    m = a.max(axis=1)
-    safe = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        return safe + np.log(np.exp(a - safe[:, None]).sum(axis=1))
-
-
-def _combine(arith: Any, a: Any, b: Any) -> Any:
-    return np.logaddexp(a, b) if arith.log else a + b
+    zeros = np.full(table.shape, arith.zero, dtype=arith.dtype)
+    return arith.total(np.where(inside, table, zeros), 1), arith.total(np.where(inside, zeros, table), 1)
 
 
 @limited
 def synthesize_accuracy(prog: Program | Compiled,
-                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | None = None,
+                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | str | None = None,
                         V: Callable[[Value], Number] | Mapping | None = None,
                         alpha: Number = 0,
                         I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                         top: int = 0, backend: str = "bdd", exact: Any = None,
-                        force: bool = False) -> AccuracyResult:
-    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target.
+                        force: bool = False, workers: Any = None) -> AccuracyResult:
+    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target;
+    ``A="auto"`` (with ``I`` left out) takes one input per orbit of the program's proved
+    symmetries (:func:`wmcdp.symmetry.auto_accuracy`; the result's ``sets`` reports them).
 
-    ``exact`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs exhaustive sets over
-    the size limits; keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
-    :func:`wmcdp.limits.limits`.
+    ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
+    exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
+    ``max_memory`` apply :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     alpha = as_number(alpha, "alpha")
@@ -131,6 +119,14 @@ def synthesize_accuracy(prog: Program | Compiled,
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
     compiled = as_compiled(prog, backend, exact)
+    if isinstance(A, str):
+        if A != "auto":
+            raise WmcdpError(f"A must be an accuracy set, None (exhaustive) or 'auto', got {A!r}")
+        if I is not None:
+            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        from .symmetry import auto_accuracy
+
+        return auto_accuracy(compiled, V, alpha, top=top, exact=exact, force=force)
     shape = compiled.shape
     if not shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
@@ -159,21 +155,25 @@ def synthesize_accuracy(prog: Program | Compiled,
             if y is not None:
                 raise CoverageError(f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
                                     f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})")
+    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
+        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
     outside: Any = None
     if isinstance(I, ExhaustiveInference):
         inside = outside = None
-        if isinstance(A, ExhaustiveAccuracy):
+        if isinstance(A, ExhaustiveAccuracy) and workers is not None:
+            inside, outside = workers.accuracy(compiled, first, last, exact)
+        elif isinstance(A, ExhaustiveAccuracy):
             for y0, table in counter.stripes():
-                s_in, s_out = _window_sums(arith, table, first, last, y0)
-                inside = s_in if inside is None else _combine(arith, inside, s_in)
-                outside = s_out if outside is None else _combine(arith, outside, s_out)
+                s_in, s_out = window_sums(arith, table, first, last, y0)
+                inside = s_in if inside is None else arith.add(inside, s_in)
+                outside = s_out if outside is None else arith.add(outside, s_out)
         else:
             parts_in, parts_out = [], []
-            digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), -1) - compiled.domain.lo
+            digits = compiled.domain.digit_array(inputs)
             for begin, block in counter.distributions(digits):
-                s_in, s_out = _window_sums(arith, block, first[begin:begin + len(block)],
+                s_in, s_out = window_sums(arith, block, first[begin:begin + len(block)],
                                            last[begin:begin + len(block)], 0)
                 parts_in.append(s_in)
                 parts_out.append(s_out)
@@ -181,10 +181,10 @@ def synthesize_accuracy(prog: Program | Compiled,
     else:
         rows = ProbabilityTable(arith, explicit_rows(counter, InferenceSet(
             {x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})))
-        inside = np.array([_sum(arith, rows.rows[x][1]) if x in rows.rows else arith.zero for x in inputs],
-                          dtype=arith.dtype)
+        inside = np.array([arith.total(rows.rows[x][1][None, :], 1)[0] if x in rows.rows and len(rows.rows[x][1])
+                           else arith.zero for x in inputs], dtype=arith.dtype)
     check("accuracy synthesis")
-    order = _ranked(arith, inside, top)
+    order = _ranked(arith, inside, outside, top)
     worst = order[0]
     one_minus_beta = arith.probability(inside[worst])
     beta = 1 - one_minus_beta if outside is None else arith.probability(outside[worst])
@@ -193,34 +193,30 @@ def synthesize_accuracy(prog: Program | Compiled,
                           exact=arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)
 
 
-def _sum(arith: Any, values: np.ndarray) -> Any:
-    if arith.log:
-        return float(_logsumexp(values[None, :])[0]) if len(values) else -math.inf
-    return values.sum() if len(values) else arith.zero
-
-
-def _ranked(arith: Any, values: np.ndarray, top: int) -> list[int]:
-    """Positions of the lowest values, lowest first: the first is the first input (in ``A``'s order)
-    attaining the minimum; float values within the tolerance of each other keep ``A``'s order."""
+def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]:
+    """Positions of the lowest ``1 - beta``, lowest first. The first is the first input (in ``A``'s order)
+    attaining the minimum — in float mode within a relative :data:`TOLERANCE`, judged on ``beta`` (summed
+    directly) when it is the smaller of the two so the tolerance never hides a small ``beta``; inputs
+    within the tolerance of each other keep ``A``'s order."""
     if arith.exact:
-        m = min(values)
-        first = next(k for k, v in enumerate(values) if v == m)
+        m = min(inside)
+        first = next(k for k, v in enumerate(inside) if v == m)
         if top <= 1:
             return [first]
-        return sorted(range(len(values)), key=lambda k: (values[k], k))[:max(top, 1)]
-    v = np.asarray(values, dtype=np.float64)
-    m = float(v.min())
-    tol = TOLERANCE * max(1.0, abs(m)) if arith.log else TOLERANCE * m
-    first = int(np.flatnonzero(v <= m + tol)[0])
+        return sorted(range(len(inside)), key=lambda k: (inside[k], k))[:top]
+    low = arith.as_log(inside)
+    by_beta = outside is not None and math.exp(float(low.min())) > 0.5
+    key = -arith.as_log(outside) if by_beta else low  # ascending key = ascending 1 - beta
+    m = float(key.min())
+    first = int(np.flatnonzero(key <= m + TOLERANCE)[0])  # logs: an absolute tolerance is a relative one
     if top <= 1:
         return [first]
-    order = list(np.argsort(v, kind="stable")[:max(top, 1) * 4 + 16])
+    order = list(np.argsort(key, kind="stable"))
     ranked: list[int] = []
     k = 0
     while k < len(order) and len(ranked) < top:
-        base = v[order[k]]
-        gap = TOLERANCE * max(1.0, abs(base)) if arith.log else TOLERANCE * base
-        group = [order[j] for j in range(k, len(order)) if v[order[j]] <= base + gap]
+        base = float(key[order[k]])
+        group = [order[j] for j in range(k, len(order)) if key[order[j]] <= base + TOLERANCE]
         ranked.extend(sorted(group))
         k += len(group)
     return ranked[:top]

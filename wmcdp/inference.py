@@ -30,12 +30,12 @@ from . import wmc
 from .compile import Compiled, compile_program
 from .errors import WmcdpError
 from .lang.program import Program, Value
-from .lang.shape import leaves
 from .limits import check, memory_cap
 from .sets import ExhaustiveInference, InferenceSet
 
-#: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input)
-DENSE_RATIO = 64
+#: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input): both
+#: ways traverse all of phi, with arrays of |Y| cells per input or of one cell per pair
+DENSE_RATIO = 2
 
 
 def memory_budget() -> int:
@@ -69,30 +69,21 @@ class Counter:
     def __init__(self, compiled: Compiled, arith: Any) -> None:
         self.compiled = compiled
         self.arith = arith
-        self.itemsize = 16 if arith.dtype is object else 8
+        self.itemsize = 16 if arith.dtype in (object, np.complex128) else 8
+        self.pool = wmc.Pool()  # buffers shared by the counts of one run (the stripes of a table)
 
     # -- variables as batches -------------------------------------------------------------
     def input_batch(self, digits: np.ndarray) -> dict[int, np.ndarray]:
         """Per input variable, its value in each input of the batch (``digits[b, i] = x_i - lo``)."""
-        out: dict[int, np.ndarray] = {}
-        for i, group in enumerate(self.compiled.input_groups):
-            w = len(group.variables)
-            for b, v in enumerate(group.variables):
-                out[v] = ((digits[:, i] >> (w - 1 - b)) & 1).astype(bool)
-        return out
+        return _group_bits(self.compiled.input_groups, digits)
 
     def output_batch(self, offsets: np.ndarray) -> dict[int, np.ndarray]:
         """Per output variable, its value in each output of the batch (``offsets[b, g]``: position in group g)."""
-        out: dict[int, np.ndarray] = {}
-        for g, group in enumerate(self.compiled.output_groups):
-            w = len(group.variables)
-            for b, v in enumerate(group.variables):
-                out[v] = ((offsets[:, g] >> (w - 1 - b)) & 1).astype(bool)
-        return out
+        return _group_bits(self.compiled.output_groups, offsets)
 
     def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
         check("inference")
-        return self.compiled.count(u, plan, self.arith)
+        return self.compiled.count(u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
         c = self.compiled
@@ -104,24 +95,33 @@ class Counter:
         return 3 * cells * self.itemsize <= memory_budget()
 
     # -- the exhaustive table ---------------------------------------------------------------
-    def stripes(self, fixed: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    def fixed_groups(self, at_least: int = 1) -> int:
+        """How many leading output groups a stripe fixes: as few as the memory budget allows, and
+        enough for ``at_least`` stripes where the outputs allow (work for ``at_least`` workers)."""
+        c = self.compiled
+        groups = c.output_groups
+        fixed = 0
+        while fixed < len(groups) and (math.prod(g.size for g in groups[:fixed]) < at_least or
+                                       not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:]))):
+            fixed += 1
+        return fixed
+
+    def stripes(self, fixed: int | None = None, only: Sequence[int] | None = None) -> Iterator[tuple[int, np.ndarray]]:
         """The joint table ``P(y | x)`` over all inputs (rows, in code order) and all outputs, in stripes.
 
         Yields ``(first output position, array (|X|, stripe width))``. A stripe fixes the
-        values of the first ``fixed`` output groups (default: as few as the memory budget
-        allows) and counts the cofactor of ``phi`` with every input entry and every other
-        output value as an axis.
+        values of the first ``fixed`` output groups (default: :meth:`fixed_groups`) and counts
+        the cofactor of ``phi`` with every input entry and every other output value as an axis;
+        ``only`` picks stripes by number. Consume each stripe before asking for the next.
         """
         c = self.compiled
         groups = c.output_groups
         if fixed is None:
-            fixed = 0
-            while fixed < len(groups) and not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:])):
-                fixed += 1
+            fixed = self.fixed_groups()
         head = groups[:fixed]
         width = math.prod(g.size for g in groups[fixed:])
         plan = wmc.Plan(c.weights, c.input_groups + groups[fixed:])
-        for s in range(math.prod(g.size for g in head)):
+        for s in range(math.prod(g.size for g in head)) if only is None else only:
             assignment: dict[int, bool] = {}
             rest = s
             for group in reversed(head):
@@ -163,6 +163,16 @@ class Counter:
             bits = {**self.input_batch(xs), **self.output_batch(ys)}
             out[start:start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
         return out
+
+
+def _group_bits(groups: Sequence[wmc.Group], positions: np.ndarray) -> dict[int, np.ndarray]:
+    """Per variable of the groups, its bit (most significant first) of each row's position in the group."""
+    out: dict[int, np.ndarray] = {}
+    for g, group in enumerate(groups):
+        w = len(group.variables)
+        for b, v in enumerate(group.variables):
+            out[v] = ((positions[:, g] >> (w - 1 - b)) & 1).astype(bool)
+    return out
 
 
 # -- tables ---------------------------------------------------------------------------------
@@ -230,9 +240,17 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     xs = [c.domain.check(x) for x in I.by_input]
     if not xs:
         return {}
-    digits = np.array(xs, dtype=np.int64).reshape(len(xs), c.domain.n) - c.domain.lo
+    digits = c.domain.digit_array(xs)
     groups = c.output_groups
-    offsets = {x: [c.shape.offsets(y) for y in ys] for x, ys in I.by_input.items()}
+    known: dict[int, tuple[object, list[int] | None]] = {}  # id of an output -> (it, its offsets): sets repeat outputs
+
+    def offsets_of(y: Value) -> list[int] | None:
+        hit = known.get(id(y))
+        if hit is None or hit[0] is not y:
+            hit = known[id(y)] = (y, c.shape.offsets(y))
+        return hit[1]
+
+    offsets = {x: [offsets_of(y) for y in ys] for x, ys in I.by_input.items()}
     ny = math.prod(g.size for g in groups)
     rows: dict[Value, tuple[tuple, np.ndarray]] = {}
     if ny <= DENSE_RATIO * len(I) / len(xs):
@@ -251,7 +269,8 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     for x, ys in I.by_input.items():
         rows[x] = (ys, np.full(len(ys), counter.arith.zero, dtype=counter.arith.dtype))
     if pair_x:
-        values = counter.pairs(digits[np.array(pair_x)], np.array(pair_y, dtype=np.int64).reshape(len(pair_y), -1))
+        offsets_array = np.array(pair_y, dtype=np.min_scalar_type(max(g.size for g in groups) - 1))
+        values = counter.pairs(digits[np.array(pair_x)], offsets_array.reshape(len(pair_y), -1))
         for (x, k), value in zip(slots, values):
             rows[x][1][k] = value
     return rows

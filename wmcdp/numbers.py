@@ -36,12 +36,14 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
     silently change what the parameter means.
     """
     s = text.strip()
+    if len(s) > 4000:
+        raise WmcdpError(f"a number of {len(s)} characters is too long (at most 4000)")
     if _INT.match(s):
         return int(s)
     if _RATIO.match(s):
         num, den = (part.strip() for part in s.split("/"))
         if int(den) == 0:
-            raise WmcdpError(f"{text!r} divides by zero")
+            raise WmcdpError(f"{text[:40]!r} divides by zero")
         return Fraction(int(num), int(den))
     try:
         if exact:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -56,6 +56,7 @@ class PrivacyResult:
     exact: bool
     diagram_size: int
     seconds: float
+    sets: Any = None               # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
@@ -80,56 +81,80 @@ def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
                                     f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
 
 
-def pair_directions(domain: Any, relation: Relation, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
+def scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan, fixed: int | None = None,
+                    only: list[int] | None = None) -> None:
+    """Scan every neighbour pair against every output, one stripe of outputs at a time
+    (``fixed`` and ``only`` choose stripes, see :meth:`Counter.stripes`).
 
-    A built-in relation gives one chunk per direction (index arithmetic); a user relation is
-    enumerated input by input. The keys sort the pairs in the exhaustive set's order.
+    A built-in relation is a set of slices of the table viewed with one axis per input
+    entry (no copies); a user relation's pairs are enumerated and gathered in chunks.
     """
-    if relation.builtin:
-        directions = relation.directions(domain)
-        for rank, (delta, valid) in enumerate(directions):
-            src = np.flatnonzero(valid)
-            for start in range(0, len(src), chunk):
-                part = src[start:start + chunk]
-                yield part, part + delta[part], part * len(directions) + rank
-        return
+    domain = counter.compiled.domain
+    k, n = len(domain.entry_values), domain.n
+    places = [k ** (n - 1 - i) for i in range(n)]
+    if not relation.builtin:
+        src, dst = _enumerated_pairs(domain, relation)
+    for y0, table in counter.stripes(fixed, only):
+        width = table.shape[1]
+        if not relation.builtin:
+            rows = max(1, memory_budget() // (4 * counter.itemsize * width))
+            for start in range(0, len(src), rows):
+                check("privacy synthesis")
+                part = slice(start, start + rows)
+                scan.offer(table[src[part]], table[dst[part]],
+                           lambda j, s=start: (s + j // width, y0 + j % width), first_keys=(start, start))
+            continue
+        grid = table.reshape((k,) * n + (width,))
+        count = relation.direction_count(domain)
+        for a_sel, b_sel, forward, backward in relation.pair_slices(domain):
+            check("privacy synthesis")
+            a, b = grid[a_sel], grid[b_sel]
+            scan.offer(a, b, _positions(a_sel, a.shape, places, count, forward, y0),
+                       _positions(b_sel, b.shape, places, count, backward, y0),
+                       first_keys=(_first_code(a_sel, places) * count + forward,
+                                   _first_code(b_sel, places) * count + backward))
+
+
+def _first_code(selection: tuple, places: list[int]) -> int:
+    return sum((s if isinstance(s, int) else (s.start or 0)) * p for s, p in zip(selection, places))
+
+
+def _positions(selection: tuple, shape: tuple, places: list[int], count: int, rank: int, y0: int):
+    """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output."""
+    def position(j: int) -> tuple[int, int]:
+        index = np.unravel_index(j, shape)
+        code, axis = 0, 0
+        for s, p in zip(selection, places):
+            if isinstance(s, int):
+                code += s * p
+            else:
+                code += (int(index[axis]) + (s.start or 0)) * p
+                axis += 1
+        return code * count + rank, y0 + int(index[-1])
+    return position
+
+
+def _enumerated_pairs(domain: Any, relation: Relation) -> tuple[np.ndarray, np.ndarray]:
+    """All ordered pairs of a user relation, in the exhaustive set's order, as input codes."""
     src, dst = [], []
     for x in domain.values():
+        check("listing neighbour pairs")
         code = domain.code(x)
         for xp in relation.neighbours(domain, x):
             src.append(code)
             dst.append(domain.code(xp))
-    src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
-    keys = np.arange(len(src_a), dtype=np.int64)
-    for start in range(0, len(src_a), chunk):
-        yield src_a[start:start + chunk], dst_a[start:start + chunk], keys[start:start + chunk]
+    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
 
 
-def _scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan) -> list:
-    """Scan every neighbour pair against every output, stripe by stripe; returns the pair list order."""
-    domain = counter.compiled.domain
-    for y0, table in counter.stripes():
-        rows = max(1, memory_budget() // (4 * counter.itemsize * table.shape[1]))
-        for src, dst, keys in pair_directions(domain, relation, rows):
-            check("privacy synthesis")
-            scan.update(table[src], table[dst], keys, y0)
-    return []
-
-
-def _witness_from_key(counter: Counter, relation: Relation, key: tuple[int, int]) -> PrivacyWitness:
+def witness_from_key(counter: Counter, relation: Relation, key: tuple[int, int]) -> PrivacyWitness:
     domain, shape = counter.compiled.domain, counter.compiled.shape
     pair, y = key
     if relation.builtin:
-        directions = relation.directions(domain)
-        code, rank = divmod(pair, len(directions))
-        x_code = code
-        xp_code = code + int(directions[rank][0][code])
-    else:
-        pairs = [(x, xp) for x in domain.values() for xp in relation.neighbours(domain, x)]
-        x, xp = pairs[pair]
-        return PrivacyWitness(x, xp, shape.value_at(y))
-    return PrivacyWitness(domain.at(x_code), domain.at(xp_code), shape.value_at(y))
+        code, rank = divmod(pair, relation.direction_count(domain))
+        x = domain.at(code)
+        return PrivacyWitness(x, relation.step(domain, x, rank), shape.value_at(y))
+    src, dst = _enumerated_pairs(domain, relation)
+    return PrivacyWitness(domain.at(int(src[pair])), domain.at(int(dst[pair])), shape.value_at(y))
 
 
 def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: RatioScan, entries: int = 1 << 20) -> None:
@@ -144,28 +169,44 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         check("privacy synthesis")
         a = np.stack([table.row(x, ys) for x, _, _ in blocks[start:stop]])
         b = np.stack([table.row(xp, ys) for _, xp, _ in blocks[start:stop]])
-        scan.update(a, b, np.arange(start, stop, dtype=np.int64))
+        width = len(ys)
+        scan.offer(a, b, lambda j, s=start: (s + j // width, j % width), first_keys=(start, start))
         start = stop
 
 
 @limited
 def synthesize_privacy(prog: Program | Compiled,
-                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | None = None,
+                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
-                       exact: Any = None, force: bool = False, at: Value | None = None) -> PrivacyResult:
-    """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain.
+                       exact: Any = None, force: bool = False, at: Value | None = None,
+                       workers: Any = None) -> PrivacyResult:
+    """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain;
+    ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans one
+    triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
 
     ``at=x0`` restricts the exhaustive sets to the data-centric pairs of the database ``x0``
     (:func:`wmcdp.pairs.pairs_at`: ``(x0, x')`` and ``(x', x0)`` for its neighbours ``x'``,
     every output). ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
     ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
     (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
-    sets over the size limits of :func:`wmcdp.sets.check_exhaustive`. Keyword arguments
-    ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.limits.limits`.
+    sets over the size limits of :func:`wmcdp.sets.check_exhaustive`; ``workers`` (a
+    :class:`wmcdp.distributed.Workers`) spreads the stripes of exhaustive sets over a Dask
+    cluster. Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
+    :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
+    if isinstance(C, str):
+        if C != "auto":
+            raise WmcdpError(f"C must be a privacy set, None (exhaustive) or 'auto', got {C!r}")
+        if I is not None:
+            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        if at is not None:
+            raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not 'auto'")
+        from .symmetry import auto_privacy
+
+        return auto_privacy(compiled, neighbours, exact=exact, force=force)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if at is not None:
         if C is not None or I is not None:
@@ -197,17 +238,22 @@ def synthesize_privacy(prog: Program | Compiled,
     scan = RatioScan(counter.arith)
     table: DenseTable | ProbabilityTable | None = None
     if isinstance(C, ExhaustivePrivacy) and isinstance(I, ExhaustiveInference):
-        _scan_exhaustive(counter, C.relation, scan)
+        if workers is not None:
+            scan = workers.privacy(compiled, C.relation, exact)
+        else:
+            scan_exhaustive(counter, C.relation, scan)
+    elif workers is not None:
+        raise WmcdpError("workers spread exhaustive sets only; give no C and I (or the exhaustive ones)")
     else:
         table = DenseTable(compiled, counter.arith, counter.table()) if isinstance(I, ExhaustiveInference) \
             else ProbabilityTable(counter.arith, explicit_rows(counter, I))
         if isinstance(C, ExhaustivePrivacy):
             C = PrivacySet(tuple(C.blocks))
         _scan_blocks(table, C, scan)
-    if not scan.found or scan.key is None:
+    if not scan.found:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
     if table is None:
-        witness = _witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
+        witness = witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
     else:
         block = C.blocks[scan.key[0]]  # type: ignore[union-attr]
         witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])

@@ -95,6 +95,8 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
         raise WmcdpError(f"program {name} failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(program, Program):
         raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
+    path, _, func = spec.rpartition(":")
+    program.source = f"{Path(path).resolve()}:{func}" if path.endswith(".py") else spec
     return program
 
 
@@ -113,11 +115,14 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     is exhaustive.
 
     ``spec`` is ``"exhaustive"``, ``"symmetry"`` (the program's proved sets from
-    :mod:`symmetry_sets`) or ``path/to/file.py:function``, called as
-    ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
+    :mod:`symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
+    program's symmetries itself, :mod:`wmcdp.symmetry`) or ``path/to/file.py:function``, called
+    as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
     """
     if spec == "exhaustive":
         return None, None
+    if spec == "auto":
+        return "auto", None
     if spec == "symmetry":
         import symmetry_sets
 
@@ -127,7 +132,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     elif spec.rpartition(":")[0].endswith(".py"):
         make = load_function(spec)
     else:
-        raise WmcdpError(f"sets must be exhaustive, symmetry or path/to/file.py:function, got {spec!r}")
+        raise WmcdpError(f"sets must be exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
     try:
         result = make(*extra, **program.params)
     except WmcdpError:

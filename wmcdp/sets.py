@@ -45,9 +45,10 @@ class InferenceSet:
     def of(cls, pairs: Iterable[tuple[Value, Value]]) -> "InferenceSet":
         grouped: dict[Value, list] = {}
         seen: set = set()
+        memo: dict = {}
         for k, pair in enumerate(pairs):
             x, y = _pair(pair, "inference set", 2)
-            x, y = _freeze(x), _freeze(y)
+            x, y = _freeze(x, memo), _freeze(y, memo)
             if (x, y) not in seen:
                 seen.add((x, y))
                 grouped.setdefault(x, []).append(y)
@@ -82,10 +83,12 @@ class PrivacySet:
     @classmethod
     def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> "PrivacySet":
         blocks: list[tuple[Value, Value, list]] = []
+        memo: dict = {}
         for triple in triples:
             x, xp, y = _pair(triple, "privacy set", 3)
-            x, xp, y = _freeze(x), _freeze(xp), _freeze(y)
-            if blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
+            x, xp, y = _freeze(x, memo), _freeze(xp, memo), _freeze(y, memo)
+            if blocks and blocks[-1][0] is x and blocks[-1][1] is xp or \
+                    blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
                 blocks[-1][2].append(y)
             else:
                 blocks.append((x, xp, [y]))
@@ -106,7 +109,8 @@ class AccuracySet:
 
     @classmethod
     def of(cls, inputs: Iterable[Value]) -> "AccuracySet":
-        return cls(tuple(_freeze(x) for x in inputs))
+        memo: dict = {}
+        return cls(tuple(_freeze(x, memo) for x in inputs))
 
     def __len__(self) -> int:
         return len(self.inputs)
@@ -123,11 +127,19 @@ def _pair(item: object, what: str, size: int) -> tuple:
     return tuple(item)
 
 
-def _freeze(value: object) -> Value:
-    """Lists become tuples so that inputs and outputs can be dictionary keys."""
+def _freeze(value: object, memo: dict[int, tuple[object, Value]] | None = None) -> Value:
+    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object)."""
+    if memo is not None:
+        hit = memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
     if isinstance(value, list) or (isinstance(value, tuple) and not _FLAT.issuperset(map(type, value))):
-        return tuple(_freeze(v) for v in value)
-    return value
+        frozen: Value = tuple(_freeze(v) for v in value)
+    else:
+        frozen = value
+    if memo is not None:
+        memo[id(value)] = (value, frozen)
+    return frozen
 
 
 _FLAT = frozenset({int, bool, str, float})
@@ -186,6 +198,58 @@ class Relation:
                         delta += step * place[i]
                 out.append((np.full(domain.size, delta, dtype=np.int64), valid))
         return out
+
+    def direction_count(self, domain: Vector) -> int:
+        """How many directions :meth:`directions` has (built-in relations only)."""
+        n, k = domain.n, len(domain.entry_values)
+        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3 ** n - 1)
+
+    def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
+        """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
+        n, k = domain.n, len(domain.entry_values)
+        if self.name == "hamming":
+            i, v = divmod(rank, k)
+            return x[:i] + (domain.lo + v,) + x[i + 1:]
+        if self.name == "one-entry":
+            i, up = divmod(rank, 2)
+            return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1:]
+        index = rank + (rank >= sum(3 ** (n - 1 - i) for i in range(n)))  # skip the all-zero steps
+        steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
+        return tuple(v + s for v, s in zip(x, steps))
+
+    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple, tuple, int, int]]:
+        """The relation as slices of the table of all inputs (built-in relations only).
+
+        With the inputs laid out as an array with one axis per entry (``(k,) * n``), each item
+        ``(a, b, forward, backward)`` selects, by an index per entry axis (an int or a slice),
+        the inputs ``x`` (``a``) and their neighbours ``x'`` (``b``) in matching positions; the
+        pairs ``(x, x')`` are direction ``forward`` of :meth:`directions` and the pairs
+        ``(x', x)`` direction ``backward``. Every ordered neighbour pair appears exactly once.
+        """
+        if not self.builtin:
+            raise ValueError("only built-in relations have slices")
+        k, n = len(domain.entry_values), domain.n
+        full = (slice(None),) * n
+        if self.name == "hamming":
+            for i in range(n):
+                for u in range(k):
+                    for v in range(u + 1, k):
+                        yield (full[:i] + (u,) + full[i + 1:], full[:i] + (v,) + full[i + 1:], i * k + v, i * k + u)
+        elif self.name == "one-entry":
+            for i in range(n):
+                yield (full[:i] + (slice(0, k - 1),) + full[i + 1:], full[:i] + (slice(1, k),) + full[i + 1:],
+                       2 * i + 1, 2 * i)
+        else:
+            middle = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
+            rank = lambda steps: (lambda index: index - (index > middle))(  # noqa: E731
+                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps)))
+            for steps in itertools.product((-1, 0, 1), repeat=n):
+                nonzero = [s for s in steps if s]
+                if not nonzero or nonzero[0] != 1:
+                    continue
+                a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
+                b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
+                yield a, b, rank(steps), rank(tuple(-s for s in steps))
 
     def count_pairs(self, domain: Vector) -> int:
         """The number of ordered neighbour pairs ``(x, x')`` of the domain."""
@@ -269,6 +333,8 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
                                  "not an iterable of neighbours") from None
             seen = set()
             for xp in items:
+                if not domain.contains(xp):  # a neighbour outside the program's inputs is none of its neighbours
+                    continue
                 xp = domain.check(xp)
                 if xp == x:
                     raise WmcdpError(f"the neighbour relation {label} lists {format_value(x)} as its own neighbour")
@@ -316,9 +382,9 @@ def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[in
 
 # -- exhaustive sets ------------------------------------------------------------------
 
-#: exhaustive runs over these sizes are refused unless forced (use symmetry sets instead)
-MAX_PAIRS = 1 << 24       # |I| = |X| * |Y|
-MAX_TRIPLES = 1 << 28     # |C| = (number of neighbour pairs) * |Y|
+#: exhaustive runs over these sizes are refused unless forced (they take minutes; use symmetry sets instead)
+MAX_PAIRS = 1 << 28       # |I| = |X| * |Y|
+MAX_TRIPLES = 1 << 32     # |C| = (number of neighbour pairs) * |Y|
 
 
 def neighbour_pairs(domain: Vector, neighbours: str | Relation) -> int:

@@ -1,6 +1,6 @@
 """The ``wmcdp`` command.
 
-    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|FILE.py:FUNC] [--neighbours REL]
+    wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|auto|FILE.py:FUNC] [--neighbours REL]
                   [--backend bdd|sdd] [--exact | --exact-floats] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
     wmcdp approx NAME -p key=value ... (--delta D | --epsilon E) [--compose K] [--at X] [--sets ...] [--json]
@@ -10,6 +10,7 @@
     wmcdp sweep privacy|accuracy|approx|renyi NAME... -p key=value ... --over key=start:stop:step [--format F]
     wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
+    wmcdp symmetry NAME -p key=value ... [--neighbours REL] [--json]
     wmcdp programs
 
 NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
@@ -29,7 +30,7 @@ EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
 def _parser():
-    from . import beyond, bounds, sweep, tools
+    from . import beyond, bounds, sweep, symmetry, tools
     from .common import Parser
 
     p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
@@ -38,6 +39,7 @@ def _parser():
     beyond.register(sub)
     tools.register(sub)
     sweep.register(sub)
+    symmetry.register(sub)
     return p
 
 

@@ -6,8 +6,9 @@ import argparse
 import json
 import math
 import re
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..compile import BACKENDS, Compiled, compile_program
 from ..errors import WmcdpError
@@ -63,7 +64,8 @@ def program_of(args: argparse.Namespace) -> Program:
 
 def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Compiled:
     program = program or program_of(args)
-    return compile_program(program, getattr(args, "backend", None) or "bdd",
+    backend = getattr(args, "backend", None)
+    return compile_program(program, "bdd" if backend is None else backend,
                            exact_floats=bool(getattr(args, "exact_floats", False)))
 
 
@@ -136,12 +138,29 @@ def limit_args(q: argparse.ArgumentParser) -> None:
 
 def synthesis_args(q: argparse.ArgumentParser) -> None:
     program_args(q)
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|FILE.py:FUNC",
-                   help="exhaustive sets (default), the program's symmetry sets, or your own")
+    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|auto|FILE.py:FUNC",
+                   help="exhaustive sets (default), the program's hand-proved symmetry sets, orbit sets of the "
+                        "symmetries wmcdp finds and proves (auto), or your own")
     q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
     number_args(q)
     q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
     limit_args(q)
+    spread = q.add_mutually_exclusive_group()
+    spread.add_argument("--workers", type=int, metavar="N", help="spread exhaustive sets over N local processes "
+                        "(a Dask LocalCluster; needs wmcdp[distributed])")
+    spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
+
+
+@contextmanager
+def workers_of(args: argparse.Namespace) -> Iterator[Any]:
+    """The Dask workers of ``--workers`` / ``--scheduler`` for the block (None without them)."""
+    if getattr(args, "workers", None) is None and getattr(args, "scheduler", None) is None:
+        yield None
+        return
+    from ..distributed import Workers
+
+    with Workers(args.workers, scheduler=args.scheduler) as workers:
+        yield workers
 
 
 def privacy_args(q: argparse.ArgumentParser) -> None:
@@ -152,4 +171,4 @@ def privacy_args(q: argparse.ArgumentParser) -> None:
 
 __all__ = ["Parser", "Disagreement", "params", "exact_mode", "program_of", "compiled_of", "json_number", "show",
            "table", "program_args", "number_args", "limit_args", "synthesis_args", "privacy_args", "memory_size",
-           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps"]
+           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps", "workers_of"]

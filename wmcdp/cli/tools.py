@@ -12,8 +12,8 @@ from ..lang.shape import format_value, jsonable
 from ..numbers import format_number
 from ..registry import builtin_programs, find_relation, find_sets, parameters
 from ..sample import crosscheck, sample
-from .common import (Disagreement, dumps, exact_mode, json_number, compiled_of, number_args, limit_args,
-                     privacy_args, program_args, program_of, table)
+from .common import (Disagreement, compiled_of, dumps, exact_mode, json_number, limit_args, number_args,
+                     privacy_args, program_args, program_of, table, workers_of)
 
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
@@ -60,11 +60,12 @@ def _sample(args: argparse.Namespace) -> str:
 def _crosscheck(args: argparse.Namespace) -> str:
     program = program_of(args)
     C, I = find_sets("privacy", args.sets, program)
-    if C is not None and args.neighbours:
+    if C not in (None, "auto") and args.neighbours:
         raise WmcdpError("--neighbours applies to exhaustive sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
-    r = crosscheck(compiled_of(args, program), C, I, k=args.k, seed=args.seed, confidence=args.confidence,
-                   neighbours=relation, force=args.force, exact=exact_mode(args))
+    with workers_of(args) as workers:
+        r = crosscheck(compiled_of(args, program), C, I, k=args.k, seed=args.seed, confidence=args.confidence,
+                       neighbours=relation, force=args.force, exact=exact_mode(args), workers=workers)
     w = r.privacy.witness
     verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
     if args.json:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import WmcdpError
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR
-from ..lang.program import Program, Trace, Vector
+from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
 from ..numbers import format_number
@@ -117,12 +117,17 @@ class Compiled:
         return [v for v in self.order if v in support and v in self.weights]
 
     @cached_property
+    def _denominators(self) -> list[int]:
+        return [wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support]
+
+    @cached_property
     def denominator(self) -> int:
         """``D``: the product of the denominators of the random bits of ``phi`` (exact counts are numerators over D)."""
-        d = 1
-        for v in self.random_support:
-            d *= wmc.Scaled.coefficients(self.weights[v])[2]
-        return d
+        return math.prod(self._denominators)
+
+    def _denominator_bits(self) -> int:
+        """About the bit length of :attr:`denominator`, without forming it."""
+        return sum(d.bit_length() for d in self._denominators)
 
     @cached_property
     def min_path_log2(self) -> float:
@@ -132,7 +137,8 @@ class Compiled:
 
     def arith(self, exact: bool | None = None) -> Any:
         """The number system of a count: exact when asked (or when every weight is rational and
-        ``exact`` is None), else linear floats when no path weight is below 2**-1000, else logs."""
+        ``exact`` is None), else linear floats when no path weight is below 2**-1000, else floats
+        with a separate exponent per cell (:class:`wmcdp.wmc.Extended`)."""
         floats = [w for w in self.weights.values() if not w.exact]
         if exact is None:
             exact = not floats
@@ -142,32 +148,34 @@ class Compiled:
                 raise WmcdpError(f"exact arithmetic needs rational parameters, but a random choice has the float "
                                  f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
                                  "or read floats as their exact binary values (--exact-floats)")
+            if self._denominator_bits() > wmc.SCALED_MAX_BITS:
+                return wmc.Rational
             return wmc.Scaled(self.denominator)
-        return wmc.Linear if self.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Logs
+        return wmc.Linear if self.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Extended
 
     @cached_property
     def _skip_products(self) -> list[int]:
         """``prefix[l]``: the product of the denominators of the random bits of ``phi`` above level ``l``."""
-        level_d = {self.backend.level_of(v): wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support}
+        level_d = {self.backend.level_of(v): d for v, d in zip(self.random_support, self._denominators)}
         prefix, d = [], 1
         for level in range(self.backend.levels + 1):
             prefix.append(d)
             d *= level_d.get(level, 1)
         return prefix
 
-    def count(self, u: Any, plan: wmc.Plan, arith: Any) -> np.ndarray:
+    def count(self, u: Any, plan: wmc.Plan, arith: Any, pool: wmc.Pool | None = None) -> np.ndarray:
         """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
 
         Exact counts are numerators over :attr:`denominator`.
         """
         if self.backend.name == "sdd":
-            return self.backend.count(u, plan, arith, self.denominator if arith.exact else None)
+            return self.backend.count(u, plan, arith, self.denominator if isinstance(arith, wmc.Scaled) else None)
         flat = self.flat if u is self.phi else self.backend.flatten(u)
         skip = None
-        if arith.exact:
+        if isinstance(arith, wmc.Scaled):
             prefix = self._skip_products
             skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
-        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip)
+        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip, pool=pool)
 
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:

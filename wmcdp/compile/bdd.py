@@ -72,6 +72,15 @@ class BDDBackend(OperatorBackend):
         name = self._name
         return _guarded(lambda: self.bdd.let({name[v]: f for v, f in mapping.items()}, u))
 
+    def rename(self, u: Any, mapping: Mapping[int, int]) -> Any:
+        """``u`` with each variable ``v`` of ``mapping`` replaced by the variable ``mapping[v]``, simultaneously."""
+        name = self._name
+        return _guarded(lambda: self.bdd.let({name[v]: name[w] for v, w in mapping.items()}, u))
+
+    def var_id(self, name: str) -> int:
+        """The program variable of a CUDD variable name."""
+        return self._var_of[name]
+
     def node_count(self) -> int:
         """Live nodes in the whole manager."""
         return len(self.bdd)
@@ -160,8 +169,8 @@ def _guarded(operation):
     """Run a CUDD operation; CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
     try:
         return operation()
-    except ValueError as exc:
-        if "NULL" in str(exc):
+    except (ValueError, RuntimeError) as exc:  # dd reports CUDD's NULL node either way
+        if "NULL" in str(exc) or "out of memory" in str(exc):
             raise out_of_memory("a decision-diagram operation") from None
         raise
 

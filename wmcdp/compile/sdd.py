@@ -75,8 +75,7 @@ class SDDBackend(OperatorBackend):
         rational = arith.exact
         zero, one = (gmpy2.mpq(0), gmpy2.mpq(1)) if rational else (arith.zero, arith.one)
         dtype = object if rational else arith.dtype
-        mul = (lambda a, b: a + b) if arith.log else (lambda a, b: a * b)
-        add = np.logaddexp if arith.log else (lambda a, b: a + b)
+        mul, add = arith.mul, arith.add
         bit_axis: dict[int, int] = {}
         for group in plan.groups:
             for v in group.variables:
@@ -102,36 +101,22 @@ class SDDBackend(OperatorBackend):
                 value = arith.coefficients(w)[0 if positive else 1]
             return np.full(scalar, value, dtype=dtype)
 
-        cache: dict[int, np.ndarray] = {}
-        stack = [u]
-        steps = 0
-        while stack:
-            steps += 1
-            if steps % 4096 == 0:
-                check("counting")
-            f = stack[-1]
-            if f.id in cache:
-                stack.pop()
-                continue
+        def leaf(f: Any) -> np.ndarray:
             if f.is_true():
-                cache[f.id] = np.full(scalar, one, dtype=dtype)
-            elif f.is_false():
-                cache[f.id] = np.full(scalar, zero, dtype=dtype)
-            elif f.is_literal():
-                cache[f.id] = literal(f.literal)
-            else:
-                elements = f.elements()
-                pending = [n for pair in elements for n in pair if n.id not in cache]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                total = None
-                for p, q in elements:
-                    term = mul(cache[p.id], cache[q.id])
-                    total = term if total is None else add(total, term)
-                cache[f.id] = total
-            stack.pop()
-        value = np.broadcast_to(cache[u.id], (plan.batch_size,) + (2,) * len(bit_axis))
+                return np.full(scalar, one, dtype=dtype)
+            if f.is_false():
+                return np.full(scalar, zero, dtype=dtype)
+            return literal(f.literal)
+
+        def decision(elements: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+            total = None
+            for p, q in elements:
+                term = mul(p, q)
+                total = term if total is None else add(total, term)
+            return total
+
+        root = _fold(u, leaf, decision)
+        value = np.broadcast_to(root, (plan.batch_size,) + (2,) * len(bit_axis))
         out = value.reshape((plan.batch_size,) + tuple(1 << len(g.variables) for g in plan.groups))
         for axis, group in enumerate(plan.groups, start=1):
             if group.variables:
@@ -139,6 +124,8 @@ class SDDBackend(OperatorBackend):
         out = np.broadcast_to(out, (plan.batch_size,) + tuple(g.size for g in plan.groups))
         if not rational:
             return np.ascontiguousarray(out)
+        if denominator is None:  # rationals as they are
+            return np.array(out, dtype=object)
         scaled = np.empty(out.shape, dtype=arith.dtype)
         cells = scaled.reshape(-1)
         for k, q in enumerate(out.reshape(-1)):
@@ -153,30 +140,19 @@ class SDDBackend(OperatorBackend):
         A literal bounds by its weight, a decision node by its smallest element product
         (the SDD counterpart of :func:`wmcdp.wmc.min_path_log2`).
         """
-        cost: dict[int, float] = {}   # -log2 of the bound; -inf: the node is never nonzero
-        stack = [u]
-        while stack:
-            f = stack[-1]
-            if f.id in cost:
-                stack.pop()
-                continue
+        def leaf(f: Any) -> float:  # -log2 of the bound; -inf: the node is never nonzero
             if f.is_true():
-                cost[f.id] = 0.0
-            elif f.is_false():
-                cost[f.id] = -math.inf
-            elif f.is_literal():
-                w = weights.get(abs(f.literal) - 1)
-                cost[f.id] = 0.0 if w is None else -(w.log_one if f.literal > 0 else w.log_zero) / math.log(2)
-            else:
-                elements = f.elements()
-                pending = [n for pair in elements for n in pair if n.id not in cost]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                terms = [cost[p.id] + cost[q.id] for p, q in elements if cost[p.id] > -math.inf < cost[q.id]]
-                cost[f.id] = max(terms, default=-math.inf)
-            stack.pop()
-        return 0.0 if cost[u.id] == -math.inf else -cost[u.id]
+                return 0.0
+            if f.is_false():
+                return -math.inf
+            w = weights.get(abs(f.literal) - 1)
+            return 0.0 if w is None else -(w.log_one if f.literal > 0 else w.log_zero) / math.log(2)
+
+        def decision(elements: list[tuple[float, float]]) -> float:
+            return max((p + q for p, q in elements if p > -math.inf < q), default=-math.inf)
+
+        cost = _fold(u, leaf, decision)
+        return 0.0 if cost == -math.inf else -cost
 
     def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
         """Graphviz DOT of ``u``: one record node per decision node (``size(u)`` of them) plus ``phi``.
@@ -221,6 +197,33 @@ class SDDBackend(OperatorBackend):
             lines.append(f'  n{f.id} [label="{" | ".join(cells)}"];')
             lines += edges
         return "\n".join(lines + ["}"]) + "\n"
+
+
+def _fold(u: Any, leaf: Any, decision: Any) -> Any:
+    """Evaluate ``u`` bottom-up: ``leaf(f)`` for terminals and literals, ``decision(elements)`` for a
+    decision node given its elements' (prime, sub) values; each node once (iterative, so deep SDDs are fine)."""
+    values: dict[int, Any] = {}
+    stack = [u]
+    steps = 0
+    while stack:
+        steps += 1
+        if steps % 4096 == 0:
+            check("counting")
+        f = stack[-1]
+        if f.id in values:
+            stack.pop()
+            continue
+        if not f.is_decision():
+            values[f.id] = leaf(f)
+        else:
+            elements = f.elements()
+            pending = [n for pair in elements for n in pair if n.id not in values]
+            if pending:
+                stack.extend(pending)
+                continue
+            values[f.id] = decision([(values[p.id], values[q.id]) for p, q in elements])
+        stack.pop()
+    return values[u.id]
 
 
 def _record_escape(text: str) -> str:

@@ -46,7 +46,7 @@ def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
     s = as_number(scale, "scale")
     if not s > 0:
         raise WmcdpError(f"scale must be > 0, got {format_number(s)}")
-    a = math.exp(-1 / float(s))
+    a = math.exp(-1 / s)
     if not 0 < a < 1:
         raise WmcdpError(f"scale {format_number(s)} gives the ratio e^(-1/scale) = {a!r}, outside (0, 1)")
     return a

@@ -83,27 +83,68 @@ class Vector:
             out.append(self.lo + d)
         return tuple(reversed(out))
 
+    def digit_array(self, xs: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """Entry offsets ``x_i - lo`` of (checked) inputs, in the smallest integer type that holds them."""
+        dtype = np.min_scalar_type(len(self.entry_values) - 1)
+        if 0 <= self.lo and self.hi <= 255:  # bytes() turns a tuple of small ints into memory in one C loop
+            raw = np.frombuffer(b"".join(map(bytes, xs)), dtype=np.uint8).reshape(len(xs), self.n)
+            return (raw - np.uint8(self.lo)).astype(dtype, copy=False)
+        out = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
+        return out.astype(dtype)
+
     def digits(self, codes: np.ndarray) -> np.ndarray:
         """Entry offsets ``x_i - lo`` of many inputs at once: shape ``(len(codes), n)``."""
         k = len(self.entry_values)
         places = k ** np.arange(self.n - 1, -1, -1, dtype=np.int64)
         return (np.asarray(codes, dtype=np.int64)[:, None] // places[None, :]) % k
 
+    def contains(self, x: object) -> bool:
+        """Whether ``x`` is a sequence of ``n`` integers in range; an element that is not a sequence of
+        integers at all is an error (as for :meth:`check`)."""
+        t = self._check_form(x)
+        return len(t) == self.n and min(t) >= self.lo and max(t) <= self.hi
+
     def check(self, x: object) -> tuple[int, ...]:
-        """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0)."""
+        """``x`` as a tuple of ints in this domain, or a clear error (never a coercion: 0.9 is not 0).
+
+        Results are remembered by object (the memo holds the object, so its id stays its own):
+        sets name the same long inputs many times.
+        """
+        memo = _CHECKED.setdefault(self, {})
+        hit = memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        t = self._check(x)
+        if len(memo) > 1 << 16:
+            memo.clear()
+        memo[id(x)] = (x, t)
+        return t
+
+    def _check(self, x: object) -> tuple[int, ...]:
+        t = self._check_form(x)
+        if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
+            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
+        return t
+
+    def _check_form(self, x: object) -> tuple[int, ...]:
+        """``x`` as a tuple of ints, or a clear error (never a coercion)."""
         try:
             items = tuple(x)  # type: ignore[arg-type]
         except TypeError:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
+        if not items:
+            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
+        if set(map(type, items)) <= {int}:  # the common case, without the slow ABC checks
+            return items
         if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
-        t = tuple(int(v) for v in items)
-        if len(t) != self.n or any(not self.lo <= v <= self.hi for v in t):
-            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
-        return t
+        return tuple(int(v) for v in items)
 
     def describe(self) -> str:
         return f"{{0,1}}^{self.n}" if self.is_bits else f"{{{self.lo}..{self.hi}}}^{self.n}"
+
+
+_CHECKED: dict[Vector, dict[int, tuple[object, tuple[int, ...]]]] = {}
 
 
 def Bits(n: int) -> Vector:
@@ -191,6 +232,7 @@ class Program:
     neighbours: Any = "hamming"      # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
+    source: str = ""                 # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
 
     def __post_init__(self) -> None:
         from ..sets import NEIGHBOURS, Relation  # sets builds on programs' domains

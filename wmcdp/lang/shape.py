@@ -13,6 +13,7 @@ for an Int, a tuple of the wrong length) is an error, never coerced.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 from dataclasses import dataclass
@@ -90,7 +91,7 @@ class Shape:
 
 
 def _integer(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)))
 
 
 @dataclass(frozen=True)
@@ -242,10 +243,24 @@ class TupleShape(Shape):
         return "(" + ", ".join(p.describe() for p in self.parts) + ")"
 
     def offsets(self, value) -> list[int] | None:
+        flat = self._flat_bounds
+        if flat is not None and isinstance(value, (tuple, list)) and len(value) == len(self.parts) \
+                and set(map(type, value)) <= {int}:  # every part a Bool or Int: one vectorised check
+            lo, hi = flat
+            off = np.fromiter(value, dtype=np.int64, count=len(value)) - lo
+            return None if (off < 0).any() or (off > hi - lo).any() else off.tolist()
         try:
             return super().offsets(value)
         except _NoOutput:
             return None
+
+    @functools.cached_property
+    def _flat_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Lower and upper ends of the parts when every part is a Bool or an Int (else None)."""
+        if not all(isinstance(p, (BoolShape, IntShape)) for p in self.parts):
+            return None
+        return (np.array([p.lo for p in self.parts], dtype=np.int64),
+                np.array([p.lo + p.size - 1 for p in self.parts], dtype=np.int64))
 
     def _leaf_values(self, value) -> list:
         if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
@@ -259,11 +274,12 @@ class TupleShape(Shape):
         return tuple(part._build(parts) for part in self.parts)
 
 
-def leaves(shape: Shape) -> list:
+@functools.lru_cache(maxsize=64)
+def leaves(shape: Shape) -> tuple:
     """The Bool and Int parts of an output shape, in output order (constants take no bits)."""
     if isinstance(shape, TupleShape):
-        return [leaf for part in shape.parts for leaf in leaves(part)]
-    return [] if isinstance(shape, ConstShape) else [shape]
+        return tuple(leaf for part in shape.parts for leaf in leaves(part))
+    return () if isinstance(shape, ConstShape) else (shape,)
 
 
 def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Shape, list[int]]:

@@ -1,0 +1,210 @@
+"""Automatic symmetry (``--sets auto``): the acceptance benchmarks, and set sizes and times against n.
+
+Part 1 (the table) runs each acceptance case once with ``sets="auto"``: compilation,
+detection with proofs, and the synthesis, and prints the bound, the orbit-set sizes against
+the exhaustive sizes, and the seconds. Randomized response and RR counting are checked
+against their closed form and the paper's hand-proved sets; every case is also run at a
+small n with exhaustive sets and must agree there.
+
+Part 2 (the figure) sweeps n for randomized-response privacy, RR-counting accuracy and the
+noisy max / histogram privacy of the DP-tester suite: set size |C| (or |A|) and seconds
+(compilation included) for exhaustive sets, automatic sets and, where the paper has them,
+the hand-proved sets. A series stops after its first point over ``--budget`` seconds.
+
+    python experiments/symmetry.py             # table and figure (a few minutes)
+    python experiments/symmetry.py --big       # also RR counting at n = 500 (its compilation takes minutes)
+Writes experiments/results/symmetry.txt, symmetry_sweep.csv and symmetry_sweep.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from programs import histogram, kary_rr, noisy_max, randomized_response, rr_counting, sparse_vector  # noqa: E402
+from results_io import RESULTS, write_csv  # noqa: E402
+from symmetry_sets import randomized_response as rr_sets  # noqa: E402
+from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
+from wmcdp.limits import LimitExceeded  # noqa: E402
+
+LAM = Fraction(1, 5)   # randomized response: exact, so e^eps = (1 - lam) / lam = 4 exactly
+ALPHA = 3              # RR counting runs in floats with lam = 0.2, as in the paper
+
+#: (case, factory of n, n for the benchmark, n for the exhaustive agreement check, target seconds, kind)
+CASES = [
+    ("RR privacy", lambda n: randomized_response(n, LAM), 64, 8, 10, "privacy"),
+    ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 100, 8, 10, "accuracy"),
+    ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 200, 8, 10, "accuracy"),
+    ("noisy max, m = 2", lambda n: noisy_max(n, 2, eps0=0.7), 10, 5, 60, "privacy"),
+    ("histogram, m = 2", lambda n: histogram(n, 2, eps0=0.7), 10, 4, 60, "privacy"),
+    ("sparse vector, m = 2, T = 1, N = 1", lambda n: sparse_vector(n, 2, 1, 1, eps0=0.7), 10, 5, 60, "privacy"),
+    ("k-ary RR, k = 4", lambda n: kary_rr(n, 4, ratio=3), 8, 4, 10, "privacy"),
+]
+
+
+def run(kind: str, prog, sets: str) -> tuple[object, float, float]:
+    """``(result, compile seconds, total seconds)`` for one run with ``sets`` exhaustive/auto/hand;
+    the result gets the compiled program as ``compiled``."""
+    start = time.perf_counter()
+    compiled = compile_program(prog)
+    compiled_at = time.perf_counter()
+    n = prog.inputs.n
+    if kind == "privacy":
+        C, I = {"exhaustive": (None, None), "auto": ("auto", None),
+                "hand": (rr_sets.privacy_set(n), rr_sets.privacy_inference_set(n))}[sets]
+        r = synthesize_privacy(compiled, C, I, force=True)
+    else:
+        A, I = {"exhaustive": (None, None), "auto": ("auto", None),
+                "hand": (rr_sets.accuracy_set(n), rr_sets.accuracy_inference_set(n, ALPHA))}[sets]
+        r = synthesize_accuracy(compiled, A, None, ALPHA, I, force=True)
+    end = time.perf_counter()
+    r.__dict__["compiled"] = compiled  # frozen dataclass: keep the compilation for the exhaustive sizes
+    return r, compiled_at - start, end - start
+
+
+def bound(kind: str, r) -> object:
+    return r.ratio if kind == "privacy" else r.one_minus_beta
+
+
+def table(big: bool) -> list[str]:
+    lines = ["Automatic symmetry: acceptance benchmarks (compilation + detection + synthesis, one run each)",
+             f"{'case':<36} {'n':>4} {'bound':>14} {'|C| or |A| (auto)':>18} {'exhaustive':>12} "
+             f"{'compile s':>9} {'detect s':>8} {'total s':>8} {'target':>6}  symmetry"]
+    cases = list(CASES)
+    if big:
+        cases.insert(3, ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 500, 8, 10, "accuracy"))
+    for name, factory, n, small, target, kind in cases:
+        r, compile_s, total = run(kind, factory(n), "auto")
+        value = bound(kind, r)
+        text = f"e^eps={float(value):.6g}" if kind == "privacy" else f"1-b={float(value):.6g}"
+        lines.append(f"{name:<36} {n:>4} {text:>14} {r.sets.size:>18} {_short(r.sets.exhaustive_size):>12} "
+                     f"{compile_s:>9.2f} {r.sets.seconds:>8.2f} {total:>8.2f} {target:>6}  {r.sets.symmetry}")
+        print(lines[-1], flush=True)
+        if name == "RR privacy":
+            assert value == (1 - LAM) / LAM, value
+        if kind == "accuracy" or name == "RR privacy":
+            hand, _, hand_total = run(kind, factory(n), "hand")
+            assert bound(kind, hand) == value
+            assert kind == "privacy" or hand.witness == r.witness
+            lines.append(f"{'  same with the paper hand sets':<36} {n:>4} {'equal':>14} "
+                         f"{len(rr_sets.accuracy_set(n)) if kind == 'accuracy' else 2 * n:>18} "
+                         f"{'':>12} {'':>9} {'':>8} {hand_total:>8.2f}")
+            print(lines[-1], flush=True)
+        exhaustive, _, _ = run(kind, factory(small), "exhaustive")
+        auto, _, _ = run(kind, factory(small), "auto")
+        assert bound(kind, exhaustive) == bound(kind, auto) or \
+            math.isclose(float(bound(kind, exhaustive)), float(bound(kind, auto)), rel_tol=1e-12)
+        lines.append(f"{'  agrees with exhaustive sets at n =':<36} {small:>4}")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def _short(n: int) -> str:
+    return str(n) if n < 10 ** 12 else f"{n:.2e}"
+
+
+# -- the sweep -----------------------------------------------------------------------------
+
+SWEEPS = [  # (series, kind, factory, ns, set kinds)
+    ("RR privacy", "privacy", lambda n: randomized_response(n, LAM), [2, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128],
+     ("exhaustive", "auto", "hand")),
+    ("RR-counting accuracy", "accuracy", lambda n: rr_counting(n, 0.2), [2, 4, 6, 8, 10, 12, 14, 16, 24, 32, 48, 64],
+     ("exhaustive", "auto", "hand")),
+    ("noisy max (m = 2)", "privacy", lambda n: noisy_max(n, 2, eps0=0.7), [2, 3, 4, 5, 6, 7, 8, 10, 12],
+     ("exhaustive", "auto")),
+    ("histogram (m = 2)", "privacy", lambda n: histogram(n, 2, eps0=0.7), [2, 3, 4, 5, 6, 8, 10],
+     ("exhaustive", "auto")),
+]
+
+
+def sweep(budget: float) -> list[dict]:
+    rows = []
+    for series, kind, factory, ns, kinds in SWEEPS:
+        for sets in kinds:
+            for n in ns:
+                prog = factory(n)
+                try:
+                    r, _, total = run_limited(kind, prog, sets, budget)
+                except LimitExceeded:
+                    print(f"{series:<22} {sets:<10} n = {n:>3}: over {2 * budget:g} s, series stopped", flush=True)
+                    break
+                size = r.sets.size if sets == "auto" else _hand_size(kind, n) if sets == "hand" else \
+                    _exhaustive_size(kind, r.compiled)
+                rows.append(dict(series=series, sets=sets, n=n, size=size, seconds=total,
+                                 bound=float(bound(kind, r))))
+                print(f"{series:<22} {sets:<10} n = {n:>3}: size {size:>12.4g}  {total:8.3f} s", flush=True)
+                if total > budget:
+                    break
+    return rows
+
+
+def run_limited(kind, prog, sets, budget):
+    from wmcdp.limits import limits
+
+    with limits(timeout=2 * budget):
+        return run(kind, prog, sets)
+
+
+def _hand_size(kind: str, n: int) -> int:
+    return 2 * n if kind == "privacy" else n + 1
+
+
+def _exhaustive_size(kind: str, compiled) -> float:
+    from wmcdp.sets import neighbour_relation
+
+    if kind == "accuracy":
+        return float(compiled.domain.size)
+    return float(neighbour_relation(compiled.program.neighbours).count_pairs(compiled.domain) * compiled.shape.size)
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(SWEEPS), 2, figsize=(11, 3.2 * len(SWEEPS)))
+    styles = {"exhaustive": ("tab:red", "s"), "auto": ("tab:blue", "o"), "hand": ("tab:green", "^")}
+    for (series, kind, _, _, kinds), (left, right) in zip(SWEEPS, axes):
+        for sets in kinds:
+            pts = [r for r in rows if r["series"] == series and r["sets"] == sets]
+            if not pts:
+                continue
+            color, marker = styles[sets]
+            label = {"exhaustive": "exhaustive", "auto": "auto (proved symmetry)", "hand": "paper's hand sets"}[sets]
+            left.plot([r["n"] for r in pts], [r["size"] for r in pts], marker=marker, color=color, label=label)
+            right.plot([r["n"] for r in pts], [r["seconds"] for r in pts], marker=marker, color=color, label=label)
+        left.set(yscale="log", xlabel="n", ylabel="|A| inputs" if kind == "accuracy" else "|C| triples",
+                 title=f"{series}: set size")
+        right.set(yscale="log", xlabel="n", ylabel="seconds (compile + synthesis)", title=f"{series}: time")
+        left.legend(fontsize=8)
+        right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--big", action="store_true", help="also RR-counting accuracy at n = 500")
+    parser.add_argument("--budget", type=float, default=30.0, help="seconds per sweep point before a series stops")
+    parser.add_argument("--no-sweep", action="store_true", help="only the table")
+    args = parser.parse_args()
+    lines = table(args.big)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "symmetry.txt").write_text("\n".join(lines) + "\n")
+    if not args.no_sweep:
+        rows = sweep(args.budget)
+        write_csv(rows, "symmetry_sweep.csv")
+        plot(rows, RESULTS / "symmetry_sweep.png")
+
+
+if __name__ == "__main__":
+    main()

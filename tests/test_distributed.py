@@ -1,0 +1,62 @@
+"""Exhaustive runs spread over a Dask cluster give the same bound and the same witness as a serial run."""
+
+import sys
+from fractions import Fraction
+
+import pytest
+
+from wmcdp import WmcdpError, synthesize_accuracy, synthesize_privacy
+from wmcdp.cli import main
+from wmcdp.registry import build_program
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def workers():
+    from wmcdp.distributed import Workers
+    with Workers(2) as w:
+        yield w
+
+
+@pytest.mark.parametrize("spec, params", [
+    ("randomized_response", {"n": 6, "lam": 0.2}),
+    ("randomized_response", {"n": 5, "lam": Fraction(1, 5)}),
+    ("histogram", {"n": 3, "m": 2, "eps0": 0.7}),
+    ("noisy_max", {"n": 4, "m": 2, "eps0": 0.7}),
+    ("sparse_vector", {"n": 4, "m": 2, "T": 1, "N": 1, "eps0": 0.7}),
+])
+def test_privacy_over_workers_equals_serial(workers, spec, params):
+    program = build_program(spec, params)
+    serial = synthesize_privacy(program)
+    spread = synthesize_privacy(program, workers=workers)
+    assert spread.ratio == serial.ratio and spread.epsilon == serial.epsilon
+    assert spread.witness == serial.witness
+    assert (spread.p_x, spread.p_x_prime) == (serial.p_x, serial.p_x_prime)
+
+
+def test_accuracy_over_workers_equals_serial(workers):
+    program = build_program("rr_counting", {"n": 7, "lam": Fraction(1, 5)})
+    serial = synthesize_accuracy(program, alpha=2)
+    spread = synthesize_accuracy(program, alpha=2, workers=workers)
+    assert (spread.one_minus_beta, spread.beta, spread.witness) == (serial.one_minus_beta, serial.beta, serial.witness)
+
+
+def test_workers_need_a_program_that_can_be_built_again(workers):
+    from wmcdp import Bits, Program, flip
+    program = Program("inline", Bits(2), lambda x: (x[0] ^ flip(0.25), x[1] ^ flip(0.25)))
+    with pytest.raises(WmcdpError, match="needs a program given by name or FILE.py:FUNC"):
+        synthesize_privacy(program, workers=workers)
+
+
+def test_cli_workers(capsys):
+    assert main(["privacy", "randomized_response", "-p", "n=4", "-p", "lam=1/5", "--workers", "2", "--json"]) == 0
+    out = __import__("json").loads(capsys.readouterr().out)
+    assert out["ratio_exact"] == "4" and out["witness"]["x"] == [0, 0, 0, 0]
+
+
+def test_without_dask_the_flag_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    assert main(["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--workers", "2"]) == 2
+    assert capsys.readouterr().err == ("wmcdp: error: spreading a run over workers needs Dask: "
+                                       "pip install 'wmcdp[distributed]'\n")

@@ -1,0 +1,50 @@
+"""``wmcdp symmetry``: the symmetry group wmcdp proves for a program, and the sizes of its orbit sets."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..numbers import format_number
+from ..registry import find_relation
+from ..symmetry import accuracy_report, privacy_plan
+from .common import compiled_of, dumps, limit_args, program_args, program_of, table
+from ..sets import NEIGHBOURS
+
+
+def _symmetry(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    compiled = compiled_of(args, program)
+    relation = find_relation(args.neighbours) if args.neighbours else None
+    plan = privacy_plan(compiled, relation)
+    privacy = plan.report()
+    accuracy = accuracy_report(compiled) if compiled.shape.is_numeric and program.target is not None else None
+    if args.json:
+        out: dict[str, Any] = {"program": program.name,
+                               "params": {k: format_number(v) for k, v in program.params.items()},
+                               "symmetry": privacy.symmetry, "group_order": privacy.order,
+                               "privacy": privacy.as_dict()}
+        if accuracy is not None:
+            out["accuracy"] = accuracy.as_dict()
+        return dumps(out)
+    rows = [("symmetry", privacy.symmetry), ("group order", str(privacy.order)),
+            ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
+            ("per output", privacy.per_output),
+            ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
+            ("privacy |I|", f"{privacy.inference} pairs (exhaustive {privacy.exhaustive_inference})")]
+    if accuracy is not None:
+        rows += [("accuracy group", accuracy.symmetry),
+                 ("accuracy |A|", f"{accuracy.size} inputs (exhaustive {accuracy.exhaustive_size})"),
+                 ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})")]
+    if privacy.note:
+        rows.append(("note", privacy.note))
+    return table(f"{program.label()}: proved symmetries (neighbours {plan.relation})", rows)
+
+
+def register(sub: Any) -> None:
+    q = sub.add_parser("symmetry", help="the symmetries wmcdp proves for a program and its orbit-set sizes")
+    program_args(q)
+    q.add_argument("--backend", default="bdd", metavar="bdd|sdd", help="knowledge compiler (proofs always use a BDD)")
+    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+    limit_args(q)
+    q.set_defaults(run=_symmetry)

@@ -36,7 +36,7 @@ from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check
 from .numbers import ln_ratio
-from .pairs import PairSet, PairSource, PairWitness, RowPairs, pair_source
+from .pairs import Logs, PairSet, PairSource, PairWitness, RowPairs, pair_source
 
 #: most groups one composed privacy-loss distribution may hold
 MAX_GROUPS = 1 << 20
@@ -140,7 +140,7 @@ def composed_pairs(source: PairSource, k: int) -> RowPairs:
             keys.append(int(key))
     width = max(len(g.a) for g in composed)
     exact = source.arith.exact
-    arith = wmc.Scaled(source.arith.denominator ** k) if exact else wmc.Logs
+    arith = wmc.Scaled(source.arith.denominator ** k) if exact else Logs
     table = np.full((2 * len(composed), width), 0 if exact else -np.inf, dtype=object if exact else np.float64)
     for i, g in enumerate(composed):
         a, b = g.arrays()

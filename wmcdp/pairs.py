@@ -106,23 +106,42 @@ def privacy_sets_at(domain: Vector, shape: Shape, relation: Relation, x0: Value)
 
 # -- number systems -------------------------------------------------------------------------
 
-def masses_arith(arith: Any) -> Any:
-    """The number system pair masses are given in: ``wmc.Logs`` for float counts, the exact one unchanged."""
-    return arith if arith.exact else wmc.Logs
+class Logs:
+    """Pair masses in float mode: natural logs in float64 (``-inf`` for 0)."""
+
+    name = "float"
+    exact = False
+    dtype = np.float64
+    zero = -math.inf
+    one = 0.0
 
 
-def to_masses(arith: Any, values: np.ndarray) -> np.ndarray:
-    """Counts in ``arith`` as masses in :func:`masses_arith` (linear floats become natural logs)."""
-    if arith.exact or arith.log:
-        return values
-    with np.errstate(divide="ignore"):
-        return np.log(values)
+def masses_arith(arith: Any, compiled: Compiled | None = None) -> Any:
+    """The number system pair masses are given in: :class:`Logs` for float counts; exact counts
+    as integer numerators over one denominator (:class:`wmcdp.wmc.Scaled`; rational counts are
+    put over the common denominator of ``compiled``)."""
+    if not arith.exact:
+        return Logs
+    return arith if isinstance(arith, wmc.Scaled) else wmc.Scaled(compiled.denominator)  # type: ignore[union-attr]
+
+
+def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) -> np.ndarray:
+    """Counts in ``arith`` as masses in :func:`masses_arith`: float counts become natural logs, exact ones
+    integer numerators (int64 or Python ints)."""
+    if not arith.exact:
+        return arith.as_log(values)
+    if isinstance(arith, wmc.Scaled):  # numerators as integers (small denominators count in exact float64)
+        return values.astype(np.int64) if values.dtype == np.float64 else values
+    denominator = compiled.denominator  # type: ignore[union-attr]
+    out = np.empty(values.shape, dtype=object)  # rationals: numerators over the common denominator
+    out.reshape(-1)[:] = [int(v.numerator) * (denominator // int(v.denominator)) for v in values.reshape(-1)]
+    return out
 
 
 def float_logs(arith: Any, values: np.ndarray) -> np.ndarray:
     """Natural logs (float64) of masses in ``arith`` (exact numerators are divided by the denominator)."""
     if not arith.exact:
-        return to_masses(arith, values)
+        return values
     log_d = math.log(arith.denominator)
     if values.dtype == object:
         flat = values.reshape(-1)
@@ -131,6 +150,33 @@ def float_logs(arith: Any, values: np.ndarray) -> np.ndarray:
         return out.reshape(values.shape)
     with np.errstate(divide="ignore"):
         return np.log(values.astype(np.float64)) - log_d
+
+
+def pair_directions(domain: Vector, relation: Relation, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
+
+    A built-in relation gives its directions (index arithmetic on codes,
+    :meth:`wmcdp.sets.Relation.directions`); a user relation is enumerated input by input.
+    The keys sort the pairs in the exhaustive set's order.
+    """
+    if relation.builtin:
+        directions = relation.directions(domain)
+        for rank, (delta, valid) in enumerate(directions):
+            src = np.flatnonzero(valid)
+            for start in range(0, len(src), chunk):
+                part = src[start:start + chunk]
+                yield part, part + delta[part], part * len(directions) + rank
+        return
+    src, dst = [], []
+    for x in domain.values():
+        code = domain.code(x)
+        for xp in relation.neighbours(domain, x):
+            src.append(code)
+            dst.append(domain.code(xp))
+    src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    keys = np.arange(len(src_a), dtype=np.int64)
+    for start in range(0, len(src_a), chunk):
+        yield src_a[start:start + chunk], dst_a[start:start + chunk], keys[start:start + chunk]
 
 
 # -- sources --------------------------------------------------------------------------------
@@ -170,7 +216,7 @@ class ExhaustivePairs(PairSource):
     def __init__(self, counter: Counter, relation: Relation) -> None:
         self.counter = counter
         self.relation = relation
-        self.arith = masses_arith(counter.arith)
+        self.arith = masses_arith(counter.arith, counter.compiled)
         self.diagram_size = counter.compiled.size
         self._single: tuple[int, np.ndarray] | None = None   # the whole table, when it is one stripe
 
@@ -180,14 +226,12 @@ class ExhaustivePairs(PairSource):
             return
         size = self.counter.compiled.shape.size
         for y0, table in self.counter.stripes():
-            table = to_masses(self.counter.arith, table)
+            table = to_masses(self.counter.arith, table, self.counter.compiled)
             if y0 == 0 and table.shape[1] == size:
                 self._single = (y0, table)
             yield y0, table
 
     def _pairs(self, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        from .privacy import pair_directions
-
         return pair_directions(self.counter.compiled.domain, self.relation, chunk)
 
     def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
@@ -228,7 +272,7 @@ class ExhaustivePairs(PairSource):
         for key in keys:
             codes = np.array(self._codes(key), dtype=np.int64)
             block = np.concatenate([b for _, b in self.counter.distributions(domain.digits(codes))])
-            block = to_masses(self.counter.arith, block)
+            block = to_masses(self.counter.arith, block, self.counter.compiled)
             yield key, block[0], block[1]
 
     def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -345,7 +389,7 @@ def engine_rows(counter: Counter, inputs: Sequence[Value]) -> np.ndarray:
     domain = counter.compiled.domain
     digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), domain.n) - domain.lo
     block = np.concatenate([b for _, b in counter.distributions(digits)])
-    return to_masses(counter.arith, block)
+    return to_masses(counter.arith, block, counter.compiled)
 
 
 def inference_rows(counter: Counter, I: InferenceSet, inputs: Sequence[Value]) -> np.ndarray:
@@ -374,7 +418,7 @@ def inference_rows(counter: Counter, I: InferenceSet, inputs: Sequence[Value]) -
         if (total != 1) if arith.exact else abs(total - 1) > 1e-9:
             raise CoverageError(f"the inference set lists outputs of x={format_value(x)} with total probability "
                                 f"{float(total):.10g}, not 1; sums over outputs need every y with P(y|x) > 0")
-    return to_masses(arith, rows)
+    return to_masses(arith, rows, counter.compiled)
 
 
 def check_pairs(domain: Vector, pairs: PairSet) -> None:
@@ -430,9 +474,9 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
         rows = engine_rows(counter, inputs)
     else:
         rows = inference_rows(counter, I if isinstance(I, InferenceSet) else InferenceSet.of(I), inputs)
-    return RowPairs.of(masses_arith(counter.arith), rows, inputs, pairs, compiled.size)
+    return RowPairs.of(masses_arith(counter.arith, compiled), rows, inputs, pairs, compiled.size)
 
 
-__all__ = ["PairWitness", "PairSet", "PairSource", "ExhaustivePairs", "RowPairs", "Best", "pairs_at", "masses_arith",
+__all__ = ["Logs", "pair_directions", "PairWitness", "PairSet", "PairSource", "ExhaustivePairs", "RowPairs", "Best", "pairs_at", "masses_arith",
            "to_masses", "float_logs", "inputs_of", "engine_rows", "inference_rows", "check_pairs", "pair_source",
            "privacy_sets_at"]

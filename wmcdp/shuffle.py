@@ -37,6 +37,7 @@ from .errors import WmcdpError
 from .inference import as_compiled, inference, number_system
 from .lang.program import Program, Value
 from .limits import check
+from .pairs import Logs
 from .sets import ExhaustiveInference
 
 
@@ -100,7 +101,7 @@ class ShuffledInference:
         steps = probs.astype(np.longdouble)
         rows = _distributions(steps, histograms, self.n, d, np.longdouble)
         with np.errstate(divide="ignore"):
-            return wmc.Logs, np.log(rows.reshape(len(inputs), -1)).astype(np.float64)
+            return Logs, np.log(rows.reshape(len(inputs), -1)).astype(np.float64)
 
 
 def _check_range(probs: np.ndarray, n: int) -> None:

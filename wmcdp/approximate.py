@@ -336,6 +336,7 @@ class ApproximateResult:
     accountant: str
     diagram_size: int | None
     seconds: float
+    symmetry: str = ""
 
 
 @dataclass(frozen=True)
@@ -411,7 +412,7 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
             eps, ratio, key = epsilon_for_delta(source, d)
     return ApproximateResult(epsilon=eps, delta=d, ratio=ratio, witness=source.witness(key), compose=k,
                              exact=exact_run, accountant=accountant, diagram_size=source.diagram_size,
-                             seconds=time.perf_counter() - start)
+                             seconds=time.perf_counter() - start, symmetry=source.symmetry)
 
 
 def _ratio_of(eps: float) -> float:

@@ -186,6 +186,7 @@ class PairSource:
 
     arith: Any
     diagram_size: int | None
+    symmetry: str = ""   # the proved group the pairs are taken up to (pairs="auto"), else ""
 
     def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
         """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
@@ -219,6 +220,7 @@ class ExhaustivePairs(PairSource):
         self.arith = masses_arith(counter.arith, counter.compiled)
         self.diagram_size = counter.compiled.size
         self._single: tuple[int, np.ndarray] | None = None   # the whole table, when it is one stripe
+        self._listed: list[tuple[int, int]] | None = None    # the pairs of a user relation, in order
 
     def _stripes(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._single is not None:
@@ -255,12 +257,12 @@ class ExhaustivePairs(PairSource):
     def _codes(self, key: int) -> tuple[int, int]:
         domain = self.counter.compiled.domain
         if self.relation.builtin:
-            directions = self.relation.directions(domain)
-            code, rank = divmod(int(key), len(directions))
-            return code, code + int(directions[rank][0][code])
-        pairs = [(domain.code(x), domain.code(xp)) for x in domain.values()
-                 for xp in self.relation.neighbours(domain, x)]
-        return pairs[int(key)]
+            code, rank = divmod(int(key), self.relation.direction_count(domain))
+            return code, domain.code(self.relation.step(domain, domain.at(code), rank))
+        if self._listed is None:
+            self._listed = [(domain.code(x), domain.code(xp)) for x in domain.values()
+                            for xp in self.relation.neighbours(domain, x)]
+        return self._listed[int(key)]
 
     def witness(self, key: int) -> PairWitness:
         domain = self.counter.compiled.domain
@@ -269,11 +271,14 @@ class ExhaustivePairs(PairSource):
 
     def rows(self, keys: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         domain = self.counter.compiled.domain
-        for key in keys:
-            codes = np.array(self._codes(key), dtype=np.int64)
+        keys = list(keys)
+        for start in range(0, len(keys), 1 << 12):  # one batched count per block of pairs
+            part = keys[start:start + (1 << 12)]
+            codes = np.array([self._codes(key) for key in part], dtype=np.int64).reshape(-1)
             block = np.concatenate([b for _, b in self.counter.distributions(domain.digits(codes))])
             block = to_masses(self.counter.arith, block, self.counter.compiled)
-            yield key, block[0], block[1]
+            for i, key in enumerate(part):
+                yield key, block[2 * i], block[2 * i + 1]
 
     def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         tables = list(self._stripes())
@@ -434,10 +439,42 @@ def check_pairs(domain: Vector, pairs: PairSet) -> None:
             raise WmcdpError(f"the pair set holds the input {format_value(x)} paired with itself")
 
 
+def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any) -> RowPairs:
+    """The ordered neighbour pairs up to the program's proved symmetry group (``pairs="auto"``).
+
+    :func:`wmcdp.symmetry.pair_distributions` gives one pair per orbit, with its outputs up to
+    the pair's stabilizer and each output orbit's size ``m``. An orbit becomes one column whose
+    masses are ``m·P(y|x)`` and ``m·P(y|x')``: every notion here sums a term that is
+    homogeneous of degree one in the two masses (``max(0, p − t q)``, ``p^α q^(1−α)``, the mass
+    ``p`` at the ratio ``p/q``), so the sums are those over every output. Rows of pairs with
+    fewer orbits are padded with zero masses, which add nothing.
+    """
+    from .symmetry import find_symmetry, pair_distributions
+
+    symmetry = find_symmetry(compiled)
+    items = list(pair_distributions(compiled, neighbours, exact=exact, symmetry=symmetry))
+    arith = masses_arith(items[0].arith, compiled)
+    width = max(len(d.outputs) for d in items)
+    table = np.full((2 * len(items), width), arith.zero, dtype=object if arith.exact else np.float64)
+    for i, d in enumerate(items):
+        for row, values in ((2 * i, d.p_x), (2 * i + 1, d.p_x_prime)):
+            masses = to_masses(d.arith, values, compiled)
+            if arith.exact:
+                table[row, :len(masses)] = [int(v) * int(m) for v, m in zip(masses, d.multiplicity)]
+            else:
+                table[row, :len(masses)] = masses + np.log(d.multiplicity.astype(np.float64))
+    src = np.arange(0, 2 * len(items), 2, dtype=np.int64)
+    source = RowPairs(arith, table, src, src + 1, np.arange(len(items), dtype=np.int64),
+                      lambda key: PairWitness(items[key].x, items[key].x_prime), compiled.size)
+    source.symmetry = f"{symmetry.describe()}; {len(items)} pairs up to it"
+    return source
+
+
 def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, at: Value | None = None,
                 neighbours: Any = None, backend: str = "bdd", exact: Any = None, force: bool = False) -> PairSource:
     """The pairs of an API call: exhaustive (default), explicit ``pairs``, or the data-centric pairs ``at`` a database.
 
+    ``pairs="auto"`` takes the pairs up to the program's proved symmetries (:func:`auto_pairs`).
     ``I`` gives the rows of an explicit pair set: None (each input's whole output
     distribution, counted on the compiled program), an inference set that lists every output
     each input can produce, or a :class:`~wmcdp.shuffle.ShuffledInference` (then the program
@@ -451,6 +488,12 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
             raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
     elif pairs is None and I is not None:
         raise WmcdpError("an inference set I needs an explicit pair set")
+    if isinstance(pairs, str):
+        if pairs != "auto":
+            raise WmcdpError(f"pairs must be a pair set, None (exhaustive) or 'auto', got {pairs!r}")
+        if I is not None or at is not None:
+            raise WmcdpError("pairs 'auto' make their own rows; give no I and no at")
+        return auto_pairs(as_compiled(prog, backend, exact), neighbours, exact)
     if pairs is not None:
         pairs = pairs if isinstance(pairs, PairSet) else PairSet.of(pairs)
         if domain is not None:
@@ -478,5 +521,5 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
 
 
 __all__ = ["Logs", "pair_directions", "PairWitness", "PairSet", "PairSource", "ExhaustivePairs", "RowPairs", "Best", "pairs_at", "masses_arith",
-           "to_masses", "float_logs", "inputs_of", "engine_rows", "inference_rows", "check_pairs", "pair_source",
+           "to_masses", "float_logs", "inputs_of", "engine_rows", "inference_rows", "check_pairs", "pair_source", "auto_pairs",
            "privacy_sets_at"]

@@ -168,6 +168,7 @@ class RenyiResult:
     exact: bool
     diagram_size: int | None
     seconds: float
+    symmetry: str = ""
 
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
@@ -212,7 +213,7 @@ def synthesize_renyi(prog: Program | Compiled, orders: Iterable[Any] | str,
     finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
     rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)
     return RenyiResult(results, rho, rho_order, source.arith.exact, source.diagram_size,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, source.symmetry)
 
 
 __all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]

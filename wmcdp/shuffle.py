@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import wmc
-from .compile import Compiled, compile_program
+from .compile import Compiled
 from .errors import WmcdpError
 from .inference import as_compiled, inference, number_system
 from .lang.program import Program, Value

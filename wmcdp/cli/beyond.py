@@ -24,8 +24,8 @@ def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
     """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at``, ``--neighbours``."""
     P, I = find_sets("pairs", args.sets, program)
     at = parse_input(args.at, program) if getattr(args, "at", None) else None
-    if P is not None and args.neighbours:
-        raise WmcdpError("--neighbours applies to exhaustive sets only")
+    if P is not None and P != "auto" and args.neighbours:
+        raise WmcdpError("--neighbours applies to exhaustive and auto sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
     return {"pairs": P, "I": I, "at": at, "neighbours": relation}
 
@@ -60,6 +60,8 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
         out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = witness_json(r.witness)
     out.update(compose=r.compose, accountant=r.accountant, diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    if r.symmetry:
+        out["symmetry"] = r.symmetry
     return out
 
 
@@ -81,6 +83,8 @@ def _approx(args: argparse.Namespace) -> str:
         rows.append(("accountant", r.accountant if r.accountant == "exact" else
                      f"dp-accounting {VERSION} PLD, pessimistic, interval {format_number(args.interval)} "
                      "(an upper bound)"))
+    if r.symmetry:
+        rows.append(("symmetry", r.symmetry))
     rows += [("diagram size", f"{r.diagram_size} nodes"), ("seconds", f"{r.seconds:.4f}")]
     title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program)}, {args.backend}, "
              f"{mode_text(r.exact, args)})")
@@ -94,7 +98,8 @@ def renyi_json(r: RenyiResult, extra: dict) -> dict:
                         "witness": witness_json(o.witness)} for o in r.orders],
             "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
             "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
-            "exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds, **extra}
+            "exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds, **extra,
+            **({"symmetry": r.symmetry} if r.symmetry else {})}
 
 
 def _renyi(args: argparse.Namespace) -> str:
@@ -111,6 +116,8 @@ def _renyi(args: argparse.Namespace) -> str:
     if r.zcdp_rho is not None:
         lines.append(f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {format_number(r.zcdp_rho)} "
                      f"at order {format_number(r.zcdp_order)}")
+    if r.symmetry:
+        lines.append(f"  symmetry: {r.symmetry}")
     lines.append(f"  diagram size {r.diagram_size} nodes, {r.seconds:.4f} seconds")
     return "\n".join(lines)
 

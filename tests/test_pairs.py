@@ -196,3 +196,18 @@ def test_command_errors_are_one_line(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_sweep_approx_and_renyi(capsys):
+    """One row per lambda: RR's epsilon(delta) solves (1-lam) - e^eps lam = delta; D_2 = ln((1-l)^2/l + l^2/(1-l))."""
+    assert main(["sweep", "approx", "randomized_response", "-p", "n=2", "--over", "lam=1/5,1/4", "--delta", "1/1000",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for row, lam in zip(rows, (Fraction(1, 5), Fraction(1, 4))):
+        assert float(row["epsilon"]) == pytest.approx(math.log((1 - lam - Fraction(1, 1000)) / lam), rel=1e-12)
+    assert main(["sweep", "renyi", "randomized_response", "-p", "n=2", "--over", "lam=1/5,1/4", "--orders", "2",
+                 "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for row, lam in zip(rows, (Fraction(1, 5), Fraction(1, 4))):
+        want = math.log((1 - lam) ** 2 / lam + lam ** 2 / (1 - lam))
+        assert float(row.get("epsilon", row.get("D_2", 0))) == pytest.approx(want, rel=1e-12), row

@@ -134,7 +134,10 @@ def parse_epsilons(text: str) -> list[Any]:
         if item.lower().startswith("ln"):
             out.append(item)
         elif ":" in item:
-            out.extend(parse_over(f"epsilon={item}")[1])
+            try:
+                out.extend(parse_over(f"epsilon={item}")[1])
+            except WmcdpError as exc:  # name the option the user gave
+                raise WmcdpError(str(exc).replace(f"--over 'epsilon={item}'", f"--epsilons {item!r}")) from None
         else:
             out.append(item)
     return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..accounting import VERSION
@@ -15,8 +14,9 @@ from ..pairs import PairWitness
 from ..registry import find_relation, find_sets
 from ..renyi import RenyiResult, synthesize_renyi
 from ..sweep import ProfileRow, parse_over
-from ..tables import FORMATS, render
+from ..tables import FORMATS
 from .common import dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show, table
+from .sweep import emit
 from .tools import parse_input
 
 
@@ -157,18 +157,7 @@ def _profile(args: argparse.Namespace) -> str:
                              compose=args.compose, accountant=args.accountant, interval=args.interval,
                              **_options(args))
     rows = [ProfileRow(program.label(), p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
-    text = render(rows, args.fmt)
-    try:
-        if args.plot:
-            from ..plot import plot_rows
-
-            plot_rows(rows, args.plot)
-        if args.output:
-            Path(args.output).write_text(text + "\n")
-            return ""
-    except OSError as exc:
-        raise WmcdpError(f"cannot write {exc.filename or args.output}: {exc.strerror or exc}") from None
-    return text
+    return emit(rows, args)
 
 
 # -- the parsers -------------------------------------------------------------------------------

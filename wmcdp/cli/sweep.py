@@ -100,6 +100,11 @@ def run_sweep(args: argparse.Namespace) -> str:
         else:
             rows = sweep_renyi(args.program, fixed, parameter, values, args.orders, neighbours=args.neighbours,
                                **common)
+    return emit(rows, args)
+
+
+def emit(rows: list, args: argparse.Namespace) -> str:
+    """Rows in the format ``args.fmt``, drawn to ``args.plot`` and written to ``args.output`` when given."""
     text = render(rows, args.fmt)
     try:
         if args.plot:
@@ -114,4 +119,4 @@ def run_sweep(args: argparse.Namespace) -> str:
     return text
 
 
-__all__ = ["register", "run_sweep"]
+__all__ = ["register", "run_sweep", "emit"]

@@ -289,7 +289,7 @@ def main_table(ns, out: list[str], rows: list[dict]) -> None:
 
 
 def profile_table(ns, out: list[str]) -> None:
-    out += ["", f"Table 2: δ at fixed ε < ε0 (exact: wmcdp privacy_profile, one pass; FMT: clone-pair divergence); "
+    out += ["", "Table 2: δ at fixed ε < ε0 (exact: wmcdp privacy_profile, one pass; FMT: clone-pair divergence); "
             "both are 0 for ε ≥ ε0",
             f"{'n':>5} {'ε0':>4} {'ε':>5} | {'δ exact':>13} {'δ FMT upper':>13} {'upper/exact':>11} | {'t':>6}",
             "-" * 68]

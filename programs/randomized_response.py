@@ -1,9 +1,10 @@
-"""Randomized response (paper Alg. 4) and its counting wrapper (paper Sec. 5.4)."""
+"""Randomized response (paper Alg. 4), its counting wrapper (paper Sec. 5.4), and k-ary randomized response."""
 
 from __future__ import annotations
 
-from wmcdp.lang import Bits, Program, flip
-from wmcdp.numbers import positive_int, probability
+from wmcdp.errors import WmcdpError
+from wmcdp.lang import Bits, Int, IntVector, Program, flip, ite, uniform
+from wmcdp.numbers import format_number, positive_int, probability
 
 
 def _respond(x, lam):
@@ -30,3 +31,45 @@ def rr_counting(n: int, lam) -> Program:
     return Program("rr_counting", Bits(n), lambda x: sum(reversed(_respond(x, lam))),
                    params={"n": n, "lam": lam}, neighbours="hamming", target=sum,
                    description="number of ones in randomized_response(n, lam); target = number of ones in x")
+
+
+def _kary_values(k: object) -> int:
+    k = positive_int(k, "k")
+    if k < 2:
+        raise WmcdpError(f"k must be at least 2, got {format_number(k)}")
+    return k
+
+
+def kary_report(xi, k: int, lam) -> Int:
+    """One user's k-ary report: ``x_i`` with probability ``1 - lam``, else one of the other ``k - 1`` values
+    uniformly (``u`` uniform on ``0..k-2``, moved past ``x_i``)."""
+    u = uniform(0, k - 2)
+    other = ite(u >= xi, u + 1, u)
+    return ite(flip(lam), other, xi)
+
+
+def kary_randomized_response(n: int, k: int, lam) -> Program:
+    """k-ary RR: each of ``n`` values in ``0..k-1`` is reported truthfully with probability ``1 - lam``,
+    otherwise as one of the other ``k - 1`` values uniformly. Local eps0 = ln((1 - lam)(k - 1) / lam)."""
+    n, k, lam = positive_int(n, "n"), _kary_values(k), probability(lam, "lam")
+    return Program("kary_randomized_response", IntVector(n, 0, k - 1),
+                   lambda x: tuple(kary_report(x[i], k, lam) for i in range(n)),
+                   params={"n": n, "k": k, "lam": lam}, neighbours="hamming",
+                   description="each value in 0..k-1 reported truthfully w.p. 1-lam, else another value uniformly")
+
+
+def kary_rr_histogram(n: int, k: int, lam) -> Program:
+    """Shuffled k-ary RR: the histogram of the ``n`` reports of :func:`kary_randomized_response`.
+
+    The output is the counts of the reports ``0..k-2`` (the count of ``k - 1`` is ``n`` minus
+    their sum); a shuffler's output is exactly this histogram.
+    """
+    n, k, lam = positive_int(n, "n"), _kary_values(k), probability(lam, "lam")
+
+    def body(x):
+        reports = [kary_report(x[i], k, lam) for i in range(n)]
+        counts = tuple(sum(r == j for r in reports) for j in range(k - 1))
+        return counts if k > 2 else counts[0]
+
+    return Program("kary_rr_histogram", IntVector(n, 0, k - 1), body, params={"n": n, "k": k, "lam": lam},
+                   neighbours="hamming", description="counts of the k-ary RR reports 0..k-2 (shuffled k-ary RR)")

@@ -1,7 +1,10 @@
-"""Hand-proved inference / privacy / accuracy sets, by program name.
+"""Hand-proved inference / privacy / accuracy / pair sets, by program name.
 
 ``PRIVACY[name](**params)`` returns ``(C, I)``; ``ACCURACY[name](alpha, **params)``
-returns ``(A, I)``. Each set comes with a test that it gives the exhaustive bound.
+returns ``(A, I)``; ``PAIRS[name](**params)`` returns ``(P, I)`` for approximate DP,
+Rényi DP and privacy-loss distributions (``P`` a pair set, ``I`` None — whole output
+distributions from the compiled program — or the rows' own proved source). Each set comes
+with a test that it gives the exhaustive bound.
 """
 
 from __future__ import annotations
@@ -12,8 +15,14 @@ PRIVACY = {
     "randomized_response": lambda n, **_: (rr.privacy_set(n), rr.privacy_inference_set(n)),
 }
 
+PAIRS = {
+    "randomized_response": lambda n, **_: (rr.pairs(n), None),
+    "rr_counting": lambda n, lam: (rr.counting_pairs(n), rr.counting_inference(n, lam)),
+    "kary_rr_histogram": lambda n, k, lam: (rr.kary_pairs(n, k), rr.kary_inference(n, k, lam)),
+}
+
 ACCURACY = {
     "rr_counting": lambda alpha, n, **_: (rr.accuracy_set(n), rr.accuracy_inference_set(n, alpha)),
 }
 
-__all__ = ["PRIVACY", "ACCURACY"]
+__all__ = ["PRIVACY", "ACCURACY", "PAIRS"]

@@ -8,15 +8,53 @@ With ``u_i = 1^i 0^(n-i)``:
 * inference set for privacy (eq. 9): ``{(u_i, 0^n)}_{i=0..n}``;
 * accuracy set for RR counting (eq. 10): ``{u_i}_{i=0..n}`` (Lemma 3, Thm. 7);
 * inference set for accuracy (eq. 11): ``{(u_i, y) : y in [i - alpha, i + alpha]}`` (Thm. 8).
+
+Pair sets for approximate DP, Rényi DP and privacy-loss distributions (every quantity there
+is, per pair, a function of the two output distributions ``P(.|x)`` and ``P(.|x')`` alone,
+maximised over the pairs in both orders):
+
+* randomized response, :func:`pairs`: ``{(0^n, 1 0^(n-1)), (1 0^(n-1), 0^n)}``. *Proof.* A
+  Hamming pair differs in one entry ``i``; ``P(y|x) = Q(y_{-i}) p(y_i|x_i)`` and
+  ``P(y|x') = Q(y_{-i}) p(y_i|x'_i)`` with the same ``Q`` (the other users' reports), so every
+  ``Σ_y f(P(y|x), P(y|x'))`` with ``f`` positively homogeneous (``max(0, a − t b)``,
+  ``a^α b^(1−α)``) and the privacy loss ``ln(p(y_i|x_i)/p(y_i|x'_i))`` depend only on
+  ``(x_i, x'_i)``, which is ``(0, 1)`` or ``(1, 0)``: the values of these two pairs. ∎
+* RR counting, :func:`counting_pairs`: ``{(u_k, u_{k+1}), (u_{k+1}, u_k)}`` for ``k = 0..n-1``.
+  *Proof.* The count is a sum of independent reports, ``Bin(#ones, 1 − lam) + Bin(#zeros, lam)``,
+  so ``P(.|x)`` depends on ``x`` only through its number of ones ``|x|`` (Lemma 1 of the paper,
+  summed over the outputs with the same count), and ``P(.|x) = P(.|u_{|x|})``. Hamming
+  neighbours differ in one bit, so ``{|x|, |x'|} = {k, k + 1}`` for ``k = min(|x|, |x'|)`` in
+  ``0..n-1``: every ordered pair has the output distributions of ``(u_k, u_{k+1})`` or of
+  ``(u_{k+1}, u_k)``, and every pair listed is itself a Hamming pair. ∎
+  :func:`counting_inference` gives their rows from the one-user randomizer by
+  convolution (:class:`wmcdp.shuffle.ShuffledInference`; the count is the histogram of the
+  reports restricted to the ones).
+* shuffled k-ary RR (``kary_rr_histogram``), :func:`kary_pairs`: with ``v(h)`` the sorted
+  input whose histogram of values is ``h``, the pairs ``(v(h), v(h − e_0 + e_1))`` and their
+  reverses for every ``h`` with ``h_0 ≥ 1`` and ``h_2 ≥ h_3 ≥ … ≥ h_{k−1}``. *Proof.* As for
+  counting, ``P(.|x)`` depends only on the histogram of ``x`` (independent reports, then the
+  histogram). Relabelling the values by a permutation ``σ`` of ``0..k-1`` relabels each
+  user's report distribution the same way (truth with ``1 − lam``, each other value with
+  ``lam/(k − 1)``), so ``P(σ(c) | σ(x)) = P(c | x)`` for the full histogram ``c`` of reports,
+  which is a one-to-one function of the output (the last count is ``n`` minus the others).
+  A Hamming pair moves one user from a value ``i`` to ``j ≠ i``; a ``σ`` with ``σ(i) = 0``,
+  ``σ(j) = 1`` that sorts the counts of the remaining values (largest first) maps it to a
+  listed pair with the same pair of distributions up to a relabelling of outputs, which
+  leaves every sum over outputs unchanged. ∎
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
+from programs.randomized_response import _respond, kary_report
+from wmcdp.lang import Bits, IntVector, Program
 from wmcdp.numbers import Number
+from wmcdp.pairs import PairSet
 from wmcdp.sets import AccuracySet, InferenceSet, PrivacySet
+from wmcdp.shuffle import ShuffledInference
 
 
 @functools.lru_cache(maxsize=4)
@@ -49,3 +87,42 @@ def accuracy_inference_set(n: int, alpha: Number) -> InferenceSet:
     """Eq. 11: the outputs within ``alpha`` of each representative's count."""
     return InferenceSet.of((x, y) for i, x in enumerate(_u(n))
                            for y in range(math.ceil(i - alpha), math.floor(i + alpha) + 1))
+
+
+def pairs(n: int) -> PairSet:
+    """Randomized response: one Hamming pair in both orders."""
+    zero, one = (0,) * n, (1,) + (0,) * (n - 1)
+    return PairSet.of([(zero, one)])
+
+
+def counting_pairs(n: int) -> PairSet:
+    """RR counting: ``(u_k, u_{k+1})`` and its reverse for ``k = 0..n-1`` (2n pairs)."""
+    return PairSet.of((_u(n)[k], _u(n)[k + 1]) for k in range(n))
+
+
+def counting_inference(n: int, lam: Number) -> ShuffledInference:
+    """The rows of RR counting: the count of ones among ``n`` shuffled one-bit RR reports."""
+    local = Program("rr_report", Bits(1), lambda x: _respond(x, lam)[0], params={"lam": lam})
+    return ShuffledInference(local, n, (1,))
+
+
+def _sorted_input(h: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(v for v, count in enumerate(h) for _ in range(count))
+
+
+def kary_pairs(n: int, k: int) -> PairSet:
+    """Shuffled k-ary RR: ``(v(h), v(h - e_0 + e_1))`` and reverses, ``h_0 >= 1``, ``h_2 >= ... >= h_{k-1}``."""
+    out = []
+    for h in itertools.product(range(n + 1), repeat=k):
+        if sum(h) != n or h[0] < 1 or any(h[j] < h[j + 1] for j in range(2, k - 1)):
+            continue
+        moved = (h[0] - 1, h[1] + 1) + h[2:]
+        out.append((_sorted_input(h), _sorted_input(moved)))
+    return PairSet.of(out)
+
+
+def kary_inference(n: int, k: int, lam: Number) -> ShuffledInference:
+    """The rows of shuffled k-ary RR: the counts of the reports ``0..k-2`` of ``n`` one-user k-ary reports."""
+    local = Program("kary_rr_report", IntVector(1, 0, k - 1), lambda x: kary_report(x[0], k, lam),
+                    params={"k": k, "lam": lam})
+    return ShuffledInference(local, n, tuple(range(k - 1)))

@@ -63,3 +63,63 @@ def tight_epsilon(dists: dict, neighbours) -> tuple[float, tuple]:
                 if e > best:
                     best, witness = e, (x, xp, y)
     return best, witness
+
+
+# -- beyond pure epsilon: hockey-stick, Rényi, products (straight from the definitions) ------------
+
+def hockey(p: dict, q: dict, t) -> object:
+    """``sum_y max(0, p(y) - t q(y))`` over the outputs of either distribution."""
+    return sum((max(0, p.get(y, 0) - t * q.get(y, 0)) for y in set(p) | set(q)), 0)
+
+
+def max_over_pairs(dists: dict, neighbours, value) -> tuple[object, list]:
+    """``(max of value(P(.|x), P(.|x')) over ordered neighbour pairs, the pairs attaining it)``."""
+    scores = {(x, xp): value(dists[x], dists[xp]) for x in dists for xp in neighbours(x)}
+    best = max(scores.values())
+    return best, [pair for pair, v in scores.items() if v == best]
+
+
+def ratio_for_delta(p: dict, q: dict, delta) -> object:
+    """The smallest ``t = e^eps >= 1`` with ``hockey(p, q, t) <= delta`` (Fractions in, Fraction or inf out).
+
+    Outputs sorted by ratio, largest first; on the segment between consecutive ratios the
+    sum is ``A - t B`` over the outputs above it, solved for ``t`` on the first segment whose
+    left end still exceeds delta.
+    """
+    A = sum((p[y] for y in p if p[y] > 0 and q.get(y, 0) == 0), Fraction(0))
+    if A > delta:
+        return math.inf
+    finite = sorted({Fraction(p[y]) / q[y] for y in p if p[y] > 0 and q.get(y, 0) > 0}, reverse=True)
+    B = Fraction(0)
+    for k, r in enumerate(finite):
+        A += sum(p[y] for y in p if p[y] > 0 and q.get(y, 0) > 0 and Fraction(p[y]) / q[y] == r)
+        B += sum(q[y] for y in p if p[y] > 0 and q.get(y, 0) > 0 and Fraction(p[y]) / q[y] == r)
+        left = finite[k + 1] if k + 1 < len(finite) else Fraction(0)
+        if A - left * B > delta:
+            return max(Fraction(1), (A - delta) / B)
+    return Fraction(1)
+
+
+def renyi(p: dict, q: dict, alpha: float) -> float:
+    """``1/(alpha-1) ln sum_y p^alpha q^(1-alpha)`` at 60 digits (``inf`` when some ``p(y) > 0 = q(y)``)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        total = mpmath.mpf(0)
+        for y, py in p.items():
+            if py == 0:
+                continue
+            qy = q.get(y, 0)
+            if qy == 0:
+                return math.inf
+            f = lambda v: mpmath.mpf(Fraction(v).numerator) / Fraction(v).denominator  # noqa: E731
+            total += f(py) ** alpha * f(qy) ** (1 - alpha)
+        return float(mpmath.log(total) / (alpha - 1))
+
+
+def product(dist: dict, k: int) -> dict:
+    """The k-fold product distribution over tuples of outputs."""
+    out = {(): Fraction(1)}
+    for _ in range(k):
+        out = {ys + (y,): p * q for ys, p in out.items() for y, q in dist.items()}
+    return out

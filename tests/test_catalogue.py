@@ -16,7 +16,9 @@ from programs import kary_rr, opendp_noisy_max, opendp_rr_bitvec, randomized_res
 from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inference, synthesize_accuracy,
                    synthesize_privacy, uniform)
 from wmcdp.audit.opendp import cases as audit_cases
+from wmcdp.approximate import synthesize_approximate
 from wmcdp.cli import main
+from wmcdp.renyi import synthesize_renyi
 from wmcdp.registry import build_program
 
 MECH = textwrap.dedent("""
@@ -164,6 +166,36 @@ CASES = [
      "the automatic symmetry sets are too large (|C| = 370855680 triples; limit 268435456): force the run (--force)",
      lambda: synthesize_privacy(kary_rr(12, 4, ratio=3), "auto"),
      ["privacy", "kary_rr", "-p", "n=12", "-p", "k=4", "-p", "ratio=3", "--sets", "auto"]),
+    ("approx without epsilon or delta",
+     "give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))",
+     lambda: synthesize_approximate(randomized_response(2, "1/5")),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5"]),
+    ("delta out of range", "delta must be in [0, 1], got 2",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=2),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "2"]),
+    ("epsilon as the log of a ratio below 1", "epsilon 'ln:1/2' is negative; it must be a finite number >= 0",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), epsilon="ln:1/2"),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--epsilon", "ln:1/2"]),
+    ("compose below 1", "compose must be a whole number >= 1, got 0",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=0.1, compose=0),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "0"]),
+    ("unknown accountant", "unknown accountant 'foo'; choose one of exact, dp-accounting",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=0.1, compose=2, accountant="foo"),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "2",
+      "--accountant", "foo"]),
+    ("exact composition past its size limit",
+     "the composed privacy-loss distribution has more than 1048576 values; compose fewer runs exactly, "
+     "or use the dp-accounting accountant (pip install 'wmcdp[accounting]')",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=0.1, compose=2000000),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "2000000"]),
+    ("Rényi order not above 1", "Rényi orders must be > 1 (or inf), got 0.5",
+     lambda: synthesize_renyi(randomized_response(2, "1/5"), [0.5]),
+     ["renyi", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--orders", "0.5"]),
+    ("data-centric pairs with explicit sets",
+     "at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both",
+     lambda: synthesize_approximate(randomized_response(2, "1/5"), [((0, 0), (1, 0))], delta=0.1, at=(0, 0)),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--at", "0,0",
+      "--sets", "symmetry"]),
     ("unknown backend", "unknown backend 'zdd'; choose one of bdd, sdd",
      lambda: synthesize_privacy(randomized_response(2, 0.2), backend="zdd"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--backend", "zdd"]),

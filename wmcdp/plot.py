@@ -1,7 +1,8 @@
-"""The curve of a sweep: epsilon or 1 - beta against the swept parameter (matplotlib, optional).
+"""The curve of a sweep or a profile (matplotlib, optional): epsilon, 1 - beta, epsilon or delta
+of (epsilon, delta), or D_alpha against the swept parameter; delta against epsilon for a profile.
 
-Install with ``pip install -e '.[plot]'``. One line per program variant; an infinite
-epsilon leaves a gap in its line.
+Install with ``pip install -e '.[plot]'``. One line per program variant (and Rényi order);
+an infinite value leaves a gap in its line.
 """
 
 from __future__ import annotations
@@ -27,7 +28,42 @@ def require_matplotlib(path: str | Path) -> None:
         raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]' (or pip install matplotlib)") from None
 
 
-def plot_rows(rows: Sequence[Row], path: str | Path, *, title: str | None = None, xlabel: str | None = None) -> None:
+def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], str, str, str]:
+    """Per line label, its ``(x, y)`` points; the y label, the x label and the default title."""
+    kind, parameter = rows[0].kind, rows[0].parameter
+    lines: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        if kind == "profile":
+            label, x, y = r.program, float(r.epsilon), float(r.delta)  # type: ignore[union-attr]
+        elif kind == "renyi":
+            label, x, y = f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)  # type: ignore[union-attr]
+        elif kind == "approximate":
+            given_delta = r.given == "delta"  # type: ignore[union-attr]
+            label, x, y = r.program, float(r.value), float(r.epsilon if given_delta else r.delta)  # type: ignore[union-attr]
+        else:
+            label, x = r.program, float(r.value)  # type: ignore[union-attr]
+            y = float(r.epsilon) if kind == "privacy" else float(r.one_minus_beta)  # type: ignore[union-attr]
+        lines.setdefault(label, []).append((x, y))
+    xlabel = f"{parameter} (swept program parameter)"
+    if kind == "privacy":
+        return lines, "tight epsilon (nats, natural log)", xlabel, f"tight privacy bound vs {parameter}"
+    if kind == "accuracy":
+        return (lines, f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)", xlabel,  # type: ignore[union-attr]
+                f"tight accuracy bound vs {parameter}")
+    if kind == "renyi":
+        return lines, "tight Renyi divergence D_alpha (nats)", xlabel, f"tight Renyi DP vs {parameter}"
+    if kind == "approximate":
+        r0 = rows[0]
+        if r0.given == "delta":  # type: ignore[union-attr]
+            return (lines, f"tight epsilon at delta = {format_number(r0.delta)} (nats)", xlabel,  # type: ignore[union-attr]
+                    f"tight (epsilon, delta) vs {parameter}")
+        return (lines, f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)", xlabel,  # type: ignore[union-attr]
+                f"tight (epsilon, delta) vs {parameter}")
+    return lines, "tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"
+
+
+def plot_rows(rows: Sequence[Row], path: str | Path, *, title: str | None = None, xlabel: str | None = None,
+              log_y: bool = False) -> None:
     """Draw ``rows`` (all of one kind) into ``path``; the format follows the file suffix."""
     require_matplotlib(path)
     import matplotlib
@@ -35,21 +71,16 @@ def plot_rows(rows: Sequence[Row], path: str | Path, *, title: str | None = None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    kind, parameter = rows[0].kind, rows[0].parameter
+    lines, ylabel, default_x, default_title = _curves(rows)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for variant in dict.fromkeys(r.program for r in rows):
-        mine = [r for r in rows if r.program == variant]
-        ys = [float(r.epsilon) if kind == "privacy" else float(r.one_minus_beta) for r in mine]
-        ax.plot([float(r.value) for r in mine], [y if math.isfinite(y) else math.nan for y in ys],
-                marker="o", label=variant)
-    if kind == "privacy":
-        ax.set_ylabel("tight epsilon (nats, natural log)")
-        default = "tight privacy bound"
-    else:
-        ax.set_ylabel(f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)")
-        default = "tight accuracy bound"
-    ax.set_xlabel(xlabel or f"{parameter} (swept program parameter)")
-    ax.set_title(title or f"{default} vs {parameter}")
+    for label, points in lines.items():
+        ax.plot([x for x, _ in points], [y if math.isfinite(y) else math.nan for _, y in points], marker="o",
+                label=label)
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel or default_x)
+    ax.set_title(title or default_title)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -29,6 +29,7 @@ from .inference import (Counter, DenseTable, ProbabilityTable, as_compiled, expl
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
+from .pairs import privacy_sets_at
 from .scan import RatioScan
 from .sets import (ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, Relation, check_exhaustive,
                    check_relation, describe_pair, neighbour_relation)
@@ -178,12 +179,15 @@ def synthesize_privacy(prog: Program | Compiled,
                        C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
-                       exact: Any = None, force: bool = False, workers: Any = None) -> PrivacyResult:
+                       exact: Any = None, force: bool = False, at: Value | None = None,
+                       workers: Any = None) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain;
     ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans one
     triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
 
-    ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
+    ``at=x0`` restricts the exhaustive sets to the data-centric pairs of the database ``x0``
+    (:func:`wmcdp.pairs.pairs_at`: ``(x0, x')`` and ``(x', x0)`` for its neighbours ``x'``,
+    every output). ``neighbours`` (for the exhaustive ``C``) defaults to the program's declared relation;
     ``exact`` is None (exact when every weight is rational), True, False or ``"binary"``
     (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
     sets over the size limits of :func:`wmcdp.sets.check_exhaustive`; ``workers`` (a
@@ -198,10 +202,17 @@ def synthesize_privacy(prog: Program | Compiled,
             raise WmcdpError(f"C must be a privacy set, None (exhaustive) or 'auto', got {C!r}")
         if I is not None:
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        if at is not None:
+            raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not 'auto'")
         from .symmetry import auto_privacy
 
         return auto_privacy(compiled, neighbours, exact=exact, force=force)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    if at is not None:
+        if C is not None or I is not None:
+            raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
+        check_relation(relation, compiled.domain)
+        C, I = privacy_sets_at(compiled.domain, compiled.shape, relation, at)
     if C is None:
         check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
         check_relation(relation, compiled.domain)

@@ -110,7 +110,9 @@ def find_relation(spec: str) -> Any:
 
 
 def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
-    """``(C, I)`` for ``kind == "privacy"`` or ``(A, I)`` for ``"accuracy"``; ``(None, None)`` is exhaustive.
+    """``(C, I)`` for ``kind == "privacy"``, ``(A, I)`` for ``"accuracy"``, ``(P, I)`` for ``"pairs"``
+    (approximate and Rényi DP; ``I`` may be None there: whole output distributions); ``(None, None)``
+    is exhaustive.
 
     ``spec`` is ``"exhaustive"``, ``"symmetry"`` (the program's proved sets from
     :mod:`symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
@@ -137,8 +139,9 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
         raise
     except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
         raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
-    names = ("C", "I") if kind == "privacy" else ("A", "I")
-    if not isinstance(result, (tuple, list)) or len(result) != 2 or any(part is None for part in result):
+    names = {"privacy": ("C", "I"), "accuracy": ("A", "I"), "pairs": ("P", "I")}[kind]
+    if not isinstance(result, (tuple, list)) or len(result) != 2 or result[0] is None or \
+            (kind != "pairs" and result[1] is None):
         raise WmcdpError(f"the sets from {spec} must be a pair ({names[0]}, {names[1]}) of sets, got {result!r:.80}")
     first, I = result
     return first, I

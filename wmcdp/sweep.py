@@ -1,9 +1,12 @@
-"""Sweeps: the tight privacy or accuracy bound of programs over a range of one parameter.
+"""Sweeps: the tight privacy, accuracy, (ε, δ) or Rényi bound of programs over a range of one parameter.
 
 For each program and each value ``v`` of the swept parameter, the program is built with
 its fixed parameters plus ``parameter = v``, compiled, and Algorithm 2 (tight epsilon,
-ratio and witness triple) or Algorithm 3 (tight 1 - beta at radius alpha and the worst
-input) is run on the exhaustive or the symmetry sets. One row per (program, value).
+ratio and witness triple), Algorithm 3 (tight 1 - beta at radius alpha and the worst
+input), approximate DP (δ(ε) or ε(δ) and the witness pair) or Rényi DP (``D_α`` per order
+and its pair) is run on the exhaustive or the symmetry sets. One row per (program, value),
+and per order for Rényi. The privacy profile's rows (:class:`ProfileRow`, one per ε) share
+the same tables.
 
 >>> rows = sweep_privacy(["randomized_response"], {"n": 3}, "lam", parse_over("lam=1/4,1/2")[1])
 >>> [(r.value, r.ratio) for r in rows]
@@ -18,13 +21,16 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence, Union
 
 from .accuracy import synthesize_accuracy
+from .approximate import synthesize_approximate
 from .errors import WmcdpError
 from .inference import as_compiled
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, exact_text, format_number, is_exact, parse_number
+from .pairs import PairWitness
 from .privacy import PrivacyWitness, synthesize_privacy
 from .registry import build_program, find_program, find_relation, find_sets, parameters
+from .renyi import synthesize_renyi
 
 #: most points one sweep may have
 MAX_POINTS = 100_000
@@ -91,7 +97,82 @@ class AccuracyRow:
         return out
 
 
-Row = Union[PrivacyRow, AccuracyRow]
+@dataclass(frozen=True)
+class ApproximateRow:
+    """Approximate DP at one parameter value: δ(ε) or ε(δ) of ``compose`` runs, and the witness pair."""
+
+    program: str
+    parameter: str
+    value: Number
+    epsilon: float
+    delta: float | Fraction
+    witness: PairWitness
+    given: str          # "epsilon" or "delta": which one was given
+    compose: int
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+
+    kind = "approximate"
+
+    def record(self) -> dict[str, Any]:
+        out = _head(self)
+        out.update(epsilon=float(self.epsilon), delta=float(self.delta), given=self.given,
+                   witness_x=format_value(self.witness.x), witness_x_prime=format_value(self.witness.x_prime),
+                   compose=self.compose, diagram_size=self.diagram_size, seconds=self.seconds)
+        if self.exact and isinstance(self.delta, Fraction):
+            out.update(delta_exact=exact_text(self.delta))
+        return out
+
+
+@dataclass(frozen=True)
+class RenyiRow:
+    """The Rényi divergence ``D_α`` at one parameter value and one order, and the witness pair."""
+
+    program: str
+    parameter: str
+    value: Number
+    order: float
+    epsilon: float
+    witness: PairWitness
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+
+    kind = "renyi"
+
+    def record(self) -> dict[str, Any]:
+        out = _head(self)
+        out.update(order=self.order, epsilon=float(self.epsilon), witness_x=format_value(self.witness.x),
+                   witness_x_prime=format_value(self.witness.x_prime), diagram_size=self.diagram_size,
+                   seconds=self.seconds)
+        return out
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """One point of a privacy profile: δ(``epsilon``) and the first pair that attains it."""
+
+    program: str
+    epsilon: float
+    epsilon_text: str       # as given: "0.5" or "ln(3/2)"
+    delta: float | Fraction
+    witness: PairWitness
+    compose: int = 1
+
+    kind = "profile"
+    parameter = "epsilon"
+
+    def record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"epsilon": float(self.epsilon), "delta": float(self.delta),
+                               "witness_x": format_value(self.witness.x),
+                               "witness_x_prime": format_value(self.witness.x_prime)}
+        if isinstance(self.delta, Fraction):
+            out.update(epsilon_exact=self.epsilon_text, delta_exact=exact_text(self.delta))
+        return out
+
+
+Row = Union[PrivacyRow, AccuracyRow, ApproximateRow, RenyiRow, ProfileRow]
 
 
 def _plain(value: Any) -> Any:
@@ -221,17 +302,38 @@ def _accuracy_point(program: Program, variant: str, parameter: str, value: Numbe
                        r.diagram_size, compiled.compile_seconds + r.seconds)
 
 
-def _sweep(point: Callable[..., Row], specs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
+def _approximate_point(program: Program, variant: str, parameter: str, value: Number, *, epsilon: Any, delta: Any,
+                       compose: int, sets: str, neighbours: str | None, backend: str, exact: Any) -> ApproximateRow:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_approximate(program, P, I, epsilon=epsilon, delta=delta, compose=compose,
+                               neighbours=find_relation(neighbours) if neighbours else None, backend=backend,
+                               exact=exact)
+    return ApproximateRow(variant, parameter, value, r.epsilon, r.delta, r.witness,
+                          "delta" if delta is not None else "epsilon", r.compose, r.exact, r.diagram_size, r.seconds)
+
+
+def _renyi_point(program: Program, variant: str, parameter: str, value: Number, *, orders: Any, sets: str,
+                 neighbours: str | None, backend: str, exact: Any) -> list[RenyiRow]:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_renyi(program, orders, P, I, neighbours=find_relation(neighbours) if neighbours else None,
+                         backend=backend, exact=exact)
+    return [RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
+            for o in r.orders]
+
+
+def _sweep(point: Callable[..., Row | list[Row]], specs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
            values: Sequence[Number], progress: ProgressCallback | None, **options: Any) -> list[Row]:
     _check(specs, fixed, parameter, values)
-    total, rows = len(specs) * len(values), []
+    total, done, rows = len(specs) * len(values), 0, []
     for spec in specs:
         variant = _variant(spec, fixed)
         for value in values:
             if progress:
-                progress(len(rows), total, f"{variant} {parameter}={format_number(value)}")
+                progress(done, total, f"{variant} {parameter}={format_number(value)}")
             program = build_program(spec, {**fixed, parameter: value})
-            rows.append(point(program, variant, parameter, value, **options))
+            out = point(program, variant, parameter, value, **options)
+            rows.extend(out if isinstance(out, list) else [out])
+            done += 1
     if progress:
         progress(total, total, "")
     return rows
@@ -261,5 +363,32 @@ def sweep_accuracy(programs: Sequence[str], fixed: Mapping[str, Number], paramet
                   backend=backend, exact=exact)  # type: ignore[return-value]
 
 
-__all__ = ["PrivacyRow", "AccuracyRow", "Row", "parse_over", "sweep_privacy", "sweep_accuracy", "records",
-           "to_dataframe"]
+def sweep_approximate(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
+                      values: Sequence[Number], *, epsilon: Any = None, delta: Any = None, compose: int = 1,
+                      sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
+                      exact: Any = None, progress: ProgressCallback | None = None) -> list[ApproximateRow]:
+    """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) of each program for each value of ``parameter``.
+
+    ``sets``: ``"exhaustive"``, ``"symmetry"`` (the program's proved pair sets) or ``file.py:function``.
+    """
+    if (epsilon is None) == (delta is None):
+        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
+    if sets != "exhaustive" and neighbours:
+        raise WmcdpError("neighbours apply to exhaustive sets only")
+    return _sweep(_approximate_point, programs, fixed, parameter, values, progress, epsilon=epsilon, delta=delta,
+                  compose=compose, sets=sets, neighbours=neighbours, backend=backend,
+                  exact=exact)  # type: ignore[return-value]
+
+
+def sweep_renyi(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
+                orders: Any, *, sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
+                exact: Any = None, progress: ProgressCallback | None = None) -> list[RenyiRow]:
+    """Tight ``D_α`` of each program for each value of ``parameter``, one row per order."""
+    if sets != "exhaustive" and neighbours:
+        raise WmcdpError("neighbours apply to exhaustive sets only")
+    return _sweep(_renyi_point, programs, fixed, parameter, values, progress, orders=orders, sets=sets,
+                  neighbours=neighbours, backend=backend, exact=exact)  # type: ignore[return-value]
+
+
+__all__ = ["PrivacyRow", "AccuracyRow", "ApproximateRow", "RenyiRow", "ProfileRow", "Row", "parse_over",
+           "sweep_privacy", "sweep_accuracy", "sweep_approximate", "sweep_renyi", "records", "to_dataframe"]

@@ -1,4 +1,4 @@
-"""Sweep rows as text: an aligned table, CSV, Markdown, a LaTeX booktabs tabular, or JSON.
+"""Sweep and profile rows as text: an aligned table, CSV, Markdown, a LaTeX booktabs tabular, or JSON.
 
 CSV and JSON carry every column of :func:`wmcdp.sweep.records` (floats at full
 precision, ``*_exact`` fraction strings for exact runs, an infinite epsilon as ``inf``);
@@ -27,12 +27,23 @@ _PRIVACY = [("program", "program", "program"), ("value", None, None), ("epsilon"
 _ACCURACY = [("program", "program", "program"), ("value", None, None), ("alpha", "alpha", r"$\alpha$"),
              ("one_minus_beta", "1-beta", r"$1-\beta$"), ("beta", "beta", r"$\beta$"),
              ("witness_x", "worst x", "worst $x$"), ("diagram_size", "size", "size"), ("seconds", "seconds", "seconds")]
+_PAIR = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
+_APPROXIMATE = [("program", "program", "program"), ("value", None, None), ("epsilon", "epsilon", r"$\varepsilon$"),
+                ("delta", "delta", r"$\delta$"), *_PAIR, ("compose", "K", "$K$"), ("diagram_size", "size", "size"),
+                ("seconds", "seconds", "seconds")]
+_RENYI = [("program", "program", "program"), ("value", None, None), ("order", "alpha", r"$\alpha$"),
+          ("epsilon", "D_alpha", r"$D_\alpha$"), *_PAIR, ("diagram_size", "size", "size"),
+          ("seconds", "seconds", "seconds")]
+_PROFILE = [("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *_PAIR]
+#: the columns people read, per kind of row
+COLUMNS = {"privacy": _PRIVACY, "accuracy": _ACCURACY, "approximate": _APPROXIMATE, "renyi": _RENYI,
+           "profile": _PROFILE}
 _TEXT = {"program", "witness_x", "witness_x_prime", "witness_y"}
 
 
 def _cell(record: dict[str, Any], key: str) -> str:
-    if key == "value" and record.get("value_exact"):
-        return record["value_exact"]
+    if key in ("value", "epsilon", "delta") and record.get(f"{key}_exact"):
+        return record[f"{key}_exact"]
     value = record[key]
     if key == "seconds":
         return f"{value:.4f}"
@@ -41,7 +52,7 @@ def _cell(record: dict[str, Any], key: str) -> str:
 
 def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[list[str]], list[bool]]:
     """Headers, cells and which columns are numeric, for the human formats."""
-    columns = _PRIVACY if rows[0].kind == "privacy" else _ACCURACY
+    columns = COLUMNS[rows[0].kind]
     parameter = rows[0].parameter
     headers = [(rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter) if plain is None
                else (tex if latex else plain) for _, plain, tex in columns]

@@ -3,8 +3,11 @@
     wmcdp privacy NAME -p key=value ... [--sets exhaustive|symmetry|auto|FILE.py:FUNC] [--neighbours REL]
                   [--backend bdd|sdd] [--exact | --exact-floats] [--json]
     wmcdp accuracy NAME -p key=value ... --alpha A [--top K] [--sets ...] [--exact] [--json]
+    wmcdp approx NAME -p key=value ... (--delta D | --epsilon E) [--compose K] [--at X] [--sets ...] [--json]
+    wmcdp renyi NAME -p key=value ... --orders 1.5,2,inf [--at X] [--sets ...] [--json]
+    wmcdp profile NAME -p key=value ... --epsilons 0:3:0.1 [--format F] [--plot FILE]
     wmcdp size NAME -p key=value ... [--backend bdd|sdd] [--dot FILE]
-    wmcdp sweep privacy|accuracy NAME... -p key=value ... --over key=start:stop:step [--format F]
+    wmcdp sweep privacy|accuracy|approx|renyi NAME... -p key=value ... --over key=start:stop:step [--format F]
     wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
     wmcdp symmetry NAME -p key=value ... [--neighbours REL] [--json]
@@ -29,12 +32,13 @@ EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
 def _parser():
-    from . import audit, bounds, sweep, symmetry, tools
+    from . import audit, beyond, bounds, sweep, symmetry, tools
     from .common import Parser
 
     p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     bounds.register(sub)
+    beyond.register(sub)
     tools.register(sub)
     sweep.register(sub)
     symmetry.register(sub)

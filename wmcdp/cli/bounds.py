@@ -79,14 +79,17 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
 
 
 def _privacy(args: argparse.Namespace) -> str:
+    from .tools import parse_input
+
     program = program_of(args)
     compiled = compiled_of(args, program)
     C, I, relation, shown = privacy_sets(args, program)
+    at = parse_input(args.at, program) if args.at else None
     with workers_of(args) as workers:
         r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force,
-                               workers=workers)
+                               at=at, workers=workers)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-             "sets": args.sets, "neighbours": shown, "backend": args.backend, **sets_json(r.sets)}
+             "sets": args.sets, "neighbours": shown, "backend": args.backend, "at": args.at, **sets_json(r.sets)}
     if args.json:
         return dumps(privacy_json(r, extra))
     rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact)),
@@ -94,7 +97,8 @@ def _privacy(args: argparse.Namespace) -> str:
             ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact)),
             ("P(y | x')", show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
             *sets_rows(r.sets, "privacy"), ("seconds", f"{r.seconds:.4f}")]
-    title = (f"{program.label()}: tight privacy bound ({args.sets} sets, neighbours {shown}, "
+    where = f" at {args.at}" if args.at else ""
+    title = (f"{program.label()}: tight privacy bound ({args.sets} sets{where}, neighbours {shown}, "
              f"{args.backend}, {mode_text(r.exact, args)})")
     return table(title, rows)
 
@@ -128,6 +132,8 @@ def _accuracy(args: argparse.Namespace) -> str:
 def register(sub: Any) -> None:
     q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
     privacy_args(q)
+    q.add_argument("--at", metavar="X", help="the data-centric epsilon of the database X (0101 or 2,0,1): "
+                   "the pairs of X and its neighbours only")
     q.set_defaults(run=_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")

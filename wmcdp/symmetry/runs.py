@@ -469,16 +469,17 @@ def _multinomial(row: np.ndarray) -> int:
 
 
 def pair_distributions(prog: Program | Compiled, neighbours: str | Relation | None = None, *,
-                       backend: str = "bdd", exact: Any = None) -> Iterator[PairDistribution]:
+                       backend: str = "bdd", exact: Any = None,
+                       symmetry: Symmetry | None = None) -> Iterator[PairDistribution]:
     """Every ordered neighbour pair up to the program's proved group ``G`` (both orders, since orbits of
     ordered pairs are listed), each with its whole output distribution grouped by output orbits
     (:class:`PairDistribution`). Maxima over pairs of sums over outputs (δ(ε), Rényi divergences)
     are the same over these pairs as over all pairs, because ``G`` maps pairs to pairs and outputs
-    to outputs preserving both probabilities."""
+    to outputs preserving both probabilities. ``symmetry``: the group, when :func:`find_symmetry` found it already."""
     compiled = as_compiled(prog, backend, exact)
     relation = _relation_name(compiled, neighbours)
     prover, _ = prover_for(compiled)
-    sym = detect(prover)
+    sym = detect(prover) if symmetry is None else symmetry
     act = prover.action
     counter = Counter(compiled, number_system(compiled, exact))
     domain = compiled.domain

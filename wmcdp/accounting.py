@@ -1,0 +1,100 @@
+"""Composition of many runs through Google's dp-accounting PLD (optional extra ``[accounting]``).
+
+For each ordered pair ``(x, x')`` the grouped privacy loss (:class:`wmcdp.loss.Groups`) is
+handed to ``dp_accounting.pld.privacy_loss_distribution.from_two_probability_mass_functions``
+with ``P(.|x)`` as the *upper* and ``P(.|x')`` as the *lower* distribution (passed by
+keyword: the library's first positional argument is the lower one), ``symmetric=True``
+(the reverse order is a pair of its own in wmcdp's pair sets), and
+``pessimistic_estimate=True``; then ``self_compose(K)`` and
+``get_delta_for_epsilon`` / ``get_epsilon_for_delta``. The maximum over the pairs is the
+bound, with its first pair.
+
+Pessimistic rounding moves every loss up to the grid ``h·⌈L/h⌉`` (``h`` = ``interval``), so
+with K runs the results are upper bounds within the discretisation:
+``δ(ε) ≤ δ̃(ε) ≤ δ(ε − K h)`` and ``ε(δ) ≤ ε̃(δ) ≤ ε(δ) + K h`` (plus dp-accounting's
+tail truncation of 1e-15 per composition and float rounding; do not read δ̃ below about
+1e-12). wmcdp never goes through ``PLDAccountant`` with a ``RandomizedResponseDpEvent``:
+in dp-accounting 0.6.0 ``PLDAccountant.compose(event, count)`` ignores ``count`` for that
+event (``experiments/accounting_defect.py`` shows it).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .errors import WmcdpError
+from .loss import Groups
+from .numbers import ln_ratio
+from .pairs import Best, PairSource
+
+#: the dp-accounting release this module is written against
+VERSION = "0.6.0"
+
+
+def _library() -> Any:
+    try:
+        from dp_accounting.pld import privacy_loss_distribution
+    except ImportError:
+        raise WmcdpError("the dp-accounting accountant needs the dp-accounting package: "
+                         "pip install 'wmcdp[accounting]'") from None
+    return privacy_loss_distribution
+
+
+def _logs(groups: Groups) -> tuple[dict[int, float], dict[int, float]]:
+    """The two distributions as ``{group: natural log of its mass}`` (exact masses correctly rounded)."""
+    if groups.arith.exact:
+        d = groups.arith.denominator
+        log = lambda m: ln_ratio(m, d) if m else -math.inf  # noqa: E731
+        return ({i: log(a) for i, a in enumerate(groups.a)}, {i: log(b) for i, b in enumerate(groups.b)})
+    return ({i: float(a) for i, a in enumerate(groups.a)}, {i: float(b) for i, b in enumerate(groups.b)})
+
+
+def pld(groups: Groups, compose: int = 1, interval: float = 1e-4) -> Any:
+    """The pessimistic dp-accounting PLD of one ordered pair's groups, self-composed ``compose`` times."""
+    library = _library()
+    upper, lower = _logs(groups)
+    result = library.from_two_probability_mass_functions(
+        log_probability_mass_function_lower=lower, log_probability_mass_function_upper=upper,
+        pessimistic_estimate=True, value_discretization_interval=interval, symmetric=True)
+    return result.self_compose(compose) if compose > 1 else result
+
+
+def _plds(source: PairSource, compose: int, interval: float):
+    _library()
+    if not interval > 0:
+        raise WmcdpError(f"the discretisation interval must be > 0, got {interval}")
+    for keys, A, B in source.all_rows():
+        for key, a, b in zip(keys, A, B):
+            yield int(key), pld(Groups.of(source.arith, a, b), compose, interval)
+
+
+def composed_bound(source: PairSource, compose: int, *, epsilon: Any = None, delta: float | None = None,
+                   interval: float = 1e-4) -> tuple[float, int]:
+    """dp-accounting's (pessimistic) δ(ε) or ε(δ) of ``compose`` runs, maximised over the pairs: ``(value, key)``."""
+    best = Best()
+    for key, p in _plds(source, compose, interval):
+        value = float(p.get_delta_for_epsilon(epsilon.epsilon)) if epsilon is not None else \
+            float(p.get_epsilon_for_delta(delta))
+        best.update(_array(value), _array(key))
+    return float(best.value), int(best.key)  # type: ignore[arg-type]
+
+
+def composed_profile(source: PairSource, compose: int, thresholds: Sequence[Any],
+                     interval: float = 1e-4) -> list[tuple[float, int]]:
+    """dp-accounting's δ(ε) of ``compose`` runs at each threshold, maximised over the pairs."""
+    best = [Best() for _ in thresholds]
+    for key, p in _plds(source, compose, interval):
+        values = p.get_delta_for_epsilon([th.epsilon for th in thresholds])
+        for b, value in zip(best, values):
+            b.update(_array(float(value)), _array(key))
+    return [(float(b.value), int(b.key)) for b in best]  # type: ignore[arg-type]
+
+
+def _array(value: Any):
+    import numpy as np
+
+    return np.array([value])
+
+
+__all__ = ["pld", "composed_bound", "composed_profile", "VERSION"]

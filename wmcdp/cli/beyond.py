@@ -1,0 +1,201 @@
+"""``wmcdp approx``, ``wmcdp renyi`` and ``wmcdp profile``: approximate DP, Rényi DP and the privacy profile."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..accounting import VERSION
+from ..approximate import ACCOUNTANTS, ApproximateResult, Threshold, privacy_profile, synthesize_approximate
+from ..errors import WmcdpError
+from ..lang.shape import format_value, jsonable
+from ..numbers import exact_text, format_number
+from ..pairs import PairWitness
+from ..registry import find_relation, find_sets
+from ..renyi import RenyiResult, synthesize_renyi
+from ..sweep import ProfileRow, parse_over
+from ..tables import FORMATS
+from .common import dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show, table
+from .sweep import emit
+from .tools import parse_input
+
+
+def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
+    """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at``, ``--neighbours``."""
+    P, I = find_sets("pairs", args.sets, program)
+    at = parse_input(args.at, program) if getattr(args, "at", None) else None
+    if P is not None and P != "auto" and args.neighbours:
+        raise WmcdpError("--neighbours applies to exhaustive and auto sets only")
+    relation = find_relation(args.neighbours) if args.neighbours else None
+    return {"pairs": P, "I": I, "at": at, "neighbours": relation}
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"backend": args.backend, "exact": exact_mode(args), "force": args.force}
+
+
+def _shown_sets(args: argparse.Namespace, program) -> str:
+    where = f", at {args.at}" if getattr(args, "at", None) else ""
+    neighbours = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else "own")
+    return f"{args.sets} pairs{where}, neighbours {neighbours if args.sets == 'exhaustive' else '(fixed by the set)'}"
+
+
+def witness_json(w: PairWitness) -> dict:
+    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
+
+
+def _extra(args: argparse.Namespace, program) -> dict[str, Any]:
+    return {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
+            "sets": args.sets, "at": getattr(args, "at", None), "backend": args.backend}
+
+
+# -- approx ------------------------------------------------------------------------------------
+
+def approximate_json(r: ApproximateResult, extra: dict) -> dict:
+    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta)}
+    if r.exact and not isinstance(r.delta, float):
+        out["delta_exact"] = exact_text(r.delta)
+    out["ratio"] = json_number(r.ratio)
+    if r.exact and not isinstance(r.ratio, float):
+        out["ratio_exact"] = exact_text(r.ratio)
+    out["witness"] = witness_json(r.witness)
+    out.update(compose=r.compose, accountant=r.accountant, diagram_size=r.diagram_size, seconds=r.seconds, **extra)
+    if r.symmetry:
+        out["symmetry"] = r.symmetry
+    return out
+
+
+def _approx(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    epsilon = args.epsilon
+    r = synthesize_approximate(program, **pair_sets(args, program), epsilon=epsilon, delta=args.delta,
+                               compose=args.compose, accountant=args.accountant, interval=args.interval,
+                               **_options(args))
+    if args.json:
+        return dumps(approximate_json(r, _extra(args, program)))
+    given = "delta" if args.delta is not None else "epsilon"
+    rows = [("epsilon", format_number(r.epsilon) + ("" if epsilon is None else
+                                                      f"  (given: {Threshold.of(epsilon).text()})")),
+            ("delta", show(r.delta, r.exact) + ("  (given)" if given == "delta" else "")),
+            ("e^epsilon", show(r.ratio, r.exact)), ("witness x", format_value(r.witness.x)),
+            ("witness x'", format_value(r.witness.x_prime)), ("compose", str(r.compose))]
+    if r.compose > 1:
+        rows.append(("accountant", r.accountant if r.accountant == "exact" else
+                     f"dp-accounting {VERSION} PLD, pessimistic, interval {format_number(args.interval)} "
+                     "(an upper bound)"))
+    if r.symmetry:
+        rows.append(("symmetry", r.symmetry))
+    rows += [("diagram size", f"{r.diagram_size} nodes"), ("seconds", f"{r.seconds:.4f}")]
+    title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program)}, {args.backend}, "
+             f"{mode_text(r.exact, args)})")
+    return table(title, rows)
+
+
+# -- renyi -------------------------------------------------------------------------------------
+
+def renyi_json(r: RenyiResult, extra: dict) -> dict:
+    return {"orders": [{"order": json_number(o.order), "epsilon": json_number(o.epsilon),
+                        "witness": witness_json(o.witness)} for o in r.orders],
+            "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
+            "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
+            "exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds, **extra,
+            **({"symmetry": r.symmetry} if r.symmetry else {})}
+
+
+def _renyi(args: argparse.Namespace) -> str:
+    program = program_of(args)
+    r = synthesize_renyi(program, args.orders, **pair_sets(args, program), **_options(args))
+    if args.json:
+        return dumps(renyi_json(r, _extra(args, program)))
+    width = max(len(format_value(o.witness.x)) for o in r.orders)
+    lines = [f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program)}, {args.backend}, "
+             f"{mode_text(r.exact, args)})",
+             f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'"]
+    lines += [f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
+              f"{format_value(o.witness.x_prime)}" for o in r.orders]
+    if r.zcdp_rho is not None:
+        lines.append(f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {format_number(r.zcdp_rho)} "
+                     f"at order {format_number(r.zcdp_order)}")
+    if r.symmetry:
+        lines.append(f"  symmetry: {r.symmetry}")
+    lines.append(f"  diagram size {r.diagram_size} nodes, {r.seconds:.4f} seconds")
+    return "\n".join(lines)
+
+
+# -- profile -----------------------------------------------------------------------------------
+
+def parse_epsilons(text: str) -> list[Any]:
+    """``0:3:0.1`` (stop included when the steps land on it), ``0,0.5,ln:2``, or a mix of both."""
+    out: list[Any] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            raise WmcdpError(f"malformed --epsilons {text!r}: an empty value in the list")
+        if item.lower().startswith("ln"):
+            out.append(item)
+        elif ":" in item:
+            try:
+                out.extend(parse_over(f"epsilon={item}")[1])
+            except WmcdpError as exc:  # name the option the user gave
+                raise WmcdpError(str(exc).replace(f"--over 'epsilon={item}'", f"--epsilons {item!r}")) from None
+        else:
+            out.append(item)
+    return out
+
+
+def _profile(args: argparse.Namespace) -> str:
+    if args.json:
+        if args.fmt not in ("table", "json"):
+            raise WmcdpError("--json and --format are two ways to choose the format; give one")
+        args.fmt = "json"
+    if args.plot:
+        from ..plot import require_matplotlib
+
+        require_matplotlib(args.plot)
+    program = program_of(args)
+    points = privacy_profile(program, parse_epsilons(args.epsilons), **pair_sets(args, program),
+                             compose=args.compose, accountant=args.accountant, interval=args.interval,
+                             **_options(args))
+    rows = [ProfileRow(program.label(), p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
+    return emit(rows, args)
+
+
+# -- the parsers -------------------------------------------------------------------------------
+
+def composition_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--compose", type=int, default=1, metavar="K", help="K runs on the same pair (default 1)")
+    q.add_argument("--accountant", default="exact", metavar="|".join(ACCOUNTANTS),
+                   help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])")
+    q.add_argument("--interval", type=float, default=1e-4, metavar="H",
+                   help="dp-accounting's discretisation interval (default 1e-4)")
+
+
+def pair_args(q: argparse.ArgumentParser) -> None:
+    privacy_args(q)
+    q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
+
+
+def register(sub: Any) -> None:
+    q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
+    pair_args(q)
+    q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
+    q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
+    composition_args(q)
+    q.set_defaults(run=_approx)
+
+    q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
+    pair_args(q)
+    q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
+    q.set_defaults(run=_renyi)
+
+    q = sub.add_parser("profile", help="the privacy profile delta(epsilon) over a grid of epsilons")
+    pair_args(q)
+    q.add_argument("--epsilons", required=True, help="start:stop:step, a list v1,v2,..., or both; ln:R is exact")
+    composition_args(q)
+    q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
+    q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
+    q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
+    q.set_defaults(run=_profile)
+
+
+__all__ = ["register", "pair_sets", "approximate_json", "renyi_json", "parse_epsilons"]

@@ -1,0 +1,219 @@
+"""Rényi DP and zero-concentrated DP: the tight ``D_α`` of a program over its neighbouring pairs.
+
+For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+
+    D_α = max over pairs (x, x') of  1/(α − 1) · ln Σ_y P(y|x)^α P(y|x')^(1−α)      (α > 1)
+    D_∞ = max over pairs and outputs of ln(P(y|x) / P(y|x'))                       (the pure ε)
+    ρ   = max over the given finite orders of D_α / α                            (zCDP, with its order)
+
+An output with ``P(y|x) > 0 = P(y|x')`` makes ``D_α`` infinite; outputs with ``P(y|x) = 0``
+add nothing. Each value comes with the first pair (in the set's order) that attains it.
+Float mode sums in logs (``ln Σ exp(α ln a + (1 − α) ln b)``), so masses far below the
+float range count. Exact mode runs the same float pass to find the candidate pairs (those
+within a relative 1e-9 of the maximum, far above float error) and evaluates each
+candidate at 256 bits (gmpy2) from its exact masses; D_∞ of a candidate is its exact
+largest ratio. The sums of orders that are not integers are irrational, so ``D_α`` is a
+float in both modes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+import gmpy2
+import numpy as np
+
+from .compile import Compiled
+from .errors import WmcdpError
+from .lang.program import Program, Value
+from .limits import limited
+from .numbers import as_number, format_number, ln_ratio, parse_number
+from .pairs import Best, PairSource, PairWitness, float_logs, pair_source
+
+#: float values within this relative distance of the maximum count as ties (for the witness only)
+TOLERANCE = 1e-12
+#: exact mode re-evaluates the pairs within this relative distance of the float maximum
+EXACT_FILTER = 1e-9
+#: bits of precision of exact mode's evaluation of a candidate pair
+PRECISION = 256
+
+
+def parse_orders(orders: Iterable[Any] | str) -> list[float]:
+    """Rényi orders: numbers > 1 or ``inf`` (a string ``"1.5,2,inf"`` or an iterable)."""
+    items = orders.split(",") if isinstance(orders, str) else list(orders)
+    out: list[float] = []
+    for item in items:
+        text = item.strip() if isinstance(item, str) else item
+        if isinstance(text, str) and text.lower() in ("inf", "infinity", "∞"):
+            value: Any = math.inf
+        else:
+            value = parse_number(text) if isinstance(text, str) else as_number(text, "a Rényi order")
+        if not value > 1:
+            raise WmcdpError(f"Rényi orders must be > 1 (or inf), got {format_number(value)}")
+        out.append(float(value))
+    if not out:
+        raise WmcdpError("give at least one Rényi order")
+    return out
+
+
+# -- D_∞: the largest log-ratio of each pair ------------------------------------------------
+
+def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+    with np.errstate(invalid="ignore"):
+        d = np.where(la == -np.inf, -np.inf, la - lb)
+    return (np.max(d, axis=1, initial=-np.inf),)
+
+
+def _float_candidates(source: PairSource, partial: Any, combine: Any, count: int, cells: int) -> list[Best]:
+    """The float pass: per quantity, the running maximum over pairs (with the first key)."""
+    best = [Best(TOLERANCE) for _ in range(count)]
+    if source.arith.exact:
+        arith = source.arith
+        exact_partial = partial
+        partial = lambda a, b: exact_partial(float_logs(arith, a), float_logs(arith, b))  # noqa: E731
+    for keys, totals in source.totals(partial, combine, cells=cells):
+        for g, b in enumerate(best):
+            b.update(totals[0][:, g] if totals[0].ndim == 2 else totals[0], keys)
+    return best
+
+
+def _near(source: PairSource, partial: Any, combine: Any, g: int, value: float, cells: int) -> list[int]:
+    """Keys of the pairs whose float value of quantity ``g`` lies within the exact filter of ``value``."""
+    floor = value - EXACT_FILTER * max(1.0, abs(value)) if math.isfinite(value) else value
+    arith = source.arith
+    keys_out: list[int] = []
+    for keys, totals in source.totals(lambda a, b: partial(float_logs(arith, a), float_logs(arith, b)), combine,
+                                      cells=cells):
+        column = totals[0][:, g] if totals[0].ndim == 2 else totals[0]
+        keys_out.extend(int(k) for k in keys[column >= floor])
+    return sorted(keys_out)
+
+
+def max_log_ratio(source: PairSource) -> tuple[float, float | Fraction, int]:
+    """``(D_∞, e^D_∞, key)``: the pure ε over the pairs (the ratio exact in exact mode)."""
+    combine = lambda x, y: (np.maximum(x[0], y[0]),)  # noqa: E731
+    (best,) = _float_candidates(source, _max_partial, combine, 1, cells=3)
+    if not source.arith.exact:
+        eps = float(best.value)
+        return eps, (math.exp(eps) if eps < 709.78 else math.inf), best.key  # type: ignore[return-value]
+    top: tuple[int, int] | None = None
+    top_key = -1
+    for key, a, b in source.rows(_near(source, _max_partial, combine, 0, best.value, 3)):
+        for x, y in zip(a, b):
+            x, y = int(x), int(y)
+            if x and (top is None or x * top[1] > top[0] * y):
+                top, top_key = (x, y), key
+    assert top is not None
+    if top[1] == 0:
+        return math.inf, math.inf, int(top_key)
+    return ln_ratio(*top), Fraction(*top), int(top_key)
+
+
+# -- finite orders ------------------------------------------------------------------------------
+
+def _renyi_partial(orders: Sequence[float]):
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+        out = np.empty((len(la), len(orders)))
+        live = la > -np.inf
+        for g, alpha in enumerate(orders):
+            with np.errstate(invalid="ignore", over="ignore"):
+                term = np.where(live, alpha * la + (1 - alpha) * lb, -np.inf)
+            out[:, g] = _lse(term)
+        return (out,)
+
+    return partial, lambda x, y: (np.logaddexp(x[0], y[0]),)
+
+
+def _lse(x: np.ndarray) -> np.ndarray:
+    from .approximate import _logsumexp
+
+    return _logsumexp(x)
+
+
+def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -> float:
+    """``ln Σ a^α b^(1−α) / D`` at :data:`PRECISION` bits from integer masses (``+inf`` if some ``a > 0 = b``)."""
+    with gmpy2.context(precision=PRECISION):
+        total = gmpy2.mpfr(0)
+        al = gmpy2.mpfr(alpha)
+        for x, y in zip(a, b):
+            x, y = int(x), int(y)
+            if x == 0:
+                continue
+            if y == 0:
+                return math.inf
+            total += gmpy2.exp(al * gmpy2.log(x) + (1 - al) * gmpy2.log(y))
+        return float(gmpy2.log(total / denominator))
+
+
+@dataclass(frozen=True)
+class RenyiOrder:
+    """``epsilon`` = D_α at ``order`` (inf: the pure ε) and the first pair that attains it."""
+
+    order: float
+    epsilon: float
+    witness: PairWitness
+
+
+@dataclass(frozen=True)
+class RenyiResult:
+    """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
+
+    orders: list[RenyiOrder]
+    zcdp_rho: float | None
+    zcdp_order: float | None
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+    symmetry: str = ""
+
+
+def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
+    """``(D_α, key)`` per order over the pairs of ``source``."""
+    out: list[tuple[float, int] | None] = [None] * len(orders)
+    finite = [g for g, alpha in enumerate(orders) if math.isfinite(alpha)]
+    if len(finite) < len(orders):
+        eps, _, key = max_log_ratio(source)
+        for g, alpha in enumerate(orders):
+            if not math.isfinite(alpha):
+                out[g] = (eps, key)
+    if finite:
+        alphas = [orders[g] for g in finite]
+        partial, combine = _renyi_partial(alphas)
+        best = _float_candidates(source, partial, combine, len(alphas), cells=4)
+        for j, (g, alpha) in enumerate(zip(finite, alphas)):
+            value, key = best[j].value, best[j].key
+            if source.arith.exact:
+                top = Best()
+                for k, a, b in source.rows(_near(source, partial, combine, j, value, 4)):
+                    top.update(np.array([_exact_value(a, b, alpha, source.arith.denominator)]), np.array([k]))
+                value, key = top.value, top.key
+            out[g] = (float(value) / (alpha - 1), key)  # type: ignore[arg-type]
+    return out  # type: ignore[return-value]
+
+
+@limited
+def synthesize_renyi(prog: Program | Compiled, orders: Iterable[Any] | str,
+                     pairs: Iterable[tuple[Value, Value]] | None = None, I: Any = None, *, at: Value | None = None,
+                     neighbours: Any = None, backend: str = "bdd", exact: Any = None,
+                     force: bool = False) -> RenyiResult:
+    """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
+
+    Pair sets as for :func:`wmcdp.approximate.synthesize_approximate` (exhaustive by
+    default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets).
+    """
+    start = time.perf_counter()
+    alphas = parse_orders(orders)
+    source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    values = renyi_divergences(source, alphas)
+    results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+    finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
+    rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)
+    return RenyiResult(results, rho, rho_order, source.arith.exact, source.diagram_size,
+                       time.perf_counter() - start, source.symmetry)
+
+
+__all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]

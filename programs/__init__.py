@@ -4,7 +4,7 @@ from .kary import kary_rr
 from .opendp import (opendp_geometric_bounded, opendp_noisy_max, opendp_rr_bitvec, opendp_rr_bitvec_lengths,
                      opendp_rr_bool, opendp_rr_categorical)
 from .geometric import geometric_above_threshold, truncated_geometric
-from .randomized_response import kary_randomized_response, kary_rr_histogram, randomized_response, rr_counting
+from .randomized_response import kary_rr_histogram, randomized_response, rr_counting
 from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
                     sparse_vector)
 
@@ -12,7 +12,6 @@ from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4
 PROGRAMS = {
     "randomized_response": randomized_response,
     "rr_counting": rr_counting,
-    "kary_randomized_response": kary_randomized_response,
     "kary_rr_histogram": kary_rr_histogram,
     "truncated_geometric": truncated_geometric,
     "geometric_above_threshold": geometric_above_threshold,

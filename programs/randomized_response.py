@@ -48,18 +48,9 @@ def kary_report(xi, k: int, lam) -> Int:
     return ite(flip(lam), other, xi)
 
 
-def kary_randomized_response(n: int, k: int, lam) -> Program:
-    """k-ary RR: each of ``n`` values in ``0..k-1`` is reported truthfully with probability ``1 - lam``,
-    otherwise as one of the other ``k - 1`` values uniformly. Local eps0 = ln((1 - lam)(k - 1) / lam)."""
-    n, k, lam = positive_int(n, "n"), _kary_values(k), probability(lam, "lam")
-    return Program("kary_randomized_response", IntVector(n, 0, k - 1),
-                   lambda x: tuple(kary_report(x[i], k, lam) for i in range(n)),
-                   params={"n": n, "k": k, "lam": lam}, neighbours="hamming",
-                   description="each value in 0..k-1 reported truthfully w.p. 1-lam, else another value uniformly")
-
-
 def kary_rr_histogram(n: int, k: int, lam) -> Program:
-    """Shuffled k-ary RR: the histogram of the ``n`` reports of :func:`kary_randomized_response`.
+    """Shuffled k-ary RR: the histogram of ``n`` users' reports of :func:`kary_report` (one user's side of
+    :func:`programs.kary.kary_rr`, parameterised by the lie probability ``lam``; local eps0 = ln((1 - lam)(k - 1) / lam)).
 
     The output is the counts of the reports ``0..k-2`` (the count of ``k - 1`` is ``n`` minus
     their sum); a shuffler's output is exactly this histogram.

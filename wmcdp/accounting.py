@@ -13,7 +13,10 @@ Pessimistic rounding moves every loss up to the grid ``h·⌈L/h⌉`` (``h`` = `
 with K runs the results are upper bounds within the discretisation:
 ``δ(ε) ≤ δ̃(ε) ≤ δ(ε − K h)`` and ``ε(δ) ≤ ε̃(δ) ≤ ε(δ) + K h`` (plus dp-accounting's
 tail truncation of 1e-15 per composition and float rounding; do not read δ̃ below about
-1e-12). wmcdp never goes through ``PLDAccountant`` with a ``RandomizedResponseDpEvent``:
+1e-12). One limit of dp-accounting 0.6.0 breaks the ε bracket, never the upper bound: its
+``get_epsilon_for_delta`` weighs losses by ``exp(-loss)``, which underflows to 0 above a loss of
+about 745, so past ε(δ) ≈ 745 it returns a discretised loss quantile above ε(δ) + K h
+(``experiments/accounting_defect.py``, K = 1000). wmcdp never goes through ``PLDAccountant`` with a ``RandomizedResponseDpEvent``:
 in dp-accounting 0.6.0 ``PLDAccountant.compose(event, count)`` ignores ``count`` for that
 event (``experiments/accounting_defect.py`` shows it).
 """

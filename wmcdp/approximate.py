@@ -391,6 +391,9 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     if delta is not None:
         parse_delta(delta, False)
     source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    if k == 1:  # one run needs no accountant: computed (and reported) as exact, once the name is checked
+        _composed_source(source, k, accountant)
+        accountant = "exact"
     exact_run = source.arith.exact and accountant == "exact"
     if k > 1 and accountant == "dp-accounting":
         from .accounting import composed_bound

@@ -356,9 +356,14 @@ def _compose(compose: Any) -> int:
     return k
 
 
-def _composed_source(source: PairSource, compose: int, accountant: str) -> PairSource:
+def _accountant(accountant: str, compose: int) -> str:
+    """The accountant of ``compose`` runs, checked: one run needs none and is computed (and reported) exactly."""
     if accountant not in ACCOUNTANTS:
         raise WmcdpError(f"unknown accountant {accountant!r}; choose one of {', '.join(ACCOUNTANTS)}")
+    return "exact" if compose == 1 else accountant
+
+
+def _composed_source(source: PairSource, compose: int, accountant: str) -> PairSource:
     if compose == 1 or accountant != "exact":
         return source
     from .loss import composed_pairs
@@ -387,15 +392,13 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
     k = _compose(compose)
+    accountant = _accountant(accountant, k)
     threshold = Threshold.of(epsilon) if epsilon is not None else None
     if delta is not None:
         parse_delta(delta, False)
     source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    if k == 1:  # one run needs no accountant: computed (and reported) as exact, once the name is checked
-        _composed_source(source, k, accountant)
-        accountant = "exact"
     exact_run = source.arith.exact and accountant == "exact"
-    if k > 1 and accountant == "dp-accounting":
+    if accountant == "dp-accounting":
         from .accounting import composed_bound
 
         value, key = composed_bound(source, k, epsilon=threshold, delta=None if delta is None else
@@ -435,8 +438,9 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
     if not thresholds:
         raise WmcdpError("the privacy profile needs at least one epsilon")
     k = _compose(compose)
+    accountant = _accountant(accountant, k)
     source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    if k > 1 and accountant == "dp-accounting":
+    if accountant == "dp-accounting":
         from .accounting import composed_profile
 
         points = composed_profile(source, k, thresholds, interval=interval)

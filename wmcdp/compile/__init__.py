@@ -7,8 +7,14 @@ The compiled diagram is the weighted Boolean formula of paper Def. 3,
 over unweighted input bits ``x``, output bits ``y`` and weighted random bits ``theta``,
 so that ``WMC(phi | x, y) = P(A(x) = y)``. Inputs stay symbolic: each concrete input is
 a cofactor of the same diagram, or one element of a batch counted in one traversal.
-Variables follow the program's order of first use; the bits of each output value sit
-together, most significant first, right below the last variable any of them reads.
+Variables follow the program's order of first use. The bits of each output value sit
+together, most significant first, right below the last variable any of them reads —
+except when the whole output is one Int: then its bits sit right above the first
+variable it reads, and ``phi`` is the decision tree over the output bits whose leaf for
+value ``v`` is the guard ``[A(x, theta) = v]`` (:func:`_value_tree`). The guards of a
+sum share their sub-diagrams, so the sum of n bits compiles in O(n^2) operations and
+every node below the output bits counts one number per input instead of a vector over
+all outputs.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
 ``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count``,
@@ -47,11 +53,15 @@ class Compiled:
     backend: Any
     phi: Any
     output_vars: list[int]          # variable id of each output bit y_j
-    outputs: list[Any]              # the output-bit functions o_j(x, theta)
     order: list[int]                # variable ids from the top level down
     compile_seconds: float = 0.0
     exact_floats: bool = False      # float probabilities were read as their exact binary64 values
     _size: int | None = field(default=None, repr=False)
+
+    @cached_property
+    def outputs(self) -> list[Any]:
+        """The output-bit functions ``o_j(x, theta)`` (built on first use when ``phi`` came from the value guards)."""
+        return _compile_gates(self.trace, self.backend, self.trace.output_roots)
 
     @property
     def size(self) -> int:
@@ -175,28 +185,52 @@ class Compiled:
         if isinstance(arith, wmc.Scaled):
             prefix = self._skip_products
             skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
-        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip, pool=pool)
+        wide = arith is wmc.Extended and self.min_path_log2 >= wmc.WIDE_MIN_LOG2
+        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip, pool=pool, wide=wide)
 
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
     """Program variables in order of first use; the bits of each output value together, most
-    significant first, right after the last variable any of them reads."""
-    last = trace.circuit.last_var(trace.output_roots)
+    significant first, right after the last variable any of them reads (right before the first
+    one when the output is one Int, see :func:`_value_tree`)."""
     keys = {v: (v, 0, 0) for v in range(trace.circuit.num_vars)}
+    if trace.output_guards is not None:
+        first = min((lo for lo, _ in trace.circuit.var_span(list(trace.output_guards.values())) if lo >= 0),
+                    default=0)
+        keys.update({v: (first, -1, k) for k, v in enumerate(output_vars)})
+        return sorted(keys, key=keys.__getitem__)
+    span = trace.circuit.var_span(trace.output_roots)
     j = 0
     for leaf in leaves(trace.shape):
-        after = max(last[j:j + leaf.width], default=-1)
+        after = max((hi for _, hi in span[j:j + leaf.width]), default=-1)
         for k in range(j, j + leaf.width):
             keys[output_vars[k]] = (after, 1, k)
         j += leaf.width
     return sorted(keys, key=keys.__getitem__)
 
 
-def _compile_gates(trace: Trace, be: Any) -> list[Any]:
-    """Backend nodes for the output bits, built gate by gate (children before parents)."""
+def _value_tree(be: Any, guards: dict[int, Any], output_vars: list[int]) -> Any:
+    """``phi`` of a program whose output is one Int, from its value guards (paper Def. 3 regrouped):
+
+        phi = OR_v ( [y = code(v)] AND [A(x, theta) = v] ),
+
+    built as the decision tree over the output bits (most significant first), whose leaf for
+    code ``c`` is the guard of that value (FALSE for codes no value has). The guards are
+    mutually exclusive and exhaustive, so this is the same function as ``AND_j (y_j <-> o_j)``.
+    """
+    nodes = [guards.get(code, be.false) for code in range(1 << len(output_vars))]
+    for v in reversed(output_vars):  # one output bit at a time, from the least significant up
+        y, not_y = be.var(v), be.negate(be.var(v))
+        nodes = [be.false if high is be.false and low is be.false else
+                 be.disj(be.conj(y, high), be.conj(not_y, low)) for low, high in zip(nodes[0::2], nodes[1::2])]
+    return nodes[0]
+
+
+def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
+    """Backend nodes for the circuit nodes ``roots``, built gate by gate (children before parents)."""
     gates = trace.circuit.gates
     needed: set[int] = set()
-    stack = list(trace.output_roots)
+    stack = list(roots)
     while stack:
         node = stack.pop()
         if node in needed:
@@ -224,7 +258,7 @@ def _compile_gates(trace: Trace, be: Any) -> list[Any]:
             built[node] = be.xor(built[gate[1]], built[gate[2]])
         else:  # pragma: no cover - the circuit only makes the gates above
             raise AssertionError(f"unknown gate {gate!r}")
-    return [built[r] for r in trace.output_roots]
+    return [built[r] for r in roots]
 
 
 def compile_program(program: Program, backend: str = "bdd", *, exact_floats: bool = False) -> Compiled:
@@ -243,13 +277,21 @@ def compile_program(program: Program, backend: str = "bdd", *, exact_floats: boo
     output_vars = [first_output + j for j in range(len(trace.output_roots))]
     order = _variable_order(trace, output_vars)
     be = BACKENDS[backend](order)
-    outputs = _compile_gates(trace, be)
+    if trace.output_guards is not None:
+        codes = list(trace.output_guards)
+        built = _compile_gates(trace, be, [trace.output_guards[c] for c in codes])
+        phi = _value_tree(be, dict(zip(codes, built)), output_vars)
+        check("compilation", be.node_count() if watching_nodes() else None)
+        return Compiled(program, trace, be, phi, output_vars, order, time.perf_counter() - start, exact_floats)
+    outputs = _compile_gates(trace, be, trace.output_roots)
     level = {v: i for i, v in enumerate(order)}
     phi = be.true
     for j in sorted(range(len(outputs)), key=lambda j: level[output_vars[j]], reverse=True):
         phi = be.conj(phi, be.negate(be.xor(be.var(output_vars[j]), outputs[j])))
         check("compilation", be.node_count() if watching_nodes() else None)
-    return Compiled(program, trace, be, phi, output_vars, outputs, order, time.perf_counter() - start, exact_floats)
+    compiled = Compiled(program, trace, be, phi, output_vars, order, time.perf_counter() - start, exact_floats)
+    compiled.outputs = outputs  # already built: the cached property takes them
+    return compiled
 
 
 __all__ = ["Compiled", "compile_program", "BACKENDS"]

@@ -204,6 +204,8 @@ class Trace:
     input_bits: dict[int, list[int]]     # entry index -> input variable ids, MSB first
     shape: Shape
     output_roots: list[int]              # circuit node of each output bit, in shape order
+    #: for a program whose output is one Int: its guard node per value code (value - lo); else None
+    output_guards: dict[int, int] | None = None
 
     def input_assignment(self, domain: Vector, x: tuple[int, ...]) -> dict[int, bool]:
         """Variable id -> value for the input ``x`` (only entries the program read)."""
@@ -251,10 +253,12 @@ class Program:
         circuit = Circuit(exact_floats=exact_floats)
         x = SymbolicInput(self.inputs, circuit)
         with tracing(circuit):
-            shape, roots = shape_of(self._call(x), circuit)
+            result = self._call(x)
+            shape, roots = shape_of(result, circuit)
         var_of = {node: v for v, node in enumerate(circuit.var_node)}
         input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
-        return Trace(circuit, input_bits, shape, roots)
+        guards = {v - result.lo: g for v, g in result.guards.items()} if isinstance(result, Int) else None
+        return Trace(circuit, input_bits, shape, roots, guards)
 
     def run(self, x: tuple[int, ...], rng: random.Random) -> Value:
         """One concrete execution on input ``x``, drawing random choices from ``rng``.

@@ -145,6 +145,13 @@ class Extended:
         return cls._normal(a.real * b.real, a.imag + b.imag)
 
     @classmethod
+    def from_wide(cls, v: np.ndarray) -> np.ndarray:
+        """Wide floats (numpy long double) as mantissa and exponent, the mantissa rounded to float64."""
+        m, e = np.frexp(v)
+        return cls._normal(m.astype(np.float64), e.astype(np.float64))
+
+
+    @classmethod
     def add(cls, a: Any, b: Any) -> np.ndarray:
         a, b = np.asarray(a), np.asarray(b)
         return cls._sum(a.real, a.imag, b.real, b.imag)
@@ -576,13 +583,145 @@ class _Steps:
         return out
 
 
+class _Region:
+    """The entries below every group bit of a plan, counted a whole level at a time.
+
+    Below the last group bit an entry's value has no group axis: one number per batch
+    element. All entries of one level share their variable, so a level is one array
+    ``(entries, width)`` and one array step (a weighted sum for a random bit, a choice for a
+    batch bit) instead of one small step per entry: this is what makes a count of a program
+    whose output bits sit on top (one Int, see :mod:`wmcdp.compile`) cost array operations per
+    level. A level's array is freed after the last level that reads it; the entries that a
+    node above the region reads (or the root) are kept as rows of their own.
+    """
+
+    def __init__(self, flat: Any, plan: Plan, level_of: Any) -> None:
+        cut = max((level_of(v) for g in plan.groups for v in g.variables), default=-1)
+        var, level, hi, lo = flat.var, flat.level, flat.hi, flat.lo
+        self.layers = [nodes for nodes in flat.layers if level[nodes[0]] > cut]
+        self.level_of_layer = [int(level[nodes[0]]) for nodes in self.layers]
+        self.width = plan.batch_size if plan.batch else 1
+        n = len(var)
+        self.inside = np.zeros(n, dtype=bool)
+        for nodes in self.layers:
+            self.inside[nodes] = True
+        self.row = np.zeros(n, dtype=np.int64)      # position of an entry in its level's array
+        for nodes in self.layers:
+            self.row[nodes] = np.arange(len(nodes))
+        self.row[var == -2] = 1                      # terminals: the bottom array is [TRUE, FALSE]
+        decision = np.flatnonzero(var >= 0)
+        outside = decision[~self.inside[decision]]
+        self.boundary = np.zeros(n, dtype=bool)     # read from above the region (or the root)
+        self.boundary[hi[outside]] = True
+        self.boundary[lo[outside]] = True
+        self.boundary[n - 1] = True
+        self.boundary &= self.inside
+        # a level's array lives until the topmost level that reads one of its entries
+        last_read = np.full(n, flat.levels + 1, dtype=np.int64)
+        inner = np.flatnonzero(self.inside)
+        np.minimum.at(last_read, hi[inner], level[inner])
+        np.minimum.at(last_read, lo[inner], level[inner])
+        self.free_after: dict[int, list[int]] = {}
+        for nodes in self.layers:
+            here = int(level[nodes[0]])
+            self.free_after.setdefault(min(int(last_read[nodes].min()), here), []).append(here)
+
+    def peak_cells(self) -> int:
+        """The most cells the level arrays hold at once (with one level's two gathered children), plus the kept rows."""
+        if not self.layers:
+            return 0
+        step = {int(self.level_of_layer[s]): s for s in range(len(self.layers))}
+        sizes = np.array([len(nodes) for nodes in self.layers], dtype=np.int64)
+        live = np.zeros(len(self.layers) + 1, dtype=np.int64)
+        for free_level, created in self.free_after.items():
+            for here in created:
+                live[step[here]] += sizes[step[here]]
+                live[step[free_level] + 1] -= sizes[step[here]]
+        peak = int((np.cumsum(live)[:-1] + 2 * sizes).max())
+        return (peak + 2 + int(self.boundary.sum())) * self.width
+
+    def count(self, flat: Any, plan: Plan, arith: Any, steps: "_Steps", skip: Any, *,
+              wide: bool = False) -> dict[int, Any]:
+        """The values of the boundary entries, as arrays ``(width, 1, ..., 1)`` for the per-entry traversal.
+
+        ``wide``: an :class:`Extended` count runs here in :data:`WIDE` floats instead of per-cell
+        exponents (the caller knows every path weight is at least ``2**WIDE_MIN_LOG2``, so no
+        value a level forms comes near their smallest normal number 2**-16382).
+        """
+        var, level, hi, lo, row = flat.var, flat.level, flat.hi, flat.lo, self.row
+        ndim = 1 + len(plan.groups)
+        w = self.width
+        dtype = WIDE if wide else arith.dtype
+        bottom = np.empty((2, w), dtype=dtype)
+        bottom[0], bottom[1] = (1, 0) if wide else (arith.one, arith.zero)
+        arrays: dict[int, np.ndarray] = {flat.levels: bottom}
+        kept: dict[int, Any] = {}
+
+        def skipped(part: np.ndarray, here: int, child_level: int) -> np.ndarray:
+            """``part`` (a new array) times the factor of the random bits skipped between the levels (exact counts)."""
+            g = 1 if skip is None else skip(here + 1, child_level)
+            if g == 1:
+                return part
+            if steps.pooled:
+                part *= steps._coefficient(g)
+                return part
+            return arith.mul(part, g)
+
+        def gather(children: np.ndarray, here: int) -> np.ndarray:
+            """The values of ``children`` as one new array (entries, width)."""
+            levels = level[children]
+            first = int(levels[0])
+            if (levels == first).all():
+                return skipped(arrays[first][row[children]], here, first)
+            out = np.empty((len(children), w), dtype=dtype)
+            for child_level in np.unique(levels).tolist():
+                mask = levels == child_level
+                out[mask] = skipped(arrays[child_level][row[children[mask]]], here, child_level)
+            return out
+
+        for nodes in self.layers:
+            check("counting")
+            here, v = int(level[nodes[0]]), int(var[nodes[0]])
+            h, low = gather(hi[nodes], here), gather(lo[nodes], here)
+            if v in plan.batch:
+                value = np.where(plan.batch[v][None, :], h, low)
+            elif wide:
+                c1, c0 = (_widen(c) for c in arith.coefficients(plan.weights[v]))
+                h *= c1
+                low *= c0
+                value = np.add(h, low, out=h)
+            else:
+                coeff = arith.coefficients(plan.weights[v])
+                value = steps.combine(coeff[0], h, coeff[1], low)
+            arrays[here] = value
+            for k in nodes[self.boundary[nodes]].tolist():
+                cells = Extended.from_wide(value[row[k]]) if wide else value[row[k]].copy()
+                kept[k] = cells.reshape((w,) + (1,) * (ndim - 1))
+            for done in self.free_after.get(here, ()):
+                steps.pool.give(arrays.pop(done))
+        return kept
+
+
+#: numpy's long double where it is the 80-bit x87 format (64-bit mantissa, exponents down to 2**-16382), else None
+WIDE = np.longdouble if np.finfo(np.longdouble).minexp <= -16000 else None
+#: an Extended count may run in WIDE floats when every path weight is at least 2**WIDE_MIN_LOG2
+WIDE_MIN_LOG2 = -16000.0
+
+
+def _widen(c: complex) -> Any:
+    """An :class:`Extended` number as a wide float."""
+    return np.ldexp(WIDE(c.real), int(c.imag))
+
+
 def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = None,
-             pool: Pool | None = None) -> np.ndarray:
+             pool: Pool | None = None, wide: bool = False) -> np.ndarray:
     """``WMC`` of ``flat``'s root under ``plan``: an array of shape ``(B, size_0, size_1, ...)``.
 
     ``skip(level_from, level_to)`` is, for :class:`Scaled`, the product of the denominators
     of the random bits at levels in ``[level_from, level_to)`` (a skipped random bit's factor);
-    the other number systems need none. ``pool`` lends buffers (see :class:`Pool`).
+    the other number systems need none. ``pool`` lends buffers (see :class:`Pool`). ``wide``
+    (:class:`Extended` only, when every path weight is at least ``2**WIDE_MIN_LOG2``): count the
+    nodes below the groups in :data:`WIDE` floats (see :class:`_Region`).
     """
     groups, member, batch = plan.groups, plan.member, plan.batch
     ndim = 1 + len(groups)
@@ -598,8 +737,12 @@ def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = No
     bottom = flat.levels
     var, levels, his, los = flat.var.tolist(), flat.level.tolist(), flat.hi.tolist(), flat.lo.tolist()
     holders: dict[int, int] = {}  # id of an array -> values holding it (a step may return its input, halves share)
-    for k in range(len(var)):
-        if k % 4096 == 4095:
+    region = _Region(flat, plan, level_of)
+    wide = wide and arith is Extended and WIDE is not None
+    for k, value in region.count(flat, plan, arith, steps, skip, wide=wide).items():
+        values[k] = value
+    for step, k in enumerate(np.flatnonzero(~region.inside).tolist()):
+        if step % 4096 == 4095:
             check("counting")
         v = var[k]
         if v < 0:
@@ -671,8 +814,12 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
     member, batch = plan.member, plan.batch
     shapes: list[tuple[int, ...]] = [()] * len(flat.var)
     remaining = list(flat.parents)
-    live = peak = 0
-    for k in range(len(flat.var)):
+    region = _Region(flat, plan, level_of)
+    for k in np.flatnonzero(region.boundary).tolist():
+        shapes[k] = (region.width,) + (1,) * (ndim - 1)
+    live = region.width * int(region.boundary.sum())
+    peak = max(live, region.peak_cells())
+    for k in np.flatnonzero(~region.inside).tolist():
         v = int(flat.var[k])
         if v < 0:
             shapes[k] = (1,) * ndim
@@ -704,20 +851,14 @@ def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
     this, so when it is at least ``2**-1000`` float64 never underflows and no precision is lost.
     """
     cost = np.full(len(flat.var), -np.inf)   # -log2 of the smallest path weight below each entry
+    cost[flat.var == -1] = 0.0
     log2 = math.log(2)
-    for k in range(len(flat.var)):
-        v = flat.var[k]
-        if v < 0:
-            cost[k] = 0.0 if v == -1 else -np.inf
-            continue
-        w = weights.get(int(v))
-        h, lo = cost[flat.hi[k]], cost[flat.lo[k]]
-        if w is None:
-            cost[k] = max(h, lo)
-        else:
-            cost[k] = max(h - w.log_one / log2, lo - w.log_zero / log2)
+    for nodes in flat.layers:
+        w = weights.get(int(flat.var[nodes[0]]))
+        h, lo = cost[flat.hi[nodes]], cost[flat.lo[nodes]]
+        cost[nodes] = np.maximum(h, lo) if w is None else np.maximum(h - w.log_one / log2, lo - w.log_zero / log2)
     root = cost[-1]
     return 0.0 if root == -np.inf else -float(root)
 
 
-__all__ = ["Linear", "Extended", "Scaled", "Rational", "SCALED_MAX_BITS", "Arith", "Group", "Plan", "evaluate", "min_path_log2", "LINEAR_MIN_LOG2"]
+__all__ = ["WIDE", "WIDE_MIN_LOG2", "Linear", "Extended", "Scaled", "Rational", "SCALED_MAX_BITS", "Arith", "Group", "Plan", "evaluate", "min_path_log2", "LINEAR_MIN_LOG2"]

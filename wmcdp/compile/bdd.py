@@ -9,8 +9,13 @@ force (:func:`wmcdp.limits.memory_cap`); exhausting it raises
 
 from __future__ import annotations
 
+import os
+import random
+import re
+import tempfile
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 from dd import cudd
 
 from ..limits import out_of_memory, memory_cap
@@ -96,42 +101,75 @@ class BDDBackend(OperatorBackend):
         return cudd.count_nodes(list(nodes))
 
     def flatten(self, u: Any) -> Flat:
-        """``u`` as a :class:`~wmcdp.compile.flat.Flat` diagram, complemented edges resolved."""
-        var_of, level_of = self._var_of, self._level
-        index: dict[tuple[int, int], int] = {}
-        var: list[int] = []
-        level: list[int] = []
-        hi: list[int] = []
-        lo: list[int] = []
-        stack: list[tuple[Any, int, bool]] = [(u, 0, False)]
-        while stack:
-            f, pol, expanded = stack.pop()
-            key = (int(f) & ~1, pol ^ f.negated)
-            if key in index:
-                continue
-            if f.var is None:  # the regular terminal is TRUE
-                index[key] = len(var)
-                var.append(-1 if key[1] == 0 else -2)
-                level.append(self.levels)
-                hi.append(-1)
-                lo.append(-1)
-                continue
+        """``u`` as a :class:`~wmcdp.compile.flat.Flat` diagram, complemented edges resolved.
+
+        CUDD writes ``u``'s node table in its DDDMP text format (in C: one line per node,
+        children before parents, a negative id for a complemented edge) and numpy reads it
+        back. An entry of the flat diagram is a node taken with one polarity; the entries
+        reachable from the root are found one level at a time, from the top.
+        """
+        with tempfile.TemporaryDirectory(prefix="wmcdp-") as tmp:
+            path = os.path.join(tmp, "u.dddmp")
+            self.bdd.dump(path, [u], filetype="dddmp")
+            with open(path) as f:
+                head, _, body = f.read().partition(".nodes\n")
+        root = int(re.search(r"^\.rootids (-?\d+)$", head, re.M).group(1))
+        tokens = body[:body.rindex(".end")].split()
+        count = len(tokens) // 5                  # nodes are numbered 1..count in the file's order
+        names = np.array(tokens[1::5])
+        then = np.zeros(count + 1, dtype=np.int64)
+        other = np.zeros(count + 1, dtype=np.int64)
+        then[1:] = np.array(tokens[3::5], dtype=np.int64)
+        other[1:] = np.array(tokens[4::5], dtype=np.int64)
+        variable = np.full(count + 1, -1, dtype=np.int64)
+        level = np.full(count + 1, self.levels, dtype=np.int64)
+        labels, inverse = np.unique(names, return_inverse=True)   # "T" names the terminal TRUE
+        variable[1:] = np.array([self._var_of.get(label, -1) for label in labels.tolist()], dtype=np.int64)[inverse]
+        decision = variable >= 0
+        level[decision] = [self._level[v] for v in variable[decision].tolist()]
+        flip = (other < 0).astype(np.int64)
+        other = np.abs(other)
+        reach = np.zeros((count + 1, 2), dtype=bool)  # (node, polarity) reachable from the root
+        reach[abs(root), int(root < 0)] = True
+        nodes = np.flatnonzero(decision)
+        nodes = nodes[np.argsort(level[nodes], kind="stable")]
+        for layer in np.split(nodes, np.flatnonzero(np.diff(level[nodes])) + 1) if len(nodes) else []:
+            for polarity in (0, 1):
+                live = layer[reach[layer, polarity]]
+                reach[then[live], polarity] = True
+                reach[other[live], polarity ^ flip[live]] = True
+        entries = np.flatnonzero(reach.reshape(-1))   # node * 2 + polarity: children come first
+        index = np.full(2 * (count + 1), -1, dtype=np.int64)
+        index[entries] = np.arange(len(entries))
+        node, polarity = entries // 2, entries % 2
+        terminal = ~decision[node]
+        var = np.where(terminal, -1 - polarity, variable[node])
+        hi = np.where(terminal, -1, index[then[node] * 2 + polarity])
+        lo = np.where(terminal, -1, index[other[node] * 2 + (polarity ^ flip[node])])
+        return build_flat(var, level[node], hi, lo, self.levels)
+
+    def random_model(self, u: Any, rng: random.Random) -> dict[int, bool] | None:
+        """A random path of ``u`` to TRUE as ``{variable: value}`` (variables the path skips are absent,
+        any value of them satisfies ``u``); None when ``u`` is FALSE. Walks one path, no traversal of ``u``."""
+        var_of, model = self._var_of, {}
+        f, negated = u, u.negated   # CUDD's children belong to the regular node: complements accumulate
+        while f.var is not None:
             h, low = f.high, f.low
-            kh, kl = (int(h) & ~1, key[1] ^ h.negated), (int(low) & ~1, key[1] ^ low.negated)
-            if not expanded:
-                stack.append((f, pol, True))
-                if kh not in index:
-                    stack.append((h, key[1], False))
-                if kl not in index:
-                    stack.append((low, key[1], False))
-                continue
-            index[key] = len(var)
-            v = var_of[f.var]
-            var.append(v)
-            level.append(level_of[v])
-            hi.append(index[kh])
-            lo.append(index[kl])
-        return build_flat(var, level, hi, lo, self.levels)
+            h_neg, low_neg = negated ^ h.negated, negated ^ low.negated
+            value = (low.var is None and low_neg) or (not (h.var is None and h_neg) and rng.random() < 0.5)
+            model[var_of[f.var]] = value
+            f, negated = (h, h_neg) if value else (low, low_neg)
+        return None if negated else model
+
+    def holds(self, u: Any, assignment: Mapping[int, bool]) -> bool:
+        """``u`` under ``assignment`` (variables it leaves out read as False), along one path."""
+        name = self._name
+        values = {name[v]: b for v, b in assignment.items()}
+        f, negated = u, u.negated
+        while f.var is not None:
+            f = f.high if values.get(f.var, False) else f.low
+            negated ^= f.negated
+        return not negated
 
     def to_dot(self, u: Any, labels: Mapping[int, str]) -> str:
         """Graphviz DOT of ``u``: one node per CUDD node (``size(u)`` of them) plus the entry ``phi``.

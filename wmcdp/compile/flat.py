@@ -10,6 +10,8 @@ many entries point to it. Children come before parents; the root is the last ent
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -26,20 +28,27 @@ class Flat:
     def __len__(self) -> int:
         return len(self.var)
 
+    @cached_property
+    def layers(self) -> list[np.ndarray]:
+        """The decision entries level by level, from the bottom level up (each array in entry order):
+        every entry's children lie in earlier layers or are terminals."""
+        nodes = np.flatnonzero(self.var >= 0)
+        nodes = nodes[np.argsort(-self.level[nodes], kind="stable")]
+        cuts = np.flatnonzero(np.diff(self.level[nodes])) + 1
+        return np.split(nodes, cuts) if len(nodes) else []
+
     @property
     def support(self) -> set[int]:
         """The variables the diagram depends on."""
         return {int(v) for v in self.var if v >= 0}
 
 
-def build_flat(var: list[int], level: list[int], hi: list[int], lo: list[int], levels: int) -> Flat:
-    parents = [0] * len(var)
-    for h, low in zip(hi, lo):
-        if h >= 0:
-            parents[h] += 1
-            parents[low] += 1
-    as_array = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
-    return Flat(as_array(var), as_array(level), as_array(hi), as_array(lo), parents, levels)
+def build_flat(var: Any, level: Any, hi: Any, lo: Any, levels: int) -> Flat:
+    """A :class:`Flat` from its columns (sequences or arrays; ``-1`` children for terminals)."""
+    var, level, hi, lo = (np.asarray(a, dtype=np.int64) for a in (var, level, hi, lo))
+    children = np.concatenate([hi[hi >= 0], lo[hi >= 0]])
+    parents = np.bincount(children, minlength=len(var)).tolist()
+    return Flat(var, level, hi, lo, parents, levels)
 
 
 __all__ = ["Flat", "build_flat"]

@@ -69,6 +69,8 @@ def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Valu
             raise
         except Exception as exc:
             raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
+        if type(value) is int or (type(value) is float and math.isfinite(value)):
+            return value  # the common cases, without formatting x for a message
         v = as_number(value, f"the target V_x of x={format_value(x)}")
         if isinstance(v, float) and math.isinf(v):
             raise WmcdpError(f"the target V_x of x={format_value(x)} is infinite")

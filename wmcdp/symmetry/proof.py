@@ -187,28 +187,18 @@ class Prover:
         return moved
 
     # -- quick refutation -------------------------------------------------------------------
-    def _samples(self, u: Any) -> tuple[tuple[list, list, list], list[dict[int, bool]]]:
-        """``u`` flattened and a few satisfying assignments of it (random, seeded), to refute candidates cheaply.
+    def _samples(self, u: Any) -> list[dict[int, bool]]:
+        """A few satisfying assignments of ``u`` (random paths, seeded), to refute candidates cheaply.
 
         Variables a path skips are absent from an assignment and read as False (any value satisfies).
         """
         key = int(u)
         if key not in self._sample_cache:
-            flat = self.backend.flatten(u)
-            var, hi, lo = flat.var.tolist(), flat.hi.tolist(), flat.lo.tolist()
-            rng = random.Random(len(var))
-            samples = []
-            for _ in range(SAMPLES if var[-1] != -2 else 0):
-                a: dict[int, bool] = {}
-                k = len(var) - 1
-                while var[k] >= 0:
-                    value = var[lo[k]] == -2 or (var[hi[k]] != -2 and rng.random() < 0.5)
-                    a[var[k]] = value
-                    k = hi[k] if value else lo[k]
-                samples.append(a)
+            rng = random.Random(0)
+            models = [self.backend.random_model(u, rng) for _ in range(SAMPLES)]
             if len(self._sample_cache) > 4096:
                 self._sample_cache.clear()
-            self._sample_cache[key] = ((var, hi, lo), samples)
+            self._sample_cache[key] = [m for m in models if m is not None]
         return self._sample_cache[key]
 
     def _refuted(self, u: Any, renaming: dict[int, int], relabel: dict[int, int] | None) -> bool:
@@ -216,10 +206,9 @@ class Prover:
 
         (A failed refutation proves nothing; only the diagram equality does.)
         """
-        (var, hi, lo), samples = self._samples(u)
         out_vars = self.compiled.output_groups[0].variables if relabel else ()
         width = len(out_vars)
-        for a in samples:
+        for a in self._samples(u):
             b = dict(a)
             for v, w in renaming.items():
                 b[v] = a.get(w, False)
@@ -230,10 +219,7 @@ class Prover:
                 offset = relabel.get(offset, offset)
                 for k, v in enumerate(out_vars):
                     b[v] = bool((offset >> (width - 1 - k)) & 1)
-            k = len(var) - 1
-            while var[k] >= 0:
-                k = hi[k] if b.get(var[k], False) else lo[k]
-            if var[k] != -1:
+            if not self.backend.holds(u, b):
                 return True
         return False
 

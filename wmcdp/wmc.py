@@ -648,6 +648,8 @@ class _Region:
         exponents (the caller knows every path weight is at least ``2**WIDE_MIN_LOG2``, so no
         value a level forms comes near their smallest normal number 2**-16382).
         """
+        if not self.layers:
+            return {}
         var, level, hi, lo, row = flat.var, flat.level, flat.hi, flat.lo, self.row
         ndim = 1 + len(plan.groups)
         w = self.width
@@ -656,27 +658,40 @@ class _Region:
         bottom[0], bottom[1] = (1, 0) if wide else (arith.one, arith.zero)
         arrays: dict[int, np.ndarray] = {flat.levels: bottom}
         kept: dict[int, Any] = {}
+        # level arrays are views of buffers that all hold the largest level, so every freed one is reused
+        capacity = max(len(nodes) for nodes in self.layers)
+        spare: list[np.ndarray] = []
+        owner: dict[int, np.ndarray] = {}
 
-        def skipped(part: np.ndarray, here: int, child_level: int) -> np.ndarray:
-            """``part`` (a new array) times the factor of the random bits skipped between the levels (exact counts)."""
-            g = 1 if skip is None else skip(here + 1, child_level)
-            if g == 1:
-                return part
-            if steps.pooled:
-                part *= steps._coefficient(g)
-                return part
-            return arith.mul(part, g)
+        def alloc(rows: int) -> np.ndarray:
+            base = spare.pop() if spare else np.empty((capacity, w), dtype=dtype)
+            view = base[:rows]
+            owner[id(view)] = base
+            return view
+
+        def release(view: np.ndarray) -> None:
+            base = owner.pop(id(view), None)
+            if base is None:
+                steps.pool.give(view)
+            else:
+                spare.append(base)
 
         def gather(children: np.ndarray, here: int) -> np.ndarray:
-            """The values of ``children`` as one new array (entries, width)."""
+            """The values of ``children`` in a level buffer (entries, width), times the factor of the
+            random bits skipped on the way down (exact counts)."""
             levels = level[children]
-            first = int(levels[0])
-            if (levels == first).all():
-                return skipped(arrays[first][row[children]], here, first)
-            out = np.empty((len(children), w), dtype=dtype)
-            for child_level in np.unique(levels).tolist():
-                mask = levels == child_level
-                out[mask] = skipped(arrays[child_level][row[children[mask]]], here, child_level)
+            out = alloc(len(children))
+            split = [(int(levels[0]), None)] if (levels == levels[0]).all() else \
+                [(c, levels == c) for c in np.unique(levels).tolist()]
+            for child_level, mask in split:
+                rows = row[children] if mask is None else row[children[mask]]
+                part = np.take(arrays[child_level], rows, axis=0, out=out if mask is None else None, mode="clip")
+                g = 1 if skip is None else skip(here + 1, child_level)
+                if g != 1:
+                    part = part * steps._coefficient(g) if dtype is object else \
+                        np.multiply(part, steps._coefficient(g), out=part)
+                if mask is not None or part is not out:
+                    out[slice(None) if mask is None else mask] = part
             return out
 
         for nodes in self.layers:
@@ -684,21 +699,27 @@ class _Region:
             here, v = int(level[nodes[0]]), int(var[nodes[0]])
             h, low = gather(hi[nodes], here), gather(lo[nodes], here)
             if v in plan.batch:
-                value = np.where(plan.batch[v][None, :], h, low)
-            elif wide:
-                c1, c0 = (_widen(c) for c in arith.coefficients(plan.weights[v]))
-                h *= c1
-                low *= c0
-                value = np.add(h, low, out=h)
+                np.copyto(low, h, where=plan.batch[v][None, :])
+                value = low
+                release(h)
             else:
-                coeff = arith.coefficients(plan.weights[v])
-                value = steps.combine(coeff[0], h, coeff[1], low)
+                c1, c0 = arith.coefficients(plan.weights[v])[:2]
+                if wide or steps.pooled:  # in place, in the level buffers
+                    c1, c0 = (_widen(c1), _widen(c0)) if wide else (steps._coefficient(c1), steps._coefficient(c0))
+                    h *= c1
+                    low *= c0
+                    value = np.add(h, low, out=h)
+                    release(low)
+                else:  # per-cell exponents or Python numbers: new arrays
+                    value = steps.combine(c1, h, c0, low)
+                    release(h)
+                    release(low)
             arrays[here] = value
             for k in nodes[self.boundary[nodes]].tolist():
                 cells = Extended.from_wide(value[row[k]]) if wide else value[row[k]].copy()
                 kept[k] = cells.reshape((w,) + (1,) * (ndim - 1))
             for done in self.free_after.get(here, ()):
-                steps.pool.give(arrays.pop(done))
+                release(arrays.pop(done))
         return kept
 
 

@@ -239,25 +239,20 @@ def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
         if gates[node][0] in (NOT, AND, OR, XOR):
             stack.extend(gates[node][1:])
     built: dict[int, Any] = {FALSE: be.false, TRUE: be.true}
-    for count, node in enumerate(sorted(needed)):
-        if count % 256 == 0:
-            check("compilation", be.node_count() if watching_nodes() else None)
-        if node in built:
-            continue
-        gate = gates[node]
-        op = gate[0]
-        if op == VAR:
-            built[node] = be.var(gate[1])
-        elif op == NOT:
-            built[node] = be.negate(built[gate[1]])
-        elif op == AND:
-            built[node] = be.conj(built[gate[1]], built[gate[2]])
-        elif op == OR:
-            built[node] = be.disj(built[gate[1]], built[gate[2]])
-        elif op == XOR:
-            built[node] = be.xor(built[gate[1]], built[gate[2]])
-        else:  # pragma: no cover - the circuit only makes the gates above
-            raise AssertionError(f"unknown gate {gate!r}")
+    operators, negate, var = be.operators(), be.negate, be.var
+    with be.guarded():
+        for count, node in enumerate(sorted(needed)):
+            if count % 256 == 0:
+                check("compilation", be.node_count() if watching_nodes() else None)
+            if node in built:
+                continue
+            gate = gates[node]
+            if gate[0] == VAR:
+                built[node] = var(gate[1])
+            elif gate[0] == NOT:
+                built[node] = negate(built[gate[1]])
+            else:
+                built[node] = operators[gate[0]](built[gate[1]], built[gate[2]])
     return [built[r] for r in roots]
 
 

@@ -6,10 +6,22 @@ A backend adds ``var``, ``xor``, ``condition``, ``size``, ``node_count`` and ``w
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import operator
+from typing import Any, Callable, ContextManager
+
+from ..lang.circuit import AND, OR, XOR
 
 
 class OperatorBackend:
+    def operators(self) -> dict[str, Callable[[Any, Any], Any]]:
+        """The binary gates of a circuit as callables on backend nodes (see :func:`wmcdp.compile._compile_gates`)."""
+        return {AND: operator.and_, OR: operator.or_, XOR: self.xor}
+
+    def guarded(self) -> ContextManager:
+        """A context in which the library's failures become wmcdp errors (none to translate by default)."""
+        return contextlib.nullcontext()
+
     @staticmethod
     def conj(a: Any, b: Any) -> Any:
         return a & b

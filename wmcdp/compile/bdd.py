@@ -9,6 +9,8 @@ force (:func:`wmcdp.limits.memory_cap`); exhausting it raises
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import random
 import re
@@ -18,6 +20,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from dd import cudd
 
+from ..lang.circuit import XOR
 from ..limits import out_of_memory, memory_cap
 from .base import OperatorBackend
 from .flat import Flat, build_flat
@@ -64,6 +67,12 @@ class BDDBackend(OperatorBackend):
     @staticmethod
     def xor(a: Any, b: Any) -> Any:
         return _guarded(lambda: a.bdd.apply("xor", a, b))
+
+    def operators(self) -> dict[str, Any]:
+        return {**super().operators(), XOR: functools.partial(self.bdd.apply, "xor")}
+
+    def guarded(self) -> Any:
+        return _cudd_memory()
 
     def condition(self, u: Any, assignment: Mapping[int, bool]) -> Any:
         """Cofactor ``u`` on the given variable values (``phi | x``)."""
@@ -203,14 +212,21 @@ class BDDBackend(OperatorBackend):
         return "\n".join(lines + ["}"]) + "\n"
 
 
-def _guarded(operation):
-    """Run a CUDD operation; CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
+@contextlib.contextmanager
+def _cudd_memory():
+    """CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
     try:
-        return operation()
+        yield
     except (ValueError, RuntimeError) as exc:  # dd reports CUDD's NULL node either way
         if "NULL" in str(exc) or "out of memory" in str(exc):
             raise out_of_memory("a decision-diagram operation") from None
         raise
+
+
+def _guarded(operation):
+    """Run one CUDD operation under :func:`_cudd_memory`."""
+    with _cudd_memory():
+        return operation()
 
 
 def _quote(text: str) -> str:

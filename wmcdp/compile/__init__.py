@@ -9,7 +9,7 @@ so that ``WMC(phi | x, y) = P(A(x) = y)``. Inputs stay symbolic: each concrete i
 a cofactor of the same diagram, or one element of a batch counted in one traversal.
 Variables follow the program's order of first use. The bits of each output value sit
 together, most significant first, right below the last variable any of them reads —
-except when the whole output is one Int: then its bits sit right above the first
+except when the whole output is one Int: then its bits sit on top, above every
 variable it reads, and ``phi`` is the decision tree over the output bits whose leaf for
 value ``v`` is the guard ``[A(x, theta) = v]`` (:func:`_value_tree`). The guards of a
 sum share their sub-diagrams, so the sum of n bits compiles in O(n^2) operations and
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import WmcdpError
-from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR
+from ..lang.circuit import FALSE, NOT, TRUE, VAR
 from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
@@ -191,14 +191,11 @@ class Compiled:
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
     """Program variables in order of first use; the bits of each output value together, most
-    significant first, right after the last variable any of them reads (right before the first
-    one when the output is one Int, see :func:`_value_tree`)."""
+    significant first, right after the last variable any of them reads (on top when the output is
+    one Int, see :func:`_value_tree`)."""
+    if trace.output_guards is not None:  # above every variable phi reads (the others are not in phi)
+        return output_vars + list(range(trace.circuit.num_vars))
     keys = {v: (v, 0, 0) for v in range(trace.circuit.num_vars)}
-    if trace.output_guards is not None:
-        first = min((lo for lo, _ in trace.circuit.var_span(list(trace.output_guards.values())) if lo >= 0),
-                    default=0)
-        keys.update({v: (first, -1, k) for k, v in enumerate(output_vars)})
-        return sorted(keys, key=keys.__getitem__)
     span = trace.circuit.var_span(trace.output_roots)
     j = 0
     for leaf in leaves(trace.shape):
@@ -229,19 +226,18 @@ def _value_tree(be: Any, guards: dict[int, Any], output_vars: list[int]) -> Any:
 def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
     """Backend nodes for the circuit nodes ``roots``, built gate by gate (children before parents)."""
     gates = trace.circuit.gates
-    needed: set[int] = set()
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in needed:
-            continue
-        needed.add(node)
-        if gates[node][0] in (NOT, AND, OR, XOR):
-            stack.extend(gates[node][1:])
+    top = max(roots, default=TRUE)
+    needed = bytearray(top + 1)  # marked from the roots down (a gate's children come before it)
+    for r in roots:
+        needed[r] = 1
+    for node in range(top, TRUE, -1):
+        if needed[node] and gates[node][0] != VAR:
+            for child in gates[node][1:]:
+                needed[child] = 1
     built: dict[int, Any] = {FALSE: be.false, TRUE: be.true}
     operators, negate, var = be.operators(), be.negate, be.var
     with be.guarded():
-        for count, node in enumerate(sorted(needed)):
+        for count, node in enumerate(i for i in range(2, top + 1) if needed[i]):
             if count % 256 == 0:
                 check("compilation", be.node_count() if watching_nodes() else None)
             if node in built:

@@ -106,8 +106,11 @@ class Prover:
             reads = [0] * len(circuit.gates)
             randoms = [0] * len(circuit.gates)
             owned = 0
+            every = sum(1 << v for v in self.weights)
             out: dict[int, list[int]] = {}
             for node, gate in enumerate(circuit.gates):
+                if owned == every:  # each random bit has met its first input
+                    break
                 if node % 4096 == 0:
                     check("symmetry detection")
                 if gate[0] == VAR:

@@ -12,7 +12,11 @@ noisy max / histogram privacy of the DP-tester suite: set size |C| (or |A|) and 
 the hand-proved sets. A series stops after its first point over ``--budget`` seconds.
 
     python experiments/symmetry.py             # table and figure (a few minutes)
-    python experiments/symmetry.py --big       # also RR counting at n = 500 (its compilation takes minutes)
+    python experiments/symmetry.py --no-sweep  # the table only
+
+RR counting's accuracy is also computed by an independent numpy enumeration (the count of
+ones in RR(x) is Binomial(#ones, 1 - lam) + Binomial(n - #ones, lam); one convolution per
+input with i ones): its value must agree, and the table gives its time beside wmcdp's.
 Writes experiments/results/symmetry.txt, symmetry_sweep.csv and symmetry_sweep.png.
 """
 
@@ -43,6 +47,7 @@ CASES = [
     ("RR privacy", lambda n: randomized_response(n, LAM), 64, 8, 10, "privacy"),
     ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 100, 8, 10, "accuracy"),
     ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 200, 8, 10, "accuracy"),
+    ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 500, 8, 10, "accuracy"),
     ("noisy max, m = 2", lambda n: noisy_max(n, 2, eps0=0.7), 10, 5, 60, "privacy"),
     ("histogram, m = 2", lambda n: histogram(n, 2, eps0=0.7), 10, 4, 60, "privacy"),
     ("sparse vector, m = 2, T = 1, N = 1", lambda n: sparse_vector(n, 2, 1, 1, eps0=0.7), 10, 5, 60, "privacy"),
@@ -74,14 +79,27 @@ def bound(kind: str, r) -> object:
     return r.ratio if kind == "privacy" else r.one_minus_beta
 
 
-def table(big: bool) -> list[str]:
+def numpy_accuracy(n: int, lam: float, alpha: int) -> tuple[float, int, float]:
+    """RR counting's tight ``1 - beta`` over all inputs, its worst number of ones, and the seconds, by numpy
+    alone: ``P(count = y | i ones)`` is the convolution of Binomial(i, 1 - lam) and Binomial(n - i, lam)."""
+    import numpy as np
+    from scipy.stats import binom
+
+    start = time.perf_counter()
+    worst, at = math.inf, -1
+    for i in range(n + 1):
+        p = np.convolve(binom.pmf(np.arange(i + 1), i, 1 - lam), binom.pmf(np.arange(n - i + 1), n - i, lam))
+        value = float(p[max(0, i - alpha):i + alpha + 1].sum())
+        if value < worst:
+            worst, at = value, i
+    return worst, at, time.perf_counter() - start
+
+
+def table() -> list[str]:
     lines = ["Automatic symmetry: acceptance benchmarks (compilation + detection + synthesis, one run each)",
              f"{'case':<36} {'n':>4} {'bound':>14} {'|C| or |A| (auto)':>18} {'exhaustive':>12} "
              f"{'compile s':>9} {'detect s':>8} {'total s':>8} {'target':>6}  symmetry"]
-    cases = list(CASES)
-    if big:
-        cases.insert(3, ("RR-counting accuracy, alpha = 3", lambda n: rr_counting(n, 0.2), 500, 8, 10, "accuracy"))
-    for name, factory, n, small, target, kind in cases:
+    for name, factory, n, small, target, kind in CASES:
         r, compile_s, total = run(kind, factory(n), "auto")
         value = bound(kind, r)
         text = f"e^eps={float(value):.6g}" if kind == "privacy" else f"1-b={float(value):.6g}"
@@ -97,6 +115,12 @@ def table(big: bool) -> list[str]:
             lines.append(f"{'  same with the paper hand sets':<36} {n:>4} {'equal':>14} "
                          f"{len(rr_sets.accuracy_set(n)) if kind == 'accuracy' else 2 * n:>18} "
                          f"{'':>12} {'':>9} {'':>8} {hand_total:>8.2f}")
+            print(lines[-1], flush=True)
+        if kind == "accuracy":
+            want, ones, numpy_s = numpy_accuracy(n, 0.2, ALPHA)
+            assert math.isclose(float(value), want, rel_tol=1e-9) and sum(r.witness) == ones, (value, want, ones)
+            lines.append(f"{'  independent numpy enumeration':<36} {n:>4} {want:>14.6g} {'':>18} {'':>12} "
+                         f"{'':>9} {'':>8} {numpy_s:>8.2f}  (wmcdp / numpy = {total / numpy_s:.1f})")
             print(lines[-1], flush=True)
         exhaustive, _, _ = run(kind, factory(small), "exhaustive")
         auto, _, _ = run(kind, factory(small), "auto")
@@ -193,11 +217,10 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--big", action="store_true", help="also RR-counting accuracy at n = 500")
     parser.add_argument("--budget", type=float, default=30.0, help="seconds per sweep point before a series stops")
     parser.add_argument("--no-sweep", action="store_true", help="only the table")
     args = parser.parse_args()
-    lines = table(args.big)
+    lines = table()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "symmetry.txt").write_text("\n".join(lines) + "\n")
     if not args.no_sweep:

@@ -34,7 +34,8 @@ from .limits import check, memory_cap
 from .sets import ExhaustiveInference, InferenceSet
 
 #: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input): both
-#: ways traverse all of phi, with arrays of |Y| cells per input or of one cell per pair
+#: ways traverse all of phi, with arrays of |Y| cells per input or of one cell per pair (unless the
+#: output bits are on top of phi: then a whole distribution costs one cell per input below them)
 DENSE_RATIO = 2
 
 
@@ -253,7 +254,7 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     offsets = {x: [offsets_of(y) for y in ys] for x, ys in I.by_input.items()}
     ny = math.prod(g.size for g in groups)
     rows: dict[Value, tuple[tuple, np.ndarray]] = {}
-    if ny <= DENSE_RATIO * len(I) / len(xs):
+    if c.outputs_on_top or ny <= DENSE_RATIO * len(I) / len(xs):
         for start, block in counter.distributions(digits):
             for k in range(len(block)):
                 x = xs[start + k]

@@ -32,6 +32,11 @@ interface (``coefficients``, ``mul``, ``add``, ``probability``, ``log_ratio``, .
   float64 when ``D <= 2**26`` (every intermediate is an integer below ``D``, so float64 is
   exact, and so are products of two numerators), int64 when ``D < 2**62``, and Python
   integers otherwise.
+
+The nodes below every group bit have no group axis; they are counted a level at a time
+(:class:`_Region`), and an :class:`Extended` count does that part in :data:`WIDE` floats
+(80-bit long doubles) where the platform has them and every path weighs at least
+``2**WIDE_MIN_LOG2``.
 """
 
 from __future__ import annotations

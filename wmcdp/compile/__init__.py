@@ -81,6 +81,11 @@ class Compiled:
         return self.backend.shared_size([self.backend.condition(o, assignment) for o in self.outputs])
 
     @property
+    def outputs_on_top(self) -> bool:
+        """True when the output bits are the top levels of ``phi`` (one Int output, :func:`_value_tree`)."""
+        return self.trace.output_guards is not None
+
+    @property
     def shape(self):
         return self.trace.shape
 

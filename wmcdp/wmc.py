@@ -155,7 +155,6 @@ class Extended:
         m, e = np.frexp(v)
         return cls._normal(m.astype(np.float64), e.astype(np.float64))
 
-
     @classmethod
     def add(cls, a: Any, b: Any) -> np.ndarray:
         a, b = np.asarray(a), np.asarray(b)

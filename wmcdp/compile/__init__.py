@@ -201,10 +201,10 @@ def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
     if trace.output_guards is not None:  # above every variable phi reads (the others are not in phi)
         return output_vars + list(range(trace.circuit.num_vars))
     keys = {v: (v, 0, 0) for v in range(trace.circuit.num_vars)}
-    span = trace.circuit.var_span(trace.output_roots)
+    last = trace.circuit.last_var(trace.output_roots)
     j = 0
     for leaf in leaves(trace.shape):
-        after = max((hi for _, hi in span[j:j + leaf.width]), default=-1)
+        after = max(last[j:j + leaf.width], default=-1)
         for k in range(j, j + leaf.width):
             keys[output_vars[k]] = (after, 1, k)
         j += leaf.width
@@ -245,8 +245,6 @@ def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
         for count, node in enumerate(i for i in range(2, top + 1) if needed[i]):
             if count % 256 == 0:
                 check("compilation", be.node_count() if watching_nodes() else None)
-            if node in built:
-                continue
             gate = gates[node]
             if gate[0] == VAR:
                 built[node] = var(gate[1])

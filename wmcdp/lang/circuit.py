@@ -157,21 +157,12 @@ class Circuit:
         return nodes[0]
 
     # -- analysis --------------------------------------------------------------------
-    def var_span(self, roots: list[int]) -> list[tuple[int, int]]:
-        """For each root, the lowest and the highest variable id it depends on ((-1, -1) for constants).
+    def last_var(self, roots: list[int]) -> list[int]:
+        """For each root, the highest variable id it depends on (-1 for constants).
 
         One pass over the gates in creation order (children are created before their parents).
         """
-        if not roots:
-            return []
-        none = (1 << 62, -1)
-        span: list[tuple[int, int]] = [none, none]
-        for gate in self.gates[2:max(roots) + 1]:
-            if gate[0] == VAR:
-                span.append((gate[1], gate[1]))
-            elif gate[0] == NOT:
-                span.append(span[gate[1]])
-            else:
-                a, b = span[gate[1]], span[gate[2]]
-                span.append((min(a[0], b[0]), max(a[1], b[1])))
-        return [span[r] if span[r] is not none else (-1, -1) for r in roots]
+        last = [-1, -1]
+        for gate in self.gates[2:max(roots, default=TRUE) + 1]:
+            last.append(gate[1] if gate[0] == VAR else max(last[k] for k in gate[1:]))
+        return [last[r] for r in roots]

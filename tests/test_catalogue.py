@@ -229,8 +229,8 @@ CASES = [
     ("exhaustive sets over the size limit",
      "the exhaustive sets are too large (|I| = 4294967296 pairs and |C| = 68719476736 triples; limits 268435456 "
      "pairs, 4294967296 triples): use symmetry sets, or force the run (--force)",
-     lambda: synthesize_privacy(randomized_response(16, 0.2)),
-     ["privacy", "randomized_response", "-p", "n=16", "-p", "lam=0.2"]),
+     lambda: synthesize_privacy(randomized_response(16, 0.2), "exhaustive"),
+     ["privacy", "randomized_response", "-p", "n=16", "-p", "lam=0.2", "--sets", "exhaustive"]),
     ("unknown parameter", "program randomized_response has no parameter 'k'; its parameters are n, lam",
      lambda: build_program("randomized_response", {"n": 2, "lam": 0.2, "k": 1}),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "-p", "k=1"]),
@@ -329,7 +329,8 @@ def test_limits_exit_3(capsys):
                  "--max-nodes", "500"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("wmcdp: stopped: the decision diagram reached ")
-    assert main(["privacy", "randomized_response", "-p", "n=12", "-p", "lam=0.2", "--timeout", "0.05"]) == 3
+    assert main(["privacy", "randomized_response", "-p", "n=12", "-p", "lam=0.2", "--sets", "exhaustive",
+                 "--timeout", "0.05"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and "timed out after 0.05 s" in err and "no bound was computed" in err
 

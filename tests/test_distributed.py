@@ -28,7 +28,7 @@ def workers():
 ])
 def test_privacy_over_workers_equals_serial(workers, spec, params):
     program = build_program(spec, params)
-    serial = synthesize_privacy(program)
+    serial = synthesize_privacy(program, "exhaustive")
     spread = synthesize_privacy(program, workers=workers)
     assert spread.ratio == serial.ratio and spread.epsilon == serial.epsilon
     assert spread.witness == serial.witness

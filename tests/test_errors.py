@@ -99,7 +99,7 @@ def test_accuracy_parameters():
 
 def test_exhaustive_sets_refuse_huge_spaces():
     with pytest.raises(WmcdpError, match="use symmetry sets"):
-        synthesize_privacy(randomized_response(20, 0.2))
+        synthesize_privacy(randomized_response(20, 0.2), "exhaustive")
 
 
 @pytest.mark.parametrize("relation, domain, x, expected", [

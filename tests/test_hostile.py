@@ -77,7 +77,7 @@ BAD = [  # (arguments, exit status); "{u}" is the user file
     (["privacy", *RR[:3], "-p", "lam=1/0"], 2), (["privacy", *RR[:3], "-p", "lam=-0"], 0),
     (["privacy", *RR[:3], "-p", "lam=inf"], 2), (["privacy", *RR[:3], "-p", "lam=1e400"], 2),
     (["privacy", "randomized_response", "-p", "n=1" + "0" * 5000, "-p", "lam=0.2"], 2),
-    (["privacy", "randomized_response", "-p", "n=8000", "-p", "lam=0.2"], 2),
+    (["privacy", "randomized_response", "-p", "n=8000", "-p", "lam=0.2", "--sets", "exhaustive"], 2),
     (["privacy", "truncated_geometric", "-p", "m=3", "-p", "scale=1" + "0" * 400], 2),
     (["privacy", "truncated_geometric", "-p", "m=3", "-p", "alpha=1"], 2),
     (["privacy", *RR, "--sets", "nosuch"], 2), (["privacy", *RR, "--sets", "{u}:nosuch"], 2),

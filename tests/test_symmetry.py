@@ -190,7 +190,7 @@ def test_api_errors():
     prog = randomized_response(2, HALF)
     with pytest.raises(WmcdpError, match="sets 'auto' build their own inference set; leave I out"):
         synthesize_privacy(prog, "auto", [((0, 0), (0, 0))])
-    with pytest.raises(WmcdpError, match="C must be a privacy set, None \\(exhaustive\\) or 'auto', got 'all'"):
+    with pytest.raises(WmcdpError, match="C must be a privacy set, None \\(the planner\\), 'exhaustive' or 'auto', got 'all'"):
         synthesize_privacy(prog, "all")
     with pytest.raises(WmcdpError, match="A must be an accuracy set, None \\(exhaustive\\) or 'auto', got 'all'"):
         synthesize_accuracy(rr_counting(2, HALF), "all", alpha=1)

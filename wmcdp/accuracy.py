@@ -44,6 +44,7 @@ class AccuracyResult:
     diagram_size: int
     seconds: float
     sets: Any = None               # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
+    plan: Any = None               # with A=None: the planner's report (wmcdp.plan.PlanReport)
 
 
 def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Value], Number]:
@@ -106,9 +107,10 @@ def synthesize_accuracy(prog: Program | Compiled,
                         I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
                         top: int = 0, backend: str = "bdd", exact: Any = None,
                         force: bool = False, workers: Any = None) -> AccuracyResult:
-    """Algorithm 3. ``A`` and ``I`` default to exhaustive sets, ``V`` to the program's target;
-    ``A="auto"`` (with ``I`` left out) takes one input per orbit of the program's proved
-    symmetries (:func:`wmcdp.symmetry.auto_accuracy`; the result's ``sets`` reports them).
+    """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
+    it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
+    ``I`` left out) takes one input per orbit of the program's proved symmetries
+    (:func:`wmcdp.symmetry.auto_accuracy`; the result's ``sets`` reports them).
 
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
@@ -120,10 +122,16 @@ def synthesize_accuracy(prog: Program | Compiled,
         raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    if A is None and I is None and workers is None:
+        from .plan.notions import planned_accuracy
+
+        return planned_accuracy(prog, V, alpha, top, backend, exact, force)
+    if isinstance(A, str) and A == "exhaustive":
+        A = None
     compiled = as_compiled(prog, backend, exact)
     if isinstance(A, str):
         if A != "auto":
-            raise WmcdpError(f"A must be an accuracy set, None (exhaustive) or 'auto', got {A!r}")
+            raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
         if I is not None:
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
         from .symmetry import auto_accuracy

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
@@ -337,6 +337,7 @@ class ApproximateResult:
     diagram_size: int | None
     seconds: float
     symmetry: str = ""
+    plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
 
 
 @dataclass(frozen=True)
@@ -347,6 +348,7 @@ class ProfilePoint:
     delta: float | Fraction
     witness: PairWitness
     epsilon_text: str
+    plan: Any = None               # with pairs=None: the planner's report (the same for every point)
 
 
 def _compose(compose: Any) -> int:
@@ -396,7 +398,27 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     threshold = Threshold.of(epsilon) if epsilon is not None else None
     if delta is not None:
         parse_delta(delta, False)
-    source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    plan = None
+    if pairs is None and I is None and at is None:
+        from .plan.notions import finish, pair_witness, planned_pairs
+        from .plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(
+            prog, neighbours, backend, exact, force, ("max",),
+            lambda c: synthesize_approximate(c, epsilon=epsilon, delta=delta, compose=compose, exact=exact,
+                                             force=force, accountant=accountant, interval=interval))
+        if isinstance(planned, Product):
+            results = extra
+            exact_all = all(r.exact for r in results)
+            c = combine_max([r.delta if threshold is not None else (r.ratio if exact_all else r.epsilon)
+                             for r in results])
+            seconds = time.perf_counter() - start
+            return replace(results[c], witness=pair_witness(planned, planned.members[c][0], results[c].witness),
+                           diagram_size=sum(r.diagram_size or 0 for r in results), seconds=seconds,
+                           plan=planned.report(results, None, None, seconds))
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     exact_run = source.arith.exact and accountant == "exact"
     if accountant == "dp-accounting":
         from .accounting import composed_bound
@@ -418,7 +440,8 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
             eps, ratio, key = epsilon_for_delta(source, d)
     return ApproximateResult(epsilon=eps, delta=d, ratio=ratio, witness=source.witness(key), compose=k,
                              exact=exact_run, accountant=accountant, diagram_size=source.diagram_size,
-                             seconds=time.perf_counter() - start, symmetry=source.symmetry)
+                             seconds=time.perf_counter() - start, symmetry=source.symmetry,
+                             plan=None if plan is None else finish(plan, start))
 
 
 def _ratio_of(eps: float) -> float:
@@ -439,7 +462,28 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
         raise WmcdpError("the privacy profile needs at least one epsilon")
     k = _compose(compose)
     accountant = _accountant(accountant, k)
-    source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    start = time.perf_counter()
+    plan = None
+    if pairs is None and I is None and at is None:
+        from .plan.notions import finish, pair_witness, planned_pairs
+        from .plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(
+            prog, neighbours, backend, exact, force, ("max",),
+            lambda c: privacy_profile(c, epsilons=[th for th in thresholds], compose=compose, exact=exact,
+                                      force=force, accountant=accountant, interval=interval))
+        if isinstance(planned, Product):
+            report = planned.report([r[0] for r in extra], None, None, time.perf_counter() - start)
+            out = []
+            for g, th in enumerate(thresholds):
+                c = combine_max([r[g].delta for r in extra])
+                point = extra[c][g]
+                out.append(replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness),
+                                   plan=report))
+            return out
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     if accountant == "dp-accounting":
         from .accounting import composed_profile
 
@@ -447,7 +491,9 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
     else:
         source = _composed_source(source, k, accountant)
         points = deltas(source, thresholds)
-    return [ProfilePoint(th.epsilon, d, source.witness(key), th.text()) for th, (d, key) in zip(thresholds, points)]
+    report = None if plan is None else finish(plan, start)
+    return [ProfilePoint(th.epsilon, d, source.witness(key), th.text(), report)
+            for th, (d, key) in zip(thresholds, points)]
 
 
 __all__ = ["synthesize_approximate", "privacy_profile", "ApproximateResult", "ProfilePoint", "Threshold",

@@ -439,7 +439,7 @@ def check_pairs(domain: Vector, pairs: PairSet) -> None:
             raise WmcdpError(f"the pair set holds the input {format_value(x)} paired with itself")
 
 
-def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any) -> RowPairs:
+def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = None) -> RowPairs:
     """The ordered neighbour pairs up to the program's proved symmetry group (``pairs="auto"``).
 
     :func:`wmcdp.symmetry.pair_distributions` gives one pair per orbit, with its outputs up to
@@ -451,7 +451,7 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any) -> RowPairs:
     """
     from .symmetry import find_symmetry, pair_distributions
 
-    symmetry = find_symmetry(compiled)
+    symmetry = find_symmetry(compiled, budget=budget)
     items = list(pair_distributions(compiled, neighbours, exact=exact, symmetry=symmetry))
     arith = masses_arith(items[0].arith, compiled)
     width = max(len(d.outputs) for d in items)
@@ -482,6 +482,8 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
     """
     from .shuffle import ShuffledInference
 
+    if isinstance(pairs, str) and pairs == "exhaustive":
+        pairs = None
     domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
     if at is not None:
         if pairs is not None or I is not None:
@@ -490,7 +492,7 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
         raise WmcdpError("an inference set I needs an explicit pair set")
     if isinstance(pairs, str):
         if pairs != "auto":
-            raise WmcdpError(f"pairs must be a pair set, None (exhaustive) or 'auto', got {pairs!r}")
+            raise WmcdpError(f"pairs must be a pair set, None (the planner), 'exhaustive' or 'auto', got {pairs!r}")
         if I is not None or at is not None:
             raise WmcdpError("pairs 'auto' make their own rows; give no I and no at")
         return auto_pairs(as_compiled(prog, backend, exact), neighbours, exact)

@@ -57,6 +57,7 @@ class PrivacyResult:
     diagram_size: int
     seconds: float
     sets: Any = None               # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
+    plan: Any = None               # with C=None: the planner's report (wmcdp.plan.PlanReport)
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
@@ -181,9 +182,11 @@ def synthesize_privacy(prog: Program | Compiled,
                        neighbours: str | Relation | None = None, backend: str = "bdd",
                        exact: Any = None, force: bool = False, at: Value | None = None,
                        workers: Any = None) -> PrivacyResult:
-    """Algorithm 2. ``C`` and ``I`` default to the exhaustive sets of the program's domain;
-    ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans one
-    triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
+    """Algorithm 2. ``C`` and ``I`` default to the planner (:mod:`wmcdp.plan`): it proves the program's
+    structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
+    exhaustive sets; the result's ``plan`` reports it. ``C="exhaustive"`` forces the exhaustive sets of the
+    program's domain; ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans
+    one triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
 
     ``at=x0`` restricts the exhaustive sets to the data-centric pairs of the database ``x0``
     (:func:`wmcdp.pairs.pairs_at`: ``(x0, x')`` and ``(x', x0)`` for its neighbours ``x'``,
@@ -196,10 +199,16 @@ def synthesize_privacy(prog: Program | Compiled,
     :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
+    if C is None and I is None and at is None and workers is None:
+        from .plan.notions import planned_privacy
+
+        return planned_privacy(prog, neighbours, backend, exact, force)
+    if isinstance(C, str) and C == "exhaustive":
+        C = None
     compiled = as_compiled(prog, backend, exact)
     if isinstance(C, str):
         if C != "auto":
-            raise WmcdpError(f"C must be a privacy set, None (exhaustive) or 'auto', got {C!r}")
+            raise WmcdpError(f"C must be a privacy set, None (the planner), 'exhaustive' or 'auto', got {C!r}")
         if I is not None:
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
         if at is not None:

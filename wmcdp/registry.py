@@ -112,15 +112,18 @@ def find_relation(spec: str) -> Any:
 def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
     """``(C, I)`` for ``kind == "privacy"``, ``(A, I)`` for ``"accuracy"``, ``(P, I)`` for ``"pairs"``
     (approximate and Rényi DP; ``I`` may be None there: whole output distributions); ``(None, None)``
-    is exhaustive.
+    is the planner's choice.
 
-    ``spec`` is ``"exhaustive"``, ``"symmetry"`` (the program's proved sets from
+    ``spec`` is ``"plan"`` (the default: :mod:`wmcdp.plan`), ``"exhaustive"`` (``("exhaustive", None)``),
+    ``"symmetry"`` (the program's proved sets from
     :mod:`symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
     program's symmetries itself, :mod:`wmcdp.symmetry`) or ``path/to/file.py:function``, called
     as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
     """
-    if spec == "exhaustive":
+    if spec == "plan":
         return None, None
+    if spec == "exhaustive":
+        return "exhaustive", None
     if spec == "auto":
         return "auto", None
     if spec == "symmetry":
@@ -132,7 +135,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     elif spec.rpartition(":")[0].endswith(".py"):
         make = load_function(spec)
     else:
-        raise WmcdpError(f"sets must be exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
+        raise WmcdpError(f"sets must be plan, exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
     try:
         result = make(*extra, **program.params)
     except WmcdpError:

@@ -169,6 +169,7 @@ class RenyiResult:
     diagram_size: int | None
     seconds: float
     symmetry: str = ""
+    plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
 
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
@@ -207,13 +208,43 @@ def synthesize_renyi(prog: Program | Compiled, orders: Iterable[Any] | str,
     """
     start = time.perf_counter()
     alphas = parse_orders(orders)
-    source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    plan = None
+    if pairs is None and I is None and at is None:
+        from .plan.notions import finish, pair_witness, planned_pairs, sum_witness
+        from .plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(prog, neighbours, backend, exact, force, ("max", "sum"),
+                                       lambda c: synthesize_renyi(c, alphas, exact=exact, force=force))
+        if isinstance(planned, Product):
+            parts = extra
+            combined = []
+            for g, alpha in enumerate(alphas):
+                if planned.rule == "max":
+                    c = combine_max([r.orders[g].epsilon for r in parts])
+                    combined.append(RenyiOrder(alpha, parts[c].orders[g].epsilon,
+                                               pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness)))
+                else:  # a product's Renyi divergence is the sum of its parts'
+                    total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
+                    combined.append(RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness
+                                                                                   for r in parts])))
+            seconds = time.perf_counter() - start
+            return _renyi_result(combined, all(r.exact for r in parts), sum(r.diagram_size or 0 for r in parts),
+                                 seconds, "", planned.report(parts, None, None, seconds))
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     values = renyi_divergences(source, alphas)
     results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+    return _renyi_result(results, source.arith.exact, source.diagram_size, time.perf_counter() - start,
+                         source.symmetry, None if plan is None else finish(plan, start))
+
+
+def _renyi_result(results: list[RenyiOrder], exact: bool, diagram_size: int | None, seconds: float, symmetry: str,
+                  plan: Any) -> RenyiResult:
+    """The result with zCDP's ρ = max over the finite orders of D_α / α."""
     finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
     rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)
-    return RenyiResult(results, rho, rho_order, source.arith.exact, source.diagram_size,
-                       time.perf_counter() - start, source.symmetry)
+    return RenyiResult(results, rho, rho_order, exact, diagram_size, seconds, symmetry, plan)
 
 
 __all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]

@@ -15,7 +15,7 @@ from ..registry import find_relation, find_sets
 from ..renyi import RenyiResult, synthesize_renyi
 from ..sweep import ProfileRow, parse_over
 from ..tables import FORMATS
-from .common import dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show, table
+from .common import dumps, exact_mode, json_number, mode_text, plan_json, plan_rows, privacy_args, program_of, show, table
 from .sweep import emit
 from .tools import parse_input
 
@@ -24,7 +24,7 @@ def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
     """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at``, ``--neighbours``."""
     P, I = find_sets("pairs", args.sets, program)
     at = parse_input(args.at, program) if getattr(args, "at", None) else None
-    if P is not None and P != "auto" and args.neighbours:
+    if P not in (None, "auto", "exhaustive") and args.neighbours:
         raise WmcdpError("--neighbours applies to exhaustive and auto sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
     return {"pairs": P, "I": I, "at": at, "neighbours": relation}
@@ -37,7 +37,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def _shown_sets(args: argparse.Namespace, program) -> str:
     where = f", at {args.at}" if getattr(args, "at", None) else ""
     neighbours = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else "own")
-    return f"{args.sets} pairs{where}, neighbours {neighbours if args.sets == 'exhaustive' else '(fixed by the set)'}"
+    shown = neighbours if args.sets in ("plan", "exhaustive", "auto") else "(fixed by the set)"
+    return f"{args.sets} pairs{where}, neighbours {shown}"
 
 
 def witness_json(w: PairWitness) -> dict:
@@ -62,6 +63,7 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
     out.update(compose=r.compose, accountant=r.accountant, diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     if r.symmetry:
         out["symmetry"] = r.symmetry
+    out.update(plan_json(r.plan))
     return out
 
 
@@ -85,7 +87,7 @@ def _approx(args: argparse.Namespace) -> str:
                      "(an upper bound)"))
     if r.symmetry:
         rows.append(("symmetry", r.symmetry))
-    rows += [("diagram size", f"{r.diagram_size} nodes"), ("seconds", f"{r.seconds:.4f}")]
+    rows += [("diagram size", f"{r.diagram_size} nodes"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program)}, {args.backend}, "
              f"{mode_text(r.exact, args)})")
     return table(title, rows)
@@ -99,7 +101,7 @@ def renyi_json(r: RenyiResult, extra: dict) -> dict:
             "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
             "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
             "exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds, **extra,
-            **({"symmetry": r.symmetry} if r.symmetry else {})}
+            **({"symmetry": r.symmetry} if r.symmetry else {}), **plan_json(r.plan)}
 
 
 def _renyi(args: argparse.Namespace) -> str:
@@ -118,6 +120,7 @@ def _renyi(args: argparse.Namespace) -> str:
                      f"at order {format_number(r.zcdp_order)}")
     if r.symmetry:
         lines.append(f"  symmetry: {r.symmetry}")
+    lines += [f"  {key}: {value}" for key, value in plan_rows(r.plan)]
     lines.append(f"  diagram size {r.diagram_size} nodes, {r.seconds:.4f} seconds")
     return "\n".join(lines)
 

@@ -11,8 +11,8 @@ from ..lang.shape import format_value, jsonable
 from ..numbers import exact_text, format_number, parse_number
 from ..privacy import PrivacyResult, synthesize_privacy
 from ..registry import find_relation, find_sets
-from .common import (compiled_of, dumps, exact_mode, json_number, mode_text, privacy_args, program_of, show,
-                     synthesis_args, table, workers_of)
+from .common import (dumps, exact_mode, json_number, mode_text, plan_json, plan_rows, privacy_args, program_of,
+                     show, synthesis_args, table, workers_of)
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -68,7 +68,7 @@ def sets_rows(sets: Any, kind: str) -> list[tuple[str, str]]:
 def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]:
     """``(C, I, neighbours for the API, neighbours as shown)`` from ``--sets`` and ``--neighbours``."""
     C, I = find_sets("privacy", args.sets, program)
-    if C is not None and C != "auto":
+    if C not in (None, "auto", "exhaustive"):
         if args.neighbours:
             raise WmcdpError("--neighbours applies to exhaustive sets only")
         return C, I, None, "(fixed by the privacy set)"
@@ -82,21 +82,21 @@ def _privacy(args: argparse.Namespace) -> str:
     from .tools import parse_input
 
     program = program_of(args)
-    compiled = compiled_of(args, program)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
     with workers_of(args) as workers:
-        r = synthesize_privacy(compiled, C, I, neighbours=relation, exact=exact_mode(args), force=args.force,
-                               at=at, workers=workers)
+        r = synthesize_privacy(program, C, I, neighbours=relation, backend=args.backend, exact=exact_mode(args),
+                               force=args.force, at=at, workers=workers)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-             "sets": args.sets, "neighbours": shown, "backend": args.backend, "at": args.at, **sets_json(r.sets)}
+             "sets": args.sets, "neighbours": shown, "backend": args.backend, "at": args.at, **sets_json(r.sets),
+             **plan_json(r.plan)}
     if args.json:
         return dumps(privacy_json(r, extra))
     rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact)),
             ("witness x", format_value(r.witness.x)), ("witness x'", format_value(r.witness.x_prime)),
             ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact)),
             ("P(y | x')", show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
-            *sets_rows(r.sets, "privacy"), ("seconds", f"{r.seconds:.4f}")]
+            *sets_rows(r.sets, "privacy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     where = f" at {args.at}" if args.at else ""
     title = (f"{program.label()}: tight privacy bound ({args.sets} sets{where}, neighbours {shown}, "
              f"{args.backend}, {mode_text(r.exact, args)})")
@@ -106,18 +106,17 @@ def _privacy(args: argparse.Namespace) -> str:
 def _accuracy(args: argparse.Namespace) -> str:
     program = program_of(args)
     alpha = parse_number(args.alpha, exact=True)
-    compiled = compiled_of(args, program)
     A, I = find_sets("accuracy", args.sets, program, alpha)
     with workers_of(args) as workers:
-        r = synthesize_accuracy(compiled, A, None, alpha, I, top=args.top, exact=exact_mode(args), force=args.force,
-                                workers=workers)
+        r = synthesize_accuracy(program, A, None, alpha, I, top=args.top, backend=args.backend,
+                                exact=exact_mode(args), force=args.force, workers=workers)
     extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-             "sets": args.sets, "backend": args.backend, **sets_json(r.sets)}
+             "sets": args.sets, "backend": args.backend, **sets_json(r.sets), **plan_json(r.plan)}
     if args.json:
         return dumps(accuracy_json(r, extra))
     rows = [("1 - beta", show(r.one_minus_beta, r.exact)), ("beta", show(r.beta, r.exact)),
             ("witness x", format_value(r.witness)), ("diagram size", f"{r.diagram_size} nodes"),
-            *sets_rows(r.sets, "accuracy"), ("seconds", f"{r.seconds:.4f}")]
+            *sets_rows(r.sets, "accuracy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     title = (f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
              f"({args.sets} sets, {args.backend}, {mode_text(r.exact, args)})")
     text = table(title, rows)

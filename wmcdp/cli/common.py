@@ -138,9 +138,10 @@ def limit_args(q: argparse.ArgumentParser) -> None:
 
 def synthesis_args(q: argparse.ArgumentParser) -> None:
     program_args(q)
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|auto|FILE.py:FUNC",
-                   help="exhaustive sets (default), the program's hand-proved symmetry sets, orbit sets of the "
-                        "symmetries wmcdp finds and proves (auto), or your own")
+    q.add_argument("--sets", default="plan", metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC",
+                   help="the planner's choice (default: independent parts, proved symmetries or exhaustive sets, "
+                        "whichever is cheapest), exhaustive sets, the program's hand-proved symmetry sets, orbit "
+                        "sets of the symmetries wmcdp proves (auto), or your own")
     q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
     number_args(q)
     q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
@@ -163,6 +164,21 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
         yield workers
 
 
+def plan_json(plan: Any) -> dict:
+    """The ``plan`` key of a result computed by the planner (nothing otherwise)."""
+    return {} if plan is None else {"plan": plan.as_dict()}
+
+
+def plan_rows(plan: Any) -> list[tuple[str, str]]:
+    """Table rows for the planner's report: the plan, and its estimated and actual seconds."""
+    if plan is None:
+        return []
+    estimate = "n/a" if plan.estimated_seconds is None else f"{plan.estimated_seconds:.3g} s"
+    return [("plan", plan.text()),
+            ("plan seconds", f"estimated {estimate}, detection {plan.detection_seconds:.4f} s, "
+                             f"total {plan.seconds:.4f} s")]
+
+
 def privacy_args(q: argparse.ArgumentParser) -> None:
     synthesis_args(q)
     q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC",
@@ -171,4 +187,5 @@ def privacy_args(q: argparse.ArgumentParser) -> None:
 
 __all__ = ["Parser", "Disagreement", "params", "exact_mode", "program_of", "compiled_of", "json_number", "show",
            "table", "program_args", "number_args", "limit_args", "synthesis_args", "privacy_args", "memory_size",
-           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps", "workers_of"]
+           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps", "workers_of",
+           "plan_json", "plan_rows"]

@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     q.add_argument("--epsilon", help="approx sweeps: delta(epsilon) at this epsilon (ln:3/2 is exact)")
     q.add_argument("--compose", type=int, default=1, metavar="K", help="approx sweeps: K runs on the same pair")
     q.add_argument("--orders", help="renyi sweeps: Rényi orders > 1, e.g. 1.5,2,inf")
-    q.add_argument("--sets", default="exhaustive", metavar="exhaustive|symmetry|auto|FILE.py:FUNC")
+    q.add_argument("--sets", default="plan", metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC")
     q.add_argument("--neighbours", metavar="RELATION|FILE.py:FUNC", help="exhaustive privacy sets: neighbour relation")
     q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
     number_args(q)

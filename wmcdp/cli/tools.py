@@ -60,7 +60,7 @@ def _sample(args: argparse.Namespace) -> str:
 def _crosscheck(args: argparse.Namespace) -> str:
     program = program_of(args)
     C, I = find_sets("privacy", args.sets, program)
-    if C not in (None, "auto") and args.neighbours:
+    if C not in (None, "auto", "exhaustive") and args.neighbours:
         raise WmcdpError("--neighbours applies to exhaustive sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
     with workers_of(args) as workers:

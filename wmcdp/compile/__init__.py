@@ -267,6 +267,15 @@ def compile_program(program: Program, backend: str = "bdd", *, exact_floats: boo
         raise WmcdpError(f"expected a wmcdp Program, got {type(program).__name__}")
     start = time.perf_counter()
     trace = program.trace(exact_floats=exact_floats)
+    return compile_trace(program, trace, backend, exact_floats=exact_floats, start=start)
+
+
+def compile_trace(program: Program, trace: Trace, backend: str = "bdd", *, exact_floats: bool = False,
+                  start: float | None = None) -> Compiled:
+    """Compile an already traced program (``trace``; e.g. one independent part of a program's trace)."""
+    if backend not in BACKENDS:
+        raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    start = time.perf_counter() if start is None else start
     first_output = trace.circuit.num_vars
     output_vars = [first_output + j for j in range(len(trace.output_roots))]
     order = _variable_order(trace, output_vars)
@@ -288,4 +297,4 @@ def compile_program(program: Program, backend: str = "bdd", *, exact_floats: boo
     return compiled
 
 
-__all__ = ["Compiled", "compile_program", "BACKENDS"]
+__all__ = ["Compiled", "compile_program", "compile_trace", "BACKENDS"]

@@ -32,8 +32,8 @@ import random
 from typing import Any, Iterator, Sequence
 
 from ..compile import Compiled
-from ..lang.circuit import VAR
-from ..limits import check
+from ..lang.circuit import NOT, VAR
+from ..limits import LimitExceeded, check, memory_cap
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 
 FIXED = "fixed"   # a cofactor phi | y: no output bits left to map
@@ -47,9 +47,12 @@ MAX_ATTEMPTS = 4000
 class Prover:
     """Proves candidate symmetries on a BDD-compiled program."""
 
-    def __init__(self, compiled: Compiled) -> None:
+    def __init__(self, compiled: Compiled, budget: Any = None) -> None:
         assert compiled.backend.name == "bdd"
         self.compiled = compiled
+        self.budget = budget          # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
+        self.abandoned = 0            # diagram proofs not attempted or stopped past the budget
+        self.structural = 0           # proofs that held on the circuit itself (no diagram operation)
         self.backend = compiled.backend
         self.n = compiled.domain.n
         self.bits = {e: list(v) for e, v in compiled.trace.input_bits.items() if v}
@@ -258,18 +261,105 @@ class Prover:
             renaming = {**in_map, **rmap, **out_renaming}
             if set(renaming) != set(renaming.values()):  # only a permutation of variables proves anything
                 continue
+            if u is None and relabel is None and self._structural(renaming, out_renaming):
+                self.proofs += 1
+                self.structural += 1
+                return True
             if self._refuted(target, renaming, relabel):
                 continue
             if relabel is None:
-                image = be.rename(target, renaming)
+                image = self._budgeted(lambda: be.rename(target, renaming))
             else:
                 mapping = {v: be.var(w) for v, w in renaming.items()}
                 mapping.update(self._index_functions(relabel))
-                image = be.compose(target, mapping)
+                image = self._budgeted(lambda: be.compose(target, mapping))
+            if image is None:
+                return False
             if image == target:
                 self.proofs += 1
                 return True
         return False
+
+    def describe_proofs(self) -> str:
+        """How the proofs went, for the report: those that held on the circuit alone, and those abandoned."""
+        parts = []
+        if self.structural:
+            parts.append(f"{self.structural} proved on the circuit")
+        if self.abandoned:
+            parts.append(f"{self.abandoned} diagram proofs abandoned past the detection budget")
+        return "; ".join(parts)
+
+    # -- proofs on the circuit, and the budget of diagram proofs -------------------------------
+    def _structural(self, renaming: dict[int, int], out_renaming: dict[int, int]) -> bool:
+        """Whether renaming the input and random variables maps the circuit of every output bit ``o_j`` onto
+        the very gate of ``o_sigma(j)`` (``sigma``: the output renaming). The circuit is hash-consed with
+        commutative gates normalised, so the same gate is the same formula: then
+        ``o_j(rho x, rho theta) = o_sigma(j)(x, theta)`` for every assignment, which is the symmetry.
+        Only existing gates are looked up (nothing is added); a miss proves nothing."""
+        trace = self.compiled.trace
+        circuit = trace.circuit
+        gates, index, var_node = circuit.gates, circuit._index, circuit.var_node
+        out_vars = self.compiled.output_vars
+        position = {v: j for j, v in enumerate(out_vars)}
+        image: dict[int, int] = {0: 0, 1: 1}
+        for j, root in enumerate(trace.output_roots):
+            want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
+            stack = [root]
+            while stack:
+                node = stack[-1]
+                if node in image:
+                    stack.pop()
+                    continue
+                gate = gates[node]
+                if gate[0] == VAR:
+                    w = renaming.get(gate[1], gate[1])
+                    if w >= len(var_node):
+                        return False
+                    image[node] = var_node[w]
+                    stack.pop()
+                    continue
+                pending = [c for c in gate[1:] if c not in image]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                stack.pop()
+                kids = [image[c] for c in gate[1:]]
+                if gate[0] == NOT:
+                    a = kids[0]
+                    found = 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
+                else:
+                    found = index.get((gate[0], min(kids), max(kids)))
+                if found is None:
+                    return False
+                image[node] = found
+            if image[root] != want:
+                return False
+        return True
+
+    def over_budget(self) -> bool:
+        """True once the detection budget's time is spent (diagram proofs are then abandoned, not failed)."""
+        left = None if self.budget is None else self.budget.left()
+        return left is not None and left <= 0
+
+    def _budgeted(self, operation: Any) -> Any:
+        """A diagram operation under the budget: None (abandoned) when the time is spent or when it would grow
+        CUDD's memory past what the remaining time allows (a renaming can blow a diagram up exponentially)."""
+        if self.budget is None:
+            return operation()
+        left = self.budget.left()
+        if left is not None and left <= 0:
+            self.abandoned += 1
+            return None
+        bdd = self.backend.bdd
+        allowance = int(min(1 << 30, max(32 << 20, (left or 1.0) * (512 << 20))))
+        bdd.configure(max_memory=min(memory_cap(), int(bdd.statistics()["mem"]) + allowance))
+        try:
+            return operation()
+        except LimitExceeded:
+            self.abandoned += 1
+            return None
+        finally:
+            bdd.configure(max_memory=memory_cap())
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
         order = sorted(kinds, key=lambda k: k != self._last_kind)
@@ -333,7 +423,7 @@ class Prover:
         spent = self.attempts
         roots = sorted({find(e) for e in entries})
         for a, b in itertools.combinations(roots, 2):
-            if self.attempts - spent > MAX_ATTEMPTS:
+            if self.attempts - spent > MAX_ATTEMPTS or self.over_budget():
                 break
             join(a, b)
         groups: dict[int, list[int]] = {}
@@ -378,7 +468,7 @@ def detect(prover: Prover) -> Symmetry:
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))
     blocks.sort(key=lambda b: b.entries[0])
-    return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts)
+    return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
 
 
 def refine(prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]

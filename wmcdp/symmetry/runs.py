@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from ..compile import Compiled, compile_program
+from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
 from ..inference import Counter, as_compiled, number_system
 from ..lang.program import Program
@@ -85,18 +85,24 @@ class AutoSets:
 
 # -- detection ---------------------------------------------------------------------------------
 
-def prover_for(compiled: Compiled) -> tuple[Prover, str]:
-    """A :class:`Prover` on a BDD of the program (SDD programs are recompiled to a BDD for the proofs)."""
+def prover_for(compiled: Compiled, budget: Any = None) -> tuple[Prover, str]:
+    """A :class:`Prover` on a BDD of the program (SDD programs are recompiled to a BDD for the proofs);
+    ``budget`` (:class:`wmcdp.plan.planner.Budget`) bounds its diagram proofs."""
     if compiled.backend.name == "bdd":
-        return Prover(compiled), ""
-    bdd = compile_program(compiled.program, "bdd", exact_floats=compiled.exact_floats)
-    return Prover(bdd), "symmetry proved on a BDD compilation of the program"
+        return Prover(compiled, budget), ""
+    bdd = compile_trace(compiled.program, compiled.trace, "bdd", exact_floats=compiled.exact_floats)
+    return Prover(bdd, budget), "symmetry proved on a BDD compilation of the program"
 
 
-def find_symmetry(prog: Program | Compiled, *, backend: str = "bdd") -> Symmetry:
-    """The program's proved symmetry group (see :mod:`wmcdp.symmetry.proof`)."""
-    prover, note = prover_for(as_compiled(prog, backend))
-    return replace(detect(prover), note=note)
+def _detected(prover: Prover, note: str) -> Symmetry:
+    sym = detect(prover)
+    return replace(sym, note="; ".join(t for t in (note, sym.note) if t))
+
+
+def find_symmetry(prog: Program | Compiled, *, backend: str = "bdd", budget: Any = None) -> Symmetry:
+    """The program's proved symmetry group (see :mod:`wmcdp.symmetry.proof`); ``budget`` bounds the diagram proofs."""
+    prover, note = prover_for(as_compiled(prog, backend), budget)
+    return _detected(prover, note)
 
 
 def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str:
@@ -193,13 +199,14 @@ class PrivacyPlan:
 
 
 def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = None, *,
-                 backend: str = "bdd") -> PrivacyPlan:
-    """Detect the program's symmetries and describe the orbit sets of a pure-ε run (nothing counted)."""
+                 backend: str = "bdd", budget: Any = None) -> PrivacyPlan:
+    """Detect the program's symmetries and describe the orbit sets of a pure-ε run (nothing counted);
+    ``budget`` bounds the diagram proofs (per-output groups past it are abandoned)."""
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     relation = _relation_name(compiled, neighbours)
-    prover, note = prover_for(compiled)
-    sym = replace(detect(prover), note=note)
+    prover, note = prover_for(compiled, budget)
+    sym = _detected(prover, note)
     act = prover.action
     reps_count = act.count_orbits(sym)
     support, psi = _support(prover)
@@ -213,14 +220,20 @@ def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = N
     types = PairTypes.of(relation, k)
     outputs = None
     per_output = f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
-    if reps_count <= PER_OUTPUT_LIMIT:
+    if reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
         outputs = []
         for chunk in output_reps():
             for offsets in chunk:
+                if prover.over_budget():
+                    break
                 found = refine(prover, offsets, act.stabilizer(sym, offsets))
                 if found is not None:
                     blocks, irrelevant = found
                     outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
+    if outputs is not None and prover.over_budget():
+        outputs = None
+        per_output = "abandoned past the detection budget; each output uses the symmetries that fix it"
+    if outputs is not None:
         largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
         unread = max((len(o.fixed) for _, o in outputs), default=0)
         unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
@@ -233,14 +246,14 @@ def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = N
 # -- pure epsilon ------------------------------------------------------------------------------
 
 def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = None, *, backend: str = "bdd",
-                 exact: Any = None, force: bool = False):
-    """Algorithm 2 over the orbit sets of :func:`privacy_plan`; a :class:`~wmcdp.privacy.PrivacyResult`
-    whose ``sets`` is the :class:`AutoSets` report."""
+                 exact: Any = None, force: bool = False, plan: PrivacyPlan | None = None):
+    """Algorithm 2 over the orbit sets of :func:`privacy_plan` (``plan``: when already made); a
+    :class:`~wmcdp.privacy.PrivacyResult` whose ``sets`` is the :class:`AutoSets` report."""
     from ..privacy import PrivacyResult, PrivacyWitness
 
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
-    plan = privacy_plan(compiled, neighbours)
+    plan = plan if plan is not None else privacy_plan(compiled, neighbours)
     triples, _ = plan.sizes()
     if triples > MAX_TRIPLES and not force:
         raise WmcdpError(f"the automatic symmetry sets are too large (|C| = {triples} triples; limit {MAX_TRIPLES}): "
@@ -342,23 +355,29 @@ def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple],
 
 
 def auto_accuracy(prog: Program | Compiled, V: Callable | Mapping | None = None, alpha: Any = 0, *, top: int = 0,
-                  backend: str = "bdd", exact: Any = None, force: bool = False):
+                  backend: str = "bdd", exact: Any = None, force: bool = False, budget: Any = None,
+                  fallback: bool = False):
     """Algorithm 3 over one input per orbit (:func:`accuracy_blocks`); an
-    :class:`~wmcdp.accuracy.AccuracyResult` whose ``sets`` is the :class:`AutoSets` report."""
+    :class:`~wmcdp.accuracy.AccuracyResult` whose ``sets`` is the :class:`AutoSets` report. ``budget``
+    bounds the diagram proofs; with ``fallback``, an orbit set that saves less than half of the inputs
+    gives way to the exhaustive sets (the result's ``sets`` is then None)."""
     from ..accuracy import _targets, synthesize_accuracy
 
     start = time.perf_counter()
     compiled = as_compiled(prog, backend, exact)
     if not compiled.shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    prover, note = prover_for(compiled)
-    sym = detect(prover)
+    prover, note = prover_for(compiled, budget)
+    sym = _detected(prover, note)
     target = _targets(compiled, V)
     blocks = accuracy_blocks(compiled, sym, target)
     used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
     domain = compiled.domain
     k = len(domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
+    if fallback and 2 * count > domain.size:
+        r = synthesize_accuracy(compiled, "exhaustive", V, alpha, top=top, exact=exact, force=force)
+        return replace(r, seconds=time.perf_counter() - start)
     if count * compiled.shape.size > MAX_PAIRS and not force:
         raise WmcdpError(f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
                          f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)")
@@ -384,7 +403,7 @@ def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = Non
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     prover, note = prover_for(compiled)
-    sym = detect(prover)
+    sym = _detected(prover, note)
     blocks = accuracy_blocks(compiled, sym, _targets(compiled, V))
     domain, k = compiled.domain, len(compiled.domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))

@@ -1,0 +1,238 @@
+"""Each notion under the planner (:mod:`.planner`): pure ε, accuracy, and the notions over pairs.
+
+A notion asks the planner for a plan, runs it, and attaches the :class:`~.planner.PlanReport`.
+Product plans run the same notion on one representative of each class of equal parts (through
+the planner again) and combine the parts' values by the rule of the relation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from ..compile import Compiled
+from ..errors import WmcdpError
+from ..inference import Counter, number_system
+from ..lang.program import Program
+from ..sets import Relation, neighbour_relation
+from .planner import (Budget, PlanReport, Product, combine_max, compiled_whole, detection_budget,
+                      exhaustive_estimate, log_of, orbit_estimate, product_of, traced)
+
+
+def _relation(program: Program, neighbours: Any) -> Relation:
+    return neighbour_relation(neighbours or program.neighbours)
+
+
+def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
+    """The most likely output of a part at its lowest input (``lo`` in every entry), and its probability."""
+    counter = Counter(compiled, number_system(compiled, exact))
+    digits = np.zeros((1, compiled.domain.n), dtype=np.int64)
+    (_, row), = list(counter.distributions(digits))
+    row = row[0]
+    arith = counter.arith
+    if arith.exact:
+        probs = [arith.probability(v) for v in row]
+        best = max(range(len(probs)), key=lambda k: (probs[k], -k))
+        return compiled.shape.value_at(best), probs[best]
+    logs = arith.as_log(row)
+    best = int(np.argmax(logs))
+    return compiled.shape.value_at(best), float(logs[best])
+
+
+def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
+    """``prod p^count`` of the factors (exact Fractions, or floats given as natural logs when not exact)."""
+    if exact:
+        out = Fraction(1)
+        for p, count in factors:
+            out *= Fraction(p) ** count
+        return out
+    total = sum(p * count for p, count in factors)
+    return math.exp(total) if total > -745.2 else 0.0
+
+
+# -- pure epsilon -------------------------------------------------------------------------------
+
+def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool):
+    """Algorithm 2 under the planner (module docstring of :mod:`.planner`)."""
+    from ..privacy import synthesize_privacy
+    from ..symmetry.runs import auto_privacy, privacy_plan
+
+    start = time.perf_counter()
+    program, trace, compiled = traced(prog, exact)
+    relation = _relation(program, neighbours)
+    product = product_of(program, trace, relation, backend)
+    if product is not None:
+        return _product_privacy(product, relation, exact, force, start)
+    whole = compiled_whole(program, trace, compiled, backend)
+    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
+    budget, estimate = detection_budget(whole, relation)
+    considered = [("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")]
+    if budget is None:
+        r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+        why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
+        plan = PlanReport("exhaustive", f"no structure sought ({why})", exhaustive_size, exhaustive_size, estimate,
+                          0.0, time.perf_counter() - start, considered=tuple(considered))
+        return replace(r, seconds=plan.seconds, plan=plan)
+    sym = privacy_plan(whole, relation, budget=budget)
+    triples, pairs = sym.sizes()
+    orbit = orbit_estimate(whole, pairs, triples)
+    considered.append(("symmetry", orbit, sym.symmetry.describe()))
+    if estimate is not None and estimate <= orbit:
+        r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+        plan = PlanReport("exhaustive", f"symmetry {sym.symmetry.describe()} does not pay", exhaustive_size,
+                          exhaustive_size, estimate, sym.seconds, time.perf_counter() - start,
+                          considered=tuple(considered))
+        return replace(r, seconds=plan.seconds, plan=plan)
+    r = auto_privacy(whole, relation, exact=exact, force=force, plan=sym)
+    plan = PlanReport("symmetry", f"{sym.symmetry.describe()}; per output: {sym.per_output}", triples,
+                      exhaustive_size, orbit, sym.seconds, time.perf_counter() - start, considered=tuple(considered))
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float):
+    from ..privacy import PrivacyResult, PrivacyWitness, synthesize_privacy
+
+    results = [synthesize_privacy(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
+    exact_run = all(r.exact for r in results)
+    counts = [len(m) for m in product.members]
+    if product.rule == "max":
+        c = combine_max([r.ratio if exact_run else r.epsilon for r in results])
+        r, index = results[c], product.members[c][0]
+        xs, xps, ys = {index: r.witness.x}, {index: r.witness.x_prime}, {index: r.witness.y}
+        factors_x: list[tuple[Any, int]] = [(r.p_x if exact_run else _log(r.p_x), 1)]
+        factors_xp: list[tuple[Any, int]] = [(r.p_x_prime if exact_run else _log(r.p_x_prime), 1)]
+        for j, compiled in enumerate(product.compiled):
+            others = [m for m in product.members[j] if m != index]
+            if not others:
+                continue
+            y, p = _likeliest(compiled, exact)
+            ys.update({m: y for m in others})
+            factors_x.append((p, len(others)))
+            factors_xp.append((p, len(others)))
+        epsilon, ratio = r.epsilon, r.ratio
+    else:
+        xs, xps, ys, factors_x, factors_xp = {}, {}, {}, [], []
+        for r, members in zip(results, product.members):
+            for m in members:
+                xs[m], xps[m], ys[m] = r.witness.x, r.witness.x_prime, r.witness.y
+            factors_x.append((r.p_x if exact_run else _log(r.p_x), len(members)))
+            factors_xp.append((r.p_x_prime if exact_run else _log(r.p_x_prime), len(members)))
+        if exact_run and all(r.ratio != math.inf for r in results):
+            ratio = Fraction(1)
+            for r, count in zip(results, counts):
+                ratio *= Fraction(r.ratio) ** count
+            epsilon = log_of(ratio)
+        else:
+            epsilon = sum(r.epsilon * count for r, count in zip(results, counts))
+            ratio = math.inf if epsilon == math.inf or not exact_run and epsilon >= 709.78 else \
+                (math.exp(epsilon) if not exact_run else math.inf)
+    witness = PrivacyWitness(product.embed_input(xs), product.embed_input(xps), product.embed_output(ys))
+    size = sum(r.plan.size or 0 for r in results if r.plan is not None)
+    domain, shape = product.program.inputs, product.trace.shape
+    seconds = time.perf_counter() - start
+    plan = product.report(results, size, relation.count_pairs(domain) * shape.size, seconds)
+    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness,
+                         p_x=_product_probability(factors_x, exact_run),
+                         p_x_prime=_product_probability(factors_xp, exact_run), exact=exact_run,
+                         diagram_size=sum(r.diagram_size for r in results), seconds=seconds, plan=plan)
+
+
+def _log(p: Any) -> float:
+    return math.log(p) if p > 0 else -math.inf
+
+
+# -- accuracy -----------------------------------------------------------------------------------
+
+def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, backend: str, exact: Any, force: bool):
+    """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries."""
+    from ..accuracy import synthesize_accuracy
+    from ..symmetry.runs import auto_accuracy
+
+    start = time.perf_counter()
+    program, trace, compiled = traced(prog, exact)
+    whole = compiled_whole(program, trace, compiled, backend)
+    budget, estimate = detection_budget(whole, None, triples=False)
+    size = whole.domain.size
+    considered = [("exhaustive", estimate, "")]
+    if budget is None:
+        r = synthesize_accuracy(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
+        plan = PlanReport("exhaustive", "no structure sought (exhaustive sets are quick)", size, size, estimate,
+                          0.0, time.perf_counter() - start, considered=tuple(considered))
+        return replace(r, seconds=plan.seconds, plan=plan)
+    r = auto_accuracy(whole, V, alpha, top=top, exact=exact, force=force, budget=budget,
+                      fallback=estimate is not None)
+    if r.sets is None:  # the symmetry did not pay: auto_accuracy ran the exhaustive sets
+        plan = PlanReport("exhaustive", "no symmetry that pays", size, size, estimate, r.seconds,
+                          time.perf_counter() - start, considered=tuple(considered))
+        return replace(r, seconds=plan.seconds, plan=plan)
+    considered.append(("symmetry", orbit_estimate(whole, r.sets.size * whole.shape.size, 0), r.sets.symmetry))
+    plan = PlanReport("symmetry", r.sets.symmetry, r.sets.size, size, considered[-1][1], r.sets.seconds,
+                      time.perf_counter() - start, considered=tuple(considered))
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+# -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
+
+def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool,
+                  rules: tuple[str, ...], run: Callable[[Any], Any]) -> tuple[Any, PlanReport] | tuple[Product, list]:
+    """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan, where each
+    class's result is ``run(representative)`` (the notion through the planner again), or
+    ``(source, report)``: the pair source the notion runs on, and its plan."""
+    from ..pairs import ExhaustivePairs, auto_pairs
+    from ..sets import check_exhaustive, check_relation
+
+    start = time.perf_counter()
+    program, trace, compiled = traced(prog, exact)
+    relation = _relation(program, neighbours)
+    product = product_of(program, trace, relation, backend, rules=rules)
+    if product is not None:
+        return product, [run(c) for c in product.compiled]
+    whole = compiled_whole(program, trace, compiled, backend)
+    exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
+    budget, estimate = detection_budget(whole, relation)
+    considered = [("exhaustive", estimate, "")]
+    if budget is not None:
+        source = auto_pairs(whole, relation, exact, budget=budget)
+        pairs = len(source.src)
+        orbit = orbit_estimate(whole, pairs * 2 * int(source.table.shape[1]), pairs * int(source.table.shape[1]))
+        considered.append(("symmetry", orbit, source.symmetry))
+        if estimate is None or orbit < estimate:
+            plan = PlanReport("symmetry", source.symmetry, pairs, exhaustive_size, orbit, budget.spent(),
+                              considered=tuple(considered))
+            return source, plan
+    check_exhaustive(whole.domain, whole.shape.size, relation, force)
+    check_relation(relation, whole.domain)
+    counter = Counter(whole, number_system(whole, exact))
+    plan = PlanReport("exhaustive", "no structure sought (exhaustive sets are quick)" if budget is None else
+                      "no symmetry that pays", exhaustive_size, exhaustive_size, estimate,
+                      0.0 if budget is None else budget.spent(), considered=tuple(considered))
+    return ExhaustivePairs(counter, relation), plan
+
+
+def pair_witness(product: Product, index: int, witness: Any) -> Any:
+    """A part's witness pair as a pair of the program's inputs (other entries at the domain's lowest value)."""
+    from ..pairs import PairWitness
+
+    return PairWitness(product.embed_input({index: witness.x}), product.embed_input({index: witness.x_prime}))
+
+
+def sum_witness(product: Product, witnesses: list[Any]) -> Any:
+    """Every part's witness pair at once (all-entries relations: each part moves)."""
+    from ..pairs import PairWitness
+
+    xs = {m: w.x for w, members in zip(witnesses, product.members) for m in members}
+    xps = {m: w.x_prime for w, members in zip(witnesses, product.members) for m in members}
+    return PairWitness(product.embed_input(xs), product.embed_input(xps))
+
+
+def finish(plan: PlanReport, start: float) -> PlanReport:
+    return replace(plan, seconds=time.perf_counter() - start)
+
+
+__all__ = ["planned_privacy", "planned_accuracy", "planned_pairs", "pair_witness", "sum_witness", "finish",
+           "Budget", "exhaustive_estimate"]

@@ -1,0 +1,279 @@
+"""Independence: a mechanism whose output splits into parts that share no input entry and no random bit.
+
+If the output tuple of a program splits into parts ``y = (y_1, ..., y_m)`` (each a set of
+its Bool and Int leaves) such that part ``c`` is computed from input entries ``E_c`` and
+random bits ``R_c``, with the ``E_c`` pairwise disjoint and the ``R_c`` pairwise disjoint,
+then the random bits of different parts are independent and
+
+    P(y | x) = prod_c P_c(y_c | x_{E_c}),
+
+so the mechanism is the product of its parts. This is read off the traced circuit, never
+sampled: two output leaves are in one part when the cones of their circuit nodes share any
+gate or variable (hash-consing makes equal subformulas one gate), and the bits of one input
+entry are one variable group. A part that shares even one random bit, gate or entry with
+another is merged with it. Leaves that read no input entry (constants, or randomness alone)
+have the same distribution under every input; they join the first part that reads an entry.
+
+Parts that are the same mechanism up to renaming are analysed once: a part's *canonical
+form* lists its gates in a depth-first order in which children are visited by a structural
+hash and variables are numbered on first visit (input bits as (entry, bit position), random
+bits with their literal weights). Two parts with equal canonical forms are isomorphic
+circuits under a renaming of entries and random bits that keeps every weight, hence the same
+mechanism. (Unequal forms may still be isomorphic: that only costs a repeated analysis.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit
+from ..lang.program import Program, Trace, Vector
+from ..lang.shape import Shape, TupleShape, leaves
+from ..limits import check
+
+
+@dataclass(frozen=True)
+class Part:
+    """One independent part: output leaves ``leaves`` (positions in the output's leaf order), read
+    from input entries ``entries`` (in the part's local order), and its canonical form ``form``."""
+
+    leaves: tuple[int, ...]
+    entries: tuple[int, ...]
+    form: tuple
+
+
+@dataclass(frozen=True)
+class PartClass:
+    """Parts with one canonical form: ``members`` (indices into the list of parts), analysed once."""
+
+    members: tuple[int, ...]
+
+
+def _reachable(circuit: Circuit, roots: list[int]) -> bytearray:
+    """Which gates the output roots read (children are created before their parents)."""
+    gates = circuit.gates
+    top = max(roots + [TRUE])
+    needed = bytearray(top + 1)
+    for r in roots:
+        needed[r] = 1
+    for node in range(top, TRUE, -1):
+        if needed[node]:
+            gate = gates[node]
+            if gate[0] != VAR:
+                for child in gate[1:]:
+                    needed[child] = 1
+    needed[FALSE] = needed[TRUE] = 0
+    return needed
+
+
+def _leaf_roots(trace: Trace) -> list[list[int]]:
+    """The circuit nodes of each output leaf's bits."""
+    out, j = [], 0
+    for leaf in leaves(trace.shape):
+        out.append(trace.output_roots[j:j + leaf.width])
+        j += leaf.width
+    return out
+
+
+def split(trace: Trace) -> list[Part] | None:
+    """The independent parts of a traced program (module docstring), or None when there are fewer than two."""
+    circuit = trace.circuit
+    leaf_roots = _leaf_roots(trace)
+    if len(leaf_roots) < 2:
+        return None
+    gates = circuit.gates
+    needed = _reachable(circuit, trace.output_roots)
+    parent = list(range(len(needed)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for node in range(2, len(needed)):
+        if node % 65536 == 0:
+            check("independence analysis")
+        if needed[node]:
+            gate = gates[node]
+            if gate[0] != VAR:
+                for child in gate[1:]:
+                    if child > TRUE:
+                        union(node, child)
+    entry_of: dict[int, int] = {}
+    for entry, var_ids in trace.input_bits.items():
+        entry_of.update((v, entry) for v in var_ids)
+        live = [node for node in (circuit.var_node[v] for v in var_ids) if node < len(needed) and needed[node]]
+        for node in live[1:]:
+            union(live[0], node)
+    for roots in leaf_roots:
+        live = [r for r in roots if r > TRUE]
+        for r in live[1:]:
+            union(live[0], r)
+    # the entries each component reads
+    reads: dict[int, set[int]] = {}
+    for node in range(2, len(needed)):
+        if needed[node] and gates[node][0] == VAR and gates[node][1] in entry_of:
+            reads.setdefault(find(node), set()).add(entry_of[gates[node][1]])
+    components: dict[int, list[int]] = {}
+    loose: list[int] = []
+    for k, roots in enumerate(leaf_roots):
+        live = [r for r in roots if r > TRUE]
+        comp = find(live[0]) if live else None
+        if comp is None or comp not in reads:
+            loose.append(k)
+        else:
+            components.setdefault(comp, []).append(k)
+    if len(components) < 2:
+        return None
+    ordered = sorted(components.items(), key=lambda item: item[1][0])
+    groups = [list(ks) for _, ks in ordered]
+    groups[0] = sorted(groups[0] + loose)
+    position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
+    hashes = _structure_hashes(circuit, needed, position)
+    parts = []
+    for (comp, _), ks in zip(ordered, groups):
+        form, entries = _canonical(circuit, [leaf_roots[k] for k in ks], hashes, entry_of, position)
+        parts.append(Part(tuple(ks), tuple(entries), form))
+    return parts
+
+
+def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, int]) -> dict[int, int]:
+    """A hash per reachable gate from its kind and its children's hashes (variables by kind, bit
+    position and weight only; ``position``: each input bit's place in its entry). It orders children
+    canonically; it proves nothing."""
+    weights = circuit.weights
+    out: dict[int, int] = {FALSE: hash("false"), TRUE: hash("true")}
+    for node in range(2, len(needed)):
+        if not needed[node]:
+            continue
+        gate = circuit.gates[node]
+        if gate[0] == VAR:
+            v = gate[1]
+            w = weights.get(v)
+            out[node] = hash(("in", position.get(v, -1))) if w is None else hash(("r", w.one, w.zero))
+        else:
+            out[node] = hash((gate[0], *sorted(out[c] for c in gate[1:])))
+    return out
+
+
+def _canonical(circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int],
+               position: dict[int, int]) -> tuple[tuple, list[int]]:
+    """``(canonical form, entries in local order)`` of the part with these leaf roots (module docstring)."""
+    gates = circuit.gates
+    local: dict[int, int] = {FALSE: 0, TRUE: 1}
+    entries: dict[int, int] = {}
+    randoms: dict[int, int] = {}
+    form: list[tuple] = []
+    for leaf in roots:
+        for root in leaf:
+            stack = [(root, False)]
+            while stack:
+                node, expanded = stack.pop()
+                if node in local:
+                    continue
+                gate = gates[node]
+                if gate[0] == VAR:
+                    v = gate[1]
+                    if v in entry_of:
+                        e = entries.setdefault(entry_of[v], len(entries))
+                        form.append(("in", e, position[v]))
+                    else:
+                        w = circuit.weights[v]
+                        form.append(("r", randoms.setdefault(v, len(randoms)), w.one, w.zero))
+                    local[node] = len(local)
+                    continue
+                children = sorted(gate[1:], key=lambda c: (hashes[c], c))
+                if expanded:
+                    form.append((gate[0], *(local[c] for c in children)))
+                    local[node] = len(local)
+                else:
+                    stack.append((node, True))
+                    stack.extend((c, False) for c in reversed(children) if c not in local)
+        form.append(("out", *(local[r] for r in leaf)))
+    return tuple(form), list(entries)
+
+
+def classes(parts: list[Part]) -> list[PartClass]:
+    """Parts grouped by canonical form, in order of first appearance."""
+    by_form: dict[tuple, list[int]] = {}
+    for i, part in enumerate(parts):
+        by_form.setdefault(part.form, []).append(i)
+    return [PartClass(tuple(members)) for members in by_form.values()]
+
+
+def part_trace(trace: Trace, part: Part) -> Trace:
+    """The sub-circuit of one part as a trace of its own: entries renumbered ``0..len(part.entries)-1``
+    in the part's local order, variables created in their original relative order (so the variable
+    order that kept the whole diagram small keeps the part's small), output the part's leaves."""
+    circuit = trace.circuit
+    leaf_roots = _leaf_roots(trace)
+    roots = [r for k in part.leaves for r in leaf_roots[k]]
+    needed = _reachable(circuit, roots)
+    sub = Circuit(exact_floats=circuit.exact_floats)
+    local_entry = {e: i for i, e in enumerate(part.entries)}
+    entry_of = {v: e for e, bits in trace.input_bits.items() for v in bits}
+    variables = sorted(gate[1] for node, gate in enumerate(circuit.gates[:len(needed)])
+                       if needed[node] and gate[0] == VAR)
+    # an entry's bits are created together, at the place of its first bit (as SymbolicInput does)
+    new_var: dict[int, int] = {}
+    input_bits: dict[int, list[int]] = {}
+    for v in variables:
+        if v in new_var:
+            continue
+        if v in entry_of:
+            e = entry_of[v]
+            bits = trace.input_bits[e]
+            input_bits[local_entry[e]] = []
+            for b in bits:
+                node = sub.input_var()
+                new_var[b] = sub.gates[node][1]
+                input_bits[local_entry[e]].append(new_var[b])
+        else:
+            node = sub.random_var(circuit.weights[v])
+            new_var[v] = sub.gates[node][1]
+    built: dict[int, int] = {FALSE: FALSE, TRUE: TRUE}
+    ops = {AND: sub.conj, OR: sub.disj, XOR: sub.xor}
+    for node in range(2, len(needed)):
+        if not needed[node]:
+            continue
+        gate = circuit.gates[node]
+        if gate[0] == VAR:
+            built[node] = sub.var_node[new_var[gate[1]]]
+        elif gate[0] == NOT:
+            built[node] = sub.negate(built[gate[1]])
+        else:
+            built[node] = ops[gate[0]](built[gate[1]], built[gate[2]])
+    shapes = leaves(trace.shape)
+    part_shapes = [shapes[k] for k in part.leaves]
+    shape: Shape = TupleShape(tuple(part_shapes)) if len(part_shapes) > 1 else part_shapes[0]
+    return Trace(sub, dict(sorted(input_bits.items())), shape, [built[r] for r in roots], None)
+
+
+def part_program(program: Program, part: Part, index: int) -> Program:
+    """A program standing for one part (its domain: the part's entries; never traced itself)."""
+    domain = program.inputs
+    return Program(f"{program.name}[part {index}]", Vector(len(part.entries), domain.lo, domain.hi), _no_body,
+                   params=dict(program.params), neighbours=program.neighbours
+                   if isinstance(program.neighbours, str) else "hamming",
+                   description=f"entries {_entries_text(part.entries)} of {program.name}")
+
+
+def _no_body(x: Any) -> Any:
+    raise RuntimeError("a part of a program is compiled from the program's trace, never traced itself")
+
+
+def _entries_text(entries: tuple[int, ...]) -> str:
+    ordered = sorted(entries)
+    if len(ordered) > 3 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}..{ordered[-1]}"
+    return ", ".join(map(str, ordered))
+
+
+__all__ = ["Part", "PartClass", "split", "classes", "part_trace", "part_program"]

@@ -1,0 +1,270 @@
+"""The planner: the default of every notion. It proves structure, estimates each exact plan, and runs the cheapest.
+
+Every plan gives the bound of the exhaustive sets; they differ in what they count.
+
+* ``exhaustive``: every input, output and neighbour pair (:mod:`wmcdp.privacy`, :mod:`wmcdp.pairs`).
+* ``product``: the output splits into independent parts (:mod:`wmcdp.plan.parts`, read off the
+  traced circuit). With ``P(y | x) = prod_c P_c(y_c | x_c)``:
+
+  - a neighbour under ``hamming`` or ``one-entry`` changes one entry, so one part: every ratio,
+    hockey-stick sum and Rényi sum of the other parts cancels, and each notion is the **maximum
+    over the parts** (pure ε, δ(ε), ε(δ), profiles, Rényi D_α, K runs on the same pair);
+  - under ``all-entries`` every part may move at once: pure ε and Rényi divergences of a product
+    are **sums over the parts** (each part's maximum includes "not moved", value 0); (ε, δ) of a
+    product is not a function of the parts' values, so (ε, δ) there is planned on the whole program.
+
+  Parts with one canonical form are analysed once (each through the planner again).
+* ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.symmetry`).
+
+**Never a cliff.** Independence costs one pass over the circuit. Symmetry detection costs
+diagram operations, so it runs under a budget: when the exhaustive sets fit the limits, its
+estimated time ``E`` (from the numbers of cells and triples) decides — below
+:data:`QUICK_SECONDS` exhaustive runs at once; otherwise detection gets ``DETECTION_SHARE * E``
+seconds and a CUDD memory cap, and proofs past either are *abandoned* (not failed): the group is
+what was proved in time. The cheaper plan by estimate runs. Every result reports its plan
+(:class:`PlanReport`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..compile import Compiled, compile_trace
+from ..errors import WmcdpError
+from ..lang.program import Program, Trace
+from ..lang.shape import leaves
+from ..numbers import ln
+from ..sets import MAX_PAIRS, MAX_TRIPLES, Relation, neighbour_relation
+from .parts import Part, classes, part_program, part_trace, split
+
+#: exhaustive sets estimated below this many seconds run at once, without any symmetry detection
+QUICK_SECONDS = 0.3
+#: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
+DETECTION_SHARE = 0.4
+#: seconds per table cell and per scanned triple of an exhaustive run (measured on this project's benchmarks)
+CELL_SECONDS = 5e-9
+TRIPLE_SECONDS = 2e-9
+#: seconds per (input, output) pair counted one at a time, per node of the diagram, in orbit sets
+PAIR_NODE_SECONDS = 2e-9
+#: notions that split over a product under each relation: "max" or "sum" (absent: no split)
+PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
+
+
+@dataclass
+class PlanReport:
+    """How a bound was computed: the plan's ``kind``, the structure found, sizes against exhaustive, seconds."""
+
+    kind: str                         # "exhaustive", "product" or "symmetry"
+    structure: str                    # what was proved, in words
+    size: int | None = None           # triples (pure ε), pairs (other notions) or inputs (accuracy) scanned
+    exhaustive_size: int | None = None
+    estimated_seconds: float | None = None
+    detection_seconds: float = 0.0
+    seconds: float = 0.0
+    parts: int = 0                    # independent parts (product plans)
+    distinct_parts: int = 0           # parts analysed (one per canonical form)
+    part_plans: tuple = ()            # the plan of each distinct part
+    considered: tuple = ()            # (kind, estimated seconds, note) of every plan weighed
+
+    def as_dict(self) -> dict:
+        out: dict[str, Any] = {"kind": self.kind, "structure": self.structure, "size": _big(self.size),
+                               "exhaustive_size": _big(self.exhaustive_size),
+                               "estimated_seconds": self.estimated_seconds,
+                               "detection_seconds": self.detection_seconds, "seconds": self.seconds}
+        if self.kind == "product":
+            out.update(parts=self.parts, distinct_parts=self.distinct_parts,
+                       part_plans=[p.as_dict() for p in self.part_plans])
+        out["considered"] = [{"kind": k, "estimated_seconds": e, "note": note} for k, e, note in self.considered]
+        return out
+
+    def text(self) -> str:
+        """One line for people: the kind, the structure and the sizes."""
+        sizes = ""
+        if self.size is not None and self.exhaustive_size is not None:
+            sizes = f"; {_size_text(self.size)} of {_size_text(self.exhaustive_size)} exhaustive"
+        return f"{self.kind} ({self.structure}{sizes})"
+
+
+def _big(n: int | None) -> Any:
+    """A set size for JSON: an int, or its text when it has more digits than a float can hold."""
+    if n is None or n.bit_length() <= 53:
+        return n
+    return str(n)
+
+
+def _size_text(n: int) -> str:
+    return str(n) if n < 10 ** 12 else f"{n:.3e}".replace("e+", "e")
+
+
+# -- traces and compilation ----------------------------------------------------------------------
+
+def traced(prog: Program | Compiled, exact: Any) -> tuple[Program, Trace, Compiled | None]:
+    """The program, its trace, and its compilation if it was given compiled."""
+    if isinstance(prog, Compiled):
+        return prog.program, prog.trace, prog
+    if not isinstance(prog, Program):
+        raise WmcdpError(f"expected a wmcdp Program, got {type(prog).__name__}")
+    return prog, prog.trace(exact_floats=exact == "binary"), None
+
+
+def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, backend: str) -> Compiled:
+    return compiled if compiled is not None else \
+        compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats)
+
+
+@dataclass
+class Product:
+    """A program split into independent parts: one compiled representative per class of equal parts."""
+
+    program: Program
+    trace: Trace
+    parts: list[Part]
+    members: list[tuple[int, ...]]          # per class: the indices of its parts
+    compiled: list[Compiled]                # per class: its representative, compiled
+    rule: str                               # "max" or "sum"
+    seconds: float                          # analysis
+
+    def structure(self) -> str:
+        sizes = sorted({len(self.parts[m[0]].entries) for m in self.members})
+        per = "one entry each" if sizes == [1] else f"{'-'.join(map(str, sizes))} entries each"
+        return (f"{len(self.parts)} independent parts ({per}), {len(self.members)} distinct; "
+                f"bound = {self.rule} over the parts")
+
+    def report(self, kind_results: Sequence[Any], size: int | None, exhaustive: int | None,
+                seconds: float) -> PlanReport:
+        plans = tuple(r.plan for r in kind_results if getattr(r, "plan", None) is not None)
+        return PlanReport("product", self.structure(), size, exhaustive, None, self.seconds, seconds,
+                          len(self.parts), len(self.members), plans)
+
+    # -- mapping a part's witness back to the program's inputs and outputs ------------------------
+    def embed_input(self, values: dict[int, tuple]) -> tuple[int, ...]:
+        """A program input: the part inputs ``values[part index]`` on their entries, the domain's lowest value elsewhere."""
+        domain = self.program.inputs
+        x = [domain.lo] * domain.n
+        for index, local in values.items():
+            for entry, v in zip(self.parts[index].entries, local):
+                x[entry] = v
+        return tuple(x)
+
+    def embed_output(self, values: dict[int, Any]) -> Any:
+        """A program output from each part's output (a part's value: its leaf, or the tuple of its leaves)."""
+        shape = self.trace.shape
+        leaf_values: list[Any] = [None] * len(leaves(shape))
+        for index, value in values.items():
+            part = self.parts[index]
+            items = value if len(part.leaves) > 1 else (value,)
+            for k, v in zip(part.leaves, _flatten(items, len(part.leaves))):
+                leaf_values[k] = v
+        return shape._build(iter(leaf_values))
+
+
+def _flatten(value: Any, count: int) -> list[Any]:
+    """The leaf values of a part's output (a tuple of ``count`` leaf values, nested tuples flattened)."""
+    out: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        else:
+            out.append(item)
+    assert len(out) == count
+    return out
+
+
+def product_of(program: Program, trace: Trace, relation: Relation, backend: str, *,
+               rules: Sequence[str] = ("max", "sum")) -> Product | None:
+    """The program's independent parts when it has at least two and the relation lets the notion split."""
+    rule = PRODUCT_RULE.get(relation.name) if relation.builtin else None
+    if rule is None or rule not in rules:
+        return None
+    start = time.perf_counter()
+    parts = split(trace)
+    if parts is None:
+        return None
+    groups = classes(parts)
+    compiled = []
+    for group in groups:
+        index = group.members[0]
+        sub = part_program(program, parts[index], index)
+        sub = replace(sub, neighbours=relation.name)
+        compiled.append(compile_trace(sub, part_trace(trace, parts[index]), backend,
+                                      exact_floats=trace.circuit.exact_floats))
+    return Product(program, trace, parts, [g.members for g in groups], compiled, rule, time.perf_counter() - start)
+
+
+# -- estimates -------------------------------------------------------------------------------
+
+def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True) -> bool:
+    pairs = compiled.domain.size * compiled.shape.size
+    if pairs > MAX_PAIRS:
+        return False
+    return not triples or not relation.builtin or relation.count_pairs(compiled.domain) * compiled.shape.size <= MAX_TRIPLES
+
+
+def exhaustive_estimate(compiled: Compiled, relation: Relation | None) -> float:
+    """Seconds of an exhaustive run: every cell of the table, and every triple (pair, output) when a relation is given."""
+    cells = compiled.domain.size * compiled.shape.size
+    triples = relation.count_pairs(compiled.domain) * compiled.shape.size if relation is not None and \
+        relation.builtin else 0
+    return cells * CELL_SECONDS + triples * TRIPLE_SECONDS
+
+
+def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
+    """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
+    return counted * max(compiled.size, 1) * PAIR_NODE_SECONDS + scanned * TRIPLE_SECONDS
+
+
+@dataclass
+class Budget:
+    """Time and CUDD memory that symmetry detection may spend (None: no limit but the run's own)."""
+
+    seconds: float | None
+    start: float = field(default_factory=time.perf_counter)
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.seconds is None else self.start + self.seconds
+
+    def left(self) -> float | None:
+        return None if self.seconds is None else self.start + self.seconds - time.perf_counter()
+
+    def spent(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def detection_budget(compiled: Compiled, relation: Relation | None, triples: bool = True) -> tuple[Budget | None, float | None]:
+    """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once."""
+    if relation is not None and not relation.builtin:
+        return None, exhaustive_estimate(compiled, None)
+    if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
+        return Budget(None), None
+    estimate = exhaustive_estimate(compiled, relation)
+    if estimate < QUICK_SECONDS:
+        return None, estimate
+    return Budget(DETECTION_SHARE * estimate), estimate
+
+
+def combine_max(values: Sequence[Any]) -> int:
+    """The index of the largest value (the first on ties; values are Fractions, floats or inf)."""
+    best = 0
+    for i, v in enumerate(values):
+        if v > values[best]:
+            best = i
+    return best
+
+
+def log_of(value: Any) -> float:
+    """``ln`` of a positive ratio (a Fraction correctly rounded, a float as it is, inf for inf)."""
+    if isinstance(value, Fraction):
+        return ln(value)
+    return math.inf if value == math.inf else math.log(value)
+
+
+__all__ = ["PlanReport", "Product", "product_of", "Budget", "detection_budget", "exhaustive_estimate",
+           "orbit_estimate", "exhaustive_fits", "traced", "compiled_whole", "combine_max", "log_of",
+           "QUICK_SECONDS", "DETECTION_SHARE", "PRODUCT_RULE"]

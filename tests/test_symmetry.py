@@ -192,7 +192,7 @@ def test_api_errors():
         synthesize_privacy(prog, "auto", [((0, 0), (0, 0))])
     with pytest.raises(WmcdpError, match="C must be a privacy set, None \\(the planner\\), 'exhaustive' or 'auto', got 'all'"):
         synthesize_privacy(prog, "all")
-    with pytest.raises(WmcdpError, match="A must be an accuracy set, None \\(exhaustive\\) or 'auto', got 'all'"):
+    with pytest.raises(WmcdpError, match="A must be an accuracy set, None \\(the planner\\), 'exhaustive' or 'auto', got 'all'"):
         synthesize_accuracy(rr_counting(2, HALF), "all", alpha=1)
 
 

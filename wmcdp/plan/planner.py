@@ -90,14 +90,21 @@ class PlanReport:
 
 
 def _big(n: int | None) -> Any:
-    """A set size for JSON: an int, or its text when it has more digits than a float can hold."""
+    """A set size for JSON: an int, or its text when a float could not hold it exactly."""
     if n is None or n.bit_length() <= 53:
         return n
-    return str(n)
+    return _size_text(n)
 
 
 def _size_text(n: int) -> str:
-    return str(n) if n < 10 ** 12 else f"{n:.3e}".replace("e+", "e")
+    """``1234`` or, past 10^12, ``1.234e56`` (from the logarithm: sizes can have 10^5 digits)."""
+    if n < 10 ** 12:
+        return str(n)
+    exponent = math.floor(math.log10(n))
+    mantissa = 10 ** (math.log10(n) - exponent)
+    if mantissa >= 9.9995:
+        mantissa, exponent = 1.0, exponent + 1
+    return f"{mantissa:.3f}e{exponent}"
 
 
 # -- traces and compilation ----------------------------------------------------------------------

@@ -111,7 +111,8 @@ def test_float_mode_and_sdd_backend(index):
 
 
 def test_groups_of_the_builtins():
-    assert find_symmetry(randomized_response(6, 0.2)).describe() == "S_6 on entries 0..5, outputs permuted with inputs"
+    assert find_symmetry(randomized_response(6, 0.2)).describe() == \
+        "S_6 on entries 0..5, outputs permuted with inputs, each entry's value flipped with its output"
     assert find_symmetry(rr_counting(6, 0.2)).describe() == "S_6 on entries 0..5, outputs unchanged"
     assert find_symmetry(kary_rr(4, 3, eps=1.0)).blocks[0].kind == TUPLE
     # lowest-index tie-breaking makes noisy max asymmetric: only per-output groups exist
@@ -159,7 +160,7 @@ def test_pair_distributions_cover_every_output():
     prog = randomized_response(4, FIFTH)
     ref = rr_ref(FIFTH)
     pairs = list(pair_distributions(prog))
-    assert len(pairs) == 2 * 4  # x up to S_4 (5 orbits), one entry flipped: 0 -> 1 from 4 of them, 1 -> 0 from 4
+    assert len(pairs) == 1  # up to flips x = 0000, and up to S_4 the moved entry is the last: x' = 0001
     best = Fraction(0)
     for p in pairs:
         px = [p.arith.probability(v) for v in p.p_x]
@@ -176,8 +177,10 @@ def test_pair_distributions_cover_every_output():
 def test_cli_auto_and_symmetry_command(capsys):
     assert main(["privacy", "randomized_response", "-p", "n=10", "-p", "lam=1/5", "--sets", "auto", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["ratio_exact"] == "4" and data["symmetry"] == "S_10 on entries 0..9, outputs permuted with inputs"
-    assert data["set_sizes"]["exhaustive_size"] == 10 * 4 ** 10 and data["set_sizes"]["size"] < 10_000
+    assert data["ratio_exact"] == "4" and data["symmetry"] == \
+        "S_10 on entries 0..9, outputs permuted with inputs, each entry's value flipped with its output"
+    # the paper's 2n triples (eqs. 7-11): x = 0^n, one entry moved, y up to the stabilizer
+    assert data["set_sizes"]["exhaustive_size"] == 10 * 4 ** 10 and data["set_sizes"]["size"] == 2 * 10
     assert main(["accuracy", "rr_counting", "-p", "n=6", "-p", "lam=1/5", "--alpha", "2", "--sets", "auto"]) == 0
     out = capsys.readouterr().out
     assert "S_6 on entries 0..5, outputs unchanged" in out and "7 (exhaustive 64)" in out

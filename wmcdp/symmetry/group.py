@@ -37,10 +37,16 @@ ACTIONS = {UNCHANGED: "outputs unchanged", TUPLE: "outputs permuted with inputs"
 
 @dataclass(frozen=True)
 class Block:
-    """The symmetric group on ``entries`` (sorted), acting on outputs as ``kind`` says."""
+    """The symmetric group on ``entries`` (sorted), acting on outputs as ``kind`` says.
+
+    ``flips``: (bit entries with one Bool output part each, kind ``tuple``) the group also flips
+    any entry together with its output part, ``x_i -> 1 - x_i`` and ``y_i -> 1 - y_i`` (a value
+    symmetry; with the permutations, the hyperoctahedral group on the block).
+    """
 
     entries: tuple[int, ...]
     kind: str
+    flips: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,13 +61,15 @@ class Symmetry:
 
     @property
     def order(self) -> int:
-        return math.prod(math.factorial(len(b.entries)) for b in self.blocks)
+        return math.prod(math.factorial(len(b.entries)) * (2 ** len(b.entries) if b.flips else 1)
+                         for b in self.blocks)
 
     def describe(self) -> str:
         """``"S_10 on entries 0..9, outputs permuted with inputs"``, blocks joined by ``x``."""
         if not self.blocks:
             return "trivial (no symmetry proved)"
         return " x ".join(f"S_{len(b.entries)} on entries {_entries_text(b.entries)}, {ACTIONS[b.kind]}"
+                          + (", each entry's value flipped with its output" if b.flips else "")
                           for b in self.blocks)
 
     def covering(self, entries: Sequence[int] | None = None) -> list[list[int]]:
@@ -137,6 +145,12 @@ class PairTypes:
         xp = np.array([p[1] for p in pairs], dtype=np.int64)
         return cls(x, xp, np.flatnonzero(x == xp), np.flatnonzero(x != xp), relation != "all-entries")
 
+    def x_zero(self) -> "PairTypes":
+        """The types with ``x_i = 0`` (entries whose value a flip symmetry moves to 0 in ``x``)."""
+        keep = self.x == 0
+        x, xp = self.x[keep], self.x_prime[keep]
+        return PairTypes(x, xp, np.flatnonzero(x == xp), np.flatnonzero(x != xp), self.exactly_one)
+
 
 @dataclass
 class PairOrbits:
@@ -151,10 +165,14 @@ class PairOrbits:
     blocks: list[list[int]]
     types: PairTypes
     fixed: list[int] = field(default_factory=list)
+    flipped: frozenset = frozenset()   # blocks (by index) whose entries read 0 in x (a flip symmetry moved them)
+
+    def _types(self, b: int) -> PairTypes:
+        return self.types.x_zero() if b in self.flipped else self.types
 
     def _per_block(self, b: int, moved: str) -> np.ndarray:
         """Sorted type rows of block ``b`` with no moved entry ("none"), one ("one") or at least one ("some")."""
-        t, size = self.types, len(self.blocks[b])
+        t, size = self._types(b), len(self.blocks[b])
         if moved == "none":
             return t.still[multisets(size, len(t.still))]
         if moved == "one":
@@ -167,7 +185,7 @@ class PairOrbits:
         return every[np.isin(every, t.moved).any(axis=1)]
 
     def _counts(self, b: int) -> dict[str, int]:
-        t, size = self.types, len(self.blocks[b])
+        t, size = self._types(b), len(self.blocks[b])
         none = multiset_count(size, len(t.still))
         one = len(t.moved) * multiset_count(size - 1, len(t.still))
         return {"none": none, "one": one, "some": multiset_count(size, len(t.x)) - none}
@@ -211,8 +229,13 @@ class PairOrbits:
             for rows in product_rows(parts, chunk):
                 x = np.zeros((len(rows), self.n), dtype=np.int64)
                 xp = np.zeros((len(rows), self.n), dtype=np.int64)
-                x[:, columns] = self.types.x[rows]
-                xp[:, columns] = self.types.x_prime[rows]
+                start = 0
+                for b, block in enumerate(self.blocks):  # each block's rows index its own types
+                    t = self._types(b)
+                    part = rows[:, start:start + len(block)]
+                    x[:, block] = t.x[part]
+                    xp[:, block] = t.x_prime[part]
+                    start += len(block)
                 yield x, xp
 
 
@@ -352,6 +375,9 @@ class OutputAction:
         tuples = [b.entries for b in sym.blocks if b.kind == TUPLE]
         if tuples:
             codes = canonical_inputs(self.part_codes(out), tuples)
+            for block in sym.blocks:
+                if block.flips:  # every output part of the block flips to 0
+                    codes[:, list(block.entries)] = 0
             out = self.from_part_codes(codes)
         for block in sym.blocks:
             if block.kind == INDEX:
@@ -364,7 +390,7 @@ class OutputAction:
         """The number of output orbits (over the whole output shape) under ``sym``."""
         if any(b.kind == TUPLE for b in sym.blocks):
             in_blocks = {e for b in sym.blocks if b.kind == TUPLE for e in b.entries}
-            total = math.prod(multiset_count(len(b.entries), self.part_size(b.entries[0]))
+            total = math.prod(1 if b.flips else multiset_count(len(b.entries), self.part_size(b.entries[0]))
                               for b in sym.blocks if b.kind == TUPLE)
             return total * math.prod(self.part_size(e) for e in range(self.n) if e not in in_blocks)
         size = math.prod(self.sizes)
@@ -376,11 +402,12 @@ class OutputAction:
     def orbits(self, sym: Symmetry, chunk: int = 1 << 16) -> Iterator[np.ndarray]:
         """Every output orbit's representative under ``sym``, as rows of leaf offsets."""
         if any(b.kind == TUPLE for b in sym.blocks):
+            flipped = {b.entries[0] for b in sym.blocks if b.flips}
             blocks = [list(b.entries) for b in sym.blocks if b.kind == TUPLE]
             covered = {e for b in blocks for e in b}
             blocks += [[e] for e in range(self.n) if e not in covered]
             blocks.sort(key=min)
-            parts = [multisets(len(b), self.part_size(b[0])) for b in blocks]
+            parts = [multisets(len(b), 1 if b[0] in flipped else self.part_size(b[0])) for b in blocks]
             columns = [e for b in blocks for e in b]
             for rows in product_rows(parts, chunk):
                 codes = np.zeros((len(rows), self.n), dtype=np.int64)

@@ -280,6 +280,26 @@ class Prover:
                 return True
         return False
 
+    def prove_flip(self, e: int) -> bool:
+        """Whether flipping bit entry ``e`` together with its Bool output part, ``x_e -> 1 - x_e`` and
+        ``y_e -> 1 - y_e``, leaves ``phi`` unchanged (random bits untouched): then
+        ``P(flip(y) | flip(x)) = P(y | x)``. Substituting a variable by its own negation keeps every
+        node at its level, so the diagram cannot grow: the proof costs one pass over ``phi``."""
+        if not self.compiled.domain.is_bits or self.action.parts is None or e not in self.bits:
+            return False
+        a, b = self.action.parts[e]
+        if b - a != 1 or self.action.sizes[a] != 2:
+            return False
+        be = self.backend
+        x_var, y_var = self.bits[e][0], self.compiled.output_groups[a].variables[0]
+        self.attempts += 1
+        image = self._budgeted(lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)),
+                                                             y_var: be.negate(be.var(y_var))}))
+        if image is None or image != self.phi:
+            return False
+        self.proofs += 1
+        return True
+
     def describe_proofs(self) -> str:
         """How the proofs went, for the report: those that held on the circuit alone, and those abandoned."""
         parts = []
@@ -459,11 +479,13 @@ def _bits_of(mask: int) -> Iterator[int]:
 
 
 def detect(prover: Prover) -> Symmetry:
-    """The program's symmetry group: blocks of entries whose permutations are proved on ``phi``."""
+    """The program's symmetry group: blocks of entries whose permutations are proved on ``phi``, and
+    value flips of bit entries with their Bool output parts (:meth:`Prover.prove_flip`)."""
     act = prover.action
     kinds = [k for k in (TUPLE, INDEX, UNCHANGED) if act.applicable(k)]
     read = sorted(prover.bits)
-    blocks = prover.blocks(read, kinds)
+    blocks = [Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
+              for b in prover.blocks(read, kinds)]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))

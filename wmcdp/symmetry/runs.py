@@ -502,7 +502,10 @@ def pair_distributions(prog: Program | Compiled, neighbours: str | Relation | No
     act = prover.action
     counter = Counter(compiled, number_system(compiled, exact))
     domain = compiled.domain
-    orbits = PairOrbits(domain.n, sym.covering(), PairTypes.of(relation, len(domain.entry_values)))
+    blocks = sym.covering()
+    flips = {b.entries[0] for b in sym.blocks if b.flips}
+    orbits = PairOrbits(domain.n, blocks, PairTypes.of(relation, len(domain.entry_values)),
+                        flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips))
     for xs, xps in orbits.chunks(1 << 12):
         for x, xp in zip(xs, xps):
             check("pair distributions")

@@ -439,7 +439,7 @@ def check_pairs(domain: Vector, pairs: PairSet) -> None:
             raise WmcdpError(f"the pair set holds the input {format_value(x)} paired with itself")
 
 
-def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = None) -> RowPairs:
+def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = None, symmetry: Any = None) -> RowPairs:
     """The ordered neighbour pairs up to the program's proved symmetry group (``pairs="auto"``).
 
     :func:`wmcdp.symmetry.pair_distributions` gives one pair per orbit, with its outputs up to
@@ -451,7 +451,7 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = No
     """
     from .symmetry import find_symmetry, pair_distributions
 
-    symmetry = find_symmetry(compiled, budget=budget)
+    symmetry = symmetry if symmetry is not None else find_symmetry(compiled, budget=budget)
     items = list(pair_distributions(compiled, neighbours, exact=exact, symmetry=symmetry))
     arith = masses_arith(items[0].arith, compiled)
     width = max(len(d.outputs) for d in items)

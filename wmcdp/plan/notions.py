@@ -185,6 +185,8 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
     ``(source, report)``: the pair source the notion runs on, and its plan."""
     from ..pairs import ExhaustivePairs, auto_pairs
     from ..sets import check_exhaustive, check_relation
+    from ..symmetry.group import OutputAction, PairOrbits, PairTypes
+    from ..symmetry.runs import find_symmetry
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
@@ -197,11 +199,17 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
     budget, estimate = detection_budget(whole, relation)
     considered = [("exhaustive", estimate, "")]
     if budget is not None:
-        source = auto_pairs(whole, relation, exact, budget=budget)
-        pairs = len(source.src)
-        orbit = orbit_estimate(whole, pairs * 2 * int(source.table.shape[1]), pairs * int(source.table.shape[1]))
-        considered.append(("symmetry", orbit, source.symmetry))
+        sym = find_symmetry(whole, budget=budget)
+        act = OutputAction(whole.shape, whole.domain.n)
+        blocks = sym.covering()
+        flips = {b.entries[0] for b in sym.blocks if b.flips}
+        pairs = len(PairOrbits(whole.domain.n, blocks, PairTypes.of(relation.name, len(whole.domain.entry_values)),
+                               flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips)))
+        outputs = act.count_orbits(sym)
+        orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
+        considered.append(("symmetry", orbit, sym.describe()))
         if estimate is None or orbit < estimate:
+            source = auto_pairs(whole, relation, exact, symmetry=sym)
             plan = PlanReport("symmetry", source.symmetry, pairs, exhaustive_size, orbit, budget.spent(),
                               considered=tuple(considered))
             return source, plan

@@ -48,8 +48,12 @@ DETECTION_SHARE = 0.4
 #: seconds per table cell and per scanned triple of an exhaustive run (measured on this project's benchmarks)
 CELL_SECONDS = 5e-9
 TRIPLE_SECONDS = 2e-9
-#: seconds per (input, output) pair counted one at a time, per node of the diagram, in orbit sets
-PAIR_NODE_SECONDS = 2e-9
+#: seconds per (input, output) pair counted one at a time, per node of the diagram, and per orbit triple
+#: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
+PAIR_NODE_SECONDS = 1e-7
+ORBIT_TRIPLE_SECONDS = 5e-7
+#: seconds symmetry detection may spend when the exhaustive sets do not fit (diagram proofs past it are abandoned)
+UNFIT_DETECTION_SECONDS = 30.0
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
 PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
 
@@ -223,7 +227,7 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None) -> float:
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
     """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
-    return counted * max(compiled.size, 1) * PAIR_NODE_SECONDS + scanned * TRIPLE_SECONDS
+    return counted * max(compiled.size, 1) * PAIR_NODE_SECONDS + scanned * ORBIT_TRIPLE_SECONDS
 
 
 @dataclass
@@ -249,7 +253,7 @@ def detection_budget(compiled: Compiled, relation: Relation | None, triples: boo
     if relation is not None and not relation.builtin:
         return None, exhaustive_estimate(compiled, None)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
-        return Budget(None), None
+        return Budget(UNFIT_DETECTION_SECONDS), None
     estimate = exhaustive_estimate(compiled, relation)
     if estimate < QUICK_SECONDS:
         return None, estimate

@@ -834,6 +834,18 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
 
     Temporaries of one step (converted children, products) come on top; callers leave room.
     """
+    return _dry_run(flat, plan, level_of)[0]
+
+
+def work(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int]:
+    """``(array cells made, entries stepped one by one)`` by :func:`evaluate` under ``plan`` (the same dry
+    run as :func:`peak_cells`): what a count costs, for the planner's estimates."""
+    _, cells, steps = _dry_run(flat, plan, level_of)
+    return cells, steps
+
+
+def _dry_run(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int]:
+    """``(peak cells, total cells, entries above the level-wise region)`` of a count under ``plan``."""
     forms = _Forms(plan.groups, level_of)
     ndim = 1 + len(plan.groups)
     member, batch = plan.member, plan.batch
@@ -844,7 +856,9 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
         shapes[k] = (region.width,) + (1,) * (ndim - 1)
     live = region.width * int(region.boundary.sum())
     peak = max(live, region.peak_cells())
-    for k in np.flatnonzero(~region.inside).tolist():
+    total = region.width * int(region.inside.sum())
+    outside = np.flatnonzero(~region.inside).tolist()
+    for k in outside:
         v = int(flat.var[k])
         if v < 0:
             shapes[k] = (1,) * ndim
@@ -860,13 +874,15 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
             else:
                 shape.append(1)
         shapes[k] = tuple(shape)
-        live += math.prod(shape)
+        cells = math.prod(shape)
+        live += cells
+        total += cells
         peak = max(peak, live)
         for child in (hi, lo):
             remaining[child] -= 1
             if remaining[child] == 0:
                 live -= math.prod(shapes[child])
-    return peak
+    return peak, total, len(outside)
 
 
 def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Sequence
 
+from .. import wmc
 from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
 from ..lang.program import Program, Trace
@@ -45,9 +46,15 @@ from .parts import Part, classes, part_program, part_trace, split
 QUICK_SECONDS = 0.3
 #: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
 DETECTION_SHARE = 0.4
-#: seconds per table cell and per scanned triple of an exhaustive run (measured on this project's benchmarks)
-CELL_SECONDS = 5e-9
-TRIPLE_SECONDS = 2e-9
+#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, per scanned
+#: triple, and once (a least-squares fit to 16 runs of the built-ins, relative error under 1.3x above and
+#: up to 30x below: RR counting's 19-axis tables cost more per cell; an estimate too low only skips detection)
+CELL_SECONDS = 8e-10
+STEP_SECONDS = 1.2e-5
+TRIPLE_SECONDS = 8e-10
+BASE_SECONDS = 5e-3
+#: per cell of an exhaustive accuracy run (its windows sum over the whole table; fitted on RR counting)
+ACCURACY_CELL_SECONDS = 3e-8
 #: seconds per (input, output) pair counted one at a time, per node of the diagram, and per orbit triple
 #: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
 PAIR_NODE_SECONDS = 1e-7
@@ -218,11 +225,19 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None) -> float:
-    """Seconds of an exhaustive run: every cell of the table, and every triple (pair, output) when a relation is given."""
-    cells = compiled.domain.size * compiled.shape.size
-    triples = relation.count_pairs(compiled.domain) * compiled.shape.size if relation is not None and \
-        relation.builtin else 0
-    return cells * CELL_SECONDS + triples * TRIPLE_SECONDS
+    """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
+    the count, :func:`wmcdp.wmc.work`), and every triple (pair, output) when a relation is given; with no
+    relation, an accuracy run (whose per-cell cost is :data:`ACCURACY_CELL_SECONDS`)."""
+    table = compiled.domain.size * compiled.shape.size
+    if compiled.backend.name == "bdd":
+        cells, steps = wmc.work(compiled.flat, wmc.Plan(compiled.weights, compiled.input_groups +
+                                                        compiled.output_groups), compiled.backend.level_of)
+    else:
+        cells, steps = 2 * table, compiled.size
+    if relation is None:
+        return BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * ACCURACY_CELL_SECONDS
+    triples = relation.count_pairs(compiled.domain) * compiled.shape.size if relation.builtin else 0
+    return BASE_SECONDS + cells * CELL_SECONDS + steps * STEP_SECONDS + triples * TRIPLE_SECONDS
 
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:

@@ -34,11 +34,12 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"backend": args.backend, "exact": exact_mode(args), "force": args.force}
 
 
-def _shown_sets(args: argparse.Namespace, program) -> str:
+def _shown_sets(args: argparse.Namespace, program, plan: Any = None) -> str:
     where = f", at {args.at}" if getattr(args, "at", None) else ""
     neighbours = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else "own")
     shown = neighbours if args.sets in ("plan", "exhaustive", "auto") else "(fixed by the set)"
-    return f"{args.sets} pairs{where}, neighbours {shown}"
+    sets = f"planned: {plan.kind}" if plan is not None else f"{args.sets} pairs"
+    return f"{sets}{where}, neighbours {shown}"
 
 
 def witness_json(w: PairWitness) -> dict:
@@ -88,7 +89,7 @@ def _approx(args: argparse.Namespace) -> str:
     if r.symmetry:
         rows.append(("symmetry", r.symmetry))
     rows += [("diagram size", f"{r.diagram_size} nodes"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
-    title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program)}, {args.backend}, "
+    title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program, r.plan)}, {args.backend}, "
              f"{mode_text(r.exact, args)})")
     return table(title, rows)
 
@@ -110,7 +111,7 @@ def _renyi(args: argparse.Namespace) -> str:
     if args.json:
         return dumps(renyi_json(r, _extra(args, program)))
     width = max(len(format_value(o.witness.x)) for o in r.orders)
-    lines = [f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program)}, {args.backend}, "
+    lines = [f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
              f"{mode_text(r.exact, args)})",
              f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'"]
     lines += [f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "

@@ -12,7 +12,7 @@ from ..numbers import exact_text, format_number, parse_number
 from ..privacy import PrivacyResult, synthesize_privacy
 from ..registry import find_relation, find_sets
 from .common import (dumps, exact_mode, json_number, mode_text, plan_json, plan_rows, privacy_args, program_of,
-                     show, synthesis_args, table, workers_of)
+                     sets_label, show, synthesis_args, table, workers_of)
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -98,7 +98,7 @@ def _privacy(args: argparse.Namespace) -> str:
             ("P(y | x')", show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
             *sets_rows(r.sets, "privacy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     where = f" at {args.at}" if args.at else ""
-    title = (f"{program.label()}: tight privacy bound ({args.sets} sets{where}, neighbours {shown}, "
+    title = (f"{program.label()}: tight privacy bound ({sets_label(args.sets, r.plan)}{where}, neighbours {shown}, "
              f"{args.backend}, {mode_text(r.exact, args)})")
     return table(title, rows)
 
@@ -118,7 +118,7 @@ def _accuracy(args: argparse.Namespace) -> str:
             ("witness x", format_value(r.witness)), ("diagram size", f"{r.diagram_size} nodes"),
             *sets_rows(r.sets, "accuracy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     title = (f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
-             f"({args.sets} sets, {args.backend}, {mode_text(r.exact, args)})")
+             f"({sets_label(args.sets, r.plan)}, {args.backend}, {mode_text(r.exact, args)})")
     text = table(title, rows)
     if r.top:
         width = max(len(format_value(x)) for x, _ in r.top)

@@ -169,6 +169,11 @@ def plan_json(plan: Any) -> dict:
     return {} if plan is None else {"plan": plan.as_dict()}
 
 
+def sets_label(sets: str, plan: Any) -> str:
+    """The sets of a title: ``planned: product`` for the planner's choice, ``exhaustive sets`` otherwise."""
+    return f"planned: {plan.kind}" if plan is not None else f"{sets} sets"
+
+
 def plan_rows(plan: Any) -> list[tuple[str, str]]:
     """Table rows for the planner's report: the plan, and its estimated and actual seconds."""
     if plan is None:
@@ -188,4 +193,4 @@ def privacy_args(q: argparse.ArgumentParser) -> None:
 __all__ = ["Parser", "Disagreement", "params", "exact_mode", "program_of", "compiled_of", "json_number", "show",
            "table", "program_args", "number_args", "limit_args", "synthesis_args", "privacy_args", "memory_size",
            "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps", "workers_of",
-           "plan_json", "plan_rows"]
+           "plan_json", "plan_rows", "sets_label"]

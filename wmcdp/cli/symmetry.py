@@ -1,4 +1,5 @@
-"""``wmcdp symmetry``: the symmetry group wmcdp proves for a program, and the sizes of its orbit sets."""
+"""``wmcdp symmetry``: the structure wmcdp proves for a program (independent parts, the symmetry group) and the
+sizes of its orbit sets."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 from typing import Any
 
 from ..numbers import format_number
+from ..plan.parts import classes, split
 from ..registry import find_relation
 from ..symmetry import accuracy_report, privacy_plan
 from .common import compiled_of, dumps, limit_args, program_args, program_of, table
@@ -16,18 +18,24 @@ def _symmetry(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = compiled_of(args, program)
     relation = find_relation(args.neighbours) if args.neighbours else None
+    parts = split(compiled.trace)
+    groups = classes(parts) if parts else []
+    independence = {"parts": len(parts) if parts else 1, "distinct_parts": len(groups) if parts else 1}
     plan = privacy_plan(compiled, relation)
     privacy = plan.report()
     accuracy = accuracy_report(compiled) if compiled.shape.is_numeric and program.target is not None else None
     if args.json:
         out: dict[str, Any] = {"program": program.name,
                                "params": {k: format_number(v) for k, v in program.params.items()},
+                               "independence": independence,
                                "symmetry": privacy.symmetry, "group_order": privacy.order,
                                "privacy": privacy.as_dict()}
         if accuracy is not None:
             out["accuracy"] = accuracy.as_dict()
         return dumps(out)
-    rows = [("symmetry", privacy.symmetry), ("group order", str(privacy.order)),
+    parts_text = "none: the output is one part" if not parts else \
+        f"{independence['parts']} parts sharing no entry and no random bit ({independence['distinct_parts']} distinct)"
+    rows = [("independence", parts_text), ("symmetry", privacy.symmetry), ("group order", str(privacy.order)),
             ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
             ("per output", privacy.per_output),
             ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
@@ -38,7 +46,7 @@ def _symmetry(args: argparse.Namespace) -> str:
                  ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})")]
     if privacy.note:
         rows.append(("note", privacy.note))
-    return table(f"{program.label()}: proved symmetries (neighbours {plan.relation})", rows)
+    return table(f"{program.label()}: proved structure (neighbours {plan.relation})", rows)
 
 
 def register(sub: Any) -> None:

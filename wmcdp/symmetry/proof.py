@@ -34,6 +34,7 @@ from typing import Any, Iterator, Sequence
 from ..compile import Compiled
 from ..lang.circuit import NOT, VAR
 from ..limits import LimitExceeded, check, memory_cap
+from ..plan.automorphism import transpositions
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 
 FIXED = "fixed"   # a cofactor phi | y: no output bits left to map
@@ -53,6 +54,7 @@ class Prover:
         self.budget = budget          # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
         self.abandoned = 0            # diagram proofs not attempted or stopped past the budget
         self.structural = 0           # proofs that held on the circuit itself (no diagram operation)
+        self.automorphisms = 0        # transpositions nauty found among the circuit's automorphisms
         self.backend = compiled.backend
         self.n = compiled.domain.n
         self.bits = {e: list(v) for e, v in compiled.trace.input_bits.items() if v}
@@ -280,6 +282,32 @@ class Prover:
                 return True
         return False
 
+    def automorphism_blocks(self) -> tuple[list[list[int]], str | None]:
+        """Blocks of entries joined by transpositions that nauty finds among the circuit's automorphisms
+        (:mod:`wmcdp.plan.automorphism`), and their output action (the action joining the most entries)."""
+        left = None if self.budget is None else self.budget.left()
+        found = transpositions(self.compiled.trace, self.n, None if left is None else min(left, 2.0))
+        if not found:
+            return [], None
+        best = max({k for _, _, k in found}, key=lambda k: sum(1 for *_, kk in found if kk == k))
+        parent = {e: e for a, b, k in found if k == best for e in (a, b)}
+
+        def find(e: int) -> int:
+            while parent[e] != e:
+                e = parent[e]
+            return e
+
+        for a, b, k in found:
+            if k == best:
+                ra, rb = find(a), find(b)
+                parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[int, list[int]] = {}
+        for e in parent:
+            groups.setdefault(find(e), []).append(e)
+        self.automorphisms = sum(1 for *_, k in found if k == best)
+        self.proofs += self.automorphisms
+        return [sorted(g) for g in groups.values() if len(g) > 1], best
+
     def prove_flip(self, e: int) -> bool:
         """Whether flipping bit entry ``e`` together with its Bool output part, ``x_e -> 1 - x_e`` and
         ``y_e -> 1 - y_e``, leaves ``phi`` unchanged (random bits untouched): then
@@ -303,6 +331,8 @@ class Prover:
     def describe_proofs(self) -> str:
         """How the proofs went, for the report: those that held on the circuit alone, and those abandoned."""
         parts = []
+        if self.automorphisms:
+            parts.append(f"{self.automorphisms} transpositions from the circuit's automorphisms (nauty)")
         if self.structural:
             parts.append(f"{self.structural} proved on the circuit")
         if self.abandoned:
@@ -484,8 +514,11 @@ def detect(prover: Prover) -> Symmetry:
     act = prover.action
     kinds = [k for k in (TUPLE, INDEX, UNCHANGED) if act.applicable(k)]
     read = sorted(prover.bits)
+    start, kind = prover.automorphism_blocks()
+    if kind is not None:
+        kinds = [kind] + [k for k in kinds if k != kind]
     blocks = [Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
-              for b in prover.blocks(read, kinds)]
+              for b in prover.blocks(read, kinds, start)]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))

@@ -196,7 +196,7 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
         return product, [run(c) for c in product.compiled]
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
-    budget, estimate = detection_budget(whole, relation)
+    budget, estimate = detection_budget(whole, relation, pairs=True)
     considered = [("exhaustive", estimate, "")]
     if budget is not None:
         sym = find_symmetry(whole, budget=budget)

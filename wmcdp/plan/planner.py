@@ -53,8 +53,11 @@ CELL_SECONDS = 8e-10
 STEP_SECONDS = 1.2e-5
 TRIPLE_SECONDS = 8e-10
 BASE_SECONDS = 5e-3
-#: per cell of an exhaustive accuracy run (its windows sum over the whole table; fitted on RR counting)
-ACCURACY_CELL_SECONDS = 3e-8
+#: per cell of a table whose output bits sit on top of the diagram (one Int output: its count runs along
+#: the input axes below them; fitted on RR counting), and per (pair, output) of a pass over pairs (the sums
+#: of (epsilon, delta) and Renyi DP in logs: RR n = 12 over every pair)
+TOP_CELL_SECONDS = 3e-8
+PAIR_TRIPLE_SECONDS = 7e-8
 #: seconds per (input, output) pair counted one at a time, per node of the diagram, and per orbit triple
 #: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
 PAIR_NODE_SECONDS = 1e-7
@@ -224,20 +227,22 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
     return not triples or not relation.builtin or relation.count_pairs(compiled.domain) * compiled.shape.size <= MAX_TRIPLES
 
 
-def exhaustive_estimate(compiled: Compiled, relation: Relation | None) -> float:
+def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False) -> float:
     """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
-    the count, :func:`wmcdp.wmc.work`), and every triple (pair, output) when a relation is given; with no
-    relation, an accuracy run (whose per-cell cost is :data:`ACCURACY_CELL_SECONDS`)."""
+    the count, :func:`wmcdp.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
+    summed per pair over the outputs, as (epsilon, delta) and Renyi DP do)."""
     table = compiled.domain.size * compiled.shape.size
     if compiled.backend.name == "bdd":
         cells, steps = wmc.work(compiled.flat, wmc.Plan(compiled.weights, compiled.input_groups +
                                                         compiled.output_groups), compiled.backend.level_of)
     else:
         cells, steps = 2 * table, compiled.size
-    if relation is None:
-        return BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * ACCURACY_CELL_SECONDS
-    triples = relation.count_pairs(compiled.domain) * compiled.shape.size if relation.builtin else 0
-    return BASE_SECONDS + cells * CELL_SECONDS + steps * STEP_SECONDS + triples * TRIPLE_SECONDS
+    per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
+    count = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
+    if relation is None or not relation.builtin:
+        return count
+    triples = relation.count_pairs(compiled.domain) * compiled.shape.size
+    return count + triples * (PAIR_TRIPLE_SECONDS if pairs else TRIPLE_SECONDS)
 
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
@@ -263,13 +268,14 @@ class Budget:
         return time.perf_counter() - self.start
 
 
-def detection_budget(compiled: Compiled, relation: Relation | None, triples: bool = True) -> tuple[Budget | None, float | None]:
+def detection_budget(compiled: Compiled, relation: Relation | None, triples: bool = True,
+                     pairs: bool = False) -> tuple[Budget | None, float | None]:
     """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once."""
     if relation is not None and not relation.builtin:
         return None, exhaustive_estimate(compiled, None)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
         return Budget(UNFIT_DETECTION_SECONDS), None
-    estimate = exhaustive_estimate(compiled, relation)
+    estimate = exhaustive_estimate(compiled, relation, pairs)
     if estimate < QUICK_SECONDS:
         return None, estimate
     return Budget(DETECTION_SHARE * estimate), estimate

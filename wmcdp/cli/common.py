@@ -178,10 +178,9 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
     """Table rows for the planner's report: the plan, and its estimated and actual seconds."""
     if plan is None:
         return []
-    estimate = "n/a" if plan.estimated_seconds is None else f"{plan.estimated_seconds:.3g} s"
+    estimate = "" if plan.estimated_seconds is None else f"estimated {plan.estimated_seconds:.3g} s, "
     return [("plan", plan.text()),
-            ("plan seconds", f"estimated {estimate}, detection {plan.detection_seconds:.4f} s, "
-                             f"total {plan.seconds:.4f} s")]
+            ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s")]
 
 
 def privacy_args(q: argparse.ArgumentParser) -> None:

@@ -28,6 +28,9 @@ MECH = textwrap.dedent("""
     def coin(p=0.5):
         return Program("coin", Bits(1), lambda x: x[0] ^ flip(p))
 
+    def andcoin(p=0.5):
+        return Program("andcoin", Bits(1), lambda x: x[0] & flip(p))
+
     def dice(w="2/5"):
         return Program("dice", Bits(1), lambda x: discrete(["1/2", w]))
 
@@ -188,6 +191,27 @@ CASES = [
      "or use the dp-accounting accountant (pip install 'wmcdp[accounting]')",
      lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=0.1, compose=2000000),
      ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "2000000"]),
+    ("Rényi order past the float range",
+     "Rényi orders must be at most 1e+12 (or inf: D_inf, their limit, is the pure epsilon), got 1e+308",
+     lambda: synthesize_renyi(randomized_response(2, "1/5"), [1e308]),
+     ["renyi", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--orders", "1e308"]),
+    ("subnormal float probability",
+     "program coin failed{at}: flip probability 5e-324 is a subnormal float (below 2.2250738585072014e-308, with "
+     "fewer than 53 significant bits); give it as a fraction (Fraction('5e-324'), or the decimal with --exact), or "
+     "read it as its binary64 value (--exact-floats)",
+     lambda: inference(_coin(5e-324), [((0,), 0)]), ["privacy", "{f}:coin", "-p", "p=5e-324"]),
+    ("dp-accounting and a loss at +infinity",
+     "dp-accounting 0.6.0 cannot compose a privacy loss with mass at +infinity (the pair x=1, x'=0 has outputs that "
+     "x' never produces); use the exact accountant (--accountant exact)",
+     lambda: synthesize_approximate(Program("andcoin", Bits(1), lambda x: x[0] & flip(0.5)), delta=0.1, compose=2,
+                                    accountant="dp-accounting"),
+     ["approx", "{f}:andcoin", "-p", "p=0.5", "--delta", "0.1", "--compose", "2", "--accountant", "dp-accounting"]),
+    ("dp-accounting interval too wide",
+     "the discretisation interval 5 is not below the largest privacy loss (1.38629); give a smaller --interval",
+     lambda: synthesize_approximate(randomized_response(2, 0.2), delta=0.1, compose=2, accountant="dp-accounting",
+                                    interval=5),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--delta", "0.1", "--compose", "2",
+      "--accountant", "dp-accounting", "--interval", "5"]),
     ("Rényi order not above 1", "Rényi orders must be > 1 (or inf), got 0.5",
      lambda: synthesize_renyi(randomized_response(2, "1/5"), [0.5]),
      ["renyi", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--orders", "0.5"]),

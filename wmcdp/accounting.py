@@ -27,6 +27,7 @@ import math
 from typing import Any, Sequence
 
 from .errors import WmcdpError
+from .lang.shape import format_value
 from .loss import Groups
 from .numbers import ln_ratio
 from .pairs import Best, PairSource
@@ -64,12 +65,46 @@ def pld(groups: Groups, compose: int = 1, interval: float = 1e-4) -> Any:
 
 
 def _plds(source: PairSource, compose: int, interval: float):
+    """Each pair's dp-accounting PLD, after checking what dp-accounting 0.6.0 cannot take: a loss with mass
+    at +infinity (it fails inside its PMF code), and a discretisation interval not below the largest loss."""
     _library()
-    if not interval > 0:
-        raise WmcdpError(f"the discretisation interval must be > 0, got {interval}")
-    for keys, A, B in source.all_rows():
-        for key, a, b in zip(keys, A, B):
-            yield int(key), pld(Groups.of(source.arith, a, b), compose, interval)
+    if not interval > 0 or not math.isfinite(interval):
+        raise WmcdpError(f"the discretisation interval must be a finite number > 0, got {interval}")
+    pairs = [(int(key), Groups.of(source.arith, a, b)) for keys, A, B in source.all_rows()
+             for key, a, b in zip(keys, A, B)]
+    largest = 0.0
+    for key, groups in pairs:
+        infinite = [i for i, r in enumerate(groups.ratios) if _infinite(groups, i)]
+        if infinite:
+            w = source.witness(key)
+            raise WmcdpError(f"dp-accounting {VERSION} cannot compose a privacy loss with mass at +infinity (the pair "
+                             f"x={format_value(w.x)}, x'={format_value(w.x_prime)} has outputs that x' never produces); "
+                             "use the exact accountant (--accountant exact)")
+        losses = [abs(_loss(groups, i)) for i in range(len(groups.ratios))]
+        largest = max([largest, *losses])
+    if largest > 0 and interval >= largest:
+        raise WmcdpError(f"the discretisation interval {interval:g} is not below the largest privacy loss "
+                         f"({largest:.6g}); give a smaller --interval")
+    for key, groups in pairs:
+        try:
+            yield key, pld(groups, compose, interval)
+        except WmcdpError:
+            raise
+        except Exception as exc:  # the library's own failures, as one line
+            raise WmcdpError(f"dp-accounting {VERSION} failed on this privacy loss ({type(exc).__name__}: {exc}); "
+                             "use the exact accountant (--accountant exact)") from None
+
+
+def _infinite(groups: Groups, i: int) -> bool:
+    """Group ``i`` is the loss +infinity: mass under x and none under x'."""
+    if groups.arith.exact:
+        return groups.ratios[i] is None
+    return groups.b[i] == -math.inf
+
+
+def _loss(groups: Groups, i: int) -> float:
+    r = groups.ratios[i]
+    return ln_ratio(r.numerator, r.denominator) if groups.arith.exact else float(r)
 
 
 def composed_bound(source: PairSource, compose: int, *, epsilon: Any = None, delta: float | None = None,

@@ -273,10 +273,9 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
             if flat.any():
                 infinite = min(int(keys[flat].min()), infinite if infinite is not None else math.inf)
             go = over & ~flat
-            if go.any():
-                with np.errstate(over="ignore"):
-                    rise = np.exp(h[go] - lt - b[go]) * -np.expm1(ld - h[go])
-                step = max(step, float(np.max(lt + np.log1p(rise))))
+            if go.any():  # the tangent's root, in logs: ln t' = lt + ln(1 + e^(h - lt - b) (1 - e^(ld - h)))
+                log_rise = h[go] - lt - b[go] + np.log(-np.expm1(ld - h[go]))
+                step = max(step, float(np.max(lt + np.logaddexp(0.0, log_rise))))
         if infinite is not None:
             return math.inf, math.inf, infinite
         if top.value <= ld or not step > lt:  # type: ignore[operator]

@@ -144,6 +144,44 @@ def _int_text(value: int) -> str:
     return f"{'-' if value < 0 else ''}{gmpy2.mpfr(abs(value), 64):.6e}".replace("e+", "e")
 
 
+def scientific_text(value: object, digits: int = 10) -> str:
+    """A number in scientific notation that no float range limits: ``1e-600`` for the Fraction 10^-600,
+    ``"inf"`` for infinity (floats as they print)."""
+    if isinstance(value, float):
+        return repr(value) if math.isinf(value) or math.isnan(value) else f"{value:.{digits}g}"
+    q = Fraction(value)  # type: ignore[arg-type]
+    if q == 0:
+        return "0"
+    with gmpy2.context(precision=64, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        text = f"{gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator)):.{digits}g}"
+    return text.replace("e+", "e")
+
+
+def log_text(log: float, digits: int = 10) -> str:
+    """The number ``e^log`` in scientific notation, from its natural log (any size: ``1e-600`` from -1381.55)."""
+    if log == -math.inf:
+        return "0"
+    if log == math.inf:
+        return "inf"
+    exponent10 = log / math.log(10)
+    e = math.floor(exponent10)
+    mantissa = 10 ** (exponent10 - e)
+    if round(mantissa, digits - 1) >= 10:
+        mantissa, e = mantissa / 10, e + 1
+    return f"{mantissa:.{digits}g}e{e}" if e else f"{mantissa:.{digits}g}"
+
+
+def in_float_range(value: object) -> bool:
+    """Whether a number is a float, or converts to a normal or zero float without overflow or underflow."""
+    if isinstance(value, float):
+        return True
+    try:
+        f = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
+    return f != 0.0 or value == 0
+
+
 def exact_text(value: object) -> str:
     """An exact result as ``"a/b"`` (``"4"`` when whole); an infinite ratio (a float) as ``"inf"``."""
     return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[arg-type]

@@ -58,6 +58,8 @@ class PrivacyResult:
     seconds: float
     sets: Any = None               # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
     plan: Any = None               # with C=None: the planner's report (wmcdp.plan.PlanReport)
+    log_p_x: float | None = None   # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
+    log_p_x_prime: float | None = None
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
@@ -268,5 +270,7 @@ def synthesize_privacy(prog: Program | Compiled,
         witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
+    log_p_x, log_p_x_prime = scan.witness_logs()
     return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness, p_x=p_x, p_x_prime=p_x_prime,
-                         exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)
+                         exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start,
+                         log_p_x=log_p_x, log_p_x_prime=log_p_x_prime)

@@ -40,6 +40,8 @@ TOLERANCE = 1e-12
 EXACT_FILTER = 1e-9
 #: bits of precision of exact mode's evaluation of a candidate pair
 PRECISION = 256
+#: the largest finite Rényi order: (alpha - 1) times a log-ratio must stay far inside the float range
+MAX_ORDER = 1e12
 
 
 def parse_orders(orders: Iterable[Any] | str) -> list[float]:
@@ -54,6 +56,9 @@ def parse_orders(orders: Iterable[Any] | str) -> list[float]:
             value = parse_number(text) if isinstance(text, str) else as_number(text, "a Rényi order")
         if not value > 1:
             raise WmcdpError(f"Rényi orders must be > 1 (or inf), got {format_number(value)}")
+        if math.isfinite(value) and value > MAX_ORDER:
+            raise WmcdpError(f"Rényi orders must be at most {MAX_ORDER:g} (or inf: D_inf, their limit, is the pure "
+                             f"epsilon), got {format_number(value)}")
         out.append(float(value))
     if not out:
         raise WmcdpError("give at least one Rényi order")
@@ -137,16 +142,18 @@ def _lse(x: np.ndarray) -> np.ndarray:
 def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -> float:
     """``ln Σ a^α b^(1−α) / D`` at :data:`PRECISION` bits from integer masses (``+inf`` if some ``a > 0 = b``)."""
     with gmpy2.context(precision=PRECISION):
-        total = gmpy2.mpfr(0)
         al = gmpy2.mpfr(alpha)
+        terms = []   # the logs of the terms (a term itself can pass MPFR's exponent range at large orders)
         for x, y in zip(a, b):
             x, y = int(x), int(y)
             if x == 0:
                 continue
             if y == 0:
                 return math.inf
-            total += gmpy2.exp(al * gmpy2.log(x) + (1 - al) * gmpy2.log(y))
-        return float(gmpy2.log(total / denominator))
+            terms.append(al * gmpy2.log(x) + (1 - al) * gmpy2.log(y))
+        top = max(terms)
+        total = top + gmpy2.log(sum(gmpy2.exp(t - top) for t in terms))
+        return float(total - gmpy2.log(denominator))
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,14 @@ class RatioScan:
         a, b = self._ab  # type: ignore[misc]
         return self.arith.probability(a), self.arith.probability(b)
 
+    def witness_logs(self) -> tuple[float | None, float | None]:
+        """Natural logs of the witness's probabilities in float mode (they may be far below the float range);
+        None in exact mode (the probabilities themselves are exact)."""
+        if self.arith.exact:
+            return None, None
+        a, b = self._ab  # type: ignore[misc]
+        return self.arith.log_probability(a), self.arith.log_probability(b)
+
 
 def _reverse_mask(r: np.ndarray, threshold: float) -> np.ndarray:
     """``b/a >= threshold`` from ``r = a/b`` (``a = 0 < b`` gives an infinite reverse ratio)."""

@@ -57,7 +57,7 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
     out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta)}
     if r.exact and not isinstance(r.delta, float):
         out["delta_exact"] = exact_text(r.delta)
-    out["ratio"] = json_number(r.ratio)
+    out["ratio"] = json_number(r.ratio, r.epsilon)
     if r.exact and not isinstance(r.ratio, float):
         out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = witness_json(r.witness)
@@ -80,7 +80,7 @@ def _approx(args: argparse.Namespace) -> str:
     rows = [("epsilon", format_number(r.epsilon) + ("" if epsilon is None else
                                                       f"  (given: {Threshold.of(epsilon).text()})")),
             ("delta", show(r.delta, r.exact) + ("  (given)" if given == "delta" else "")),
-            ("e^epsilon", show(r.ratio, r.exact)), ("witness x", format_value(r.witness.x)),
+            ("e^epsilon", show(r.ratio, r.exact, r.epsilon)), ("witness x", format_value(r.witness.x)),
             ("witness x'", format_value(r.witness.x_prime)), ("compose", str(r.compose))]
     if r.compose > 1:
         rows.append(("accountant", r.accountant if r.accountant == "exact" else

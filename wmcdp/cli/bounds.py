@@ -16,12 +16,12 @@ from .common import (dumps, exact_mode, json_number, mode_text, plan_json, plan_
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
-    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "ratio": json_number(r.ratio)}
+    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "ratio": json_number(r.ratio, r.epsilon)}
     if r.exact:
         out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
-    out["p_y_given_x"] = json_number(r.p_x)
-    out["p_y_given_x_prime"] = json_number(r.p_x_prime)
+    out["p_y_given_x"] = json_number(r.p_x, r.log_p_x)
+    out["p_y_given_x_prime"] = json_number(r.p_x_prime, r.log_p_x_prime)
     if r.exact:
         out["p_y_given_x_exact"] = exact_text(r.p_x)
         out["p_y_given_x_prime_exact"] = exact_text(r.p_x_prime)
@@ -92,10 +92,10 @@ def _privacy(args: argparse.Namespace) -> str:
              **plan_json(r.plan)}
     if args.json:
         return dumps(privacy_json(r, extra))
-    rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact)),
+    rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
             ("witness x", format_value(r.witness.x)), ("witness x'", format_value(r.witness.x_prime)),
-            ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact)),
-            ("P(y | x')", show(r.p_x_prime, r.exact)), ("diagram size", f"{r.diagram_size} nodes"),
+            ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact, r.log_p_x)),
+            ("P(y | x')", show(r.p_x_prime, r.exact, r.log_p_x_prime)), ("diagram size", f"{r.diagram_size} nodes"),
             *sets_rows(r.sets, "privacy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
     where = f" at {args.at}" if args.at else ""
     title = (f"{program.label()}: tight privacy bound ({sets_label(args.sets, r.plan)}{where}, neighbours {shown}, "

@@ -13,7 +13,7 @@ from typing import Any, Iterator, Sequence
 from ..compile import BACKENDS, Compiled, compile_program
 from ..errors import WmcdpError
 from ..lang.program import Program
-from ..numbers import format_number, parse_number
+from ..numbers import format_number, in_float_range, log_text, parse_number, scientific_text
 from ..registry import build_program
 from ..sets import NEIGHBOURS
 
@@ -81,10 +81,18 @@ def memory_size(text: str) -> int:
     return int(float(m.group(1)) * {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[unit])
 
 
-def json_number(value: Any) -> Any:
-    """A number for JSON: infinities as the strings "inf" / "-inf", everything else as a float."""
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
+def json_number(value: Any, log: float | None = None) -> Any:
+    """A number for JSON: a float where one holds it; else a string in scientific notation (``"1e-600"``),
+    from the exact value or from its natural ``log`` (a float result that over- or underflowed); true
+    infinities as ``"inf"`` / ``"-inf"``."""
+    if isinstance(value, float):
+        if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
+            return log_text(log)
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if not in_float_range(value):
+        return scientific_text(value)
     return float(value)
 
 
@@ -92,11 +100,16 @@ def dumps(data: Any) -> str:
     return json.dumps(data)
 
 
-def show(value: Any, exact: bool) -> str:
-    """A probability or ratio for people: the fraction too when exact."""
+def show(value: Any, exact: bool, log: float | None = None) -> str:
+    """A probability or ratio for people: the fraction too when exact; numbers past the float range in
+    scientific notation (from the exact value, or from the natural ``log`` of a float that over- or underflowed)."""
     if exact and not isinstance(value, float):
-        return f"{float(value):.10g}  (= {format_number(Fraction(value))})"
-    return format_number(float(value))
+        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)
+        return f"{decimal}  (= {format_number(Fraction(value))})"
+    value = float(value)
+    if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
+        return log_text(log)
+    return format_number(value)
 
 
 def table(title: str, rows: list[tuple[str, str]]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Callable, Iterator, Mapping, Sequence, Union
@@ -293,17 +294,24 @@ def _as_int(value: object) -> Int | None:
 
 # -- random primitives ---------------------------------------------------------------
 
-def _exact_float(p: object) -> object:
-    """In exact-float mode a float probability becomes the exact rational value of its binary64."""
-    if isinstance(p, float) and current().exact_floats:
-        return Fraction(p)
+def _exact_float(p: object, name: str = "probability") -> object:
+    """In exact-float mode a float probability becomes the exact rational value of its binary64. In float
+    mode a subnormal float (below 2^-1022) is refused: it has fewer than 53 significant bits, so float
+    mode's promise (agreement with exact mode to 1e-12) would not hold."""
+    if isinstance(p, float):
+        if current().exact_floats:
+            return Fraction(p)
+        if 0 < p < sys.float_info.min:
+            raise WmcdpError(f"{name} {p!r} is a subnormal float (below 2.2250738585072014e-308, with fewer than "
+                             f"53 significant bits); give it as a fraction (Fraction('{p!r}'), or the decimal with "
+                             "--exact), or read it as its binary64 value (--exact-floats)")
     return p
 
 
 def flip(p: object) -> Bool:
     """A fresh random Boolean, true with probability ``p`` (float, Fraction or "1/5")."""
     q = probability(p, "flip probability")
-    return Bool(current().random_var(flip_weight(_exact_float(q))))
+    return Bool(current().random_var(flip_weight(_exact_float(q, "flip probability"))))
 
 
 def _tree(values: Sequence[int], split: Callable[[int, int, int], BitWeight]) -> Int:
@@ -353,6 +361,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
         raise WmcdpError("discrete() needs at least one probability")
     values = _values([v for v, _ in items])
     ps = [probability(p, f"discrete probability of {v}") for v, p in zip(values, (p for _, p in items))]
+    ps = [p if current().exact_floats else _exact_float(p, f"discrete probability of {v}") for v, p in zip(values, ps)]
     if all(is_exact(p) for p in ps):
         total = sum(ps)
         if total != 1:

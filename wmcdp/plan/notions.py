@@ -104,8 +104,8 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
         c = combine_max([r.ratio if exact_run else r.epsilon for r in results])
         r, index = results[c], product.members[c][0]
         xs, xps, ys = {index: r.witness.x}, {index: r.witness.x_prime}, {index: r.witness.y}
-        factors_x: list[tuple[Any, int]] = [(r.p_x if exact_run else _log(r.p_x), 1)]
-        factors_xp: list[tuple[Any, int]] = [(r.p_x_prime if exact_run else _log(r.p_x_prime), 1)]
+        factors_x: list[tuple[Any, int]] = [(r.p_x if exact_run else _log_of(r, "x"), 1)]
+        factors_xp: list[tuple[Any, int]] = [(r.p_x_prime if exact_run else _log_of(r, "x_prime"), 1)]
         for j, compiled in enumerate(product.compiled):
             others = [m for m in product.members[j] if m != index]
             if not others:
@@ -120,8 +120,8 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
         for r, members in zip(results, product.members):
             for m in members:
                 xs[m], xps[m], ys[m] = r.witness.x, r.witness.x_prime, r.witness.y
-            factors_x.append((r.p_x if exact_run else _log(r.p_x), len(members)))
-            factors_xp.append((r.p_x_prime if exact_run else _log(r.p_x_prime), len(members)))
+            factors_x.append((r.p_x if exact_run else _log_of(r, "x"), len(members)))
+            factors_xp.append((r.p_x_prime if exact_run else _log_of(r, "x_prime"), len(members)))
         if exact_run and all(r.ratio != math.inf for r in results):
             ratio = Fraction(1)
             for r, count in zip(results, counts):
@@ -136,13 +136,20 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     domain, shape = product.program.inputs, product.trace.shape
     seconds = time.perf_counter() - start
     plan = product.report(results, size, relation.count_pairs(domain) * shape.size, seconds)
+    logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
     return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness,
                          p_x=_product_probability(factors_x, exact_run),
                          p_x_prime=_product_probability(factors_xp, exact_run), exact=exact_run,
-                         diagram_size=sum(r.diagram_size for r in results), seconds=seconds, plan=plan)
+                         diagram_size=sum(r.diagram_size for r in results), seconds=seconds, plan=plan,
+                         log_p_x=logs[0], log_p_x_prime=logs[1])
 
 
-def _log(p: Any) -> float:
+def _log_of(r: Any, which: str) -> float:
+    """``ln P(y | x)`` (``which="x"``) or ``ln P(y | x')`` of a float-mode result (its log when it keeps one)."""
+    log = r.log_p_x if which == "x" else r.log_p_x_prime
+    if log is not None:
+        return log
+    p = r.p_x if which == "x" else r.p_x_prime
     return math.log(p) if p > 0 else -math.inf
 
 
@@ -216,8 +223,10 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
     check_exhaustive(whole.domain, whole.shape.size, relation, force)
     check_relation(relation, whole.domain)
     counter = Counter(whole, number_system(whole, exact))
-    plan = PlanReport("exhaustive", "no structure sought (exhaustive sets are quick)" if budget is None else
-                      "no symmetry that pays", exhaustive_size, exhaustive_size, estimate,
+    why = "no symmetry that pays" if budget is not None else \
+        "no structure sought (exhaustive sets are quick)" if relation.builtin else \
+        f"no structure sought (user relation {relation.name})"
+    plan = PlanReport("exhaustive", why, exhaustive_size, exhaustive_size, estimate,
                       0.0 if budget is None else budget.spent(), considered=tuple(considered))
     return ExhaustivePairs(counter, relation), plan
 

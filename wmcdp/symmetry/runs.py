@@ -116,8 +116,11 @@ def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str
 # -- outputs -------------------------------------------------------------------------------------
 
 def _support(prover: Prover) -> tuple[float, Any]:
-    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``."""
+    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``;
+    ``(inf, None)`` when there are too many output bits for CUDD to count their assignments in a double."""
     be, c = prover.backend, prover.compiled
+    if len(c.output_vars) > 1000:
+        return math.inf, None
     outputs = set(c.output_vars)
     others = [be._name[v] for v in c.order if v not in outputs]
     psi = be.bdd.exist(others, prover.phi)
@@ -304,9 +307,10 @@ def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = N
                              compiled.shape.value_at(act.position(y)))
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
+    log_p_x, log_p_x_prime = scan.witness_logs()
     return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness, p_x=p_x, p_x_prime=p_x_prime,
                          exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start,
-                         sets=plan.report())
+                         sets=plan.report(), log_p_x=log_p_x, log_p_x_prime=log_p_x_prime)
 
 
 # -- accuracy ------------------------------------------------------------------------------------

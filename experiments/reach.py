@@ -143,10 +143,10 @@ def reach(only: str | None, timeout: float, old: str | None, repeat: int) -> tup
                               "seconds": None if best is None else best[1]["seconds"],
                               "mb": None if best is None else best[1]["mb"]}
         label = f"{program} {' '.join(a for a in fixed if not a.startswith('-'))}"
-        row = {"program": label, "notion": notion}
+        row = {"program": label, "notion": notion, "size of": key}
         for mode, _, _ in modes(old):
             m = per_mode[mode]
-            row.update({f"{mode} {key}": m["size"], f"{mode} s": m["seconds"], f"{mode} MB": m["mb"]})
+            row.update({f"{mode} size": m["size"], f"{mode} s": m["seconds"], f"{mode} MB": m["mb"]})
         rows.append(row)
         for size, results in sorted(by_size.items()):
             if "exhaustive" not in results or "plan" not in results:

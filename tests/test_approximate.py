@@ -271,9 +271,9 @@ def test_sums_accumulate_across_stripes(monkeypatch):
     """A memory budget small enough to cut the joint table into stripes gives the same answers."""
     import importlib
 
-    from wmcdp.inference import Counter, number_system
+    from wmcdp.probabilities import Counter, number_system
 
-    engine = importlib.import_module("wmcdp.inference")  # the package exports a function of the same name
+    engine = importlib.import_module("wmcdp.probabilities")
 
     prog, _, _ = case("rr", True)
     compiled = compile_program(prog)

@@ -187,10 +187,11 @@ CASES = [
      ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "2",
       "--accountant", "foo"]),
     ("exact composition past its size limit",
-     "the composed privacy-loss distribution has more than 1048576 values; compose fewer runs exactly, "
-     "or use the dp-accounting accountant (pip install 'wmcdp[accounting]')",
-     lambda: synthesize_approximate(randomized_response(2, "1/5"), delta=0.1, compose=2000000),
-     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--delta", "0.1", "--compose", "2000000"]),
+     "the composed privacy-loss distribution has more than 1048576 distinct losses after equal ones merge (or a "
+     "step would merge more than 4194304 products); compose fewer runs exactly, or use the dp-accounting "
+     "accountant (pip install 'wmcdp[accounting]')",
+     lambda: synthesize_approximate(randomized_response(2, 0.2), delta=0.1, compose=2000000),
+     ["approx", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--delta", "0.1", "--compose", "2000000"]),
     ("Rényi order past the float range",
      "Rényi orders must be at most 1e+12 (or inf: D_inf, their limit, is the pure epsilon), got 1e+308",
      lambda: synthesize_renyi(randomized_response(2, "1/5"), [1e308]),

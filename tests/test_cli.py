@@ -124,3 +124,16 @@ def test_output_piped_into_a_closed_reader():
                "-k 6000 --show 5000 | head -c 5")
     proc = subprocess.run(command, shell=True, capture_output=True, text=True)
     assert proc.stdout == "rando" and proc.stderr == ""
+
+
+def test_inputs_without_commas_when_every_entry_is_one_digit(capsys):
+    """``--at 111`` on {0..2}^3 is the input (1, 1, 1), as ``--at 1,1,1`` is."""
+    import json
+
+    args = ["privacy", "geometric_above_threshold", "-p", "n=3", "-p", "k=2", "-p", "t=1", "-p", "alpha=1/2", "--json"]
+    assert main(args + ["--at", "111"]) == 0
+    digits = json.loads(capsys.readouterr().out)
+    assert main(args + ["--at", "1,1,1"]) == 0
+    commas = json.loads(capsys.readouterr().out)
+    assert digits["ratio_exact"] == commas["ratio_exact"] and digits["witness"] == commas["witness"]
+    assert 1 in (digits["witness"]["x"] + digits["witness"]["x_prime"])

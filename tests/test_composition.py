@@ -90,8 +90,29 @@ def test_privacy_loss_distribution_groups_equal_ratios_and_has_infinite_mass():
 
 
 def test_too_many_composed_values_is_an_error():
-    with pytest.raises(WmcdpError, match="more than 1048576 values"):
+    with pytest.raises(WmcdpError, match="more than 1048576 distinct losses after equal ones merge"):
         synthesize_approximate(randomized_response(1, 0.2), epsilon=1, compose=2_000_000)
+
+
+@pytest.mark.parametrize("lam, K", [(0.2, 2047), (Fraction(1, 5), 301)])
+def test_the_limit_counts_losses_after_they_merge(lam, K):
+    """K runs of binary randomized response have K + 1 distinct losses ((2j - K) ln 4): the limit applies to
+    them, not to the products of the groups before they merge (2047 runs used to be refused: 1025^2 > 2^20);
+    delta(eps) against the binomial closed form (exact runs are slower: a smaller K)."""
+    r = synthesize_approximate(randomized_response(1, lam), epsilon="ln:4", compose=K)
+    p = Fraction(4, 5)
+    # the loss is (2j - K) ln 4 with j ~ Binomial(K, p) the runs that kept the bit
+    total = Fraction(0)
+    from math import comb
+    for j in range(K + 1):
+        loss_ratio = Fraction(4) ** (2 * j - K) if 2 * j >= K else Fraction(1, 4 ** (K - 2 * j))
+        if loss_ratio > 4:
+            pj = comb(K, j) * p ** j * (1 - p) ** (K - j)
+            total += pj * (1 - 4 / loss_ratio)
+    if isinstance(lam, Fraction):
+        assert r.delta == total
+    else:
+        assert math.isclose(r.delta, float(total), rel_tol=1e-9)
 
 
 def test_unknown_accountant():

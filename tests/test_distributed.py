@@ -42,13 +42,6 @@ def test_accuracy_over_workers_equals_serial(workers):
     assert (spread.one_minus_beta, spread.beta, spread.witness) == (serial.one_minus_beta, serial.beta, serial.witness)
 
 
-def test_workers_need_a_program_that_can_be_built_again(workers):
-    from wmcdp import Bits, Program, flip
-    program = Program("inline", Bits(2), lambda x: (x[0] ^ flip(0.25), x[1] ^ flip(0.25)))
-    with pytest.raises(WmcdpError, match="needs a program given by name or FILE.py:FUNC"):
-        synthesize_privacy(program, workers=workers)
-
-
 def test_cli_workers(capsys):
     assert main(["privacy", "randomized_response", "-p", "n=4", "-p", "lam=1/5", "--workers", "2", "--json"]) == 0
     out = __import__("json").loads(capsys.readouterr().out)
@@ -60,3 +53,19 @@ def test_without_dask_the_flag_is_a_clear_error(monkeypatch, capsys):
     assert main(["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--workers", "2"]) == 2
     assert capsys.readouterr().err == ("wmcdp: error: spreading a run over workers needs Dask: "
                                        "pip install 'wmcdp[distributed]'\n")
+
+
+def test_any_program_runs_on_workers(workers):
+    """The README's example: a Program object (its body a lambda in this file) on Workers, as a serial run."""
+    from wmcdp import Bits, Program, flip
+
+    prog = Program("rr", Bits(3), lambda x: tuple(xi ^ flip(Fraction(1, 5)) for xi in x))
+    assert not prog.source
+    spread = synthesize_privacy(prog, workers=workers)
+    serial = synthesize_privacy(prog, "exhaustive")
+    assert spread.ratio == serial.ratio == 4 and spread.witness == serial.witness
+
+
+def test_a_bad_workers_value_is_one_error():
+    with pytest.raises(WmcdpError, match="workers must be a wmcdp.distributed.Workers"):
+        synthesize_privacy(build_program("randomized_response", {"n": 2, "lam": 0.2}), workers=2)

@@ -74,7 +74,7 @@ def inference_pass(request, monkeypatch):
     a batch of inputs with whole output distributions, or a batch of (input, output) pairs. Every
     buffer goes through the pool, so reuse happens even on these small programs."""
     import importlib
-    inf = importlib.import_module("wmcdp.inference")  # the module (wmcdp.inference is also the function)
+    inf = importlib.import_module("wmcdp.probabilities")
     monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
     if request.param == "stripes":
         monkeypatch.setattr(inf, "memory_budget", lambda: 1)

@@ -69,7 +69,7 @@ def test_tuple_outputs_keep_their_bits_below_what_they_read():
 
 def _distributions(compiled, xs, arith):
     """Whole output distributions of the inputs ``xs`` in one batch (the count's level-at-a-time region)."""
-    counter = importlib.import_module("wmcdp.inference").Counter(compiled, arith)  # (wmcdp.inference is the function)
+    counter = importlib.import_module("wmcdp.probabilities").Counter(compiled, arith)
     plan = wmc.Plan(compiled.weights, compiled.output_groups, counter.input_batch(np.array(xs)), len(xs))
     return compiled.count(compiled.phi, plan, arith).reshape(len(xs), -1)
 

@@ -126,3 +126,51 @@ def test_renyi_orders_past_the_float_range_are_refused():
         synthesize_renyi(tiny(0.25), [1e308])
     r = synthesize_renyi(tiny(Fraction(1, 4)), [1e12, math.inf])
     assert r.orders[0].epsilon <= r.orders[1].epsilon
+
+
+# -- the fuzzer: random programs with weights from 1e-300 to 1 - 1e-16, float against exact ---------------
+
+FUZZ_EXAMPLES = int(__import__("os").environ.get("WMCDP_FUZZ_EXAMPLES", "20"))
+
+
+def _close(f: float, e: float) -> bool:
+    """Equal infinities, else within 1e-9 relative plus 1e-12 absolute (a divergence near 0 is a difference of
+    logs near 1, so float mode knows it to about 1e-16 absolutely, not relatively)."""
+    if math.isinf(e) or math.isinf(f):
+        return f == e
+    return abs(f - e) <= 1e-9 * abs(e) + 1e-12
+
+
+def _fuzz_case(case):
+    from test_properties import _float_ops, _run
+
+    from wmcdp.compile import compile_program
+
+    domain, stmts, outputs = case
+    ops = _float_ops()
+    prog = Program("extreme", domain, lambda x: _run(stmts, outputs, ops, x))
+    floats = compile_program(prog)
+    binary = compile_program(prog, exact_floats=True)
+    for relation in ("hamming", "all-entries"):
+        df = synthesize_approximate(floats, epsilon="ln:2", neighbours=relation, exact=False)
+        de = synthesize_approximate(binary, epsilon="ln:2", neighbours=relation, exact="binary")
+        assert _close(float(df.delta), float(de.delta)), (stmts, relation, df.delta, de.delta)
+        ef = synthesize_approximate(floats, delta=0.01, neighbours=relation, exact=False)
+        ee = synthesize_approximate(binary, delta=Fraction(1, 100), neighbours=relation, exact="binary")
+        assert _close(ef.epsilon, ee.epsilon), (stmts, relation, ef.epsilon, ee.epsilon)
+        rf = synthesize_renyi(floats, [2, math.inf], neighbours=relation, exact=False)
+        re_ = synthesize_renyi(binary, [2, math.inf], neighbours=relation, exact="binary")
+        for a, b in zip(rf.orders, re_.orders):
+            assert _close(a.epsilon, b.epsilon), (stmts, relation, a, b)
+
+
+def test_fuzz_beyond_pure_epsilon_float_against_exact():
+    """(ε, δ) both ways and Rényi D_2, D_inf of random programs at extreme weights: float mode agrees with
+    the exact values of the same binary64 weights (``WMCDP_FUZZ_EXAMPLES=2000`` for the long profile)."""
+    from hypothesis import HealthCheck, given, settings
+
+    from test_properties import extreme_programs
+
+    run = settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True,
+                   suppress_health_check=list(HealthCheck))(given(extreme_programs())(_fuzz_case))
+    run()

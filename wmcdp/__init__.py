@@ -6,7 +6,9 @@
 Fraction(4, 1)
 
 The names below load on first use (PEP 562), so ``import wmcdp`` is cheap and the ``wmcdp``
-command can report an interrupt during start-up in one line.
+command can report an interrupt during start-up in one line. No module of the package has
+the name of a name it exports (``wmcdp.probabilities`` holds ``inference``, ``wmcdp.sampling``
+holds ``sample``), so importing a submodule never hides one.
 """
 
 from __future__ import annotations
@@ -14,22 +16,35 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: public name -> the module that defines it
 _EXPORTS = {
-    "synthesize_accuracy": "accuracy", "AccuracyResult": "accuracy",
-    "compile_program": "compile", "Compiled": "compile",
-    "WmcdpError": "errors", "CoverageError": "errors",
-    "inference": "inference", "DenseTable": "inference", "ProbabilityTable": "inference",
+    # the DSL
     "Bits": "lang", "Bool": "lang", "Int": "lang", "IntVector": "lang", "Program": "lang", "discrete": "lang",
     "flip": "lang", "ite": "lang", "truncated_geometric": "lang", "uniform": "lang",
+    # compilation and Algorithm 1
+    "compile_program": "compile", "Compiled": "compile",
+    "inference": "probabilities", "DenseTable": "probabilities", "ProbabilityTable": "probabilities",
+    # Algorithms 2 and 3, and the notions beyond pure epsilon
     "synthesize_privacy": "privacy", "PrivacyResult": "privacy", "PrivacyWitness": "privacy",
+    "synthesize_accuracy": "accuracy", "AccuracyResult": "accuracy",
+    "synthesize_approximate": "approximate", "privacy_profile": "approximate", "ApproximateResult": "approximate",
+    "ProfilePoint": "approximate",
+    "synthesize_renyi": "renyi", "RenyiResult": "renyi", "RenyiOrder": "renyi",
+    "privacy_loss_distribution": "loss", "PrivacyLoss": "loss",
+    "PairSet": "pairs", "PairWitness": "pairs",
+    # sets, plans and symmetry
     "AccuracySet": "sets", "InferenceSet": "sets", "PrivacySet": "sets", "Relation": "sets",
     "exhaustive_accuracy": "sets", "exhaustive_inference": "sets", "exhaustive_privacy": "sets",
+    "PlanReport": "plan", "find_symmetry": "symmetry", "privacy_plan": "symmetry", "pair_distributions": "symmetry",
+    # running programs, and checking bounds by sampling
+    "sample": "sampling", "crosscheck": "sampling",
+    # errors and limits
+    "WmcdpError": "errors", "CoverageError": "errors", "LimitExceeded": "limits",
 }
 
-__all__ = list(_EXPORTS)
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:

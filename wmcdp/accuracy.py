@@ -20,8 +20,9 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from .compile import Compiled
+from .distributed import check_workers
 from .errors import CoverageError, WmcdpError
-from .inference import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
+from .probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
@@ -122,6 +123,7 @@ def synthesize_accuracy(prog: Program | Compiled,
         raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    check_workers(workers)
     if A is None and I is None and workers is None:
         from .plan.notions import planned_accuracy
 

@@ -1,7 +1,7 @@
 """Exhaustive runs spread over a Dask cluster (optional extra ``[distributed]``).
 
 A run over exhaustive sets is a series of *stripes*: the joint table ``P(y | x)`` for all
-inputs and one block of outputs (:meth:`wmcdp.inference.Counter.stripes`). Workers take
+inputs and one block of outputs (:meth:`wmcdp.probabilities.Counter.stripes`). Workers take
 stripes: each one builds the program again from its name or ``file.py:function`` and its
 parameters, compiles it, counts its stripes and scans them (:mod:`wmcdp.scan` for privacy,
 window sums for accuracy). The scans merge into the same bound and the same witness as a
@@ -20,6 +20,7 @@ path); start the scheduler with ``dask scheduler`` and the workers with
 
 from __future__ import annotations
 
+import importlib
 import logging
 from typing import Any
 
@@ -57,23 +58,40 @@ class Workers:
     def __enter__(self) -> "Workers":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(interrupted=kind is KeyboardInterrupt)
 
-    def close(self) -> None:
-        self.client.close()
+    def close(self, interrupted: bool = False) -> None:
+        """Close the client and the local cluster; after Ctrl-C quietly and at once (the local workers,
+        which ignore Ctrl-C themselves, are stopped with their cluster)."""
+        if interrupted:
+            for name in ("distributed", "tornado", "asyncio"):
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        self.client.close(timeout=1 if interrupted else None)
         if self.cluster is not None:
-            self.cluster.close()
+            self.cluster.close(timeout=1 if interrupted else None)
 
     # -- jobs --------------------------------------------------------------------------------
     @staticmethod
     def _job(compiled: Any, exact: Any) -> dict:
+        """What a worker needs to build the program again: its name or ``FILE.py:FUNC`` and its parameters
+        when it has them (a built-in, or a program from the command line), else the program itself,
+        pickled by value with ``cloudpickle`` (its body is any function, a lambda included)."""
         program = compiled.program
-        if not program.source:
-            raise WmcdpError("a run over workers needs a program given by name or FILE.py:FUNC "
-                             "(workers build it again from that and its parameters)")
-        return {"source": program.source, "params": dict(program.params), "backend": compiled.backend.name,
-                "exact": exact}
+        job = {"backend": compiled.backend.name, "exact": exact}
+        if program.source:
+            return {**job, "source": program.source, "params": dict(program.params)}
+        import cloudpickle
+
+        module = getattr(program.body, "__module__", None)
+        by_value = module not in (None, "__main__") and not module.startswith(("wmcdp.", "programs"))
+        if by_value:  # a module the workers may not import (a test file, a notebook's helpers): send its code
+            cloudpickle.register_pickle_by_value(importlib.import_module(module))
+        try:
+            return {**job, "pickled": cloudpickle.dumps(program)}
+        finally:
+            if by_value:
+                cloudpickle.unregister_pickle_by_value(importlib.import_module(module))
 
     def _split(self, counter: Any) -> tuple[int, list[list[int]]]:
         fixed = counter.fixed_groups(at_least=2 * self.size)
@@ -83,7 +101,7 @@ class Workers:
 
     def privacy(self, compiled: Any, relation: Any, exact: Any) -> Any:
         """Algorithm 2 over the exhaustive sets, stripes spread over the workers: the merged scan."""
-        from .inference import Counter, number_system
+        from .probabilities import Counter, number_system
         from .scan import RatioScan
 
         job = self._job(compiled, exact)
@@ -100,7 +118,7 @@ class Workers:
 
     def accuracy(self, compiled: Any, first: np.ndarray, last: np.ndarray, exact: Any) -> tuple[Any, Any]:
         """Window sums inside and outside for every input, stripes spread over the workers."""
-        from .inference import Counter, number_system
+        from .probabilities import Counter, number_system
 
         job = self._job(compiled, exact)
         counter = Counter(compiled, number_system(compiled, exact))
@@ -115,14 +133,27 @@ class Workers:
 
 
 def _load() -> None:
+    """On each worker: load wmcdp now; a local worker ignores Ctrl-C (the run's own process handles it)."""
+    import signal
+
     import wmcdp.accuracy  # noqa: F401
     import wmcdp.privacy  # noqa: F401
 
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # pragma: no cover - not the worker's main thread: it keeps the default handler
+        pass
+
 
 def _worker_counter(job: dict) -> Any:
-    from .inference import Counter, as_compiled, number_system
+    from .probabilities import Counter, as_compiled, number_system
 
-    program = build_program(job["source"], job["params"])
+    if "pickled" in job:
+        import cloudpickle
+
+        program = cloudpickle.loads(job["pickled"])
+    else:
+        program = build_program(job["source"], job["params"])
     compiled = as_compiled(program, job["backend"], job["exact"])
     return Counter(compiled, number_system(compiled, job["exact"]))
 
@@ -152,4 +183,11 @@ def _accuracy_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray,
     return inside, outside
 
 
-__all__ = ["Workers"]
+def check_workers(workers: Any) -> None:
+    """A ``workers=`` argument must be a :class:`Workers` (or None): anything else is one clear error."""
+    if workers is not None and not isinstance(workers, Workers):
+        raise WmcdpError(f"workers must be a wmcdp.distributed.Workers, e.g. `with Workers(2) as w: "
+                         f"synthesize_privacy(prog, workers=w)`, got {type(workers).__name__} {workers!r:.40}")
+
+
+__all__ = ["Workers", "check_workers"]

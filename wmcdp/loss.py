@@ -38,8 +38,10 @@ from .limits import check
 from .numbers import ln_ratio
 from .pairs import Logs, PairSet, PairSource, PairWitness, RowPairs, pair_source
 
-#: most groups one composed privacy-loss distribution may hold
+#: most groups (distinct losses, after equal ones merge) one composed privacy-loss distribution may hold
 MAX_GROUPS = 1 << 20
+#: most products of two groups one composition step may form before they merge
+MAX_PRODUCTS = 1 << 22
 #: float mode merges log-ratios within this relative distance (equal ratios computed along different roundings)
 TOLERANCE = 1e-12
 
@@ -76,11 +78,17 @@ class Groups:
         return _merge_float(arith, la - lb, la, lb)
 
     def compose(self, other: "Groups") -> "Groups":
-        """The groups of the product of the two pairs' distributions."""
-        if len(self.a) * len(other.a) > MAX_GROUPS:
-            raise WmcdpError(f"the composed privacy-loss distribution has more than {MAX_GROUPS} values; compose "
-                             "fewer runs exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')")
+        """The groups of the product of the two pairs' distributions (equal losses merged; their number is
+        limited after the merge, by :data:`MAX_GROUPS`)."""
+        if len(self.a) * len(other.a) > MAX_PRODUCTS:
+            raise _too_many()
         check("composing privacy losses")
+        out = self._product(other)
+        if len(out.a) > MAX_GROUPS:
+            raise _too_many()
+        return out
+
+    def _product(self, other: "Groups") -> "Groups":
         if self.arith.exact:
             merged: dict[Any, list[int]] = {}
             for r1, a1, b1 in zip(self.ratios, self.a, self.b):
@@ -99,6 +107,12 @@ class Groups:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         dtype = object if self.arith.exact else np.float64
         return np.array(self.a, dtype=dtype), np.array(self.b, dtype=dtype)
+
+
+def _too_many() -> WmcdpError:
+    return WmcdpError(f"the composed privacy-loss distribution has more than {MAX_GROUPS} distinct losses after equal "
+                      f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
+                      "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')")
 
 
 def _merge_float(arith: Any, r: np.ndarray, la: np.ndarray, lb: np.ndarray) -> Groups:

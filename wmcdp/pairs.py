@@ -9,7 +9,7 @@ over one common denominator (exact mode, :class:`wmcdp.wmc.Scaled`).
 
 * :class:`ExhaustivePairs`: every ordered neighbour pair of the program's domain, described,
   not listed — the joint table comes in stripes of outputs
-  (:meth:`wmcdp.inference.Counter.stripes`) and neighbours by index arithmetic on input codes
+  (:meth:`wmcdp.probabilities.Counter.stripes`) and neighbours by index arithmetic on input codes
   (:func:`wmcdp.privacy.pair_directions`), as in Algorithm 2. A per-pair sum accumulates
   across stripes, so no more than one stripe is held (a single stripe is kept between
   passes).
@@ -35,7 +35,7 @@ import numpy as np
 from . import wmc
 from .compile import Compiled
 from .errors import CoverageError, WmcdpError
-from .inference import Counter, as_compiled, explicit_rows, memory_budget, number_system
+from .probabilities import Counter, as_compiled, explicit_rows, memory_budget, number_system
 from .lang.program import Program, Value, Vector
 from .lang.shape import Shape, format_value
 from .limits import check

@@ -7,7 +7,7 @@ attains it (in float mode: within a relative 1e-12, see :mod:`wmcdp.scan`), so i
 same on every run. Exact runs give ``epsilon`` as the float nearest to ``ln(ratio)``.
 
 With the exhaustive sets nothing is listed: the joint table of ``P(y | x)`` comes in
-stripes of outputs (:meth:`wmcdp.inference.Counter.stripes`), and the neighbours of every
+stripes of outputs (:meth:`wmcdp.probabilities.Counter.stripes`), and the neighbours of every
 input are found by index arithmetic on input codes, one *direction* at a time
 (:meth:`wmcdp.sets.Relation.directions`), so one vectorised ratio per direction scans all
 inputs.
@@ -23,8 +23,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from .compile import Compiled
+from .distributed import check_workers
 from .errors import CoverageError, WmcdpError
-from .inference import (Counter, DenseTable, ProbabilityTable, as_compiled, explicit_rows, memory_budget,
+from .probabilities import (Counter, DenseTable, ProbabilityTable, as_compiled, explicit_rows, memory_budget,
                         number_system)
 from .lang.program import Program, Value
 from .lang.shape import format_value
@@ -201,6 +202,7 @@ def synthesize_privacy(prog: Program | Compiled,
     :func:`wmcdp.limits.limits`.
     """
     start = time.perf_counter()
+    check_workers(workers)
     if C is None and I is None and at is None and workers is None:
         from .plan.notions import planned_privacy
 

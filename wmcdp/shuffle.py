@@ -34,7 +34,7 @@ import numpy as np
 from . import wmc
 from .compile import Compiled
 from .errors import WmcdpError
-from .inference import as_compiled, inference, number_system
+from .probabilities import as_compiled, inference, number_system
 from .lang.program import Program, Value
 from .limits import check
 from .pairs import Logs

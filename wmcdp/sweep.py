@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 from .accuracy import synthesize_accuracy
 from .approximate import synthesize_approximate
 from .errors import WmcdpError
-from .inference import as_compiled
+from .probabilities import as_compiled
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, exact_text, format_number, is_exact, parse_number

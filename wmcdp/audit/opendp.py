@@ -38,7 +38,7 @@ import numpy as np
 
 from ..compile import Compiled, compile_program
 from ..errors import WmcdpError
-from ..inference import Counter as ModelCounter, number_system
+from ..probabilities import Counter as ModelCounter, number_system
 from ..lang.program import Program
 from ..privacy import synthesize_privacy
 from ..sweep import ProgressCallback

@@ -35,7 +35,8 @@ def _parser():
     from . import audit, beyond, bounds, sweep, symmetry, tools
     from .common import Parser
 
-    p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting.")
+    p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting. "
+                                          "wmcdp --version prints the version.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     bounds.register(sub)
     beyond.register(sub)
@@ -54,8 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] in (["--version"], ["-V"]):
+        from .. import __version__
+
+        return _emit(f"wmcdp {__version__}", 0)
     try:
-        args = _parser().parse_args(argv)
+        args = _parser().parse_args(arguments)
         memory = getattr(args, "max_memory", None)
         with limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None),
                     None if memory is None else memory_size(memory)):

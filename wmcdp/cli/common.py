@@ -184,7 +184,9 @@ def plan_json(plan: Any) -> dict:
 
 def sets_label(sets: str, plan: Any) -> str:
     """The sets of a title: ``planned: product`` for the planner's choice, ``exhaustive sets`` otherwise."""
-    return f"planned: {plan.kind}" if plan is not None else f"{sets} sets"
+    if plan is not None:
+        return f"planned: {plan.kind}"
+    return "exhaustive sets" if sets == "plan" else f"{sets} sets"
 
 
 def plan_rows(plan: Any) -> list[tuple[str, str]]:

@@ -7,11 +7,11 @@ from typing import Any
 
 from ..compile import BACKENDS, compile_program
 from ..errors import WmcdpError
-from ..inference import inference
+from ..probabilities import inference
 from ..lang.shape import format_value, jsonable
 from ..numbers import format_number
 from ..registry import builtin_programs, find_relation, find_sets, parameters
-from ..sample import crosscheck, sample
+from ..sampling import crosscheck, sample
 from .common import (Disagreement, compiled_of, dumps, exact_mode, json_number, limit_args, number_args,
                      privacy_args, program_args, program_of, table, workers_of)
 
@@ -20,9 +20,12 @@ PER_INPUT_LIMIT = 4096
 
 
 def parse_input(text: str, program) -> tuple[int, ...]:
-    """``0101`` for bit vectors, ``2,0,1`` for integer vectors."""
+    """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
+    entries separated by commas otherwise (``2,0,1``, ``10,-1``)."""
     t = text.strip()
-    parts = t.split(",") if "," in t else list(t) if program.inputs.is_bits else [t]
+    domain = program.inputs
+    one_digit = 0 <= domain.lo and domain.hi <= 9
+    parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
     try:
         values = [int(p) for p in parts]
     except ValueError:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..compile import Compiled
 from ..errors import WmcdpError
-from ..inference import Counter, number_system
+from ..probabilities import Counter, number_system
 from ..lang.program import Program
 from ..sets import Relation, neighbour_relation
 from .planner import (Budget, PlanReport, Product, combine_max, compiled_whole, detection_budget,

@@ -45,7 +45,7 @@ from .parts import Part, classes, part_program, part_trace, split
 #: exhaustive sets estimated below this many seconds run at once, without any symmetry detection
 QUICK_SECONDS = 0.3
 #: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
-DETECTION_SHARE = 0.4
+DETECTION_SHARE = 0.25
 #: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, per scanned
 #: triple, and once (a least-squares fit to 16 runs of the built-ins, relative error under 1.3x above and
 #: up to 30x below: RR counting's 19-axis tables cost more per cell; an estimate too low only skips detection)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
+import time
+import warnings
 from typing import Any, Iterator, Sequence
 
 from ..compile import Compiled
@@ -43,6 +45,9 @@ FIXED = "fixed"   # a cofactor phi | y: no output bits left to map
 SAMPLES = 24
 #: proof attempts (diagram compositions) one detection may spend joining blocks pairwise
 MAX_ATTEMPTS = 4000
+#: CUDD memory a budgeted diagram operation may add per second of the budget left (a renaming that blows up
+#: grows about this fast here, so the cap stops it near the end of the budget)
+GROWTH_BYTES_PER_SECOND = 64 << 20
 
 
 class Prover:
@@ -55,6 +60,9 @@ class Prover:
         self.abandoned = 0            # diagram proofs not attempted or stopped past the budget
         self.structural = 0           # proofs that held on the circuit itself (no diagram operation)
         self.automorphisms = 0        # transpositions nauty found among the circuit's automorphisms
+        self._per_node = 1e-6         # seconds per node of a diagram operation (the slowest seen so far)
+        self._slowest = 0.0           # seconds of the slowest diagram operation so far
+        self._sizes: dict[int, int] = {}
         self.backend = compiled.backend
         self.n = compiled.domain.n
         self.bits = {e: list(v) for e, v in compiled.trace.input_bits.items() if v}
@@ -270,11 +278,11 @@ class Prover:
             if self._refuted(target, renaming, relabel):
                 continue
             if relabel is None:
-                image = self._budgeted(lambda: be.rename(target, renaming))
+                image = self._budgeted(lambda: be.rename(target, renaming), target)
             else:
                 mapping = {v: be.var(w) for v, w in renaming.items()}
                 mapping.update(self._index_functions(relabel))
-                image = self._budgeted(lambda: be.compose(target, mapping))
+                image = self._budgeted(lambda: be.compose(target, mapping), target)
             if image is None:
                 return False
             if image == target:
@@ -322,7 +330,7 @@ class Prover:
         x_var, y_var = self.bits[e][0], self.compiled.output_groups[a].variables[0]
         self.attempts += 1
         image = self._budgeted(lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)),
-                                                             y_var: be.negate(be.var(y_var))}))
+                                                             y_var: be.negate(be.var(y_var))}), self.phi)
         if image is None or image != self.phi:
             return False
         self.proofs += 1
@@ -391,18 +399,28 @@ class Prover:
         left = None if self.budget is None else self.budget.left()
         return left is not None and left <= 0
 
-    def _budgeted(self, operation: Any) -> Any:
-        """A diagram operation under the budget: None (abandoned) when the time is spent or when it would grow
-        CUDD's memory past what the remaining time allows (a renaming can blow a diagram up exponentially)."""
+    def _budgeted(self, operation: Any, target: Any) -> Any:
+        """A diagram operation on ``target`` under the budget: None (abandoned) when the time left is less than
+        the operation is expected to take (the slowest operation so far in this detection, or the slowest
+        seconds per node so far times the size of ``target``), or when it would grow CUDD's memory past what
+        the time left allows (a renaming can blow a diagram up exponentially)."""
         if self.budget is None:
             return operation()
         left = self.budget.left()
-        if left is not None and left <= 0:
+        key = int(target)
+        size = self._sizes.get(key)
+        if size is None:
+            size = self._sizes[key] = self.backend.size(target)
+        if left is not None and left <= max(self._per_node * size, self._slowest):
             self.abandoned += 1
             return None
         bdd = self.backend.bdd
-        allowance = int(min(1 << 30, max(32 << 20, (left or 1.0) * (512 << 20))))
-        bdd.configure(max_memory=min(memory_cap(), int(bdd.statistics()["mem"]) + allowance))
+        allowance = int(min(1 << 30, max(16 << 20, (left or 1.0) * GROWTH_BYTES_PER_SECOND)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
+            in_use = int(bdd.statistics()["mem"])
+        bdd.configure(max_memory=min(memory_cap(), in_use + allowance))
+        start = time.perf_counter()
         try:
             return operation()
         except LimitExceeded:
@@ -410,6 +428,9 @@ class Prover:
             return None
         finally:
             bdd.configure(max_memory=memory_cap())
+            elapsed = time.perf_counter() - start
+            self._per_node = max(self._per_node, elapsed / max(size, 1))
+            self._slowest = max(self._slowest, elapsed)
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
         order = sorted(kinds, key=lambda k: k != self._last_kind)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
-from ..inference import Counter, as_compiled, number_system
+from ..probabilities import Counter, as_compiled, number_system
 from ..lang.program import Program
 from ..limits import check
 from ..scan import RatioScan

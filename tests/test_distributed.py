@@ -69,3 +69,25 @@ def test_any_program_runs_on_workers(workers):
 def test_a_bad_workers_value_is_one_error():
     with pytest.raises(WmcdpError, match="workers must be a wmcdp.distributed.Workers"):
         synthesize_privacy(build_program("randomized_response", {"n": 2, "lam": 0.2}), workers=2)
+
+
+def test_ctrl_c_during_a_run_over_workers_is_one_line_and_quick():
+    """Ctrl-C while local workers count: one line, exit 130, stopped within a second, no worker left behind."""
+    import signal
+    import subprocess
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    proc = subprocess.Popen([sys.executable, "-m", "wmcdp", "privacy", "randomized_response", "-p", "n=15", "-p",
+                             "lam=0.2", "--sets", "exhaustive", "--force", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(8)  # the cluster is up and counting
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 1.0
+    assert proc.returncode == 130 and err.strip() == "wmcdp: interrupted" and out == ""
+    time.sleep(0.5)
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]

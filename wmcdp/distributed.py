@@ -67,9 +67,22 @@ class Workers:
         if interrupted:
             for name in ("distributed", "tornado", "asyncio"):
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-        self.client.close(timeout=1 if interrupted else None)
-        if self.cluster is not None:
-            self.cluster.close(timeout=1 if interrupted else None)
+            if self.cluster is not None:  # our own local workers: stop them now rather than after their tasks
+                import psutil
+
+                for child in psutil.Process().children(recursive=True):
+                    try:
+                        if "resource_tracker" not in " ".join(child.cmdline()):  # multiprocessing's own helper
+                            child.kill()
+                    except psutil.Error:
+                        pass
+        try:
+            self.client.close(timeout=1 if interrupted else None)
+            if self.cluster is not None:
+                self.cluster.close(timeout=1 if interrupted else None)
+        except Exception:  # after Ctrl-C a worker that does not stop in time is left to the cluster's teardown
+            if not interrupted:
+                raise
 
     # -- jobs --------------------------------------------------------------------------------
     @staticmethod

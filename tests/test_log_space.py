@@ -174,3 +174,16 @@ def test_fuzz_beyond_pure_epsilon_float_against_exact():
     run = settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True,
                    suppress_health_check=list(HealthCheck))(given(extreme_programs())(_fuzz_case))
     run()
+
+
+def test_a_delta_below_the_float_range_is_written_out(tmp_path, capsys):
+    """delta(1) of x & flip(1e-200) & flip(1e-200) is the mass 1e-400 that x' = 0 never produces."""
+    f = tmp_path / "deep.py"
+    f.write_text("from wmcdp import Bits, Program, flip\n"
+                 "def deep():\n    return Program('deep', Bits(1), lambda x: x[0] & (flip(1e-200) & flip(1e-200)))\n")
+    assert main(["approx", f"{f}:deep", "--epsilon", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["delta"] == "1e-400"
+    exact = synthesize_approximate(Program("deep", Bits(1), lambda x: x[0] & (flip(Fraction(1, 10 ** 200)) &
+                                                                              flip(Fraction(1, 10 ** 200)))),
+                                   epsilon=1)
+    assert exact.delta == Fraction(1, 10 ** 400)

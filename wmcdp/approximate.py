@@ -220,6 +220,11 @@ def _irrational_delta(A: int, B: int, D: int, eps: float) -> float:
 
 def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int]]:
     """``(δ(ε), key of the first pair attaining it)`` per threshold, in one pass over the pairs."""
+    return [(d, key) for d, key, _ in deltas_with_logs(source, thresholds)]
+
+
+def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int, Any]]:
+    """:func:`deltas` with ``ln δ(ε)`` in float mode (δ itself can be below the float range), None when exact."""
     arith = source.arith
     if not arith.exact:
         partial, combine = _float_hockey([th.epsilon for th in thresholds])
@@ -227,7 +232,7 @@ def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[fl
         for keys, (h, _) in source.totals(partial, combine, cells=6):
             for g, b in enumerate(best):
                 b.update(h[:, g], keys)
-        return [(math.exp(b.value), b.key) for b in best]  # type: ignore[arg-type]
+        return [(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[arg-type]
     partial, combine = _exact_hockey(arith, thresholds)
     best = [Best() for _ in thresholds]
     D = arith.denominator
@@ -243,7 +248,7 @@ def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[fl
     out: list[tuple[float | Fraction, int]] = []
     for th, b in zip(thresholds, best):
         value = Fraction(int(b.value), th.ratio.denominator * D) if th.ratio is not None else float(b.value)
-        out.append((value, b.key))  # type: ignore[arg-type]
+        out.append((value, b.key, None))  # type: ignore[arg-type]
     return out
 
 
@@ -337,6 +342,7 @@ class ApproximateResult:
     seconds: float
     symmetry: str = ""
     plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
 
 
 @dataclass(frozen=True)
@@ -419,6 +425,7 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     else:
         source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     exact_run = source.arith.exact and accountant == "exact"
+    log_delta = None
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 
@@ -431,7 +438,7 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     else:
         source = _composed_source(source, k, accountant)
         if threshold is not None:
-            ((d, key),) = deltas(source, [threshold])
+            ((d, key, log_delta),) = deltas_with_logs(source, [threshold])
             eps = threshold.epsilon
             ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)
         else:
@@ -440,7 +447,7 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     return ApproximateResult(epsilon=eps, delta=d, ratio=ratio, witness=source.witness(key), compose=k,
                              exact=exact_run, accountant=accountant, diagram_size=source.diagram_size,
                              seconds=time.perf_counter() - start, symmetry=source.symmetry,
-                             plan=None if plan is None else finish(plan, start))
+                             plan=None if plan is None else finish(plan, start), log_delta=log_delta)
 
 
 def _ratio_of(eps: float) -> float:
@@ -496,4 +503,4 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
 
 
 __all__ = ["synthesize_approximate", "privacy_profile", "ApproximateResult", "ProfilePoint", "Threshold",
-           "parse_delta", "deltas", "epsilon_for_delta", "ACCOUNTANTS"]
+           "parse_delta", "deltas", "deltas_with_logs", "epsilon_for_delta", "ACCOUNTANTS"]

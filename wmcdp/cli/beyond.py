@@ -54,7 +54,7 @@ def _extra(args: argparse.Namespace, program) -> dict[str, Any]:
 # -- approx ------------------------------------------------------------------------------------
 
 def approximate_json(r: ApproximateResult, extra: dict) -> dict:
-    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta)}
+    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta, r.log_delta)}
     if r.exact and not isinstance(r.delta, float):
         out["delta_exact"] = exact_text(r.delta)
     out["ratio"] = json_number(r.ratio, r.epsilon)
@@ -79,7 +79,7 @@ def _approx(args: argparse.Namespace) -> str:
     given = "delta" if args.delta is not None else "epsilon"
     rows = [("epsilon", format_number(r.epsilon) + ("" if epsilon is None else
                                                       f"  (given: {Threshold.of(epsilon).text()})")),
-            ("delta", show(r.delta, r.exact) + ("  (given)" if given == "delta" else "")),
+            ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
             ("e^epsilon", show(r.ratio, r.exact, r.epsilon)), ("witness x", format_value(r.witness.x)),
             ("witness x'", format_value(r.witness.x_prime)), ("compose", str(r.compose))]
     if r.compose > 1:

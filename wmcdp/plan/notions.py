@@ -64,6 +64,7 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend)
     if product is not None:
@@ -162,6 +163,7 @@ def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, bac
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
     whole = compiled_whole(program, trace, compiled, backend)
     budget, estimate = detection_budget(whole, None, triples=False)
     size = whole.domain.size
@@ -197,6 +199,7 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:

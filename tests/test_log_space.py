@@ -185,5 +185,5 @@ def test_a_delta_below_the_float_range_is_written_out(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["delta"] == "1e-400"
     exact = synthesize_approximate(Program("deep", Bits(1), lambda x: x[0] & (flip(Fraction(1, 10 ** 200)) &
                                                                               flip(Fraction(1, 10 ** 200)))),
-                                   epsilon=1)
+                                   epsilon="ln:3")
     assert exact.delta == Fraction(1, 10 ** 400)

@@ -130,8 +130,7 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
             epsilon = log_of(ratio)
         else:
             epsilon = sum(r.epsilon * count for r, count in zip(results, counts))
-            ratio = math.inf if epsilon == math.inf or not exact_run and epsilon >= 709.78 else \
-                (math.exp(epsilon) if not exact_run else math.inf)
+            ratio = math.exp(epsilon) if epsilon < 709.78 else math.inf  # the text forms it from epsilon
     witness = PrivacyWitness(product.embed_input(xs), product.embed_input(xps), product.embed_output(ys))
     size = sum(r.plan.size or 0 for r in results if r.plan is not None)
     domain, shape = product.program.inputs, product.trace.shape

@@ -16,12 +16,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ..compile import Compiled
-from ..errors import WmcdpError
 from ..probabilities import Counter, number_system
 from ..lang.program import Program
 from ..sets import Relation, neighbour_relation
-from .planner import (Budget, PlanReport, Product, combine_max, compiled_whole, detection_budget,
-                      exhaustive_estimate, log_of, orbit_estimate, product_of, traced)
+from .planner import (PlanReport, Product, combine_max, compiled_whole, detection_budget, log_of, orbit_estimate,
+                      product_of, traced)
 
 
 def _relation(program: Program, neighbours: Any) -> Relation:
@@ -196,7 +195,6 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
     from ..symmetry.group import OutputAction, PairOrbits, PairTypes
     from ..symmetry.runs import find_symmetry
 
-    start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
@@ -253,5 +251,4 @@ def finish(plan: PlanReport, start: float) -> PlanReport:
     return replace(plan, seconds=time.perf_counter() - start)
 
 
-__all__ = ["planned_privacy", "planned_accuracy", "planned_pairs", "pair_witness", "sum_witness", "finish",
-           "Budget", "exhaustive_estimate"]
+__all__ = ["planned_privacy", "planned_accuracy", "planned_pairs", "pair_witness", "sum_witness", "finish"]

@@ -221,7 +221,6 @@ class PairOrbits:
                 xp[0, self.fixed[0]] = 1
                 yield x, xp
             return
-        columns = [e for b in self.blocks for e in b]
         for layout in self._layouts():
             parts = [self._per_block(b, kind) for b, kind in enumerate(layout)]
             if any(len(p) == 0 for p in parts):

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import WmcdpError
 from ..numbers import as_int, format_number, is_exact, probability
 from ..weights import BitWeight, flip_weight, log_split_weight, split_weight
-from .circuit import FALSE, TRUE, Circuit
+from .circuit import FALSE, NOT, TRUE, Circuit
 
 _active: list[Circuit] = []
 
@@ -160,14 +160,41 @@ IntLike = Union["Int", Bool, int]
 
 
 class Int:
-    """A symbolic bounded integer: ``{value: guard}`` with pairwise exclusive guards."""
+    """A symbolic bounded integer: ``{value: guard}`` with pairwise exclusive guards.
 
-    __slots__ = ("guards",)
+    A sum of Ints is kept as its list of terms until its guards are first read; it is then added
+    up from the most recently traced term to the first one (by the largest gate of each term). In
+    the decision diagram each new term's bits then sit *above* the partial sum it joins, which
+    costs a node per guard, so ``sum(x_i ^ flip(p) for x_i in x)`` compiles in O(n^2) whichever
+    order it is written in (summed first term first, the partial sums would lie above each new bit
+    and every addition would copy them: O(n^3)). The value is the same function either way.
+    """
+
+    __slots__ = ("_guards", "_terms")
 
     def __init__(self, guards: Mapping[int, int]) -> None:
-        self.guards = {v: g for v, g in sorted(guards.items()) if g != FALSE}
-        if not self.guards:
+        self._guards: dict[int, int] | None = {v: g for v, g in sorted(guards.items()) if g != FALSE}
+        self._terms: list["Int"] | None = None
+        if not self._guards:
             raise WmcdpError("an Int must be able to take at least one value")
+
+    @classmethod
+    def _sum(cls, terms: list["Int"]) -> "Int":
+        out = cls.__new__(cls)
+        out._guards, out._terms = None, terms
+        return out
+
+    @property
+    def guards(self) -> dict[int, int]:
+        if self._guards is None:
+            gates = current().gates  # a term's place: its latest gate, a negation counted as the gate it negates
+            terms = sorted(self._terms or [], reverse=True, key=lambda t: max(
+                gates[g][1] if gates[g][0] == NOT else g for g in t.guards.values()))
+            total = terms[0]
+            for term in terms[1:]:
+                total = total._combine(term, lambda a, b: a + b)
+            self._guards, self._terms = total.guards, None
+        return self._guards
 
     def __bool__(self) -> bool:
         raise TypeError("a symbolic Int has no Python truth value; use ite(cond, a, b)")
@@ -207,7 +234,10 @@ class Int:
         return Bool(c.any(c.conj(ga, gb) for a, ga in self.guards.items() for b, gb in o.guards.items() if f(a, b)))
 
     def __add__(self, other):
-        return self._combine(other, lambda a, b: a + b)
+        o = _as_int(other)
+        if o is None:
+            return NotImplemented
+        return Int._sum((self._terms or [self]) + (o._terms or [o]))
 
     def __sub__(self, other):
         return self._combine(other, lambda a, b: a - b)

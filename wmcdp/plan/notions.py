@@ -177,7 +177,7 @@ def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, bac
         plan = PlanReport("exhaustive", "no symmetry that pays", size, size, estimate, r.seconds,
                           time.perf_counter() - start, considered=tuple(considered))
         return replace(r, seconds=plan.seconds, plan=plan)
-    considered.append(("symmetry", orbit_estimate(whole, r.sets.size * whole.shape.size, 0), r.sets.symmetry))
+    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
     plan = PlanReport("symmetry", r.sets.symmetry, r.sets.size, size, considered[-1][1], r.sets.seconds,
                       time.perf_counter() - start, considered=tuple(considered))
     return replace(r, seconds=plan.seconds, plan=plan)

@@ -36,7 +36,7 @@ from typing import Any, Iterator, Sequence
 from ..compile import Compiled
 from ..lang.circuit import NOT, VAR
 from ..limits import LimitExceeded, check, memory_cap
-from ..plan.automorphism import transpositions
+from ..plan.automorphism import SECONDS, transpositions
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 
 FIXED = "fixed"   # a cofactor phi | y: no output bits left to map
@@ -294,7 +294,7 @@ class Prover:
         """Blocks of entries joined by transpositions that nauty finds among the circuit's automorphisms
         (:mod:`wmcdp.plan.automorphism`), and their output action (the action joining the most entries)."""
         left = None if self.budget is None else self.budget.left()
-        found = transpositions(self.compiled.trace, self.n, None if left is None else min(left, 2.0))
+        found = transpositions(self.compiled.trace, self.n, None if left is None else min(left / 4, SECONDS))
         if not found:
             return [], None
         best = max({k for _, _, k in found}, key=lambda k: sum(1 for *_, kk in found if kk == k))

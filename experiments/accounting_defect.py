@@ -68,7 +68,7 @@ from dp_accounting import NeighboringRelation, dp_event  # noqa: E402
 from dp_accounting.pld import pld_privacy_accountant  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
 
-from programs import randomized_response  # noqa: E402
+from wmcdp.programs import randomized_response  # noqa: E402
 from results_io import RESULTS  # noqa: E402
 from wmcdp import compile_program  # noqa: E402
 from wmcdp.approximate import synthesize_approximate  # noqa: E402

@@ -27,8 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import symmetry_sets  # noqa: E402
-from programs import rr_counting  # noqa: E402
+from wmcdp import symmetry_sets  # noqa: E402
+from wmcdp.programs import rr_counting  # noqa: E402
 from wmcdp.approximate import synthesize_approximate  # noqa: E402
 
 DELTA = 1e-6

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from programs import PROGRAMS  # noqa: E402
+from wmcdp.programs import PROGRAMS  # noqa: E402
 from wmcdp import synthesize_accuracy, synthesize_privacy  # noqa: E402
 from wmcdp.probabilities import as_compiled, number_system  # noqa: E402
 

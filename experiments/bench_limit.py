@@ -160,7 +160,7 @@ def ref_rr_counting_accuracy(n: int, alpha: int = 3) -> float:
 # -- the cases ------------------------------------------------------------------------------
 
 def _privacy(name: str, **params) -> tuple[float, str]:
-    from programs import PROGRAMS
+    from wmcdp.programs import PROGRAMS
     from wmcdp import synthesize_privacy
     r = synthesize_privacy(PROGRAMS[name](**params), force=True)
     return r.epsilon, f"{r.witness.x}/{r.witness.x_prime}/{r.witness.y}"
@@ -183,15 +183,15 @@ def _spread(name: str, workers: int | None, **params) -> tuple[float, str]:
 
 
 def _accuracy(n: int) -> tuple[float, str]:
-    from programs import rr_counting
+    from wmcdp.programs import rr_counting
     from wmcdp import synthesize_accuracy
     r = synthesize_accuracy(rr_counting(n, LAM), alpha=3, force=True)
     return float(r.one_minus_beta), str(r.witness)
 
 
 def _symmetry(n: int) -> tuple[float, str]:
-    from programs import randomized_response
-    from symmetry_sets import randomized_response as sets
+    from wmcdp.programs import randomized_response
+    from wmcdp.symmetry_sets import randomized_response as sets
     from wmcdp import synthesize_privacy
     r = synthesize_privacy(randomized_response(n, LAM), sets.privacy_set(n), sets.privacy_inference_set(n))
     return r.epsilon, f"ratio {float(r.ratio):.15g}"
@@ -227,7 +227,7 @@ SPREAD = {
 def run_one(case: str, impl: str) -> None:
     """Child process: one implementation of one case; prints its value and seconds as JSON."""
     if impl != "numpy":  # imports are not part of the run (wmcdp loads its modules on first use)
-        import programs, symmetry_sets, wmcdp.accuracy, wmcdp.privacy  # noqa: F401,E401
+        import wmcdp.programs, wmcdp.symmetry_sets, wmcdp.accuracy, wmcdp.privacy  # noqa: F401,E401
     if case in SPREAD:
         _, name, params = SPREAD[case]
         start = time.perf_counter()

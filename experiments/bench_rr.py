@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from programs import randomized_response, rr_counting  # noqa: E402
-from symmetry_sets import randomized_response as rr_sets  # noqa: E402
+from wmcdp.programs import randomized_response, rr_counting  # noqa: E402
+from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
 from wmcdp.sets import exhaustive_accuracy, exhaustive_inference, exhaustive_privacy  # noqa: E402
 

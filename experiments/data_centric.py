@@ -63,7 +63,7 @@ sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
 
-from programs import noisy_max, sparse_vector  # noqa: E402
+from wmcdp.programs import noisy_max, sparse_vector  # noqa: E402
 from results_io import RESULTS  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
 from wmcdp.approximate import synthesize_approximate  # noqa: E402

@@ -21,9 +21,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from programs import rr_counting  # noqa: E402
+from wmcdp.programs import rr_counting  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
-from symmetry_sets import randomized_response as rr_sets  # noqa: E402
+from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy  # noqa: E402
 from wmcdp.limits import LimitExceeded  # noqa: E402
 

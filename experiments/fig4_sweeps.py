@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from wmcdp.plot import plot_rows  # noqa: E402
 from wmcdp.sweep import parse_over, sweep_accuracy, sweep_privacy  # noqa: E402
-from wmcdp.tables import render  # noqa: E402
+from wmcdp.tables import render_rows  # noqa: E402
 
 N, ALPHA, OVER = 6, 3, "lam=1/20:1/2:1/20"
 RESULTS = HERE / "results"
@@ -39,9 +39,9 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     for name, rows, title in (("privacy", privacy, f"(a) RR, n = {N}: tight epsilon"),
                               ("accuracy", accuracy, f"(b) RR counting, n = {N}: tight 1 - beta, alpha = {ALPHA}")):
-        (RESULTS / f"fig4_{name}.csv").write_text(render(rows, "csv") + "\n")
+        (RESULTS / f"fig4_{name}.csv").write_text(render_rows(rows, "csv") + "\n")
         plot_rows(rows, RESULTS / f"fig4_{name}.png", title=title, xlabel=XLABEL)
-        print(render(rows, "table"), end="\n\n")
+        print(render_rows(rows, "table"), end="\n\n")
     print("epsilon equals |ln((1-lam)/lam)| and 1 - beta equals P(Binomial(6, lam) <= 3) at every lambda")
     print(f"wrote {RESULTS}/fig4_privacy.csv/.png and fig4_accuracy.csv/.png")
 

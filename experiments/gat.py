@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from programs import geometric_above_threshold  # noqa: E402
+from wmcdp.programs import geometric_above_threshold  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
 

@@ -67,8 +67,8 @@ import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
-import symmetry_sets  # noqa: E402
-from programs import kary_rr_histogram, rr_counting  # noqa: E402
+from wmcdp import symmetry_sets  # noqa: E402
+from wmcdp.programs import kary_rr_histogram, rr_counting  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
 from wmcdp.approximate import privacy_profile, synthesize_approximate  # noqa: E402
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from programs import PROGRAMS  # noqa: E402
+from wmcdp.programs import PROGRAMS  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
 
 M, MARGIN, EPS0 = 2, 1, (0.2, 0.7, 1.5)

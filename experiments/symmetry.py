@@ -33,9 +33,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from programs import histogram, kary_rr, noisy_max, randomized_response, rr_counting, sparse_vector  # noqa: E402
+from wmcdp.programs import histogram, kary_rr, noisy_max, randomized_response, rr_counting, sparse_vector  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
-from symmetry_sets import randomized_response as rr_sets  # noqa: E402
+from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
 from wmcdp.limits import LimitExceeded  # noqa: E402
 
@@ -171,9 +171,9 @@ def sweep(budget: float) -> list[dict]:
 
 
 def run_limited(kind, prog, sets, budget):
-    from wmcdp.limits import limits
+    from wmcdp.limits import resource_limits
 
-    with limits(timeout=2 * budget):
+    with resource_limits(timeout=2 * budget):
         return run(kind, prog, sets)
 
 

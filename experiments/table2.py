@@ -46,8 +46,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from programs import randomized_response  # noqa: E402
-from symmetry_sets import randomized_response as rr_sets  # noqa: E402
+from wmcdp.programs import randomized_response  # noqa: E402
+from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, inference, synthesize_privacy  # noqa: E402
 from wmcdp.sets import InferenceSet, exhaustive_inference  # noqa: E402
 

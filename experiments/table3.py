@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from programs import rr_counting  # noqa: E402
+from wmcdp.programs import rr_counting  # noqa: E402
 from results_io import write_csv  # noqa: E402
 from wmcdp import synthesize_accuracy  # noqa: E402
 from wmcdp.lang.shape import format_value  # noqa: E402

@@ -49,7 +49,7 @@ import functools
 import itertools
 import math
 
-from programs.randomized_response import _respond, kary_report
+from wmcdp.programs.randomized_response import _respond, kary_report
 from wmcdp.lang import Bits, IntVector, Program
 from wmcdp.numbers import Number
 from wmcdp.pairs import PairSet

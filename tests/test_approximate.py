@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 import brute
-from programs import geometric_above_threshold, randomized_response, rr_counting, truncated_geometric
+from wmcdp.programs import geometric_above_threshold, randomized_response, rr_counting, truncated_geometric
 from test_geometric import all_entries, gat_reference, one_entry, tgeom_pmf
 from test_suite import case as suite_case
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, uniform

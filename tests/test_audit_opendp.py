@@ -17,7 +17,7 @@ import mpmath
 import pytest
 
 from brute import distribution, flip
-from programs.opendp import (INTEGER_TYPES, opendp_geometric_bounded, opendp_noisy_max, opendp_probability,
+from wmcdp.programs.opendp import (INTEGER_TYPES, opendp_geometric_bounded, opendp_noisy_max, opendp_probability,
                              opendp_rr_bitvec, opendp_rr_bitvec_lengths, opendp_rr_bool, opendp_rr_categorical)
 from wmcdp import inference
 from wmcdp.audit.opendp import SampleCheck, verdict
@@ -203,9 +203,9 @@ def test_chi_square_rejects_a_wrong_model():
 
 def _row(only):
     pytest.importorskip("opendp")
-    from wmcdp.audit.opendp import audit
+    from wmcdp.audit.opendp import audit_opendp
 
-    (row,) = audit(only=only)
+    (row,) = audit_opendp(only=only)
     return row
 
 
@@ -297,9 +297,9 @@ def test_cli_json_with_sampling(capsys):
 def test_sampling_in_this_process():
     pytest.importorskip("opendp")
     pytest.importorskip("scipy")
-    from wmcdp.audit.opendp import audit
+    from wmcdp.audit.opendp import audit_opendp
 
-    (row,) = audit(sample=2500, level=1e-9, only="make_randomized_response t=5", processes=1)  # no false alarms
+    (row,) = audit_opendp(sample=2500, level=1e-9, only="make_randomized_response t=5", processes=1)  # no false alarms
     assert [s.draws for s in row.samples] == [2500, 2500] and row.model_agrees
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from programs import kary_rr, opendp_noisy_max, opendp_rr_bitvec, randomized_response, rr_counting
+from wmcdp.programs import kary_rr, opendp_noisy_max, opendp_rr_bitvec, randomized_response, rr_counting
 from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inference, synthesize_accuracy,
                    synthesize_privacy, uniform)
 from wmcdp.audit.opendp import cases as audit_cases

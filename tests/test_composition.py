@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 import brute
-from programs import geometric_above_threshold, randomized_response, truncated_geometric
+from wmcdp.programs import geometric_above_threshold, randomized_response, truncated_geometric
 from test_approximate import case, references
 from test_geometric import gat_reference, one_entry, tgeom_pmf
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, ite, uniform

@@ -2,7 +2,7 @@
 
 import pytest
 
-from programs import geometric_above_threshold, randomized_response
+from wmcdp.programs import geometric_above_threshold, randomized_response
 from wmcdp import compile_program
 from wmcdp.cli import main
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 import brute
-from programs import randomized_response, rr_counting
+from wmcdp.programs import randomized_response, rr_counting
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
 from wmcdp.sets import InferenceSet, exhaustive_inference

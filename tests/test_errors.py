@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from programs import randomized_response, rr_counting
+from wmcdp.programs import randomized_response, rr_counting
 from wmcdp import (Bits, CoverageError, IntVector, Program, WmcdpError, discrete, flip, inference,
                    synthesize_accuracy, synthesize_privacy, uniform)
 from wmcdp.sets import NEIGHBOURS, exhaustive_privacy

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Sequence
 
 import pytest
 
-from programs import geometric_above_threshold, truncated_geometric
+from wmcdp.programs import geometric_above_threshold, truncated_geometric
 from wmcdp import inference, synthesize_privacy
 from wmcdp.compile import compile_program
 from wmcdp.errors import WmcdpError

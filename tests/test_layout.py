@@ -17,8 +17,8 @@ import pytest
 
 import brute
 
-from programs import randomized_response, rr_counting, truncated_geometric
-from programs.suite import noisy_max
+from wmcdp.programs import randomized_response, rr_counting, truncated_geometric
+from wmcdp.programs.suite import noisy_max
 from wmcdp import Bits, Program, flip, ite, uniform
 from wmcdp import wmc
 from wmcdp.compile import compile_program

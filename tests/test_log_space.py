@@ -112,7 +112,7 @@ def test_dp_accounting_limits(capsys):
     prog = Program("and", Bits(1), lambda x: x[0] & flip(1.0 - 1e-16))
     with pytest.raises(WmcdpError, match="cannot compose a privacy loss with mass at \\+infinity"):
         synthesize_approximate(prog, delta=0.1, compose=2, accountant="dp-accounting")
-    from programs import randomized_response
+    from wmcdp.programs import randomized_response
 
     with pytest.raises(WmcdpError, match="is not below the largest privacy loss"):
         synthesize_approximate(randomized_response(2, 0.2), delta=1e-3, compose=2, accountant="dp-accounting",

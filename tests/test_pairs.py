@@ -12,8 +12,8 @@ from fractions import Fraction
 import pytest
 
 import brute
-import symmetry_sets
-from programs import histogram, kary_rr_histogram, noisy_max, randomized_response, rr_counting, sparse_vector
+from wmcdp import symmetry_sets
+from wmcdp.programs import histogram, kary_rr_histogram, noisy_max, randomized_response, rr_counting, sparse_vector
 from test_geometric import all_entries
 from wmcdp import synthesize_privacy
 from wmcdp.approximate import synthesize_approximate

@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 import brute
-from programs import randomized_response, rr_counting
-from symmetry_sets import randomized_response as rr_sets
+from wmcdp.programs import randomized_response, rr_counting
+from wmcdp.symmetry_sets import randomized_response as rr_sets
 from wmcdp import inference, synthesize_accuracy, synthesize_privacy
 
 

@@ -222,7 +222,7 @@ def test_accuracy_planned_equals_brute_force():
 
 def test_quick_programs_run_exhaustive_without_detection():
     """Below the quick estimate no symmetry detection runs at all (so the default is never slower)."""
-    from programs import noisy_max
+    from wmcdp.programs import noisy_max
 
     r = synthesize_privacy(noisy_max(4, 2, eps0=1))
     assert r.plan.kind == "exhaustive" and r.plan.detection_seconds == 0
@@ -232,7 +232,7 @@ def test_quick_programs_run_exhaustive_without_detection():
 def test_detection_past_its_budget_is_abandoned_not_failed():
     """With no time left every diagram proof is abandoned: the group is what the circuit itself proves
     (the first two terms of the sum are one gate pattern), and the orbit bound is still the exhaustive one."""
-    from programs import rr_counting
+    from wmcdp.programs import rr_counting
     from wmcdp.plan.planner import Budget
     from wmcdp.symmetry.runs import auto_accuracy, find_symmetry
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from programs import PROGRAMS, randomized_response
+from wmcdp.programs import PROGRAMS, randomized_response
 from wmcdp.cli import main
 from wmcdp.sampling import CheckRow, check_probability, crosscheck, sample, wilson_interval
 

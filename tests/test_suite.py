@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from programs import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
+from wmcdp.programs import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
                       sparse_vector)
 from test_geometric import all_entries, check_against, enumerate_outputs, one_entry, tgeom_pmf
 from wmcdp import synthesize_privacy

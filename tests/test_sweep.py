@@ -19,7 +19,7 @@ from brute import distribution, flip
 from wmcdp.cli import main
 from wmcdp.progress import Progress
 from wmcdp.sweep import parse_over, records, sweep_accuracy, sweep_privacy, to_dataframe
-from wmcdp.tables import render
+from wmcdp.tables import render_rows
 
 N, ALPHA = 5, 1
 LAMS = [Fraction(k, 10) for k in range(1, 5)]  # below 1/2
@@ -218,4 +218,4 @@ def test_progress_bar_draws_and_erases():
 
 
 def test_render_empty_rows():
-    assert render([], "json") == "[]" and render([], "csv") == ""
+    assert render_rows([], "json") == "[]" and render_rows([], "csv") == ""

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import brute
-from programs import geometric_above_threshold, kary_rr, randomized_response, rr_counting, truncated_geometric
+from wmcdp.programs import geometric_above_threshold, kary_rr, randomized_response, rr_counting, truncated_geometric
 from test_geometric import all_entries, gat_reference, one_entry, tgeom_pmf
 from test_suite import case as suite_case
 from wmcdp import Bits, IntVector, Program, WmcdpError, compile_program, flip, ite, synthesize_accuracy, \

@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from programs import truncated_geometric
+from wmcdp.programs import truncated_geometric
 from wmcdp import (Bits, IntVector, Program, discrete, flip, inference, ite, synthesize_accuracy,
                    synthesize_privacy)
 from wmcdp.numbers import ln, ln_ratio

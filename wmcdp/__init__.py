@@ -1,6 +1,6 @@
 """wmcdp: exact, tight differential-privacy and accuracy bounds by weighted model counting.
 
->>> from programs import randomized_response
+>>> from wmcdp.programs import randomized_response
 >>> from wmcdp import synthesize_privacy
 >>> synthesize_privacy(randomized_response(3, "1/5")).ratio
 Fraction(4, 1)
@@ -38,10 +38,18 @@ _EXPORTS = {
     "AccuracySet": "sets", "InferenceSet": "sets", "PrivacySet": "sets", "Relation": "sets",
     "exhaustive_accuracy": "sets", "exhaustive_inference": "sets", "exhaustive_privacy": "sets",
     "PlanReport": "plan", "find_symmetry": "symmetry", "privacy_plan": "symmetry", "pair_distributions": "symmetry",
+    "AutoSets": "symmetry",
+    # sweeps, tables and figures
+    "sweep_privacy": "sweep", "sweep_accuracy": "sweep", "sweep_approximate": "sweep", "sweep_renyi": "sweep",
+    "parse_over": "sweep", "to_dataframe": "sweep", "PrivacyRow": "sweep", "AccuracyRow": "sweep",
+    "render_rows": "tables", "plot_rows": "plot",
+    # audits of DP libraries
+    "audit_opendp": "audit.opendp", "AuditRow": "audit.opendp",
     # running programs, and checking bounds by sampling
     "sample": "sampling", "crosscheck": "sampling",
-    # errors and limits
-    "WmcdpError": "errors", "CoverageError": "errors", "LimitExceeded": "limits",
+    # runs over workers, errors and limits
+    "Workers": "distributed", "WmcdpError": "errors", "CoverageError": "errors", "LimitExceeded": "limits",
+    "resource_limits": "limits",
 }
 
 __all__ = ["__version__", *_EXPORTS]

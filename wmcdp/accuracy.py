@@ -47,6 +47,11 @@ class AccuracyResult:
     sets: Any = None               # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
     plan: Any = None               # with A=None: the planner's report (wmcdp.plan.PlanReport)
 
+    def _repr_markdown_(self) -> str:
+        from .markdown import accuracy_markdown
+
+        return accuracy_markdown(self)
+
 
 def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Value], Number]:
     if V is None:
@@ -115,7 +120,7 @@ def synthesize_accuracy(prog: Program | Compiled,
 
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
-    ``max_memory`` apply :func:`wmcdp.limits.limits`.
+    ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
     alpha = as_number(alpha, "alpha")

@@ -344,6 +344,11 @@ class ApproximateResult:
     plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
 
+    def _repr_markdown_(self) -> str:
+        from .markdown import approximate_markdown
+
+        return approximate_markdown(self)
+
 
 @dataclass(frozen=True)
 class ProfilePoint:
@@ -393,7 +398,7 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     ``delta`` is in [0, 1]. ``compose=K`` accounts K runs on the same pair
     (``accountant="exact"`` convolves exactly; ``"dp-accounting"`` uses Google's PLD with
     discretisation ``interval``). Keyword arguments ``max_nodes``, ``timeout`` and
-    ``max_memory`` apply :func:`wmcdp.limits.limits`.
+    ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
     if (epsilon is None) == (delta is None):

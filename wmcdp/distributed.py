@@ -97,7 +97,7 @@ class Workers:
         import cloudpickle
 
         module = getattr(program.body, "__module__", None)
-        by_value = module not in (None, "__main__") and not module.startswith(("wmcdp.", "programs"))
+        by_value = module not in (None, "__main__") and not module.startswith("wmcdp.")
         if by_value:  # a module the workers may not import (a test file, a notebook's helpers): send its code
             cloudpickle.register_pickle_by_value(importlib.import_module(module))
         try:

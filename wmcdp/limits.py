@@ -1,6 +1,6 @@
 """Resource limits: a diagram-size cap, a wall-clock timeout and a memory cap.
 
-Inside ``with limits(max_nodes=..., timeout=..., max_memory=...)`` tracing, compilation,
+Inside ``with resource_limits(max_nodes=..., timeout=..., max_memory=...)`` tracing, compilation,
 counting and sampling call :func:`check` at regular points; when a limit is exceeded a
 :class:`LimitExceeded` is raised and no partial bound is ever returned. In the main
 thread a timer signal also interrupts code that never reaches a checkpoint (a ``while
@@ -61,7 +61,7 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
 
 
 @contextmanager
-def limits(max_nodes: int | None = None, timeout: float | None = None,
+def resource_limits(max_nodes: int | None = None, timeout: float | None = None,
            max_memory: int | None = None) -> Iterator[None]:
     """Apply a node cap (live decision-diagram nodes), a timeout (seconds) and a memory cap (bytes)."""
     if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
@@ -122,6 +122,6 @@ def limited(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args, max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None,
                 **kwargs):
-        with limits(max_nodes, timeout, max_memory):
+        with resource_limits(max_nodes, timeout, max_memory):
             return fn(*args, **kwargs)
     return wrapper  # type: ignore[return-value]

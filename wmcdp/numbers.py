@@ -231,3 +231,15 @@ def ln(q: Fraction | int) -> float:
     """Correctly rounded natural log of a positive rational (see :func:`ln_ratio`)."""
     q = Fraction(q)
     return ln_ratio(q.numerator, q.denominator)
+
+
+def show(value: object, exact: bool, log: float | None = None) -> str:
+    """A probability or ratio for people: the fraction too when exact; numbers past the float range in
+    scientific notation (from the exact value, or from the natural ``log`` of a float that over- or underflowed)."""
+    if exact and not isinstance(value, float):
+        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)
+        return f"{decimal}  (= {format_number(Fraction(value))})"
+    value = float(value)
+    if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
+        return log_text(log)
+    return format_number(value)

@@ -62,6 +62,11 @@ class PrivacyResult:
     log_p_x: float | None = None   # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
 
+    def _repr_markdown_(self) -> str:
+        from .markdown import privacy_markdown
+
+        return privacy_markdown(self)
+
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
     """Algorithm 2's precondition: ``(x, y)`` and ``(x', y)`` are in ``I`` for every triple of ``C``."""
@@ -199,7 +204,7 @@ def synthesize_privacy(prog: Program | Compiled,
     sets over the size limits of :func:`wmcdp.sets.check_exhaustive`; ``workers`` (a
     :class:`wmcdp.distributed.Workers`) spreads the stripes of exhaustive sets over a Dask
     cluster. Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
-    :func:`wmcdp.limits.limits`.
+    :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
     check_workers(workers)

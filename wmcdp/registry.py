@@ -1,4 +1,4 @@
-"""Finding programs: by name in :mod:`programs`, or as ``path/to/file.py:function``.
+"""Finding programs: by name in :mod:`wmcdp.programs`, or as ``path/to/file.py:function``.
 
 A program factory is a function whose keyword parameters are the mechanism's
 parameters and which returns a :class:`~wmcdp.lang.Program`.
@@ -17,7 +17,7 @@ from .lang.program import Program
 
 
 def builtin_programs() -> dict[str, Callable[..., Program]]:
-    from programs import PROGRAMS
+    from wmcdp.programs import PROGRAMS
 
     return PROGRAMS
 
@@ -116,7 +116,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
 
     ``spec`` is ``"plan"`` (the default: :mod:`wmcdp.plan`), ``"exhaustive"`` (``("exhaustive", None)``),
     ``"symmetry"`` (the program's proved sets from
-    :mod:`symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
+    :mod:`wmcdp.symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
     program's symmetries itself, :mod:`wmcdp.symmetry`) or ``path/to/file.py:function``, called
     as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
     """
@@ -127,7 +127,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     if spec == "auto":
         return "auto", None
     if spec == "symmetry":
-        import symmetry_sets
+        from wmcdp import symmetry_sets
 
         make = getattr(symmetry_sets, kind.upper()).get(program.name)
         if make is None:

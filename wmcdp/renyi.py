@@ -178,6 +178,11 @@ class RenyiResult:
     symmetry: str = ""
     plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
 
+    def _repr_markdown_(self) -> str:
+        from .markdown import renyi_markdown
+
+        return renyi_markdown(self)
+
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
     """``(D_α, key)`` per order over the pairs of ``source``."""

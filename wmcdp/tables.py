@@ -124,7 +124,7 @@ _RENDER: dict[str, Callable[[Sequence[Row]], str]] = {"table": _table, "csv": _c
                                                        "latex": _latex, "json": _json}
 
 
-def render(rows: Sequence[Row], fmt: str = "table") -> str:
+def render_rows(rows: Sequence[Row], fmt: str = "table") -> str:
     """The rows in one of :data:`FORMATS`."""
     if fmt not in _RENDER:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -133,4 +133,4 @@ def render(rows: Sequence[Row], fmt: str = "table") -> str:
     return _RENDER[fmt](rows)
 
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "render_rows"]

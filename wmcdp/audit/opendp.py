@@ -166,7 +166,7 @@ def _lengths_to_opendp(n: int) -> Callable[[tuple], bytes]:
 
 
 def _cases() -> list[Case]:
-    from programs import opendp as models
+    from wmcdp.programs import opendp as models
 
     def rr_bool(prob: float) -> Case:
         return Case("make_randomized_response_bool", f"prob={prob!r}", 1,
@@ -335,7 +335,7 @@ def cases(only: str | None = None) -> list[Case]:
     return [c for _, c in _numbered(only)]
 
 
-def audit(sample: int = 0, level: float = 1e-3, only: str | None = None,
+def audit_opendp(sample: int = 0, level: float = 1e-3, only: str | None = None,
           progress: ProgressCallback | None = None, processes: int = 2) -> list[AuditRow]:
     """One :class:`AuditRow` per case of the audit (with ``only``: per case whose ``"mechanism params"``
     label contains it). With ``sample``, OpenDP's draws are made in ``processes`` worker processes while
@@ -384,5 +384,5 @@ def audit(sample: int = 0, level: float = 1e-3, only: str | None = None,
     return rows
 
 
-__all__ = ["BATCH", "TIGHT_ULPS", "AuditRow", "Case", "SampleCheck", "audit", "cases", "check_model", "draw",
+__all__ = ["BATCH", "TIGHT_ULPS", "AuditRow", "Case", "SampleCheck", "audit_opendp", "cases", "check_model", "draw",
            "draw_counts", "model_distribution", "opendp_version", "verdict"]

@@ -50,7 +50,7 @@ def _parser():
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         from ..errors import WmcdpError
-        from ..limits import LimitExceeded, limits
+        from ..limits import LimitExceeded, resource_limits
         from .common import Disagreement, memory_size
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(arguments)
         memory = getattr(args, "max_memory", None)
-        with limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None),
+        with resource_limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None),
                     None if memory is None else memory_size(memory)):
             text = args.run(args)
     except WmcdpError as exc:

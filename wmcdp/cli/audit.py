@@ -57,7 +57,7 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
 
 
 def _audit(args: argparse.Namespace) -> str:
-    from ..audit.opendp import audit, cases, opendp_version
+    from ..audit.opendp import audit_opendp, cases, opendp_version
 
     if args.json:
         if args.fmt != "table":
@@ -67,7 +67,7 @@ def _audit(args: argparse.Namespace) -> str:
     version = opendp_version()
     show = args.fmt != "json" and sys.stderr.isatty()
     with Progress(steps, enabled=show) as bar:
-        rows = audit(args.sample, args.level, args.only, lambda done, total, note: bar.update(done, note))
+        rows = audit_opendp(args.sample, args.level, args.only, lambda done, total, note: bar.update(done, note))
     sampled = args.sample > 0
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
     if args.fmt == "json":

@@ -7,13 +7,12 @@ import json
 import math
 import re
 from contextlib import contextmanager
-from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
 from ..compile import BACKENDS, Compiled, compile_program
 from ..errors import WmcdpError
 from ..lang.program import Program
-from ..numbers import format_number, in_float_range, log_text, parse_number, scientific_text
+from ..numbers import in_float_range, log_text, parse_number, scientific_text, show
 from ..registry import build_program
 from ..sets import NEIGHBOURS
 
@@ -98,18 +97,6 @@ def json_number(value: Any, log: float | None = None) -> Any:
 
 def dumps(data: Any) -> str:
     return json.dumps(data)
-
-
-def show(value: Any, exact: bool, log: float | None = None) -> str:
-    """A probability or ratio for people: the fraction too when exact; numbers past the float range in
-    scientific notation (from the exact value, or from the natural ``log`` of a float that over- or underflowed)."""
-    if exact and not isinstance(value, float):
-        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)
-        return f"{decimal}  (= {format_number(Fraction(value))})"
-    value = float(value)
-    if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
-        return log_text(log)
-    return format_number(value)
 
 
 def table(title: str, rows: list[tuple[str, str]]) -> str:

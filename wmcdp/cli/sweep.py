@@ -18,7 +18,7 @@ from ..errors import WmcdpError
 from ..numbers import parse_number
 from ..progress import Progress
 from ..sweep import parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
-from ..tables import FORMATS, render
+from ..tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
 
 
@@ -105,7 +105,7 @@ def run_sweep(args: argparse.Namespace) -> str:
 
 def emit(rows: list, args: argparse.Namespace) -> str:
     """Rows in the format ``args.fmt``, drawn to ``args.plot`` and written to ``args.output`` when given."""
-    text = render(rows, args.fmt)
+    text = render_rows(rows, args.fmt)
     try:
         if args.plot:
             from ..plot import plot_rows

@@ -1,12 +1,27 @@
 """Mechanisms written in the wmcdp DSL, by name (see ``wmcdp programs``)."""
 
-from .kary import kary_rr
-from .opendp import (opendp_geometric_bounded, opendp_noisy_max, opendp_rr_bitvec, opendp_rr_bitvec_lengths,
-                     opendp_rr_bool, opendp_rr_categorical)
 from .geometric import geometric_above_threshold, truncated_geometric
+from .kary import kary_rr
+from .opendp import (
+    opendp_geometric_bounded,
+    opendp_noisy_max,
+    opendp_rr_bitvec,
+    opendp_rr_bitvec_lengths,
+    opendp_rr_bool,
+    opendp_rr_categorical,
+)
 from .randomized_response import kary_rr_histogram, randomized_response, rr_counting
-from .suite import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt3, isvt4, noisy_max, noisy_max_value,
-                    sparse_vector)
+from .suite import (
+    histogram,
+    histogram_wrong_scale,
+    isvt1,
+    isvt2,
+    isvt3,
+    isvt4,
+    noisy_max,
+    noisy_max_value,
+    sparse_vector,
+)
 
 #: name -> factory taking the program's parameters as keyword arguments
 PROGRAMS = {

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from wmcdp.errors import WmcdpError
-from wmcdp.lang import Int, IntVector, Program, ite, truncated_geometric as tgeom
+from wmcdp.lang import Int, IntVector, Program, ite
+from wmcdp.lang import truncated_geometric as tgeom
 from wmcdp.lang.geometric import geometric_ratio
 from wmcdp.numbers import Number, as_number, format_number, positive_int
 
@@ -22,9 +23,14 @@ def truncated_geometric(m: int, alpha=None, scale=None) -> Program:
     """
     m = positive_int(m, "m")
     a, noise = noise_ratio(alpha, scale)
-    return Program("truncated_geometric", IntVector(1, 0, m), lambda x: tgeom(x[0], 0, m, alpha=a),
-                   params={"m": m, **noise}, neighbours="one-entry",
-                   description="truncated geometric mechanism on {0..m} applied to one count")
+    return Program(
+        "truncated_geometric",
+        IntVector(1, 0, m),
+        lambda x: tgeom(x[0], 0, m, alpha=a),
+        params={"m": m, **noise},
+        neighbours="one-entry",
+        description="truncated geometric mechanism on {0..m} applied to one count",
+    )
 
 
 def geometric_above_threshold(n: int, k: int, t: int, scale=None, alpha=None) -> Program:
@@ -48,9 +54,14 @@ def geometric_above_threshold(n: int, k: int, t: int, scale=None, alpha=None) ->
             first = ite(above[i], i, first)
         return first
 
-    return Program("geometric_above_threshold", IntVector(n, 0, k), body,
-                   params={"n": n, "k": k, "t": t_value, **noise}, neighbours="one-entry",
-                   description="index of the first noisy entry above the noisy threshold, else n")
+    return Program(
+        "geometric_above_threshold",
+        IntVector(n, 0, k),
+        body,
+        params={"n": n, "k": k, "t": t_value, **noise},
+        neighbours="one-entry",
+        description="index of the first noisy entry above the noisy threshold, else n",
+    )
 
 
 __all__ = ["truncated_geometric", "geometric_above_threshold"]

@@ -41,10 +41,14 @@ def kary_rr(n: int, k: int, eps=None, ratio=None) -> Program:
         other = uniform(0, k - 2)
         return ite(keep, value, ite(other >= value, other + 1, other))
 
-    return Program("kary_rr", IntVector(n, 0, k - 1), lambda x: tuple(respond(x[i]) for i in range(n)),
-                   params={"n": n, "k": k, **label}, neighbours="hamming",
-                   description="k-ary randomized response: each value kept with probability r/(r+k-1), "
-                               "else a uniform other value")
+    return Program(
+        "kary_rr",
+        IntVector(n, 0, k - 1),
+        lambda x: tuple(respond(x[i]) for i in range(n)),
+        params={"n": n, "k": k, **label},
+        neighbours="hamming",
+        description="k-ary randomized response: each value kept with probability r/(r+k-1), else a uniform other value",
+    )
 
 
 __all__ = ["kary_rr"]

@@ -20,8 +20,12 @@ from wmcdp.numbers import Number, as_int, as_number, positive_int, probability
 from wmcdp.sets import Relation, relation_from_function
 
 #: the integer types OpenDP's Python API dispatches, with their ranges
-INTEGER_TYPES = {"i32": (-(2 ** 31), 2 ** 31 - 1), "u32": (0, 2 ** 32 - 1),
-                 "i64": (-(2 ** 63), 2 ** 63 - 1), "u64": (0, 2 ** 64 - 1)}
+INTEGER_TYPES = {
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "u64": (0, 2**64 - 1),
+}
 
 
 def opendp_rr_bool(prob) -> Program:
@@ -38,8 +42,14 @@ def opendp_rr_bool(prob) -> Program:
     p = probability(prob, "prob")
     if not 0.5 <= p <= 1:
         raise WmcdpError(f"prob must be in [0.5, 1] (OpenDP's range), got {p}")
-    return Program("opendp_rr_bool", Bits(1), lambda x: x[0] ^ ~flip(p), params={"prob": prob},
-                   neighbours="hamming", description="OpenDP randomized response on a bool")
+    return Program(
+        "opendp_rr_bool",
+        Bits(1),
+        lambda x: x[0] ^ ~flip(p),
+        params={"prob": prob},
+        neighbours="hamming",
+        description="OpenDP randomized response on a bool",
+    )
 
 
 def opendp_rr_categorical(t, prob) -> Program:
@@ -71,8 +81,14 @@ def opendp_rr_categorical(t, prob) -> Program:
         honest = flip(p)
         return ite(member & honest, value.clamp(0, t - 1), ite(member, lie, uniform(0, t - 1)))
 
-    return Program("opendp_rr_categorical", IntVector(1, 0, t), body, params={"t": t, "prob": prob},
-                   neighbours="hamming", description="OpenDP randomized response over t categories")
+    return Program(
+        "opendp_rr_categorical",
+        IntVector(1, 0, t),
+        body,
+        params={"t": t, "prob": prob},
+        neighbours="hamming",
+        description="OpenDP randomized response over t categories",
+    )
 
 
 def _bitvec_params(n, max_weight, f) -> tuple[int, int, Number]:
@@ -89,6 +105,7 @@ def _bitvec_params(n, max_weight, f) -> tuple[int, int, Number]:
 def _bitvec_neighbours(max_weight: int) -> Relation:
     def neighbours(x, x_prime):  # BitVectorDomain(max_weight) under the discrete distance
         return sum(x) <= max_weight and sum(x_prime) <= max_weight
+
     return relation_from_function(neighbours, name=f"any two vectors of weight <= {max_weight}")
 
 
@@ -107,9 +124,14 @@ def opendp_rr_bitvec(n, max_weight, f) -> Program:
     """
     n, m, f = _bitvec_params(n, max_weight, f)
     f2 = f / 2
-    return Program("opendp_rr_bitvec", Bits(n), lambda x: tuple(xi ^ flip(f2) for xi in x),
-                   params={"n": n, "max_weight": m, "f": f}, neighbours=_bitvec_neighbours(m),
-                   description="OpenDP randomized response on a bit vector of fixed length n")
+    return Program(
+        "opendp_rr_bitvec",
+        Bits(n),
+        lambda x: tuple(xi ^ flip(f2) for xi in x),
+        params={"n": n, "max_weight": m, "f": f},
+        neighbours=_bitvec_neighbours(m),
+        description="OpenDP randomized response on a bit vector of fixed length n",
+    )
 
 
 def opendp_rr_bitvec_lengths(n, max_weight, f) -> Program:
@@ -131,12 +153,19 @@ def opendp_rr_bitvec_lengths(n, max_weight, f) -> Program:
         bits = [flip(f / 2) for _ in range(2 * n)]
         return (ite(x[0], 2 * n, n),) + tuple(ite(x[0], b, False) if k >= n else b for k, b in enumerate(bits))
 
-    return Program("opendp_rr_bitvec_lengths", Bits(1), body, params={"n": n, "max_weight": m, "f": f},
-                   neighbours="hamming", description="OpenDP bit-vector randomized response on two lengths")
+    return Program(
+        "opendp_rr_bitvec_lengths",
+        Bits(1),
+        body,
+        params={"n": n, "max_weight": m, "f": f},
+        neighbours="hamming",
+        description="OpenDP bit-vector randomized response on two lengths",
+    )
 
 
 def opendp_probability(scale: float) -> Fraction:
-    """``p = 1 -(down) exp_up(-fl(1/scale))`` as a double (rust/src/measurements/noise/distribution/geometric/mod.rs:133).
+    """``p = 1 -(down) exp_up(-fl(1/scale))`` as a double
+    (rust/src/measurements/noise/distribution/geometric/mod.rs:133).
 
     ``fl(1/scale)`` rounds to nearest, the exponential is rounded up and the subtraction down
     (dashu ``FBig`` with directed rounding at 53 bits); this assumes dashu's upward ``exp`` is
@@ -155,6 +184,7 @@ def opendp_probability(scale: float) -> Fraction:
 def _absolute_distance(d_in: int) -> Relation:
     def neighbours(x):
         return [(x[0] + d,) for d in range(-d_in, d_in + 1) if d]
+
     return relation_from_function(neighbours, name=f"|x - x'| <= {d_in}")
 
 
@@ -193,8 +223,8 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
     p = opendp_probability(float(s))
     alpha = 1 - p
     span = hi - lo
-    steps = {k: alpha ** k * p for k in range(span)}
-    steps[span] = alpha ** span
+    steps = {k: alpha**k * p for k in range(span)}
+    steps[span] = alpha**span
     at_least_one = {k: w / (1 - p) for k, w in steps.items() if k >= 1}
 
     def body(x):
@@ -206,9 +236,14 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
         spread = ite(flip(1 / (2 - p)), up, down)
         return ite(value == tmin, up, spread) if lo == tmin else spread
 
-    return Program("opendp_geometric_bounded", IntVector(1, lo, hi), body,
-                   params={"lower": lo, "upper": hi, "scale": scale, "d_in": d, "T": T}, neighbours=_absolute_distance(d),
-                   description="OpenDP constant-time geometric with bounds")
+    return Program(
+        "opendp_geometric_bounded",
+        IntVector(1, lo, hi),
+        body,
+        params={"lower": lo, "upper": hi, "scale": scale, "d_in": d, "T": T},
+        neighbours=_absolute_distance(d),
+        description="OpenDP constant-time geometric with bounds",
+    )
 
 
 def _flag(value: object, name: str) -> bool:
@@ -225,7 +260,10 @@ def _linf_neighbours(d_in: int, monotonic: bool) -> Relation:
         for steps in itertools.product(range(-d_in, d_in + 1), repeat=len(x)):
             if any(steps) and (not monotonic or all(s >= 0 for s in steps) or all(s <= 0 for s in steps)):
                 yield tuple(v + s for v, s in zip(x, steps))
-    return relation_from_function(neighbours, name=f"L-infinity distance <= {d_in}" + (", monotonic" if monotonic else ""))
+
+    return relation_from_function(
+        neighbours, name=f"L-infinity distance <= {d_in}" + (", monotonic" if monotonic else "")
+    )
 
 
 def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
@@ -277,9 +315,14 @@ def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
             result = pick if result is None else ite(order == k, pick, result)
         return result
 
-    return Program("opendp_noisy_max", IntVector(n, 0, m), body,
-                   params={"n": n, "top": m, "scale": scale, "d_in": d, "monotonic": monotonic},
-                   neighbours=_linf_neighbours(d, monotonic), description="OpenDP permute-and-flip noisy max")
+    return Program(
+        "opendp_noisy_max",
+        IntVector(n, 0, m),
+        body,
+        params={"n": n, "top": m, "scale": scale, "d_in": d, "monotonic": monotonic},
+        neighbours=_linf_neighbours(d, monotonic),
+        description="OpenDP permute-and-flip noisy max",
+    )
 
 
 __all__ = [

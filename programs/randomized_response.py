@@ -18,9 +18,14 @@ def randomized_response(n: int, lam) -> Program:
     Tight eps = |ln((1 - lam) / lam)|.
     """
     n, lam = positive_int(n, "n"), probability(lam, "lam")
-    return Program("randomized_response", Bits(n), lambda x: _respond(x, lam),
-                   params={"n": n, "lam": lam}, neighbours="hamming",
-                   description="each bit flipped with probability lam; output the bit vector")
+    return Program(
+        "randomized_response",
+        Bits(n),
+        lambda x: _respond(x, lam),
+        params={"n": n, "lam": lam},
+        neighbours="hamming",
+        description="each bit flipped with probability lam; output the bit vector",
+    )
 
 
 def rr_counting(n: int, lam) -> Program:
@@ -28,9 +33,15 @@ def rr_counting(n: int, lam) -> Program:
     n, lam = positive_int(n, "n"), probability(lam, "lam")
     # summed last response first: each partial sum then lies below the bit added to it in the variable
     # order, so compiling it costs O(n^2) instead of O(n^3) (the diagram is the same)
-    return Program("rr_counting", Bits(n), lambda x: sum(reversed(_respond(x, lam))),
-                   params={"n": n, "lam": lam}, neighbours="hamming", target=sum,
-                   description="number of ones in randomized_response(n, lam); target = number of ones in x")
+    return Program(
+        "rr_counting",
+        Bits(n),
+        lambda x: sum(reversed(_respond(x, lam))),
+        params={"n": n, "lam": lam},
+        neighbours="hamming",
+        target=sum,
+        description="number of ones in randomized_response(n, lam); target = number of ones in x",
+    )
 
 
 def _kary_values(k: object) -> int:
@@ -50,7 +61,8 @@ def kary_report(xi, k: int, lam) -> Int:
 
 def kary_rr_histogram(n: int, k: int, lam) -> Program:
     """Shuffled k-ary RR: the histogram of ``n`` users' reports of :func:`kary_report` (one user's side of
-    :func:`programs.kary.kary_rr`, parameterised by the lie probability ``lam``; local eps0 = ln((1 - lam)(k - 1) / lam)).
+    :func:`wmcdp.programs.kary.kary_rr`, parameterised by the lie probability ``lam``;
+    local eps0 = ln((1 - lam)(k - 1) / lam)).
 
     The output is the counts of the reports ``0..k-2`` (the count of ``k - 1`` is ``n`` minus
     their sum); a shuffler's output is exactly this histogram.
@@ -62,5 +74,11 @@ def kary_rr_histogram(n: int, k: int, lam) -> Program:
         counts = tuple(sum(r == j for r in reports) for j in range(k - 1))
         return counts if k > 2 else counts[0]
 
-    return Program("kary_rr_histogram", IntVector(n, 0, k - 1), body, params={"n": n, "k": k, "lam": lam},
-                   neighbours="hamming", description="counts of the k-ary RR reports 0..k-2 (shuffled k-ary RR)")
+    return Program(
+        "kary_rr_histogram",
+        IntVector(n, 0, k - 1),
+        body,
+        params={"n": n, "k": k, "lam": lam},
+        neighbours="hamming",
+        description="counts of the k-ary RR reports 0..k-2 (shuffled k-ary RR)",
+    )

@@ -14,7 +14,7 @@ probability rational. Exactly one of the two must be given.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from wmcdp.errors import WmcdpError
 from wmcdp.lang import Int, IntVector, Program, ite, truncated_geometric
@@ -26,6 +26,7 @@ FALSE, TRUE, STOPPED = 0, 1, 2
 
 
 # -- shared parameter handling and noise -----------------------------------------------
+
 
 def _margin(margin: object) -> int:
     value = as_number(margin, "margin")
@@ -57,13 +58,21 @@ class _Answers:
     def noisy(self, q: Int | int, a: Number) -> Int:
         return truncated_geometric(q, -self.margin, self.m + self.margin, alpha=a)
 
-    def program(self, name: str, body: Callable[[Sequence], object], neighbours: str, extra: dict,
-                description: str) -> Program:
-        return Program(name, self.domain, body, params={**self.params, **extra, "margin": self.margin},
-                       neighbours=neighbours, description=description)
+    def program(
+        self, name: str, body: Callable[[Sequence], object], neighbours: str, extra: dict, description: str
+    ) -> Program:
+        return Program(
+            name,
+            self.domain,
+            body,
+            params={**self.params, **extra, "margin": self.margin},
+            neighbours=neighbours,
+            description=description,
+        )
 
 
 # -- noisy max (StatDP Algorithms 5 and 7) ----------------------------------------------
+
 
 def _noisy_max(name: str, n, m, eps0, margin, alpha, report_value: bool, description: str) -> Program:
     ans = _Answers(n, m, margin)
@@ -87,8 +96,9 @@ def noisy_max(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program
     StatDP Alg. 5 with geometric noise; claimed eps0-DP for sensitivity-1 queries
     (neighbours: every answer moves by at most one). ``alpha`` replaces ``e^(-eps0/2)``.
     """
-    return _noisy_max("noisy_max", n, m, eps0, margin, alpha, False,
-                      "index of the largest noisy answer (lowest index on ties)")
+    return _noisy_max(
+        "noisy_max", n, m, eps0, margin, alpha, False, "index of the largest noisy answer (lowest index on ties)"
+    )
 
 
 def noisy_max_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -96,18 +106,29 @@ def noisy_max_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> P
 
     StatDP Alg. 7 with geometric noise (true cost grows with n). ``alpha`` replaces ``e^(-eps0/2)``.
     """
-    return _noisy_max("noisy_max_value", n, m, eps0, margin, alpha, True,
-                      "largest noisy answer (incorrect: reports the value, not the index)")
+    return _noisy_max(
+        "noisy_max_value",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        True,
+        "largest noisy answer (incorrect: reports the value, not the index)",
+    )
 
 
 # -- histogram (StatDP Algorithms 9 and 10) --------------------------------------------
 
-def _histogram(name: str, n, m, eps0, margin, alpha, laplace_scale: Callable[[Number], Number],
-               description: str) -> Program:
+
+def _histogram(
+    name: str, n, m, eps0, margin, alpha, laplace_scale: Callable[[Number], Number], description: str
+) -> Program:
     ans = _Answers(n, m, margin)
     a, budget = _base_ratio(eps0, alpha, laplace_scale)
-    return ans.program(name, lambda x: tuple(ans.noisy(x[i], a) for i in range(ans.n)), "one-entry", budget,
-                       description)
+    return ans.program(
+        name, lambda x: tuple(ans.noisy(x[i], a) for i in range(ans.n)), "one-entry", budget, description
+    )
 
 
 def histogram(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -115,8 +136,9 @@ def histogram(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program
 
     StatDP Alg. 9 with geometric noise; neighbours: one count moves by one. ``alpha`` replaces ``e^(-eps0)``.
     """
-    return _histogram("histogram", n, m, eps0, margin, alpha, lambda e: 1 / e,
-                      "every count plus geometric noise of ratio e^(-eps0)")
+    return _histogram(
+        "histogram", n, m, eps0, margin, alpha, lambda e: 1 / e, "every count plus geometric noise of ratio e^(-eps0)"
+    )
 
 
 def histogram_wrong_scale(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -124,11 +146,20 @@ def histogram_wrong_scale(n: int, m: int, eps0=None, margin: int = 1, alpha=None
 
     StatDP Alg. 10; its true cost is 1/eps0. ``alpha`` replaces ``e^(-1/eps0)``.
     """
-    return _histogram("histogram_wrong_scale", n, m, eps0, margin, alpha, lambda e: e,
-                      "every count plus geometric noise of ratio e^(-1/eps0) (incorrect scale)")
+    return _histogram(
+        "histogram_wrong_scale",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        lambda e: e,
+        "every count plus geometric noise of ratio e^(-1/eps0) (incorrect scale)",
+    )
 
 
 # -- sparse vector (StatDP Algorithms 11-15) -------------------------------------------
+
 
 def _threshold(T: object, m: int) -> int:
     value = as_number(T, "T")
@@ -137,9 +168,22 @@ def _threshold(T: object, m: int) -> int:
     return value
 
 
-def _sparse_vector(name: str, n, m, T, N, eps0, margin, alpha, *, laplace_scale: Callable[[Number, int], Number],
-                   threshold_power: Callable[[int], int], query_power: int | None, report_value: bool,
-                   description: str) -> Program:
+def _sparse_vector(
+    name: str,
+    n,
+    m,
+    T,
+    N,
+    eps0,
+    margin,
+    alpha,
+    *,
+    laplace_scale: Callable[[Number, int], Number],
+    threshold_power: Callable[[int], int],
+    query_power: int | None,
+    report_value: bool,
+    description: str,
+) -> Program:
     """The sparse vector family. ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest
     noise ratio; the threshold noise has ratio ``a^threshold_power(N)``, the query noise
     ``a^query_power`` (None: no query noise). ``N = None``: no bound on TRUE answers (then N = 1
@@ -156,7 +200,7 @@ def _sparse_vector(name: str, n, m, T, N, eps0, margin, alpha, *, laplace_scale:
         count: Int | int = 0
         out = []
         for i in range(ans.n):
-            v = x[i] if query_power is None else ans.noisy(x[i], a ** query_power)
+            v = x[i] if query_power is None else ans.noisy(x[i], a**query_power)
             above = v >= noisy_threshold
             code = ite(above, TRUE, FALSE)
             if bound is not None:
@@ -178,9 +222,21 @@ def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
     scale is as printed in StatDP's Alg. 11; Lyu et al. (and StatDP's code) use 4N/eps0, and
     with 2N/eps0 the usual proof (threshold shifted by 1, a TRUE query's noise by 2) gives 1.5 eps0.
     """
-    return _sparse_vector("sparse_vector", n, m, T, N, eps0, margin, alpha,
-                          laplace_scale=lambda e, N: 2 * N / e, threshold_power=lambda N: N, query_power=1,
-                          report_value=False, description="Lyu et al. sparse vector; codes 0=FALSE 1=TRUE 2=stopped")
+    return _sparse_vector(
+        "sparse_vector",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        laplace_scale=lambda e, N: 2 * N / e,
+        threshold_power=lambda N: N,
+        query_power=1,
+        report_value=False,
+        description="Lyu et al. sparse vector; codes 0=FALSE 1=TRUE 2=stopped",
+    )
 
 
 def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -188,9 +244,21 @@ def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
 
     Output codes 0 = FALSE, 1 = TRUE. Not private for any finite eps. ``alpha`` replaces ``a``.
     """
-    return _sparse_vector("isvt1", n, m, T, None, eps0, margin, alpha,
-                          laplace_scale=lambda e, _: 1 / e, threshold_power=lambda _: 1, query_power=None,
-                          report_value=False, description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE")
+    return _sparse_vector(
+        "isvt1",
+        n,
+        m,
+        T,
+        None,
+        eps0,
+        margin,
+        alpha,
+        laplace_scale=lambda e, _: 1 / e,
+        threshold_power=lambda _: 1,
+        query_power=None,
+        report_value=False,
+        description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE",
+    )
 
 
 def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -198,9 +266,21 @@ def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
 
     Output codes 0 = FALSE, 1 = TRUE. ``alpha`` replaces ``a``.
     """
-    return _sparse_vector("isvt2", n, m, T, None, eps0, margin, alpha,
-                          laplace_scale=lambda e, _: 2 / e, threshold_power=lambda _: 1, query_power=1,
-                          report_value=False, description="incorrect SVT: no bound on TRUE answers; codes 0=FALSE 1=TRUE")
+    return _sparse_vector(
+        "isvt2",
+        n,
+        m,
+        T,
+        None,
+        eps0,
+        margin,
+        alpha,
+        laplace_scale=lambda e, _: 2 / e,
+        threshold_power=lambda _: 1,
+        query_power=1,
+        report_value=False,
+        description="incorrect SVT: no bound on TRUE answers; codes 0=FALSE 1=TRUE",
+    )
 
 
 def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -209,10 +289,21 @@ def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None
     ``a = e^(-eps0/4)`` for the threshold and ``a^3`` for the queries; ``alpha`` replaces ``a``.
     Codes 0 = FALSE, 1 = TRUE, 2 = stopped. Continuous theory: cost (1 + 6N)/4 * eps0.
     """
-    return _sparse_vector("isvt3", n, m, T, N, eps0, margin, alpha,
-                          laplace_scale=lambda e, _: 4 / e, threshold_power=lambda _: 1, query_power=3,
-                          report_value=False,
-                          description="incorrect SVT: query noise does not scale with N; codes 0=FALSE 1=TRUE 2=stopped")
+    return _sparse_vector(
+        "isvt3",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        laplace_scale=lambda e, _: 4 / e,
+        threshold_power=lambda _: 1,
+        query_power=3,
+        report_value=False,
+        description="incorrect SVT: query noise does not scale with N; codes 0=FALSE 1=TRUE 2=stopped",
+    )
 
 
 def isvt4(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -221,6 +312,18 @@ def isvt4(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None
     Noise as in :func:`sparse_vector`. Each answer is ``(code, value)``: code 0 = FALSE,
     1 = above (value = the noisy answer), 2 = stopped; value is 0 unless code = 1.
     """
-    return _sparse_vector("isvt4", n, m, T, N, eps0, margin, alpha,
-                          laplace_scale=lambda e, N: 2 * N / e, threshold_power=lambda N: N, query_power=1,
-                          report_value=True, description="incorrect SVT: reports the noisy answer when above")
+    return _sparse_vector(
+        "isvt4",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        laplace_scale=lambda e, N: 2 * N / e,
+        threshold_power=lambda N: N,
+        query_power=1,
+        report_value=True,
+        description="incorrect SVT: reports the noisy answer when above",
+    )

@@ -49,10 +49,10 @@ import functools
 import itertools
 import math
 
-from wmcdp.programs.randomized_response import _respond, kary_report
 from wmcdp.lang import Bits, IntVector, Program
 from wmcdp.numbers import Number
 from wmcdp.pairs import PairSet
+from wmcdp.programs.randomized_response import _respond, kary_report
 from wmcdp.sets import AccuracySet, InferenceSet, PrivacySet
 from wmcdp.shuffle import ShuffledInference
 
@@ -85,8 +85,9 @@ def accuracy_set(n: int) -> AccuracySet:
 
 def accuracy_inference_set(n: int, alpha: Number) -> InferenceSet:
     """Eq. 11: the outputs within ``alpha`` of each representative's count."""
-    return InferenceSet.of((x, y) for i, x in enumerate(_u(n))
-                           for y in range(math.ceil(i - alpha), math.floor(i + alpha) + 1))
+    return InferenceSet.of(
+        (x, y) for i, x in enumerate(_u(n)) for y in range(math.ceil(i - alpha), math.floor(i + alpha) + 1)
+    )
 
 
 def pairs(n: int) -> PairSet:
@@ -123,6 +124,7 @@ def kary_pairs(n: int, k: int) -> PairSet:
 
 def kary_inference(n: int, k: int, lam: Number) -> ShuffledInference:
     """The rows of shuffled k-ary RR: the counts of the reports ``0..k-2`` of ``n`` one-user k-ary reports."""
-    local = Program("kary_rr_report", IntVector(1, 0, k - 1), lambda x: kary_report(x[0], k, lam),
-                    params={"k": k, "lam": lam})
+    local = Program(
+        "kary_rr_report", IntVector(1, 0, k - 1), lambda x: kary_report(x[0], k, lam), params={"k": k, "lam": lam}
+    )
     return ShuffledInference(local, n, tuple(range(k - 1)))

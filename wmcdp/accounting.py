@@ -16,7 +16,8 @@ tail truncation of 1e-15 per composition and float rounding; do not read δ̃ be
 1e-12). One limit of dp-accounting 0.6.0 breaks the ε bracket, never the upper bound: its
 ``get_epsilon_for_delta`` weighs losses by ``exp(-loss)``, which underflows to 0 above a loss of
 about 745, so past ε(δ) ≈ 745 it returns a discretised loss quantile above ε(δ) + K h
-(``experiments/accounting_defect.py``, K = 1000). wmcdp never goes through ``PLDAccountant`` with a ``RandomizedResponseDpEvent``:
+(``experiments/accounting_defect.py``, K = 1000). wmcdp never goes through ``PLDAccountant`` with a
+``RandomizedResponseDpEvent``:
 in dp-accounting 0.6.0 ``PLDAccountant.compose(event, count)`` ignores ``count`` for that
 event (``experiments/accounting_defect.py`` shows it).
 """
@@ -24,7 +25,8 @@ event (``experiments/accounting_defect.py`` shows it).
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .errors import WmcdpError
 from .lang.shape import format_value
@@ -40,8 +42,9 @@ def _library() -> Any:
     try:
         from dp_accounting.pld import privacy_loss_distribution
     except ImportError:
-        raise WmcdpError("the dp-accounting accountant needs the dp-accounting package: "
-                         "pip install 'wmcdp[accounting]'") from None
+        raise WmcdpError(
+            "the dp-accounting accountant needs the dp-accounting package: pip install 'wmcdp[accounting]'"
+        ) from None
     return privacy_loss_distribution
 
 
@@ -59,8 +62,12 @@ def pld(groups: Groups, compose: int = 1, interval: float = 1e-4) -> Any:
     library = _library()
     upper, lower = _logs(groups)
     result = library.from_two_probability_mass_functions(
-        log_probability_mass_function_lower=lower, log_probability_mass_function_upper=upper,
-        pessimistic_estimate=True, value_discretization_interval=interval, symmetric=True)
+        log_probability_mass_function_lower=lower,
+        log_probability_mass_function_upper=upper,
+        pessimistic_estimate=True,
+        value_discretization_interval=interval,
+        symmetric=True,
+    )
     return result.self_compose(compose) if compose > 1 else result
 
 
@@ -70,29 +77,36 @@ def _plds(source: PairSource, compose: int, interval: float):
     _library()
     if not interval > 0 or not math.isfinite(interval):
         raise WmcdpError(f"the discretisation interval must be a finite number > 0, got {interval}")
-    pairs = [(int(key), Groups.of(source.arith, a, b)) for keys, A, B in source.all_rows()
-             for key, a, b in zip(keys, A, B)]
+    pairs = [
+        (int(key), Groups.of(source.arith, a, b)) for keys, A, B in source.all_rows() for key, a, b in zip(keys, A, B)
+    ]
     largest = 0.0
     for key, groups in pairs:
         infinite = [i for i, r in enumerate(groups.ratios) if _infinite(groups, i)]
         if infinite:
             w = source.witness(key)
-            raise WmcdpError(f"dp-accounting {VERSION} cannot compose a privacy loss with mass at +infinity (the pair "
-                             f"x={format_value(w.x)}, x'={format_value(w.x_prime)} has outputs that x' never produces); "
-                             "use the exact accountant (--accountant exact)")
+            raise WmcdpError(
+                f"dp-accounting {VERSION} cannot compose a privacy loss with mass at +infinity (the pair "
+                f"x={format_value(w.x)}, x'={format_value(w.x_prime)} has outputs that x' never produces); "
+                "use the exact accountant (--accountant exact)"
+            )
         losses = [abs(_loss(groups, i)) for i in range(len(groups.ratios))]
         largest = max([largest, *losses])
     if largest > 0 and interval >= largest:
-        raise WmcdpError(f"the discretisation interval {interval:g} is not below the largest privacy loss "
-                         f"({largest:.6g}); give a smaller --interval")
+        raise WmcdpError(
+            f"the discretisation interval {interval:g} is not below the largest privacy loss "
+            f"({largest:.6g}); give a smaller --interval"
+        )
     for key, groups in pairs:
         try:
             yield key, pld(groups, compose, interval)
         except WmcdpError:
             raise
         except Exception as exc:  # the library's own failures, as one line
-            raise WmcdpError(f"dp-accounting {VERSION} failed on this privacy loss ({type(exc).__name__}: {exc}); "
-                             "use the exact accountant (--accountant exact)") from None
+            raise WmcdpError(
+                f"dp-accounting {VERSION} failed on this privacy loss ({type(exc).__name__}: {exc}); "
+                "use the exact accountant (--accountant exact)"
+            ) from None
 
 
 def _infinite(groups: Groups, i: int) -> bool:
@@ -107,19 +121,24 @@ def _loss(groups: Groups, i: int) -> float:
     return ln_ratio(r.numerator, r.denominator) if groups.arith.exact else float(r)
 
 
-def composed_bound(source: PairSource, compose: int, *, epsilon: Any = None, delta: float | None = None,
-                   interval: float = 1e-4) -> tuple[float, int]:
+def composed_bound(
+    source: PairSource, compose: int, *, epsilon: Any = None, delta: float | None = None, interval: float = 1e-4
+) -> tuple[float, int]:
     """dp-accounting's (pessimistic) δ(ε) or ε(δ) of ``compose`` runs, maximised over the pairs: ``(value, key)``."""
     best = Best()
     for key, p in _plds(source, compose, interval):
-        value = float(p.get_delta_for_epsilon(epsilon.epsilon)) if epsilon is not None else \
-            float(p.get_epsilon_for_delta(delta))
+        value = (
+            float(p.get_delta_for_epsilon(epsilon.epsilon))
+            if epsilon is not None
+            else float(p.get_epsilon_for_delta(delta))
+        )
         best.update(_array(value), _array(key))
     return float(best.value), int(best.key)  # type: ignore[arg-type]
 
 
-def composed_profile(source: PairSource, compose: int, thresholds: Sequence[Any],
-                     interval: float = 1e-4) -> list[tuple[float, int]]:
+def composed_profile(
+    source: PairSource, compose: int, thresholds: Sequence[Any], interval: float = 1e-4
+) -> list[tuple[float, int]]:
     """dp-accounting's δ(ε) of ``compose`` runs at each threshold, maximised over the pairs."""
     best = [Best() for _ in thresholds]
     for key, p in _plds(source, compose, interval):

@@ -13,23 +13,23 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
 from .compile import Compiled
 from .distributed import check_workers
 from .errors import CoverageError, WmcdpError
-from .probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
 from .numbers import Number, as_number, format_number
+from .probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
 from .scan import TOLERANCE
-from .sets import (AccuracySet, ExhaustiveAccuracy, ExhaustiveInference, InferenceSet, check_exhaustive,
-                   describe_pair)
+from .sets import AccuracySet, ExhaustiveAccuracy, ExhaustiveInference, InferenceSet, check_exhaustive, describe_pair
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ class AccuracyResult:
     exact: bool
     diagram_size: int
     seconds: float
-    sets: Any = None               # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
-    plan: Any = None               # with A=None: the planner's report (wmcdp.plan.PlanReport)
+    sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
+    plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
 
     def _repr_markdown_(self) -> str:
         from .markdown import accuracy_markdown
@@ -65,6 +65,7 @@ def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Valu
             if x not in mapping:
                 raise WmcdpError(f"the targets V have no value for the input {format_value(x)}")
             return mapping[x]
+
         fn: Callable = lookup
     else:
         fn = V
@@ -82,6 +83,7 @@ def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Valu
         if isinstance(v, float) and math.isinf(v):
             raise WmcdpError(f"the target V_x of x={format_value(x)} is infinite")
         return v
+
     return target
 
 
@@ -106,13 +108,19 @@ def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarr
 
 
 @limited
-def synthesize_accuracy(prog: Program | Compiled,
-                        A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | str | None = None,
-                        V: Callable[[Value], Number] | Mapping | None = None,
-                        alpha: Number = 0,
-                        I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
-                        top: int = 0, backend: str = "bdd", exact: Any = None,
-                        force: bool = False, workers: Any = None) -> AccuracyResult:
+def synthesize_accuracy(
+    prog: Program | Compiled,
+    A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | str | None = None,
+    V: Callable[[Value], Number] | Mapping | None = None,
+    alpha: Number = 0,
+    I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
+    *,
+    top: int = 0,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    workers: Any = None,
+) -> AccuracyResult:
     """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
     it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
     ``I`` left out) takes one input per orbit of the program's proved symmetries
@@ -161,8 +169,9 @@ def synthesize_accuracy(prog: Program | Compiled,
         A = AccuracySet.of(A)
     if len(A) == 0:
         raise WmcdpError("the accuracy set is empty")
-    inputs = list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else \
-        [compiled.domain.check(x) for x in A]
+    inputs = (
+        list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else [compiled.domain.check(x) for x in A]
+    )
     bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
     first, last = bounds[:, 0], bounds[:, 1]
     if isinstance(I, InferenceSet):
@@ -170,8 +179,10 @@ def synthesize_accuracy(prog: Program | Compiled,
             ys = tuple(range(lo + int(f), lo + int(l) + 1))
             y = I.first_missing(x, ys)
             if y is not None:
-                raise CoverageError(f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
-                                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})")
+                raise CoverageError(
+                    f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
+                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
+                )
     if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
         raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
     counter = Counter(compiled, number_system(compiled, exact))
@@ -190,24 +201,42 @@ def synthesize_accuracy(prog: Program | Compiled,
             parts_in, parts_out = [], []
             digits = compiled.domain.digit_array(inputs)
             for begin, block in counter.distributions(digits):
-                s_in, s_out = window_sums(arith, block, first[begin:begin + len(block)],
-                                           last[begin:begin + len(block)], 0)
+                s_in, s_out = window_sums(
+                    arith, block, first[begin : begin + len(block)], last[begin : begin + len(block)], 0
+                )
                 parts_in.append(s_in)
                 parts_out.append(s_out)
             inside, outside = np.concatenate(parts_in), np.concatenate(parts_out)
     else:
-        rows = ProbabilityTable(arith, explicit_rows(counter, InferenceSet(
-            {x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})))
-        inside = np.array([arith.total(rows.rows[x][1][None, :], 1)[0] if x in rows.rows and len(rows.rows[x][1])
-                           else arith.zero for x in inputs], dtype=arith.dtype)
+        rows = ProbabilityTable(
+            arith,
+            explicit_rows(
+                counter,
+                InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)}),
+            ),
+        )
+        inside = np.array(
+            [
+                arith.total(rows.rows[x][1][None, :], 1)[0] if x in rows.rows and len(rows.rows[x][1]) else arith.zero
+                for x in inputs
+            ],
+            dtype=arith.dtype,
+        )
     check("accuracy synthesis")
-    order = _ranked(arith, inside, outside, top)
+    order = _ranked(arith, inside, outside, top)  # type: ignore[arg-type]
     worst = order[0]
-    one_minus_beta = arith.probability(inside[worst])
+    one_minus_beta = arith.probability(inside[worst])  # type: ignore[index]
     beta = 1 - one_minus_beta if outside is None else arith.probability(outside[worst])
-    return AccuracyResult(alpha=alpha, one_minus_beta=one_minus_beta, beta=beta, witness=inputs[worst],
-                          top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),
-                          exact=arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start)
+    return AccuracyResult(
+        alpha=alpha,
+        one_minus_beta=one_minus_beta,
+        beta=beta,
+        witness=inputs[worst],
+        top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),  # type: ignore[index]
+        exact=arith.exact,
+        diagram_size=compiled.size,
+        seconds=time.perf_counter() - start,
+    )
 
 
 def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]:

@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -64,6 +65,7 @@ ACCOUNTANTS = ("exact", "dp-accounting")
 
 # -- ε as a threshold ----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Threshold:
     """``e^ε`` for a hockey-stick sum: ``epsilon`` (float) and, when ``e^ε`` is rational, ``ratio`` exactly."""
@@ -72,7 +74,7 @@ class Threshold:
     ratio: Fraction | None = None
 
     @classmethod
-    def of(cls, value: Any) -> "Threshold":
+    def of(cls, value: Any) -> Threshold:
         """A number (ε itself), or ``"ln:R"`` / ``"ln(R)"`` for ε = ln R with a rational R ≥ 1."""
         if isinstance(value, Threshold):
             return value
@@ -80,8 +82,13 @@ class Threshold:
             text = value.strip()
             if text.lower().startswith("ln"):
                 inner = text[2:].strip()
-                inner = inner[1:] if inner.startswith(":") else inner[1:-1] if inner.startswith("(") and \
-                    inner.endswith(")") else None
+                inner = (
+                    inner[1:]  # type: ignore[assignment]
+                    if inner.startswith(":")
+                    else inner[1:-1]
+                    if inner.startswith("(") and inner.endswith(")")
+                    else None
+                )
                 if inner is None:
                     raise WmcdpError(f"epsilon {value!r}: write the log of a rational as ln:3/2 or ln(3/2)")
                 ratio = parse_number(inner, exact=True)
@@ -95,8 +102,11 @@ class Threshold:
         return cls(0.0, Fraction(1)) if eps == 0 else cls(float(eps))
 
     def text(self) -> str:
-        return f"ln({format_number(self.ratio)})" if self.ratio is not None and self.ratio != 1 else \
-            format_number(self.epsilon)
+        return (
+            f"ln({format_number(self.ratio)})"
+            if self.ratio is not None and self.ratio != 1
+            else format_number(self.epsilon)
+        )
 
 
 def parse_delta(value: Any, exact: bool) -> float | Fraction:
@@ -110,6 +120,7 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 
 
 # -- per-pair sums at thresholds -------------------------------------------------------------
+
 
 def _logsumexp(x: np.ndarray) -> np.ndarray:
     """``ln Σ e^x`` along the last axis (-inf for an empty or all -inf row)."""
@@ -133,6 +144,7 @@ def _log1mexp(z: np.ndarray) -> np.ndarray:
 
 def _float_hockey(log_ts: Sequence[float]):
     """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}``."""
+
     def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
         with np.errstate(invalid="ignore"):
             d = la - lb
@@ -183,6 +195,7 @@ def _exceeds(a: int, b: int, eps: float) -> bool:
 
 def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
     """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``."""
+
     def partial(a: np.ndarray, b: np.ndarray) -> tuple:
         A = np.empty((len(a), len(thresholds)), dtype=object)
         B = np.empty_like(A)
@@ -232,7 +245,7 @@ def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> lis
         for keys, (h, _) in source.totals(partial, combine, cells=6):
             for g, b in enumerate(best):
                 b.update(h[:, g], keys)
-        return [(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[arg-type]
+        return [(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[misc]
     partial, combine = _exact_hockey(arith, thresholds)
     best = [Best() for _ in thresholds]
     D = arith.denominator
@@ -240,16 +253,18 @@ def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> lis
         for g, th in enumerate(thresholds):
             if th.ratio is not None:
                 p, q = th.ratio.numerator, th.ratio.denominator
-                values = A[:, g] * q - B[:, g] * p          # δ · q · D, exactly
+                values = A[:, g] * q - B[:, g] * p  # δ · q · D, exactly
             else:
-                values = np.array([_irrational_delta(int(x), int(y), D, th.epsilon) for x, y in zip(A[:, g], B[:, g])],
-                                  dtype=np.float64)
+                values = np.array(
+                    [_irrational_delta(int(x), int(y), D, th.epsilon) for x, y in zip(A[:, g], B[:, g])],
+                    dtype=np.float64,
+                )
             best[g].update(values, keys)
     out: list[tuple[float | Fraction, int]] = []
     for th, b in zip(thresholds, best):
         value = Fraction(int(b.value), th.ratio.denominator * D) if th.ratio is not None else float(b.value)
         out.append((value, b.key, None))  # type: ignore[arg-type]
-    return out
+    return out  # type: ignore[return-value]
 
 
 def epsilon_for_delta(source: PairSource, delta: float | Fraction) -> tuple[float, float | Fraction, int]:
@@ -282,8 +297,8 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
                 log_rise = h[go] - lt - b[go] + np.log(-np.expm1(ld - h[go]))
                 step = max(step, float(np.max(lt + np.logaddexp(0.0, log_rise))))
         if infinite is not None:
-            return math.inf, math.inf, infinite
-        if top.value <= ld or not step > lt:  # type: ignore[operator]
+            return math.inf, math.inf, infinite  # type: ignore[return-value]
+        if top.value <= ld or not step > lt:
             return lt, math.exp(lt) if lt < 709.78 else math.inf, top.key  # type: ignore[return-value]
         if step - lt <= 4e-16 * step:
             lt = step
@@ -303,7 +318,7 @@ def _exact_newton(source: PairSource, delta: Fraction) -> tuple[float, Fraction 
         step: Fraction | None = None
         for keys, (A, B) in source.totals(partial, combine, cells=8):
             A, B = A[:, 0], B[:, 0]
-            excess = A * q - B * p                                   # δ_p(t) · q · D
+            excess = A * q - B * p  # δ_p(t) · q · D
             top.update(excess, keys)
             over = np.array([e * delta.denominator > delta.numerator * q * D for e in excess], dtype=bool)
             for i in np.flatnonzero(over):
@@ -313,13 +328,14 @@ def _exact_newton(source: PairSource, delta: Fraction) -> tuple[float, Fraction 
                     root = Fraction(int(A[i]) * delta.denominator - delta.numerator * D, int(B[i]) * delta.denominator)
                     step = root if step is None else max(step, root)
         if infinite is not None:
-            return math.inf, math.inf, infinite
+            return math.inf, math.inf, infinite  # type: ignore[return-value]
         if step is None:
             return ln(t), t, top.key  # type: ignore[return-value]
         t = step
 
 
 # -- results --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ApproximateResult:
@@ -341,7 +357,7 @@ class ApproximateResult:
     diagram_size: int | None
     seconds: float
     symmetry: str = ""
-    plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
 
     def _repr_markdown_(self) -> str:
@@ -358,7 +374,7 @@ class ProfilePoint:
     delta: float | Fraction
     witness: PairWitness
     epsilon_text: str
-    plan: Any = None               # with pairs=None: the planner's report (the same for every point)
+    plan: Any = None  # with pairs=None: the planner's report (the same for every point)
 
 
 def _compose(compose: Any) -> int:
@@ -384,11 +400,22 @@ def _composed_source(source: PairSource, compose: int, accountant: str) -> PairS
 
 
 @limited
-def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value, Value]] | None = None,
-                           I: Any = None, *, epsilon: Any = None, delta: Any = None, compose: int = 1,
-                           at: Value | None = None, neighbours: Any = None, backend: str = "bdd", exact: Any = None,
-                           force: bool = False, accountant: str = "exact",
-                           interval: float = 1e-4) -> ApproximateResult:
+def synthesize_approximate(
+    prog: Program | Compiled,
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    epsilon: Any = None,
+    delta: Any = None,
+    compose: int = 1,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    accountant: str = "exact",
+    interval: float = 1e-4,
+) -> ApproximateResult:
     """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) over the pairs, both orders, and its witness pair.
 
     ``pairs`` defaults to every ordered pair of neighbours (``neighbours``: the program's
@@ -414,18 +441,37 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
         from .plan.planner import Product, combine_max
 
         planned, extra = planned_pairs(
-            prog, neighbours, backend, exact, force, ("max",),
-            lambda c: synthesize_approximate(c, epsilon=epsilon, delta=delta, compose=compose, exact=exact,
-                                             force=force, accountant=accountant, interval=interval))
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max",),
+            lambda c: synthesize_approximate(
+                c,
+                epsilon=epsilon,
+                delta=delta,
+                compose=compose,
+                exact=exact,
+                force=force,
+                accountant=accountant,
+                interval=interval,
+            ),
+        )
         if isinstance(planned, Product):
             results = extra
             exact_all = all(r.exact for r in results)
-            c = combine_max([r.delta if threshold is not None else (r.ratio if exact_all else r.epsilon)
-                             for r in results])
+            c = combine_max(
+                [r.delta if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
+            )
             seconds = time.perf_counter() - start
-            return replace(results[c], witness=pair_witness(planned, planned.members[c][0], results[c].witness),
-                           diagram_size=sum(r.diagram_size or 0 for r in results), seconds=seconds,
-                           plan=planned.report(results, None, None, seconds))
+            return replace(
+                results[c],
+                witness=pair_witness(planned, planned.members[c][0], results[c].witness),
+                diagram_size=sum(r.diagram_size or 0 for r in results),
+                seconds=seconds,
+                plan=planned.report(results, None, None, seconds),
+            )
         source, plan = planned, extra
     else:
         source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
@@ -434,25 +480,40 @@ def synthesize_approximate(prog: Program | Compiled, pairs: Iterable[tuple[Value
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 
-        value, key = composed_bound(source, k, epsilon=threshold, delta=None if delta is None else
-                                    parse_delta(delta, False), interval=interval)
+        value, key = composed_bound(
+            source,
+            k,
+            epsilon=threshold,
+            delta=None if delta is None else parse_delta(delta, False),  # type: ignore[arg-type]
+            interval=interval,  # type: ignore[arg-type, unused-ignore]
+        )
         if threshold is not None:
             eps, d, ratio = threshold.epsilon, value, _ratio_of(threshold.epsilon)
         else:
-            eps, d, ratio = value, parse_delta(delta, False), _ratio_of(value)
+            eps, d, ratio = value, parse_delta(delta, False), _ratio_of(value)  # type: ignore[assignment]
     else:
         source = _composed_source(source, k, accountant)
         if threshold is not None:
-            ((d, key, log_delta),) = deltas_with_logs(source, [threshold])
+            ((d, key, log_delta),) = deltas_with_logs(source, [threshold])  # type: ignore[assignment]
             eps = threshold.epsilon
-            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)
+            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
         else:
-            d = parse_delta(delta, exact_run)
-            eps, ratio, key = epsilon_for_delta(source, d)
-    return ApproximateResult(epsilon=eps, delta=d, ratio=ratio, witness=source.witness(key), compose=k,
-                             exact=exact_run, accountant=accountant, diagram_size=source.diagram_size,
-                             seconds=time.perf_counter() - start, symmetry=source.symmetry,
-                             plan=None if plan is None else finish(plan, start), log_delta=log_delta)
+            d = parse_delta(delta, exact_run)  # type: ignore[assignment]
+            eps, ratio, key = epsilon_for_delta(source, d)  # type: ignore[assignment]
+    return ApproximateResult(
+        epsilon=eps,
+        delta=d,
+        ratio=ratio,
+        witness=source.witness(key),
+        compose=k,
+        exact=exact_run,
+        accountant=accountant,
+        diagram_size=source.diagram_size,
+        seconds=time.perf_counter() - start,
+        symmetry=source.symmetry,
+        plan=None if plan is None else finish(plan, start),
+        log_delta=log_delta,
+    )
 
 
 def _ratio_of(eps: float) -> float:
@@ -460,10 +521,21 @@ def _ratio_of(eps: float) -> float:
 
 
 @limited
-def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: Iterable[tuple[Value, Value]] | None = None,
-                    I: Any = None, *, compose: int = 1, at: Value | None = None, neighbours: Any = None,
-                    backend: str = "bdd", exact: Any = None, force: bool = False, accountant: str = "exact",
-                    interval: float = 1e-4) -> list[ProfilePoint]:
+def privacy_profile(
+    prog: Program | Compiled,
+    epsilons: Iterable[Any],
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    compose: int = 1,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    accountant: str = "exact",
+    interval: float = 1e-4,
+) -> list[ProfilePoint]:
     """δ(ε) at every ε of ``epsilons`` (one pass over the pairs), each with the first pair that attains it.
 
     Arguments as for :func:`synthesize_approximate`.
@@ -480,17 +552,31 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
         from .plan.planner import Product, combine_max
 
         planned, extra = planned_pairs(
-            prog, neighbours, backend, exact, force, ("max",),
-            lambda c: privacy_profile(c, epsilons=[th for th in thresholds], compose=compose, exact=exact,
-                                      force=force, accountant=accountant, interval=interval))
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max",),
+            lambda c: privacy_profile(
+                c,
+                epsilons=[th for th in thresholds],
+                compose=compose,
+                exact=exact,
+                force=force,
+                accountant=accountant,
+                interval=interval,
+            ),
+        )
         if isinstance(planned, Product):
             report = planned.report([r[0] for r in extra], None, None, time.perf_counter() - start)
             out = []
-            for g, th in enumerate(thresholds):
+            for g, _th in enumerate(thresholds):
                 c = combine_max([r[g].delta for r in extra])
                 point = extra[c][g]
-                out.append(replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness),
-                                   plan=report))
+                out.append(
+                    replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report)
+                )
             return out
         source, plan = planned, extra
     else:
@@ -501,11 +587,22 @@ def privacy_profile(prog: Program | Compiled, epsilons: Iterable[Any], pairs: It
         points = composed_profile(source, k, thresholds, interval=interval)
     else:
         source = _composed_source(source, k, accountant)
-        points = deltas(source, thresholds)
-    report = None if plan is None else finish(plan, start)
-    return [ProfilePoint(th.epsilon, d, source.witness(key), th.text(), report)
-            for th, (d, key) in zip(thresholds, points)]
+        points = deltas(source, thresholds)  # type: ignore[assignment]
+    report = None if plan is None else finish(plan, start)  # type: ignore[assignment]
+    return [
+        ProfilePoint(th.epsilon, d, source.witness(key), th.text(), report) for th, (d, key) in zip(thresholds, points)
+    ]
 
 
-__all__ = ["synthesize_approximate", "privacy_profile", "ApproximateResult", "ProfilePoint", "Threshold",
-           "parse_delta", "deltas", "deltas_with_logs", "epsilon_for_delta", "ACCOUNTANTS"]
+__all__ = [
+    "synthesize_approximate",
+    "privacy_profile",
+    "ApproximateResult",
+    "ProfilePoint",
+    "Threshold",
+    "parse_delta",
+    "deltas",
+    "deltas_with_logs",
+    "epsilon_for_delta",
+    "ACCOUNTANTS",
+]

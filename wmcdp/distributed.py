@@ -20,6 +20,7 @@ path); start the scheduler with ``dask scheduler`` and the workers with
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 from typing import Any
@@ -45,8 +46,13 @@ class Workers:
         self.cluster = None
         try:
             if scheduler is None:
-                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                            silence_logs=logging.ERROR)
+                self.cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
+                )
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(scheduler, timeout="10s")
@@ -55,7 +61,7 @@ class Workers:
         self.size = max(1, len(self.client.scheduler_info().get("workers", {})) or (n or 1))
         self.client.run(_load)  # every worker loads wmcdp now, not inside the first run
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, kind: object, *exc: object) -> None:
@@ -97,14 +103,14 @@ class Workers:
         import cloudpickle
 
         module = getattr(program.body, "__module__", None)
-        by_value = module not in (None, "__main__") and not module.startswith("wmcdp.")
+        by_value = isinstance(module, str) and module != "__main__" and not module.startswith("wmcdp.")
         if by_value:  # a module the workers may not import (a test file, a notebook's helpers): send its code
-            cloudpickle.register_pickle_by_value(importlib.import_module(module))
+            cloudpickle.register_pickle_by_value(importlib.import_module(str(module)))
         try:
             return {**job, "pickled": cloudpickle.dumps(program)}
         finally:
             if by_value:
-                cloudpickle.unregister_pickle_by_value(importlib.import_module(module))
+                cloudpickle.unregister_pickle_by_value(importlib.import_module(str(module)))
 
     def _split(self, counter: Any) -> tuple[int, list[list[int]]]:
         fixed = counter.fixed_groups(at_least=2 * self.size)
@@ -152,10 +158,8 @@ def _load() -> None:
     import wmcdp.accuracy  # noqa: F401
     import wmcdp.privacy  # noqa: F401
 
-    try:
+    with contextlib.suppress(ValueError):  # not the worker's main thread: it keeps the default handler
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # pragma: no cover - not the worker's main thread: it keeps the default handler
-        pass
 
 
 def _worker_counter(job: dict) -> Any:
@@ -199,8 +203,10 @@ def _accuracy_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray,
 def check_workers(workers: Any) -> None:
     """A ``workers=`` argument must be a :class:`Workers` (or None): anything else is one clear error."""
     if workers is not None and not isinstance(workers, Workers):
-        raise WmcdpError(f"workers must be a wmcdp.distributed.Workers, e.g. `with Workers(2) as w: "
-                         f"synthesize_privacy(prog, workers=w)`, got {type(workers).__name__} {workers!r:.40}")
+        raise WmcdpError(
+            f"workers must be a wmcdp.distributed.Workers, e.g. `with Workers(2) as w: "
+            f"synthesize_privacy(prog, workers=w)`, got {type(workers).__name__} {workers!r:.40}"
+        )
 
 
 __all__ = ["Workers", "check_workers"]

@@ -16,9 +16,10 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 from .errors import WmcdpError
 
@@ -61,8 +62,9 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
 
 
 @contextmanager
-def resource_limits(max_nodes: int | None = None, timeout: float | None = None,
-           max_memory: int | None = None) -> Iterator[None]:
+def resource_limits(
+    max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None
+) -> Iterator[None]:
     """Apply a node cap (live decision-diagram nodes), a timeout (seconds) and a memory cap (bytes)."""
     if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
         raise WmcdpError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
@@ -77,6 +79,7 @@ def resource_limits(max_nodes: int | None = None, timeout: float | None = None,
     lim = Limits(max_nodes, timeout, deadline, max_memory)
     use_timer = deadline is not None and threading.current_thread() is threading.main_thread()
     if use_timer:
+        assert timeout is not None
         previous_handler = signal.signal(signal.SIGALRM, _on_alarm)
         previous_timer = signal.getitimer(signal.ITIMER_REAL)
         due = timeout if previous_timer[0] == 0 else min(timeout, previous_timer[0])
@@ -99,8 +102,9 @@ def check(stage: str, nodes: int | None = None, what: str = "the decision diagra
         if lim.deadline is not None and time.monotonic() > lim.deadline:
             raise _timed_out(lim, stage)
         if nodes is not None and lim.max_nodes is not None and nodes > lim.max_nodes:
-            raise LimitExceeded(f"{what} reached {nodes} nodes during {stage}, over the limit of "
-                                f"{lim.max_nodes}; no bound was computed")
+            raise LimitExceeded(
+                f"{what} reached {nodes} nodes during {stage}, over the limit of {lim.max_nodes}; no bound was computed"
+            )
 
 
 def watching_nodes() -> bool:
@@ -110,8 +114,10 @@ def watching_nodes() -> bool:
 
 def out_of_memory(stage: str) -> LimitExceeded:
     """The limit error for a computation that hit the memory cap."""
-    return LimitExceeded(f"out of memory during {stage} (cap {memory_cap() >> 20} MiB); no bound was computed "
-                         "(use symmetry sets, --max-memory or --max-nodes)")
+    return LimitExceeded(
+        f"out of memory during {stage} (cap {memory_cap() >> 20} MiB); no bound was computed "
+        "(use symmetry sets, --max-memory or --max-nodes)"
+    )
 
 
 F = TypeVar("F", bound=Callable)
@@ -119,9 +125,12 @@ F = TypeVar("F", bound=Callable)
 
 def limited(fn: F) -> F:
     """Give ``fn`` keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` that run it under :func:`limits`."""
+
     @functools.wraps(fn)
-    def wrapper(*args, max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None,
-                **kwargs):
+    def wrapper(
+        *args, max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None, **kwargs
+    ):
         with resource_limits(max_nodes, timeout, max_memory):
             return fn(*args, **kwargs)
+
     return wrapper  # type: ignore[return-value]

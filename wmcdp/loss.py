@@ -61,7 +61,7 @@ class Groups:
     b: list
 
     @classmethod
-    def of(cls, arith: Any, a: np.ndarray, b: np.ndarray) -> "Groups":
+    def of(cls, arith: Any, a: np.ndarray, b: np.ndarray) -> Groups:
         """Group the outputs of one pair (outputs with ``P(y|x) = 0`` carry no loss and are dropped)."""
         if arith.exact:
             merged: dict[Any, list[int]] = {}
@@ -77,7 +77,7 @@ class Groups:
         la, lb = a[live], b[live]
         return _merge_float(arith, la - lb, la, lb)
 
-    def compose(self, other: "Groups") -> "Groups":
+    def compose(self, other: Groups) -> Groups:
         """The groups of the product of the two pairs' distributions (equal losses merged; their number is
         limited after the merge, by :data:`MAX_GROUPS`)."""
         if len(self.a) * len(other.a) > MAX_PRODUCTS:
@@ -88,7 +88,7 @@ class Groups:
             raise _too_many()
         return out
 
-    def _product(self, other: "Groups") -> "Groups":
+    def _product(self, other: Groups) -> Groups:
         if self.arith.exact:
             merged: dict[Any, list[int]] = {}
             for r1, a1, b1 in zip(self.ratios, self.a, self.b):
@@ -110,9 +110,11 @@ class Groups:
 
 
 def _too_many() -> WmcdpError:
-    return WmcdpError(f"the composed privacy-loss distribution has more than {MAX_GROUPS} distinct losses after equal "
-                      f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
-                      "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')")
+    return WmcdpError(
+        f"the composed privacy-loss distribution has more than {MAX_GROUPS} distinct losses after equal "
+        f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
+        "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')"
+    )
 
 
 def _merge_float(arith: Any, r: np.ndarray, la: np.ndarray, lb: np.ndarray) -> Groups:
@@ -154,19 +156,27 @@ def composed_pairs(source: PairSource, k: int) -> RowPairs:
             keys.append(int(key))
     width = max(len(g.a) for g in composed)
     exact = source.arith.exact
-    arith = wmc.Scaled(source.arith.denominator ** k) if exact else Logs
+    arith = wmc.Scaled(source.arith.denominator**k) if exact else Logs
     table = np.full((2 * len(composed), width), 0 if exact else -np.inf, dtype=object if exact else np.float64)
     for i, g in enumerate(composed):
         a, b = g.arrays()
-        table[2 * i, :len(a)] = a
-        table[2 * i + 1, :len(b)] = b
+        table[2 * i, : len(a)] = a
+        table[2 * i + 1, : len(b)] = b
     src = np.arange(0, 2 * len(composed), 2, dtype=np.int64)
     order = np.argsort(keys)
-    return RowPairs(arith, table, src[order], src[order] + 1, np.array(keys, dtype=np.int64)[order],
-                    source.witness, source.diagram_size)
+    return RowPairs(
+        arith,
+        table,
+        src[order],
+        src[order] + 1,
+        np.array(keys, dtype=np.int64)[order],
+        source.witness,
+        source.diagram_size,
+    )
 
 
 # -- the public result ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PrivacyLoss:
@@ -200,8 +210,16 @@ class PrivacyLoss:
         return PairWitness(self.x, self.x_prime)
 
 
-def privacy_loss_distribution(prog: Program | Compiled, x: Value, x_prime: Value, *, compose: int = 1,
-                              I: Any = None, backend: str = "bdd", exact: Any = None) -> PrivacyLoss:
+def privacy_loss_distribution(
+    prog: Program | Compiled,
+    x: Value,
+    x_prime: Value,
+    *,
+    compose: int = 1,
+    I: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+) -> PrivacyLoss:
     """The exact privacy-loss distribution of ``(x, x')`` (of ``compose`` runs on that pair).
 
     ``I`` as for explicit pairs in :func:`wmcdp.pairs.pair_source` (None: the compiled
@@ -227,10 +245,18 @@ def privacy_loss_distribution(prog: Program | Compiled, x: Value, x_prime: Value
         elif mb == -np.inf:
             infinite += math.exp(ma)
         else:
-            items.append((float(r), math.exp(ma), None))
+            items.append((float(r), math.exp(ma), None))  # type: ignore[arg-type]
     items.sort(key=lambda t: t[0])
-    return PrivacyLoss(witness.x, witness.x_prime, tuple(t[0] for t in items), tuple(t[1] for t in items),
-                       tuple(t[2] for t in items) if arith.exact else None, infinite, k, bool(arith.exact))
+    return PrivacyLoss(
+        witness.x,
+        witness.x_prime,
+        tuple(t[0] for t in items),
+        tuple(t[1] for t in items),
+        tuple(t[2] for t in items) if arith.exact else None,
+        infinite,
+        k,
+        bool(arith.exact),
+    )
 
 
 __all__ = ["PrivacyLoss", "privacy_loss_distribution", "Groups", "power", "composed_pairs", "MAX_GROUPS"]

@@ -12,14 +12,13 @@ import math
 import numbers
 import re
 from fractions import Fraction
-from typing import Union
 
 import gmpy2
 import numpy as np
 
 from .errors import WmcdpError
 
-Number = Union[int, float, Fraction]
+Number = int | float | Fraction
 
 _INT = re.compile(r"^[+-]?\d+$")
 _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
@@ -57,8 +56,10 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
         except (ValueError, OverflowError):
             decimal = None
         if decimal is not None and decimal != value:
-            raise WmcdpError(f"{s} rounds to {value!r} as a binary64 float; give it as a fraction such as "
-                             f"'{_fraction_hint(decimal)}', or use exact arithmetic (--exact)")
+            raise WmcdpError(
+                f"{s} rounds to {value!r} as a binary64 float; give it as a fraction such as "
+                f"'{_fraction_hint(decimal)}', or use exact arithmetic (--exact)"
+            )
     return value
 
 
@@ -149,7 +150,7 @@ def scientific_text(value: object, digits: int = 10) -> str:
     ``"inf"`` for infinity (floats as they print)."""
     if isinstance(value, float):
         return repr(value) if math.isinf(value) or math.isnan(value) else f"{value:.{digits}g}"
-    q = Fraction(value)  # type: ignore[arg-type]
+    q = Fraction(value)  # type: ignore[call-overload]
     if q == 0:
         return "0"
     with gmpy2.context(precision=64, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
@@ -184,10 +185,11 @@ def in_float_range(value: object) -> bool:
 
 def exact_text(value: object) -> str:
     """An exact result as ``"a/b"`` (``"4"`` when whole); an infinite ratio (a float) as ``"inf"``."""
-    return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[arg-type]
+    return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[call-overload]
 
 
 # -- logarithms -----------------------------------------------------------------------------
+
 
 def log_fraction(q: Fraction | int) -> float:
     """Natural log of a positive rational to a few ulp, even when ``q`` over/underflows a float."""
@@ -237,9 +239,9 @@ def show(value: object, exact: bool, log: float | None = None) -> str:
     """A probability or ratio for people: the fraction too when exact; numbers past the float range in
     scientific notation (from the exact value, or from the natural ``log`` of a float that over- or underflowed)."""
     if exact and not isinstance(value, float):
-        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)
-        return f"{decimal}  (= {format_number(Fraction(value))})"
-    value = float(value)
+        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)  # type: ignore[arg-type]
+        return f"{decimal}  (= {format_number(Fraction(value))})"  # type: ignore[call-overload]
+    value = float(value)  # type: ignore[arg-type]
     if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
         return log_text(log)
     return format_number(value)

@@ -27,20 +27,29 @@ order), so maxima name the *first* pair that attains them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import wmc
 from .compile import Compiled
 from .errors import CoverageError, WmcdpError
-from .probabilities import Counter, as_compiled, explicit_rows, memory_budget, number_system
 from .lang.program import Program, Value, Vector
 from .lang.shape import Shape, format_value
 from .limits import check
-from .sets import (InferenceSet, PrivacySet, Relation, _freeze, all_outputs, check_exhaustive, check_relation,
-                   neighbour_relation)
+from .probabilities import Counter, as_compiled, explicit_rows, memory_budget, number_system
+from .sets import (
+    InferenceSet,
+    PrivacySet,
+    Relation,
+    _freeze,
+    all_outputs,
+    check_exhaustive,
+    check_relation,
+    neighbour_relation,
+)
 
 Partial = Callable[[np.ndarray, np.ndarray], tuple]
 Combine = Callable[[tuple, tuple], tuple]
@@ -61,7 +70,7 @@ class PairSet:
     pairs: tuple[tuple[Value, Value], ...]
 
     @classmethod
-    def of(cls, pairs: Iterable[tuple[Value, Value]], *, both_orders: bool = True) -> "PairSet":
+    def of(cls, pairs: Iterable[tuple[Value, Value]], *, both_orders: bool = True) -> PairSet:
         out: dict[tuple[Value, Value], None] = {}
         for item in pairs:
             if not isinstance(item, (tuple, list)) or len(item) != 2:
@@ -98,13 +107,15 @@ def pairs_at(domain: Vector, relation: Relation, x0: Value) -> PairSet:
 
 
 def privacy_sets_at(domain: Vector, shape: Shape, relation: Relation, x0: Value) -> tuple[PrivacySet, InferenceSet]:
-    """Algorithm 2's sets for the data-centric pairs of ``x0``: every ``(x, x', y)`` of :func:`pairs_at`, every ``y``."""
+    """Algorithm 2's sets for the data-centric pairs of ``x0``: every ``(x, x', y)`` of :func:`pairs_at`,
+    every ``y``."""
     ys = all_outputs(shape)
     pairs = pairs_at(domain, relation, x0)
     return PrivacySet(tuple((x, xp, ys) for x, xp in pairs)), InferenceSet({x: ys for x in inputs_of(pairs)})
 
 
 # -- number systems -------------------------------------------------------------------------
+
 
 class Logs:
     """Pair masses in float mode: natural logs in float64 (``-inf`` for 0)."""
@@ -145,14 +156,17 @@ def float_logs(arith: Any, values: np.ndarray) -> np.ndarray:
     log_d = math.log(arith.denominator)
     if values.dtype == object:
         flat = values.reshape(-1)
-        out = np.fromiter((math.log(int(v)) - log_d if v else -math.inf for v in flat), dtype=np.float64,
-                          count=len(flat))
+        out = np.fromiter(
+            (math.log(int(v)) - log_d if v else -math.inf for v in flat), dtype=np.float64, count=len(flat)
+        )
         return out.reshape(values.shape)
     with np.errstate(divide="ignore"):
         return np.log(values.astype(np.float64)) - log_d
 
 
-def pair_directions(domain: Vector, relation: Relation, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def pair_directions(
+    domain: Vector, relation: Relation, chunk: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
 
     A built-in relation gives its directions (index arithmetic on codes,
@@ -164,29 +178,30 @@ def pair_directions(domain: Vector, relation: Relation, chunk: int) -> Iterator[
         for rank, (delta, valid) in enumerate(directions):
             src = np.flatnonzero(valid)
             for start in range(0, len(src), chunk):
-                part = src[start:start + chunk]
+                part = src[start : start + chunk]
                 yield part, part + delta[part], part * len(directions) + rank
         return
-    src, dst = [], []
+    src, dst = [], []  # type: ignore[assignment]
     for x in domain.values():
         code = domain.code(x)
         for xp in relation.neighbours(domain, x):
-            src.append(code)
+            src.append(code)  # type: ignore[attr-defined]
             dst.append(domain.code(xp))
     src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
     keys = np.arange(len(src_a), dtype=np.int64)
     for start in range(0, len(src_a), chunk):
-        yield src_a[start:start + chunk], dst_a[start:start + chunk], keys[start:start + chunk]
+        yield src_a[start : start + chunk], dst_a[start : start + chunk], keys[start : start + chunk]
 
 
 # -- sources --------------------------------------------------------------------------------
+
 
 class PairSource:
     """Ordered pairs with their output masses; see the module docstring."""
 
     arith: Any
     diagram_size: int | None
-    symmetry: str = ""   # the proved group the pairs are taken up to (pairs="auto"), else ""
+    symmetry: str = ""  # the proved group the pairs are taken up to (pairs="auto"), else ""
 
     def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
         """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
@@ -219,8 +234,8 @@ class ExhaustivePairs(PairSource):
         self.relation = relation
         self.arith = masses_arith(counter.arith, counter.compiled)
         self.diagram_size = counter.compiled.size
-        self._single: tuple[int, np.ndarray] | None = None   # the whole table, when it is one stripe
-        self._listed: list[tuple[int, int]] | None = None    # the pairs of a user relation, in order
+        self._single: tuple[int, np.ndarray] | None = None  # the whole table, when it is one stripe
+        self._listed: list[tuple[int, int]] | None = None  # the pairs of a user relation, in order
 
     def _stripes(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._single is not None:
@@ -240,7 +255,7 @@ class ExhaustivePairs(PairSource):
         acc: dict[int, tuple] = {}
         keys_of: dict[int, np.ndarray] = {}
         size = self.counter.compiled.shape.size
-        for y0, table in self._stripes():
+        for _y0, table in self._stripes():
             single = table.shape[1] == size
             chunk = _chunk_rows(table.shape[1], self.counter.itemsize, cells)
             for cid, (src, dst, keys) in enumerate(self._pairs(chunk)):
@@ -260,8 +275,9 @@ class ExhaustivePairs(PairSource):
             code, rank = divmod(int(key), self.relation.direction_count(domain))
             return code, domain.code(self.relation.step(domain, domain.at(code), rank))
         if self._listed is None:
-            self._listed = [(domain.code(x), domain.code(xp)) for x in domain.values()
-                            for xp in self.relation.neighbours(domain, x)]
+            self._listed = [
+                (domain.code(x), domain.code(xp)) for x in domain.values() for xp in self.relation.neighbours(domain, x)
+            ]
         return self._listed[int(key)]
 
     def witness(self, key: int) -> PairWitness:
@@ -273,7 +289,7 @@ class ExhaustivePairs(PairSource):
         domain = self.counter.compiled.domain
         keys = list(keys)
         for start in range(0, len(keys), 1 << 12):  # one batched count per block of pairs
-            part = keys[start:start + (1 << 12)]
+            part = keys[start : start + (1 << 12)]
             codes = np.array([self._codes(key) for key in part], dtype=np.int64).reshape(-1)
             block = np.concatenate([b for _, b in self.counter.distributions(domain.digits(codes))])
             block = to_masses(self.counter.arith, block, self.counter.compiled)
@@ -283,8 +299,10 @@ class ExhaustivePairs(PairSource):
     def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         tables = list(self._stripes())
         if len(tables) != 1:
-            raise WmcdpError("the joint table of all inputs and outputs does not fit in memory at once; "
-                             "give a smaller pair set (sets, or the data-centric pairs of one database)")
+            raise WmcdpError(
+                "the joint table of all inputs and outputs does not fit in memory at once; "
+                "give a smaller pair set (sets, or the data-centric pairs of one database)"
+            )
         _, table = tables[0]
         chunk = _chunk_rows(table.shape[1], self.counter.itemsize, 2)
         for src, dst, keys in self._pairs(chunk):
@@ -297,8 +315,16 @@ class RowPairs(PairSource):
     ``keys[k]`` is its position in the set's order and ``name(key)`` its witness.
     """
 
-    def __init__(self, arith: Any, table: np.ndarray, src: np.ndarray, dst: np.ndarray, keys: np.ndarray,
-                 name: Callable[[int], PairWitness], diagram_size: int | None) -> None:
+    def __init__(
+        self,
+        arith: Any,
+        table: np.ndarray,
+        src: np.ndarray,
+        dst: np.ndarray,
+        keys: np.ndarray,
+        name: Callable[[int], PairWitness],
+        diagram_size: int | None,
+    ) -> None:
         self.arith = arith
         self.table = table
         self.src, self.dst, self.keys = src, dst, keys
@@ -307,14 +333,22 @@ class RowPairs(PairSource):
         self.diagram_size = diagram_size
 
     @classmethod
-    def of(cls, arith: Any, rows: np.ndarray, inputs: Sequence[Value], pairs: PairSet,
-           diagram_size: int | None) -> "RowPairs":
+    def of(
+        cls, arith: Any, rows: np.ndarray, inputs: Sequence[Value], pairs: PairSet, diagram_size: int | None
+    ) -> RowPairs:
         """``rows[i]``: the masses of ``inputs[i]``; the pairs of ``pairs`` in its order."""
         index = {x: i for i, x in enumerate(inputs)}
         src = np.array([index[x] for x, _ in pairs], dtype=np.int64)
         dst = np.array([index[xp] for _, xp in pairs], dtype=np.int64)
-        return cls(arith, rows, src, dst, np.arange(len(pairs), dtype=np.int64),
-                   lambda key: PairWitness(*pairs.pairs[key]), diagram_size)
+        return cls(
+            arith,
+            rows,
+            src,
+            dst,
+            np.arange(len(pairs), dtype=np.int64),
+            lambda key: PairWitness(*pairs.pairs[key]),
+            diagram_size,
+        )
 
     def _chunks(self, cells: int) -> Iterator[np.ndarray]:
         itemsize = 16 if self.table.dtype == object else 8
@@ -374,8 +408,11 @@ class Best:
                 self.key = None
         floor = self._floor(self.value)
         with np.errstate(invalid="ignore"):
-            hits = np.flatnonzero(values >= floor) if values.dtype != object else \
-                np.array([i for i, v in enumerate(values) if v >= floor], dtype=np.int64)
+            hits = (
+                np.flatnonzero(values >= floor)
+                if values.dtype != object
+                else np.array([i for i, v in enumerate(values) if v >= floor], dtype=np.int64)
+            )
         if len(hits):
             i = int(hits[np.argmin(keys[hits])])
             if self.key is None or int(keys[i]) < self.key:
@@ -383,6 +420,7 @@ class Best:
 
 
 # -- building a source from the API's arguments ---------------------------------------------
+
 
 def inputs_of(pairs: PairSet) -> list[Value]:
     """The inputs of a pair set, each once, in order of first appearance."""
@@ -406,8 +444,10 @@ def inference_rows(counter: Counter, I: InferenceSet, inputs: Sequence[Value]) -
     """
     missing = [x for x in inputs if x not in I.by_input]
     if missing:
-        raise CoverageError(f"the inference set has no outputs of the input {format_value(missing[0])}, which a pair "
-                            "of the pair set needs")
+        raise CoverageError(
+            f"the inference set has no outputs of the input {format_value(missing[0])}, which a pair "
+            "of the pair set needs"
+        )
     sub = InferenceSet({x: I.by_input[x] for x in inputs})
     table = explicit_rows(counter, sub)
     columns: dict[Value, int] = {}
@@ -421,8 +461,10 @@ def inference_rows(counter: Counter, I: InferenceSet, inputs: Sequence[Value]) -
         rows[r, [columns[y] for y in ys]] = values
         total = sum(arith.probability(v) for v in values)
         if (total != 1) if arith.exact else abs(total - 1) > 1e-9:
-            raise CoverageError(f"the inference set lists outputs of x={format_value(x)} with total probability "
-                                f"{float(total):.10g}, not 1; sums over outputs need every y with P(y|x) > 0")
+            raise CoverageError(
+                f"the inference set lists outputs of x={format_value(x)} with total probability "
+                f"{float(total):.10g}, not 1; sums over outputs need every y with P(y|x) > 0"
+            )
     return to_masses(arith, rows, counter.compiled)
 
 
@@ -460,18 +502,34 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = No
         for row, values in ((2 * i, d.p_x), (2 * i + 1, d.p_x_prime)):
             masses = to_masses(d.arith, values, compiled)
             if arith.exact:
-                table[row, :len(masses)] = [int(v) * int(m) for v, m in zip(masses, d.multiplicity)]
+                table[row, : len(masses)] = [int(v) * int(m) for v, m in zip(masses, d.multiplicity)]
             else:
-                table[row, :len(masses)] = masses + np.log(d.multiplicity.astype(np.float64))
+                table[row, : len(masses)] = masses + np.log(d.multiplicity.astype(np.float64))
     src = np.arange(0, 2 * len(items), 2, dtype=np.int64)
-    source = RowPairs(arith, table, src, src + 1, np.arange(len(items), dtype=np.int64),
-                      lambda key: PairWitness(items[key].x, items[key].x_prime), compiled.size)
+    source = RowPairs(
+        arith,
+        table,
+        src,
+        src + 1,
+        np.arange(len(items), dtype=np.int64),
+        lambda key: PairWitness(items[key].x, items[key].x_prime),
+        compiled.size,
+    )
     source.symmetry = f"{symmetry.describe()}; {len(items)} pairs up to it"
     return source
 
 
-def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, at: Value | None = None,
-                neighbours: Any = None, backend: str = "bdd", exact: Any = None, force: bool = False) -> PairSource:
+def pair_source(
+    prog: Program | Compiled,
+    pairs: Any = None,
+    I: Any = None,
+    *,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+) -> PairSource:
     """The pairs of an API call: exhaustive (default), explicit ``pairs``, or the data-centric pairs ``at`` a database.
 
     ``pairs="auto"`` takes the pairs up to the program's proved symmetries (:func:`auto_pairs`).
@@ -487,7 +545,10 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
     domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
     if at is not None:
         if pairs is not None or I is not None:
-            raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
+            raise WmcdpError(
+                "at (the data-centric pairs of one database) replaces the exhaustive sets; "
+                "give at or explicit sets, not both"
+            )
     elif pairs is None and I is not None:
         raise WmcdpError("an inference set I needs an explicit pair set")
     if isinstance(pairs, str):
@@ -522,6 +583,24 @@ def pair_source(prog: Program | Compiled, pairs: Any = None, I: Any = None, *, a
     return RowPairs.of(masses_arith(counter.arith, compiled), rows, inputs, pairs, compiled.size)
 
 
-__all__ = ["Logs", "pair_directions", "PairWitness", "PairSet", "PairSource", "ExhaustivePairs", "RowPairs", "Best", "pairs_at", "masses_arith",
-           "to_masses", "float_logs", "inputs_of", "engine_rows", "inference_rows", "check_pairs", "pair_source", "auto_pairs",
-           "privacy_sets_at"]
+__all__ = [
+    "Logs",
+    "pair_directions",
+    "PairWitness",
+    "PairSet",
+    "PairSource",
+    "ExhaustivePairs",
+    "RowPairs",
+    "Best",
+    "pairs_at",
+    "masses_arith",
+    "to_masses",
+    "float_logs",
+    "inputs_of",
+    "engine_rows",
+    "inference_rows",
+    "check_pairs",
+    "pair_source",
+    "auto_pairs",
+    "privacy_sets_at",
+]

@@ -8,8 +8,8 @@ an infinite value leaves a gap in its line.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .errors import WmcdpError
 from .numbers import format_number
@@ -48,22 +48,35 @@ def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], 
     if kind == "privacy":
         return lines, "tight epsilon (nats, natural log)", xlabel, f"tight privacy bound vs {parameter}"
     if kind == "accuracy":
-        return (lines, f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)", xlabel,  # type: ignore[union-attr]
-                f"tight accuracy bound vs {parameter}")
+        return (
+            lines,
+            f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)",  # type: ignore[union-attr]
+            xlabel,
+            f"tight accuracy bound vs {parameter}",
+        )
     if kind == "renyi":
         return lines, "tight Renyi divergence D_alpha (nats)", xlabel, f"tight Renyi DP vs {parameter}"
     if kind == "approximate":
         r0 = rows[0]
         if r0.given == "delta":  # type: ignore[union-attr]
-            return (lines, f"tight epsilon at delta = {format_number(r0.delta)} (nats)", xlabel,  # type: ignore[union-attr]
-                    f"tight (epsilon, delta) vs {parameter}")
-        return (lines, f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)", xlabel,  # type: ignore[union-attr]
-                f"tight (epsilon, delta) vs {parameter}")
+            return (
+                lines,
+                f"tight epsilon at delta = {format_number(r0.delta)} (nats)",  # type: ignore[union-attr]
+                xlabel,
+                f"tight (epsilon, delta) vs {parameter}",
+            )
+        return (
+            lines,
+            f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)",  # type: ignore[union-attr]
+            xlabel,
+            f"tight (epsilon, delta) vs {parameter}",
+        )
     return lines, "tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"
 
 
-def plot_rows(rows: Sequence[Row], path: str | Path, *, title: str | None = None, xlabel: str | None = None,
-              log_y: bool = False) -> None:
+def plot_rows(
+    rows: Sequence[Row], path: str | Path, *, title: str | None = None, xlabel: str | None = None, log_y: bool = False
+) -> None:
     """Draw ``rows`` (all of one kind) into ``path``; the format follows the file suffix."""
     require_matplotlib(path)
     import matplotlib
@@ -74,8 +87,9 @@ def plot_rows(rows: Sequence[Row], path: str | Path, *, title: str | None = None
     lines, ylabel, default_x, default_title = _curves(rows)
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, points in lines.items():
-        ax.plot([x for x, _ in points], [y if math.isfinite(y) else math.nan for _, y in points], marker="o",
-                label=label)
+        ax.plot(
+            [x for x, _ in points], [y if math.isfinite(y) else math.nan for _, y in points], marker="o", label=label
+        )
     if log_y:
         ax.set_yscale("log")
     ax.set_ylabel(ylabel)

@@ -16,24 +16,41 @@ inputs.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from .compile import Compiled
 from .distributed import check_workers
 from .errors import CoverageError, WmcdpError
-from .probabilities import (Counter, DenseTable, ProbabilityTable, as_compiled, explicit_rows, memory_budget,
-                        number_system)
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .limits import check, limited
 from .pairs import privacy_sets_at
+from .probabilities import (
+    Counter,
+    DenseTable,
+    ProbabilityTable,
+    as_compiled,
+    explicit_rows,
+    memory_budget,
+    number_system,
+)
 from .scan import RatioScan
-from .sets import (ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, Relation, check_exhaustive,
-                   check_relation, describe_pair, neighbour_relation)
+from .sets import (
+    ExhaustiveInference,
+    ExhaustivePrivacy,
+    InferenceSet,
+    PrivacySet,
+    Relation,
+    check_exhaustive,
+    check_relation,
+    describe_pair,
+    neighbour_relation,
+)
 
 
 @dataclass(frozen=True)
@@ -52,14 +69,14 @@ class PrivacyResult:
     epsilon: float
     ratio: float | Fraction
     witness: PrivacyWitness
-    p_x: float | Fraction          # P(y | x) at the witness
-    p_x_prime: float | Fraction    # P(y | x') at the witness
+    p_x: float | Fraction  # P(y | x) at the witness
+    p_x_prime: float | Fraction  # P(y | x') at the witness
     exact: bool
     diagram_size: int
     seconds: float
-    sets: Any = None               # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
-    plan: Any = None               # with C=None: the planner's report (wmcdp.plan.PlanReport)
-    log_p_x: float | None = None   # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
+    sets: Any = None  # with C="auto": the symmetry found and the set sizes (wmcdp.symmetry.AutoSets)
+    plan: Any = None  # with C=None: the planner's report (wmcdp.plan.PlanReport)
+    log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
 
     def _repr_markdown_(self) -> str:
@@ -74,8 +91,10 @@ def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
         for side in (x, xp):
             y = I.first_missing(side, ys)
             if y is not None:
-                raise CoverageError(f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
+                raise CoverageError(
+                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
+                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
+                )
 
 
 def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
@@ -86,12 +105,15 @@ def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
         for side in (x, xp):
             y = I.first_missing(side, ys)
             if y is not None:
-                raise CoverageError(f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})")
+                raise CoverageError(
+                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
+                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
+                )
 
 
-def scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan, fixed: int | None = None,
-                    only: list[int] | None = None) -> None:
+def scan_exhaustive(
+    counter: Counter, relation: Relation, scan: RatioScan, fixed: int | None = None, only: list[int] | None = None
+) -> None:
     """Scan every neighbour pair against every output, one stripe of outputs at a time
     (``fixed`` and ``only`` choose stripes, see :meth:`Counter.stripes`).
 
@@ -110,18 +132,28 @@ def scan_exhaustive(counter: Counter, relation: Relation, scan: RatioScan, fixed
             for start in range(0, len(src), rows):
                 check("privacy synthesis")
                 part = slice(start, start + rows)
-                scan.offer(table[src[part]], table[dst[part]],
-                           lambda j, s=start: (s + j // width, y0 + j % width), first_keys=(start, start))
+                scan.offer(
+                    table[src[part]],
+                    table[dst[part]],
+                    lambda j, s=start, w=width, y=y0: (s + j // w, y + j % w),  # type: ignore[misc]
+                    first_keys=(start, start),
+                )
             continue
         grid = table.reshape((k,) * n + (width,))
         count = relation.direction_count(domain)
         for a_sel, b_sel, forward, backward in relation.pair_slices(domain):
             check("privacy synthesis")
             a, b = grid[a_sel], grid[b_sel]
-            scan.offer(a, b, _positions(a_sel, a.shape, places, count, forward, y0),
-                       _positions(b_sel, b.shape, places, count, backward, y0),
-                       first_keys=(_first_code(a_sel, places) * count + forward,
-                                   _first_code(b_sel, places) * count + backward))
+            scan.offer(
+                a,
+                b,
+                _positions(a_sel, a.shape, places, count, forward, y0),
+                _positions(b_sel, b.shape, places, count, backward, y0),
+                first_keys=(
+                    _first_code(a_sel, places) * count + forward,
+                    _first_code(b_sel, places) * count + backward,
+                ),
+            )
 
 
 def _first_code(selection: tuple, places: list[int]) -> int:
@@ -130,6 +162,7 @@ def _first_code(selection: tuple, places: list[int]) -> int:
 
 def _positions(selection: tuple, shape: tuple, places: list[int], count: int, rank: int, y0: int):
     """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output."""
+
     def position(j: int) -> tuple[int, int]:
         index = np.unravel_index(j, shape)
         code, axis = 0, 0
@@ -140,6 +173,7 @@ def _positions(selection: tuple, shape: tuple, places: list[int], count: int, ra
                 code += (int(index[axis]) + (s.start or 0)) * p
                 axis += 1
         return code * count + rank, y0 + int(index[-1])
+
     return position
 
 
@@ -179,17 +213,23 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         a = np.stack([table.row(x, ys) for x, _, _ in blocks[start:stop]])
         b = np.stack([table.row(xp, ys) for _, xp, _ in blocks[start:stop]])
         width = len(ys)
-        scan.offer(a, b, lambda j, s=start: (s + j // width, j % width), first_keys=(start, start))
+        scan.offer(a, b, lambda j, s=start, w=width: (s + j // w, j % w), first_keys=(start, start))  # type: ignore[misc]
         start = stop
 
 
 @limited
-def synthesize_privacy(prog: Program | Compiled,
-                       C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
-                       I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None, *,
-                       neighbours: str | Relation | None = None, backend: str = "bdd",
-                       exact: Any = None, force: bool = False, at: Value | None = None,
-                       workers: Any = None) -> PrivacyResult:
+def synthesize_privacy(
+    prog: Program | Compiled,
+    C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
+    I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
+    *,
+    neighbours: str | Relation | None = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    at: Value | None = None,
+    workers: Any = None,
+) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the planner (:mod:`wmcdp.plan`): it proves the program's
     structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
     exhaustive sets; the result's ``plan`` reports it. ``C="exhaustive"`` forces the exhaustive sets of the
@@ -228,7 +268,10 @@ def synthesize_privacy(prog: Program | Compiled,
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if at is not None:
         if C is not None or I is not None:
-            raise WmcdpError("at (the data-centric pairs of one database) replaces the exhaustive sets; give at or explicit sets, not both")
+            raise WmcdpError(
+                "at (the data-centric pairs of one database) replaces the exhaustive sets; "
+                "give at or explicit sets, not both"
+            )
         check_relation(relation, compiled.domain)
         C, I = privacy_sets_at(compiled.domain, compiled.shape, relation, at)
     if C is None:
@@ -246,7 +289,7 @@ def synthesize_privacy(prog: Program | Compiled,
     if isinstance(C, PrivacySet):
         if len(C.blocks) == 0:
             raise WmcdpError("the privacy set is empty")
-        for x, xp, ys in C.blocks:
+        for x, xp, _ys in C.blocks:
             compiled.domain.check(x), compiled.domain.check(xp)
         if isinstance(I, InferenceSet):
             check_privacy_coverage(C, I)
@@ -263,21 +306,33 @@ def synthesize_privacy(prog: Program | Compiled,
     elif workers is not None:
         raise WmcdpError("workers spread exhaustive sets only; give no C and I (or the exhaustive ones)")
     else:
-        table = DenseTable(compiled, counter.arith, counter.table()) if isinstance(I, ExhaustiveInference) \
+        table = (
+            DenseTable(compiled, counter.arith, counter.table())
+            if isinstance(I, ExhaustiveInference)
             else ProbabilityTable(counter.arith, explicit_rows(counter, I))
+        )
         if isinstance(C, ExhaustivePrivacy):
             C = PrivacySet(tuple(C.blocks))
         _scan_blocks(table, C, scan)
     if not scan.found:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
     if table is None:
-        witness = witness_from_key(counter, C.relation, scan.key)  # type: ignore[union-attr]
+        witness = witness_from_key(counter, C.relation, scan.key)  # type: ignore[arg-type, union-attr]
     else:
-        block = C.blocks[scan.key[0]]  # type: ignore[union-attr]
-        witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])
+        block = C.blocks[scan.key[0]]  # type: ignore[index]
+        witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])  # type: ignore[index]
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
     log_p_x, log_p_x_prime = scan.witness_logs()
-    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness, p_x=p_x, p_x_prime=p_x_prime,
-                         exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start,
-                         log_p_x=log_p_x, log_p_x_prime=log_p_x_prime)
+    return PrivacyResult(
+        epsilon=epsilon,
+        ratio=ratio,
+        witness=witness,
+        p_x=p_x,
+        p_x_prime=p_x_prime,
+        exact=counter.arith.exact,
+        diagram_size=compiled.size,
+        seconds=time.perf_counter() - start,
+        log_p_x=log_p_x,
+        log_p_x_prime=log_p_x_prime,
+    )

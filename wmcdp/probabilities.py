@@ -21,8 +21,9 @@ Batches are cut to the memory budget (:func:`memory_budget`).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,8 +50,10 @@ def as_compiled(prog: Program | Compiled, backend: str = "bdd", exact: Any = Non
     binary = exact == "binary"
     if isinstance(prog, Compiled):
         if binary and not prog.exact_floats:
-            raise WmcdpError("exact='binary' needs the program compiled with exact_floats=True "
-                             "(pass the Program itself, or compile_program(prog, exact_floats=True))")
+            raise WmcdpError(
+                "exact='binary' needs the program compiled with exact_floats=True "
+                "(pass the Program itself, or compile_program(prog, exact_floats=True))"
+            )
         return prog
     if isinstance(prog, Program):
         return compile_program(prog, backend, exact_floats=binary)
@@ -102,8 +105,10 @@ class Counter:
         c = self.compiled
         groups = c.output_groups
         fixed = 0
-        while fixed < len(groups) and (math.prod(g.size for g in groups[:fixed]) < at_least or
-                                       not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:]))):
+        while fixed < len(groups) and (
+            math.prod(g.size for g in groups[:fixed]) < at_least
+            or not self._fits(wmc.Plan(c.weights, c.input_groups + groups[fixed:]))
+        ):
             fixed += 1
         return fixed
 
@@ -144,11 +149,15 @@ class Counter:
         c = self.compiled
         ny = math.prod(g.size for g in c.output_groups)
         size = len(digits)
-        per_row = max(1, wmc.peak_cells(c.flat, wmc.Plan(c.weights, c.output_groups, {}, 2), c.backend.level_of)
-                      if c.backend.name == "bdd" else 4 * ny)
+        per_row = max(
+            1,
+            wmc.peak_cells(c.flat, wmc.Plan(c.weights, c.output_groups, {}, 2), c.backend.level_of)
+            if c.backend.name == "bdd"
+            else 4 * ny,
+        )
         batch = max(1, min(size, memory_budget() // (3 * self.itemsize * per_row)))
         for start in range(0, size, batch):
-            part = digits[start:start + batch]
+            part = digits[start : start + batch]
             plan = wmc.Plan(c.weights, c.output_groups, self.input_batch(part), len(part))
             yield start, self._count(c.phi, plan).reshape(len(part), ny)
 
@@ -156,13 +165,14 @@ class Counter:
         """``P(y | x)`` for the pairs ``(digits[k], offsets[k])`` (input digits, output group positions), as a batch."""
         c = self.compiled
         out = np.empty(len(digits), dtype=self.arith.dtype)
-        per_pair = wmc.peak_cells(c.flat, wmc.Plan(c.weights, (), {}, 2), c.backend.level_of) \
-            if c.backend.name == "bdd" else 4
+        per_pair = (
+            wmc.peak_cells(c.flat, wmc.Plan(c.weights, (), {}, 2), c.backend.level_of) if c.backend.name == "bdd" else 4
+        )
         batch = max(1, memory_budget() // (3 * self.itemsize * max(per_pair, 1)))
         for start in range(0, len(digits), batch):
-            xs, ys = digits[start:start + batch], offsets[start:start + batch]
+            xs, ys = digits[start : start + batch], offsets[start : start + batch]
             bits = {**self.input_batch(xs), **self.output_batch(ys)}
-            out[start:start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
+            out[start : start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
         return out
 
 
@@ -177,6 +187,7 @@ def _group_bits(groups: Sequence[wmc.Group], positions: np.ndarray) -> dict[int,
 
 
 # -- tables ---------------------------------------------------------------------------------
+
 
 class DenseTable:
     """``M`` over all inputs and outputs: ``values[code(x), index(y)]`` in the number system ``arith``."""
@@ -286,8 +297,13 @@ def _index(groups: Sequence[wmc.Group], offsets: list[int] | None) -> int | None
     return index
 
 
-def inference(prog: Program | Compiled, I: ExhaustiveInference | InferenceSet | Iterable[tuple[Value, Value]], *,
-              backend: str = "bdd", exact: Any = None) -> DenseTable | ProbabilityTable:
+def inference(
+    prog: Program | Compiled,
+    I: ExhaustiveInference | InferenceSet | Iterable[tuple[Value, Value]],
+    *,
+    backend: str = "bdd",
+    exact: Any = None,
+) -> DenseTable | ProbabilityTable:
     """Algorithm 1: ``M(x, y) <- WMC(phi | (x, y))`` for every ``(x, y)`` in ``I``.
 
     ``exact``: None (exact when every weight is rational), True, False, or ``"binary"``
@@ -302,5 +318,13 @@ def inference(prog: Program | Compiled, I: ExhaustiveInference | InferenceSet | 
     return ProbabilityTable(counter.arith, explicit_rows(counter, I))
 
 
-__all__ = ["inference", "ProbabilityTable", "DenseTable", "Counter", "as_compiled", "number_system",
-           "memory_budget", "explicit_rows"]
+__all__ = [
+    "inference",
+    "ProbabilityTable",
+    "DenseTable",
+    "Counter",
+    "as_compiled",
+    "number_system",
+    "memory_budget",
+    "explicit_rows",
+]

@@ -31,7 +31,7 @@ class Progress:
         self._shown = False
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self.enabled:
             self._thread.start()
         return self

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import WmcdpError
 from .lang.program import Program
@@ -66,14 +67,17 @@ def find_program(spec: str) -> tuple[str, Callable[..., Program]]:
         return _load_file(spec)
     programs = builtin_programs()
     if spec not in programs:
-        raise WmcdpError(f"unknown program {spec!r}; known programs: {', '.join(sorted(programs))} "
-                         "(or give path/to/file.py:function)")
+        raise WmcdpError(
+            f"unknown program {spec!r}; known programs: {', '.join(sorted(programs))} "
+            "(or give path/to/file.py:function)"
+        )
     return spec, programs[spec]
 
 
 def parameters(factory: Callable[..., Program]) -> list[inspect.Parameter]:
-    return [p for p in inspect.signature(factory).parameters.values()
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p for p in inspect.signature(factory).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 def build_program(spec: str, params: dict[str, Any]) -> Program:
@@ -101,7 +105,8 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
 
 
 def find_relation(spec: str) -> Any:
-    """A neighbour relation: a built-in name or ``path/to/file.py:function`` (see :func:`wmcdp.sets.relation_from_function`)."""
+    """A neighbour relation: a built-in name or ``path/to/file.py:function``
+    (see :func:`wmcdp.sets.relation_from_function`)."""
     from .sets import neighbour_relation, relation_from_function
 
     if spec.rpartition(":")[0].endswith(".py"):
@@ -143,8 +148,12 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
         raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
     names = {"privacy": ("C", "I"), "accuracy": ("A", "I"), "pairs": ("P", "I")}[kind]
-    if not isinstance(result, (tuple, list)) or len(result) != 2 or result[0] is None or \
-            (kind != "pairs" and result[1] is None):
+    if (
+        not isinstance(result, (tuple, list))
+        or len(result) != 2
+        or result[0] is None
+        or (kind != "pairs" and result[1] is None)
+    ):
         raise WmcdpError(f"the sets from {spec} must be a pair ({names[0]}, {names[1]}) of sets, got {result!r:.80}")
     first, I = result
     return first, I

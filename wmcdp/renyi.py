@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -57,8 +58,10 @@ def parse_orders(orders: Iterable[Any] | str) -> list[float]:
         if not value > 1:
             raise WmcdpError(f"Rényi orders must be > 1 (or inf), got {format_number(value)}")
         if math.isfinite(value) and value > MAX_ORDER:
-            raise WmcdpError(f"Rényi orders must be at most {MAX_ORDER:g} (or inf: D_inf, their limit, is the pure "
-                             f"epsilon), got {format_number(value)}")
+            raise WmcdpError(
+                f"Rényi orders must be at most {MAX_ORDER:g} (or inf: D_inf, their limit, is the pure "
+                f"epsilon), got {format_number(value)}"
+            )
         out.append(float(value))
     if not out:
         raise WmcdpError("give at least one Rényi order")
@@ -66,6 +69,7 @@ def parse_orders(orders: Iterable[Any] | str) -> list[float]:
 
 
 # -- D_∞: the largest log-ratio of each pair ------------------------------------------------
+
 
 def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple:
     with np.errstate(invalid="ignore"):
@@ -91,8 +95,9 @@ def _near(source: PairSource, partial: Any, combine: Any, g: int, value: float, 
     floor = value - EXACT_FILTER * max(1.0, abs(value)) if math.isfinite(value) else value
     arith = source.arith
     keys_out: list[int] = []
-    for keys, totals in source.totals(lambda a, b: partial(float_logs(arith, a), float_logs(arith, b)), combine,
-                                      cells=cells):
+    for keys, totals in source.totals(
+        lambda a, b: partial(float_logs(arith, a), float_logs(arith, b)), combine, cells=cells
+    ):
         column = totals[0][:, g] if totals[0].ndim == 2 else totals[0]
         keys_out.extend(int(k) for k in keys[column >= floor])
     return sorted(keys_out)
@@ -120,6 +125,7 @@ def max_log_ratio(source: PairSource) -> tuple[float, float | Fraction, int]:
 
 # -- finite orders ------------------------------------------------------------------------------
 
+
 def _renyi_partial(orders: Sequence[float]):
     def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
         out = np.empty((len(la), len(orders)))
@@ -143,7 +149,7 @@ def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -
     """``ln Σ a^α b^(1−α) / D`` at :data:`PRECISION` bits from integer masses (``+inf`` if some ``a > 0 = b``)."""
     with gmpy2.context(precision=PRECISION):
         al = gmpy2.mpfr(alpha)
-        terms = []   # the logs of the terms (a term itself can pass MPFR's exponent range at large orders)
+        terms = []  # the logs of the terms (a term itself can pass MPFR's exponent range at large orders)
         for x, y in zip(a, b):
             x, y = int(x), int(y)
             if x == 0:
@@ -176,7 +182,7 @@ class RenyiResult:
     diagram_size: int | None
     seconds: float
     symmetry: str = ""
-    plan: Any = None               # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
 
     def _repr_markdown_(self) -> str:
         from .markdown import renyi_markdown
@@ -198,21 +204,29 @@ def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple
         partial, combine = _renyi_partial(alphas)
         best = _float_candidates(source, partial, combine, len(alphas), cells=4)
         for j, (g, alpha) in enumerate(zip(finite, alphas)):
-            value, key = best[j].value, best[j].key
+            value, key = best[j].value, best[j].key  # type: ignore[assignment]
             if source.arith.exact:
                 top = Best()
                 for k, a, b in source.rows(_near(source, partial, combine, j, value, 4)):
                     top.update(np.array([_exact_value(a, b, alpha, source.arith.denominator)]), np.array([k]))
-                value, key = top.value, top.key
-            out[g] = (float(value) / (alpha - 1), key)  # type: ignore[arg-type]
+                value, key = top.value, top.key  # type: ignore[assignment]
+            out[g] = (float(value) / (alpha - 1), key)
     return out  # type: ignore[return-value]
 
 
 @limited
-def synthesize_renyi(prog: Program | Compiled, orders: Iterable[Any] | str,
-                     pairs: Iterable[tuple[Value, Value]] | None = None, I: Any = None, *, at: Value | None = None,
-                     neighbours: Any = None, backend: str = "bdd", exact: Any = None,
-                     force: bool = False) -> RenyiResult:
+def synthesize_renyi(
+    prog: Program | Compiled,
+    orders: Iterable[Any] | str,
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+) -> RenyiResult:
     """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
 
     Pair sets as for :func:`wmcdp.approximate.synthesize_approximate` (exhaustive by
@@ -225,34 +239,60 @@ def synthesize_renyi(prog: Program | Compiled, orders: Iterable[Any] | str,
         from .plan.notions import finish, pair_witness, planned_pairs, sum_witness
         from .plan.planner import Product, combine_max
 
-        planned, extra = planned_pairs(prog, neighbours, backend, exact, force, ("max", "sum"),
-                                       lambda c: synthesize_renyi(c, alphas, exact=exact, force=force))
+        planned, extra = planned_pairs(
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max", "sum"),
+            lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
+        )
         if isinstance(planned, Product):
             parts = extra
             combined = []
             for g, alpha in enumerate(alphas):
                 if planned.rule == "max":
                     c = combine_max([r.orders[g].epsilon for r in parts])
-                    combined.append(RenyiOrder(alpha, parts[c].orders[g].epsilon,
-                                               pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness)))
+                    combined.append(
+                        RenyiOrder(
+                            alpha,
+                            parts[c].orders[g].epsilon,
+                            pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness),
+                        )
+                    )
                 else:  # a product's Renyi divergence is the sum of its parts'
                     total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
-                    combined.append(RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness
-                                                                                   for r in parts])))
+                    combined.append(
+                        RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts]))
+                    )
             seconds = time.perf_counter() - start
-            return _renyi_result(combined, all(r.exact for r in parts), sum(r.diagram_size or 0 for r in parts),
-                                 seconds, "", planned.report(parts, None, None, seconds))
+            return _renyi_result(
+                combined,
+                all(r.exact for r in parts),
+                sum(r.diagram_size or 0 for r in parts),
+                seconds,
+                "",
+                planned.report(parts, None, None, seconds),
+            )
         source, plan = planned, extra
     else:
         source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     values = renyi_divergences(source, alphas)
     results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
-    return _renyi_result(results, source.arith.exact, source.diagram_size, time.perf_counter() - start,
-                         source.symmetry, None if plan is None else finish(plan, start))
+    return _renyi_result(
+        results,
+        source.arith.exact,
+        source.diagram_size,
+        time.perf_counter() - start,
+        source.symmetry,
+        None if plan is None else finish(plan, start),
+    )
 
 
-def _renyi_result(results: list[RenyiOrder], exact: bool, diagram_size: int | None, seconds: float, symmetry: str,
-                  plan: Any) -> RenyiResult:
+def _renyi_result(
+    results: list[RenyiOrder], exact: bool, diagram_size: int | None, seconds: float, symmetry: str, plan: Any
+) -> RenyiResult:
     """The result with zCDP's ρ = max over the finite orders of D_α / α."""
     finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
     rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)

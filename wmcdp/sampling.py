@@ -89,16 +89,25 @@ class CrosscheckResult:
         return all(r.agrees for r in self.rows)
 
 
-def check_probability(prog: Program, x: Value, y: Value, exact: float | Fraction, k: int, seed: int,
-                      confidence: float) -> CheckRow:
+def check_probability(
+    prog: Program, x: Value, y: Value, exact: float | Fraction, k: int, seed: int, confidence: float
+) -> CheckRow:
     """Sample ``prog`` on ``x`` and compare the frequency of ``y`` with ``exact``."""
     count = sample(prog, x, k, seed)[y]
     low, high = wilson_interval(count, k, confidence)
     return CheckRow(x, exact, count, k, low, high)
 
 
-def crosscheck(prog: Program | Compiled, C=None, I=None, *, k: int = 100_000, seed: int = 0,
-               confidence: float = 0.999, **privacy_options) -> CrosscheckResult:
+def crosscheck(
+    prog: Program | Compiled,
+    C=None,
+    I=None,
+    *,
+    k: int = 100_000,
+    seed: int = 0,
+    confidence: float = 0.999,
+    **privacy_options,
+) -> CrosscheckResult:
     """Synthesize the privacy bound, then confirm ``P(y|x)`` and ``P(y|x')`` at its witness by sampling.
 
     An infinite epsilon has ``P(y|x') = 0``: its check is that ``y`` never occurs on ``x'``.
@@ -107,6 +116,8 @@ def crosscheck(prog: Program | Compiled, C=None, I=None, *, k: int = 100_000, se
     result = synthesize_privacy(prog, C, I, **privacy_options)
     program = prog.program if isinstance(prog, Compiled) else prog
     w = result.witness
-    rows = (check_probability(program, w.x, w.y, result.p_x, k, seed, confidence),
-            check_probability(program, w.x_prime, w.y, result.p_x_prime, k, seed + 1, confidence))
+    rows = (
+        check_probability(program, w.x, w.y, result.p_x, k, seed, confidence),
+        check_probability(program, w.x_prime, w.y, result.p_x_prime, k, seed + 1, confidence),
+    )
     return CrosscheckResult(result, rows, confidence)

@@ -23,8 +23,9 @@ without rounding; larger ones as Python integers.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -46,14 +47,20 @@ class RatioScan:
 
     def __init__(self, arith: Any) -> None:
         self.arith = arith
-        self.value: Any = None                     # float ratio, float log-ratio, or an exact (a, b) pair
-        self.key: tuple[int, int] | None = None    # (pair key, output position) of the witness
-        self._ab: tuple[Any, Any] | None = None    # P(y|x), P(y|x') at the witness (arith values)
+        self.value: Any = None  # float ratio, float log-ratio, or an exact (a, b) pair
+        self.key: tuple[int, int] | None = None  # (pair key, output position) of the witness
+        self._ab: tuple[Any, Any] | None = None  # P(y|x), P(y|x') at the witness (arith values)
         self._buffer: np.ndarray | None = None
 
     # -- offering blocks ------------------------------------------------------------------
-    def offer(self, a: np.ndarray, b: np.ndarray, position: Position, reverse: Position | None = None,
-              first_keys: tuple[int, int] = (-1, -1)) -> None:
+    def offer(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        position: Position,
+        reverse: Position | None = None,
+        first_keys: tuple[int, int] = (-1, -1),
+    ) -> None:
         """Scan the ratios ``a/b`` (pairs ``(x, x')`` at ``position``) and, with ``reverse``, ``b/a``.
 
         ``first_keys`` are the smallest pair keys of the two directions (a witness search is
@@ -81,14 +88,15 @@ class RatioScan:
             else:
                 with np.errstate(divide="ignore"):
                     rev_top = 1.0 / low if not np.isnan(low) else np.nan
-            self._offer_float(rev_top, lambda thr: (-r >= thr) if log else _reverse_mask(r, thr), reverse,
-                              first_keys[1], b, a)
+            self._offer_float(
+                rev_top, lambda thr: (-r >= thr) if log else _reverse_mask(r, thr), reverse, first_keys[1], b, a
+            )
 
     def _scratch(self, shape: tuple[int, ...]) -> np.ndarray:
         """A buffer for the ratios of a block, reused from block to block (no fresh memory each time)."""
         if self._buffer is None or self._buffer.size < math.prod(shape):
             self._buffer = np.empty(math.prod(shape))
-        return self._buffer[:math.prod(shape)].reshape(shape)
+        return self._buffer[: math.prod(shape)].reshape(shape)
 
     @property
     def _logs(self) -> bool:
@@ -101,8 +109,15 @@ class RatioScan:
             return best - TOLERANCE * max(1.0, abs(best))
         return best * (1 - TOLERANCE)
 
-    def _offer_float(self, top: float, mask_at: Callable[[float], np.ndarray], position: Position, first_key: int,
-                     a: np.ndarray, b: np.ndarray) -> None:
+    def _offer_float(
+        self,
+        top: float,
+        mask_at: Callable[[float], np.ndarray],
+        position: Position,
+        first_key: int,
+        a: np.ndarray,
+        b: np.ndarray,
+    ) -> None:
         if math.isnan(top):  # every triple is 0/0
             return
         top = float(top)
@@ -202,7 +217,7 @@ class RatioScan:
             return
         self._take_first(s == 0, position, a, b)
 
-    def merge(self, other: "RatioScan") -> None:
+    def merge(self, other: RatioScan) -> None:
         """Take in a scan of other blocks (another worker's stripes): the larger value; among equal
         values (float: within the tolerance), the witness that comes first."""
         if other.value is None:
@@ -211,22 +226,25 @@ class RatioScan:
             self.value, self.key, self._ab = other.value, other.key, other._ab
             return
         if self.arith.exact:
-            sign = int(_compare(np.array([other.value[0]], dtype=object), np.array([other.value[1]], dtype=object),
-                                *self.value)[0])
-            if sign > 0 or (sign == 0 and other.key < self.key):
+            sign = int(
+                _compare(
+                    np.array([other.value[0]], dtype=object), np.array([other.value[1]], dtype=object), *self.value
+                )[0]
+            )
+            if sign > 0 or (sign == 0 and other.key < self.key):  # type: ignore[operator]
                 self.value, self.key, self._ab = other.value, other.key, other._ab
             return
         top = max(self.value, other.value)
         keep = [(s.key, s._ab) for s in (self, other) if s.value >= self._threshold(top)]
         self.value = top
-        self.key, self._ab = min(keep, key=lambda item: item[0])
+        self.key, self._ab = min(keep, key=lambda item: item[0])  # type: ignore[arg-type, return-value]
 
     def state(self) -> tuple:
         """What a worker sends back (plain values)."""
         return self.value, self.key, self._ab
 
     @classmethod
-    def of_state(cls, arith: Any, state: tuple) -> "RatioScan":
+    def of_state(cls, arith: Any, state: tuple) -> RatioScan:
         scan = cls(arith)
         scan.value, scan.key, scan._ab = state
         return scan
@@ -239,7 +257,7 @@ class RatioScan:
     def epsilon_and_ratio(self) -> tuple[float, float | Fraction]:
         """``(epsilon, ratio)``: the natural log of the maximum ratio (correctly rounded when exact) and the ratio."""
         if self.arith.exact:
-            a, b = (_fraction(v) for v in self.value)  # type: ignore[misc]
+            a, b = (_fraction(v) for v in self.value)
             if b == 0:
                 return math.inf, math.inf
             if a == 0:
@@ -279,9 +297,9 @@ def _products_exact(a: np.ndarray, b: np.ndarray) -> bool:
     if a.size == 0:
         return False
     if a.dtype == np.float64:
-        return max(float(a.max()), float(b.max())) < 2 ** 26
+        return max(float(a.max()), float(b.max())) < 2**26
     if a.dtype == np.int64:
-        return max(int(a.max()), int(b.max())) < 2 ** 31
+        return max(int(a.max()), int(b.max())) < 2**31
     return False
 
 
@@ -331,9 +349,9 @@ def _compare(a: np.ndarray, b: np.ndarray, a_star: Any, b_star: Any) -> np.ndarr
     """``sign(a/b - a*/b*)`` elementwise and exactly (a zero denominator with a positive numerator is +inf)."""
     if len(a) == 0:
         return np.zeros(0, dtype=np.int64)
-    if a.dtype == np.float64 and max(float(a_star), float(b_star), float(a.max()), float(b.max())) < 2 ** 26:
+    if a.dtype == np.float64 and max(float(a_star), float(b_star), float(a.max()), float(b.max())) < 2**26:
         return np.sign(a * float(b_star) - float(a_star) * b).astype(np.int64)
-    if a.dtype == np.int64 and max(int(a_star), int(b_star), int(a.max()), int(b.max())) < 2 ** 31:
+    if a.dtype == np.int64 and max(int(a_star), int(b_star), int(a.max()), int(b.max())) < 2**31:
         return np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
     a_star, b_star = _exact(a_star), _exact(b_star)
     a = a.astype(np.int64) if a.dtype == np.float64 else a

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import inspect
 import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -42,11 +42,11 @@ class InferenceSet:
         self._as_set: dict[int, frozenset] = {}
 
     @classmethod
-    def of(cls, pairs: Iterable[tuple[Value, Value]]) -> "InferenceSet":
+    def of(cls, pairs: Iterable[tuple[Value, Value]]) -> InferenceSet:
         grouped: dict[Value, list] = {}
         seen: set = set()
         memo: dict = {}
-        for k, pair in enumerate(pairs):
+        for _k, pair in enumerate(pairs):
             x, y = _pair(pair, "inference set", 2)
             x, y = _freeze(x, memo), _freeze(y, memo)
             if (x, y) not in seen:
@@ -81,14 +81,20 @@ class PrivacySet:
     blocks: tuple[tuple[Value, Value, tuple], ...]
 
     @classmethod
-    def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> "PrivacySet":
+    def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> PrivacySet:
         blocks: list[tuple[Value, Value, list]] = []
         memo: dict = {}
         for triple in triples:
             x, xp, y = _pair(triple, "privacy set", 3)
             x, xp, y = _freeze(x, memo), _freeze(xp, memo), _freeze(y, memo)
-            if blocks and blocks[-1][0] is x and blocks[-1][1] is xp or \
-                    blocks and blocks[-1][0] == x and blocks[-1][1] == xp:
+            if (
+                blocks
+                and blocks[-1][0] is x
+                and blocks[-1][1] is xp
+                or blocks
+                and blocks[-1][0] == x
+                and blocks[-1][1] == xp
+            ):
                 blocks[-1][2].append(y)
             else:
                 blocks.append((x, xp, [y]))
@@ -108,7 +114,7 @@ class AccuracySet:
     inputs: tuple[Value, ...]
 
     @classmethod
-    def of(cls, inputs: Iterable[Value]) -> "AccuracySet":
+    def of(cls, inputs: Iterable[Value]) -> AccuracySet:
         memo: dict = {}
         return cls(tuple(_freeze(x, memo) for x in inputs))
 
@@ -184,8 +190,12 @@ class Relation:
         elif self.name == "one-entry":
             for i in range(n):
                 for step in (-1, 1):
-                    out.append((np.full(domain.size, step * place[i], dtype=np.int64),
-                                (digit[i] + step >= 0) & (digit[i] + step < k)))
+                    out.append(
+                        (
+                            np.full(domain.size, step * place[i], dtype=np.int64),
+                            (digit[i] + step >= 0) & (digit[i] + step < k),
+                        )
+                    )
         else:  # all-entries: every entry moves by -1, 0 or +1, in itertools.product order
             for steps in itertools.product((-1, 0, 1), repeat=n):
                 if not any(steps):
@@ -202,17 +212,17 @@ class Relation:
     def direction_count(self, domain: Vector) -> int:
         """How many directions :meth:`directions` has (built-in relations only)."""
         n, k = domain.n, len(domain.entry_values)
-        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3 ** n - 1)
+        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3**n - 1)
 
     def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
         """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
         n, k = domain.n, len(domain.entry_values)
         if self.name == "hamming":
             i, v = divmod(rank, k)
-            return x[:i] + (domain.lo + v,) + x[i + 1:]
+            return x[:i] + (domain.lo + v,) + x[i + 1 :]
         if self.name == "one-entry":
             i, up = divmod(rank, 2)
-            return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1:]
+            return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1 :]
         index = rank + (rank >= sum(3 ** (n - 1 - i) for i in range(n)))  # skip the all-zero steps
         steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
         return tuple(v + s for v, s in zip(x, steps))
@@ -234,15 +244,20 @@ class Relation:
             for i in range(n):
                 for u in range(k):
                     for v in range(u + 1, k):
-                        yield (full[:i] + (u,) + full[i + 1:], full[:i] + (v,) + full[i + 1:], i * k + v, i * k + u)
+                        yield (full[:i] + (u,) + full[i + 1 :], full[:i] + (v,) + full[i + 1 :], i * k + v, i * k + u)
         elif self.name == "one-entry":
             for i in range(n):
-                yield (full[:i] + (slice(0, k - 1),) + full[i + 1:], full[:i] + (slice(1, k),) + full[i + 1:],
-                       2 * i + 1, 2 * i)
+                yield (
+                    full[:i] + (slice(0, k - 1),) + full[i + 1 :],
+                    full[:i] + (slice(1, k),) + full[i + 1 :],
+                    2 * i + 1,
+                    2 * i,
+                )
         else:
             middle = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
             rank = lambda steps: (lambda index: index - (index > middle))(  # noqa: E731
-                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps)))
+                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
+            )
             for steps in itertools.product((-1, 0, 1), repeat=n):
                 nonzero = [s for s in steps if s]
                 if not nonzero or nonzero[0] != 1:
@@ -259,7 +274,7 @@ class Relation:
         if self.name == "one-entry":
             return n * 2 * (k - 1) * k ** (n - 1)
         if self.name == "all-entries":
-            return (3 * k - 2) ** n - k ** n
+            return (3 * k - 2) ** n - k**n
         return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
 
 
@@ -267,14 +282,14 @@ def _hamming(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     for i, xi in enumerate(x):
         for v in domain.entry_values:
             if v != xi:
-                yield x[:i] + (v,) + x[i + 1:]
+                yield x[:i] + (v,) + x[i + 1 :]
 
 
 def _one_entry(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     for i, xi in enumerate(x):
         for v in (xi - 1, xi + 1):
             if domain.lo <= v <= domain.hi:
-                yield x[:i] + (v,) + x[i + 1:]
+                yield x[:i] + (v,) + x[i + 1 :]
 
 
 def _all_entries(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -300,8 +315,10 @@ def neighbour_relation(relation: str | Relation | Callable) -> Relation:
     try:
         return NEIGHBOURS[relation]
     except (KeyError, TypeError):
-        raise WmcdpError(f"unknown neighbour relation {relation!r}; choose one of {', '.join(NEIGHBOURS)}, "
-                         "or give a function (FILE.py:FUNC)") from None
+        raise WmcdpError(
+            f"unknown neighbour relation {relation!r}; choose one of {', '.join(NEIGHBOURS)}, "
+            "or give a function (FILE.py:FUNC)"
+        ) from None
 
 
 def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
@@ -314,23 +331,29 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
     """
     label = name or getattr(fn, "__name__", "user relation")
     try:
-        params = [p for p in inspect.signature(fn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+        params = [
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
     except (TypeError, ValueError):
         params = []
     if len(params) == 2:
+
         def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
             for xp in domain.values():
-                if xp != x and _call_relation(fn, label, x, xp):
+                if xp != x and _call_relation(fn, label, x, xp):  # type: ignore[arg-type]
                     yield xp
     elif len(params) == 1:
+
         def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            result = _call_relation(fn, label, x)
+            result = _call_relation(fn, label, x)  # type: ignore[arg-type]
             try:
                 items = list(result)
             except TypeError:
-                raise WmcdpError(f"the neighbour relation {label} returned {type(result).__name__}, "
-                                 "not an iterable of neighbours") from None
+                raise WmcdpError(
+                    f"the neighbour relation {label} returned {type(result).__name__}, not an iterable of neighbours"
+                ) from None
             seen = set()
             for xp in items:
                 if not domain.contains(xp):  # a neighbour outside the program's inputs is none of its neighbours
@@ -342,9 +365,11 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
                     seen.add(xp)
                     yield xp
     else:
-        raise WmcdpError(f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
-                         f"whether they are neighbours); {label} takes {len(params)} required arguments")
-    return Relation(label, neighbours, checked=False)
+        raise WmcdpError(
+            f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
+            f"whether they are neighbours); {label} takes {len(params)} required arguments"
+        )
+    return Relation(label, neighbours, checked=False)  # type: ignore[arg-type]
 
 
 def _call_relation(fn: Callable, label: str, *args):
@@ -353,8 +378,10 @@ def _call_relation(fn: Callable, label: str, *args):
     except WmcdpError:
         raise
     except Exception as exc:
-        raise WmcdpError(f"the neighbour relation {label} failed on "
-                         f"{', '.join(format_value(a) for a in args)}: {type(exc).__name__}: {exc}") from None
+        raise WmcdpError(
+            f"the neighbour relation {label} failed on "
+            f"{', '.join(format_value(a) for a in args)}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[int, ...]] | None = None) -> None:
@@ -376,15 +403,17 @@ def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[in
             check("checking the neighbour relation")
         for xp in of(x):
             if x not in of(xp):
-                raise WmcdpError(f"the neighbour relation {relation.name} is not symmetric: {format_value(xp)} is a "
-                                 f"neighbour of {format_value(x)}, but not the other way round")
+                raise WmcdpError(
+                    f"the neighbour relation {relation.name} is not symmetric: {format_value(xp)} is a "
+                    f"neighbour of {format_value(x)}, but not the other way round"
+                )
 
 
 # -- exhaustive sets ------------------------------------------------------------------
 
 #: exhaustive runs over these sizes are refused unless forced (they take minutes; use symmetry sets instead)
-MAX_PAIRS = 1 << 28       # |I| = |X| * |Y|
-MAX_TRIPLES = 1 << 32     # |C| = (number of neighbour pairs) * |Y|
+MAX_PAIRS = 1 << 28  # |I| = |X| * |Y|
+MAX_TRIPLES = 1 << 32  # |C| = (number of neighbour pairs) * |Y|
 
 
 def neighbour_pairs(domain: Vector, neighbours: str | Relation) -> int:
@@ -392,8 +421,9 @@ def neighbour_pairs(domain: Vector, neighbours: str | Relation) -> int:
     return neighbour_relation(neighbours).count_pairs(domain)
 
 
-def check_exhaustive(domain: Vector, num_outputs: int, neighbours: str | Relation | None = None,
-                     force: bool = False) -> None:
+def check_exhaustive(
+    domain: Vector, num_outputs: int, neighbours: str | Relation | None = None, force: bool = False
+) -> None:
     """Refuse exhaustive sets over :data:`MAX_PAIRS` pairs or :data:`MAX_TRIPLES` triples unless ``force``."""
     relation = None if neighbours is None else neighbour_relation(neighbours)
     if force:
@@ -404,8 +434,10 @@ def check_exhaustive(domain: Vector, num_outputs: int, neighbours: str | Relatio
         triples = relation.count_pairs(domain) * num_outputs
     if pairs > MAX_PAIRS or triples > MAX_TRIPLES:
         sizes = f"|I| = {_size_text(pairs)} pairs" + (f" and |C| = {_size_text(triples)} triples" if triples else "")
-        raise WmcdpError(f"the exhaustive sets are too large ({sizes}; limits {MAX_PAIRS} pairs, {MAX_TRIPLES} "
-                         "triples): use symmetry sets, or force the run (--force)")
+        raise WmcdpError(
+            f"the exhaustive sets are too large ({sizes}; limits {MAX_PAIRS} pairs, {MAX_TRIPLES} "
+            "triples): use symmetry sets, or force the run (--force)"
+        )
 
 
 def _size_text(n: int) -> str:
@@ -436,7 +468,7 @@ class ExhaustiveInference:
         return self.domain.size * _count(self.outputs)
 
     def __iter__(self) -> Iterator[tuple[Value, Value]]:
-        ys = self.outputs.values if isinstance(self.outputs, Shape) else lambda: iter(self.outputs)
+        ys = self.outputs.values if isinstance(self.outputs, Shape) else lambda: iter(self.outputs)  # type: ignore[arg-type]
         return ((x, y) for x in self.domain.values() for y in ys())
 
 
@@ -485,15 +517,18 @@ def _count(outputs: Shape | tuple) -> int:
     return outputs.size if isinstance(outputs, Shape) else len(outputs)
 
 
-def exhaustive_inference(domain: Vector, outputs: Shape | Sequence[Value], *, force: bool = False) -> ExhaustiveInference:
+def exhaustive_inference(
+    domain: Vector, outputs: Shape | Sequence[Value], *, force: bool = False
+) -> ExhaustiveInference:
     """``I = X x Y`` (``outputs``: the program's output shape, or Y itself), described, not listed."""
     outputs = outputs if isinstance(outputs, Shape) else tuple(outputs)
     check_exhaustive(domain, _count(outputs), force=force)
     return ExhaustiveInference(domain, outputs)
 
 
-def exhaustive_privacy(domain: Vector, outputs: Shape | Sequence[Value], neighbours: str | Relation = "hamming", *,
-                       force: bool = False) -> ExhaustivePrivacy:
+def exhaustive_privacy(
+    domain: Vector, outputs: Shape | Sequence[Value], neighbours: str | Relation = "hamming", *, force: bool = False
+) -> ExhaustivePrivacy:
     """``C = {(x, x', y) : x ~ x', y in Y}``, described, not listed."""
     relation = neighbour_relation(neighbours)
     outputs = outputs if isinstance(outputs, Shape) else tuple(outputs)

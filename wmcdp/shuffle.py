@@ -25,19 +25,20 @@ program's own counts.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import wmc
 from .compile import Compiled
 from .errors import WmcdpError
-from .probabilities import as_compiled, inference, number_system
 from .lang.program import Program, Value
 from .limits import check
 from .pairs import Logs
+from .probabilities import as_compiled, inference, number_system
 from .sets import ExhaustiveInference
 
 
@@ -74,8 +75,9 @@ class ShuffledInference:
         c = self.compiled(exact)
         arith = number_system(c, exact)
         if c.domain.n != 1:
-            raise WmcdpError(f"a local randomizer takes one user's value, but {c.program.name} has {c.domain.n} "
-                             "input entries")
+            raise WmcdpError(
+                f"a local randomizer takes one user's value, but {c.program.name} has {c.domain.n} input entries"
+            )
         table = inference(c, ExhaustiveInference(c.domain, c.shape), exact=exact)
         values = list(c.domain.entry_values)
         probs = np.full((len(values), len(self.counted) + 1), arith.zero, dtype=object if arith.exact else float)
@@ -86,7 +88,8 @@ class ShuffledInference:
         return arith, probs
 
     def rows(self, inputs: Sequence[Value], exact: Any = None) -> tuple[Any, np.ndarray]:
-        """``(arith, rows)``: the output masses of each input (natural logs, or numerators over ``arith.denominator``)."""
+        """``(arith, rows)``: the output masses of each input (natural logs, or numerators over
+        ``arith.denominator``)."""
         arith, probs = self.local_distribution(exact)
         c = self.compiled(exact)
         lo, k = c.domain.lo, len(c.domain.entry_values)
@@ -96,7 +99,7 @@ class ShuffledInference:
             denominator = math.lcm(*(p.denominator for p in probs.ravel() if p != 0))
             steps = np.array([[int(p * denominator) for p in row] for row in probs], dtype=object)
             rows = _distributions(steps, histograms, self.n, d, object)
-            return wmc.Scaled(denominator ** self.n), rows.reshape(len(inputs), -1)
+            return wmc.Scaled(denominator**self.n), rows.reshape(len(inputs), -1)
         _check_range(probs, self.n)
         steps = probs.astype(np.longdouble)
         rows = _distributions(steps, histograms, self.n, d, np.longdouble)
@@ -109,8 +112,10 @@ def _check_range(probs: np.ndarray, n: int) -> None:
     positive = [float(p) for p in probs.ravel() if p > 0]
     lowest = n * math.log(min(positive))
     if lowest < float(np.log(np.finfo(np.longdouble).tiny)) + 40:
-        raise WmcdpError(f"probabilities of the shuffled reports reach e^{lowest:.0f}, below the extended float "
-                         f"range of this machine; use exact arithmetic (--exact) for this n")
+        raise WmcdpError(
+            f"probabilities of the shuffled reports reach e^{lowest:.0f}, below the extended float "
+            f"range of this machine; use exact arithmetic (--exact) for this n"
+        )
 
 
 def _step(dist: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -148,25 +153,25 @@ def _distributions(steps: np.ndarray, histograms: list[tuple[int, ...]], n: int,
             powers.append(chain)
         for r, h in enumerate(histograms):
             check("shuffled distributions")
-            row = powers[0][h[0]][:h[0] + 1]               # j users count at most j
+            row = powers[0][h[0]][: h[0] + 1]  # j users count at most j
             for v in range(1, k):
-                row = np.convolve(row, powers[v][h[v]][:h[v] + 1])
+                row = np.convolve(row, powers[v][h[v]][: h[v] + 1])
             out[r] = 0
-            out[r, :len(row)] = row[:n + 1]
+            out[r, : len(row)] = row[: n + 1]
         return out
     order = sorted(range(len(histograms)), key=lambda r: histograms[r])
-    path: list[tuple[int, ...]] = []      # the users added so far, as the prefix of values
+    path: list[tuple[int, ...]] = []  # the users added so far, as the prefix of values
     stack: list[np.ndarray] = [start]
     for r in order:
         target = [v for v in range(k) for _ in range(histograms[r][v])]
         common = 0
         while common < len(path) and common < len(target) and path[common] == target[common]:
             common += 1
-        del path[common:], stack[common + 1:]
+        del path[common:], stack[common + 1 :]
         for v in target[common:]:
             check("shuffled distributions")
             stack.append(_step(stack[-1], steps[v]))
-            path.append(v)
+            path.append(v)  # type: ignore[arg-type]
         out[r] = stack[-1]
     return out
 

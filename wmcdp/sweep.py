@@ -16,19 +16,20 @@ the same tables.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any
 
 from .accuracy import synthesize_accuracy
 from .approximate import synthesize_approximate
 from .errors import WmcdpError
-from .probabilities import as_compiled
 from .lang.program import Program, Value
 from .lang.shape import format_value
 from .numbers import Number, exact_text, format_number, is_exact, parse_number
 from .pairs import PairWitness
 from .privacy import PrivacyWitness, synthesize_privacy
+from .probabilities import as_compiled
 from .registry import build_program, find_program, find_relation, find_sets, parameters
 from .renyi import synthesize_renyi
 
@@ -42,7 +43,7 @@ ProgressCallback = Callable[[int, int, str], None]
 class PrivacyRow:
     """Algorithm 2 at one parameter value: ``epsilon = ln(ratio)`` and the witness triple."""
 
-    program: str        # the program with its fixed parameters, e.g. "randomized_response(n=6)"
+    program: str  # the program with its fixed parameters, e.g. "randomized_response(n=6)"
     parameter: str
     value: Number
     epsilon: float
@@ -52,7 +53,7 @@ class PrivacyRow:
     p_x_prime: float | Fraction
     exact: bool
     diagram_size: int
-    seconds: float      # compilation plus synthesis
+    seconds: float  # compilation plus synthesis
 
     kind = "privacy"
 
@@ -60,13 +61,23 @@ class PrivacyRow:
         """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
         w = self.witness
         out = _head(self)
-        out.update(epsilon=float(self.epsilon), ratio=float(self.ratio), witness_x=format_value(w.x),
-                   witness_x_prime=format_value(w.x_prime), witness_y=format_value(w.y),
-                   p_y_given_x=float(self.p_x), p_y_given_x_prime=float(self.p_x_prime),
-                   diagram_size=self.diagram_size, seconds=self.seconds)
+        out.update(
+            epsilon=float(self.epsilon),
+            ratio=float(self.ratio),
+            witness_x=format_value(w.x),
+            witness_x_prime=format_value(w.x_prime),
+            witness_y=format_value(w.y),
+            p_y_given_x=float(self.p_x),
+            p_y_given_x_prime=float(self.p_x_prime),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
         if self.exact:
-            out.update(ratio_exact=exact_text(self.ratio), p_y_given_x_exact=exact_text(self.p_x),
-                       p_y_given_x_prime_exact=exact_text(self.p_x_prime))
+            out.update(
+                ratio_exact=exact_text(self.ratio),
+                p_y_given_x_exact=exact_text(self.p_x),
+                p_y_given_x_prime_exact=exact_text(self.p_x_prime),
+            )
         return out
 
 
@@ -90,8 +101,14 @@ class AccuracyRow:
     def record(self) -> dict[str, Any]:
         """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
         out = _head(self)
-        out.update(alpha=_plain(self.alpha), one_minus_beta=float(self.one_minus_beta), beta=float(self.beta),
-                   witness_x=format_value(self.witness), diagram_size=self.diagram_size, seconds=self.seconds)
+        out.update(
+            alpha=_plain(self.alpha),
+            one_minus_beta=float(self.one_minus_beta),
+            beta=float(self.beta),
+            witness_x=format_value(self.witness),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
         if self.exact:
             out.update(one_minus_beta_exact=exact_text(self.one_minus_beta), beta_exact=exact_text(self.beta))
         return out
@@ -107,7 +124,7 @@ class ApproximateRow:
     epsilon: float
     delta: float | Fraction
     witness: PairWitness
-    given: str          # "epsilon" or "delta": which one was given
+    given: str  # "epsilon" or "delta": which one was given
     compose: int
     exact: bool
     diagram_size: int | None
@@ -117,9 +134,16 @@ class ApproximateRow:
 
     def record(self) -> dict[str, Any]:
         out = _head(self)
-        out.update(epsilon=float(self.epsilon), delta=float(self.delta), given=self.given,
-                   witness_x=format_value(self.witness.x), witness_x_prime=format_value(self.witness.x_prime),
-                   compose=self.compose, diagram_size=self.diagram_size, seconds=self.seconds)
+        out.update(
+            epsilon=float(self.epsilon),
+            delta=float(self.delta),
+            given=self.given,
+            witness_x=format_value(self.witness.x),
+            witness_x_prime=format_value(self.witness.x_prime),
+            compose=self.compose,
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
         if self.exact and isinstance(self.delta, Fraction):
             out.update(delta_exact=exact_text(self.delta))
         return out
@@ -143,9 +167,14 @@ class RenyiRow:
 
     def record(self) -> dict[str, Any]:
         out = _head(self)
-        out.update(order=self.order, epsilon=float(self.epsilon), witness_x=format_value(self.witness.x),
-                   witness_x_prime=format_value(self.witness.x_prime), diagram_size=self.diagram_size,
-                   seconds=self.seconds)
+        out.update(
+            order=self.order,
+            epsilon=float(self.epsilon),
+            witness_x=format_value(self.witness.x),
+            witness_x_prime=format_value(self.witness.x_prime),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
         return out
 
 
@@ -155,7 +184,7 @@ class ProfileRow:
 
     program: str
     epsilon: float
-    epsilon_text: str       # as given: "0.5" or "ln(3/2)"
+    epsilon_text: str  # as given: "0.5" or "ln(3/2)"
     delta: float | Fraction
     witness: PairWitness
     compose: int = 1
@@ -164,15 +193,18 @@ class ProfileRow:
     parameter = "epsilon"
 
     def record(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"epsilon": float(self.epsilon), "delta": float(self.delta),
-                               "witness_x": format_value(self.witness.x),
-                               "witness_x_prime": format_value(self.witness.x_prime)}
+        out: dict[str, Any] = {
+            "epsilon": float(self.epsilon),
+            "delta": float(self.delta),
+            "witness_x": format_value(self.witness.x),
+            "witness_x_prime": format_value(self.witness.x_prime),
+        }
         if isinstance(self.delta, Fraction):
             out.update(epsilon_exact=self.epsilon_text, delta_exact=exact_text(self.delta))
         return out
 
 
-Row = Union[PrivacyRow, AccuracyRow, ApproximateRow, RenyiRow, ProfileRow]
+Row = PrivacyRow | AccuracyRow | ApproximateRow | RenyiRow | ProfileRow
 
 
 def _plain(value: Any) -> Any:
@@ -182,11 +214,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-
-def _head(row: "Row") -> dict[str, Any]:
-    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}
-    if isinstance(row.value, Fraction):
-        out["value_exact"] = format_number(row.value)
+def _head(row: Row) -> dict[str, Any]:
+    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}  # type: ignore[union-attr]
+    if isinstance(row.value, Fraction):  # type: ignore[union-attr]
+        out["value_exact"] = format_number(row.value)  # type: ignore[union-attr]
     return out
 
 
@@ -210,6 +241,7 @@ def to_dataframe(rows: Sequence[Row]):
 
 # -- the swept values --------------------------------------------------------------------
 
+
 def _number(text: str, item: str, exact: bool) -> Number:
     try:
         value = parse_number(text, exact=exact)
@@ -230,7 +262,7 @@ def _range(start: Number, stop: Number, step: Number, item: str) -> list[Number]
     if span < 0:
         raise WmcdpError(f"--over {item!r} is an empty range (stop is on the wrong side of start for that step)")
     exact = all(is_exact(v) for v in (start, stop, step))
-    count = math.floor(span if exact else span + Fraction(1, 10 ** 9)) + 1
+    count = math.floor(span if exact else span + Fraction(1, 10**9)) + 1
     if count > MAX_POINTS:
         raise WmcdpError(f"--over {item!r} has {count} points, more than {MAX_POINTS}")
     if exact:
@@ -264,6 +296,7 @@ def parse_over(text: str, *, exact: bool = False) -> tuple[str, list[Number]]:
 
 # -- running -----------------------------------------------------------------------------
 
+
 def _variant(spec: str, fixed: Mapping[str, Number]) -> str:
     name = find_program(spec)[0]
     return f"{name}({', '.join(f'{k}={format_number(v)}' for k, v in fixed.items())})"
@@ -280,49 +313,138 @@ def _check(specs: Sequence[str], fixed: Mapping[str, Number], parameter: str, va
         name, factory = find_program(spec)
         names = [p.name for p in parameters(factory)]
         if parameter not in names:
-            raise WmcdpError(f"program {name} has no parameter {parameter!r} to sweep; its parameters are "
-                             f"{', '.join(names)}")
+            raise WmcdpError(
+                f"program {name} has no parameter {parameter!r} to sweep; its parameters are {', '.join(names)}"
+            )
 
 
-def _privacy_point(program: Program, variant: str, parameter: str, value: Number, *, sets: str,
-                   neighbours: str | None, backend: str, exact: Any) -> PrivacyRow:
+def _privacy_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> PrivacyRow:
     compiled = as_compiled(program, backend, exact)
     C, I = find_sets("privacy", sets, program)
     r = synthesize_privacy(compiled, C, I, neighbours=find_relation(neighbours) if neighbours else None, exact=exact)
-    return PrivacyRow(variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact,
-                      r.diagram_size, compiled.compile_seconds + r.seconds)
+    return PrivacyRow(
+        variant,
+        parameter,
+        value,
+        r.epsilon,
+        r.ratio,
+        r.witness,
+        r.p_x,
+        r.p_x_prime,
+        r.exact,
+        r.diagram_size,
+        compiled.compile_seconds + r.seconds,
+    )
 
 
-def _accuracy_point(program: Program, variant: str, parameter: str, value: Number, *, alpha: Number, sets: str,
-                    backend: str, exact: Any) -> AccuracyRow:
+def _accuracy_point(
+    program: Program, variant: str, parameter: str, value: Number, *, alpha: Number, sets: str, backend: str, exact: Any
+) -> AccuracyRow:
     compiled = as_compiled(program, backend, exact)
     A, I = find_sets("accuracy", sets, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
-    return AccuracyRow(variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact,
-                       r.diagram_size, compiled.compile_seconds + r.seconds)
+    return AccuracyRow(
+        variant,
+        parameter,
+        value,
+        r.alpha,
+        r.one_minus_beta,
+        r.beta,
+        r.witness,
+        r.exact,
+        r.diagram_size,
+        compiled.compile_seconds + r.seconds,
+    )
 
 
-def _approximate_point(program: Program, variant: str, parameter: str, value: Number, *, epsilon: Any, delta: Any,
-                       compose: int, sets: str, neighbours: str | None, backend: str, exact: Any) -> ApproximateRow:
+def _approximate_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    epsilon: Any,
+    delta: Any,
+    compose: int,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> ApproximateRow:
     P, I = find_sets("pairs", sets, program)
-    r = synthesize_approximate(program, P, I, epsilon=epsilon, delta=delta, compose=compose,
-                               neighbours=find_relation(neighbours) if neighbours else None, backend=backend,
-                               exact=exact)
-    return ApproximateRow(variant, parameter, value, r.epsilon, r.delta, r.witness,
-                          "delta" if delta is not None else "epsilon", r.compose, r.exact, r.diagram_size, r.seconds)
+    r = synthesize_approximate(
+        program,
+        P,
+        I,
+        epsilon=epsilon,
+        delta=delta,
+        compose=compose,
+        neighbours=find_relation(neighbours) if neighbours else None,
+        backend=backend,
+        exact=exact,
+    )
+    return ApproximateRow(
+        variant,
+        parameter,
+        value,
+        r.epsilon,
+        r.delta,
+        r.witness,
+        "delta" if delta is not None else "epsilon",
+        r.compose,
+        r.exact,
+        r.diagram_size,
+        r.seconds,
+    )
 
 
-def _renyi_point(program: Program, variant: str, parameter: str, value: Number, *, orders: Any, sets: str,
-                 neighbours: str | None, backend: str, exact: Any) -> list[RenyiRow]:
+def _renyi_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    orders: Any,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> list[RenyiRow]:
     P, I = find_sets("pairs", sets, program)
-    r = synthesize_renyi(program, orders, P, I, neighbours=find_relation(neighbours) if neighbours else None,
-                         backend=backend, exact=exact)
-    return [RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
-            for o in r.orders]
+    r = synthesize_renyi(
+        program,
+        orders,
+        P,
+        I,
+        neighbours=find_relation(neighbours) if neighbours else None,
+        backend=backend,
+        exact=exact,
+    )
+    return [
+        RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
+        for o in r.orders
+    ]
 
 
-def _sweep(point: Callable[..., Row | list[Row]], specs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
-           values: Sequence[Number], progress: ProgressCallback | None, **options: Any) -> list[Row]:
+def _sweep(
+    point: Callable[..., Row | list[Row]],
+    specs: Sequence[str],
+    fixed: Mapping[str, Number],
+    parameter: str,
+    values: Sequence[Number],
+    progress: ProgressCallback | None,
+    **options: Any,
+) -> list[Row]:
     _check(specs, fixed, parameter, values)
     total, done, rows = len(specs) * len(values), 0, []
     for spec in specs:
@@ -339,9 +461,18 @@ def _sweep(point: Callable[..., Row | list[Row]], specs: Sequence[str], fixed: M
     return rows
 
 
-def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
-                  *, sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
-                  exact: Any = None, progress: ProgressCallback | None = None) -> list[PrivacyRow]:
+def sweep_privacy(
+    programs: Sequence[str],
+    fixed: Mapping[str, Number],
+    parameter: str,
+    values: Sequence[Number],
+    *,
+    sets: str = "exhaustive",
+    neighbours: str | None = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    progress: ProgressCallback | None = None,
+) -> list[PrivacyRow]:
     """Tight epsilon (Algorithm 2) of each program for each value of ``parameter``.
 
     ``programs`` are built-in names or ``file.py:function``; ``fixed`` holds the other
@@ -351,22 +482,62 @@ def sweep_privacy(programs: Sequence[str], fixed: Mapping[str, Number], paramete
     """
     if sets != "exhaustive" and neighbours:
         raise WmcdpError("neighbours apply to exhaustive sets only")
-    return _sweep(_privacy_point, programs, fixed, parameter, values, progress, sets=sets,
-                  neighbours=neighbours, backend=backend, exact=exact)  # type: ignore[return-value]
+    return _sweep(
+        _privacy_point,
+        programs,
+        fixed,
+        parameter,
+        values,
+        progress,
+        sets=sets,
+        neighbours=neighbours,
+        backend=backend,
+        exact=exact,
+    )  # type: ignore[return-value]
 
 
-def sweep_accuracy(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
-                   alpha: Number, *, sets: str = "exhaustive", backend: str = "bdd", exact: Any = None,
-                   progress: ProgressCallback | None = None) -> list[AccuracyRow]:
+def sweep_accuracy(
+    programs: Sequence[str],
+    fixed: Mapping[str, Number],
+    parameter: str,
+    values: Sequence[Number],
+    alpha: Number,
+    *,
+    sets: str = "exhaustive",
+    backend: str = "bdd",
+    exact: Any = None,
+    progress: ProgressCallback | None = None,
+) -> list[AccuracyRow]:
     """Tight ``1 - beta`` at radius ``alpha`` (Algorithm 3) of each program for each value of ``parameter``."""
-    return _sweep(_accuracy_point, programs, fixed, parameter, values, progress, alpha=alpha, sets=sets,
-                  backend=backend, exact=exact)  # type: ignore[return-value]
+    return _sweep(
+        _accuracy_point,
+        programs,
+        fixed,
+        parameter,
+        values,
+        progress,
+        alpha=alpha,
+        sets=sets,
+        backend=backend,
+        exact=exact,
+    )  # type: ignore[return-value]
 
 
-def sweep_approximate(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str,
-                      values: Sequence[Number], *, epsilon: Any = None, delta: Any = None, compose: int = 1,
-                      sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
-                      exact: Any = None, progress: ProgressCallback | None = None) -> list[ApproximateRow]:
+def sweep_approximate(
+    programs: Sequence[str],
+    fixed: Mapping[str, Number],
+    parameter: str,
+    values: Sequence[Number],
+    *,
+    epsilon: Any = None,
+    delta: Any = None,
+    compose: int = 1,
+    sets: str = "exhaustive",
+    neighbours: str | None = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    progress: ProgressCallback | None = None,
+) -> list[ApproximateRow]:
     """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) of each program for each value of ``parameter``.
 
     ``sets``: ``"exhaustive"``, ``"symmetry"`` (the program's proved pair sets) or ``file.py:function``.
@@ -375,20 +546,66 @@ def sweep_approximate(programs: Sequence[str], fixed: Mapping[str, Number], para
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
     if sets != "exhaustive" and neighbours:
         raise WmcdpError("neighbours apply to exhaustive sets only")
-    return _sweep(_approximate_point, programs, fixed, parameter, values, progress, epsilon=epsilon, delta=delta,
-                  compose=compose, sets=sets, neighbours=neighbours, backend=backend,
-                  exact=exact)  # type: ignore[return-value]
+    return _sweep(
+        _approximate_point,
+        programs,
+        fixed,
+        parameter,
+        values,
+        progress,
+        epsilon=epsilon,
+        delta=delta,
+        compose=compose,
+        sets=sets,
+        neighbours=neighbours,
+        backend=backend,
+        exact=exact,
+    )  # type: ignore[return-value]
 
 
-def sweep_renyi(programs: Sequence[str], fixed: Mapping[str, Number], parameter: str, values: Sequence[Number],
-                orders: Any, *, sets: str = "exhaustive", neighbours: str | None = None, backend: str = "bdd",
-                exact: Any = None, progress: ProgressCallback | None = None) -> list[RenyiRow]:
+def sweep_renyi(
+    programs: Sequence[str],
+    fixed: Mapping[str, Number],
+    parameter: str,
+    values: Sequence[Number],
+    orders: Any,
+    *,
+    sets: str = "exhaustive",
+    neighbours: str | None = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    progress: ProgressCallback | None = None,
+) -> list[RenyiRow]:
     """Tight ``D_α`` of each program for each value of ``parameter``, one row per order."""
     if sets != "exhaustive" and neighbours:
         raise WmcdpError("neighbours apply to exhaustive sets only")
-    return _sweep(_renyi_point, programs, fixed, parameter, values, progress, orders=orders, sets=sets,
-                  neighbours=neighbours, backend=backend, exact=exact)  # type: ignore[return-value]
+    return _sweep(
+        _renyi_point,  # type: ignore[arg-type]
+        programs,
+        fixed,
+        parameter,
+        values,
+        progress,
+        orders=orders,
+        sets=sets,
+        neighbours=neighbours,
+        backend=backend,
+        exact=exact,
+    )  # type: ignore[return-value]
 
 
-__all__ = ["PrivacyRow", "AccuracyRow", "ApproximateRow", "RenyiRow", "ProfileRow", "Row", "parse_over",
-           "sweep_privacy", "sweep_accuracy", "sweep_approximate", "sweep_renyi", "records", "to_dataframe"]
+__all__ = [
+    "PrivacyRow",
+    "AccuracyRow",
+    "ApproximateRow",
+    "RenyiRow",
+    "ProfileRow",
+    "Row",
+    "parse_over",
+    "sweep_privacy",
+    "sweep_accuracy",
+    "sweep_approximate",
+    "sweep_renyi",
+    "records",
+    "to_dataframe",
+]

@@ -11,7 +11,8 @@ import csv
 import io
 import json
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .numbers import format_number
 from .sweep import Row, records
@@ -19,25 +20,58 @@ from .sweep import Row, records
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 
 # (record key, plain header, LaTeX header); "value" is headed by the swept parameter's name
-_PRIVACY = [("program", "program", "program"), ("value", None, None), ("epsilon", "epsilon", r"$\varepsilon$"),
-            ("ratio", "e^eps", r"$e^{\varepsilon}$"), ("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$"),
-            ("witness_y", "y", "$y$"), ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
-            ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"), ("diagram_size", "size", "size"),
-            ("seconds", "seconds", "seconds")]
-_ACCURACY = [("program", "program", "program"), ("value", None, None), ("alpha", "alpha", r"$\alpha$"),
-             ("one_minus_beta", "1-beta", r"$1-\beta$"), ("beta", "beta", r"$\beta$"),
-             ("witness_x", "worst x", "worst $x$"), ("diagram_size", "size", "size"), ("seconds", "seconds", "seconds")]
+_PRIVACY = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("epsilon", "epsilon", r"$\varepsilon$"),
+    ("ratio", "e^eps", r"$e^{\varepsilon}$"),
+    ("witness_x", "x", "$x$"),
+    ("witness_x_prime", "x'", "$x'$"),
+    ("witness_y", "y", "$y$"),
+    ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
+    ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_ACCURACY = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("alpha", "alpha", r"$\alpha$"),
+    ("one_minus_beta", "1-beta", r"$1-\beta$"),
+    ("beta", "beta", r"$\beta$"),
+    ("witness_x", "worst x", "worst $x$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
 _PAIR = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
-_APPROXIMATE = [("program", "program", "program"), ("value", None, None), ("epsilon", "epsilon", r"$\varepsilon$"),
-                ("delta", "delta", r"$\delta$"), *_PAIR, ("compose", "K", "$K$"), ("diagram_size", "size", "size"),
-                ("seconds", "seconds", "seconds")]
-_RENYI = [("program", "program", "program"), ("value", None, None), ("order", "alpha", r"$\alpha$"),
-          ("epsilon", "D_alpha", r"$D_\alpha$"), *_PAIR, ("diagram_size", "size", "size"),
-          ("seconds", "seconds", "seconds")]
+_APPROXIMATE = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("epsilon", "epsilon", r"$\varepsilon$"),
+    ("delta", "delta", r"$\delta$"),
+    *_PAIR,
+    ("compose", "K", "$K$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_RENYI = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("order", "alpha", r"$\alpha$"),
+    ("epsilon", "D_alpha", r"$D_\alpha$"),
+    *_PAIR,
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
 _PROFILE = [("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *_PAIR]
 #: the columns people read, per kind of row
-COLUMNS = {"privacy": _PRIVACY, "accuracy": _ACCURACY, "approximate": _APPROXIMATE, "renyi": _RENYI,
-           "profile": _PROFILE}
+COLUMNS = {
+    "privacy": _PRIVACY,
+    "accuracy": _ACCURACY,
+    "approximate": _APPROXIMATE,
+    "renyi": _RENYI,
+    "profile": _PROFILE,
+}
 _TEXT = {"program", "witness_x", "witness_x_prime", "witness_y"}
 
 
@@ -54,10 +88,14 @@ def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[lis
     """Headers, cells and which columns are numeric, for the human formats."""
     columns = COLUMNS[rows[0].kind]
     parameter = rows[0].parameter
-    headers = [(rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter) if plain is None
-               else (tex if latex else plain) for _, plain, tex in columns]
-    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]
-    return headers, cells, [key not in _TEXT for key, _, _ in columns]
+    headers = [
+        (rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter)
+        if plain is None
+        else (tex if latex else plain)
+        for _, plain, tex in columns  # type: ignore[attr-defined]
+    ]
+    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]  # type: ignore[attr-defined]
+    return headers, cells, [key not in _TEXT for key, _, _ in columns]  # type: ignore[attr-defined]
 
 
 def _table(rows: Sequence[Row]) -> str:
@@ -73,12 +111,23 @@ def _table(rows: Sequence[Row]) -> str:
 def _markdown(rows: Sequence[Row]) -> str:
     headers, cells, numeric = _grid(rows)
     rule = ["---:" if num else "---" for num in numeric]
-    return "\n".join("| " + " | ".join(s.replace("|", "\\|") for s in items) + " |"
-                     for items in [headers, rule, *cells])
+    return "\n".join(
+        "| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells]
+    )
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _latex_escape(text: str) -> str:
@@ -94,8 +143,12 @@ def _latex_cell(text: str, numeric: bool) -> str:
 def _latex(rows: Sequence[Row]) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), ready to ``\\input``."""
     headers, cells, numeric = _grid(rows, latex=True)
-    lines = [rf"\begin{{tabular}}{{{''.join('r' if num else 'l' for num in numeric)}}}", r"\toprule",
-             " & ".join(headers) + r" \\", r"\midrule"]
+    lines = [
+        rf"\begin{{tabular}}{{{''.join('r' if num else 'l' for num in numeric)}}}",
+        r"\toprule",
+        " & ".join(headers) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(_latex_cell(c, num) for c, num in zip(row, numeric)) + r" \\" for row in cells]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines)
@@ -120,8 +173,13 @@ def _json(rows: Sequence[Row]) -> str:
     return json.dumps([{k: _json_value(v) for k, v in r.items()} for r in records(rows)], indent=1)
 
 
-_RENDER: dict[str, Callable[[Sequence[Row]], str]] = {"table": _table, "csv": _csv, "markdown": _markdown,
-                                                       "latex": _latex, "json": _json}
+_RENDER: dict[str, Callable[[Sequence[Row]], str]] = {
+    "table": _table,
+    "csv": _csv,
+    "markdown": _markdown,
+    "latex": _latex,
+    "json": _json,
+}
 
 
 def render_rows(rows: Sequence[Row], fmt: str = "table") -> str:

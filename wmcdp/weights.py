@@ -16,9 +16,9 @@ chooses log-space arithmetic (see :mod:`wmcdp.wmc`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from .numbers import Number, log_fraction
 
@@ -29,9 +29,9 @@ NEG_INF = float("-inf")
 class BitWeight:
     """``P(v = 1)`` and ``P(v = 0)`` of one random bit, linear and as natural logs."""
 
-    one: Number        # Fraction when exact, else float (0.0 if it underflows)
+    one: Number  # Fraction when exact, else float (0.0 if it underflows)
     zero: Number
-    log_one: float     # ln P(v = 1), -inf when P(v = 1) = 0
+    log_one: float  # ln P(v = 1), -inf when P(v = 1) = 0
     log_zero: float
 
     @property
@@ -79,10 +79,15 @@ def split_weight(upper: Sequence[Number], lower: Sequence[Number]) -> BitWeight:
     if whole == 0:  # an unreachable branch of the tree: any weights do; pick the lower half
         return BitWeight(Fraction(0), Fraction(1), NEG_INF, 0.0)
     if isinstance(whole, Fraction):
-        return BitWeight(up / whole, low / whole, _log(up) - _log(whole) if up else NEG_INF,
-                         _log(low) - _log(whole) if low else NEG_INF)
-    return BitWeight(up / whole, low / whole, math.log(up / whole) if up else NEG_INF,
-                     math.log(low / whole) if low else NEG_INF)
+        return BitWeight(
+            up / whole,
+            low / whole,
+            _log(up) - _log(whole) if up else NEG_INF,
+            _log(low) - _log(whole) if low else NEG_INF,
+        )
+    return BitWeight(
+        up / whole, low / whole, math.log(up / whole) if up else NEG_INF, math.log(low / whole) if low else NEG_INF
+    )
 
 
 def log_split_weight(log_upper: Sequence[float], log_lower: Sequence[float]) -> BitWeight:

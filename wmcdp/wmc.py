@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -118,7 +119,7 @@ class Extended:
     name = "float"
     exact = False
     dtype = np.complex128
-    ZERO_EXPONENT = -float(2 ** 60)
+    ZERO_EXPONENT = -float(2**60)
     zero = complex(0.0, ZERO_EXPONENT)
     one = complex(0.5, 1.0)
 
@@ -237,7 +238,7 @@ class Scaled:
     def coefficients(w: BitWeight) -> tuple[int, int, int]:
         """``(a, b, d)`` with ``w(v) = a/d`` and ``w(not v) = b/d``."""
         d = math.lcm(w.one.denominator, w.zero.denominator)  # type: ignore[union-attr]
-        return w.one.numerator * (d // w.one.denominator), w.zero.numerator * (d // w.zero.denominator), d
+        return w.one.numerator * (d // w.one.denominator), w.zero.numerator * (d // w.zero.denominator), d  # type: ignore[union-attr]
 
     @staticmethod
     def mul(a: Any, b: Any) -> Any:
@@ -265,8 +266,11 @@ class Scaled:
         """Values as float64 probabilities (rounded)."""
         v = np.asarray(v)
         if v.dtype != object:
-            return v.astype(np.float64) / float(self.denominator) if self.denominator.bit_length() < 1000 else \
-                np.array([float(Fraction(int(x), self.denominator)) for x in v.reshape(-1)]).reshape(v.shape)
+            return (
+                v.astype(np.float64) / float(self.denominator)
+                if self.denominator.bit_length() < 1000
+                else np.array([float(Fraction(int(x), self.denominator)) for x in v.reshape(-1)]).reshape(v.shape)
+            )
         return np.array([float(Fraction(int(x), self.denominator)) for x in v.reshape(-1)]).reshape(v.shape)
 
     def probability(self, v: Any) -> Fraction:
@@ -342,6 +346,7 @@ Arith = Linear | Extended | Scaled | Rational
 
 # -- plans ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Group:
     """A free axis over the bits ``variables`` (most significant first) of one value in ``0..size-1``."""
@@ -356,17 +361,18 @@ class Plan:
 
     weights: Mapping[int, BitWeight]
     groups: Sequence[Group] = ()
-    batch: Mapping[int, np.ndarray] = field(default_factory=dict)   # variable -> bool array (B,)
+    batch: Mapping[int, np.ndarray] = field(default_factory=dict)  # variable -> bool array (B,)
     batch_size: int = 1
 
     def __post_init__(self) -> None:
-        self.member: dict[int, tuple[int, int]] = {}   # variable -> (group index, bit position)
+        self.member: dict[int, tuple[int, int]] = {}  # variable -> (group index, bit position)
         for g, group in enumerate(self.groups):
             for b, v in enumerate(group.variables):
                 self.member[v] = (g, b)
 
 
 # -- the traversal --------------------------------------------------------------------------
+
 
 class _Forms:
     """Per group, the axis length of a node's array at each level (bit codes below, values above)."""
@@ -399,9 +405,9 @@ class Pool:
     MIN_CELLS = 1 << 15
 
     def __init__(self) -> None:
-        self.free: dict[tuple[Any, int], list[np.ndarray]] = {}   # (dtype, size) -> free buffers
-        self.sizes: dict[Any, list[int]] = {}                      # dtype -> sizes with free buffers, sorted
-        self.lent: dict[int, np.ndarray] = {}                      # id of a lent view -> its flat buffer
+        self.free: dict[tuple[Any, int], list[np.ndarray]] = {}  # (dtype, size) -> free buffers
+        self.sizes: dict[Any, list[int]] = {}  # dtype -> sizes with free buffers, sorted
+        self.lent: dict[int, np.ndarray] = {}  # id of a lent view -> its flat buffer
 
     def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         cells = math.prod(shape)
@@ -465,8 +471,12 @@ def _head(value: Any, axis: int, stop: int) -> Any:
     if value.shape[axis] <= stop:
         return value
     if isinstance(value, _Halves):  # halves along another axis: restrict each half
-        return _Halves(value.axis, value.half, value.full,
-                       *(None if p is None else _head(p, axis, stop) for p in (value.low, value.high)))
+        return _Halves(
+            value.axis,
+            value.half,
+            value.full,
+            *(None if p is None else _head(p, axis, stop) for p in (value.low, value.high)),
+        )
     index = [slice(None)] * value.ndim
     index[axis] = slice(0, stop)
     return value[tuple(index)]
@@ -490,7 +500,6 @@ class _Steps:
 
     def _is_one(self, m: Any) -> bool:
         return m == self.arith.one
-
 
     # -- halves ------------------------------------------------------------------------------
     def _write(self, value: Any, out: np.ndarray) -> None:
@@ -535,8 +544,9 @@ class _Steps:
         if h is self.zero or h is None:
             return self.scale(m0, lo)
         if isinstance(h, _Halves) and h.aligned(lo):
-            return _Halves(h.axis, h.half, h.full, self.combine(m1, h.low, m0, lo.low),
-                           self.combine(m1, h.high, m0, lo.high))
+            return _Halves(
+                h.axis, h.half, h.full, self.combine(m1, h.low, m0, lo.low), self.combine(m1, h.high, m0, lo.high)
+            )
         h, lo = self.dense(h), self.dense(lo)
         if self.arith is Extended:
             return Extended.combine(m1, h, m0, lo)
@@ -566,8 +576,12 @@ class _Steps:
             return a
         if isinstance(a, _Halves):
             if a.axis != axis:
-                return _Halves(a.axis, a.half, a.full,
-                               *(None if p is None else self.convert(p, axis, target, size) for p in (a.low, a.high)))
+                return _Halves(
+                    a.axis,
+                    a.half,
+                    a.full,
+                    *(None if p is None else self.convert(p, axis, target, size) for p in (a.low, a.high)),
+                )
             a = self.dense(a)
         shape = list(a.shape)
         shape[axis] = target
@@ -609,13 +623,13 @@ class _Region:
         self.inside = np.zeros(n, dtype=bool)
         for nodes in self.layers:
             self.inside[nodes] = True
-        self.row = np.zeros(n, dtype=np.int64)      # position of an entry in its level's array
+        self.row = np.zeros(n, dtype=np.int64)  # position of an entry in its level's array
         for nodes in self.layers:
             self.row[nodes] = np.arange(len(nodes))
-        self.row[var == -2] = 1                      # terminals: the bottom array is [TRUE, FALSE]
+        self.row[var == -2] = 1  # terminals: the bottom array is [TRUE, FALSE]
         decision = np.flatnonzero(var >= 0)
         outside = decision[~self.inside[decision]]
-        self.boundary = np.zeros(n, dtype=bool)     # read from above the region (or the root)
+        self.boundary = np.zeros(n, dtype=bool)  # read from above the region (or the root)
         self.boundary[hi[outside]] = True
         self.boundary[lo[outside]] = True
         self.boundary[n - 1] = True
@@ -644,8 +658,9 @@ class _Region:
         peak = int((np.cumsum(live)[:-1] + 2 * sizes).max())
         return (peak + 2 + int(self.boundary.sum())) * self.width
 
-    def count(self, flat: Any, plan: Plan, arith: Any, steps: "_Steps", skip: Any, *,
-              wide: bool = False) -> dict[int, Any]:
+    def count(
+        self, flat: Any, plan: Plan, arith: Any, steps: _Steps, skip: Any, *, wide: bool = False
+    ) -> dict[int, Any]:
         """The values of the boundary entries, as arrays ``(width, 1, ..., 1)`` for the per-entry traversal.
 
         ``wide``: an :class:`Extended` count runs here in :data:`WIDE` floats instead of per-cell
@@ -685,15 +700,21 @@ class _Region:
             random bits skipped on the way down (exact counts)."""
             levels = level[children]
             out = alloc(len(children))
-            split = [(int(levels[0]), None)] if (levels == levels[0]).all() else \
-                [(c, levels == c) for c in np.unique(levels).tolist()]
+            split = (
+                [(int(levels[0]), None)]
+                if (levels == levels[0]).all()
+                else [(c, levels == c) for c in np.unique(levels).tolist()]
+            )
             for child_level, mask in split:
                 rows = row[children] if mask is None else row[children[mask]]
                 part = np.take(arrays[child_level], rows, axis=0, out=out if mask is None else None, mode="clip")
                 g = 1 if skip is None else skip(here + 1, child_level)
                 if g != 1:
-                    part = part * steps._coefficient(g) if dtype is object else \
-                        np.multiply(part, steps._coefficient(g), out=part)
+                    part = (
+                        part * steps._coefficient(g)
+                        if dtype is object
+                        else np.multiply(part, steps._coefficient(g), out=part)
+                    )
                 if mask is not None or part is not out:
                     out[slice(None) if mask is None else mask] = part
             return out
@@ -735,11 +756,12 @@ WIDE_MIN_LOG2 = -16000.0
 
 def _widen(c: complex) -> Any:
     """An :class:`Extended` number as a wide float."""
-    return np.ldexp(WIDE(c.real), int(c.imag))
+    return np.ldexp(WIDE(c.real), int(c.imag))  # type: ignore[misc]
 
 
-def evaluate(flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = None,
-             pool: Pool | None = None, wide: bool = False) -> np.ndarray:
+def evaluate(
+    flat: Any, plan: Plan, arith: Any, level_of: Any, *, skip: Any = None, pool: Pool | None = None, wide: bool = False
+) -> np.ndarray:
     """``WMC`` of ``flat``'s root under ``plan``: an array of shape ``(B, size_0, size_1, ...)``.
 
     ``skip(level_from, level_to)`` is, for :class:`Scaled`, the product of the denominators
@@ -891,7 +913,7 @@ def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
     Free and batch bits weigh 1. Every nonzero value a linear traversal forms is at least
     this, so when it is at least ``2**-1000`` float64 never underflows and no precision is lost.
     """
-    cost = np.full(len(flat.var), -np.inf)   # -log2 of the smallest path weight below each entry
+    cost = np.full(len(flat.var), -np.inf)  # -log2 of the smallest path weight below each entry
     cost[flat.var == -1] = 0.0
     log2 = math.log(2)
     for nodes in flat.layers:
@@ -902,4 +924,18 @@ def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
     return 0.0 if root == -np.inf else -float(root)
 
 
-__all__ = ["WIDE", "WIDE_MIN_LOG2", "Linear", "Extended", "Scaled", "Rational", "SCALED_MAX_BITS", "Arith", "Group", "Plan", "evaluate", "min_path_log2", "LINEAR_MIN_LOG2"]
+__all__ = [
+    "WIDE",
+    "WIDE_MIN_LOG2",
+    "Linear",
+    "Extended",
+    "Scaled",
+    "Rational",
+    "SCALED_MAX_BITS",
+    "Arith",
+    "Group",
+    "Plan",
+    "evaluate",
+    "min_path_log2",
+    "LINEAR_MIN_LOG2",
+]

@@ -38,15 +38,16 @@ import numpy as np
 
 from ..compile import Compiled, compile_program
 from ..errors import WmcdpError
-from ..probabilities import Counter as ModelCounter, number_system
 from ..lang.program import Program
 from ..privacy import synthesize_privacy
+from ..probabilities import Counter as ModelCounter
+from ..probabilities import number_system
 from ..sweep import ProgressCallback
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
 #: an epsilon this close to 0 above the tight one is tight too (claims near 0 are ratios near 1)
-TIGHT_ABSOLUTE = 2.0 ** -50
+TIGHT_ABSOLUTE = 2.0**-50
 #: relative tolerance of the float model (permute-and-flip, whose probabilities are irrational)
 FLOAT_TOLERANCE = 1e-12
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
@@ -74,16 +75,16 @@ def opendp_version() -> str:
 class Case:
     """One OpenDP measurement at one set of parameters, with its model and how inputs and outputs translate."""
 
-    mechanism: str                          # the OpenDP constructor
-    params: str                             # the parameters, as shown
+    mechanism: str  # the OpenDP constructor
+    params: str  # the parameters, as shown
     d_in: int
-    build: Callable[[Any], Any]             # dp -> the OpenDP measurement
-    model: Callable[[], Program]            # the wmcdp model of its sampler
-    to_opendp: Callable[[tuple], Any]       # a model input -> OpenDP's input
-    from_opendp: Callable[[Any], Any]       # OpenDP's output -> the model's output
-    show: Callable[[tuple], str] = repr     # a model input as OpenDP's value, for people
+    build: Callable[[Any], Any]  # dp -> the OpenDP measurement
+    model: Callable[[], Program]  # the wmcdp model of its sampler
+    to_opendp: Callable[[tuple], Any]  # a model input -> OpenDP's input
+    from_opendp: Callable[[Any], Any]  # OpenDP's output -> the model's output
+    show: Callable[[tuple], str] = repr  # a model input as OpenDP's value, for people
     show_output: Callable[[Any], str] = repr  # a model output as OpenDP's value, for people
-    exact: Any = "binary"                   # "binary": exact binary64 parameters; False: a float model
+    exact: Any = "binary"  # "binary": exact binary64 parameters; False: a float model
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,20 @@ class SampleCheck:
         return self.p_value >= self.level
 
     def as_dict(self) -> dict[str, Any]:
-        return {"input": self.input, "draws": self.draws, "statistic": _json_float(self.statistic),
-                "degrees": self.degrees, "p_value": self.p_value, "agrees": self.agrees}
+        return {
+            "input": self.input,
+            "draws": self.draws,
+            "statistic": _json_float(self.statistic),
+            "degrees": self.degrees,
+            "p_value": self.p_value,
+            "agrees": self.agrees,
+        }
 
 
 @dataclass(frozen=True)
 class AuditRow:
     """One case's result: the claim, the tight epsilon, the verdict, its witness and the model checks."""
+
     mechanism: str
     params: str
     d_in: int
@@ -127,11 +135,19 @@ class AuditRow:
     def as_dict(self) -> dict[str, Any]:
         """The row for JSON (infinities as the string "inf")."""
         x, x_prime, y = self.witness
-        return {"mechanism": self.mechanism, "params": self.params, "d_in": self.d_in,
-                "claimed": _json_float(self.claimed), "epsilon": _json_float(self.epsilon),
-                "ratio_exact": self.ratio_exact, "verdict": self.verdict,
-                "witness": {"x": x, "x_prime": x_prime, "y": y}, "seconds": self.seconds,
-                "samples": [s.as_dict() for s in self.samples], "model_agrees": self.model_agrees}
+        return {
+            "mechanism": self.mechanism,
+            "params": self.params,
+            "d_in": self.d_in,
+            "claimed": _json_float(self.claimed),
+            "epsilon": _json_float(self.epsilon),
+            "ratio_exact": self.ratio_exact,
+            "verdict": self.verdict,
+            "witness": {"x": x, "x_prime": x_prime, "y": y},
+            "seconds": self.seconds,
+            "samples": [s.as_dict() for s in self.samples],
+            "model_agrees": self.model_agrees,
+        }
 
 
 def _json_float(value: float) -> float | str:
@@ -139,6 +155,7 @@ def _json_float(value: float) -> float | str:
 
 
 # -- the cases ------------------------------------------------------------------------------
+
 
 def _bool(x: tuple) -> bool:
     return bool(x[0])
@@ -169,63 +186,122 @@ def _cases() -> list[Case]:
     from wmcdp.programs import opendp as models
 
     def rr_bool(prob: float) -> Case:
-        return Case("make_randomized_response_bool", f"prob={prob!r}", 1,
-                    lambda dp: dp.m.make_randomized_response_bool(prob), lambda: models.opendp_rr_bool(prob),
-                    _bool, int, lambda x: str(bool(x[0])), lambda y: str(bool(y)))
+        return Case(
+            "make_randomized_response_bool",
+            f"prob={prob!r}",
+            1,
+            lambda dp: dp.m.make_randomized_response_bool(prob),
+            lambda: models.opendp_rr_bool(prob),
+            _bool,
+            int,
+            lambda x: str(bool(x[0])),
+            lambda y: str(bool(y)),
+        )
 
     def rr_categorical(t: int, prob: float, label: str) -> Case:
         names = [f"c{k}" for k in range(t)]
-        return Case("make_randomized_response", f"t={t}, prob={label}", 1,
-                    lambda dp: dp.m.make_randomized_response(names, prob=prob),
-                    lambda: models.opendp_rr_categorical(t, prob),
-                    lambda x: names[x[0]] if x[0] < t else "not-a-category", lambda y: names.index(y), _category(t),
-                    lambda y: names[y])
+        return Case(
+            "make_randomized_response",
+            f"t={t}, prob={label}",
+            1,
+            lambda dp: dp.m.make_randomized_response(names, prob=prob),
+            lambda: models.opendp_rr_categorical(t, prob),
+            lambda x: names[x[0]] if x[0] < t else "not-a-category",
+            lambda y: names.index(y),
+            _category(t),
+            lambda y: names[y],
+        )
 
     def bitvec(n: int, m: int, f: float) -> Case:
-        return Case("make_randomized_response_bitvec", f"{n} bits, max_weight={m}, f={f!r}", 1,
-                    lambda dp: dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=m),
-                                                                    dp.discrete_distance(), f),
-                    lambda: models.opendp_rr_bitvec(n, m, f), _bits_to_bytes, _bytes_to_bits,
-                    lambda x: _bits_to_bytes(x).hex(), lambda y: _bits_to_bytes(y).hex())
+        return Case(
+            "make_randomized_response_bitvec",
+            f"{n} bits, max_weight={m}, f={f!r}",
+            1,
+            lambda dp: dp.m.make_randomized_response_bitvec(
+                dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f
+            ),
+            lambda: models.opendp_rr_bitvec(n, m, f),
+            _bits_to_bytes,
+            _bytes_to_bits,
+            lambda x: _bits_to_bytes(x).hex(),
+            lambda y: _bits_to_bytes(y).hex(),
+        )
 
     def bitvec_lengths(n: int, m: int, f: float) -> Case:
         def to_model(data: Any) -> tuple:
             bits = _bytes_to_bits(data)
             return (len(bits),) + bits + (0,) * (2 * n - len(bits))
-        return Case("make_randomized_response_bitvec", f"{n} or {2 * n} bits, max_weight={m}, f={f!r}", 1,
-                    lambda dp: dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=m),
-                                                                    dp.discrete_distance(), f),
-                    lambda: models.opendp_rr_bitvec_lengths(n, m, f), _lengths_to_opendp(n), to_model,
-                    lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
-                    lambda y: _bits_to_bytes(y[1:1 + y[0]]).hex())
+
+        return Case(
+            "make_randomized_response_bitvec",
+            f"{n} or {2 * n} bits, max_weight={m}, f={f!r}",
+            1,
+            lambda dp: dp.m.make_randomized_response_bitvec(
+                dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f
+            ),
+            lambda: models.opendp_rr_bitvec_lengths(n, m, f),
+            _lengths_to_opendp(n),
+            to_model,
+            lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
+            lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
+        )
 
     def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> Case:
-        return Case("make_geometric", f"T={T}, bounds=({lower}, {upper}), scale={scale!r}", d_in,
-                    lambda dp: dp.m.make_geometric(dp.atom_domain(T=T), dp.absolute_distance(T=T), scale=scale,
-                                                   bounds=(lower, upper)),
-                    lambda: models.opendp_geometric_bounded(lower, upper, scale, d_in, T),
-                    lambda x: x[0], int, lambda x: str(x[0]), str)
+        return Case(
+            "make_geometric",
+            f"T={T}, bounds=({lower}, {upper}), scale={scale!r}",
+            d_in,
+            lambda dp: dp.m.make_geometric(
+                dp.atom_domain(T=T), dp.absolute_distance(T=T), scale=scale, bounds=(lower, upper)
+            ),
+            lambda: models.opendp_geometric_bounded(lower, upper, scale, d_in, T),
+            lambda x: x[0],
+            int,
+            lambda x: str(x[0]),
+            str,
+        )
 
     def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> Case:
-        return Case("make_noisy_max", f"{n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}", d_in,
-                    lambda dp: dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T="i32")),
-                                                   dp.linf_distance(T="i32", monotonic=monotonic),
-                                                   dp.max_divergence(), scale),
-                    lambda: models.opendp_noisy_max(n, top, scale, d_in, monotonic),
-                    lambda x: list(x), int, lambda x: str(list(x)), str, exact=False)
+        return Case(
+            "make_noisy_max",
+            f"{n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}",
+            d_in,
+            lambda dp: dp.m.make_noisy_max(
+                dp.vector_domain(dp.atom_domain(T="i32")),
+                dp.linf_distance(T="i32", monotonic=monotonic),
+                dp.max_divergence(),
+                scale,
+            ),
+            lambda: models.opendp_noisy_max(n, top, scale, d_in, monotonic),
+            lambda x: list(x),
+            int,
+            lambda x: str(list(x)),
+            str,
+            exact=False,
+        )
 
     return [
-        rr_bool(0.75), rr_bool(0.6), rr_bool(0.5),
-        rr_categorical(3, 1 / 3, "1/3"), rr_categorical(9, 1 / 9, "1/9"), rr_categorical(4, 1 / 4, "1/4"),
+        rr_bool(0.75),
+        rr_bool(0.6),
+        rr_bool(0.5),
+        rr_categorical(3, 1 / 3, "1/3"),
+        rr_categorical(9, 1 / 9, "1/9"),
+        rr_categorical(4, 1 / 4, "1/4"),
         rr_categorical(5, 0.5, "0.5"),
-        bitvec(8, 5, 0.5), bitvec(8, 2, 0.5), bitvec_lengths(8, 5, 0.5),
-        geometric("i32", 0, 1, 1.0, 2), geometric("i32", 0, 5, 2.0, 1), geometric("u32", 0, 5, 10.0, 1),
+        bitvec(8, 5, 0.5),
+        bitvec(8, 2, 0.5),
+        bitvec_lengths(8, 5, 0.5),
+        geometric("i32", 0, 1, 1.0, 2),
+        geometric("i32", 0, 5, 2.0, 1),
+        geometric("u32", 0, 5, 10.0, 1),
         geometric("u32", 0, 5, 2.0, 1),
-        noisy_max(3, 3, 1.0, 1, False), noisy_max(2, 4, 2.0, 1, True),
+        noisy_max(3, 3, 1.0, 1, False),
+        noisy_max(2, 4, 2.0, 1, True),
     ]
 
 
 # -- verdicts ---------------------------------------------------------------------------------
+
 
 def verdict(claim: float, ratio: Fraction | float, epsilon: float, exact: bool) -> str:
     """``tight``, ``loose`` or ``VIOLATED`` (see the module docstring)."""
@@ -247,6 +323,7 @@ def verdict(claim: float, ratio: Fraction | float, epsilon: float, exact: bool) 
 
 
 # -- sampling ---------------------------------------------------------------------------------
+
 
 def _chi_square(counts: Counter, expected: dict, draws: int) -> tuple[float, int, float]:
     """Pearson's chi-square of ``counts`` against ``draws`` times ``expected`` (outputs expecting fewer than
@@ -274,7 +351,7 @@ def model_distribution(compiled: Compiled, x: tuple, exact: Any) -> dict[Any, An
     """``{y: P(y | x)}`` over the outputs the model gives a positive probability (one whole distribution)."""
     counter = ModelCounter(compiled, number_system(compiled, exact))
     digits = compiled.domain.digit_array([compiled.domain.check(x)])
-    (_, block), = counter.distributions(digits)
+    ((_, block),) = counter.distributions(digits)
     row, arith = block[0], counter.arith
     return {compiled.shape.value_at(int(k)): arith.probability(row[k]) for k in np.flatnonzero(row != arith.zero)}
 
@@ -309,24 +386,30 @@ def _workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
     """``submit(fn, *args)``, which returns a function waiting for ``fn(*args)``: run in ``processes`` worker
     processes that leave Ctrl-C to this one and end with the block, or (one process) at once, here."""
     if processes == 1:
+
         def now(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
             value = fn(*args)
             return lambda: value
+
         yield now
         return
-    with get_context("spawn").Pool(processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) \
-            as pool:
+    with get_context("spawn").Pool(
+        processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
+    ) as pool:
         yield lambda fn, *args: pool.apply_async(fn, args).get
 
 
 # -- the audit --------------------------------------------------------------------------------
 
+
 def _numbered(only: str | None) -> list[tuple[int, Case]]:
     everything = _cases()
     chosen = [(k, c) for k, c in enumerate(everything) if not only or only in f"{c.mechanism} {c.params}"]
     if not chosen:
-        raise WmcdpError(f"no case of the OpenDP audit matches {only!r}; the mechanisms are "
-                         f"{', '.join(sorted({c.mechanism for c in everything}))}")
+        raise WmcdpError(
+            f"no case of the OpenDP audit matches {only!r}; the mechanisms are "
+            f"{', '.join(sorted({c.mechanism for c in everything}))}"
+        )
     return chosen
 
 
@@ -335,8 +418,13 @@ def cases(only: str | None = None) -> list[Case]:
     return [c for _, c in _numbered(only)]
 
 
-def audit_opendp(sample: int = 0, level: float = 1e-3, only: str | None = None,
-          progress: ProgressCallback | None = None, processes: int = 2) -> list[AuditRow]:
+def audit_opendp(
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
+) -> list[AuditRow]:
     """One :class:`AuditRow` per case of the audit (with ``only``: per case whose ``"mechanism params"``
     label contains it). With ``sample``, OpenDP's draws are made in ``processes`` worker processes while
     this one computes the next cases (1: all here). ``progress(done, total, note)`` hears of each step:
@@ -366,14 +454,26 @@ def audit_opendp(sample: int = 0, level: float = 1e-3, only: str | None = None,
             compiled = compile_program(case.model(), exact_floats=case.exact == "binary")
             r = synthesize_privacy(compiled, exact=case.exact, force=True)
             w = r.witness
-            rows.append(AuditRow(case.mechanism, case.params, case.d_in, claimed, r.epsilon,
-                                 None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
-                                 verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
-                                 (case.show(w.x), case.show(w.x_prime), case.show_output(w.y)),
-                                 time.perf_counter() - start))
+            rows.append(
+                AuditRow(
+                    case.mechanism,
+                    case.params,
+                    case.d_in,
+                    claimed,
+                    r.epsilon,
+                    None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
+                    verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
+                    (case.show(w.x), case.show(w.x_prime), case.show_output(w.y)),
+                    time.perf_counter() - start,
+                )
+            )
             if sample:
-                pending.append([(x, model_distribution(compiled, x, case.exact),
-                                 submit(draw_counts, number, x, sample)) for x in (w.x, w.x_prime)])
+                pending.append(
+                    [
+                        (x, model_distribution(compiled, x, case.exact), submit(draw_counts, number, x, sample))
+                        for x in (w.x, w.x_prime)
+                    ]
+                )
         for done, ((_, case), jobs) in enumerate(zip(chosen, pending), start=len(chosen)):
             if progress:
                 progress(done, steps, f"OpenDP's draws for {case.mechanism} {case.params}")
@@ -384,5 +484,18 @@ def audit_opendp(sample: int = 0, level: float = 1e-3, only: str | None = None,
     return rows
 
 
-__all__ = ["BATCH", "TIGHT_ULPS", "AuditRow", "Case", "SampleCheck", "audit_opendp", "cases", "check_model", "draw",
-           "draw_counts", "model_distribution", "opendp_version", "verdict"]
+__all__ = [
+    "BATCH",
+    "TIGHT_ULPS",
+    "AuditRow",
+    "Case",
+    "SampleCheck",
+    "audit_opendp",
+    "cases",
+    "check_model",
+    "draw",
+    "draw_counts",
+    "model_distribution",
+    "opendp_version",
+    "verdict",
+]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
@@ -35,8 +35,11 @@ def _parser():
     from . import audit, beyond, bounds, sweep, symmetry, tools
     from .common import Parser
 
-    p = Parser(prog="wmcdp", description="Exact, tight DP and accuracy bounds by weighted model counting. "
-                                          "wmcdp --version prints the version.")
+    p = Parser(
+        prog="wmcdp",
+        description="Exact, tight DP and accuracy bounds by weighted model counting. "
+        "wmcdp --version prints the version.",
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     bounds.register(sub)
     beyond.register(sub)
@@ -63,8 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(arguments)
         memory = getattr(args, "max_memory", None)
-        with resource_limits(getattr(args, "max_nodes", None), getattr(args, "timeout", None),
-                    None if memory is None else memory_size(memory)):
+        with resource_limits(
+            getattr(args, "max_nodes", None),
+            getattr(args, "timeout", None),
+            None if memory is None else memory_size(memory),
+        ):
             text = args.run(args)
     except WmcdpError as exc:
         print(f"wmcdp: error: {exc}", file=sys.stderr)
@@ -78,8 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Disagreement as exc:
         return _emit(str(exc), EXIT_DISAGREE)
     except MemoryError:
-        print("wmcdp: stopped: out of memory; no bound was computed (use symmetry sets, --max-memory or --max-nodes)",
-              file=sys.stderr)
+        print(
+            "wmcdp: stopped: out of memory; no bound was computed (use symmetry sets, --max-memory or --max-nodes)",
+            file=sys.stderr,
+        )
         return EXIT_LIMIT
     return _emit(text, 0)
 

@@ -32,8 +32,11 @@ def _model_check(row: Any) -> str:
 
 def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
     headers = list(HEADERS) + (["model check"] if sampled else [])
-    cells = [[r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon), r.verdict, *r.witness]
-             + ([_model_check(r)] if sampled else []) for r in rows]
+    cells = [
+        [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon), r.verdict, *r.witness]
+        + ([_model_check(r)] if sampled else [])
+        for r in rows
+    ]
     return headers, cells
 
 
@@ -44,7 +47,9 @@ def _table(headers: list[str], cells: list[list[str]]) -> str:
 
 def _markdown(headers: list[str], cells: list[list[str]]) -> str:
     rule = ["---:" if h in ("d_in", "claimed eps", "exact eps") else "---" for h in headers]
-    return "\n".join("| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells])
+    return "\n".join(
+        "| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells]
+    )
 
 
 def _summary(rows: list[Any], sampled: bool, level: float) -> str:
@@ -71,10 +76,17 @@ def _audit(args: argparse.Namespace) -> str:
     sampled = args.sample > 0
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
     if args.fmt == "json":
-        out = dumps({"library": "opendp", "version": version, "sample": args.sample, "level": args.level,
-                     "rows": [r.as_dict() for r in rows],
-                     "violated": sum(r.verdict == "VIOLATED" for r in rows),
-                     "model_failures": sum(not r.model_agrees for r in rows)})
+        out = dumps(
+            {
+                "library": "opendp",
+                "version": version,
+                "sample": args.sample,
+                "level": args.level,
+                "rows": [r.as_dict() for r in rows],
+                "violated": sum(r.verdict == "VIOLATED" for r in rows),
+                "model_failures": sum(not r.model_agrees for r in rows),
+            }
+        )
     else:
         headers, cells = _cells(rows, sampled)
         body = (_markdown if args.fmt == "markdown" else _table)(headers, cells)
@@ -88,9 +100,16 @@ def register(sub: Any) -> None:
     """Register ``audit`` on the ``wmcdp`` subparsers."""
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument("library", choices=["opendp"], help="the library to audit (needs wmcdp[audit])")
-    q.add_argument("--sample", type=int, default=0, metavar="K",
-                   help="also draw K outputs from the library on each witness input and test the model (chi-square)")
-    q.add_argument("--level", type=float, default=1e-3, metavar="L", help="level of each chi-square test (default 0.001)")
+    q.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also draw K outputs from the library on each witness input and test the model (chi-square)",
+    )
+    q.add_argument(
+        "--level", type=float, default=1e-3, metavar="L", help="level of each chi-square test (default 0.001)"
+    )
     q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
     q.add_argument("--json", action="store_true", help="the same as --format json")

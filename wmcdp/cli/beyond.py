@@ -15,13 +15,25 @@ from ..registry import find_relation, find_sets
 from ..renyi import RenyiResult, synthesize_renyi
 from ..sweep import ProfileRow, parse_over
 from ..tables import FORMATS
-from .common import dumps, exact_mode, json_number, mode_text, plan_json, plan_rows, privacy_args, program_of, show, table
+from .common import (
+    dumps,
+    exact_mode,
+    json_number,
+    mode_text,
+    plan_json,
+    plan_rows,
+    privacy_args,
+    program_of,
+    show,
+    table,
+)
 from .sweep import emit
 from .tools import parse_input
 
 
 def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
-    """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at``, ``--neighbours``."""
+    """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at`` and
+    ``--neighbours``."""
     P, I = find_sets("pairs", args.sets, program)
     at = parse_input(args.at, program) if getattr(args, "at", None) else None
     if P not in (None, "auto", "exhaustive") and args.neighbours:
@@ -47,11 +59,17 @@ def witness_json(w: PairWitness) -> dict:
 
 
 def _extra(args: argparse.Namespace, program) -> dict[str, Any]:
-    return {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-            "sets": args.sets, "at": getattr(args, "at", None), "backend": args.backend}
+    return {
+        "program": program.name,
+        "params": {k: format_number(v) for k, v in program.params.items()},
+        "sets": args.sets,
+        "at": getattr(args, "at", None),
+        "backend": args.backend,
+    }
 
 
 # -- approx ------------------------------------------------------------------------------------
+
 
 def approximate_json(r: ApproximateResult, extra: dict) -> dict:
     out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta, r.log_delta)}
@@ -71,38 +89,68 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
 def _approx(args: argparse.Namespace) -> str:
     program = program_of(args)
     epsilon = args.epsilon
-    r = synthesize_approximate(program, **pair_sets(args, program), epsilon=epsilon, delta=args.delta,
-                               compose=args.compose, accountant=args.accountant, interval=args.interval,
-                               **_options(args))
+    r = synthesize_approximate(
+        program,
+        **pair_sets(args, program),
+        epsilon=epsilon,
+        delta=args.delta,
+        compose=args.compose,
+        accountant=args.accountant,
+        interval=args.interval,
+        **_options(args),
+    )
     if args.json:
         return dumps(approximate_json(r, _extra(args, program)))
     given = "delta" if args.delta is not None else "epsilon"
-    rows = [("epsilon", format_number(r.epsilon) + ("" if epsilon is None else
-                                                      f"  (given: {Threshold.of(epsilon).text()})")),
-            ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
-            ("e^epsilon", show(r.ratio, r.exact, r.epsilon)), ("witness x", format_value(r.witness.x)),
-            ("witness x'", format_value(r.witness.x_prime)), ("compose", str(r.compose))]
+    rows = [
+        (
+            "epsilon",
+            format_number(r.epsilon) + ("" if epsilon is None else f"  (given: {Threshold.of(epsilon).text()})"),
+        ),
+        ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
+        ("e^epsilon", show(r.ratio, r.exact, r.epsilon)),
+        ("witness x", format_value(r.witness.x)),
+        ("witness x'", format_value(r.witness.x_prime)),
+        ("compose", str(r.compose)),
+    ]
     if r.compose > 1:
-        rows.append(("accountant", r.accountant if r.accountant == "exact" else
-                     f"dp-accounting {VERSION} PLD, pessimistic, interval {format_number(args.interval)} "
-                     "(an upper bound)"))
+        rows.append(
+            (
+                "accountant",
+                r.accountant
+                if r.accountant == "exact"
+                else f"dp-accounting {VERSION} PLD, pessimistic, interval {format_number(args.interval)} "
+                "(an upper bound)",
+            )
+        )
     if r.symmetry:
         rows.append(("symmetry", r.symmetry))
     rows += [("diagram size", f"{r.diagram_size} nodes"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
-    title = (f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program, r.plan)}, {args.backend}, "
-             f"{mode_text(r.exact, args)})")
+    title = (
+        f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program, r.plan)}, {args.backend}, "
+        f"{mode_text(r.exact, args)})"
+    )
     return table(title, rows)
 
 
 # -- renyi -------------------------------------------------------------------------------------
 
+
 def renyi_json(r: RenyiResult, extra: dict) -> dict:
-    return {"orders": [{"order": json_number(o.order), "epsilon": json_number(o.epsilon),
-                        "witness": witness_json(o.witness)} for o in r.orders],
-            "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
-            "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
-            "exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds, **extra,
-            **({"symmetry": r.symmetry} if r.symmetry else {}), **plan_json(r.plan)}
+    return {
+        "orders": [
+            {"order": json_number(o.order), "epsilon": json_number(o.epsilon), "witness": witness_json(o.witness)}
+            for o in r.orders
+        ],
+        "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
+        "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
+        "exact": r.exact,
+        "diagram_size": r.diagram_size,
+        "seconds": r.seconds,
+        **extra,
+        **({"symmetry": r.symmetry} if r.symmetry else {}),
+        **plan_json(r.plan),
+    }
 
 
 def _renyi(args: argparse.Namespace) -> str:
@@ -111,14 +159,21 @@ def _renyi(args: argparse.Namespace) -> str:
     if args.json:
         return dumps(renyi_json(r, _extra(args, program)))
     width = max(len(format_value(o.witness.x)) for o in r.orders)
-    lines = [f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
-             f"{mode_text(r.exact, args)})",
-             f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'"]
-    lines += [f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
-              f"{format_value(o.witness.x_prime)}" for o in r.orders]
+    lines = [
+        f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
+        f"{mode_text(r.exact, args)})",
+        f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'",
+    ]
+    lines += [
+        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
+        f"{format_value(o.witness.x_prime)}"
+        for o in r.orders
+    ]
     if r.zcdp_rho is not None:
-        lines.append(f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {format_number(r.zcdp_rho)} "
-                     f"at order {format_number(r.zcdp_order)}")
+        lines.append(
+            f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {format_number(r.zcdp_rho)} "
+            f"at order {format_number(r.zcdp_order)}"
+        )
     if r.symmetry:
         lines.append(f"  symmetry: {r.symmetry}")
     lines += [f"  {key}: {value}" for key, value in plan_rows(r.plan)]
@@ -127,6 +182,7 @@ def _renyi(args: argparse.Namespace) -> str:
 
 
 # -- profile -----------------------------------------------------------------------------------
+
 
 def parse_epsilons(text: str) -> list[Any]:
     """``0:3:0.1`` (stop included when the steps land on it), ``0,0.5,ln:2``, or a mix of both."""
@@ -157,21 +213,37 @@ def _profile(args: argparse.Namespace) -> str:
 
         require_matplotlib(args.plot)
     program = program_of(args)
-    points = privacy_profile(program, parse_epsilons(args.epsilons), **pair_sets(args, program),
-                             compose=args.compose, accountant=args.accountant, interval=args.interval,
-                             **_options(args))
+    points = privacy_profile(
+        program,
+        parse_epsilons(args.epsilons),
+        **pair_sets(args, program),
+        compose=args.compose,
+        accountant=args.accountant,
+        interval=args.interval,
+        **_options(args),
+    )
     rows = [ProfileRow(program.label(), p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
     return emit(rows, args)
 
 
 # -- the parsers -------------------------------------------------------------------------------
 
+
 def composition_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--compose", type=int, default=1, metavar="K", help="K runs on the same pair (default 1)")
-    q.add_argument("--accountant", default="exact", metavar="|".join(ACCOUNTANTS),
-                   help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])")
-    q.add_argument("--interval", type=float, default=1e-4, metavar="H",
-                   help="dp-accounting's discretisation interval (default 1e-4)")
+    q.add_argument(
+        "--accountant",
+        default="exact",
+        metavar="|".join(ACCOUNTANTS),
+        help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])",
+    )
+    q.add_argument(
+        "--interval",
+        type=float,
+        default=1e-4,
+        metavar="H",
+        help="dp-accounting's discretisation interval (default 1e-4)",
+    )
 
 
 def pair_args(q: argparse.ArgumentParser) -> None:

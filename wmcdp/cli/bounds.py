@@ -11,8 +11,21 @@ from ..lang.shape import format_value, jsonable
 from ..numbers import exact_text, format_number, parse_number
 from ..privacy import PrivacyResult, synthesize_privacy
 from ..registry import find_relation, find_sets
-from .common import (dumps, exact_mode, json_number, mode_text, plan_json, plan_rows, privacy_args, program_of,
-                     sets_label, show, synthesis_args, table, workers_of)
+from .common import (
+    dumps,
+    exact_mode,
+    json_number,
+    mode_text,
+    plan_json,
+    plan_rows,
+    privacy_args,
+    program_of,
+    sets_label,
+    show,
+    synthesis_args,
+    table,
+    workers_of,
+)
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -35,8 +48,10 @@ def accuracy_json(r: AccuracyResult, extra: dict) -> dict:
         out["one_minus_beta_exact"] = exact_text(r.one_minus_beta)
         out["beta_exact"] = exact_text(r.beta)
     out["witness"] = {"x": jsonable(r.witness)}
-    out["top"] = [{"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": exact_text(v)}
-                                                                   if r.exact else {})} for x, v in r.top]
+    out["top"] = [
+        {"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": exact_text(v)} if r.exact else {})}
+        for x, v in r.top
+    ]
     out.update(alpha=json_number(r.alpha), diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     return out
 
@@ -57,9 +72,11 @@ def sets_rows(sets: Any, kind: str) -> list[tuple[str, str]]:
     rows = [("symmetry", sets.symmetry)]
     if sets.per_output:
         rows.append(("per output", sets.per_output))
-    rows += [(f"sets {name}", f"{sets.size} (exhaustive {sets.exhaustive_size})"),
-             ("sets |I|", f"{sets.inference} (exhaustive {sets.exhaustive_inference})"),
-             ("proofs", f"{sets.proofs} of {sets.attempts} candidates, {sets.seconds:.4f} s")]
+    rows += [
+        (f"sets {name}", f"{sets.size} (exhaustive {sets.exhaustive_size})"),
+        ("sets |I|", f"{sets.inference} (exhaustive {sets.exhaustive_inference})"),
+        ("proofs", f"{sets.proofs} of {sets.attempts} candidates, {sets.seconds:.4f} s"),
+    ]
     if sets.note:
         rows.append(("note", sets.note))
     return rows
@@ -73,8 +90,11 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
             raise WmcdpError("--neighbours applies to exhaustive sets only")
         return C, I, None, "(fixed by the privacy set)"
     relation = find_relation(args.neighbours) if args.neighbours else None
-    shown = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else
-                                getattr(program.neighbours, "name", "the program's own"))
+    shown = args.neighbours or (
+        program.neighbours
+        if isinstance(program.neighbours, str)
+        else getattr(program.neighbours, "name", "the program's own")
+    )
     return C, I, relation, shown
 
 
@@ -85,21 +105,47 @@ def _privacy(args: argparse.Namespace) -> str:
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
     with workers_of(args) as workers:
-        r = synthesize_privacy(program, C, I, neighbours=relation, backend=args.backend, exact=exact_mode(args),
-                               force=args.force, at=at, workers=workers)
-    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-             "sets": args.sets, "neighbours": shown, "backend": args.backend, "at": args.at, **sets_json(r.sets),
-             **plan_json(r.plan)}
+        r = synthesize_privacy(
+            program,
+            C,
+            I,
+            neighbours=relation,
+            backend=args.backend,
+            exact=exact_mode(args),
+            force=args.force,
+            at=at,
+            workers=workers,
+        )
+    extra = {
+        "program": program.name,
+        "params": {k: format_number(v) for k, v in program.params.items()},
+        "sets": args.sets,
+        "neighbours": shown,
+        "backend": args.backend,
+        "at": args.at,
+        **sets_json(r.sets),
+        **plan_json(r.plan),
+    }
     if args.json:
         return dumps(privacy_json(r, extra))
-    rows = [("epsilon", format_number(r.epsilon)), ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
-            ("witness x", format_value(r.witness.x)), ("witness x'", format_value(r.witness.x_prime)),
-            ("witness y", format_value(r.witness.y)), ("P(y | x)", show(r.p_x, r.exact, r.log_p_x)),
-            ("P(y | x')", show(r.p_x_prime, r.exact, r.log_p_x_prime)), ("diagram size", f"{r.diagram_size} nodes"),
-            *sets_rows(r.sets, "privacy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
+    rows = [
+        ("epsilon", format_number(r.epsilon)),
+        ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
+        ("witness x", format_value(r.witness.x)),
+        ("witness x'", format_value(r.witness.x_prime)),
+        ("witness y", format_value(r.witness.y)),
+        ("P(y | x)", show(r.p_x, r.exact, r.log_p_x)),
+        ("P(y | x')", show(r.p_x_prime, r.exact, r.log_p_x_prime)),
+        ("diagram size", f"{r.diagram_size} nodes"),
+        *sets_rows(r.sets, "privacy"),
+        *plan_rows(r.plan),
+        ("seconds", f"{r.seconds:.4f}"),
+    ]
     where = f" at {args.at}" if args.at else ""
-    title = (f"{program.label()}: tight privacy bound ({sets_label(args.sets, r.plan)}{where}, neighbours {shown}, "
-             f"{args.backend}, {mode_text(r.exact, args)})")
+    title = (
+        f"{program.label()}: tight privacy bound ({sets_label(args.sets, r.plan)}{where}, neighbours {shown}, "
+        f"{args.backend}, {mode_text(r.exact, args)})"
+    )
     return table(title, rows)
 
 
@@ -108,17 +154,41 @@ def _accuracy(args: argparse.Namespace) -> str:
     alpha = parse_number(args.alpha, exact=True)
     A, I = find_sets("accuracy", args.sets, program, alpha)
     with workers_of(args) as workers:
-        r = synthesize_accuracy(program, A, None, alpha, I, top=args.top, backend=args.backend,
-                                exact=exact_mode(args), force=args.force, workers=workers)
-    extra = {"program": program.name, "params": {k: format_number(v) for k, v in program.params.items()},
-             "sets": args.sets, "backend": args.backend, **sets_json(r.sets), **plan_json(r.plan)}
+        r = synthesize_accuracy(
+            program,
+            A,
+            None,
+            alpha,
+            I,
+            top=args.top,
+            backend=args.backend,
+            exact=exact_mode(args),
+            force=args.force,
+            workers=workers,
+        )
+    extra = {
+        "program": program.name,
+        "params": {k: format_number(v) for k, v in program.params.items()},
+        "sets": args.sets,
+        "backend": args.backend,
+        **sets_json(r.sets),
+        **plan_json(r.plan),
+    }
     if args.json:
         return dumps(accuracy_json(r, extra))
-    rows = [("1 - beta", show(r.one_minus_beta, r.exact)), ("beta", show(r.beta, r.exact)),
-            ("witness x", format_value(r.witness)), ("diagram size", f"{r.diagram_size} nodes"),
-            *sets_rows(r.sets, "accuracy"), *plan_rows(r.plan), ("seconds", f"{r.seconds:.4f}")]
-    title = (f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
-             f"({sets_label(args.sets, r.plan)}, {args.backend}, {mode_text(r.exact, args)})")
+    rows = [
+        ("1 - beta", show(r.one_minus_beta, r.exact)),
+        ("beta", show(r.beta, r.exact)),
+        ("witness x", format_value(r.witness)),
+        ("diagram size", f"{r.diagram_size} nodes"),
+        *sets_rows(r.sets, "accuracy"),
+        *plan_rows(r.plan),
+        ("seconds", f"{r.seconds:.4f}"),
+    ]
+    title = (
+        f"{program.label()}: tight accuracy bound at alpha = {format_number(alpha)} "
+        f"({sets_label(args.sets, r.plan)}, {args.backend}, {mode_text(r.exact, args)})"
+    )
     text = table(title, rows)
     if r.top:
         width = max(len(format_value(x)) for x, _ in r.top)
@@ -131,8 +201,11 @@ def _accuracy(args: argparse.Namespace) -> str:
 def register(sub: Any) -> None:
     q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
     privacy_args(q)
-    q.add_argument("--at", metavar="X", help="the data-centric epsilon of the database X (0101 or 2,0,1): "
-                   "the pairs of X and its neighbours only")
+    q.add_argument(
+        "--at",
+        metavar="X",
+        help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
+    )
     q.set_defaults(run=_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")

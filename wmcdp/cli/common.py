@@ -6,8 +6,9 @@ import argparse
 import json
 import math
 import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ..compile import BACKENDS, Compiled, compile_program
 from ..errors import WmcdpError
@@ -25,7 +26,7 @@ EXIT_DISAGREE = 1
 class Parser(argparse.ArgumentParser):
     """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise WmcdpError(message)
 
 
@@ -64,8 +65,9 @@ def program_of(args: argparse.Namespace) -> Program:
 def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Compiled:
     program = program or program_of(args)
     backend = getattr(args, "backend", None)
-    return compile_program(program, "bdd" if backend is None else backend,
-                           exact_floats=bool(getattr(args, "exact_floats", False)))
+    return compile_program(
+        program, "bdd" if backend is None else backend, exact_floats=bool(getattr(args, "exact_floats", False))
+    )
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]i?[bB]?|[bB])?\s*$")
@@ -115,40 +117,61 @@ def mode_text(exact: bool, args: argparse.Namespace) -> str:
 
 # -- shared options -------------------------------------------------------------------------
 
+
 def program_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("program", help="built-in program name or path/to/file.py:function")
-    q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="program parameter (repeatable); '1/5' is exact")
+    q.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="program parameter (repeatable); '1/5' is exact",
+    )
     q.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def number_args(q: argparse.ArgumentParser) -> None:
     mode = q.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
-    mode.add_argument("--exact-floats", action="store_true",
-                      help="exact rationals, reading each float probability as its exact binary64 value")
+    mode.add_argument(
+        "--exact-floats",
+        action="store_true",
+        help="exact rationals, reading each float probability as its exact binary64 value",
+    )
 
 
 def limit_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
     q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
-    q.add_argument("--max-memory", metavar="SIZE",
-                   help="memory cap, e.g. 4G (default: 3/4 of the machine's memory); counts use at most a quarter")
+    q.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory cap, e.g. 4G (default: 3/4 of the machine's memory); counts use at most a quarter",
+    )
 
 
 def synthesis_args(q: argparse.ArgumentParser) -> None:
     program_args(q)
-    q.add_argument("--sets", default="plan", metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC",
-                   help="the planner's choice (default: independent parts, proved symmetries or exhaustive sets, "
-                        "whichever is cheapest), exhaustive sets, the program's hand-proved symmetry sets, orbit "
-                        "sets of the symmetries wmcdp proves (auto), or your own")
+    q.add_argument(
+        "--sets",
+        default="plan",
+        metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC",
+        help="the planner's choice (default: independent parts, proved symmetries or exhaustive sets, "
+        "whichever is cheapest), exhaustive sets, the program's hand-proved symmetry sets, orbit "
+        "sets of the symmetries wmcdp proves (auto), or your own",
+    )
     q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
     number_args(q)
     q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
     limit_args(q)
     spread = q.add_mutually_exclusive_group()
-    spread.add_argument("--workers", type=int, metavar="N", help="spread exhaustive sets over N local processes "
-                        "(a Dask LocalCluster; needs wmcdp[distributed])")
+    spread.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="spread exhaustive sets over N local processes (a Dask LocalCluster; needs wmcdp[distributed])",
+    )
     spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
 
 
@@ -181,17 +204,43 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
     if plan is None:
         return []
     estimate = "" if plan.estimated_seconds is None else f"estimated {plan.estimated_seconds:.3g} s, "
-    return [("plan", plan.text()),
-            ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s")]
+    return [
+        ("plan", plan.text()),
+        ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s"),
+    ]
 
 
 def privacy_args(q: argparse.ArgumentParser) -> None:
     synthesis_args(q)
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC",
-                   help="default: the program's own relation")
+    q.add_argument(
+        "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
+    )
 
 
-__all__ = ["Parser", "Disagreement", "params", "exact_mode", "program_of", "compiled_of", "json_number", "show",
-           "table", "program_args", "number_args", "limit_args", "synthesis_args", "privacy_args", "memory_size",
-           "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_DISAGREE", "mode_text", "dumps", "workers_of",
-           "plan_json", "plan_rows", "sets_label"]
+__all__ = [
+    "Parser",
+    "Disagreement",
+    "params",
+    "exact_mode",
+    "program_of",
+    "compiled_of",
+    "json_number",
+    "show",
+    "table",
+    "program_args",
+    "number_args",
+    "limit_args",
+    "synthesis_args",
+    "privacy_args",
+    "memory_size",
+    "EXIT_USAGE",
+    "EXIT_INTERRUPTED",
+    "EXIT_LIMIT",
+    "EXIT_DISAGREE",
+    "mode_text",
+    "dumps",
+    "workers_of",
+    "plan_json",
+    "plan_rows",
+    "sets_label",
+]

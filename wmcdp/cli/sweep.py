@@ -25,12 +25,19 @@ from .common import exact_mode, limit_args, number_args, params
 def register(sub: Any) -> None:
     """Register ``sweep`` on the ``wmcdp`` subparsers."""
     q = sub.add_parser("sweep", help="a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot")
-    q.add_argument("kind", choices=["privacy", "accuracy", "approx", "renyi"],
-                   help="tight epsilon, tight 1 - beta, tight (epsilon, delta), or tight Rényi divergences")
+    q.add_argument(
+        "kind",
+        choices=["privacy", "accuracy", "approx", "renyi"],
+        help="tight epsilon, tight 1 - beta, tight (epsilon, delta), or tight Rényi divergences",
+    )
     q.add_argument("program", nargs="+", metavar="NAME", help="built-in program(s) or path/to/file.py:function")
     q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="fixed parameter")
-    q.add_argument("--over", required=True, metavar="KEY=RANGE",
-                   help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...")
+    q.add_argument(
+        "--over",
+        required=True,
+        metavar="KEY=RANGE",
+        help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...",
+    )
     q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
     q.add_argument("--delta", help="approx sweeps: epsilon(delta) at this delta")
     q.add_argument("--epsilon", help="approx sweeps: delta(epsilon) at this epsilon (ln:3/2 is exact)")
@@ -92,14 +99,25 @@ def run_sweep(args: argparse.Namespace) -> str:
         if args.kind == "privacy":
             rows = sweep_privacy(args.program, fixed, parameter, values, neighbours=args.neighbours, **common)
         elif args.kind == "accuracy":
-            rows = sweep_accuracy(args.program, fixed, parameter, values, parse_number(args.alpha, exact=True),
-                                  **common)
+            rows = sweep_accuracy(  # type: ignore[assignment]
+                args.program, fixed, parameter, values, parse_number(args.alpha, exact=True), **common
+            )
         elif args.kind == "approx":
-            rows = sweep_approximate(args.program, fixed, parameter, values, epsilon=args.epsilon, delta=args.delta,
-                                     compose=args.compose, neighbours=args.neighbours, **common)
+            rows = sweep_approximate(  # type: ignore[assignment]
+                args.program,
+                fixed,
+                parameter,
+                values,
+                epsilon=args.epsilon,
+                delta=args.delta,
+                compose=args.compose,
+                neighbours=args.neighbours,
+                **common,
+            )
         else:
-            rows = sweep_renyi(args.program, fixed, parameter, values, args.orders, neighbours=args.neighbours,
-                               **common)
+            rows = sweep_renyi(  # type: ignore[assignment]
+                args.program, fixed, parameter, values, args.orders, neighbours=args.neighbours, **common
+            )
     return emit(rows, args)
 
 

@@ -9,9 +9,9 @@ from typing import Any
 from ..numbers import format_number
 from ..plan.parts import classes, split
 from ..registry import find_relation
+from ..sets import NEIGHBOURS
 from ..symmetry import accuracy_report, privacy_plan
 from .common import compiled_of, dumps, limit_args, program_args, program_of, table
-from ..sets import NEIGHBOURS
 
 
 def _symmetry(args: argparse.Namespace) -> str:
@@ -25,25 +25,38 @@ def _symmetry(args: argparse.Namespace) -> str:
     privacy = plan.report()
     accuracy = accuracy_report(compiled) if compiled.shape.is_numeric and program.target is not None else None
     if args.json:
-        out: dict[str, Any] = {"program": program.name,
-                               "params": {k: format_number(v) for k, v in program.params.items()},
-                               "independence": independence,
-                               "symmetry": privacy.symmetry, "group_order": privacy.order,
-                               "privacy": privacy.as_dict()}
+        out: dict[str, Any] = {
+            "program": program.name,
+            "params": {k: format_number(v) for k, v in program.params.items()},
+            "independence": independence,
+            "symmetry": privacy.symmetry,
+            "group_order": privacy.order,
+            "privacy": privacy.as_dict(),
+        }
         if accuracy is not None:
             out["accuracy"] = accuracy.as_dict()
         return dumps(out)
-    parts_text = "none: the output is one part" if not parts else \
-        f"{independence['parts']} parts sharing no entry and no random bit ({independence['distinct_parts']} distinct)"
-    rows = [("independence", parts_text), ("symmetry", privacy.symmetry), ("group order", str(privacy.order)),
-            ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
-            ("per output", privacy.per_output),
-            ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
-            ("privacy |I|", f"{privacy.inference} pairs (exhaustive {privacy.exhaustive_inference})")]
+    parts_text = (
+        "none: the output is one part"
+        if not parts
+        else f"{independence['parts']} parts sharing no entry and no random bit "
+        f"({independence['distinct_parts']} distinct)"
+    )
+    rows = [
+        ("independence", parts_text),
+        ("symmetry", privacy.symmetry),
+        ("group order", str(privacy.order)),
+        ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
+        ("per output", privacy.per_output),
+        ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
+        ("privacy |I|", f"{privacy.inference} pairs (exhaustive {privacy.exhaustive_inference})"),
+    ]
     if accuracy is not None:
-        rows += [("accuracy group", accuracy.symmetry),
-                 ("accuracy |A|", f"{accuracy.size} inputs (exhaustive {accuracy.exhaustive_size})"),
-                 ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})")]
+        rows += [
+            ("accuracy group", accuracy.symmetry),
+            ("accuracy |A|", f"{accuracy.size} inputs (exhaustive {accuracy.exhaustive_size})"),
+            ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})"),
+        ]
     if privacy.note:
         rows.append(("note", privacy.note))
     return table(f"{program.label()}: proved structure (neighbours {plan.relation})", rows)

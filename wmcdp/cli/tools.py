@@ -7,13 +7,25 @@ from typing import Any
 
 from ..compile import BACKENDS, compile_program
 from ..errors import WmcdpError
-from ..probabilities import inference
 from ..lang.shape import format_value, jsonable
 from ..numbers import format_number
+from ..probabilities import inference
 from ..registry import builtin_programs, find_relation, find_sets, parameters
 from ..sampling import crosscheck, sample
-from .common import (Disagreement, compiled_of, dumps, exact_mode, json_number, limit_args, number_args,
-                     privacy_args, program_args, program_of, table, workers_of)
+from .common import (
+    Disagreement,
+    compiled_of,
+    dumps,
+    exact_mode,
+    json_number,
+    limit_args,
+    number_args,
+    privacy_args,
+    program_args,
+    program_of,
+    table,
+    workers_of,
+)
 
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
@@ -24,7 +36,7 @@ def parse_input(text: str, program) -> tuple[int, ...]:
     entries separated by commas otherwise (``2,0,1``, ``10,-1``)."""
     t = text.strip()
     domain = program.inputs
-    one_digit = 0 <= domain.lo and domain.hi <= 9
+    one_digit = domain.lo >= 0 and domain.hi <= 9
     parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
     try:
         values = [int(p) for p in parts]
@@ -48,15 +60,27 @@ def _sample(args: argparse.Namespace) -> str:
     probabilities = inference(program, [(x, y) for y, _ in shown], exact=exact_mode(args))
     exact = [probabilities.probability(x, y) for y, _ in shown]
     if args.json:
-        return dumps({"program": program.name, "x": jsonable(x), "samples": args.k, "seed": args.seed,
-                      "outputs": [{"y": jsonable(y), "count": c, "frequency": c / args.k, "exact": float(p)}
-                                  for (y, c), p in zip(shown, exact)]})
+        return dumps(
+            {
+                "program": program.name,
+                "x": jsonable(x),
+                "samples": args.k,
+                "seed": args.seed,
+                "outputs": [
+                    {"y": jsonable(y), "count": c, "frequency": c / args.k, "exact": float(p)}
+                    for (y, c), p in zip(shown, exact)
+                ],
+            }
+        )
     width = max(len(format_value(y)) for y, _ in shown)
-    lines = [f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
-             f"{len(counts)} distinct outputs",
-             f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)"]
-    lines += [f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}"
-              for (y, c), p in zip(shown, exact)]
+    lines = [
+        f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
+        f"{len(counts)} distinct outputs",
+        f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)",
+    ]
+    lines += [
+        f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
+    ]
     return "\n".join(lines)
 
 
@@ -67,25 +91,54 @@ def _crosscheck(args: argparse.Namespace) -> str:
         raise WmcdpError("--neighbours applies to exhaustive sets only")
     relation = find_relation(args.neighbours) if args.neighbours else None
     with workers_of(args) as workers:
-        r = crosscheck(compiled_of(args, program), C, I, k=args.k, seed=args.seed, confidence=args.confidence,
-                       neighbours=relation, force=args.force, exact=exact_mode(args), workers=workers)
+        r = crosscheck(
+            compiled_of(args, program),
+            C,
+            I,
+            k=args.k,
+            seed=args.seed,
+            confidence=args.confidence,
+            neighbours=relation,
+            force=args.force,
+            exact=exact_mode(args),
+            workers=workers,
+        )
     w = r.privacy.witness
     verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
     if args.json:
-        out = dumps({"program": program.name, "epsilon": json_number(r.privacy.epsilon),
-                     "witness": {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)},
-                     "confidence": r.confidence, "agrees": r.agrees,
-                     "checks": [{"x": jsonable(row.x), "exact": float(row.exact), "count": row.count,
-                                 "samples": row.samples, "interval": [row.low, row.high], "rule": row.rule,
-                                 "agrees": row.agrees} for row in r.rows]})
+        out = dumps(
+            {
+                "program": program.name,
+                "epsilon": json_number(r.privacy.epsilon),
+                "witness": {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)},
+                "confidence": r.confidence,
+                "agrees": r.agrees,
+                "checks": [
+                    {
+                        "x": jsonable(row.x),
+                        "exact": float(row.exact),
+                        "count": row.count,
+                        "samples": row.samples,
+                        "interval": [row.low, row.high],
+                        "rule": row.rule,
+                        "agrees": row.agrees,
+                    }
+                    for row in r.rows
+                ],
+            }
+        )
     else:
-        lines = [f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
-                 f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
-                 f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval"]
+        lines = [
+            f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
+            f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
+            f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval",
+        ]
         for name, row in zip(("x", "x'"), r.rows):
-            lines.append(f"  {name:<8}  {float(row.exact):>16.6g}  {row.count / row.samples:>10.6g}  "
-                         f"[{row.low:.6g}, {row.high:.6g}]  {'ok' if row.agrees else 'OUTSIDE'}"
-                         f"{'' if row.rule == 'wilson' else '  (' + row.rule + ')'}")
+            lines.append(
+                f"  {name:<8}  {float(row.exact):>16.6g}  {row.count / row.samples:>10.6g}  "
+                f"[{row.low:.6g}, {row.high:.6g}]  {'ok' if row.agrees else 'OUTSIDE'}"
+                f"{'' if row.rule == 'wilson' else '  (' + row.rule + ')'}"
+            )
         lines.append(verdict)
         out = "\n".join(lines)
     if not r.agrees:
@@ -105,8 +158,13 @@ def _size(args: argparse.Namespace) -> str:
         except OSError as exc:
             raise WmcdpError(f"cannot write {args.dot}: {exc.strerror}") from None
     sizes = {name: c.size for name, c in compiled.items()}
-    xs = [parse_input(args.input, program)] if args.input else \
-        list(program.inputs.values()) if program.inputs.size <= PER_INPUT_LIMIT else []
+    xs = (
+        [parse_input(args.input, program)]
+        if args.input
+        else list(program.inputs.values())
+        if program.inputs.size <= PER_INPUT_LIMIT
+        else []
+    )
     per_input = {name: [c.output_size(x) for x in xs] for name, c in compiled.items()} if xs else {}
     if args.json:
         out: dict[str, Any] = {"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}}
@@ -114,8 +172,9 @@ def _size(args: argparse.Namespace) -> str:
         return dumps(out)
     rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
     which = f"input {format_value(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
-    rows += [(f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})")
-             for k, v in per_input.items()]
+    rows += [
+        (f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})") for k, v in per_input.items()
+    ]
     return table(f"{program.label()}: compiled diagram sizes", rows)
 
 

@@ -31,17 +31,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import wmc
 from ..errors import WmcdpError
 from ..lang.circuit import FALSE, NOT, TRUE, VAR
 from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
 from ..numbers import format_number
-from .. import wmc
 from .bdd import BDDBackend
 from .sdd import SDDBackend
 
-BACKENDS = {"bdd": BDDBackend, "sdd": SDDBackend}
+#: the knowledge compilers by name; both offer the same duck-typed node operations
+BACKENDS: dict[str, Any] = {"bdd": BDDBackend, "sdd": SDDBackend}
 
 
 @dataclass
@@ -52,10 +53,10 @@ class Compiled:
     trace: Trace
     backend: Any
     phi: Any
-    output_vars: list[int]          # variable id of each output bit y_j
-    order: list[int]                # variable ids from the top level down
+    output_vars: list[int]  # variable id of each output bit y_j
+    order: list[int]  # variable ids from the top level down
     compile_seconds: float = 0.0
-    exact_floats: bool = False      # float probabilities were read as their exact binary64 values
+    exact_floats: bool = False  # float probabilities were read as their exact binary64 values
     _size: int | None = field(default=None, repr=False)
 
     @cached_property
@@ -111,7 +112,7 @@ class Compiled:
         """One group per Bool or Int part of the output, in output order."""
         groups, j = [], 0
         for leaf in leaves(self.shape):
-            groups.append(wmc.Group(tuple(self.output_vars[j:j + leaf.width]), leaf.size))
+            groups.append(wmc.Group(tuple(self.output_vars[j : j + leaf.width]), leaf.size))
             j += leaf.width
         return groups
 
@@ -160,9 +161,11 @@ class Compiled:
         if exact:
             if floats:
                 w = floats[0]
-                raise WmcdpError(f"exact arithmetic needs rational parameters, but a random choice has the float "
-                                 f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
-                                 "or read floats as their exact binary values (--exact-floats)")
+                raise WmcdpError(
+                    f"exact arithmetic needs rational parameters, but a random choice has the float "
+                    f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
+                    "or read floats as their exact binary values (--exact-floats)"
+                )
             if self._denominator_bits() > wmc.SCALED_MAX_BITS:
                 return wmc.Rational
             return wmc.Scaled(self.denominator)
@@ -204,7 +207,7 @@ def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
     last = trace.circuit.last_var(trace.output_roots)
     j = 0
     for leaf in leaves(trace.shape):
-        after = max(last[j:j + leaf.width], default=-1)
+        after = max(last[j : j + leaf.width], default=-1)
         for k in range(j, j + leaf.width):
             keys[output_vars[k]] = (after, 1, k)
         j += leaf.width
@@ -223,8 +226,10 @@ def _value_tree(be: Any, guards: dict[int, Any], output_vars: list[int]) -> Any:
     nodes = [guards.get(code, be.false) for code in range(1 << len(output_vars))]
     for v in reversed(output_vars):  # one output bit at a time, from the least significant up
         y, not_y = be.var(v), be.negate(be.var(v))
-        nodes = [be.false if high is be.false and low is be.false else
-                 be.disj(be.conj(y, high), be.conj(not_y, low)) for low, high in zip(nodes[0::2], nodes[1::2])]
+        nodes = [
+            be.false if high is be.false and low is be.false else be.disj(be.conj(y, high), be.conj(not_y, low))
+            for low, high in zip(nodes[0::2], nodes[1::2])
+        ]
     return nodes[0]
 
 
@@ -270,8 +275,9 @@ def compile_program(program: Program, backend: str = "bdd", *, exact_floats: boo
     return compile_trace(program, trace, backend, exact_floats=exact_floats, start=start)
 
 
-def compile_trace(program: Program, trace: Trace, backend: str = "bdd", *, exact_floats: bool = False,
-                  start: float | None = None) -> Compiled:
+def compile_trace(
+    program: Program, trace: Trace, backend: str = "bdd", *, exact_floats: bool = False, start: float | None = None
+) -> Compiled:
     """Compile an already traced program (``trace``; e.g. one independent part of a program's trace)."""
     if backend not in BACKENDS:
         raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")

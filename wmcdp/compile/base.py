@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from typing import Any, Callable, ContextManager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
 
 from ..lang.circuit import AND, OR, XOR
 
@@ -16,9 +18,9 @@ from ..lang.circuit import AND, OR, XOR
 class OperatorBackend:
     def operators(self) -> dict[str, Callable[[Any, Any], Any]]:
         """The binary gates of a circuit as callables on backend nodes (see :func:`wmcdp.compile._compile_gates`)."""
-        return {AND: operator.and_, OR: operator.or_, XOR: self.xor}
+        return {AND: operator.and_, OR: operator.or_, XOR: self.xor}  # type: ignore[attr-defined]
 
-    def guarded(self) -> ContextManager:
+    def guarded(self) -> AbstractContextManager:
         """A context in which the library's failures become wmcdp errors (none to translate by default)."""
         return contextlib.nullcontext()
 

@@ -15,13 +15,14 @@ import os
 import random
 import re
 import tempfile
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from dd import cudd
 
 from ..lang.circuit import XOR
-from ..limits import out_of_memory, memory_cap
+from ..limits import memory_cap, out_of_memory
 from .base import OperatorBackend
 from .flat import Flat, build_flat
 
@@ -122,9 +123,12 @@ class BDDBackend(OperatorBackend):
             self.bdd.dump(path, [u], filetype="dddmp")
             with open(path) as f:
                 head, _, body = f.read().partition(".nodes\n")
-        root = int(re.search(r"^\.rootids (-?\d+)$", head, re.M).group(1))
-        tokens = body[:body.rindex(".end")].split()
-        count = len(tokens) // 5                  # nodes are numbered 1..count in the file's order
+        found = re.search(r"^\.rootids (-?\d+)$", head, re.M)
+        if found is None:
+            raise RuntimeError("CUDD wrote a DDDMP file without root ids")
+        root = int(found.group(1))
+        tokens = body[: body.rindex(".end")].split()
+        count = len(tokens) // 5  # nodes are numbered 1..count in the file's order
         names = np.array(tokens[1::5])
         then = np.zeros(count + 1, dtype=np.int64)
         other = np.zeros(count + 1, dtype=np.int64)
@@ -132,7 +136,7 @@ class BDDBackend(OperatorBackend):
         other[1:] = np.array(tokens[4::5], dtype=np.int64)
         variable = np.full(count + 1, -1, dtype=np.int64)
         level = np.full(count + 1, self.levels, dtype=np.int64)
-        labels, inverse = np.unique(names, return_inverse=True)   # "T" names the terminal TRUE
+        labels, inverse = np.unique(names, return_inverse=True)  # "T" names the terminal TRUE
         variable[1:] = np.array([self._var_of.get(label, -1) for label in labels.tolist()], dtype=np.int64)[inverse]
         decision = variable >= 0
         level[decision] = [self._level[v] for v in variable[decision].tolist()]
@@ -147,10 +151,10 @@ class BDDBackend(OperatorBackend):
                 live = layer[reach[layer, polarity]]
                 reach[then[live], polarity] = True
                 reach[other[live], polarity ^ flip[live]] = True
-        entries = np.flatnonzero(reach.reshape(-1))   # node * 2 + polarity: children come first
+        entries = np.flatnonzero(reach.reshape(-1))  # node * 2 + polarity: children come first
         index = np.full(2 * (count + 1), -1, dtype=np.int64)
         index[entries] = np.arange(len(entries))
-        node, polarity = entries // 2, entries % 2
+        node, polarity = entries // 2, entries % 2  # type: ignore[assignment]
         terminal = ~decision[node]
         var = np.where(terminal, -1 - polarity, variable[node])
         hi = np.where(terminal, -1, index[then[node] * 2 + polarity])
@@ -161,7 +165,7 @@ class BDDBackend(OperatorBackend):
         """A random path of ``u`` to TRUE as ``{variable: value}`` (variables the path skips are absent,
         any value of them satisfies ``u``); None when ``u`` is FALSE. Walks one path, no traversal of ``u``."""
         var_of, model = self._var_of, {}
-        f, negated = u, u.negated   # CUDD's children belong to the regular node: complements accumulate
+        f, negated = u, u.negated  # CUDD's children belong to the regular node: complements accumulate
         while f.var is not None:
             h, low = f.high, f.low
             h_neg, low_neg = negated ^ h.negated, negated ^ low.negated

@@ -7,8 +7,8 @@ order) and random bits ``r<v> (p=...)`` with their probability of being true.
 
 from __future__ import annotations
 
-from . import Compiled
 from ..numbers import format_number
+from . import Compiled
 
 
 def variable_labels(compiled: Compiled) -> dict[int, str]:

@@ -18,12 +18,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Flat:
-    var: np.ndarray      # int64, variable id or -1 (TRUE) / -2 (FALSE)
-    level: np.ndarray    # int64
-    hi: np.ndarray       # int64 entry index (-1 for terminals)
+    var: np.ndarray  # int64, variable id or -1 (TRUE) / -2 (FALSE)
+    level: np.ndarray  # int64
+    hi: np.ndarray  # int64 entry index (-1 for terminals)
     lo: np.ndarray
     parents: list[int]
-    levels: int          # the level of the terminals (the number of variables in the order)
+    levels: int  # the level of the terminals (the number of variables in the order)
 
     def __len__(self) -> int:
         return len(self.var)

@@ -7,7 +7,8 @@ garbage collection and minimisation are off, so node ids stay valid as cache key
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -109,10 +110,9 @@ class SDDBackend(OperatorBackend):
             return literal(f.literal)
 
         def decision(elements: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-            total = None
-            for p, q in elements:
-                term = mul(p, q)
-                total = term if total is None else add(total, term)
+            total = mul(*elements[0])
+            for p, q in elements[1:]:
+                total = add(total, mul(p, q))
             return total
 
         root = _fold(u, leaf, decision)
@@ -140,6 +140,7 @@ class SDDBackend(OperatorBackend):
         A literal bounds by its weight, a decision node by its smallest element product
         (the SDD counterpart of :func:`wmcdp.wmc.min_path_log2`).
         """
+
         def leaf(f: Any) -> float:  # -log2 of the bound; -inf: the node is never nonzero
             if f.is_true():
                 return 0.0
@@ -161,6 +162,7 @@ class SDDBackend(OperatorBackend):
         in place (``labels[variable]``, negated with ``¬``), decision children are edges from
         their cell.
         """
+
         def text(f: Any) -> str:
             if f.is_true():
                 return "true"

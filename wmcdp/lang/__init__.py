@@ -4,5 +4,17 @@ from .geometric import truncated_geometric
 from .program import Bits, IntVector, Program, Trace, Vector
 from .values import Bool, Int, discrete, flip, ite, uniform
 
-__all__ = ["Bits", "IntVector", "Vector", "Program", "Trace", "Bool", "Int", "flip", "discrete", "uniform", "ite",
-           "truncated_geometric"]
+__all__ = [
+    "Bits",
+    "IntVector",
+    "Vector",
+    "Program",
+    "Trace",
+    "Bool",
+    "Int",
+    "flip",
+    "discrete",
+    "uniform",
+    "ite",
+    "truncated_geometric",
+]

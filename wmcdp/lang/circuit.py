@@ -14,7 +14,7 @@ idempotence, ``a & ~a``) so that constant program parts never reach the compiler
 from __future__ import annotations
 
 import random
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..limits import check
 from ..weights import BitWeight
@@ -34,9 +34,9 @@ class Circuit:
         self.exact_floats = exact_floats
         self.gates: list[tuple] = [("const", False), ("const", True)]
         self._index: dict[tuple, int] = {}
-        self.var_node: list[int] = []              # variable id -> its node
-        self.weights: dict[int, BitWeight] = {}    # random variable id -> its literal weights
-        self.inputs: set[int] = set()              # input variable ids
+        self.var_node: list[int] = []  # variable id -> its node
+        self.weights: dict[int, BitWeight] = {}  # random variable id -> its literal weights
+        self.inputs: set[int] = set()  # input variable ids
 
     # -- variables -------------------------------------------------------------------
     def _new_var(self) -> int:
@@ -163,6 +163,6 @@ class Circuit:
         One pass over the gates in creation order (children are created before their parents).
         """
         last = [-1, -1]
-        for gate in self.gates[2:max(roots, default=TRUE) + 1]:
+        for gate in self.gates[2 : max(roots, default=TRUE) + 1]:
             last.append(gate[1] if gate[0] == VAR else max(last[k] for k in gate[1:]))
         return [last[r] for r in roots]

@@ -76,8 +76,11 @@ def truncated_geometric(c: Int | Bool | int, lo: int, hi: int, alpha: object = N
         a = Fraction(a)
     out: dict[int, int] = {}
     for v, guard in value.guards.items():
-        noise = discrete(truncated_geometric_probabilities(v, lo, hi, a)) if isinstance(a, (int, Fraction)) \
+        noise = (
+            discrete(truncated_geometric_probabilities(v, lo, hi, a))
+            if isinstance(a, (int, Fraction))
             else discrete_logs(truncated_geometric_logs(v, lo, hi, a))
+        )
         for z, gz in noise.guards.items():
             out[z] = circ.disj(out.get(z, FALSE), circ.conj(guard, gz))
     return Int(out)

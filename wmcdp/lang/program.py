@@ -14,9 +14,10 @@ import numbers
 import random
 import sysconfig
 import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class Vector:
     def digit_array(self, xs: Sequence[tuple[int, ...]]) -> np.ndarray:
         """Entry offsets ``x_i - lo`` of (checked) inputs, in the smallest integer type that holds them."""
         dtype = np.min_scalar_type(len(self.entry_values) - 1)
-        if 0 <= self.lo and self.hi <= 255:  # bytes() turns a tuple of small ints into memory in one C loop
+        if self.lo >= 0 and self.hi <= 255:  # bytes() turns a tuple of small ints into memory in one C loop
             raw = np.frombuffer(b"".join(map(bytes, xs)), dtype=np.uint8).reshape(len(xs), self.n)
             return (raw - np.uint8(self.lo)).astype(dtype, copy=False)
         out = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
@@ -129,7 +130,7 @@ class Vector:
     def _check_form(self, x: object) -> tuple[int, ...]:
         """``x`` as a tuple of ints, or a clear error (never a coercion)."""
         try:
-            items = tuple(x)  # type: ignore[arg-type]
+            items = tuple(x)  # type: ignore[arg-type, var-annotated]
         except TypeError:
             raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
         if not items:
@@ -173,7 +174,7 @@ class SymbolicInput(Sequence):
     def __len__(self) -> int:
         return self._domain.n
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return tuple(self[k] for k in range(*i.indices(len(self))))
         if not -len(self) <= i < len(self):
@@ -201,9 +202,9 @@ class Trace:
     """What tracing a program yields: the WBF and how inputs and outputs are encoded."""
 
     circuit: Circuit
-    input_bits: dict[int, list[int]]     # entry index -> input variable ids, MSB first
+    input_bits: dict[int, list[int]]  # entry index -> input variable ids, MSB first
     shape: Shape
-    output_roots: list[int]              # circuit node of each output bit, in shape order
+    output_roots: list[int]  # circuit node of each output bit, in shape order
     #: for a program whose output is one Int: its guard node per value code (value - lo); else None
     output_guards: dict[int, int] | None = None
 
@@ -231,20 +232,24 @@ class Program:
     inputs: Vector
     body: Callable[[Sequence], object]
     params: Mapping[str, Any] = field(default_factory=dict)
-    neighbours: Any = "hamming"      # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
+    neighbours: Any = "hamming"  # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
-    source: str = ""                 # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
+    source: str = ""  # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
 
     def __post_init__(self) -> None:
         from ..sets import NEIGHBOURS, Relation  # sets builds on programs' domains
 
         if isinstance(self.neighbours, str) and self.neighbours not in NEIGHBOURS:
-            raise WmcdpError(f"program {self.name} declares the unknown neighbour relation {self.neighbours!r}; "
-                             f"choose one of {', '.join(NEIGHBOURS)}")
+            raise WmcdpError(
+                f"program {self.name} declares the unknown neighbour relation {self.neighbours!r}; "
+                f"choose one of {', '.join(NEIGHBOURS)}"
+            )
         if not isinstance(self.neighbours, (str, Relation)) and not callable(self.neighbours):
-            raise WmcdpError(f"program {self.name}: neighbours must be a relation's name, a Relation or a function, "
-                             f"got {self.neighbours!r}")
+            raise WmcdpError(
+                f"program {self.name}: neighbours must be a relation's name, a Relation or a function, "
+                f"got {self.neighbours!r}"
+            )
         if not isinstance(self.inputs, Vector):
             raise WmcdpError(f"program {self.name}: inputs must be Bits(n) or IntVector(n, lo, hi)")
 
@@ -290,8 +295,9 @@ class Program:
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent
-_LIBRARIES = tuple(Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                   if (p := sysconfig.get_paths().get(key)))
+_LIBRARIES = tuple(
+    Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(key))
+)
 
 
 def _user_frame(exc: BaseException) -> str:

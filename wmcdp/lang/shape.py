@@ -16,8 +16,8 @@ from __future__ import annotations
 import functools
 import itertools
 import numbers
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
@@ -109,7 +109,7 @@ class BoolShape(Shape):
 
     size = 2
     lo = 0
-    is_numeric = True  # type: ignore[assignment]
+    is_numeric = True
 
     def describe(self) -> str:
         return "0 or 1"
@@ -151,10 +151,10 @@ class IntShape(Shape):
         return self.lo + off
 
     @property
-    def size(self) -> int:  # type: ignore[override]
+    def size(self) -> int:
         return self.hi - self.lo + 1
 
-    is_numeric = True  # type: ignore[assignment]
+    is_numeric = True
 
     def describe(self) -> str:
         return f"an integer in {self.lo}..{self.hi}"
@@ -212,7 +212,7 @@ class TupleShape(Shape):
         return sum(p.width for p in self.parts)
 
     @property
-    def size(self) -> int:  # type: ignore[override]
+    def size(self) -> int:
         total = 1
         for p in self.parts:
             total *= p.size
@@ -224,7 +224,7 @@ class TupleShape(Shape):
     def decode(self, bits):
         out, k = [], 0
         for part in self.parts:
-            out.append(part.decode(bits[k:k + part.width]))
+            out.append(part.decode(bits[k : k + part.width]))
             k += part.width
         return tuple(out)
 
@@ -244,8 +244,12 @@ class TupleShape(Shape):
 
     def offsets(self, value) -> list[int] | None:
         flat = self._flat_bounds
-        if flat is not None and isinstance(value, (tuple, list)) and len(value) == len(self.parts) \
-                and set(map(type, value)) <= {int}:  # every part a Bool or Int: one vectorised check
+        if (
+            flat is not None
+            and isinstance(value, (tuple, list))
+            and len(value) == len(self.parts)
+            and set(map(type, value)) <= {int}
+        ):  # every part a Bool or Int: one vectorised check
             lo, hi = flat
             off = np.fromiter(value, dtype=np.int64, count=len(value)) - lo
             return None if (off < 0).any() or (off > hi - lo).any() else off.tolist()
@@ -259,8 +263,10 @@ class TupleShape(Shape):
         """Lower and upper ends of the parts when every part is a Bool or an Int (else None)."""
         if not all(isinstance(p, (BoolShape, IntShape)) for p in self.parts):
             return None
-        return (np.array([p.lo for p in self.parts], dtype=np.int64),
-                np.array([p.lo + p.size - 1 for p in self.parts], dtype=np.int64))
+        return (
+            np.array([p.lo for p in self.parts], dtype=np.int64),  # type: ignore[attr-defined]
+            np.array([p.lo + p.size - 1 for p in self.parts], dtype=np.int64),  # type: ignore[attr-defined]
+        )
 
     def _leaf_values(self, value) -> list:
         if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
@@ -289,8 +295,9 @@ def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Sha
     if isinstance(result, Int):
         shape = IntShape(result.lo, result.hi)
         w = shape.width
-        roots = [circuit.any(g for v, g in result.guards.items() if ((v - result.lo) >> (w - 1 - k)) & 1)
-                 for k in range(w)]
+        roots = [
+            circuit.any(g for v, g in result.guards.items() if ((v - result.lo) >> (w - 1 - k)) & 1) for k in range(w)
+        ]
         return shape, roots
     if isinstance(result, (tuple, list)):
         parts, roots = [], []
@@ -303,8 +310,9 @@ def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Sha
         return ConstShape(int(result)), []
     if not top and isinstance(result, str):
         return ConstShape(result), []
-    raise WmcdpError(f"the program returned {type(result).__name__} {result!r}, not a symbolic value "
-                     "(Bool, Int, or a tuple of them)")
+    raise WmcdpError(
+        f"the program returned {type(result).__name__} {result!r}, not a symbolic value (Bool, Int, or a tuple of them)"
+    )
 
 
 def format_value(value: object) -> str:
@@ -323,5 +331,14 @@ def jsonable(value: object):
     return value
 
 
-__all__ = ["Shape", "BoolShape", "IntShape", "ConstShape", "TupleShape", "shape_of", "leaves", "format_value",
-           "jsonable"]
+__all__ = [
+    "Shape",
+    "BoolShape",
+    "IntShape",
+    "ConstShape",
+    "TupleShape",
+    "shape_of",
+    "leaves",
+    "format_value",
+    "jsonable",
+]

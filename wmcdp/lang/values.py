@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Callable, Iterator, Mapping, Sequence, Union
+from typing import Union
 
 import numpy as np
 
@@ -56,10 +57,10 @@ class Bool:
     def __repr__(self) -> str:
         return f"Bool(node={self.node})"
 
-    def __invert__(self) -> "Bool":
+    def __invert__(self) -> Bool:
         return Bool(current().negate(self.node))
 
-    def _bin(self, other: object, op: Callable[[Circuit, int, int], int]) -> "Bool":
+    def _bin(self, other: object, op: Callable[[Circuit, int, int], int]) -> Bool:
         o = _as_bool(other)
         if o is None:
             return NotImplemented
@@ -76,7 +77,7 @@ class Bool:
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
-    def __eq__(self, other):  # type: ignore[override]
+    def __eq__(self, other):
         if isinstance(other, Int) or (isinstance(other, int) and not isinstance(other, bool) and other not in (0, 1)):
             return self.as_int() == other
         o = _as_bool(other)
@@ -84,13 +85,13 @@ class Bool:
             return NotImplemented
         return ~Bool(current().xor(self.node, o.node))
 
-    def __ne__(self, other):  # type: ignore[override]
+    def __ne__(self, other):
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else ~eq
 
     __hash__ = None  # type: ignore[assignment]
 
-    def as_int(self) -> "Int":
+    def as_int(self) -> Int:
         """This Boolean as the integer 0 or 1."""
         c = current()
         return Int({0: c.negate(self.node), 1: self.node})
@@ -131,7 +132,7 @@ class Bool:
     def __ge__(self, other):
         return self.as_int() >= other
 
-    def clamp(self, lo: int, hi: int) -> "Int":
+    def clamp(self, lo: int, hi: int) -> Int:
         return self.as_int().clamp(lo, hi)
 
 
@@ -146,13 +147,25 @@ def _as_bool(value: object) -> Bool | None:
 def _unsupported(op: str, kind: str, supported: str):
     def method(self, *args):
         raise WmcdpError(f"the DSL has no {op} on {kind} values; {kind} supports {supported}")
+
     return method
 
 
 _BOOL_OPS = "& | ^ ~ == != and, as 0/1, + - * and comparisons"
-for _name, _op in (("__mod__", "%"), ("__rmod__", "%"), ("__floordiv__", "//"), ("__rfloordiv__", "//"),
-                   ("__truediv__", "/"), ("__rtruediv__", "/"), ("__pow__", "**"), ("__rpow__", "**"),
-                   ("__lshift__", "<<"), ("__rshift__", ">>"), ("__rlshift__", "<<"), ("__rrshift__", ">>")):
+for _name, _op in (
+    ("__mod__", "%"),
+    ("__rmod__", "%"),
+    ("__floordiv__", "//"),
+    ("__rfloordiv__", "//"),
+    ("__truediv__", "/"),
+    ("__rtruediv__", "/"),
+    ("__pow__", "**"),
+    ("__rpow__", "**"),
+    ("__lshift__", "<<"),
+    ("__rshift__", ">>"),
+    ("__rlshift__", "<<"),
+    ("__rrshift__", ">>"),
+):
     setattr(Bool, _name, _unsupported(_op, "Bool", _BOOL_OPS))
 
 
@@ -174,12 +187,12 @@ class Int:
 
     def __init__(self, guards: Mapping[int, int]) -> None:
         self._guards: dict[int, int] | None = {v: g for v, g in sorted(guards.items()) if g != FALSE}
-        self._terms: list["Int"] | None = None
+        self._terms: list[Int] | None = None
         if not self._guards:
             raise WmcdpError("an Int must be able to take at least one value")
 
     @classmethod
-    def _sum(cls, terms: list["Int"]) -> "Int":
+    def _sum(cls, terms: list[Int]) -> Int:
         out = cls.__new__(cls)
         out._guards, out._terms = None, terms
         return out
@@ -188,8 +201,11 @@ class Int:
     def guards(self) -> dict[int, int]:
         if self._guards is None:
             gates = current().gates  # a term's place: its latest gate, a negation counted as the gate it negates
-            terms = sorted(self._terms or [], reverse=True, key=lambda t: max(
-                gates[g][1] if gates[g][0] == NOT else g for g in t.guards.values()))
+            terms = sorted(
+                self._terms or [],
+                reverse=True,
+                key=lambda t: max(gates[g][1] if gates[g][0] == NOT else g for g in t.guards.values()),
+            )
             total = terms[0]
             for term in terms[1:]:
                 total = total._combine(term, lambda a, b: a + b)
@@ -211,10 +227,10 @@ class Int:
         return next(reversed(self.guards))
 
     @staticmethod
-    def const(value: int) -> "Int":
+    def const(value: int) -> Int:
         return Int({value: TRUE})
 
-    def _combine(self, other: object, f: Callable[[int, int], int]) -> "Int":
+    def _combine(self, other: object, f: Callable[[int, int], int]) -> Int:
         o = _as_int(other)
         if o is None:
             return NotImplemented
@@ -251,10 +267,10 @@ class Int:
     def __rsub__(self, other):
         return self._combine(other, lambda a, b: b - a)
 
-    def __neg__(self) -> "Int":
+    def __neg__(self) -> Int:
         return Int({-v: g for v, g in self.guards.items()})
 
-    def __abs__(self) -> "Int":
+    def __abs__(self) -> Int:
         c = current()
         out: dict[int, int] = {}
         for v, g in self.guards.items():
@@ -273,15 +289,15 @@ class Int:
     def __ge__(self, other):
         return self._compare(other, lambda a, b: a >= b)
 
-    def __eq__(self, other):  # type: ignore[override]
+    def __eq__(self, other):
         return self._compare(other, lambda a, b: a == b)
 
-    def __ne__(self, other):  # type: ignore[override]
+    def __ne__(self, other):
         return self._compare(other, lambda a, b: a != b)
 
     __hash__ = None  # type: ignore[assignment]
 
-    def clamp(self, lo: int, hi: int) -> "Int":
+    def clamp(self, lo: int, hi: int) -> Int:
         """``min(max(self, lo), hi)`` (post-processing onto ``{lo..hi}``)."""
         lo, hi = as_int(lo, "clamp lo"), as_int(hi, "clamp hi")
         if lo > hi:
@@ -295,11 +311,27 @@ class Int:
 
 
 _INT_OPS = "+ - * abs, < <= > >= == !=, clamp and ite"
-for _name, _op in (("__mod__", "%"), ("__rmod__", "%"), ("__floordiv__", "//"), ("__rfloordiv__", "//"),
-                   ("__truediv__", "/"), ("__rtruediv__", "/"), ("__pow__", "**"), ("__rpow__", "**"),
-                   ("__lshift__", "<<"), ("__rshift__", ">>"), ("__rlshift__", "<<"), ("__rrshift__", ">>"),
-                   ("__and__", "&"), ("__rand__", "&"), ("__or__", "|"), ("__ror__", "|"), ("__xor__", "^"),
-                   ("__rxor__", "^"), ("__invert__", "~")):
+for _name, _op in (
+    ("__mod__", "%"),
+    ("__rmod__", "%"),
+    ("__floordiv__", "//"),
+    ("__rfloordiv__", "//"),
+    ("__truediv__", "/"),
+    ("__rtruediv__", "/"),
+    ("__pow__", "**"),
+    ("__rpow__", "**"),
+    ("__lshift__", "<<"),
+    ("__rshift__", ">>"),
+    ("__rlshift__", "<<"),
+    ("__rrshift__", ">>"),
+    ("__and__", "&"),
+    ("__rand__", "&"),
+    ("__or__", "|"),
+    ("__ror__", "|"),
+    ("__xor__", "^"),
+    ("__rxor__", "^"),
+    ("__invert__", "~"),
+):
     setattr(Int, _name, _unsupported(_op, "Int", _INT_OPS))
 
 
@@ -324,6 +356,7 @@ def _as_int(value: object) -> Int | None:
 
 # -- random primitives ---------------------------------------------------------------
 
+
 def _exact_float(p: object, name: str = "probability") -> object:
     """In exact-float mode a float probability becomes the exact rational value of its binary64. In float
     mode a subnormal float (below 2^-1022) is refused: it has fewer than 53 significant bits, so float
@@ -332,16 +365,18 @@ def _exact_float(p: object, name: str = "probability") -> object:
         if current().exact_floats:
             return Fraction(p)
         if 0 < p < sys.float_info.min:
-            raise WmcdpError(f"{name} {p!r} is a subnormal float (below 2.2250738585072014e-308, with fewer than "
-                             f"53 significant bits); give it as a fraction (Fraction('{p!r}'), or the decimal with "
-                             "--exact), or read it as its binary64 value (--exact-floats)")
+            raise WmcdpError(
+                f"{name} {p!r} is a subnormal float (below 2.2250738585072014e-308, with fewer than "
+                f"53 significant bits); give it as a fraction (Fraction('{p!r}'), or the decimal with "
+                "--exact), or read it as its binary64 value (--exact-floats)"
+            )
     return p
 
 
 def flip(p: object) -> Bool:
     """A fresh random Boolean, true with probability ``p`` (float, Fraction or "1/5")."""
     q = probability(p, "flip probability")
-    return Bool(current().random_var(flip_weight(_exact_float(q, "flip probability"))))
+    return Bool(current().random_var(flip_weight(_exact_float(q, "flip probability"))))  # type: ignore[arg-type]
 
 
 def _tree(values: Sequence[int], split: Callable[[int, int, int], BitWeight]) -> Int:
@@ -391,7 +426,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
         raise WmcdpError("discrete() needs at least one probability")
     values = _values([v for v, _ in items])
     ps = [probability(p, f"discrete probability of {v}") for v, p in zip(values, (p for _, p in items))]
-    ps = [p if current().exact_floats else _exact_float(p, f"discrete probability of {v}") for v, p in zip(values, ps)]
+    ps = [p if current().exact_floats else _exact_float(p, f"discrete probability of {v}") for v, p in zip(values, ps)]  # type: ignore[misc]
     if all(is_exact(p) for p in ps):
         total = sum(ps)
         if total != 1:
@@ -400,7 +435,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
         total = math.fsum(float(p) for p in ps)
         if not math.isclose(total, 1.0, rel_tol=0, abs_tol=1e-9):
             raise WmcdpError(f"discrete() probabilities sum to {total!r}, not 1")
-        ps = [_exact_float(p) for p in ps]
+        ps = [_exact_float(p) for p in ps]  # type: ignore[misc]
     return _tree(values, lambda lo, mid, hi: split_weight(ps[mid:hi], ps[lo:mid]))
 
 
@@ -422,8 +457,9 @@ def uniform(lo: int, hi: int) -> Int:
     if lo_i > hi_i:
         raise WmcdpError(f"uniform({lo_i}, {hi_i}) is an empty range")
     k = hi_i - lo_i + 1
-    return _tree(list(range(lo_i, hi_i + 1)), lambda a, mid, b: split_weight([Fraction(b - mid, k)],
-                                                                            [Fraction(mid - a, k)]))
+    return _tree(
+        list(range(lo_i, hi_i + 1)), lambda a, mid, b: split_weight([Fraction(b - mid, k)], [Fraction(mid - a, k)])
+    )
 
 
 def ite(cond: object, then: object, otherwise: object):
@@ -431,7 +467,7 @@ def ite(cond: object, then: object, otherwise: object):
 
     The result is a Bool when both branches are Bools (or Python bools), else an Int.
     """
-    if isinstance(cond, (bool, np.bool_)) or (isinstance(cond, numbers.Integral)):  # a plain Python condition
+    if isinstance(cond, (bool, np.bool_, numbers.Integral)):  # a plain Python condition
         return then if cond else otherwise
     if not isinstance(cond, Bool):
         raise WmcdpError(f"ite() condition must be a Bool, got {type(cond).__name__}")
@@ -440,11 +476,12 @@ def ite(cond: object, then: object, otherwise: object):
     if any(sequences):
         if not all(sequences) or len(then) != len(otherwise):  # type: ignore[arg-type]
             raise WmcdpError("ite() branches must both be tuples of the same length")
-        return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-overload]
+        return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-arg, call-overload]
     if isinstance(then, (Bool, bool, np.bool_)) and isinstance(otherwise, (Bool, bool, np.bool_)):
         return Bool(c.ite(cond.node, _as_bool(then).node, _as_bool(otherwise).node))  # type: ignore[union-attr]
     a, b = _as_int(then), _as_int(otherwise)
     if a is None or b is None:
         raise WmcdpError(f"ite() cannot choose between {type(then).__name__} and {type(otherwise).__name__}")
-    return Int({v: c.ite(cond.node, a.guards.get(v, FALSE), b.guards.get(v, FALSE))
-                for v in set(a.guards) | set(b.guards)})
+    return Int(
+        {v: c.ite(cond.node, a.guards.get(v, FALSE), b.guards.get(v, FALSE)) for v in set(a.guards) | set(b.guards)}
+    )

@@ -134,7 +134,7 @@ def _transpositions(trace: Trace, n: int, nodes: list[int]) -> list[tuple[int, i
             w = circuit.weights.get(v)
             colour = ("in", position[v][1]) if w is None else ("r", repr(w.one), repr(w.zero))
         else:
-            colour = (gate[0],)
+            colour = (gate[0],)  # type: ignore[assignment]
             adjacency[i] = [vertex[c] for c in gate[1:] if c > TRUE]
         colours.setdefault(colour, set()).add(i)
     for j, (root, colour) in enumerate(zip(roots, _output_colours(trace))):
@@ -161,8 +161,10 @@ def _transpositions(trace: Trace, n: int, nodes: list[int]) -> list[tuple[int, i
     ordered = [colours[key] for key in sorted(colours, key=repr) if colours[key]]
     graph = pynauty.Graph(count, directed=False, adjacency_dict=undirected, vertex_coloring=ordered)
     generators = pynauty.autgrp(graph)[0]
-    entry_vertex = {e: [vertex[circuit.var_node[v]] for v in bits if circuit.var_node[v] in vertex]
-                    for e, bits in trace.input_bits.items()}
+    entry_vertex = {
+        e: [vertex[circuit.var_node[v]] for v in bits if circuit.var_node[v] in vertex]
+        for e, bits in trace.input_bits.items()
+    }
     entry_of_vertex = {i: e for e, vs in entry_vertex.items() for i in vs}
     parts = _tuple_parts(trace, n)
     found = []

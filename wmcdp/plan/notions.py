@@ -9,18 +9,28 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..compile import Compiled
-from ..probabilities import Counter, number_system
 from ..lang.program import Program
+from ..probabilities import Counter, number_system
 from ..sets import Relation, neighbour_relation
-from .planner import (PlanReport, Product, combine_max, compiled_whole, detection_budget, log_of, orbit_estimate,
-                      product_of, traced)
+from .planner import (
+    PlanReport,
+    Product,
+    combine_max,
+    compiled_whole,
+    detection_budget,
+    log_of,
+    orbit_estimate,
+    product_of,
+    traced,
+)
 
 
 def _relation(program: Program, neighbours: Any) -> Relation:
@@ -31,7 +41,7 @@ def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
     """The most likely output of a part at its lowest input (``lo`` in every entry), and its probability."""
     counter = Counter(compiled, number_system(compiled, exact))
     digits = np.zeros((1, compiled.domain.n), dtype=np.int64)
-    (_, row), = list(counter.distributions(digits))
+    ((_, row),) = list(counter.distributions(digits))
     row = row[0]
     arith = counter.arith
     if arith.exact:
@@ -56,6 +66,7 @@ def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
 
 # -- pure epsilon -------------------------------------------------------------------------------
 
+
 def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool):
     """Algorithm 2 under the planner (module docstring of :mod:`.planner`)."""
     from ..privacy import synthesize_privacy
@@ -75,8 +86,16 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     if budget is None:
         r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
         why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
-        plan = PlanReport("exhaustive", f"no structure sought ({why})", exhaustive_size, exhaustive_size, estimate,
-                          0.0, time.perf_counter() - start, considered=tuple(considered))
+        plan = PlanReport(
+            "exhaustive",
+            f"no structure sought ({why})",
+            exhaustive_size,
+            exhaustive_size,
+            estimate,
+            0.0,
+            time.perf_counter() - start,
+            considered=tuple(considered),
+        )
         return replace(r, seconds=plan.seconds, plan=plan)
     sym = privacy_plan(whole, relation, budget=budget)
     triples, pairs = sym.sizes()
@@ -84,13 +103,28 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
         r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-        plan = PlanReport("exhaustive", f"symmetry {sym.symmetry.describe()} does not pay", exhaustive_size,
-                          exhaustive_size, estimate, sym.seconds, time.perf_counter() - start,
-                          considered=tuple(considered))
+        plan = PlanReport(
+            "exhaustive",
+            f"symmetry {sym.symmetry.describe()} does not pay",
+            exhaustive_size,
+            exhaustive_size,
+            estimate,
+            sym.seconds,
+            time.perf_counter() - start,
+            considered=tuple(considered),
+        )
         return replace(r, seconds=plan.seconds, plan=plan)
     r = auto_privacy(whole, relation, exact=exact, force=force, plan=sym)
-    plan = PlanReport("symmetry", f"{sym.symmetry.describe()}; per output: {sym.per_output}", triples,
-                      exhaustive_size, orbit, sym.seconds, time.perf_counter() - start, considered=tuple(considered))
+    plan = PlanReport(
+        "symmetry",
+        f"{sym.symmetry.describe()}; per output: {sym.per_output}",
+        triples,
+        exhaustive_size,
+        orbit,
+        sym.seconds,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+    )
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
@@ -136,11 +170,19 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     seconds = time.perf_counter() - start
     plan = product.report(results, size, relation.count_pairs(domain) * shape.size, seconds)
     logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
-    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness,
-                         p_x=_product_probability(factors_x, exact_run),
-                         p_x_prime=_product_probability(factors_xp, exact_run), exact=exact_run,
-                         diagram_size=sum(r.diagram_size for r in results), seconds=seconds, plan=plan,
-                         log_p_x=logs[0], log_p_x_prime=logs[1])
+    return PrivacyResult(
+        epsilon=epsilon,
+        ratio=ratio,
+        witness=witness,
+        p_x=_product_probability(factors_x, exact_run),
+        p_x_prime=_product_probability(factors_xp, exact_run),
+        exact=exact_run,
+        diagram_size=sum(r.diagram_size for r in results),
+        seconds=seconds,
+        plan=plan,
+        log_p_x=logs[0],
+        log_p_x_prime=logs[1],
+    )
 
 
 def _log_of(r: Any, which: str) -> float:
@@ -153,6 +195,7 @@ def _log_of(r: Any, which: str) -> float:
 
 
 # -- accuracy -----------------------------------------------------------------------------------
+
 
 def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, backend: str, exact: Any, force: bool):
     """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries."""
@@ -168,25 +211,56 @@ def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, bac
     considered = [("exhaustive", estimate, "")]
     if budget is None:
         r = synthesize_accuracy(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        plan = PlanReport("exhaustive", "no structure sought (exhaustive sets are quick)", size, size, estimate,
-                          0.0, time.perf_counter() - start, considered=tuple(considered))
+        plan = PlanReport(
+            "exhaustive",
+            "no structure sought (exhaustive sets are quick)",
+            size,
+            size,
+            estimate,
+            0.0,
+            time.perf_counter() - start,
+            considered=tuple(considered),
+        )
         return replace(r, seconds=plan.seconds, plan=plan)
-    r = auto_accuracy(whole, V, alpha, top=top, exact=exact, force=force, budget=budget,
-                      fallback=estimate is not None)
+    r = auto_accuracy(whole, V, alpha, top=top, exact=exact, force=force, budget=budget, fallback=estimate is not None)
     if r.sets is None:  # the symmetry did not pay: auto_accuracy ran the exhaustive sets
-        plan = PlanReport("exhaustive", "no symmetry that pays", size, size, estimate, r.seconds,
-                          time.perf_counter() - start, considered=tuple(considered))
+        plan = PlanReport(
+            "exhaustive",
+            "no symmetry that pays",
+            size,
+            size,
+            estimate,
+            r.seconds,
+            time.perf_counter() - start,
+            considered=tuple(considered),
+        )
         return replace(r, seconds=plan.seconds, plan=plan)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
-    plan = PlanReport("symmetry", r.sets.symmetry, r.sets.size, size, considered[-1][1], r.sets.seconds,
-                      time.perf_counter() - start, considered=tuple(considered))
+    plan = PlanReport(
+        "symmetry",
+        r.sets.symmetry,
+        r.sets.size,
+        size,
+        considered[-1][1],
+        r.sets.seconds,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+    )
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
 # -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
 
-def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool,
-                  rules: tuple[str, ...], run: Callable[[Any], Any]) -> tuple[Any, PlanReport] | tuple[Product, list]:
+
+def planned_pairs(
+    prog: Program | Compiled,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    rules: tuple[str, ...],
+    run: Callable[[Any], Any],
+) -> tuple[Any, Any]:
     """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan, where each
     class's result is ``run(representative)`` (the notion through the planner again), or
     ``(source, report)``: the pair source the notion runs on, and its plan."""
@@ -210,24 +284,42 @@ def planned_pairs(prog: Program | Compiled, neighbours: Any, backend: str, exact
         act = OutputAction(whole.shape, whole.domain.n)
         blocks = sym.covering()
         flips = {b.entries[0] for b in sym.blocks if b.flips}
-        pairs = len(PairOrbits(whole.domain.n, blocks, PairTypes.of(relation.name, len(whole.domain.entry_values)),
-                               flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips)))
+        pairs = len(
+            PairOrbits(
+                whole.domain.n,
+                blocks,
+                PairTypes.of(relation.name, len(whole.domain.entry_values)),
+                flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
+            )
+        )
         outputs = act.count_orbits(sym)
         orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
         considered.append(("symmetry", orbit, sym.describe()))
         if estimate is None or orbit < estimate:
             source = auto_pairs(whole, relation, exact, symmetry=sym)
-            plan = PlanReport("symmetry", source.symmetry, pairs, exhaustive_size, orbit, budget.spent(),
-                              considered=tuple(considered))
+            plan = PlanReport(
+                "symmetry", source.symmetry, pairs, exhaustive_size, orbit, budget.spent(), considered=tuple(considered)
+            )
             return source, plan
     check_exhaustive(whole.domain, whole.shape.size, relation, force)
     check_relation(relation, whole.domain)
     counter = Counter(whole, number_system(whole, exact))
-    why = "no symmetry that pays" if budget is not None else \
-        "no structure sought (exhaustive sets are quick)" if relation.builtin else \
-        f"no structure sought (user relation {relation.name})"
-    plan = PlanReport("exhaustive", why, exhaustive_size, exhaustive_size, estimate,
-                      0.0 if budget is None else budget.spent(), considered=tuple(considered))
+    why = (
+        "no symmetry that pays"
+        if budget is not None
+        else "no structure sought (exhaustive sets are quick)"
+        if relation.builtin
+        else f"no structure sought (user relation {relation.name})"
+    )
+    plan = PlanReport(
+        "exhaustive",
+        why,
+        exhaustive_size,
+        exhaustive_size,
+        estimate,
+        0.0 if budget is None else budget.spent(),
+        considered=tuple(considered),
+    )
     return ExhaustivePairs(counter, relation), plan
 
 

@@ -71,7 +71,7 @@ def _leaf_roots(trace: Trace) -> list[list[int]]:
     """The circuit nodes of each output leaf's bits."""
     out, j = [], 0
     for leaf in leaves(trace.shape):
-        out.append(trace.output_roots[j:j + leaf.width])
+        out.append(trace.output_roots[j : j + leaf.width])
         j += leaf.width
     return out
 
@@ -138,7 +138,7 @@ def split(trace: Trace) -> list[Part] | None:
     position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
     hashes = _structure_hashes(circuit, needed, position)
     parts = []
-    for (comp, _), ks in zip(ordered, groups):
+    for _, ks in zip(ordered, groups):
         form, entries = _canonical(circuit, [leaf_roots[k] for k in ks], hashes, entry_of, position)
         parts.append(Part(tuple(ks), tuple(entries), form))
     return parts
@@ -163,8 +163,9 @@ def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, i
     return out
 
 
-def _canonical(circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int],
-               position: dict[int, int]) -> tuple[tuple, list[int]]:
+def _canonical(
+    circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int], position: dict[int, int]
+) -> tuple[tuple, list[int]]:
     """``(canonical form, entries in local order)`` of the part with these leaf roots (module docstring)."""
     gates = circuit.gates
     local: dict[int, int] = {FALSE: 0, TRUE: 1}
@@ -219,8 +220,9 @@ def part_trace(trace: Trace, part: Part) -> Trace:
     sub = Circuit(exact_floats=circuit.exact_floats)
     local_entry = {e: i for i, e in enumerate(part.entries)}
     entry_of = {v: e for e, bits in trace.input_bits.items() for v in bits}
-    variables = sorted(gate[1] for node, gate in enumerate(circuit.gates[:len(needed)])
-                       if needed[node] and gate[0] == VAR)
+    variables = sorted(
+        gate[1] for node, gate in enumerate(circuit.gates[: len(needed)]) if needed[node] and gate[0] == VAR
+    )
     # an entry's bits are created together, at the place of its first bit (as SymbolicInput does)
     new_var: dict[int, int] = {}
     input_bits: dict[int, list[int]] = {}
@@ -259,10 +261,14 @@ def part_trace(trace: Trace, part: Part) -> Trace:
 def part_program(program: Program, part: Part, index: int) -> Program:
     """A program standing for one part (its domain: the part's entries; never traced itself)."""
     domain = program.inputs
-    return Program(f"{program.name}[part {index}]", Vector(len(part.entries), domain.lo, domain.hi), _no_body,
-                   params=dict(program.params), neighbours=program.neighbours
-                   if isinstance(program.neighbours, str) else "hamming",
-                   description=f"entries {_entries_text(part.entries)} of {program.name}")
+    return Program(
+        f"{program.name}[part {index}]",
+        Vector(len(part.entries), domain.lo, domain.hi),
+        _no_body,
+        params=dict(program.params),
+        neighbours=program.neighbours if isinstance(program.neighbours, str) else "hamming",
+        description=f"entries {_entries_text(part.entries)} of {program.name}",
+    )
 
 
 def _no_body(x: Any) -> Any:

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from .. import wmc
 from ..compile import Compiled, compile_trace
@@ -72,26 +73,32 @@ PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
 class PlanReport:
     """How a bound was computed: the plan's ``kind``, the structure found, sizes against exhaustive, seconds."""
 
-    kind: str                         # "exhaustive", "product" or "symmetry"
-    structure: str                    # what was proved, in words
-    size: int | None = None           # triples (pure ε), pairs (other notions) or inputs (accuracy) scanned
+    kind: str  # "exhaustive", "product" or "symmetry"
+    structure: str  # what was proved, in words
+    size: int | None = None  # triples (pure ε), pairs (other notions) or inputs (accuracy) scanned
     exhaustive_size: int | None = None
     estimated_seconds: float | None = None
     detection_seconds: float = 0.0
     seconds: float = 0.0
-    parts: int = 0                    # independent parts (product plans)
-    distinct_parts: int = 0           # parts analysed (one per canonical form)
-    part_plans: tuple = ()            # the plan of each distinct part
-    considered: tuple = ()            # (kind, estimated seconds, note) of every plan weighed
+    parts: int = 0  # independent parts (product plans)
+    distinct_parts: int = 0  # parts analysed (one per canonical form)
+    part_plans: tuple = ()  # the plan of each distinct part
+    considered: tuple = ()  # (kind, estimated seconds, note) of every plan weighed
 
     def as_dict(self) -> dict:
-        out: dict[str, Any] = {"kind": self.kind, "structure": self.structure, "size": _big(self.size),
-                               "exhaustive_size": _big(self.exhaustive_size),
-                               "estimated_seconds": self.estimated_seconds,
-                               "detection_seconds": self.detection_seconds, "seconds": self.seconds}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "structure": self.structure,
+            "size": _big(self.size),
+            "exhaustive_size": _big(self.exhaustive_size),
+            "estimated_seconds": self.estimated_seconds,
+            "detection_seconds": self.detection_seconds,
+            "seconds": self.seconds,
+        }
         if self.kind == "product":
-            out.update(parts=self.parts, distinct_parts=self.distinct_parts,
-                       part_plans=[p.as_dict() for p in self.part_plans])
+            out.update(
+                parts=self.parts, distinct_parts=self.distinct_parts, part_plans=[p.as_dict() for p in self.part_plans]
+            )
         out["considered"] = [{"kind": k, "estimated_seconds": e, "note": note} for k, e, note in self.considered]
         return out
 
@@ -112,7 +119,7 @@ def _big(n: int | None) -> Any:
 
 def _size_text(n: int) -> str:
     """``1234`` or, past 10^12, ``1.234e56`` (from the logarithm: sizes can have 10^5 digits)."""
-    if n < 10 ** 12:
+    if n < 10**12:
         return str(n)
     exponent = math.floor(math.log10(n))
     mantissa = 10 ** (math.log10(n) - exponent)
@@ -122,6 +129,7 @@ def _size_text(n: int) -> str:
 
 
 # -- traces and compilation ----------------------------------------------------------------------
+
 
 def traced(prog: Program | Compiled, exact: Any) -> tuple[Program, Trace, Compiled | None]:
     """The program, its trace, and its compilation if it was given compiled."""
@@ -133,8 +141,11 @@ def traced(prog: Program | Compiled, exact: Any) -> tuple[Program, Trace, Compil
 
 
 def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, backend: str) -> Compiled:
-    return compiled if compiled is not None else \
-        compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats)
+    return (
+        compiled
+        if compiled is not None
+        else compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats)
+    )
 
 
 @dataclass
@@ -144,26 +155,40 @@ class Product:
     program: Program
     trace: Trace
     parts: list[Part]
-    members: list[tuple[int, ...]]          # per class: the indices of its parts
-    compiled: list[Compiled]                # per class: its representative, compiled
-    rule: str                               # "max" or "sum"
-    seconds: float                          # analysis
+    members: list[tuple[int, ...]]  # per class: the indices of its parts
+    compiled: list[Compiled]  # per class: its representative, compiled
+    rule: str  # "max" or "sum"
+    seconds: float  # analysis
 
     def structure(self) -> str:
         sizes = sorted({len(self.parts[m[0]].entries) for m in self.members})
         per = "one entry each" if sizes == [1] else f"{'-'.join(map(str, sizes))} entries each"
-        return (f"{len(self.parts)} independent parts ({per}), {len(self.members)} distinct; "
-                f"bound = {self.rule} over the parts")
+        return (
+            f"{len(self.parts)} independent parts ({per}), {len(self.members)} distinct; "
+            f"bound = {self.rule} over the parts"
+        )
 
-    def report(self, kind_results: Sequence[Any], size: int | None, exhaustive: int | None,
-                seconds: float) -> PlanReport:
+    def report(
+        self, kind_results: Sequence[Any], size: int | None, exhaustive: int | None, seconds: float
+    ) -> PlanReport:
         plans = tuple(r.plan for r in kind_results if getattr(r, "plan", None) is not None)
-        return PlanReport("product", self.structure(), size, exhaustive, None, self.seconds, seconds,
-                          len(self.parts), len(self.members), plans)
+        return PlanReport(
+            "product",
+            self.structure(),
+            size,
+            exhaustive,
+            None,
+            self.seconds,
+            seconds,
+            len(self.parts),
+            len(self.members),
+            plans,
+        )
 
     # -- mapping a part's witness back to the program's inputs and outputs ------------------------
     def embed_input(self, values: dict[int, tuple]) -> tuple[int, ...]:
-        """A program input: the part inputs ``values[part index]`` on their entries, the domain's lowest value elsewhere."""
+        """A program input: the part inputs ``values[part index]`` on their entries, the domain's lowest value
+        elsewhere."""
         domain = self.program.inputs
         x = [domain.lo] * domain.n
         for index, local in values.items():
@@ -197,8 +222,9 @@ def _flatten(value: Any, count: int) -> list[Any]:
     return out
 
 
-def product_of(program: Program, trace: Trace, relation: Relation, backend: str, *,
-               rules: Sequence[str] = ("max", "sum")) -> Product | None:
+def product_of(
+    program: Program, trace: Trace, relation: Relation, backend: str, *, rules: Sequence[str] = ("max", "sum")
+) -> Product | None:
     """The program's independent parts when it has at least two and the relation lets the notion split."""
     rule = PRODUCT_RULE.get(relation.name) if relation.builtin else None
     if rule is None or rule not in rules:
@@ -213,18 +239,24 @@ def product_of(program: Program, trace: Trace, relation: Relation, backend: str,
         index = group.members[0]
         sub = part_program(program, parts[index], index)
         sub = replace(sub, neighbours=relation.name)
-        compiled.append(compile_trace(sub, part_trace(trace, parts[index]), backend,
-                                      exact_floats=trace.circuit.exact_floats))
+        compiled.append(
+            compile_trace(sub, part_trace(trace, parts[index]), backend, exact_floats=trace.circuit.exact_floats)
+        )
     return Product(program, trace, parts, [g.members for g in groups], compiled, rule, time.perf_counter() - start)
 
 
 # -- estimates -------------------------------------------------------------------------------
 
+
 def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True) -> bool:
     pairs = compiled.domain.size * compiled.shape.size
     if pairs > MAX_PAIRS:
         return False
-    return not triples or not relation.builtin or relation.count_pairs(compiled.domain) * compiled.shape.size <= MAX_TRIPLES
+    return (
+        not triples
+        or not relation.builtin
+        or relation.count_pairs(compiled.domain) * compiled.shape.size <= MAX_TRIPLES
+    )
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False) -> float:
@@ -233,8 +265,11 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do)."""
     table = compiled.domain.size * compiled.shape.size
     if compiled.backend.name == "bdd":
-        cells, steps = wmc.work(compiled.flat, wmc.Plan(compiled.weights, compiled.input_groups +
-                                                        compiled.output_groups), compiled.backend.level_of)
+        cells, steps = wmc.work(
+            compiled.flat,
+            wmc.Plan(compiled.weights, compiled.input_groups + compiled.output_groups),
+            compiled.backend.level_of,
+        )
     else:
         cells, steps = 2 * table, compiled.size
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
@@ -268,8 +303,9 @@ class Budget:
         return time.perf_counter() - self.start
 
 
-def detection_budget(compiled: Compiled, relation: Relation | None, triples: bool = True,
-                     pairs: bool = False) -> tuple[Budget | None, float | None]:
+def detection_budget(
+    compiled: Compiled, relation: Relation | None, triples: bool = True, pairs: bool = False
+) -> tuple[Budget | None, float | None]:
     """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once."""
     if relation is not None and not relation.builtin:
         return None, exhaustive_estimate(compiled, None)
@@ -297,6 +333,20 @@ def log_of(value: Any) -> float:
     return math.inf if value == math.inf else math.log(value)
 
 
-__all__ = ["PlanReport", "Product", "product_of", "Budget", "detection_budget", "exhaustive_estimate",
-           "orbit_estimate", "exhaustive_fits", "traced", "compiled_whole", "combine_max", "log_of",
-           "QUICK_SECONDS", "DETECTION_SHARE", "PRODUCT_RULE"]
+__all__ = [
+    "PlanReport",
+    "Product",
+    "product_of",
+    "Budget",
+    "detection_budget",
+    "exhaustive_estimate",
+    "orbit_estimate",
+    "exhaustive_fits",
+    "traced",
+    "compiled_whole",
+    "combine_max",
+    "log_of",
+    "QUICK_SECONDS",
+    "DETECTION_SHARE",
+    "PRODUCT_RULE",
+]

@@ -10,8 +10,28 @@ and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
 """
 
 from .group import Block, Symmetry
-from .runs import (AutoSets, PairDistribution, PrivacyPlan, accuracy_report, auto_accuracy, auto_privacy,
-                   find_symmetry, pair_distributions, privacy_plan)
+from .runs import (
+    AutoSets,
+    PairDistribution,
+    PrivacyPlan,
+    accuracy_report,
+    auto_accuracy,
+    auto_privacy,
+    find_symmetry,
+    pair_distributions,
+    privacy_plan,
+)
 
-__all__ = ["Block", "Symmetry", "AutoSets", "PairDistribution", "PrivacyPlan", "accuracy_report", "auto_accuracy",
-           "auto_privacy", "find_symmetry", "pair_distributions", "privacy_plan"]
+__all__ = [
+    "Block",
+    "Symmetry",
+    "AutoSets",
+    "PairDistribution",
+    "PrivacyPlan",
+    "accuracy_report",
+    "auto_accuracy",
+    "auto_privacy",
+    "find_symmetry",
+    "pair_distributions",
+    "privacy_plan",
+]

@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..lang.shape import IntShape, BoolShape, Shape, TupleShape, leaves
+from ..lang.shape import BoolShape, IntShape, Shape, TupleShape, leaves
 
 UNCHANGED, TUPLE, INDEX = "unchanged", "tuple", "index"
-ACTIONS = {UNCHANGED: "outputs unchanged", TUPLE: "outputs permuted with inputs",
-           INDEX: "output index relabelled with inputs"}
+ACTIONS = {
+    UNCHANGED: "outputs unchanged",
+    TUPLE: "outputs permuted with inputs",
+    INDEX: "output index relabelled with inputs",
+}
 
 
 @dataclass(frozen=True)
@@ -55,22 +58,23 @@ class Symmetry:
 
     n: int
     blocks: tuple[Block, ...]
-    proofs: int = 0         # generators proved (diagram equalities that held)
-    attempts: int = 0       # candidate generators tried
-    note: str = ""          # e.g. "proved on a BDD compilation" for SDD programs
+    proofs: int = 0  # generators proved (diagram equalities that held)
+    attempts: int = 0  # candidate generators tried
+    note: str = ""  # e.g. "proved on a BDD compilation" for SDD programs
 
     @property
     def order(self) -> int:
-        return math.prod(math.factorial(len(b.entries)) * (2 ** len(b.entries) if b.flips else 1)
-                         for b in self.blocks)
+        return math.prod(math.factorial(len(b.entries)) * (2 ** len(b.entries) if b.flips else 1) for b in self.blocks)
 
     def describe(self) -> str:
         """``"S_10 on entries 0..9, outputs permuted with inputs"``, blocks joined by ``x``."""
         if not self.blocks:
             return "trivial (no symmetry proved)"
-        return " x ".join(f"S_{len(b.entries)} on entries {_entries_text(b.entries)}, {ACTIONS[b.kind]}"
-                          + (", each entry's value flipped with its output" if b.flips else "")
-                          for b in self.blocks)
+        return " x ".join(
+            f"S_{len(b.entries)} on entries {_entries_text(b.entries)}, {ACTIONS[b.kind]}"
+            + (", each entry's value flipped with its output" if b.flips else "")
+            for b in self.blocks
+        )
 
     def covering(self, entries: Sequence[int] | None = None) -> list[list[int]]:
         """The blocks as entry lists, plus a singleton for every other entry of ``entries`` (default: all)."""
@@ -88,12 +92,14 @@ def _entries_text(entries: Sequence[int]) -> str:
 
 # -- multisets and products ------------------------------------------------------------------
 
+
 def multisets(size: int, types: int) -> np.ndarray:
     """Every multiset of ``size`` types out of ``0..types-1``, as sorted rows ``(count, size)``."""
     if size == 0:
         return np.zeros((1, 0), dtype=np.int64)
-    rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(types), size)),
-                       dtype=np.int64)
+    rows = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations_with_replacement(range(types), size)), dtype=np.int64
+    )
     return rows.reshape(-1, size)
 
 
@@ -120,6 +126,7 @@ def product_rows(parts: Sequence[np.ndarray], chunk: int) -> Iterator[np.ndarray
 
 # -- neighbour pairs ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PairTypes:
     """Per-entry types ``(x_i, x'_i)`` of a built-in relation on entry digits ``0..k-1``, sorted by ``(x_i, x'_i)``.
@@ -130,12 +137,12 @@ class PairTypes:
 
     x: np.ndarray
     x_prime: np.ndarray
-    still: np.ndarray       # type ids with x_i = x'_i
-    moved: np.ndarray       # type ids with x_i != x'_i
+    still: np.ndarray  # type ids with x_i = x'_i
+    moved: np.ndarray  # type ids with x_i != x'_i
     exactly_one: bool
 
     @classmethod
-    def of(cls, relation: str, k: int) -> "PairTypes":
+    def of(cls, relation: str, k: int) -> PairTypes:
         pairs = []
         for v in range(k):
             for u in range(k):
@@ -145,7 +152,7 @@ class PairTypes:
         xp = np.array([p[1] for p in pairs], dtype=np.int64)
         return cls(x, xp, np.flatnonzero(x == xp), np.flatnonzero(x != xp), relation != "all-entries")
 
-    def x_zero(self) -> "PairTypes":
+    def x_zero(self) -> PairTypes:
         """The types with ``x_i = 0`` (entries whose value a flip symmetry moves to 0 in ``x``)."""
         keep = self.x == 0
         x, xp = self.x[keep], self.x_prime[keep]
@@ -165,7 +172,7 @@ class PairOrbits:
     blocks: list[list[int]]
     types: PairTypes
     fixed: list[int] = field(default_factory=list)
-    flipped: frozenset = frozenset()   # blocks (by index) whose entries read 0 in x (a flip symmetry moved them)
+    flipped: frozenset = frozenset()  # blocks (by index) whose entries read 0 in x (a flip symmetry moved them)
 
     def _types(self, b: int) -> PairTypes:
         return self.types.x_zero() if b in self.flipped else self.types
@@ -231,7 +238,7 @@ class PairOrbits:
                 start = 0
                 for b, block in enumerate(self.blocks):  # each block's rows index its own types
                     t = self._types(b)
-                    part = rows[:, start:start + len(block)]
+                    part = rows[:, start : start + len(block)]
                     x[:, block] = t.x[part]
                     xp[:, block] = t.x_prime[part]
                     start += len(block)
@@ -249,9 +256,11 @@ class InputIndex:
         self.n, self.k = n, k
         self.blocks = [list(b) for b in blocks]
         self.counts = [multiset_count(len(b), k) for b in self.blocks]
-        self.strides = [math.prod(self.counts[j + 1:]) for j in range(len(self.blocks))]
-        self.binomials = [np.array([[math.comb(a + i, i + 1) for a in range(k)] for i in range(len(b))],
-                                   dtype=np.int64) for b in self.blocks]
+        self.strides = [math.prod(self.counts[j + 1 :]) for j in range(len(self.blocks))]
+        self.binomials = [
+            np.array([[math.comb(a + i, i + 1) for a in range(k)] for i in range(len(b))], dtype=np.int64)
+            for b in self.blocks
+        ]
 
     def __len__(self) -> int:
         return math.prod(self.counts)
@@ -297,12 +306,13 @@ def input_orbits(n: int, k: int, blocks: Sequence[Sequence[int]]) -> np.ndarray:
     x = np.zeros((math.prod(len(p) for p in parts), n), dtype=np.int64)
     start = 0
     for rows in product_rows(parts, 1 << 20):
-        x[start:start + len(rows), columns] = rows
+        x[start : start + len(rows), columns] = rows
         start += len(rows)
     return x[np.lexsort(x.T[::-1])]
 
 
 # -- outputs --------------------------------------------------------------------------------
+
 
 class OutputAction:
     """How a symmetry moves the outputs of a program of output shape ``shape`` with ``n`` input entries.
@@ -382,15 +392,18 @@ class OutputAction:
             if block.kind == INDEX:
                 labels = [self.index_offset(e) for e in block.entries]
                 first = labels[0]
-                out[np.isin(out[:, 0], labels), 0] = first
+                out[np.isin(out[:, 0], labels), 0] = first  # type: ignore[arg-type]
         return out
 
     def count_orbits(self, sym: Symmetry) -> int:
         """The number of output orbits (over the whole output shape) under ``sym``."""
         if any(b.kind == TUPLE for b in sym.blocks):
             in_blocks = {e for b in sym.blocks if b.kind == TUPLE for e in b.entries}
-            total = math.prod(1 if b.flips else multiset_count(len(b.entries), self.part_size(b.entries[0]))
-                              for b in sym.blocks if b.kind == TUPLE)
+            total = math.prod(
+                1 if b.flips else multiset_count(len(b.entries), self.part_size(b.entries[0]))
+                for b in sym.blocks
+                if b.kind == TUPLE
+            )
             return total * math.prod(self.part_size(e) for e in range(self.n) if e not in in_blocks)
         size = math.prod(self.sizes)
         for block in sym.blocks:
@@ -419,7 +432,7 @@ class OutputAction:
             positions = np.arange(start, min(total, start + chunk), dtype=np.int64)
             offsets = self.offsets_of(positions)
             if dropped:
-                offsets = offsets[~np.isin(offsets[:, 0], list(dropped))]
+                offsets = offsets[~np.isin(offsets[:, 0], list(dropped))]  # type: ignore[arg-type]
             yield offsets
 
     def offsets_of(self, positions: np.ndarray) -> np.ndarray:
@@ -455,5 +468,19 @@ class OutputAction:
         return [b for b in out if len(b) > 1]
 
 
-__all__ = ["Block", "Symmetry", "UNCHANGED", "TUPLE", "INDEX", "multisets", "multiset_count", "product_rows",
-           "PairTypes", "PairOrbits", "OutputAction", "InputIndex", "canonical_inputs", "input_orbits"]
+__all__ = [
+    "Block",
+    "Symmetry",
+    "UNCHANGED",
+    "TUPLE",
+    "INDEX",
+    "multisets",
+    "multiset_count",
+    "product_rows",
+    "PairTypes",
+    "PairOrbits",
+    "OutputAction",
+    "InputIndex",
+    "canonical_inputs",
+    "input_orbits",
+]

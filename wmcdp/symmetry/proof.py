@@ -31,7 +31,8 @@ import itertools
 import random
 import time
 import warnings
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..compile import Compiled
 from ..lang.circuit import NOT, VAR
@@ -39,7 +40,7 @@ from ..limits import LimitExceeded, check, memory_cap
 from ..plan.automorphism import SECONDS, transpositions
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 
-FIXED = "fixed"   # a cofactor phi | y: no output bits left to map
+FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
 
 #: satisfying assignments of a diagram on which candidates are first evaluated (a cheap refutation)
 SAMPLES = 24
@@ -56,12 +57,12 @@ class Prover:
     def __init__(self, compiled: Compiled, budget: Any = None) -> None:
         assert compiled.backend.name == "bdd"
         self.compiled = compiled
-        self.budget = budget          # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
-        self.abandoned = 0            # diagram proofs not attempted or stopped past the budget
-        self.structural = 0           # proofs that held on the circuit itself (no diagram operation)
-        self.automorphisms = 0        # transpositions nauty found among the circuit's automorphisms
-        self._per_node = 1e-6         # seconds per node of a diagram operation (the slowest seen so far)
-        self._slowest = 0.0           # seconds of the slowest diagram operation so far
+        self.budget = budget  # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
+        self.abandoned = 0  # diagram proofs not attempted or stopped past the budget
+        self.structural = 0  # proofs that held on the circuit itself (no diagram operation)
+        self.automorphisms = 0  # transpositions nauty found among the circuit's automorphisms
+        self._per_node = 1e-6  # seconds per node of a diagram operation (the slowest seen so far)
+        self._slowest = 0.0  # seconds of the slowest diagram operation so far
         self._sizes: dict[int, int] = {}
         self.backend = compiled.backend
         self.n = compiled.domain.n
@@ -268,21 +269,21 @@ class Prover:
         for rmap in self._random_maps(perm):
             check("symmetry detection")
             self.attempts += 1
-            renaming = {**in_map, **rmap, **out_renaming}
+            renaming = {**in_map, **rmap, **out_renaming}  # type: ignore[dict-item]
             if set(renaming) != set(renaming.values()):  # only a permutation of variables proves anything
                 continue
-            if u is None and relabel is None and self._structural(renaming, out_renaming):
+            if u is None and relabel is None and self._structural(renaming, out_renaming):  # type: ignore[arg-type]
                 self.proofs += 1
                 self.structural += 1
                 return True
             if self._refuted(target, renaming, relabel):
                 continue
             if relabel is None:
-                image = self._budgeted(lambda: be.rename(target, renaming), target)
+                image = self._budgeted(lambda r=renaming: be.rename(target, r), target)
             else:
                 mapping = {v: be.var(w) for v, w in renaming.items()}
                 mapping.update(self._index_functions(relabel))
-                image = self._budgeted(lambda: be.compose(target, mapping), target)
+                image = self._budgeted(lambda m=mapping: be.compose(target, m), target)
             if image is None:
                 return False
             if image == target:
@@ -329,8 +330,9 @@ class Prover:
         be = self.backend
         x_var, y_var = self.bits[e][0], self.compiled.output_groups[a].variables[0]
         self.attempts += 1
-        image = self._budgeted(lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)),
-                                                             y_var: be.negate(be.var(y_var))}), self.phi)
+        image = self._budgeted(
+            lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)), y_var: be.negate(be.var(y_var))}), self.phi
+        )
         if image is None or image != self.phi:
             return False
         self.proofs += 1
@@ -441,8 +443,9 @@ class Prover:
         return None
 
     # -- groups -----------------------------------------------------------------------------
-    def blocks(self, entries: Sequence[int], kinds: Sequence[str], start: Sequence[Sequence[int]] = (),
-               u: Any = None) -> list[Block]:
+    def blocks(
+        self, entries: Sequence[int], kinds: Sequence[str], start: Sequence[Sequence[int]] = (), u: Any = None
+    ) -> list[Block]:
         """Blocks of ``entries`` joined by proved generators, starting from the known blocks ``start``
         (whose action must be ``kinds[0]``).
 
@@ -482,7 +485,7 @@ class Prover:
             ra, rb = find(a), find(b)
             if ra == rb:
                 return
-            known = {kind_of[ra], kind_of[rb]} - {None}
+            known: set[str] = {k for k in (kind_of[ra], kind_of[rb]) if k is not None}
             if len(known) > 1:
                 return
             kind = self._prove_any({a: b, b: a}, list(known) or kinds, u)
@@ -538,8 +541,10 @@ def detect(prover: Prover) -> Symmetry:
     start, kind = prover.automorphism_blocks()
     if kind is not None:
         kinds = [kind] + [k for k in kinds if k != kind]
-    blocks = [Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
-              for b in prover.blocks(read, kinds, start)]
+    blocks = [
+        Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
+        for b in prover.blocks(read, kinds, start)
+    ]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))
@@ -547,8 +552,9 @@ def detect(prover: Prover) -> Symmetry:
     return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
 
 
-def refine(prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]
-           ) -> tuple[list[list[int]], list[int]] | None:
+def refine(
+    prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]
+) -> tuple[list[list[int]], list[int]] | None:
     """For one output ``y`` (leaf ``offsets``): blocks of entries whose permutations leave ``P(y | x)``
     unchanged, and the entries ``P(y | x)`` does not depend on; None when ``P(y | x) = 0`` for every ``x``.
 

@@ -29,21 +29,33 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
 from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
-from ..probabilities import Counter, as_compiled, number_system
 from ..lang.program import Program
 from ..limits import check
+from ..probabilities import Counter, as_compiled, number_system
 from ..scan import RatioScan
-from ..sets import (ExhaustiveInference, AccuracySet, Relation, neighbour_relation,
-                    NEIGHBOURS)
-from .group import (INDEX, TUPLE, UNCHANGED, Block, OutputAction, PairOrbits, PairTypes, Symmetry,
-                    InputIndex, input_orbits, multisets, product_rows)
+from ..sets import NEIGHBOURS, AccuracySet, ExhaustiveInference, Relation, neighbour_relation
+from .group import (
+    INDEX,
+    TUPLE,
+    UNCHANGED,
+    Block,
+    InputIndex,
+    OutputAction,
+    PairOrbits,
+    PairTypes,
+    Symmetry,
+    input_orbits,
+    multisets,
+    product_rows,
+)
 from .proof import Prover, detect, refine
 
 #: per-output groups are proved (on phi | y) for at most this many output orbits
@@ -64,26 +76,36 @@ MAX_PAIRS = 1 << 24
 class AutoSets:
     """What ``sets="auto"`` found and used, for the result and the report."""
 
-    symmetry: str                  # the program's group, e.g. "S_10 on entries 0..9, outputs permuted with inputs"
-    order: int                     # its number of elements
-    per_output: str                # how per-output groups were used (privacy), or ""
-    size: int                      # |C| triples (privacy) or |A| inputs (accuracy)
-    inference: int                 # |I|: (x, y) pairs whose probability the sets ask for
+    symmetry: str  # the program's group, e.g. "S_10 on entries 0..9, outputs permuted with inputs"
+    order: int  # its number of elements
+    per_output: str  # how per-output groups were used (privacy), or ""
+    size: int  # |C| triples (privacy) or |A| inputs (accuracy)
+    inference: int  # |I|: (x, y) pairs whose probability the sets ask for
     exhaustive_size: int
     exhaustive_inference: int
-    proofs: int                    # diagram equalities that held
-    attempts: int                  # candidate generators tried
-    seconds: float                 # detection and proofs
+    proofs: int  # diagram equalities that held
+    attempts: int  # candidate generators tried
+    seconds: float  # detection and proofs
     note: str = ""
 
     def as_dict(self) -> dict:
-        return {"symmetry": self.symmetry, "group_order": self.order, "per_output": self.per_output,
-                "size": self.size, "inference_size": self.inference, "exhaustive_size": self.exhaustive_size,
-                "exhaustive_inference_size": self.exhaustive_inference, "proofs": self.proofs,
-                "attempts": self.attempts, "detection_seconds": self.seconds, "note": self.note}
+        return {
+            "symmetry": self.symmetry,
+            "group_order": self.order,
+            "per_output": self.per_output,
+            "size": self.size,
+            "inference_size": self.inference,
+            "exhaustive_size": self.exhaustive_size,
+            "exhaustive_inference_size": self.exhaustive_inference,
+            "proofs": self.proofs,
+            "attempts": self.attempts,
+            "detection_seconds": self.seconds,
+            "note": self.note,
+        }
 
 
 # -- detection ---------------------------------------------------------------------------------
+
 
 def prover_for(compiled: Compiled, budget: Any = None) -> tuple[Prover, str]:
     """A :class:`Prover` on a BDD of the program (SDD programs are recompiled to a BDD for the proofs);
@@ -108,12 +130,15 @@ def find_symmetry(prog: Program | Compiled, *, backend: str = "bdd", budget: Any
 def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str:
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if not relation.builtin:
-        raise WmcdpError(f"automatic symmetry sets need a built-in neighbour relation ({', '.join(NEIGHBOURS)}), "
-                         f"not the user relation {relation.name}")
+        raise WmcdpError(
+            f"automatic symmetry sets need a built-in neighbour relation ({', '.join(NEIGHBOURS)}), "
+            f"not the user relation {relation.name}"
+        )
     return relation.name
 
 
 # -- outputs -------------------------------------------------------------------------------------
+
 
 def _support(prover: Prover) -> tuple[float, Any]:
     """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``;
@@ -138,13 +163,13 @@ def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
         for group in c.output_groups:
             w = len(group.variables)
             offset = 0
-            for b in bits[j:j + w]:
+            for b in bits[j : j + w]:
                 offset = (offset << 1) | b
             offsets.append(offset)
             j += w
         rows.append(offsets)
-    offsets = np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))
-    return np.unique(prover.action.canonical(offsets, sym), axis=0)
+    offsets = np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))  # type: ignore[assignment]
+    return np.unique(prover.action.canonical(offsets, sym), axis=0)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -154,7 +179,7 @@ class PrivacyPlan:
     compiled: Compiled
     symmetry: Symmetry
     relation: str
-    outputs: list[tuple[np.ndarray, PairOrbits]] | None   # listed when per-output groups were proved
+    outputs: list[tuple[np.ndarray, PairOrbits]] | None  # listed when per-output groups were proved
     output_reps: Callable[[], Iterator[np.ndarray]]
     per_output: str
     note: str
@@ -196,13 +221,24 @@ class PrivacyPlan:
         c = self.compiled
         triples, pairs = self.sizes()
         relation = neighbour_relation(self.relation)
-        return AutoSets(self.symmetry.describe(), self.symmetry.order, self.per_output, triples, pairs,
-                        relation.count_pairs(c.domain) * c.shape.size, c.domain.size * c.shape.size,
-                        self.proofs, self.attempts, self.seconds, self.note)
+        return AutoSets(
+            self.symmetry.describe(),
+            self.symmetry.order,
+            self.per_output,
+            triples,
+            pairs,
+            relation.count_pairs(c.domain) * c.shape.size,
+            c.domain.size * c.shape.size,
+            self.proofs,
+            self.attempts,
+            self.seconds,
+            self.note,
+        )
 
 
-def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = None, *,
-                 backend: str = "bdd", budget: Any = None) -> PrivacyPlan:
+def privacy_plan(
+    prog: Program | Compiled, neighbours: str | Relation | None = None, *, backend: str = "bdd", budget: Any = None
+) -> PrivacyPlan:
     """Detect the program's symmetries and describe the orbit sets of a pure-ε run (nothing counted);
     ``budget`` bounds the diagram proofs (per-output groups past it are abandoned)."""
     start = time.perf_counter()
@@ -234,22 +270,42 @@ def privacy_plan(prog: Program | Compiled, neighbours: str | Relation | None = N
                     blocks, irrelevant = found
                     outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
     if outputs is not None and prover.over_budget():
-        outputs = None
+        outputs = None  # type: ignore[assignment]
         per_output = "abandoned past the detection budget; each output uses the symmetries that fix it"
     if outputs is not None:
         largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
         unread = max((len(o.fixed) for _, o in outputs), default=0)
         unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
-        per_output = (f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
-                      f"(blocks up to S_{largest}{unread_text})")
-    return PrivacyPlan(compiled, sym, relation, outputs, output_reps, per_output, note,
-                       time.perf_counter() - start, prover.proofs, prover.attempts)
+        per_output = (
+            f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
+            f"(blocks up to S_{largest}{unread_text})"
+        )
+    return PrivacyPlan(
+        compiled,
+        sym,
+        relation,
+        outputs,
+        output_reps,
+        per_output,
+        note,
+        time.perf_counter() - start,
+        prover.proofs,
+        prover.attempts,
+    )
 
 
 # -- pure epsilon ------------------------------------------------------------------------------
 
-def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = None, *, backend: str = "bdd",
-                 exact: Any = None, force: bool = False, plan: PrivacyPlan | None = None):
+
+def auto_privacy(
+    prog: Program | Compiled,
+    neighbours: str | Relation | None = None,
+    *,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    plan: PrivacyPlan | None = None,
+):
     """Algorithm 2 over the orbit sets of :func:`privacy_plan` (``plan``: when already made); a
     :class:`~wmcdp.privacy.PrivacyResult` whose ``sets`` is the :class:`AutoSets` report."""
     from ..privacy import PrivacyResult, PrivacyWitness
@@ -259,8 +315,10 @@ def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = N
     plan = plan if plan is not None else privacy_plan(compiled, neighbours)
     triples, _ = plan.sizes()
     if triples > MAX_TRIPLES and not force:
-        raise WmcdpError(f"the automatic symmetry sets are too large (|C| = {triples} triples; limit {MAX_TRIPLES}): "
-                         "force the run (--force)")
+        raise WmcdpError(
+            f"the automatic symmetry sets are too large (|C| = {triples} triples; limit {MAX_TRIPLES}): "
+            "force the run (--force)"
+        )
     counter = Counter(compiled, number_system(compiled, exact))
     scan = RatioScan(counter.arith)
     domain, n = compiled.domain, compiled.domain.n
@@ -278,13 +336,17 @@ def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = N
         values = counter.pairs(digits, offsets)
         start = 0
         for y, orbits, index, members in group:
-            table = values[start:start + len(members)]
+            table = values[start : start + len(members)]
             start += len(members)
             for x, xp in orbits.chunks(batch):
                 check("privacy synthesis")
                 key0 = state["key"]
-                scan.offer(table[index.rank(x, canonical=True)][:, None], table[index.rank(xp)][:, None],
-                           lambda j, k0=key0: (k0 + j, 0), first_keys=(key0, key0))
+                scan.offer(
+                    table[index.rank(x, canonical=True)][:, None],
+                    table[index.rank(xp)][:, None],
+                    lambda j, k0=key0: (k0 + j, 0),  # type: ignore[misc]
+                    first_keys=(key0, key0),
+                )
                 if scan.key is not None and key0 <= scan.key[0] < key0 + len(x):
                     row = scan.key[0] - key0
                     state["witness"] = (x[row], xp[row], y)
@@ -303,17 +365,31 @@ def auto_privacy(prog: Program | Compiled, neighbours: str | Relation | None = N
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
     x, xp, y = state["witness"]
     act = OutputAction(compiled.shape, n)
-    witness = PrivacyWitness(tuple(int(v) + domain.lo for v in x), tuple(int(v) + domain.lo for v in xp),
-                             compiled.shape.value_at(act.position(y)))
+    witness = PrivacyWitness(
+        tuple(int(v) + domain.lo for v in x),
+        tuple(int(v) + domain.lo for v in xp),
+        compiled.shape.value_at(act.position(y)),
+    )
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
     log_p_x, log_p_x_prime = scan.witness_logs()
-    return PrivacyResult(epsilon=epsilon, ratio=ratio, witness=witness, p_x=p_x, p_x_prime=p_x_prime,
-                         exact=counter.arith.exact, diagram_size=compiled.size, seconds=time.perf_counter() - start,
-                         sets=plan.report(), log_p_x=log_p_x, log_p_x_prime=log_p_x_prime)
+    return PrivacyResult(
+        epsilon=epsilon,
+        ratio=ratio,
+        witness=witness,
+        p_x=p_x,
+        p_x_prime=p_x_prime,
+        exact=counter.arith.exact,
+        diagram_size=compiled.size,
+        seconds=time.perf_counter() - start,
+        sets=plan.report(),
+        log_p_x=log_p_x,
+        log_p_x_prime=log_p_x_prime,
+    )
 
 
 # -- accuracy ------------------------------------------------------------------------------------
+
 
 def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple], Any]) -> list[list[int]]:
     """The blocks of ``sym`` whose outputs are unchanged, split where the target ``V`` is not invariant.
@@ -358,9 +434,18 @@ def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple],
     return [r for r in out if len(r) > 1]
 
 
-def auto_accuracy(prog: Program | Compiled, V: Callable | Mapping | None = None, alpha: Any = 0, *, top: int = 0,
-                  backend: str = "bdd", exact: Any = None, force: bool = False, budget: Any = None,
-                  fallback: bool = False):
+def auto_accuracy(
+    prog: Program | Compiled,
+    V: Callable | Mapping | None = None,
+    alpha: Any = 0,
+    *,
+    top: int = 0,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    budget: Any = None,
+    fallback: bool = False,
+):
     """Algorithm 3 over one input per orbit (:func:`accuracy_blocks`); an
     :class:`~wmcdp.accuracy.AccuracyResult` whose ``sets`` is the :class:`AutoSets` report. ``budget``
     bounds the diagram proofs; with ``fallback``, an orbit set that saves less than half of the inputs
@@ -383,24 +468,34 @@ def auto_accuracy(prog: Program | Compiled, V: Callable | Mapping | None = None,
         r = synthesize_accuracy(compiled, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         return replace(r, seconds=time.perf_counter() - start)
     if count * compiled.shape.size > MAX_PAIRS and not force:
-        raise WmcdpError(f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
-                         f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)")
+        raise WmcdpError(
+            f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
+            f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)"
+        )
     detection = time.perf_counter() - start
     reps = input_orbits(domain.n, k, used.covering())
     A = AccuracySet(tuple(tuple(int(v) + domain.lo for v in row) for row in reps))
     r = synthesize_accuracy(compiled, A, V, alpha, ExhaustiveInference(domain, compiled.shape), top=top, exact=exact)
     described = used.describe() if blocks else "trivial (no symmetry with unchanged outputs and invariant V)"
-    if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED):
+    if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED) or not blocks and sym.blocks:
         described += f" (program: {sym.describe()})"
-    elif not blocks and sym.blocks:
-        described += f" (program: {sym.describe()})"
-    report = AutoSets(described, used.order, "", len(A), len(A) * compiled.shape.size, domain.size,
-                      domain.size * compiled.shape.size, prover.proofs, prover.attempts, detection, note)
+    report = AutoSets(
+        described,
+        used.order,
+        "",
+        len(A),
+        len(A) * compiled.shape.size,
+        domain.size,
+        domain.size * compiled.shape.size,
+        prover.proofs,
+        prover.attempts,
+        detection,
+        note,
+    )
     return replace(r, seconds=time.perf_counter() - start, sets=report)
 
 
-def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *,
-                    backend: str = "bdd") -> AutoSets:
+def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
     """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
     from ..accuracy import _targets
 
@@ -412,12 +507,23 @@ def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = Non
     domain, k = compiled.domain, len(compiled.domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
-    return AutoSets(used.describe(), used.order, "", count, count * compiled.shape.size, domain.size,
-                    domain.size * compiled.shape.size, prover.proofs, prover.attempts,
-                    time.perf_counter() - start, note)
+    return AutoSets(
+        used.describe(),
+        used.order,
+        "",
+        count,
+        count * compiled.shape.size,
+        domain.size,
+        domain.size * compiled.shape.size,
+        prover.proofs,
+        prover.attempts,
+        time.perf_counter() - start,
+        note,
+    )
 
 
 # -- pairs with whole distributions (for (eps, delta) and Renyi DP) ----------------------------
+
 
 @dataclass
 class PairDistribution:
@@ -478,7 +584,7 @@ def _output_orbits(act: OutputAction, sym: Symmetry, x: np.ndarray, xp: np.ndarr
         if kind == INDEX and len(c) > 1:
             labels = [act.index_offset(e) for e in c]
             mult[labels[0]] = len(c)
-            mult[labels[1:]] = 0
+            mult[labels[1:]] = 0  # type: ignore[index]
     keep = mult != 0
     return offsets[keep], mult[keep]
 
@@ -491,9 +597,14 @@ def _multinomial(row: np.ndarray) -> int:
     return out
 
 
-def pair_distributions(prog: Program | Compiled, neighbours: str | Relation | None = None, *,
-                       backend: str = "bdd", exact: Any = None,
-                       symmetry: Symmetry | None = None) -> Iterator[PairDistribution]:
+def pair_distributions(
+    prog: Program | Compiled,
+    neighbours: str | Relation | None = None,
+    *,
+    backend: str = "bdd",
+    exact: Any = None,
+    symmetry: Symmetry | None = None,
+) -> Iterator[PairDistribution]:
     """Every ordered neighbour pair up to the program's proved group ``G`` (both orders, since orbits of
     ordered pairs are listed), each with its whole output distribution grouped by output orbits
     (:class:`PairDistribution`). Maxima over pairs of sums over outputs (δ(ε), Rényi divergences)
@@ -508,17 +619,39 @@ def pair_distributions(prog: Program | Compiled, neighbours: str | Relation | No
     domain = compiled.domain
     blocks = sym.covering()
     flips = {b.entries[0] for b in sym.blocks if b.flips}
-    orbits = PairOrbits(domain.n, blocks, PairTypes.of(relation, len(domain.entry_values)),
-                        flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips))
+    orbits = PairOrbits(
+        domain.n,
+        blocks,
+        PairTypes.of(relation, len(domain.entry_values)),
+        flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
+    )
     for xs, xps in orbits.chunks(1 << 12):
         for x, xp in zip(xs, xps):
             check("pair distributions")
             outputs, mult = _output_orbits(act, sym, x, xp)
             digits = np.repeat(np.stack([x, xp]), len(outputs), axis=0)
             values = counter.pairs(digits, np.concatenate([outputs, outputs]))
-            yield PairDistribution(tuple(int(v) + domain.lo for v in x), tuple(int(v) + domain.lo for v in xp),
-                                   outputs, mult, values[:len(outputs)], values[len(outputs):], counter.arith)
+            yield PairDistribution(
+                tuple(int(v) + domain.lo for v in x),
+                tuple(int(v) + domain.lo for v in xp),
+                outputs,
+                mult,
+                values[: len(outputs)],
+                values[len(outputs) :],
+                counter.arith,
+            )
 
 
-__all__ = ["AutoSets", "PrivacyPlan", "privacy_plan", "auto_privacy", "auto_accuracy", "accuracy_blocks",
-           "accuracy_report", "find_symmetry", "pair_distributions", "PairDistribution", "PER_OUTPUT_LIMIT"]
+__all__ = [
+    "AutoSets",
+    "PrivacyPlan",
+    "privacy_plan",
+    "auto_privacy",
+    "auto_accuracy",
+    "accuracy_blocks",
+    "accuracy_report",
+    "find_symmetry",
+    "pair_distributions",
+    "PairDistribution",
+    "PER_OUTPUT_LIMIT",
+]

@@ -1,26 +1,66 @@
-"""The library surface matches the docs: every name the README shows imports from ``wmcdp`` as the function or
-class it documents, in a fresh interpreter and after every submodule has been imported (no submodule hides a
-name of the package); ``wmcdp.__version__`` and ``wmcdp --version``."""
+"""The library surface matches the docs: every name README.md, docs/*.md and the tutorial notebook show
+imports from ``wmcdp`` as the function or class it documents, in a fresh interpreter and after every
+submodule has been imported (no submodule hides a name of the package); ``wmcdp.__version__`` and
+``wmcdp --version``; the built-in programs install inside wmcdp's namespace, never as top-level packages."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).parent.parent / "README.md"
+import pytest
+
+ROOT = Path(__file__).parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "docs" / "tutorial.ipynb"]
+
+
+def _prose(page: Path) -> str:
+    """A page's text without mkdocstrings' ``::: module.name`` directives (they name where a thing is defined)."""
+    text = page.read_text()
+    if page.suffix == ".ipynb":
+        text = "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
+    return "\n".join(line for line in text.splitlines() if not line.startswith(":::"))
 
 
 def documented_names() -> set[str]:
-    """Names in ``from wmcdp import ...`` lines and the functions the Python API section lists as ``- `name(``."""
-    text = README.read_text()
+    """Names in ``from wmcdp import ...`` lines, the functions the Python API page lists as ``- `name(``,
+    and the last part of every dotted ``wmcdp.name`` the pages show that is not a module."""
     names: set[str] = set()
-    for line in re.findall(r"^from wmcdp import (.+)$", text, re.M):
-        names.update(n.strip() for n in line.split(","))
-    api = text[text.index("## The Python API"):text.index("### The DSL")]
+    for page in PAGES:
+        text = _prose(page)
+        for line in re.findall(r"^from wmcdp import (.+)$", text, re.M):
+            names.update(n.strip() for n in line.split(","))
+        for dotted in re.findall(r"\bwmcdp((?:\.\w+)+)", text):
+            path = "wmcdp" + dotted
+            builtin = path.startswith(("wmcdp.programs.", "wmcdp.symmetry_sets.", "wmcdp.__"))
+            if not builtin and not _is_module(path):
+                names.add(path.rpartition(".")[2])
+    api = _prose(ROOT / "docs" / "api.md")
     names.update(re.findall(r"^- `(\w+)\(", api, re.M))
     return names
+
+
+def _is_module(path: str) -> bool:
+    try:
+        return importlib.util.find_spec(path) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_the_docs_name_things_by_their_top_level_name():
+    """A dotted ``wmcdp.module.name`` in the docs is a module or a name of a module, never deeper."""
+    deep = []
+    for page in PAGES:
+        for dotted in re.findall(r"\bwmcdp((?:\.\w+)+)", _prose(page)):
+            path = "wmcdp" + dotted
+            if not _is_module(path) and path.count(".") > 1 and not path.startswith(("wmcdp.programs.",
+                                                                                       "wmcdp.symmetry_sets.")):
+                deep.append((page.name, path))
+    assert not deep
 
 
 def test_every_documented_name_is_exported():
@@ -60,3 +100,24 @@ def test_version(capsys):
     from importlib.metadata import version
 
     assert version("wmcdp") == wmcdp.__version__
+
+
+def test_programs_install_inside_the_wmcdp_namespace(tmp_path):
+    """From outside the checkout, ``wmcdp.programs`` and ``wmcdp.symmetry_sets`` import and the top-level
+    names ``programs`` and ``symmetry_sets`` do not (a user's own ``programs`` package is left alone)."""
+    script = """
+import importlib.util
+import wmcdp.programs, wmcdp.symmetry_sets
+print(sorted(wmcdp.programs.PROGRAMS)[:1], importlib.util.find_spec("programs"), importlib.util.find_spec("symmetry_sets"))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.split() == ["['geometric_above_threshold']", "None", "None"]
+
+
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists its packages by hand (two of them live in other folders): none is forgotten."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "wmcdp").rglob("__init__.py")}
+    assert found | {"wmcdp.programs", "wmcdp.symmetry_sets"} == listed

@@ -1,8 +1,8 @@
-"""The catalogue of bad input (README, "Errors"): every case through the API and the CLI.
+"""The catalogue of bad input (docs/errors.md): every case through the API and the CLI.
 
 Each case names the exact message. The API raises a WmcdpError (a ValueError) with it;
 the CLI prints ``wmcdp: error: <message>`` as its only line on stderr and exits with 2.
-The README's table must show every message, so the documentation stays true.
+The table in docs/errors.md must show every message, so the documentation stays true.
 """
 
 import re
@@ -342,10 +342,10 @@ def test_body_errors_name_the_line_of_the_users_code(files, capsys):
     assert f" at {good}:{line}: " in err
 
 
-def test_readme_lists_every_message():
-    readme = (Path(__file__).parent.parent / "README.md").read_text().replace("\\|", "|")  # table escapes
+def test_the_docs_list_every_message():
+    page = (Path(__file__).parent.parent / "docs" / "errors.md").read_text().replace("\\|", "|")  # table escapes
     shown = [message.replace("{f}", "FILE.py").replace(AT, " at FILE:LINE") for _, message, _, _ in CASES]
-    missing = [message for message in shown if message not in readme]
+    missing = [message for message in shown if message not in page]
     assert not missing
 
 

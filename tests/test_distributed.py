@@ -56,7 +56,7 @@ def test_without_dask_the_flag_is_a_clear_error(monkeypatch, capsys):
 
 
 def test_any_program_runs_on_workers(workers):
-    """The README's example: a Program object (its body a lambda in this file) on Workers, as a serial run."""
+    """The example in docs/cli.md (Distributed runs): a Program object (its body a lambda in this file) on Workers, as a serial run."""
     from wmcdp import Bits, Program, flip
 
     prog = Program("rr", Bits(3), lambda x: tuple(xi ^ flip(Fraction(1, 5)) for xi in x))

@@ -467,7 +467,7 @@ def sweep_privacy(
     parameter: str,
     values: Sequence[Number],
     *,
-    sets: str = "exhaustive",
+    sets: str = "plan",
     neighbours: str | None = None,
     backend: str = "bdd",
     exact: Any = None,
@@ -476,12 +476,12 @@ def sweep_privacy(
     """Tight epsilon (Algorithm 2) of each program for each value of ``parameter``.
 
     ``programs`` are built-in names or ``file.py:function``; ``fixed`` holds the other
-    parameters; ``sets`` is ``"exhaustive"`` (with ``neighbours``, default the program's
-    relation), ``"symmetry"`` (the program's proved sets) or ``file.py:function`` (your own,
-    as for ``wmcdp privacy --sets``).
+    parameters; ``sets`` is ``"plan"`` (the default: the planner), ``"exhaustive"``, ``"auto"`` (these three
+    with ``neighbours``, default the program's relation), ``"symmetry"`` (the program's proved sets) or
+    ``file.py:function`` (your own, as for ``wmcdp privacy --sets``).
     """
-    if sets != "exhaustive" and neighbours:
-        raise WmcdpError("neighbours apply to exhaustive sets only")
+    if sets not in ("plan", "exhaustive", "auto") and neighbours:
+        raise WmcdpError("neighbours apply to the planned, exhaustive and automatic sets only")
     return _sweep(
         _privacy_point,
         programs,
@@ -503,7 +503,7 @@ def sweep_accuracy(
     values: Sequence[Number],
     alpha: Number,
     *,
-    sets: str = "exhaustive",
+    sets: str = "plan",
     backend: str = "bdd",
     exact: Any = None,
     progress: ProgressCallback | None = None,
@@ -532,7 +532,7 @@ def sweep_approximate(
     epsilon: Any = None,
     delta: Any = None,
     compose: int = 1,
-    sets: str = "exhaustive",
+    sets: str = "plan",
     neighbours: str | None = None,
     backend: str = "bdd",
     exact: Any = None,
@@ -544,8 +544,8 @@ def sweep_approximate(
     """
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
-    if sets != "exhaustive" and neighbours:
-        raise WmcdpError("neighbours apply to exhaustive sets only")
+    if sets not in ("plan", "exhaustive", "auto") and neighbours:
+        raise WmcdpError("neighbours apply to the planned, exhaustive and automatic sets only")
     return _sweep(
         _approximate_point,
         programs,
@@ -570,15 +570,15 @@ def sweep_renyi(
     values: Sequence[Number],
     orders: Any,
     *,
-    sets: str = "exhaustive",
+    sets: str = "plan",
     neighbours: str | None = None,
     backend: str = "bdd",
     exact: Any = None,
     progress: ProgressCallback | None = None,
 ) -> list[RenyiRow]:
     """Tight ``D_α`` of each program for each value of ``parameter``, one row per order."""
-    if sets != "exhaustive" and neighbours:
-        raise WmcdpError("neighbours apply to exhaustive sets only")
+    if sets not in ("plan", "exhaustive", "auto") and neighbours:
+        raise WmcdpError("neighbours apply to the planned, exhaustive and automatic sets only")
     return _sweep(
         _renyi_point,  # type: ignore[arg-type]
         programs,

@@ -67,6 +67,10 @@ _EXPORTS = {
     "privacy_plan": "symmetry",
     "pair_distributions": "symmetry",
     "AutoSets": "symmetry",
+    # bounds as functions of a parameter
+    "Parameter": "parametric",
+    "PiecewisePrivacyResult": "parametric",
+    "PiecewiseAccuracyResult": "parametric",
     # sweeps, tables and figures
     "sweep_privacy": "sweep",
     "sweep_accuracy": "sweep",

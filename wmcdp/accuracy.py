@@ -187,6 +187,13 @@ def synthesize_accuracy(
         raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
+    if getattr(arith, "interned", False):  # a parametric run: 1 - beta as a function (wmcdp.parametric)
+        if workers is not None:
+            raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
+        from .parametric.bounds import piecewise_accuracy
+
+        windows = _window_cells(counter, I, inputs, first, last, lo)
+        return piecewise_accuracy(arith, alpha, inputs, windows, compiled.size, start)  # type: ignore[return-value]
     outside: Any = None
     if isinstance(I, ExhaustiveInference):
         inside = outside = None
@@ -237,6 +244,21 @@ def synthesize_accuracy(
         diagram_size=compiled.size,
         seconds=time.perf_counter() - start,
     )
+
+
+def _window_cells(
+    counter: Counter, I: Any, inputs: list[Value], first: np.ndarray, last: np.ndarray, lo: int
+) -> list[np.ndarray]:
+    """Per input, the cells of its accuracy window (the outputs within alpha of its target)."""
+    if isinstance(I, ExhaustiveInference):
+        out = []
+        for begin, block in counter.distributions(counter.compiled.domain.digit_array(inputs)):
+            for k in range(len(block)):
+                out.append(block[k, int(first[begin + k]) : int(last[begin + k]) + 1])
+        return out
+    windows = InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})
+    rows = explicit_rows(counter, windows)
+    return [rows[x][1] if x in rows else np.zeros(0, dtype=np.int64) for x in inputs]
 
 
 def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]:

@@ -105,7 +105,10 @@ def as_int(value: object, name: str) -> int:
 
 
 def probability(value: object, name: str = "probability") -> Number:
-    """Validate a probability in [0, 1] (Fraction, int, float or a string like "1/5")."""
+    """Validate a probability in [0, 1] (Fraction, int, float or a string like "1/5"; a function of a
+    symbolic parameter must lie in [0, 1] on the parameter's whole interval)."""
+    if getattr(value, "is_symbolic", False):
+        return value.check_probability(name)  # type: ignore[attr-defined]
     p = as_number(value, name)
     if not 0 <= p <= 1:
         raise WmcdpError(f"{name} must be in [0, 1], got {format_number(p)}")
@@ -121,8 +124,8 @@ def positive_int(value: object, name: str) -> int:
 
 
 def is_exact(value: Number) -> bool:
-    """True for ints and fractions, False for floats."""
-    return isinstance(value, (int, Fraction))
+    """True for ints, fractions and functions of a symbolic parameter; False for floats."""
+    return isinstance(value, (int, Fraction)) or getattr(value, "is_symbolic", False) is True
 
 
 def format_number(value: object) -> str:

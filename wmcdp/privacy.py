@@ -39,7 +39,7 @@ from .probabilities import (
     memory_budget,
     number_system,
 )
-from .scan import RatioScan
+from .scan import RatioScan, ratio_scan
 from .sets import (
     ExhaustiveInference,
     ExhaustivePrivacy,
@@ -296,7 +296,9 @@ def synthesize_privacy(
     elif isinstance(I, InferenceSet):
         _check_exhaustive_covered(C, I)
     counter = Counter(compiled, number_system(compiled, exact))
-    scan = RatioScan(counter.arith)
+    if workers is not None and getattr(counter.arith, "interned", False):
+        raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
+    scan = ratio_scan(counter.arith)
     table: DenseTable | ProbabilityTable | None = None
     if isinstance(C, ExhaustivePrivacy) and isinstance(I, ExhaustiveInference):
         if workers is not None:
@@ -316,11 +318,18 @@ def synthesize_privacy(
         _scan_blocks(table, C, scan)
     if not scan.found:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
-    if table is None:
-        witness = witness_from_key(counter, C.relation, scan.key)  # type: ignore[arg-type, union-attr]
-    else:
-        block = C.blocks[scan.key[0]]  # type: ignore[index]
-        witness = PrivacyWitness(block[0], block[1], block[2][scan.key[1]])  # type: ignore[index]
+
+    def witness_of(key: tuple[int, int]) -> PrivacyWitness:
+        if table is None:
+            return witness_from_key(counter, C.relation, key)  # type: ignore[union-attr]
+        block = C.blocks[key[0]]  # type: ignore[index]
+        return PrivacyWitness(block[0], block[1], block[2][key[1]])
+
+    if getattr(counter.arith, "interned", False):
+        from .parametric.bounds import piecewise_privacy
+
+        return piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)  # type: ignore[return-value]
+    witness = witness_of(scan.key)
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
     log_p_x, log_p_x_prime = scan.witness_logs()

@@ -87,6 +87,8 @@ class Counter:
 
     def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
         check("inference")
+        if getattr(self.arith, "interned", False):  # a parametric run: ids of functions (wmcdp.parametric)
+            return self.arith.count(u, plan)
         return self.compiled.count(u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:

@@ -42,6 +42,12 @@ EXACT_FILTER = 1e-9
 Position = Callable[[int], tuple[int, int]]
 
 
+def ratio_scan(arith: Any) -> Any:
+    """The scan of a run's number system: a :class:`RatioScan`, or for a parametric run the collector of its
+    distinct ratio functions (:class:`wmcdp.parametric.counting.EnvelopeScan`)."""
+    return arith.scan() if getattr(arith, "interned", False) else RatioScan(arith)
+
+
 class RatioScan:
     """The running maximum ratio and its first witness; see the module docstring."""
 

@@ -8,7 +8,8 @@ two halves by their total, each half on its own. Every weight is also kept as a 
 log, computed from the same parts, so weights far below the smallest float (the truncated
 geometric with ``alpha = 1e-200``) are still exact enough to count with in log space.
 
-Exact weights are :class:`fractions.Fraction`; float weights are ``float``. A float weight
+Exact weights are :class:`fractions.Fraction`; float weights are ``float``; weights that are functions of
+a symbolic parameter are :class:`wmcdp.parametric.Function` values. A float weight
 that underflows is ``0.0`` in linear form while its log stays finite; the counter then
 chooses log-space arithmetic (see :mod:`wmcdp.wmc`).
 """
@@ -19,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .numbers import Number, log_fraction
 
@@ -64,6 +66,8 @@ def flip_weight(p: Number) -> BitWeight:
     if isinstance(p, (int, Fraction)):
         p = Fraction(p)
         return BitWeight(p, 1 - p, _log(p), _log(1 - p))
+    if _symbolic(p):
+        return _symbolic_weight(p, 1 - p)
     q = 1.0 - p
     return BitWeight(p, q, _log(p), math.log1p(-p) if p < 1 else NEG_INF)
 
@@ -78,6 +82,8 @@ def split_weight(upper: Sequence[Number], lower: Sequence[Number]) -> BitWeight:
     whole = up + low
     if whole == 0:  # an unreachable branch of the tree: any weights do; pick the lower half
         return BitWeight(Fraction(0), Fraction(1), NEG_INF, 0.0)
+    if _symbolic(whole):
+        return _symbolic_weight(up / whole, low / whole)
     if isinstance(whole, Fraction):
         return BitWeight(
             up / whole,
@@ -98,7 +104,19 @@ def log_split_weight(log_upper: Sequence[float], log_lower: Sequence[float]) -> 
     return BitWeight(math.exp(lo1), math.exp(lo0), lo1, lo0)
 
 
+def _symbolic(p: object) -> bool:
+    return getattr(p, "is_symbolic", False) is True
+
+
+def _symbolic_weight(one: Any, zero: Any) -> BitWeight:
+    """The weights of a bit whose probability is a function of a symbolic parameter
+    (:mod:`wmcdp.parametric`); its logs only say which weights are zero everywhere."""
+    return BitWeight(one, zero, NEG_INF if not one else 0.0, NEG_INF if not zero else 0.0)
+
+
 def _sum(values: Sequence[Number]) -> Number:
+    if any(_symbolic(v) for v in values):
+        return sum(values, Fraction(0))
     if all(isinstance(v, (int, Fraction)) for v in values):
         return sum((Fraction(v) for v in values), Fraction(0))
     return math.fsum(float(v) for v in values)

@@ -26,6 +26,7 @@ from .common import (
     table,
     workers_of,
 )
+from .symbolic import symbolic_args
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -98,10 +99,23 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
     return C, I, relation, shown
 
 
+def _program(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
+    from ..registry import build_program
+    from .symbolic import parameter_of, symbolic_params
+
+    parameter = parameter_of(args)
+    if parameter is None:
+        return program_of(args), None
+    if args.workers or args.scheduler:
+        raise WmcdpError("--symbolic runs in one process; leave out --workers and --scheduler")
+    return build_program(args.program, symbolic_params(args, parameter)), parameter
+
+
 def _privacy(args: argparse.Namespace) -> str:
     from .tools import parse_input
 
-    program = program_of(args)
+    program, parameter = _program(args)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
     with workers_of(args) as workers:
@@ -126,6 +140,11 @@ def _privacy(args: argparse.Namespace) -> str:
         **sets_json(r.sets),
         **plan_json(r.plan),
     }
+    if parameter is not None:
+        from .symbolic import output
+
+        extra["params"] = {k: str(v) for k, v in program.params.items()}
+        return output(args, r, program, extra, "privacy bound")
     if args.json:
         return dumps(privacy_json(r, extra))
     rows = [
@@ -150,7 +169,7 @@ def _privacy(args: argparse.Namespace) -> str:
 
 
 def _accuracy(args: argparse.Namespace) -> str:
-    program = program_of(args)
+    program, parameter = _program(args)
     alpha = parse_number(args.alpha, exact=True)
     A, I = find_sets("accuracy", args.sets, program, alpha)
     with workers_of(args) as workers:
@@ -174,6 +193,11 @@ def _accuracy(args: argparse.Namespace) -> str:
         **sets_json(r.sets),
         **plan_json(r.plan),
     }
+    if parameter is not None:
+        from .symbolic import output
+
+        extra["params"] = {k: str(v) for k, v in program.params.items()}
+        return output(args, r, program, extra, "accuracy bound")
     if args.json:
         return dumps(accuracy_json(r, extra))
     rows = [
@@ -206,10 +230,12 @@ def register(sub: Any) -> None:
         metavar="X",
         help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
     )
+    symbolic_args(q)
     q.set_defaults(run=_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
     synthesis_args(q)
     q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
     q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
+    symbolic_args(q)
     q.set_defaults(run=_accuracy)

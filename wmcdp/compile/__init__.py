@@ -132,8 +132,17 @@ class Compiled:
         support = self.flat.support if self.backend.name == "bdd" else set(self.weights)
         return [v for v in self.order if v in support and v in self.weights]
 
+    def _numeric(self) -> None:
+        """A run that needs numbers for the weights refuses a symbolic parameter in one clear line."""
+        if self.symbolic is not None:
+            raise WmcdpError(
+                f"a bound as a function of {self.symbolic.name} is computed for pure epsilon (privacy) and "
+                "accuracy; this notion needs a number for the parameter"
+            )
+
     @cached_property
     def _denominators(self) -> list[int]:
+        self._numeric()
         return [wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support]
 
     @cached_property
@@ -147,6 +156,7 @@ class Compiled:
 
     @cached_property
     def min_path_log2(self) -> float:
+        self._numeric()
         if self.backend.name == "bdd":
             return wmc.min_path_log2(self.flat, self.weights)
         return self.backend.min_path_log2(self.phi, self.weights)
@@ -155,6 +165,12 @@ class Compiled:
         """The number system of a count: exact when asked (or when every weight is rational and
         ``exact`` is None), else linear floats when no path weight is below 2**-1000, else floats
         with a separate exponent per cell (:class:`wmcdp.wmc.Extended`)."""
+        if self.symbolic is not None:
+            if exact is False:
+                raise WmcdpError(f"a run with the symbolic parameter {self.symbolic.name} is exact; leave exact unset")
+            from ..parametric.counting import Parametric
+
+            return Parametric(self, self.symbolic)
         floats = [w for w in self.weights.values() if not w.exact]
         if exact is None:
             exact = not floats
@@ -170,6 +186,15 @@ class Compiled:
                 return wmc.Rational
             return wmc.Scaled(self.denominator)
         return wmc.Linear if self.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Extended
+
+    @cached_property
+    def symbolic(self) -> Any:
+        """The symbolic parameter some weight depends on (:mod:`wmcdp.parametric`), or None."""
+        for w in self.weights.values():
+            for f in (w.one, w.zero):
+                if getattr(f, "is_symbolic", False):
+                    return f.parameter
+        return None
 
     @cached_property
     def _skip_products(self) -> list[int]:

@@ -39,6 +39,8 @@ def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
     if (alpha is None) == (scale is None):
         raise WmcdpError("give exactly one of alpha (the ratio, in (0, 1)) and scale (alpha = e^(-1/scale))")
     if alpha is not None:
+        if getattr(alpha, "is_symbolic", False):
+            return alpha.check_open_unit("alpha")  # type: ignore[attr-defined]
         a = as_number(alpha, "alpha")
         if not 0 < a < 1:
             raise WmcdpError(f"alpha must be in (0, 1), got {format_number(a)}")
@@ -78,7 +80,7 @@ def truncated_geometric(c: Int | Bool | int, lo: int, hi: int, alpha: object = N
     for v, guard in value.guards.items():
         noise = (
             discrete(truncated_geometric_probabilities(v, lo, hi, a))
-            if isinstance(a, (int, Fraction))
+            if not isinstance(a, float)
             else discrete_logs(truncated_geometric_logs(v, lo, hi, a))
         )
         for z, gz in noise.guards.items():

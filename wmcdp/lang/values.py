@@ -430,7 +430,8 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
     if all(is_exact(p) for p in ps):
         total = sum(ps)
         if total != 1:
-            raise WmcdpError(f"discrete() probabilities sum to {format_number(Fraction(total))}, not 1")
+            shown = total if getattr(total, "is_symbolic", False) else format_number(Fraction(total))
+            raise WmcdpError(f"discrete() probabilities sum to {shown}, not 1")
     else:
         total = math.fsum(float(p) for p in ps)
         if not math.isclose(total, 1.0, rel_tol=0, abs_tol=1e-9):

@@ -33,6 +33,12 @@ from .planner import (
 )
 
 
+def _symbolic(trace: Any) -> bool:
+    """Some weight of the trace is a function of a symbolic parameter (a sum of parts' ε as functions is not
+    formed: such products are planned on the whole program)."""
+    return any(getattr(w.one, "is_symbolic", False) for w in trace.circuit.weights.values())
+
+
 def _relation(program: Program, neighbours: Any) -> Relation:
     return neighbour_relation(neighbours or program.neighbours)
 
@@ -44,6 +50,11 @@ def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
     ((_, row),) = list(counter.distributions(digits))
     row = row[0]
     arith = counter.arith
+    if getattr(arith, "interned", False):  # a parametric run: likeliest at the middle of the interval
+        middle = (arith.parameter.lo + arith.parameter.hi) / 2
+        probs = [arith.probability(v)(middle) for v in row]
+        best = max(range(len(probs)), key=lambda k: (probs[k], -k))
+        return compiled.shape.value_at(best), probs[best]
     if arith.exact:
         probs = [arith.probability(v) for v in row]
         best = max(range(len(probs)), key=lambda k: (probs[k], -k))
@@ -77,7 +88,7 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend)
-    if product is not None:
+    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
         return _product_privacy(product, relation, exact, force, start)
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
@@ -132,6 +143,8 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     from ..privacy import PrivacyResult, PrivacyWitness, synthesize_privacy
 
     results = [synthesize_privacy(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
+    if any(getattr(r, "pieces", None) is not None for r in results):
+        return _piecewise_product(product, results, relation, exact, start)
     exact_run = all(r.exact for r in results)
     counts = [len(m) for m in product.members]
     if product.rule == "max":
@@ -182,6 +195,38 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
         plan=plan,
         log_p_x=logs[0],
         log_p_x_prime=logs[1],
+    )
+
+
+def _piecewise_product(product: Product, results: list, relation: Relation, exact: Any, start: float):
+    """A product's ε as a function (rule "max"): each part's pieces are ratios of real triples of the part, so
+    the envelope of all of them, each embedded into a triple of the whole program, is the bound."""
+    from ..parametric.envelope import Piece, envelope
+    from ..privacy import PrivacyWitness
+
+    likeliest = [_likeliest(c, exact)[0] for c in product.compiled]
+    candidates = []
+    for c, r in enumerate(results):
+        index = product.members[c][0]
+        for piece in r.pieces:
+            w = piece.witness
+            xs, xps, ys = {index: w.x}, {index: w.x_prime}, {index: w.y}
+            for j, members in enumerate(product.members):
+                ys.update({m: likeliest[j] for m in members if m != index})
+            whole = PrivacyWitness(product.embed_input(xs), product.embed_input(xps), product.embed_output(ys))
+            candidates.append((piece.num, piece.den, whole))
+    p = results[0].parameter
+    pieces = envelope(candidates, p.lo, p.hi)
+    seconds = time.perf_counter() - start
+    domain, shape = product.program.inputs, product.trace.shape
+    plan = product.report(results, None, relation.count_pairs(domain) * shape.size, seconds)
+    return replace(
+        results[0],
+        pieces=tuple(Piece(q.start, q.end, q.num, q.den, q.witness) for q in pieces),
+        degree=max(r.degree for r in results),
+        diagram_size=sum(r.diagram_size for r in results),
+        seconds=seconds,
+        plan=plan,
     )
 
 

@@ -27,6 +27,7 @@ with multiplicities, so sums over all outputs are exact.
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -40,7 +41,7 @@ from ..errors import WmcdpError
 from ..lang.program import Program
 from ..limits import check
 from ..probabilities import Counter, as_compiled, number_system
-from ..scan import RatioScan
+from ..scan import ratio_scan
 from ..sets import NEIGHBOURS, AccuracySet, ExhaustiveInference, Relation, neighbour_relation
 from .group import (
     INDEX,
@@ -320,7 +321,9 @@ def auto_privacy(
             "force the run (--force)"
         )
     counter = Counter(compiled, number_system(compiled, exact))
-    scan = RatioScan(counter.arith)
+    scan = ratio_scan(counter.arith)
+    symbolic = getattr(counter.arith, "interned", False)  # a parametric run: every pair's key is a witness
+    chunks: list[tuple[int, Any, Any, Any]] = []
     domain, n = compiled.domain, compiled.domain.n
     k = len(domain.entry_values)
     batch = max(1, BATCH_CELLS // max(n, 1))
@@ -347,7 +350,9 @@ def auto_privacy(
                     lambda j, k0=key0: (k0 + j, 0),  # type: ignore[misc]
                     first_keys=(key0, key0),
                 )
-                if scan.key is not None and key0 <= scan.key[0] < key0 + len(x):
+                if symbolic:
+                    chunks.append((key0, x, xp, y))
+                elif scan.key is not None and key0 <= scan.key[0] < key0 + len(x):
                     row = scan.key[0] - key0
                     state["witness"] = (x[row], xp[row], y)
                 state["key"] = key0 + len(x)
@@ -361,15 +366,27 @@ def auto_privacy(
         if state["rows"] >= batch:
             scan_group()
     scan_group()
+    act = OutputAction(compiled.shape, n)
+
+    def triple(x: Any, xp: Any, y: Any) -> Any:
+        return PrivacyWitness(
+            tuple(int(v) + domain.lo for v in x),
+            tuple(int(v) + domain.lo for v in xp),
+            compiled.shape.value_at(act.position(y)),
+        )
+
+    if symbolic and scan.found:
+        from ..parametric.bounds import piecewise_privacy
+
+        def witness_of(key: tuple[int, int]) -> Any:
+            key0, x, xp, y = chunks[bisect.bisect_right([c[0] for c in chunks], key[0]) - 1]
+            return triple(x[key[0] - key0], xp[key[0] - key0], y)
+
+        r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
+        return replace(r, seconds=time.perf_counter() - start, sets=plan.report())
     if not scan.found or state["witness"] is None:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
-    x, xp, y = state["witness"]
-    act = OutputAction(compiled.shape, n)
-    witness = PrivacyWitness(
-        tuple(int(v) + domain.lo for v in x),
-        tuple(int(v) + domain.lo for v in xp),
-        compiled.shape.value_at(act.position(y)),
-    )
+    witness = triple(*state["witness"])
     epsilon, ratio = scan.epsilon_and_ratio()
     p_x, p_x_prime = scan.witness_probabilities()
     log_p_x, log_p_x_prime = scan.witness_logs()

@@ -1,0 +1,235 @@
+"""Bounds as functions of a parameter (wmcdp.parametric): every piece against an independent enumeration of
+the mechanism at random rationals of the interval, the closed forms of the paper, exact breakpoints (rational
+and irrational), infinite pieces, every plan, and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from fractions import Fraction as F
+
+import pytest
+from brute import distribution, flip
+
+from wmcdp import Bits, IntVector, Parameter, Program, WmcdpError, discrete, ite, synthesize_accuracy
+from wmcdp import flip as dsl_flip
+from wmcdp import synthesize_privacy
+from wmcdp.cli import main
+from wmcdp.lang.geometric import truncated_geometric_probabilities
+from wmcdp.parametric.roots import Algebraic
+from wmcdp.programs import geometric_above_threshold, randomized_response, rr_counting, truncated_geometric
+
+
+def brute_ratio(fn, inputs, neighbours) -> F | float:
+    """max P(y|x) / P(y|x') over neighbours and outputs, exactly, by enumerating every random choice."""
+    dists = {x: distribution(fn, x) for x in inputs}
+    best: F | float = F(0)
+    for x in inputs:
+        for xp in neighbours(x):
+            for y in set(dists[x]) | set(dists[xp]):
+                a, b = dists[x].get(y, 0), dists[xp].get(y, 0)
+                if a == 0 and b == 0:
+                    continue
+                best = max(best, math.inf if b == 0 else F(a) / F(b))
+    return best
+
+
+def bits(n):
+    return [tuple((k >> (n - 1 - i)) & 1 for i in range(n)) for k in range(2**n)]
+
+
+def hamming(x):
+    return [x[:i] + (1 - x[i],) + x[i + 1 :] for i in range(len(x))]
+
+
+def one_entry(k):
+    def neighbours(x):
+        return [x[:i] + (x[i] + d,) + x[i + 1 :] for i in range(len(x)) for d in (-1, 1) if 0 <= x[i] + d <= k]
+
+    return neighbours
+
+
+def samples(lo: F, hi: F, count: int = 6, seed: int = 0) -> list[F]:
+    rng = random.Random(seed)
+    return [lo, hi] + [lo + (hi - lo) * F(rng.randrange(1, 997), 997) for _ in range(count)]
+
+
+def rr_ref(t):
+    return lambda x, choose: tuple(xi ^ flip(choose, t) for xi in x)
+
+
+def cross_program(t):
+    return Program("cross", Bits(1), lambda x: ite(x[0], dsl_flip(t * t), dsl_flip(F(1, 2))))
+
+
+def cross_ref(t):
+    return lambda x, choose: flip(choose, t * t) if x[0] else flip(choose, F(1, 2))
+
+
+def coins_program(t):
+    """Two entries, weights t/2, 1 - t and a discrete with polynomial weights."""
+
+    def body(x):
+        d = discrete({0: t * t, 1: t - t * t, 2: 1 - t})
+        return (x[0] ^ dsl_flip(t / 2), ite(x[1], d, 2 - d))
+
+    return Program("coins", Bits(2), body)
+
+
+def coins_ref(t):
+    def fn(x, choose):
+        d = choose({0: t * t, 1: t - t * t, 2: 1 - t})
+        return (x[0] ^ flip(choose, t / 2), d if x[1] else 2 - d)
+
+    return fn
+
+
+def tgeom_ref(m, t):
+    return lambda x, choose: choose(truncated_geometric_probabilities(x[0], 0, m, t))
+
+
+def gat_ref(n, k, thr, a):
+    def fn(x, choose):
+        threshold = choose(truncated_geometric_probabilities(thr, 0, k, a))
+        for i in range(n):
+            if choose(truncated_geometric_probabilities(x[i], 0, k, a)) > threshold:
+                return i
+        return n
+
+    return fn
+
+
+def grid(n, k):
+    out = [()]
+    for _ in range(n):
+        out = [x + (v,) for x in out for v in range(k + 1)]
+    return out
+
+
+CASES = {
+    "rr": (lambda t: randomized_response(3, t), rr_ref, bits(3), hamming, (F(0), F(1))),
+    "rr_counting": (lambda t: rr_counting(3, t), lambda t: (lambda x, c: sum(rr_ref(t)(x, c))), bits(3), hamming,
+                    (F(1, 10), F(1, 2))),
+    "cross": (cross_program, cross_ref, bits(1), hamming, (F(1, 10), F(9, 10))),
+    "coins": (coins_program, coins_ref, bits(2), hamming, (F(1, 5), F(4, 5))),
+    "tgeom": (lambda a: truncated_geometric(3, alpha=a), lambda a: tgeom_ref(3, a), grid(1, 3), one_entry(3),
+              (F(1, 10), F(9, 10))),
+    "gat": (lambda a: geometric_above_threshold(2, 2, 1, alpha=a), lambda a: gat_ref(2, 2, 1, a), grid(2, 2),
+            one_entry(2), (F(1, 5), F(4, 5))),
+}
+
+
+@pytest.mark.parametrize("sets", [None, "exhaustive"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pieces_equal_brute_force_at_random_rationals(name, sets):
+    build, ref, inputs, neighbours, (lo, hi) = CASES[name]
+    r = synthesize_privacy(build(Parameter("t", lo, hi)), sets)
+    assert r.pieces[0].start == lo and r.pieces[-1].end == hi
+    for t in samples(lo, hi):
+        assert r.ratio_at(t) == brute_ratio(ref(t), inputs, neighbours), t
+
+
+def test_randomized_response_closed_form_and_its_mirror():
+    """ln((1 - λ)/λ) on [0, 1/2] and ln(λ/(1 - λ)) on [1/2, 1], with the breakpoint exactly 1/2."""
+    lam = Parameter("lam", 0, 1)
+    r = synthesize_privacy(randomized_response(10, lam), "exhaustive")
+    assert [(p.start, p.end) for p in r.pieces] == [(0, F(1, 2)), (F(1, 2), 1)]
+    t = lam.num
+    assert (r.pieces[0].num, r.pieces[0].den) == (1 - t, t)
+    assert (r.pieces[1].num, r.pieces[1].den) == (-t, t - 1)  # lam/(1 - lam), denominator monic
+    assert r.ratio_at(0) == math.inf and r.ratio_at(1) == math.inf and r.ratio_at(F(1, 5)) == 4
+    w = r.pieces[0].witness
+    assert (w.x, w.x_prime) == ((0,) * 10, (1,) + (0,) * 9)
+
+
+def test_truncated_geometric_is_one_over_alpha():
+    """−ln α for every α in the interval: one piece, e^ε = 1/α."""
+    a = Parameter("alpha", F(1, 100), F(99, 100))
+    r = synthesize_privacy(truncated_geometric(5, alpha=a))
+    assert len(r.pieces) == 1 and r.pieces[0].num == 1 and r.pieces[0].den == a.num
+
+
+def test_rr_counting_accuracy_is_table_3_at_one_fifth():
+    """The paper's Table 3 value at n = 8, α = 3, λ = 1/5: 73728/78125; and 1 − β everywhere from brute force."""
+    lam = Parameter("lam", 0, F(1, 2))
+    r = synthesize_accuracy(rr_counting(8, lam), alpha=3)
+    assert r.one_minus_beta_at(F(1, 5)) == F(73728, 78125)
+    small = synthesize_accuracy(rr_counting(4, lam), alpha=1)
+    for t in samples(F(0), F(1, 2)):
+        worst = min(
+            sum(p for y, p in distribution(lambda x, c: sum(rr_ref(t)(x, c)), x).items() if abs(y - sum(x)) <= 1)
+            for x in bits(4)
+        )
+        assert small.one_minus_beta_at(t) == worst
+
+
+def test_an_irrational_breakpoint_is_exact():
+    """cross: 1/(2t²) meets 1/(2 - 2t²) where 2t² = 1, at t = 1/√2."""
+    r = synthesize_privacy(cross_program(Parameter("t", F(1, 10), F(9, 10))), "exhaustive")
+    assert len(r.pieces) == 2
+    b = r.pieces[0].end
+    assert isinstance(b, Algebraic) and [int(c) for c in b.poly.coeffs()] == [-1, 0, 2]
+    assert b.lo < F(7071067811865476, 10**16) and float(b) == pytest.approx(1 / math.sqrt(2), abs=1e-15)
+
+
+def test_a_probability_zero_everywhere_gives_an_infinite_piece():
+    prog = Program("leak", Bits(1), lambda x: x[0] & dsl_flip(Parameter("t", F(1, 4), F(3, 4))))
+    r = synthesize_privacy(prog, "exhaustive")
+    assert len(r.pieces) == 1 and r.pieces[0].den.is_zero() and r.ratio_at(F(1, 2)) == math.inf
+
+
+def test_every_plan_gives_the_same_pieces():
+    lam = Parameter("lam", F(1, 10), F(1, 2))
+    base = synthesize_privacy(rr_counting(5, lam), "exhaustive")
+    for sets in (None, "auto"):
+        r = synthesize_privacy(rr_counting(5, lam), sets)
+        assert [(p.start, p.end, p.num, p.den) for p in r.pieces] == [
+            (p.start, p.end, p.num, p.den) for p in base.pieces
+        ]
+    assert synthesize_privacy(randomized_response(200, lam)).plan.kind == "product"
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda t: Program("double", Bits(1), lambda x: x[0] ^ dsl_flip(2 * t)),
+         "flip probability 2*t must lie in [0, 1] for every t in [0, 1]; at t = 1 it is 2"),
+        (lambda t: Program("dice", Bits(1), lambda x: discrete({0: t, 1: t})),
+         "discrete() probabilities sum to 2*t, not 1"),
+        (lambda t: Program("mixed", Bits(1), lambda x: dsl_flip(t * 0.5)),
+         "takes exact numbers, got the float 0.5"),
+        (lambda t: randomized_response(2, 3 * t), "lam 3*t must lie in [0, 1] for every t in [0, 1]"),
+    ],
+)
+def test_bad_weights_are_named(build, message):
+    with pytest.raises(WmcdpError) as info:
+        synthesize_privacy(build(Parameter("t", 0, 1)), "exhaustive")
+    assert message in str(info.value)
+
+
+def test_a_parameter_needs_an_interval():
+    with pytest.raises(WmcdpError, match="lo < hi"):
+        Parameter("t", 1, 1)
+
+
+def test_command_line(capsys, tmp_path):
+    assert main(["privacy", "randomized_response", "-p", "n=4", "--symbolic", "lam=0:1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(p["from"], p["to"]) for p in out["pieces"]] == [("0", "1/2"), ("1/2", "1")]
+    assert out["pieces"][0]["numerator"] == ["1", "-1"] and out["pieces"][0]["denominator"] == ["0", "1"]
+    assert out["pieces"][0]["witness"] == {"x": [0, 0, 0, 0], "x_prime": [1, 0, 0, 0], "y": [0, 0, 0, 0]}
+    assert main(["privacy", "randomized_response", "-p", "n=4", "--symbolic", "lam=0:1/2", "--format", "latex"]) == 0
+    assert r"\ln \frac{1 - lam}{lam} & lam \in [0, \tfrac{1}{2}]" in capsys.readouterr().out
+    plot = tmp_path / "eps.png"
+    assert main(["accuracy", "rr_counting", "-p", "n=6", "--alpha", "2", "--symbolic", "lam=0:1/2", "--plot",
+                 str(plot)]) == 0
+    assert "1 - beta = 1 - " in capsys.readouterr().out and plot.stat().st_size > 1000
+    for argv, message in [
+        (["--symbolic", "lam=0"], "malformed --symbolic 'lam=0': expected NAME=LO:HI"),
+        (["--symbolic", "lam=0:1", "-p", "lam=1/5"], "lam is symbolic (--symbolic); do not also give -p lam=..."),
+        (["--format", "latex"], "--format latex and --plot show a bound as a function: give --symbolic NAME=LO:HI"),
+        (["--symbolic", "lam=0:half"], "is not a number"),
+    ]:
+        assert main(["privacy", "randomized_response", "-p", "n=2", *argv]) == 2
+        assert message in capsys.readouterr().err

@@ -1,0 +1,138 @@
+"""``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a piecewise function of
+one parameter (:mod:`wmcdp.parametric`), printed as pieces, as a LaTeX ``cases`` environment, as JSON, or
+drawn with its breakpoints."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from fractions import Fraction
+from typing import Any
+
+from ..errors import WmcdpError
+from ..lang.shape import jsonable
+from ..numbers import format_number, parse_number
+from ..parametric.functions import Parameter
+from ..parametric.results import PiecewiseAccuracyResult, latex, lines, pieces_json
+from ..parametric.roots import point_text
+from .common import dumps, params, table
+
+
+def symbolic_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--symbolic",
+        metavar="NAME=LO:HI",
+        help="the bound as a function of the parameter NAME over [LO, HI] (rationals): exact pieces",
+    )
+    q.add_argument(
+        "--format",
+        dest="fmt",
+        default="table",
+        choices=["table", "json", "latex"],
+        help="with --symbolic: the pieces as a table, JSON, or a LaTeX cases environment",
+    )
+    q.add_argument("--plot", metavar="FILE", help="with --symbolic: draw the bound against the parameter")
+
+
+def parameter_of(args: argparse.Namespace) -> Parameter | None:
+    """The Parameter of ``--symbolic NAME=LO:HI`` (None without the option)."""
+    spec = getattr(args, "symbolic", None)
+    if not spec:
+        if getattr(args, "fmt", "table") == "latex" or getattr(args, "plot", None):
+            raise WmcdpError("--format latex and --plot show a bound as a function: give --symbolic NAME=LO:HI")
+        return None
+    name, sep, interval = spec.partition("=")
+    lo, colon, hi = interval.partition(":")
+    if not sep or not colon or not name.strip() or not lo.strip() or not hi.strip():
+        raise WmcdpError(f"malformed --symbolic {spec!r}: expected NAME=LO:HI, e.g. --symbolic lam=0:1/2")
+    ends = [parse_number(text, exact=True) for text in (lo, hi)]  # decimals are read exactly: 0.5 is 1/2
+    return Parameter(name.strip(), ends[0], ends[1])
+
+
+def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str, Any]:
+    """``-p`` parameters with the symbolic one added (it must not be given with ``-p`` too)."""
+    fixed = params(args.param, True)
+    if parameter.name in fixed:
+        raise WmcdpError(f"{parameter.name} is symbolic (--symbolic); do not also give -p {parameter.name}=...")
+    return {**fixed, parameter.name: parameter}
+
+
+def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any], kind: str) -> str:
+    """The human, LaTeX or JSON text of a piecewise result, and the figure with ``--plot``."""
+    accuracy = isinstance(r, PiecewiseAccuracyResult)
+    if args.plot:
+        plot(r, args.plot, program.name)
+    if args.fmt == "json" or getattr(args, "json", False):
+        witness = (lambda x: {"x": jsonable(x)}) if accuracy else _privacy_witness
+        out = {
+            "parameter": {
+                "name": r.parameter.name,
+                "from": format_number(r.parameter.lo),
+                "to": format_number(r.parameter.hi),
+            },
+            "pieces": pieces_json(r, witness),
+            "degree": r.degree,
+            "diagram_size": r.diagram_size,
+            "seconds": r.seconds,
+            **({"alpha": format_number(r.alpha)} if accuracy else {}),
+            **extra,
+        }
+        return dumps(out)
+    if args.fmt == "latex":
+        return latex(r, r"1-\beta" if accuracy else r"\varepsilon")
+    what = "1 - beta" if accuracy else "e^eps"
+    rows = lines(r, what) + [
+        ("counts", f"{r.degree + 1} exact counts (degree bound {r.degree})"),
+        ("diagram size", f"{r.diagram_size} nodes"),
+        *([("plan", r.plan.text())] if r.plan is not None else []),
+        ("seconds", f"{r.seconds:.4f}"),
+    ]
+    title = f"{program.label()}: tight {kind} as a function of {r.parameter.describe()}"
+    if accuracy:
+        title += f" at alpha = {format_number(r.alpha)}"
+    return table(title, rows)
+
+
+def _privacy_witness(w: Any) -> dict[str, Any]:
+    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)}
+
+
+def plot(r: Any, path: str, name: str) -> None:
+    """ε (or 1 − β) against the parameter, 400 exact points per piece range, breakpoints marked."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]'") from None
+    accuracy = isinstance(r, PiecewiseAccuracyResult)
+    p = r.parameter
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for piece in r.pieces:
+        start, end = float(piece.start), float(piece.end)
+        ts = [start + (end - start) * k / 399 for k in range(400)]
+        ys = [_value(piece, Fraction(t), accuracy) for t in ts]
+        ax.plot(ts, ys, color="C0")
+    for piece in r.pieces[1:]:
+        ax.axvline(float(piece.start), color="0.6", linestyle=":", linewidth=1)
+    ax.set_xlabel(p.name)
+    ax.set_ylabel("1 − β" if accuracy else "ε")
+    ax.set_title(f"{name}: {'1 − β' if accuracy else 'ε'} on [{point_text(p.lo)}, {point_text(p.hi)}]")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _value(piece: Any, t: Fraction, accuracy: bool) -> float:
+    from ..parametric.functions import poly_at
+
+    if piece.den.is_zero():
+        return math.inf
+    den = poly_at(piece.den, t)
+    if den == 0:
+        return math.inf
+    value = poly_at(piece.num, t) / den
+    if accuracy:
+        return float(value)
+    return math.log(value) if value > 0 else -math.inf

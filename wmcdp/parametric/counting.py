@@ -1,0 +1,230 @@
+"""Parametric weighted model counting: every ``P(y | x)`` as a rational function of the parameter.
+
+Write a random bit's weights as ``a_v(t)/d_v(t)`` and ``b_v(t)/d_v(t)`` with polynomials ``a_v + b_v = d_v``
+(the exact scheme of :class:`wmcdp.wmc.Scaled`, over polynomials). Then ``Q(t) = P(y | x)(t) * D(t)``, with
+``D = prod_v d_v``, is a polynomial of degree at most ``K = sum_v max(deg a_v, deg b_v, deg d_v)``: every
+path multiplies one of ``a_v``, ``b_v`` or (a skipped bit) ``d_v`` per random bit. So ``Q`` is fixed by its
+values at ``K + 1`` points, and those are exact counts: :class:`Parametric` counts the compiled diagram once
+per point ``t_0 < ... < t_K`` of the interval (each an exact :class:`~wmcdp.wmc.Scaled` count with the
+weights at ``t_i``), stacks the counts, and gives every cell the *id* of its vector of values; equal vectors
+are equal functions. The notions scan the id tables with the machinery of the numeric runs
+(:class:`EnvelopeScan` in place of the running maximum collects the distinct ratio pairs), and only the
+distinct functions are interpolated into polynomials (:meth:`Parametric.function`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .. import wmc
+from ..errors import WmcdpError
+from ..weights import BitWeight
+from .functions import Function, Parameter, Poly, fmpq, fraction, poly_at
+
+
+def _parts(w: Any) -> tuple[Poly, Poly]:
+    """Numerator and denominator polynomials of a weight (a Function or a rational number)."""
+    if isinstance(w, Function):
+        return w.num, w.den
+    q = Fraction(w)
+    return Poly([fmpq(q.numerator)]), Poly([fmpq(q.denominator)])
+
+
+def scaled_weight(w: BitWeight) -> tuple[Poly, Poly, Poly]:
+    """``(a, b, d)``: polynomials with ``w(v) = a/d``, ``w(not v) = b/d`` and ``a + b = d``."""
+    (n1, d1), (n0, d0) = _parts(w.one), _parts(w.zero)
+    d = d1 * d0 // d1.gcd(d0)
+    return n1 * (d // d1), n0 * (d // d0), d
+
+
+@dataclass
+class Point:
+    """The weights of every random bit at one value ``t`` of the parameter, and the exact count's scales."""
+
+    t: Fraction
+    weights: dict[int, BitWeight]
+    arith: wmc.Scaled
+    prefix: list[int]  # products of the bits' denominators above each level (skipped bits)
+    scale: Fraction  # D(t) / arith.denominator: turns a count's numerator into Q(t)
+
+    def skip(self, a: int, b: int) -> int:
+        """The factor of the random bits skipped from level ``a`` down to level ``b``."""
+        return self.prefix[b] // self.prefix[a]
+
+
+def _at(w: BitWeight, t: Fraction) -> BitWeight:
+    if not isinstance(w.one, Function) and not isinstance(w.zero, Function):
+        return w
+    one, zero = (f(t) if isinstance(f, Function) else Fraction(f) for f in (w.one, w.zero))
+    return BitWeight(one, zero, math.log(one) if one else -math.inf, math.log(zero) if zero else -math.inf)
+
+
+class Parametric:
+    """The number system of a parametric run: cells hold ids of functions (see the module docstring)."""
+
+    name = "symbolic"
+    exact = True
+    interned = True
+    dtype = np.int64
+    zero = 0  # the id of the zero function
+
+    def __init__(self, compiled: Any, parameter: Parameter) -> None:
+        self.compiled = compiled
+        self.parameter = parameter
+        support = compiled.random_support
+        triples = [scaled_weight(compiled.weights[v]) for v in support]
+        self.degree = sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in triples)
+        denominator = Poly([1])
+        for _, _, d in triples:
+            denominator *= d
+        self.denominator = denominator  # D(t)
+        lo, hi, k = parameter.lo, parameter.hi, self.degree
+        ts = [lo + (hi - lo) * Fraction(i, max(k, 1)) for i in range(k + 1)]
+        level_of = compiled.backend.level_of
+        self.points = []
+        for t in ts:
+            weights = {v: _at(w, t) for v, w in compiled.weights.items()}
+            ds = [wmc.Scaled.coefficients(weights[v])[2] for v in support]
+            level_d = {level_of(v): d for v, d in zip(support, ds)}
+            prefix, acc = [], 1
+            for level in range(compiled.backend.levels + 1):
+                prefix.append(acc)
+                acc *= level_d.get(level, 1)
+            arith = wmc.Scaled(math.prod(ds))
+            self.points.append(Point(t, weights, arith, prefix, poly_at(denominator, t) / arith.denominator))
+        self._basis = _lagrange_basis([p.t for p in self.points])
+        self._ids: dict[tuple[int, ...], int] = {}
+        self._vectors: list[tuple[int, ...]] = []
+        self._functions: dict[int, Poly] = {}
+        self._id((0,) * len(self.points))  # id 0: the zero function
+
+    # -- counting ----------------------------------------------------------------------------
+    def count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
+        """The ids of ``WMC(u)`` at every point, in the shape of one numeric count."""
+        c = self.compiled
+        flat = None if c.backend.name == "sdd" else (c.flat if u is c.phi else c.backend.flatten(u))
+        counts = []
+        for p in self.points:
+            at = wmc.Plan(p.weights, plan.groups, plan.batch, plan.batch_size)
+            if flat is None:
+                counts.append(np.asarray(c.backend.count(u, at, p.arith, p.arith.denominator)))
+            else:
+                counts.append(np.asarray(wmc.evaluate(flat, at, p.arith, c.backend.level_of, skip=p.skip)))
+        shape = counts[0].shape
+        rows = np.stack([np.asarray(x).reshape(-1) for x in counts], axis=1)
+        return self._intern(rows).reshape(shape)
+
+    def _intern(self, rows: np.ndarray) -> np.ndarray:
+        """Ids of the rows (one exact integer per point): equal rows, equal ids."""
+        if rows.dtype != object:  # float64 numerators are exact integers below 2^53
+            unique, inverse = np.unique(np.ascontiguousarray(rows.astype(np.int64)), axis=0, return_inverse=True)
+            ids = np.array([self._id(tuple(int(v) for v in row)) for row in unique], dtype=np.int64)
+            return ids[inverse.reshape(-1)]
+        return np.array([self._id(tuple(int(v) for v in row)) for row in rows], dtype=np.int64)
+
+    def _id(self, vector: tuple[int, ...]) -> int:
+        found = self._ids.get(vector)
+        if found is None:
+            found = self._ids[vector] = len(self._vectors)
+            self._vectors.append(vector)
+        return found
+
+    # -- functions ---------------------------------------------------------------------------
+    def function(self, i: int) -> Poly:
+        """``Q`` of the id ``i``: the polynomial with ``P(y | x)(t) = Q(t) / D(t)``."""
+        f = self._functions.get(int(i))
+        if f is None:
+            values = [fmpq(int(v) * p.scale) for v, p in zip(self._vectors[int(i)], self.points)]
+            f = Poly([])
+            for y, basis in zip(values, self._basis):
+                if y != 0:
+                    f += basis * y
+            self._functions[int(i)] = f
+        return f
+
+    def probability(self, i: int) -> Function:
+        return Function(self.function(i), self.denominator, self.parameter)
+
+    def scan(self) -> EnvelopeScan:
+        return EnvelopeScan(self)
+
+    def _numeric(self, *args: Any, **kwargs: Any) -> Any:
+        """What a run over numbers asks of its arithmetic (sums, logs, floats) has no meaning on ids."""
+        raise WmcdpError(
+            f"a bound as a function of {self.parameter.name} is computed for pure epsilon (privacy) and accuracy; "
+            "this notion needs a number for the parameter"
+        )
+
+    total = add = mul = as_log = as_float = log_ratio = coefficients = log_probability = coefficient = _numeric
+
+    def sum_function(self, ids: np.ndarray) -> Poly:
+        """``Q`` of a sum of cells (an accuracy window): the sum of their functions, each distinct id once
+        per occurrence."""
+        values, counts = np.unique(np.asarray(ids).reshape(-1), return_counts=True)
+        out = Poly([])
+        for i, k in zip(values, counts):
+            if i != self.zero:
+                out += self.function(int(i)) * int(k)
+        return out
+
+
+def _lagrange_basis(ts: list[Fraction]) -> list[Poly]:
+    """``L_i`` with ``L_i(t_j) = [i == j]``."""
+    out = []
+    for i, ti in enumerate(ts):
+        basis = Poly([1])
+        for j, tj in enumerate(ts):
+            if j != i:
+                basis *= Poly([fmpq(-tj), 1]) * fmpq(1 / (ti - tj))
+        out.append(basis)
+    return out
+
+
+class EnvelopeScan:
+    """Collects the distinct pairs ``(id of P(y|x), id of P(y|x'))`` of a privacy set with the first key of each
+    (the interface of :class:`wmcdp.scan.RatioScan`)."""
+
+    def __init__(self, arith: Parametric) -> None:
+        self.arith = arith
+        self.first: dict[int, tuple[int, int]] = {}
+
+    def offer(self, a: np.ndarray, b: np.ndarray, position: Any, reverse: Any = None, first_keys: Any = None) -> None:
+        if a.size == 0:
+            return
+        self._offer(np.asarray(a), np.asarray(b), position)
+        if reverse is not None:
+            self._offer(np.asarray(b), np.asarray(a), reverse)
+
+    def _offer(self, a: np.ndarray, b: np.ndarray, position: Any) -> None:
+        codes = (a.reshape(-1).astype(np.int64) << 32) | b.reshape(-1).astype(np.int64)
+        unique, index = np.unique(codes, return_index=True)
+        for code, j in zip(unique.tolist(), index.tolist()):
+            if code == 0:
+                continue  # 0/0: skipped, as in the numeric runs
+            key = position(int(j))
+            known = self.first.get(code)
+            if known is None or key < known:
+                self.first[code] = key
+
+    @property
+    def found(self) -> bool:
+        return bool(self.first)
+
+    def candidates(self) -> list[tuple[Poly, Poly, tuple[int, int]]]:
+        """``(Q of P(y|x), Q of P(y|x'), first key)`` of every distinct pair, in key order."""
+        out = []
+        for code, key in sorted(self.first.items(), key=lambda item: item[1]):
+            out.append((self.arith.function(code >> 32), self.arith.function(code & 0xFFFFFFFF), key))
+        return out
+
+
+def is_parametric(arith: Any) -> bool:
+    return getattr(arith, "interned", False) is True
+
+
+__all__ = ["Parametric", "EnvelopeScan", "is_parametric", "scaled_weight", "fraction"]

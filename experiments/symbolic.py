@@ -5,7 +5,7 @@ Each case runs the symbolic bound over an interval and the exact numeric bound a
 same process, best of ``--repeat`` runs each (a first run also pays for imports and fresh memory), and checks
 that the symbolic bound at that point equals the numeric one. The figure draws ε(λ) of randomized response
 and 1 − β(λ) of RR counting (n = 6, α = 3) from their pieces, breakpoints marked, with the numeric sweep's
-points on top.
+points (separate numeric runs, equal to the pieces there) on top.
 
     python experiments/symbolic.py [--repeat 3]
 Writes experiments/results/symbolic.txt and experiments/results/symbolic_fig4.png.
@@ -106,7 +106,14 @@ def figure(path: Path) -> None:
             ax.plot(ts, ys, color="C0")
         for piece in result.pieces[1:]:
             ax.axvline(float(piece.start), color="0.5", linestyle=":", linewidth=1)
-        points = [(float(t), value_at(result, t)) for t in grid]
+        numeric = [
+            synthesize_accuracy(rr_counting(6, t), alpha=3).one_minus_beta
+            if not log
+            else synthesize_privacy(randomized_response(6, t)).ratio
+            for t in grid
+        ]
+        assert numeric == [value_at(result, t) for t in grid]  # the pieces at the sweep's points
+        points = list(zip([float(t) for t in grid], numeric))
         ax.plot([t for t, _ in points], [math.log(v) if log else float(v) for _, v in points], "o", color="C1",
                 markersize=4, label="numeric sweep points")
         ax.set_xlabel("flip probability λ")

@@ -122,9 +122,10 @@ class Parametric:
     def _intern(self, rows: np.ndarray) -> np.ndarray:
         """Ids of the rows (one exact integer per point): equal rows, equal ids."""
         if rows.dtype != object:  # float64 numerators are exact integers below 2^53
-            unique, inverse = np.unique(np.ascontiguousarray(rows.astype(np.int64)), axis=0, return_inverse=True)
-            ids = np.array([self._id(tuple(int(v) for v in row)) for row in unique], dtype=np.int64)
-            return ids[inverse.reshape(-1)]
+            rows = rows.astype(np.int64)
+            first, inverse = _groups(rows)
+            ids = np.array([self._id(tuple(int(v) for v in rows[k])) for k in first], dtype=np.int64)
+            return ids[inverse]
         return np.array([self._id(tuple(int(v) for v in row)) for row in rows], dtype=np.int64)
 
     def _id(self, vector: tuple[int, ...]) -> int:
@@ -173,6 +174,26 @@ class Parametric:
         return out
 
 
+#: odd multipliers of the row hash (fixed: runs are reproducible)
+_MIX = np.random.default_rng(20261124).integers(1, 2**63, size=64, dtype=np.int64) | 1
+
+
+def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the first row of each group of equal rows, and each row's group. Rows are grouped
+    by a 64-bit hash (one sort of integers, not of rows), then every row is compared with its group's first
+    row; a collision, which the comparison would show, falls back to sorting the rows themselves."""
+    mix = np.resize(_MIX, rows.shape[1])
+    with np.errstate(over="ignore"):
+        h = (rows * mix).sum(axis=1, dtype=np.int64)
+        h ^= (h >> np.int64(29)) * np.int64(0x5851F42D4C957F2D)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not (rows == rows[first[inverse]]).all():
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return first, inverse
+
+
 def _lagrange_basis(ts: list[Fraction]) -> list[Poly]:
     """``L_i`` with ``L_i(t_j) = [i == j]``."""
     out = []
@@ -191,7 +212,7 @@ class EnvelopeScan:
 
     def __init__(self, arith: Parametric) -> None:
         self.arith = arith
-        self.first: dict[int, tuple[int, int]] = {}
+        self.first: dict[tuple[int, int], tuple[int, int]] = {}
 
     def offer(self, a: np.ndarray, b: np.ndarray, position: Any, reverse: Any = None, first_keys: Any = None) -> None:
         if a.size == 0:
@@ -201,15 +222,22 @@ class EnvelopeScan:
             self._offer(np.asarray(b), np.asarray(a), reverse)
 
     def _offer(self, a: np.ndarray, b: np.ndarray, position: Any) -> None:
-        codes = (a.reshape(-1).astype(np.int64) << 32) | b.reshape(-1).astype(np.int64)
-        unique, index = np.unique(codes, return_index=True)
-        for code, j in zip(unique.tolist(), index.tolist()):
-            if code == 0:
+        a, b = a.reshape(-1).astype(np.int64), b.reshape(-1).astype(np.int64)
+        n = len(self.arith._vectors)  # ids so far: a pair of ids is one code below n^2
+        codes = a * n + b
+        present = np.flatnonzero(np.bincount(codes, minlength=n * n)) if n * n <= 1 << 24 else np.unique(codes)
+        if len(present) <= 64:  # few distinct pairs (the usual case): their first places, one pass each
+            index = np.array([int(np.argmax(codes == c)) for c in present], dtype=np.int64)
+        else:
+            present, index = np.unique(codes, return_index=True)
+        for code, j in zip(present.tolist(), index.tolist()):
+            pair = divmod(int(code), n)
+            if pair == (0, 0):
                 continue  # 0/0: skipped, as in the numeric runs
             key = position(int(j))
-            known = self.first.get(code)
+            known = self.first.get(pair)
             if known is None or key < known:
-                self.first[code] = key
+                self.first[pair] = key
 
     @property
     def found(self) -> bool:
@@ -218,8 +246,8 @@ class EnvelopeScan:
     def candidates(self) -> list[tuple[Poly, Poly, tuple[int, int]]]:
         """``(Q of P(y|x), Q of P(y|x'), first key)`` of every distinct pair, in key order."""
         out = []
-        for code, key in sorted(self.first.items(), key=lambda item: item[1]):
-            out.append((self.arith.function(code >> 32), self.arith.function(code & 0xFFFFFFFF), key))
+        for (a, b), key in sorted(self.first.items(), key=lambda item: item[1]):
+            out.append((self.arith.function(a), self.arith.function(b), key))
         return out
 
 

@@ -347,7 +347,7 @@ def auto_privacy(
                 scan.offer(
                     table[index.rank(x, canonical=True)][:, None],
                     table[index.rank(xp)][:, None],
-                    lambda j, k0=key0: (k0 + j, 0),  # type: ignore[misc]
+                    lambda j, k0=key0: (k0 + j, 0),
                     first_keys=(key0, key0),
                 )
                 if symbolic:

@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import pytest
 from brute import distribution, flip
 
-from wmcdp import Bits, IntVector, Parameter, Program, WmcdpError, discrete, ite, synthesize_accuracy
+from wmcdp import Bits, Parameter, Program, WmcdpError, discrete, ite, synthesize_accuracy, synthesize_approximate
 from wmcdp import flip as dsl_flip
 from wmcdp import synthesize_privacy
 from wmcdp.cli import main
@@ -233,3 +233,44 @@ def test_command_line(capsys, tmp_path):
     ]:
         assert main(["privacy", "randomized_response", "-p", "n=2", *argv]) == 2
         assert message in capsys.readouterr().err
+
+
+def brute_delta(fn, inputs, neighbours, r: F) -> F:
+    """max over ordered neighbour pairs of sum_y max(0, P(y|x) - r P(y|x')), by enumeration."""
+    dists = {x: distribution(fn, x) for x in inputs}
+    return max(
+        sum((max(F(0), F(dists[x].get(y, 0)) - r * F(dists[xp].get(y, 0))) for y in set(dists[x]) | set(dists[xp])),
+            F(0))
+        for x in inputs
+        for xp in neighbours(x)
+    )
+
+
+def test_delta_of_randomized_response_closed_form():
+    """δ at e^ε = 3/2: 1 - (5/2)λ up to 2/5, 0 between 2/5 and 3/5, (5/2)λ - 3/2 from 3/5."""
+    lam = Parameter("lam", 0, 1)
+    r = synthesize_approximate(randomized_response(4, lam), epsilon="ln:3/2")
+    assert [(p.start, p.end) for p in r.pieces] == [(0, F(2, 5)), (F(2, 5), F(3, 5)), (F(3, 5), 1)]
+    assert [p.num for p in r.pieces] == [f.num for f in (1 - F(5, 2) * lam, 0 * lam, F(5, 2) * lam - F(3, 2))]
+
+
+@pytest.mark.parametrize("name", ["rr", "coins", "tgeom", "cross"])
+def test_delta_pieces_equal_brute_force(name):
+    build, ref, inputs, neighbours, (lo, hi) = CASES[name]
+    r = synthesize_approximate(build(Parameter("t", lo, hi)), epsilon="ln:5/4")
+    for t in samples(lo, hi, seed=1):
+        assert r.delta_at(t) == brute_delta(ref(t), inputs, neighbours, F(5, 4)), t
+
+
+def test_delta_needs_a_rational_ratio_and_the_command_line_prints_it(capsys):
+    lam = Parameter("lam", 0, 1)
+    for kwargs, message in [(dict(delta=F(1, 10)), "delta at a fixed epsilon"), (dict(epsilon=0.5), "not 0.5"),
+                            (dict(epsilon="ln:2", compose=2), "leave out pairs, I, at and compose")]:
+        with pytest.raises(WmcdpError) as info:
+            synthesize_approximate(randomized_response(2, lam), **kwargs)
+        assert message in str(info.value)
+    assert main(["approx", "randomized_response", "-p", "n=2", "--epsilon", "ln:3/2", "--symbolic", "lam=0:1",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ratio"] == "3/2" and [p["to"] for p in out["pieces"]] == ["2/5", "3/5", "1"]
+    assert out["pieces"][0]["witness"] == {"x": [0, 0], "x_prime": [1, 0]}

@@ -71,6 +71,7 @@ _EXPORTS = {
     "Parameter": "parametric",
     "PiecewisePrivacyResult": "parametric",
     "PiecewiseAccuracyResult": "parametric",
+    "PiecewiseDeltaResult": "parametric",
     # sweeps, tables and figures
     "sweep_privacy": "sweep",
     "sweep_accuracy": "sweep",

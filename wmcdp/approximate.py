@@ -436,6 +436,13 @@ def synthesize_approximate(
     if delta is not None:
         parse_delta(delta, False)
     plan = None
+    from .parametric.bounds import piecewise_approximate, symbolic_parameter
+
+    def symbolic(c: Any) -> Any:
+        return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
+
+    if symbolic_parameter(prog) is not None:
+        return symbolic(prog)
     if pairs is None and I is None and at is None:
         from .plan.notions import finish, pair_witness, planned_pairs
         from .plan.planner import Product, combine_max
@@ -457,7 +464,10 @@ def synthesize_approximate(
                 accountant=accountant,
                 interval=interval,
             ),
+            symbolic,
         )
+        if isinstance(planned, str):  # a symbolic parameter: delta as a function
+            return extra
         if isinstance(planned, Product):
             results = extra
             exact_all = all(r.exact for r in results)

@@ -87,7 +87,9 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
 
 
 def _approx(args: argparse.Namespace) -> str:
-    program = program_of(args)
+    from .symbolic import output, program_and_parameter
+
+    program, parameter = program_and_parameter(args)
     epsilon = args.epsilon
     r = synthesize_approximate(
         program,
@@ -99,6 +101,9 @@ def _approx(args: argparse.Namespace) -> str:
         interval=args.interval,
         **_options(args),
     )
+    if parameter is not None:
+        extra = {**_extra(args, program), "params": {k: str(v) for k, v in program.params.items()}}
+        return output(args, r, program, extra, "delta")
     if args.json:
         return dumps(approximate_json(r, _extra(args, program)))
     given = "delta" if args.delta is not None else "epsilon"
@@ -252,11 +257,14 @@ def pair_args(q: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
+    from .symbolic import symbolic_args
+
     q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
     pair_args(q)
     q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
     q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)
+    symbolic_args(q)
     q.set_defaults(run=_approx)
 
     q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")

@@ -19,14 +19,13 @@ from .common import (
     plan_json,
     plan_rows,
     privacy_args,
-    program_of,
     sets_label,
     show,
     synthesis_args,
     table,
     workers_of,
 )
-from .symbolic import symbolic_args
+from .symbolic import program_and_parameter, symbolic_args
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -99,23 +98,10 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
     return C, I, relation, shown
 
 
-def _program(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
-    from ..registry import build_program
-    from .symbolic import parameter_of, symbolic_params
-
-    parameter = parameter_of(args)
-    if parameter is None:
-        return program_of(args), None
-    if args.workers or args.scheduler:
-        raise WmcdpError("--symbolic runs in one process; leave out --workers and --scheduler")
-    return build_program(args.program, symbolic_params(args, parameter)), parameter
-
-
 def _privacy(args: argparse.Namespace) -> str:
     from .tools import parse_input
 
-    program, parameter = _program(args)
+    program, parameter = program_and_parameter(args)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
     with workers_of(args) as workers:
@@ -169,7 +155,7 @@ def _privacy(args: argparse.Namespace) -> str:
 
 
 def _accuracy(args: argparse.Namespace) -> str:
-    program, parameter = _program(args)
+    program, parameter = program_and_parameter(args)
     alpha = parse_number(args.alpha, exact=True)
     A, I = find_sets("accuracy", args.sets, program, alpha)
     with workers_of(args) as workers:

@@ -13,7 +13,7 @@ from ..errors import WmcdpError
 from ..lang.shape import jsonable
 from ..numbers import format_number, parse_number
 from ..parametric.functions import Parameter
-from ..parametric.results import PiecewiseAccuracyResult, latex, lines, pieces_json
+from ..parametric.results import PiecewiseAccuracyResult, PiecewiseDeltaResult, latex, lines, pieces_json
 from ..parametric.roots import point_text
 from .common import dumps, params, table
 
@@ -49,6 +49,19 @@ def parameter_of(args: argparse.Namespace) -> Parameter | None:
     return Parameter(name.strip(), ends[0], ends[1])
 
 
+def program_and_parameter(args: argparse.Namespace) -> tuple[Any, Parameter | None]:
+    """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
+    from ..registry import build_program
+    from .common import program_of
+
+    parameter = parameter_of(args)
+    if parameter is None:
+        return program_of(args), None
+    if getattr(args, "workers", None) or getattr(args, "scheduler", None):
+        raise WmcdpError("--symbolic runs in one process; leave out --workers and --scheduler")
+    return build_program(args.program, symbolic_params(args, parameter)), parameter
+
+
 def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str, Any]:
     """``-p`` parameters with the symbolic one added (it must not be given with ``-p`` too)."""
     fixed = params(args.param, True)
@@ -59,11 +72,11 @@ def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str,
 
 def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any], kind: str) -> str:
     """The human, LaTeX or JSON text of a piecewise result, and the figure with ``--plot``."""
-    accuracy = isinstance(r, PiecewiseAccuracyResult)
+    accuracy, delta = isinstance(r, PiecewiseAccuracyResult), isinstance(r, PiecewiseDeltaResult)
     if args.plot:
         plot(r, args.plot, program.name)
     if args.fmt == "json" or getattr(args, "json", False):
-        witness = (lambda x: {"x": jsonable(x)}) if accuracy else _privacy_witness
+        witness = (lambda x: {"x": jsonable(x)}) if accuracy else _pair_witness if delta else _privacy_witness
         out = {
             "parameter": {
                 "name": r.parameter.name,
@@ -75,12 +88,13 @@ def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any]
             "diagram_size": r.diagram_size,
             "seconds": r.seconds,
             **({"alpha": format_number(r.alpha)} if accuracy else {}),
+            **({"ratio": format_number(r.ratio)} if delta else {}),
             **extra,
         }
         return dumps(out)
     if args.fmt == "latex":
-        return latex(r, r"1-\beta" if accuracy else r"\varepsilon")
-    what = "1 - beta" if accuracy else "e^eps"
+        return latex(r, r"1-\beta" if accuracy else r"\delta" if delta else r"\varepsilon")
+    what = "1 - beta" if accuracy else "delta" if delta else "e^eps"
     rows = lines(r, what) + [
         ("counts", f"{r.degree + 1} exact counts (degree bound {r.degree})"),
         ("diagram size", f"{r.diagram_size} nodes"),
@@ -90,7 +104,13 @@ def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any]
     title = f"{program.label()}: tight {kind} as a function of {r.parameter.describe()}"
     if accuracy:
         title += f" at alpha = {format_number(r.alpha)}"
+    if delta:
+        title += f" at e^epsilon = {format_number(r.ratio)}"
     return table(title, rows)
+
+
+def _pair_witness(w: Any) -> dict[str, Any]:
+    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
 
 
 def _privacy_witness(w: Any) -> dict[str, Any]:
@@ -106,25 +126,26 @@ def plot(r: Any, path: str, name: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]'") from None
-    accuracy = isinstance(r, PiecewiseAccuracyResult)
+    linear = isinstance(r, (PiecewiseAccuracyResult, PiecewiseDeltaResult))
+    label = "1 − β" if isinstance(r, PiecewiseAccuracyResult) else "δ" if linear else "ε"
     p = r.parameter
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for piece in r.pieces:
         start, end = float(piece.start), float(piece.end)
         ts = [start + (end - start) * k / 399 for k in range(400)]
-        ys = [_value(piece, Fraction(t), accuracy) for t in ts]
+        ys = [_value(piece, Fraction(t), linear) for t in ts]
         ax.plot(ts, ys, color="C0")
     for piece in r.pieces[1:]:
         ax.axvline(float(piece.start), color="0.6", linestyle=":", linewidth=1)
     ax.set_xlabel(p.name)
-    ax.set_ylabel("1 − β" if accuracy else "ε")
-    ax.set_title(f"{name}: {'1 − β' if accuracy else 'ε'} on [{point_text(p.lo)}, {point_text(p.hi)}]")
+    ax.set_ylabel(label)
+    ax.set_title(f"{name}: {label} on [{point_text(p.lo)}, {point_text(p.hi)}]")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
-def _value(piece: Any, t: Fraction, accuracy: bool) -> float:
+def _value(piece: Any, t: Fraction, linear: bool) -> float:
     from ..parametric.functions import poly_at
 
     if piece.den.is_zero():
@@ -133,6 +154,6 @@ def _value(piece: Any, t: Fraction, accuracy: bool) -> float:
     if den == 0:
         return math.inf
     value = poly_at(piece.num, t) / den
-    if accuracy:
+    if linear:
         return float(value)
     return math.log(value) if value > 0 else -math.inf

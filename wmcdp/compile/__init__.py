@@ -132,17 +132,17 @@ class Compiled:
         support = self.flat.support if self.backend.name == "bdd" else set(self.weights)
         return [v for v in self.order if v in support and v in self.weights]
 
-    def _numeric(self) -> None:
+    def refuse_symbolic(self) -> None:
         """A run that needs numbers for the weights refuses a symbolic parameter in one clear line."""
         if self.symbolic is not None:
             raise WmcdpError(
-                f"a bound as a function of {self.symbolic.name} is computed for pure epsilon (privacy) and "
-                "accuracy; this notion needs a number for the parameter"
+                f"a bound as a function of {self.symbolic.name} is computed for pure epsilon, accuracy and delta "
+                "at a rational e^epsilon; this run needs a number for the parameter"
             )
 
     @cached_property
     def _denominators(self) -> list[int]:
-        self._numeric()
+        self.refuse_symbolic()
         return [wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support]
 
     @cached_property
@@ -156,7 +156,7 @@ class Compiled:
 
     @cached_property
     def min_path_log2(self) -> float:
-        self._numeric()
+        self.refuse_symbolic()
         if self.backend.name == "bdd":
             return wmc.min_path_log2(self.flat, self.weights)
         return self.backend.min_path_log2(self.phi, self.weights)

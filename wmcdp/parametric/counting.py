@@ -157,8 +157,8 @@ class Parametric:
     def _numeric(self, *args: Any, **kwargs: Any) -> Any:
         """What a run over numbers asks of its arithmetic (sums, logs, floats) has no meaning on ids."""
         raise WmcdpError(
-            f"a bound as a function of {self.parameter.name} is computed for pure epsilon (privacy) and accuracy; "
-            "this notion needs a number for the parameter"
+            f"a bound as a function of {self.parameter.name} is computed for pure epsilon, accuracy and delta at "
+            "a rational e^epsilon; this run needs a number for the parameter"
         )
 
     total = add = mul = as_log = as_float = log_ratio = coefficients = log_probability = coefficient = _numeric

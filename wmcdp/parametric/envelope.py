@@ -46,10 +46,11 @@ def _reduced(num: Poly, den: Poly) -> tuple[Poly, Poly]:
     return num / lead, den / lead
 
 
-def envelope(
-    candidates: list[tuple[Poly, Poly, Any]], lo: Fraction, hi: Fraction, *, upper: bool = True
-) -> list[Piece]:
-    """The pieces of ``max_j num_j / den_j`` (``min`` when not ``upper``) over ``[lo, hi]``."""
+def envelope(candidates: list, lo: Point, hi: Point, *, upper: bool = True) -> list[Piece]:
+    """The pieces of ``max_j num_j / den_j`` (``min`` when not ``upper``) over ``[lo, hi]``. A candidate may
+    carry its own interval, ``(num, den, witness, start, end)``: it takes part only there."""
+    if any(len(c) == 5 for c in candidates):
+        return _partial(candidates, lo, hi, upper)
     finite: list[tuple[Poly, Poly, Any]] = []
     infinite: list[tuple[Poly, Any]] = []
     seen: set[tuple[str, str]] = set()
@@ -67,7 +68,7 @@ def envelope(
     return _sweep(finite, lo, hi, 1 if upper else -1)
 
 
-def _sweep(fs: list[tuple[Poly, Poly, Any]], lo: Fraction, hi: Fraction, sign: int) -> list[Piece]:
+def _sweep(fs: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point, sign: int) -> list[Piece]:
     """Left to right: the current best candidate until the first point where another one meets it (a root of
     their difference) or its denominator vanishes; there the best just to the right is decided among the
     candidates that meet it, by exact evaluation at a rational before any of their next roots. Extra
@@ -122,6 +123,22 @@ def _sweep(fs: list[tuple[Poly, Poly, Any]], lo: Fraction, hi: Fraction, sign: i
         cur, e = best(meeting, r), r
 
 
+def _partial(candidates: list, lo: Point, hi: Point, upper: bool) -> list[Piece]:
+    """The envelope of candidates defined on sub-intervals: between consecutive ends of those intervals the
+    same candidates take part, and the envelope of those is taken there."""
+    ends = [lo, hi] + [c[3] for c in candidates] + [c[4] for c in candidates]
+    ends = sorted(ends, key=functools.cmp_to_key(compare))
+    cuts = [p for i, p in enumerate(ends) if i == 0 or compare(ends[i - 1], p) != 0]
+    pieces: list[Piece] = []
+    for a, b in zip(cuts, cuts[1:]):
+        active = [c[:3] for c in candidates if compare(c[3], a) <= 0 <= compare(c[4], b)]
+        if not active:
+            raise WmcdpError("no candidate covers part of the interval")
+        for piece in envelope(active, a, b, upper=upper):
+            _add(pieces, piece)
+    return pieces
+
+
 def _add(pieces: list[Piece], piece: Piece) -> None:
     """Append, merging with the previous piece when the function is the same."""
     if pieces and pieces[-1].num == piece.num and pieces[-1].den == piece.den:
@@ -131,7 +148,7 @@ def _add(pieces: list[Piece], piece: Piece) -> None:
 
 
 def _infinite_pieces(
-    infinite: list[tuple[Poly, Any]], finite: list[tuple[Poly, Poly, Any]], lo: Fraction, hi: Fraction
+    infinite: list[tuple[Poly, Any]], finite: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point
 ) -> list[Piece]:
     """Infinity on ``[lo, hi]``, but at the common zeros of every infinite candidate's numerator (where those
     triples are 0/0 and skipped): there the finite candidates decide, as single points."""
@@ -145,7 +162,7 @@ def _infinite_pieces(
         if not isinstance(z, Fraction):
             raise WmcdpError("an infinite bound with an isolated finite value at an irrational point is not supported")
         values = [(poly_at(n, z) / poly_at(d, z), j) for j, (n, d, _) in enumerate(finite) if poly_at(d, z) != 0]
-        if z != start:
+        if compare(z, start) != 0:
             pieces.append(Piece(start, z, infinite[0][0], Poly([]), infinite[0][1]))
         if values:
             _, j = max(values, key=lambda v: (v[0], -v[1]))

@@ -75,9 +75,34 @@ class PiecewiseAccuracyResult:
         return markdown(self, "1 − β")
 
 
+@dataclass(frozen=True)
+class PiecewiseDeltaResult:
+    """The tight δ at a fixed ``ratio`` = e^ε as a function of the parameter: on each piece, δ = ``num/den``
+    and the neighbouring pair (:class:`wmcdp.PairWitness`) attaining it."""
+
+    parameter: Parameter
+    ratio: Fraction
+    pieces: tuple[Piece, ...]
+    degree: int
+    diagram_size: int
+    seconds: float
+    exact: bool = True
+    plan: Any = None
+
+    def delta_at(self, t: int | Fraction) -> Fraction:
+        """δ at ``t`` (exact), from the piece holding ``t``."""
+        t = Fraction(t)
+        return Fraction(_value(next(p for p in self.pieces if _inside(p, t)), t))
+
+    def _repr_markdown_(self) -> str:
+        return markdown(self, "δ")
+
+
 def _witness_text(w: Any) -> str:
-    if hasattr(w, "x_prime"):
+    if hasattr(w, "y"):
         return f"x={format_value(w.x)} x'={format_value(w.x_prime)} y={format_value(w.y)}"
+    if hasattr(w, "x_prime"):
+        return f"x={format_value(w.x)} x'={format_value(w.x_prime)}"
     return f"x={format_value(w)}"
 
 
@@ -111,8 +136,20 @@ def markdown(result: Any, what: str) -> str:
 
 
 def _latex_poly(p: Poly, t: str) -> str:
-    text = function_text(p, Poly([1]), t).replace("*", " ")
-    return text
+    """``p`` in LaTeX: ``1 - \\tfrac{5}{2} t + t^{2}``."""
+    terms = []
+    for k, c in enumerate(coefficients(p)):
+        if c == 0:
+            continue
+        a = abs(c)
+        number = str(a.numerator) if a.denominator == 1 else rf"\tfrac{{{a.numerator}}}{{{a.denominator}}}"
+        mono = "" if k == 0 else t if k == 1 else f"{t}^{{{k}}}"
+        body = number if not mono else mono if a == 1 else f"{number} {mono}"
+        terms.append(("-" if c < 0 else "+", body))
+    if not terms:
+        return "0"
+    out = ("-" if terms[0][0] == "-" else "") + terms[0][1]
+    return out + "".join(f" {sign} {body}" for sign, body in terms[1:])
 
 
 def latex(result: Any, symbol: str) -> str:
@@ -166,4 +203,12 @@ def pieces_json(result: Any, witness: Any) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["PiecewisePrivacyResult", "PiecewiseAccuracyResult", "lines", "latex", "pieces_json", "markdown"]
+__all__ = [
+    "PiecewisePrivacyResult",
+    "PiecewiseAccuracyResult",
+    "PiecewiseDeltaResult",
+    "lines",
+    "latex",
+    "pieces_json",
+    "markdown",
+]

@@ -79,7 +79,7 @@ def _isolated(text: str, coefficients: tuple[int, ...]) -> tuple[tuple[Fraction,
     return tuple(sorted(out))
 
 
-def real_roots(p: Poly, lo: Fraction, hi: Fraction) -> list[tuple[Point, int]]:
+def real_roots(p: Poly, lo: Point, hi: Point) -> list[tuple[Point, int]]:
     """The distinct real roots of ``p`` (not the zero polynomial) in ``[lo, hi]`` with their multiplicities,
     in increasing order."""
     out: list[tuple[Point, int]] = []
@@ -89,7 +89,7 @@ def real_roots(p: Poly, lo: Fraction, hi: Fraction) -> list[tuple[Point, int]]:
         c = [int(v) for v in f.coeffs()]
         if len(c) == 2:
             r = Fraction(-c[0], c[1])
-            if lo <= r <= hi:
+            if compare(r, lo) >= 0 and compare(r, hi) <= 0:
                 out.append((r, mult))
             continue
         for index, (a, b) in enumerate(_isolated(str(f), tuple(c))):

@@ -305,10 +305,12 @@ def planned_pairs(
     force: bool,
     rules: tuple[str, ...],
     run: Callable[[Any], Any],
+    symbolic: Callable[[Compiled], Any] | None = None,
 ) -> tuple[Any, Any]:
     """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan, where each
     class's result is ``run(representative)`` (the notion through the planner again), or
-    ``(source, report)``: the pair source the notion runs on, and its plan."""
+    ``(source, report)``: the pair source the notion runs on, and its plan. A program with a symbolic parameter
+    gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.parametric`)."""
     from ..pairs import ExhaustivePairs, auto_pairs
     from ..sets import check_exhaustive, check_relation
     from ..symmetry.group import OutputAction, PairOrbits, PairTypes
@@ -316,6 +318,11 @@ def planned_pairs(
 
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
+    if _symbolic(trace):
+        whole = compiled_whole(program, trace, compiled, backend)
+        if symbolic is None:
+            whole.refuse_symbolic()  # the one-line refusal of notions that need a number for the parameter
+        return "symbolic", symbolic(whole)  # type: ignore[misc]
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:

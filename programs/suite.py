@@ -40,7 +40,8 @@ def _base_ratio(eps0: object, alpha: object, laplace_scale: Callable[[Number], N
     if (eps0 is None) == (alpha is None):
         raise WmcdpError("give exactly one of eps0 (the claimed budget) and alpha (an exact noise ratio)")
     if alpha is not None:
-        return geometric_ratio(alpha=alpha), {"alpha": as_number(alpha, "alpha")}
+        a = geometric_ratio(alpha=alpha)
+        return a, {"alpha": a}
     e = as_number(eps0, "eps0")
     if not 0 < e < math.inf:
         raise WmcdpError(f"eps0 must be a positive finite number, got {format_number(e)}")

@@ -18,7 +18,8 @@ from wmcdp import synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.lang.geometric import truncated_geometric_probabilities
 from wmcdp.parametric.roots import Algebraic
-from wmcdp.programs import geometric_above_threshold, randomized_response, rr_counting, truncated_geometric
+from wmcdp.programs import (geometric_above_threshold, noisy_max, randomized_response, rr_counting,
+                            truncated_geometric)
 
 
 def brute_ratio(fn, inputs, neighbours) -> F | float:
@@ -107,6 +108,24 @@ def grid(n, k):
     return out
 
 
+def all_entries(k):
+    def neighbours(x):
+        out = [()]
+        for v in x:
+            out = [y + (w,) for y in out for w in (v - 1, v, v + 1) if 0 <= w <= k]
+        return [y for y in out if y != x]
+
+    return neighbours
+
+
+def noisy_max_ref(n, m, a):
+    def fn(x, choose):
+        values = [choose(truncated_geometric_probabilities(x[i], -1, m + 1, a)) for i in range(n)]
+        return max(range(n), key=lambda i: (values[i], -i))
+
+    return fn
+
+
 CASES = {
     "rr": (lambda t: randomized_response(3, t), rr_ref, bits(3), hamming, (F(0), F(1))),
     "rr_counting": (lambda t: rr_counting(3, t), lambda t: (lambda x, c: sum(rr_ref(t)(x, c))), bits(3), hamming,
@@ -115,6 +134,8 @@ CASES = {
     "coins": (coins_program, coins_ref, bits(2), hamming, (F(1, 5), F(4, 5))),
     "tgeom": (lambda a: truncated_geometric(3, alpha=a), lambda a: tgeom_ref(3, a), grid(1, 3), one_entry(3),
               (F(1, 10), F(9, 10))),
+    "noisy_max": (lambda a: noisy_max(2, 1, alpha=a), lambda a: noisy_max_ref(2, 1, a), grid(2, 1), all_entries(1),
+                  (F(1, 10), F(9, 10))),
     "gat": (lambda a: geometric_above_threshold(2, 2, 1, alpha=a), lambda a: gat_ref(2, 2, 1, a), grid(2, 2),
             one_entry(2), (F(1, 5), F(4, 5))),
 }

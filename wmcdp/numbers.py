@@ -91,6 +91,11 @@ def as_number(value: object, name: str) -> Number:
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, numbers.Real):
         return as_number(float(value), name)
+    if getattr(value, "is_symbolic", False):
+        raise WmcdpError(
+            f"{name} must be a number, not the symbolic {value}: a symbolic parameter may be a probability or a "
+            "geometric ratio alpha (rational functions of it), not a parameter that goes through exp or log"
+        )
     raise WmcdpError(f"{name} must be a number, got {value!r}")
 
 

@@ -495,7 +495,7 @@ def synthesize_approximate(
             k,
             epsilon=threshold,
             delta=None if delta is None else parse_delta(delta, False),  # type: ignore[arg-type]
-            interval=interval,  # type: ignore[arg-type, unused-ignore]
+            interval=interval,
         )
         if threshold is not None:
             eps, d, ratio = threshold.epsilon, value, _ratio_of(threshold.epsilon)

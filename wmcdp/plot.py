@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import WmcdpError
 from .numbers import format_number
-from .sweep import Row
+from .sweep import AccuracyRow, ApproximateRow, PrivacyRow, ProfileRow, RenyiRow, Row
 
 SUFFIXES = (".png", ".pdf", ".svg")
 
@@ -33,41 +33,41 @@ def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], 
     kind, parameter = rows[0].kind, rows[0].parameter
     lines: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
-        if kind == "profile":
-            label, x, y = r.program, float(r.epsilon), float(r.delta)  # type: ignore[union-attr]
-        elif kind == "renyi":
-            label, x, y = f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)  # type: ignore[union-attr]
-        elif kind == "approximate":
-            given_delta = r.given == "delta"  # type: ignore[union-attr]
-            label, x, y = r.program, float(r.value), float(r.epsilon if given_delta else r.delta)  # type: ignore[union-attr]
+        if isinstance(r, ProfileRow):
+            label, x, y = r.program, float(r.epsilon), float(r.delta)
+        elif isinstance(r, RenyiRow):
+            label, x, y = f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)
+        elif isinstance(r, ApproximateRow):
+            label, x, y = r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)
+        elif isinstance(r, PrivacyRow):
+            label, x, y = r.program, float(r.value), float(r.epsilon)
         else:
-            label, x = r.program, float(r.value)  # type: ignore[union-attr]
-            y = float(r.epsilon) if kind == "privacy" else float(r.one_minus_beta)  # type: ignore[union-attr]
+            label, x, y = r.program, float(r.value), float(r.one_minus_beta)
         lines.setdefault(label, []).append((x, y))
     xlabel = f"{parameter} (swept program parameter)"
     if kind == "privacy":
         return lines, "tight epsilon (nats, natural log)", xlabel, f"tight privacy bound vs {parameter}"
-    if kind == "accuracy":
+    r0 = rows[0]
+    if isinstance(r0, AccuracyRow):
         return (
             lines,
-            f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)",  # type: ignore[union-attr]
+            f"tight 1 - beta at alpha = {format_number(r0.alpha)} (probability)",
             xlabel,
             f"tight accuracy bound vs {parameter}",
         )
     if kind == "renyi":
         return lines, "tight Renyi divergence D_alpha (nats)", xlabel, f"tight Renyi DP vs {parameter}"
-    if kind == "approximate":
-        r0 = rows[0]
-        if r0.given == "delta":  # type: ignore[union-attr]
+    if isinstance(r0, ApproximateRow):
+        if r0.given == "delta":
             return (
                 lines,
-                f"tight epsilon at delta = {format_number(r0.delta)} (nats)",  # type: ignore[union-attr]
+                f"tight epsilon at delta = {format_number(r0.delta)} (nats)",
                 xlabel,
                 f"tight (epsilon, delta) vs {parameter}",
             )
         return (
             lines,
-            f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)",  # type: ignore[union-attr]
+            f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)",
             xlabel,
             f"tight (epsilon, delta) vs {parameter}",
         )

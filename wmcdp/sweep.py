@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from .accuracy import synthesize_accuracy
 from .approximate import synthesize_approximate
@@ -205,6 +205,9 @@ class ProfileRow:
 
 
 Row = PrivacyRow | AccuracyRow | ApproximateRow | RenyiRow | ProfileRow
+#: the rows of a swept parameter (a profile's rows sweep epsilon itself)
+SweptRow = PrivacyRow | AccuracyRow | ApproximateRow | RenyiRow
+R = TypeVar("R", PrivacyRow, AccuracyRow, ApproximateRow, RenyiRow)
 
 
 def _plain(value: Any) -> Any:
@@ -214,10 +217,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _head(row: Row) -> dict[str, Any]:
-    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}  # type: ignore[union-attr]
-    if isinstance(row.value, Fraction):  # type: ignore[union-attr]
-        out["value_exact"] = format_number(row.value)  # type: ignore[union-attr]
+def _head(row: SweptRow) -> dict[str, Any]:
+    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}
+    if isinstance(row.value, Fraction):
+        out["value_exact"] = format_number(row.value)
     return out
 
 
@@ -437,16 +440,16 @@ def _renyi_point(
 
 
 def _sweep(
-    point: Callable[..., Row | list[Row]],
+    point: Callable[..., R | list[R]],
     specs: Sequence[str],
     fixed: Mapping[str, Number],
     parameter: str,
     values: Sequence[Number],
     progress: ProgressCallback | None,
     **options: Any,
-) -> list[Row]:
+) -> list[R]:
     _check(specs, fixed, parameter, values)
-    total, done, rows = len(specs) * len(values), 0, []
+    total, done, rows = len(specs) * len(values), 0, list[R]()
     for spec in specs:
         variant = _variant(spec, fixed)
         for value in values:
@@ -493,7 +496,7 @@ def sweep_privacy(
         neighbours=neighbours,
         backend=backend,
         exact=exact,
-    )  # type: ignore[return-value]
+    )
 
 
 def sweep_accuracy(
@@ -520,7 +523,7 @@ def sweep_accuracy(
         sets=sets,
         backend=backend,
         exact=exact,
-    )  # type: ignore[return-value]
+    )
 
 
 def sweep_approximate(
@@ -560,7 +563,7 @@ def sweep_approximate(
         neighbours=neighbours,
         backend=backend,
         exact=exact,
-    )  # type: ignore[return-value]
+    )
 
 
 def sweep_renyi(
@@ -580,7 +583,7 @@ def sweep_renyi(
     if sets not in ("plan", "exhaustive", "auto") and neighbours:
         raise WmcdpError("neighbours apply to the planned, exhaustive and automatic sets only")
     return _sweep(
-        _renyi_point,  # type: ignore[arg-type]
+        _renyi_point,
         programs,
         fixed,
         parameter,
@@ -591,7 +594,7 @@ def sweep_renyi(
         neighbours=neighbours,
         backend=backend,
         exact=exact,
-    )  # type: ignore[return-value]
+    )
 
 
 __all__ = [

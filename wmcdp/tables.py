@@ -65,7 +65,7 @@ _RENYI = [
 ]
 _PROFILE = [("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *_PAIR]
 #: the columns people read, per kind of row
-COLUMNS = {
+COLUMNS: dict[str, Sequence[tuple[str, str | None, str | None]]] = {
     "privacy": _PRIVACY,
     "accuracy": _ACCURACY,
     "approximate": _APPROXIMATE,
@@ -91,11 +91,11 @@ def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[lis
     headers = [
         (rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter)
         if plain is None
-        else (tex if latex else plain)
-        for _, plain, tex in columns  # type: ignore[attr-defined]
+        else ((tex or plain) if latex else plain)
+        for _, plain, tex in columns
     ]
-    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]  # type: ignore[attr-defined]
-    return headers, cells, [key not in _TEXT for key, _, _ in columns]  # type: ignore[attr-defined]
+    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]
+    return headers, cells, [key not in _TEXT for key, _, _ in columns]
 
 
 def _table(rows: Sequence[Row]) -> str:

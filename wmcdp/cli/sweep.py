@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..compile import BACKENDS
 from ..errors import WmcdpError
 from ..numbers import parse_number
 from ..progress import Progress
-from ..sweep import parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
+from ..sweep import Row, parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
 from ..tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
 
@@ -96,14 +97,15 @@ def run_sweep(args: argparse.Namespace) -> str:
     with Progress(len(args.program) * len(values), enabled=_show_progress(args)) as bar:
         progress = lambda done, total, note: bar.update(done, note)  # noqa: E731
         common = {"sets": args.sets, "backend": args.backend, "exact": exact, "progress": progress}
+        rows: Sequence[Row]
         if args.kind == "privacy":
             rows = sweep_privacy(args.program, fixed, parameter, values, neighbours=args.neighbours, **common)
         elif args.kind == "accuracy":
-            rows = sweep_accuracy(  # type: ignore[assignment]
+            rows = sweep_accuracy(
                 args.program, fixed, parameter, values, parse_number(args.alpha, exact=True), **common
             )
         elif args.kind == "approx":
-            rows = sweep_approximate(  # type: ignore[assignment]
+            rows = sweep_approximate(
                 args.program,
                 fixed,
                 parameter,
@@ -115,7 +117,7 @@ def run_sweep(args: argparse.Namespace) -> str:
                 **common,
             )
         else:
-            rows = sweep_renyi(  # type: ignore[assignment]
+            rows = sweep_renyi(
                 args.program, fixed, parameter, values, args.orders, neighbours=args.neighbours, **common
             )
     return emit(rows, args)

@@ -78,7 +78,7 @@ class Parametric:
         self.parameter = parameter
         support = compiled.random_support
         triples = [scaled_weight(compiled.weights[v]) for v in support]
-        self.degree = sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in triples)
+        self.degree = _degree_bound(compiled, dict(zip(support, triples)))
         denominator = Poly([1])
         for _, _, d in triples:
             denominator *= d
@@ -192,6 +192,39 @@ def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def _degree_bound(compiled: Any, polys: dict[int, tuple[Poly, Poly, Poly]]) -> int:
+    """A bound ``K`` on the degree of every count's ``Q``: the largest, over the paths of the diagram, sum of the
+    degrees of the polynomial each random bit contributes (``a`` or ``b`` on the path, ``d`` when skipped). On
+    an SDD, or when the diagram has no path, the sum over the bits of their largest degree."""
+    total = sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in polys.values())
+    if compiled.backend.name != "bdd":
+        return total
+    flat, levels, level_of = compiled.flat, compiled.backend.levels, compiled.backend.level_of
+    skipped = [0] * (levels + 1)
+    for v, (_, _, d) in polys.items():
+        skipped[level_of(v)] = max(d.degree(), 0)
+    below = np.concatenate([[0], np.cumsum(skipped)])  # below[l]: the degrees of the levels above l
+
+    def level(i: int) -> int:
+        return int(flat.level[i]) if flat.var[i] >= 0 else levels
+
+    worst = np.full(len(flat), -1, dtype=np.int64)  # -1: no path to TRUE
+    worst[flat.var == -1] = 0
+    for layer in flat.layers:
+        for i in layer.tolist():
+            v, here = int(flat.var[i]), int(flat.level[i])
+            for child, side in ((int(flat.hi[i]), 0), (int(flat.lo[i]), 1)):
+                if child < 0 or worst[child] < 0:
+                    continue
+                own = max(polys[v][side].degree(), 0) if v in polys else 0
+                gap = int(below[level(child)] - below[here + 1])
+                worst[i] = max(worst[i], worst[child] + own + gap)
+    root = len(flat) - 1  # children come before parents: the root is the last entry
+    if worst[root] < 0:
+        return total
+    return min(total, int(worst[root] + below[level(root)]))
 
 
 def _lagrange_basis(ts: list[Fraction]) -> list[Poly]:

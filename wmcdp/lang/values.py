@@ -373,8 +373,49 @@ def _exact_float(p: object, name: str = "probability") -> object:
     return p
 
 
-def flip(p: object) -> Bool:
-    """A fresh random Boolean, true with probability ``p`` (float, Fraction or "1/5")."""
+#: at most this many value combinations for a random choice whose weights depend on symbolic values
+MAX_SELECTIONS = 1 << 14
+
+
+def _selected(name: str, weights: Callable[..., object], given: Sequence[object], make: Callable[[object], Int]) -> Int:
+    """A random choice whose weights depend on symbolic values: for every combination of the values ``given``
+    can take, a fresh choice ``make(weights(*values))`` guarded by that combination. Exactly one combination
+    holds on any input, so the result has, given the values, exactly the distribution ``weights`` names."""
+    ints = []
+    for g in given:
+        as_int = _as_int(g)
+        if as_int is None:
+            raise WmcdpError(f"{name}() takes symbolic Ints, Bools or whole numbers after its weights, got {g!r}")
+        ints.append(as_int)
+    count = math.prod(len(i.guards) for i in ints)
+    if count > MAX_SELECTIONS:
+        raise WmcdpError(
+            f"{name}() with weights that depend on its inputs needs one choice per combination of their values: "
+            f"{count} combinations (limit {MAX_SELECTIONS})"
+        )
+    c = current()
+    out: dict[int, int] = {}
+    combos: list[tuple[tuple[int, ...], int]] = [((), TRUE)]
+    for i in ints:
+        combos = [(values + (v,), c.conj(guard, g)) for values, guard in combos for v, g in i.guards.items()]
+    for values, guard in combos:
+        if guard == FALSE:
+            continue
+        for z, gz in make(weights(*values)).guards.items():
+            out[z] = c.disj(out.get(z, FALSE), c.conj(guard, gz))
+    return Int(out)
+
+
+def flip(p: object, *given: object) -> Bool:
+    """A fresh random Boolean, true with probability ``p`` (float, Fraction or "1/5").
+
+    ``flip(fn, x, ...)`` with a function ``fn``: true with probability ``fn(v, ...)`` where ``v, ...`` are the
+    values the symbolic ``x, ...`` take (a choice per combination of values, selected by them)."""
+    if callable(p):
+        chosen = _selected("flip", p, given, lambda q: flip(q).as_int())
+        return Bool(chosen.guards.get(1, FALSE))
+    if given:
+        raise WmcdpError("flip() takes values after its probability only when the probability is a function of them")
     q = probability(p, "flip probability")
     return Bool(current().random_var(flip_weight(_exact_float(q, "flip probability"))))  # type: ignore[arg-type]
 
@@ -411,8 +452,12 @@ def _values(keys: Sequence[object]) -> list[int]:
     return values
 
 
-def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
+def discrete(probs: Sequence[object] | Mapping[int, object] | Callable[..., object], *given: object) -> Int:
     """A random Int taking value ``i`` (or key ``v``) with the given probability.
+
+    ``discrete(fn, x, ...)`` with a function ``fn``: the probabilities ``fn(v, ...)`` for the values ``v, ...``
+    that the symbolic ``x, ...`` take (the exponential mechanism is ``discrete(scores, x)``): a choice per
+    combination of values, selected by them.
 
     The choice is encoded as a balanced binary tree of flips over the values in order:
     each flip picks the upper half of its range with weight ``P(upper half) / P(range)``
@@ -421,6 +466,12 @@ def discrete(probs: Sequence[object] | Mapping[int, object]) -> Int:
     root-to-leaf path (about log2 of the number of values). In exact-float mode each float
     weight is read as its exact binary64 value and the weights are divided by their exact sum.
     """
+    if callable(probs):
+        return _selected("discrete", probs, given, discrete)  # type: ignore[arg-type]
+    if given:
+        raise WmcdpError(
+            "discrete() takes values after its probabilities only when the probabilities are a function of them"
+        )
     items = sorted(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))
     if not items:
         raise WmcdpError("discrete() needs at least one probability")

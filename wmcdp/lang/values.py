@@ -411,7 +411,7 @@ def flip(p: object, *given: object) -> Bool:
 
     ``flip(fn, x, ...)`` with a function ``fn``: true with probability ``fn(v, ...)`` where ``v, ...`` are the
     values the symbolic ``x, ...`` take (a choice per combination of values, selected by them)."""
-    if callable(p):
+    if callable(p) and not getattr(p, "is_symbolic", False):  # a function of the given values (not a parameter)
         chosen = _selected("flip", p, given, lambda q: flip(q).as_int())
         return Bool(chosen.guards.get(1, FALSE))
     if given:
@@ -466,7 +466,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object] | Callable[..., obje
     root-to-leaf path (about log2 of the number of values). In exact-float mode each float
     weight is read as its exact binary64 value and the weights are divided by their exact sum.
     """
-    if callable(probs):
+    if callable(probs) and not getattr(probs, "is_symbolic", False):
         return _selected("discrete", probs, given, discrete)  # type: ignore[arg-type]
     if given:
         raise WmcdpError(

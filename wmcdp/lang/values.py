@@ -472,7 +472,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object] | Callable[..., obje
         raise WmcdpError(
             "discrete() takes values after its probabilities only when the probabilities are a function of them"
         )
-    items = sorted(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))
+    items = sorted(probs.items()) if isinstance(probs, Mapping) else list(enumerate(probs))  # type: ignore[arg-type]
     if not items:
         raise WmcdpError("discrete() needs at least one probability")
     values = _values([v for v, _ in items])

@@ -85,6 +85,8 @@ _EXPORTS = {
     "plot_rows": "plot",
     # audits of DP libraries
     "audit_opendp": "audit.opendp",
+    "grid_model": "models",
+    "GridModel": "models",
     "AuditRow": "audit.opendp",
     # running programs, and checking bounds by sampling
     "sample": "sampling",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -74,6 +74,11 @@ class GridModel:
     def distribution(self) -> dict[Hashable, Fraction]:
         """``{output: count / 2^53}``, exactly."""
         return {y: Fraction(c, GRID) for y, c in self.counts().items()}
+
+    def mapped(self, fn: Callable[[Hashable], Hashable]) -> GridModel:
+        """The model of ``fn(sampler(u))`` for a deterministic ``fn`` (post-processing): the same runs, each
+        output mapped (a sampler that folds or clips a monotone draw is modelled as that draw, then ``fn``)."""
+        return replace(self, runs=tuple(Run(r.start, r.end, fn(r.output)) for r in self.runs))
 
     def output_at(self, k: int) -> Hashable:
         lo, hi = 0, len(self.runs) - 1

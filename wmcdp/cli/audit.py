@@ -1,8 +1,8 @@
-"""``wmcdp audit opendp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+"""``wmcdp audit opendp|diffprivlib [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
 
-One row per case: the mechanism, its parameters, OpenDP's claimed epsilon, the exact tight
+One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler, the verdict, the witness, and with ``--sample`` the
-chi-square p-values of OpenDP's own draws against the model. Exit status 1 when a claim is
+chi-square p-values of the library's own draws against the model. Exit status 1 when a claim is
 violated or a model check fails.
 """
 
@@ -61,24 +61,34 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     return text
 
 
-def _audit(args: argparse.Namespace) -> str:
-    from ..audit.opendp import audit_opendp, cases, opendp_version
+def _library(name: str) -> tuple[Any, Any, Any, int]:
+    """``(audit, cases, version, steps per case)`` of an audited library."""
+    if name == "opendp":
+        from ..audit import opendp
 
+        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2
+    from ..audit import diffprivlib
+
+    return diffprivlib.audit_diffprivlib, diffprivlib.cases, diffprivlib.diffprivlib_version, 1
+
+
+def _audit(args: argparse.Namespace) -> str:
+    audit, cases, library_version, per_case = _library(args.library)
     if args.json:
         if args.fmt != "table":
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
-    steps = len(cases(args.only)) * (2 if args.sample else 1)  # (an --only naming no case fails without opendp too)
-    version = opendp_version()
+    steps = len(cases(args.only)) * (per_case if args.sample else 1)  # (an --only naming no case fails first)
+    version = library_version()
     show = args.fmt != "json" and sys.stderr.isatty()
     with Progress(steps, enabled=show) as bar:
-        rows = audit_opendp(args.sample, args.level, args.only, lambda done, total, note: bar.update(done, note))
+        rows = audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
     sampled = args.sample > 0
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
     if args.fmt == "json":
         out = dumps(
             {
-                "library": "opendp",
+                "library": args.library,
                 "version": version,
                 "sample": args.sample,
                 "level": args.level,
@@ -90,7 +100,7 @@ def _audit(args: argparse.Namespace) -> str:
     else:
         headers, cells = _cells(rows, sampled)
         body = (_markdown if args.fmt == "markdown" else _table)(headers, cells)
-        out = f"{body}\n\n{_summary(rows, sampled, args.level)} (opendp {version})"
+        out = f"{body}\n\n{_summary(rows, sampled, args.level)} ({args.library} {version})"
     if failed:
         raise Disagreement(out)
     return out
@@ -99,7 +109,11 @@ def _audit(args: argparse.Namespace) -> str:
 def register(sub: Any) -> None:
     """Register ``audit`` on the ``wmcdp`` subparsers."""
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
-    q.add_argument("library", choices=["opendp"], help="the library to audit (needs wmcdp[audit])")
+    q.add_argument(
+        "library",
+        choices=["opendp", "diffprivlib"],
+        help="the library to audit (needs wmcdp[audit] or wmcdp[diffprivlib])",
+    )
     q.add_argument(
         "--sample",
         type=int,

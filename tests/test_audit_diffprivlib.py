@@ -1,0 +1,73 @@
+"""The diffprivlib audit: grid models of diffprivlib's samplers against closed forms that do not go through
+its code (the float threshold of Binary, the shift of Geometric), the verdicts, the command line, and the
+library's own draws against a model. Skips without diffprivlib (``pip install 'wmcdp[diffprivlib]'``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from fractions import Fraction as F
+
+import pytest
+
+pytest.importorskip("diffprivlib")
+
+from wmcdp import WmcdpError  # noqa: E402
+from wmcdp.audit.diffprivlib import audit_diffprivlib, cases, models  # noqa: E402
+from wmcdp.cli import main  # noqa: E402
+from wmcdp.models import GRID  # noqa: E402
+
+
+def first_flip(eps: float) -> int:
+    """The smallest k with fl(fl(k 2^-53) * fl(e^eps + 1)) > fl(e^eps): Binary flips from there on (a float
+    product is monotone in its factor, so the flips are exactly the k from this one up)."""
+    c, t = math.exp(eps) + 1, math.exp(eps)
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (mid / GRID) * c > t:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@pytest.mark.parametrize("eps", [0.01, 1.0, 20.0, 40.0])
+def test_binary_matches_the_float_threshold(eps):
+    (case,) = cases(f"Binary epsilon={eps!r}")
+    keep = first_flip(eps)
+    grids = models(case)
+    assert grids[0].counts() == ({"a": keep, "b": GRID - keep} if keep < GRID else {"a": GRID})
+    (row,) = audit_diffprivlib(only=f"Binary epsilon={eps!r}")
+    ratio = F(keep, GRID - keep) if keep < GRID else math.inf
+    assert row.ratio_exact == ("inf" if ratio == math.inf else str(ratio))
+    assert row.verdict == "VIOLATED"  # the grid adds a point to the keeping side: the ratio passes e^eps
+
+
+def test_geometric_is_a_shift_with_a_finite_support_and_a_crash():
+    (case,) = cases("Geometric epsilon=1.0")
+    zero, one = (g.counts() for g in models(case))
+    assert zero["raises OverflowError"] == 1 == one["raises OverflowError"]  # u = 1/2: log(0) in diffprivlib
+    assert {y + 1: c for y, c in zero.items() if isinstance(y, int)} == {
+        y: c for y, c in one.items() if isinstance(y, int)
+    }
+    (row,) = audit_diffprivlib(only="Geometric epsilon=1.0")
+    assert row.epsilon == math.inf and row.verdict == "VIOLATED"
+    assert row.witness[2] == repr(min(y for y in zero if isinstance(y, int)))  # only input 0 reaches it
+
+
+def test_library_draws_agree_with_the_model():
+    (row,) = audit_diffprivlib(sample=20_000, only="GeometricTruncated epsilon=1.0")
+    assert [s.draws for s in row.samples] == [20_000, 20_000] and row.model_agrees
+
+
+def test_command_line(capsys, monkeypatch):
+    assert main(["audit", "diffprivlib", "--only", "Binary epsilon=1.0", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["library"] == "diffprivlib" and out["violated"] == 1 and out["rows"][0]["verdict"] == "VIOLATED"
+    assert main(["audit", "diffprivlib", "--only", "nosuch"]) == 2
+    assert "no case of the diffprivlib audit matches 'nosuch'" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "diffprivlib", None)
+    with pytest.raises(WmcdpError, match=r"needs diffprivlib: pip install 'wmcdp\[diffprivlib\]'"):
+        audit_diffprivlib(only="Binary")

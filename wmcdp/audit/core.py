@@ -1,0 +1,149 @@
+"""What every library audit shares: the verdict of a claim against an exact epsilon, the rows, and the
+chi-square check of a model against the library's own draws."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+
+#: the number of ulps of the claim within which a sound claim is tight
+TIGHT_ULPS = 4
+#: an epsilon this close to 0 above the tight one is tight too (claims near 0 are ratios near 1)
+TIGHT_ABSOLUTE = 2.0**-50
+#: relative tolerance of the float model (permute-and-flip, whose probabilities are irrational)
+FLOAT_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class SampleCheck:
+    """The library's draws on one witness input against the model's distribution."""
+
+    input: str
+    draws: int
+    statistic: float
+    degrees: int
+    p_value: float
+    level: float
+
+    @property
+    def agrees(self) -> bool:
+        return self.p_value >= self.level
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "draws": self.draws,
+            "statistic": json_float(self.statistic),
+            "degrees": self.degrees,
+            "p_value": self.p_value,
+            "agrees": self.agrees,
+        }
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One case's result: the claim, the tight epsilon, the verdict, its witness and the model checks."""
+
+    mechanism: str
+    params: str
+    d_in: int
+    claimed: float
+    epsilon: float
+    ratio_exact: str | None
+    verdict: str
+    witness: tuple[str, str, str]
+    seconds: float
+    samples: tuple[SampleCheck, ...] = field(default=())
+
+    @property
+    def model_agrees(self) -> bool:
+        return all(s.agrees for s in self.samples)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row for JSON (infinities as the string "inf")."""
+        x, x_prime, y = self.witness
+        return {
+            "mechanism": self.mechanism,
+            "params": self.params,
+            "d_in": self.d_in,
+            "claimed": json_float(self.claimed),
+            "epsilon": json_float(self.epsilon),
+            "ratio_exact": self.ratio_exact,
+            "verdict": self.verdict,
+            "witness": {"x": x, "x_prime": x_prime, "y": y},
+            "seconds": self.seconds,
+            "samples": [s.as_dict() for s in self.samples],
+            "model_agrees": self.model_agrees,
+        }
+
+
+def json_float(value: float) -> float | str:
+    return ("inf" if value > 0 else "-inf") if math.isinf(value) else value
+
+
+def verdict(claim: float, ratio: Fraction | float, epsilon: float, exact: bool) -> str:
+    """``tight``, ``loose`` or ``VIOLATED`` (see the module docstring)."""
+    if ratio == math.inf or epsilon == math.inf:
+        return "tight" if claim == math.inf else "VIOLATED"
+    if claim == math.inf:
+        return "loose"
+    if not exact:
+        if epsilon > claim * (1 + FLOAT_TOLERANCE) + 1e-300:
+            return "VIOLATED"
+        return "tight" if claim - epsilon <= FLOAT_TOLERANCE * max(abs(claim), 1e-300) else "loose"
+    with gmpy2.context(precision=200):
+        r = Fraction(ratio)
+        true = gmpy2.log(gmpy2.mpq(r.numerator, r.denominator)) if r > 0 else gmpy2.mpfr("-inf")
+        gap = gmpy2.mpfr(claim) - true
+    if gap < 0:
+        return "VIOLATED"
+    return "tight" if gap <= max(TIGHT_ULPS * math.ulp(claim), TIGHT_ABSOLUTE) else "loose"
+
+
+# -- sampling ---------------------------------------------------------------------------------
+
+
+def _chi_square(counts: Counter, expected: dict, draws: int) -> tuple[float, int, float]:
+    """Pearson's chi-square of ``counts`` against ``draws`` times ``expected`` (outputs expecting fewer than
+    5 draws are pooled); an output the model gives probability 0 but OpenDP produced fails outright."""
+    from scipy.stats import chi2
+
+    if any(expected.get(y, 0) == 0 for y in counts):
+        return math.inf, 0, 0.0
+    cells, pooled_obs, pooled_exp = [], 0, 0.0
+    for y, p in expected.items():
+        e = float(p) * draws
+        if e >= 5:
+            cells.append((counts.get(y, 0), e))
+        else:
+            pooled_obs += counts.get(y, 0)
+            pooled_exp += e
+    if pooled_exp > 0:
+        cells.append((pooled_obs, pooled_exp))
+    statistic = sum((o - e) ** 2 / e for o, e in cells)
+    degrees = max(len(cells) - 1, 1)
+    return statistic, degrees, float(chi2.sf(statistic, degrees))
+
+
+def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: float) -> SampleCheck:
+    """The chi-square test of the library's ``counts`` on the input ``shown`` against the model's ``expected``."""
+    draws = sum(counts.values())
+    statistic, degrees, p_value = _chi_square(counts, expected, draws)
+    return SampleCheck(shown, draws, statistic, degrees, p_value, level)
+
+
+__all__ = [
+    "TIGHT_ULPS",
+    "TIGHT_ABSOLUTE",
+    "FLOAT_TOLERANCE",
+    "SampleCheck",
+    "AuditRow",
+    "verdict",
+    "check_model",
+    "json_float",
+]

@@ -1,0 +1,293 @@
+"""Audit IBM's diffprivlib 0.6.6: the epsilon each finite or integer mechanism claims against the exact one.
+
+A diffprivlib mechanism draws one uniform double ``u = self._rng.random()`` and turns it into an output with
+float arithmetic. The audit runs the library's own ``randomise`` with a stub generator (a
+``secrets.SystemRandom``, which ``check_random_state`` hands back unchanged) that returns ``u = k * 2^-53``,
+and :func:`wmcdp.models.grid_model` finds the exact distribution over the grid by bisection (checked at
+every run's ends and at 10 000 random ``k`` per segment). The distributions of all inputs become one wmcdp
+program, ``discrete(lambda i: distribution[i], x)``, whose tight epsilon over the mechanism's neighbour
+relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`).
+
+The models follow diffprivlib 0.6.6's source:
+
+* ``Binary.randomise`` (``mechanisms/binary.py``, lines 83-92): ``u * (exp(eps) + 1) > exp(eps) + delta``
+  flips the label;
+* ``Geometric.randomise`` (``mechanisms/geometric.py``, lines 105-113): ``v = (u - 0.5) * (1 + exp(scale))``,
+  output ``round(value + sgn(v) * floor(log(|v|) / scale))``; monotone in ``u`` on ``[0, 1/2)`` and on
+  ``[1/2, 1)``, the two grid segments. Its output is ``value`` plus a noise that does not depend on
+  ``value`` (integer additions are exact), so every neighbouring pair ``(v, v + 1)`` has the ratios of
+  ``(0, 1)``: the audit takes that pair, and the grid makes the support finite (a noise of at most about
+  ``37 / eps``), which is the stated argument for an unbounded output;
+* ``GeometricTruncated.randomise`` and ``GeometricFolded.randomise`` (lines 168-172, 229-233): the same draw,
+  then ``_truncate`` or ``_fold`` into ``[lower, upper]``; every input of the range, neighbours one apart;
+* ``Exponential.randomise`` (``mechanisms/exponential.py``, lines 164-191): the first index whose cumulative
+  probability is at least ``u``; the input is a utility vector, whose neighbours move every utility by at
+  most the sensitivity: the base vector against each of the 3^n - 1 vectors around it, both ways (an exact
+  epsilon over those pairs: a lower bound on the mechanism's worst case over all utility vectors).
+
+Needs the optional extra: ``pip install 'wmcdp[diffprivlib]'`` (diffprivlib 0.6.6 and scipy).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..errors import WmcdpError
+from ..lang import IntVector, Program, discrete
+from ..models import GRID, GridModel, grid_model
+from ..privacy import synthesize_privacy
+from ..sets import relation_from_function
+from ..sweep import ProgressCallback
+from .core import AuditRow, check_model, verdict
+
+HALF = GRID // 2
+
+
+def _diffprivlib() -> Any:
+    try:
+        import diffprivlib
+    except ImportError:
+        raise WmcdpError("the diffprivlib audit needs diffprivlib: pip install 'wmcdp[diffprivlib]'") from None
+    return diffprivlib
+
+
+def diffprivlib_version() -> str:
+    from importlib.metadata import version
+
+    _diffprivlib()
+    return version("diffprivlib")
+
+
+class GridDraw(secrets.SystemRandom):
+    """A generator whose ``random()`` returns the double it was set to (diffprivlib accepts any SystemRandom)."""
+
+    u = 0.0
+
+    def random(self) -> float:
+        return self.u
+
+
+@dataclass(frozen=True)
+class Case:
+    """One diffprivlib mechanism at one set of parameters: its inputs, their neighbours, and how to build it."""
+
+    mechanism: str
+    params: str
+    claimed: float
+    inputs: tuple[Any, ...]
+    neighbours: Callable[[Any, Any], bool]
+    build: Callable[[Any, Any, Any], Any]  # (diffprivlib, random state, input or None) -> a mechanism
+    randomise: Callable[[Any, Any], Hashable]  # (mechanism, input) -> output
+    segments: tuple[tuple[int, int], ...] = ((0, GRID - 1),)
+    per_input: bool = False  # build one mechanism per input (the input is the mechanism's data: utilities)
+    d_in: int = 1
+    post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
+
+
+def _sampler(case: Case, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
+    draw = GridDraw()
+    mechanism = case.build(lib, draw, x if case.per_input else None)
+
+    def sample(u: float) -> Hashable:
+        draw.u = u
+        try:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log(0) at u = 1/2: raised below
+                return _plain(case.randomise(mechanism, x))
+        except (ArithmeticError, ValueError, RuntimeError) as exc:  # the library fails on this draw: an outcome too
+            return f"raises {type(exc).__name__}"
+
+    return sample, mechanism
+
+
+def _plain(y: Any) -> Hashable:
+    """numpy integers as Python ints (the outputs are compared and shown)."""
+    return int(y) if isinstance(y, np.integer) else y
+
+
+def _post(post: Callable[[Any, Any], Hashable], mechanism: Any) -> Callable[[Hashable], Hashable]:
+    """The mechanism's post-processing of a draw's output (a failed draw stays a failure)."""
+    return lambda y: y if isinstance(y, str) else post(mechanism, y)
+
+
+def _binary(eps: float) -> Case:
+    return Case(
+        "Binary",
+        f"epsilon={eps!r}",
+        eps,
+        ("a", "b"),
+        lambda x, y: x != y,
+        lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
+        lambda m, x: m.randomise(x),
+    )
+
+
+def _geometric(eps: float) -> Case:
+    return Case(
+        "Geometric",
+        f"epsilon={eps!r}",
+        eps,
+        (0, 1),
+        lambda x, y: abs(x - y) == 1,
+        lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
+        lambda m, x: m.randomise(x),
+        ((0, HALF - 1), (HALF, GRID - 1)),
+    )
+
+
+def _bounded(kind: str, eps: float, upper: int) -> Case:
+    """Truncated: clipped (monotone in the draw). Folded: reflected at the bounds, not monotone, so the model
+    is the inner Geometric draw (monotone on each half of the grid), then the library's own ``_fold``."""
+    folded = kind == "GeometricFolded"
+    return Case(
+        kind,
+        f"epsilon={eps!r}, lower=0, upper={upper}",
+        eps,
+        tuple(range(upper + 1)),
+        lambda x, y: abs(x - y) == 1,
+        lambda lib, rng, _: getattr(lib.mechanisms, kind)(
+            epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
+        ),
+        (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
+        ((0, HALF - 1), (HALF, GRID - 1)),
+        post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
+    )
+
+
+def _exponential(eps: float, utility: Sequence[float]) -> Case:
+    """The utility vector as the data: its neighbours move every utility by at most the sensitivity (1)."""
+    moved: list[tuple[float, ...]] = [()]
+    for u in utility:
+        moved = [m + (u + d,) for m in moved for d in (0, -1, 1)]
+    base = moved[0]
+    return Case(
+        "Exponential",
+        f"epsilon={eps!r}, sensitivity=1, utility={list(utility)!r}",
+        eps,
+        tuple(moved),
+        lambda x, y: (x == base) != (y == base),
+        lambda lib, rng, utility: lib.mechanisms.Exponential(
+            epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+        ),
+        lambda m, _: m.randomise(),
+        per_input=True,
+    )
+
+
+def _cases() -> list[Case]:
+    out = [_binary(eps) for eps in (0.01, 0.5, 1.0, 5.0, 20.0, 36.0, 40.0)]
+    out += [_geometric(eps) for eps in (0.5, 1.0, 5.0)]
+    for kind in ("GeometricTruncated", "GeometricFolded"):
+        out += [_bounded(kind, eps, 4) for eps in (0.1, 1.0, 5.0, 40.0)]
+    out += [_exponential(eps, (0.0, 1.0, 2.0)) for eps in (0.5, 1.0, 5.0)]
+    out += [_exponential(1.0, (0.0, 1e-9, 1.0))]  # utilities a hair from a tie
+    return out
+
+
+def cases(only: str | None = None) -> list[Case]:
+    chosen = [c for c in _cases() if only is None or only in f"{c.mechanism} {c.params}"]
+    if not chosen:
+        names = ", ".join(sorted({c.mechanism for c in _cases()}))
+        raise WmcdpError(f"no case of the diffprivlib audit matches {only!r}; the mechanisms are {names}")
+    return chosen
+
+
+def models(case: Case) -> list[GridModel]:
+    """The grid model of the mechanism on every input of the case."""
+    lib = _diffprivlib()
+    out = []
+    for x in case.inputs:
+        sample, mechanism = _sampler(case, lib, x)
+        model = grid_model(sample, segments=case.segments)
+        if case.post is not None:
+            model = model.mapped(_post(case.post, mechanism))
+        out.append(model)
+    return out
+
+
+def _program(case: Case, grids: list[GridModel]) -> tuple[Program, list[Hashable], Any]:
+    """The case as a wmcdp program: input i draws output j with the exact grid probability of ``outputs[j]``."""
+    outputs = sorted({y for g in grids for y in g.counts()}, key=lambda y: (str(type(y)), y))
+    code = {y: j for j, y in enumerate(outputs)}
+    dists = [{code[y]: p for y, p in g.distribution().items()} for g in grids]
+    n = len(case.inputs)
+    relation = relation_from_function(
+        lambda i, j: bool(case.neighbours(case.inputs[i[0]], case.inputs[j[0]])), f"{case.mechanism} neighbours"
+    )
+    prog = Program(
+        case.mechanism.lower(),
+        IntVector(1, 0, n - 1),
+        lambda x: discrete(lambda i: dists[i], x[0]),
+        neighbours=relation,
+    )
+    return prog, outputs, relation
+
+
+def draw_counts(case: Case, x: Any, draws: int) -> Counter:
+    """``draws`` outputs of the mechanism on ``x`` with diffprivlib's own (secure) generator."""
+    lib = _diffprivlib()
+    rng = secrets.SystemRandom()
+    mechanism = case.build(lib, rng, x if case.per_input else None)
+    out: Counter = Counter()
+    for _ in range(draws):
+        try:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out[_plain(case.randomise(mechanism, x))] += 1
+        except (ArithmeticError, ValueError, RuntimeError) as exc:
+            out[f"raises {type(exc).__name__}"] += 1
+    return out
+
+
+def audit_diffprivlib(
+    sample: int = 0, level: float = 1e-3, only: str | None = None, progress: ProgressCallback | None = None
+) -> list[AuditRow]:
+    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose ``"mechanism params"``
+    label contains it); with ``sample``, diffprivlib's own draws on the witness's two inputs are tested
+    against the model (chi-square at ``level``)."""
+    _diffprivlib()
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise WmcdpError(f"sample must be a whole number >= 0, got {sample!r}")
+    if not 0 < level < 1:
+        raise WmcdpError(f"level must be in (0, 1), got {level!r}")
+    chosen = cases(only)
+    rows = []
+    for done, case in enumerate(chosen):
+        if progress:
+            progress(done, len(chosen), f"{case.mechanism} {case.params}")
+        start = time.perf_counter()
+        grids = models(case)
+        prog, outputs, relation = _program(case, grids)
+        r = synthesize_privacy(prog, "exhaustive", neighbours=relation, exact=True, force=True)
+        x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
+        row = AuditRow(
+            case.mechanism,
+            case.params,
+            case.d_in,
+            case.claimed,
+            r.epsilon,
+            "inf" if r.ratio == math.inf else str(r.ratio),
+            verdict(case.claimed, r.ratio, r.epsilon, True),
+            (repr(x), repr(xp), repr(outputs[r.witness.y])),
+            time.perf_counter() - start,
+        )
+        if sample:
+            checks = []
+            for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp)):
+                expected: dict[Any, Fraction] = grids[i].distribution()
+                checks.append(check_model(repr(v), expected, draw_counts(case, v, sample), level))
+            row = replace(row, samples=tuple(checks), seconds=time.perf_counter() - start)
+        rows.append(row)
+    if progress:
+        progress(len(chosen), len(chosen), "")
+    return rows
+
+
+__all__ = ["Case", "GridDraw", "audit_diffprivlib", "cases", "diffprivlib_version", "draw_counts", "models"]

@@ -85,6 +85,7 @@ _EXPORTS = {
     "plot_rows": "plot",
     # audits of DP libraries
     "audit_opendp": "audit.opendp",
+    "audit_diffprivlib": "audit.diffprivlib",
     "grid_model": "models",
     "GridModel": "models",
     "AuditRow": "audit.opendp",

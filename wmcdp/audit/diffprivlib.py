@@ -91,6 +91,7 @@ class Case:
     per_input: bool = False  # build one mechanism per input (the input is the mechanism's data: utilities)
     d_in: int = 1
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
+    public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
 
 
 def _sampler(case: Case, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
@@ -159,6 +160,7 @@ def _bounded(kind: str, eps: float, upper: int) -> Case:
         (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
         ((0, HALF - 1), (HALF, GRID - 1)),
         post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
+        public=(lambda m, x: m.randomise(x)) if folded else None,
     )
 
 
@@ -232,7 +234,8 @@ def _program(case: Case, grids: list[GridModel]) -> tuple[Program, list[Hashable
 
 
 def draw_counts(case: Case, x: Any, draws: int) -> Counter:
-    """``draws`` outputs of the mechanism on ``x`` with diffprivlib's own (secure) generator."""
+    """``draws`` outputs of the mechanism on ``x``: its public ``randomise`` with diffprivlib's own (secure)
+    generator, whatever part of it the model follows."""
     lib = _diffprivlib()
     rng = secrets.SystemRandom()
     mechanism = case.build(lib, rng, x if case.per_input else None)
@@ -240,7 +243,7 @@ def draw_counts(case: Case, x: Any, draws: int) -> Counter:
     for _ in range(draws):
         try:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out[_plain(case.randomise(mechanism, x))] += 1
+                out[_plain((case.public or case.randomise)(mechanism, x))] += 1
         except (ArithmeticError, ValueError, RuntimeError) as exc:
             out[f"raises {type(exc).__name__}"] += 1
     return out

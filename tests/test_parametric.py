@@ -209,6 +209,10 @@ def test_every_plan_gives_the_same_pieces():
             (p.start, p.end, p.num, p.den) for p in base.pieces
         ]
     assert synthesize_privacy(randomized_response(200, lam)).plan.kind == "product"
+    sdd = synthesize_privacy(rr_counting(5, lam), "exhaustive", backend="sdd")
+    assert [(p.start, p.end, p.num, p.den) for p in sdd.pieces] == [(p.start, p.end, p.num, p.den) for p in base.pieces]
+    low = synthesize_accuracy(rr_counting(4, lam), "exhaustive", alpha=1, backend="sdd")
+    assert low.one_minus_beta_at(F(1, 5)) == synthesize_accuracy(rr_counting(4, F(1, 5)), alpha=1).one_minus_beta
 
 
 @pytest.mark.parametrize(

@@ -85,16 +85,18 @@ class Parametric:
         self.denominator = denominator  # D(t)
         lo, hi, k = parameter.lo, parameter.hi, self.degree
         ts = [lo + (hi - lo) * Fraction(i, max(k, 1)) for i in range(k + 1)]
-        level_of = compiled.backend.level_of
+        bdd = compiled.backend.name == "bdd"  # an SDD count takes the denominator and skips bits itself
         self.points = []
         for t in ts:
             weights = {v: _at(w, t) for v, w in compiled.weights.items()}
             ds = [wmc.Scaled.coefficients(weights[v])[2] for v in support]
-            level_d = {level_of(v): d for v, d in zip(support, ds)}
-            prefix, acc = [], 1
-            for level in range(compiled.backend.levels + 1):
-                prefix.append(acc)
-                acc *= level_d.get(level, 1)
+            prefix: list[int] = []
+            if bdd:
+                level_d = {compiled.backend.level_of(v): d for v, d in zip(support, ds)}
+                acc = 1
+                for level in range(compiled.backend.levels + 1):
+                    prefix.append(acc)
+                    acc *= level_d.get(level, 1)
             arith = wmc.Scaled(math.prod(ds))
             self.points.append(Point(t, weights, arith, prefix, poly_at(denominator, t) / arith.denominator))
         self._basis = _lagrange_basis([p.t for p in self.points])

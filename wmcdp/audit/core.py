@@ -4,9 +4,13 @@ chi-square check of a model against the library's own draws."""
 from __future__ import annotations
 
 import math
+import signal
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
+from multiprocessing import get_context
 from typing import Any
 
 import gmpy2
@@ -135,6 +139,27 @@ def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: fl
     draws = sum(counts.values())
     statistic, degrees, p_value = _chi_square(counts, expected, draws)
     return SampleCheck(shown, draws, statistic, degrees, p_value, level)
+
+
+# -- worker processes -----------------------------------------------------------------------
+
+
+@contextmanager
+def workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
+    """``submit(fn, *args)``, which returns a function waiting for ``fn(*args)``: run in ``processes`` worker
+    processes that leave Ctrl-C to this one and end with the block, or (one process) at once, here."""
+    if processes == 1:
+
+        def now(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+            value = fn(*args)
+            return lambda: value
+
+        yield now
+        return
+    with get_context("spawn").Pool(
+        processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
+    ) as pool:
+        yield lambda fn, *args: pool.apply_async(fn, args).get
 
 
 __all__ = [

@@ -36,7 +36,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -47,7 +46,7 @@ from ..models import GRID, GridModel, grid_model
 from ..privacy import synthesize_privacy
 from ..sets import relation_from_function
 from ..sweep import ProgressCallback
-from .core import AuditRow, check_model, verdict
+from .core import AuditRow, check_model, verdict, workers
 
 HALF = GRID // 2
 
@@ -92,6 +91,10 @@ class Case:
     d_in: int = 1
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
 
 
 def _sampler(case: Case, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
@@ -195,7 +198,7 @@ def _cases() -> list[Case]:
 
 
 def cases(only: str | None = None) -> list[Case]:
-    chosen = [c for c in _cases() if only is None or only in f"{c.mechanism} {c.params}"]
+    chosen = [c for c in _cases() if only is None or only in c.label]
     if not chosen:
         names = ", ".join(sorted({c.mechanism for c in _cases()}))
         raise WmcdpError(f"no case of the diffprivlib audit matches {only!r}; the mechanisms are {names}")
@@ -249,22 +252,42 @@ def draw_counts(case: Case, x: Any, draws: int) -> Counter:
     return out
 
 
+def _draw_numbered(number: int, x: Any, draws: int) -> Counter:
+    """:func:`draw_counts` for the case numbered ``number`` (what a worker process is sent)."""
+    return draw_counts(_cases()[number], x, draws)
+
+
 def audit_diffprivlib(
-    sample: int = 0, level: float = 1e-3, only: str | None = None, progress: ProgressCallback | None = None
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
 ) -> list[AuditRow]:
     """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose ``"mechanism params"``
     label contains it); with ``sample``, diffprivlib's own draws on the witness's two inputs are tested
-    against the model (chi-square at ``level``)."""
+    against the model (chi-square at ``level``), drawn in ``processes`` worker processes while this one models
+    the next cases."""
     _diffprivlib()
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise WmcdpError(f"sample must be a whole number >= 0, got {sample!r}")
     if not 0 < level < 1:
         raise WmcdpError(f"level must be in (0, 1), got {level!r}")
-    chosen = cases(only)
-    rows = []
-    for done, case in enumerate(chosen):
+    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+        raise WmcdpError(f"processes must be a whole number >= 1, got {processes!r}")
+    number = {c.label: k for k, c in enumerate(_cases())}
+    numbered = [(number[case.label], case) for case in cases(only)]
+    with workers(processes if sample else 1) as submit:
+        return _audit(numbered, sample, level, progress, submit)
+
+
+def _audit(
+    numbered: list[tuple[int, Case]], sample: int, level: float, progress: ProgressCallback | None, submit: Any
+) -> list[AuditRow]:
+    rows, pending = [], []
+    for done, (number, case) in enumerate(numbered):
         if progress:
-            progress(done, len(chosen), f"{case.mechanism} {case.params}")
+            progress(done, len(numbered), f"{case.mechanism} {case.params}")
         start = time.perf_counter()
         grids = models(case)
         prog, outputs, relation = _program(case, grids)
@@ -281,15 +304,19 @@ def audit_diffprivlib(
             (repr(x), repr(xp), repr(outputs[r.witness.y])),
             time.perf_counter() - start,
         )
-        if sample:
-            checks = []
-            for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp)):
-                expected: dict[Any, Fraction] = grids[i].distribution()
-                checks.append(check_model(repr(v), expected, draw_counts(case, v, sample), level))
-            row = replace(row, samples=tuple(checks), seconds=time.perf_counter() - start)
         rows.append(row)
+        if sample:
+            pending.append(
+                [
+                    (repr(v), grids[i].distribution(), submit(_draw_numbered, number, v, sample))
+                    for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp))
+                ]
+            )
+    for k, jobs in enumerate(pending):
+        checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
+        rows[k] = replace(rows[k], samples=checks)
     if progress:
-        progress(len(chosen), len(chosen), "")
+        progress(len(numbered), len(numbered), "")
     return rows
 
 

@@ -23,13 +23,10 @@ Needs the optional extra: ``pip install 'wmcdp[audit]'`` (opendp 0.16 and scipy)
 from __future__ import annotations
 
 import math
-import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
@@ -41,7 +38,7 @@ from ..privacy import synthesize_privacy
 from ..probabilities import Counter as ModelCounter
 from ..probabilities import number_system
 from ..sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, verdict
+from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, verdict, workers
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
@@ -256,24 +253,6 @@ def draw_counts(number: int, x: tuple, draws: int) -> Counter:
     return Counter(case.from_opendp(y) for y in draw(dp, case.build(dp), case.to_opendp(x), draws))
 
 
-@contextmanager
-def _workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
-    """``submit(fn, *args)``, which returns a function waiting for ``fn(*args)``: run in ``processes`` worker
-    processes that leave Ctrl-C to this one and end with the block, or (one process) at once, here."""
-    if processes == 1:
-
-        def now(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-            value = fn(*args)
-            return lambda: value
-
-        yield now
-        return
-    with get_context("spawn").Pool(
-        processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
-    ) as pool:
-        yield lambda fn, *args: pool.apply_async(fn, args).get
-
-
 # -- the audit --------------------------------------------------------------------------------
 
 
@@ -319,7 +298,7 @@ def audit_opendp(
     chosen = _numbered(only)
     steps = len(chosen) * (2 if sample else 1)
     rows, pending = [], []
-    with _workers(processes if sample else 1) as submit:
+    with workers(processes if sample else 1) as submit:
         for done, (number, case) in enumerate(chosen):
             if progress:
                 progress(done, steps, f"{case.mechanism} {case.params}")

@@ -15,6 +15,8 @@ from typing import Any
 
 import gmpy2
 
+from ..errors import WmcdpError
+
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
 #: an epsilon this close to 0 above the tight one is tight too (claims near 0 are ratios near 1)
@@ -139,6 +141,21 @@ def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: fl
     draws = sum(counts.values())
     statistic, degrees, p_value = _chi_square(counts, expected, draws)
     return SampleCheck(shown, draws, statistic, degrees, p_value, level)
+
+
+def check_options(sample: int, level: float, processes: int, extra: str) -> None:
+    """The options every audit takes, each refused in one line; sampling needs scipy (in the audit's ``extra``)."""
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise WmcdpError(f"sample must be a whole number >= 0, got {sample!r}")
+    if not 0 < level < 1:
+        raise WmcdpError(f"level must be in (0, 1), got {level!r}")
+    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+        raise WmcdpError(f"processes must be a whole number >= 1, got {processes!r}")
+    if sample:
+        try:
+            import scipy  # noqa: F401  (the chi-square test)
+        except ImportError:
+            raise WmcdpError(f"sampling needs scipy: pip install 'wmcdp[{extra}]'") from None
 
 
 # -- worker processes -----------------------------------------------------------------------

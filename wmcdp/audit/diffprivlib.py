@@ -46,7 +46,7 @@ from ..models import GRID, GridModel, grid_model
 from ..privacy import synthesize_privacy
 from ..sets import relation_from_function
 from ..sweep import ProgressCallback
-from .core import AuditRow, check_model, verdict, workers
+from .core import AuditRow, check_model, check_options, verdict, workers
 
 HALF = GRID // 2
 
@@ -269,12 +269,7 @@ def audit_diffprivlib(
     against the model (chi-square at ``level``), drawn in ``processes`` worker processes while this one models
     the next cases."""
     _diffprivlib()
-    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-        raise WmcdpError(f"sample must be a whole number >= 0, got {sample!r}")
-    if not 0 < level < 1:
-        raise WmcdpError(f"level must be in (0, 1), got {level!r}")
-    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
-        raise WmcdpError(f"processes must be a whole number >= 1, got {processes!r}")
+    check_options(sample, level, processes, "diffprivlib")
     number = {c.label: k for k, c in enumerate(_cases())}
     numbered = [(number[case.label], case) for case in cases(only)]
     with workers(processes if sample else 1) as submit:

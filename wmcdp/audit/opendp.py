@@ -38,7 +38,7 @@ from ..privacy import synthesize_privacy
 from ..probabilities import Counter as ModelCounter
 from ..probabilities import number_system
 from ..sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, verdict, workers
+from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, verdict, workers
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
@@ -284,17 +284,7 @@ def audit_opendp(
     this one computes the next cases (1: all here). ``progress(done, total, note)`` hears of each step:
     a case computed, then (when sampling) a case's draws tested."""
     dp = _opendp()
-    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-        raise WmcdpError(f"sample must be a whole number >= 0, got {sample!r}")
-    if not 0 < level < 1:
-        raise WmcdpError(f"level must be in (0, 1), got {level!r}")
-    if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
-        raise WmcdpError(f"processes must be a whole number >= 1, got {processes!r}")
-    if sample:
-        try:
-            import scipy  # noqa: F401  (the chi-square test)
-        except ImportError:
-            raise WmcdpError("sampling needs scipy: pip install 'wmcdp[audit]'") from None
+    check_options(sample, level, processes, "audit")
     chosen = _numbered(only)
     steps = len(chosen) * (2 if sample else 1)
     rows, pending = [], []

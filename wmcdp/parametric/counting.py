@@ -286,8 +286,4 @@ class EnvelopeScan:
         return out
 
 
-def is_parametric(arith: Any) -> bool:
-    return getattr(arith, "interned", False) is True
-
-
-__all__ = ["Parametric", "EnvelopeScan", "is_parametric", "scaled_weight", "fraction"]
+__all__ = ["Parametric", "EnvelopeScan", "scaled_weight", "fraction"]

@@ -224,41 +224,27 @@ class Parameter(Function):
         return f"{self.name} in [{format_number(self.lo)}, {format_number(self.hi)}]"
 
 
-def is_symbolic(value: object) -> bool:
-    return getattr(value, "is_symbolic", False) is True
-
-
-def parameter_of(values: Any) -> Parameter | None:
-    """The symbolic parameter of the first function among ``values`` (None when there is none)."""
-    for v in values:
-        if is_symbolic(v):
-            return v.parameter
-    return None
-
-
 # -- plain notation -----------------------------------------------------------------------------
 
 
-def poly_text(p: Poly, t: str) -> str:
-    """``p`` in plain notation: ``1 - 2*t + t^2``."""
+def poly_text(p: Poly, t: str, latex: bool = False) -> str:
+    """``p`` in plain notation, ``1 - 5/2*t + t^2``, or in LaTeX, ``1 - \\tfrac{5}{2} t + t^{2}``."""
     terms = []
     for k, c in enumerate(coefficients(p)):
         if c == 0:
             continue
-        mono = "" if k == 0 else t if k == 1 else f"{t}^{k}"
-        if not mono:
-            text = format_number(abs(c))
-        elif abs(c) == 1:
-            text = mono
+        a = abs(c)
+        if latex:
+            number = str(a.numerator) if a.denominator == 1 else rf"\tfrac{{{a.numerator}}}{{{a.denominator}}}"
+            mono, times = ("" if k == 0 else t if k == 1 else f"{t}^{{{k}}}"), " "
         else:
-            text = f"{format_number(abs(c))}*{mono}"
+            number, mono, times = format_number(a), ("" if k == 0 else t if k == 1 else f"{t}^{k}"), "*"
+        text = number if not mono else mono if a == 1 else f"{number}{times}{mono}"
         terms.append(("-" if c < 0 else "+", text))
     if not terms:
         return "0"
     out = ("-" if terms[0][0] == "-" else "") + terms[0][1]
-    for sign, text in terms[1:]:
-        out += f" {sign} {text}"
-    return out
+    return out + "".join(f" {sign} {text}" for sign, text in terms[1:])
 
 
 def function_text(num: Poly, den: Poly, t: str) -> str:
@@ -281,4 +267,4 @@ def function_text(num: Poly, den: Poly, t: str) -> str:
     return f"{top}/{bottom}"
 
 
-__all__ = ["Function", "Parameter", "is_symbolic", "parameter_of", "poly_text", "function_text", "fraction", "fmpq"]
+__all__ = ["Function", "Parameter", "poly_text", "function_text", "fraction", "fmpq"]

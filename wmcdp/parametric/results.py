@@ -11,7 +11,7 @@ from typing import Any
 from ..lang.shape import format_value
 from ..numbers import format_number, ln
 from .envelope import Piece
-from .functions import Parameter, Poly, coefficients, function_text, poly_at
+from .functions import Parameter, coefficients, function_text, poly_at, poly_text
 from .roots import Algebraic, Point, compare, point_text
 
 
@@ -135,23 +135,6 @@ def markdown(result: Any, what: str) -> str:
     return f"{head}\n{body}\n"
 
 
-def _latex_poly(p: Poly, t: str) -> str:
-    """``p`` in LaTeX: ``1 - \\tfrac{5}{2} t + t^{2}``."""
-    terms = []
-    for k, c in enumerate(coefficients(p)):
-        if c == 0:
-            continue
-        a = abs(c)
-        number = str(a.numerator) if a.denominator == 1 else rf"\tfrac{{{a.numerator}}}{{{a.denominator}}}"
-        mono = "" if k == 0 else t if k == 1 else f"{t}^{{{k}}}"
-        body = number if not mono else mono if a == 1 else f"{number} {mono}"
-        terms.append(("-" if c < 0 else "+", body))
-    if not terms:
-        return "0"
-    out = ("-" if terms[0][0] == "-" else "") + terms[0][1]
-    return out + "".join(f" {sign} {body}" for sign, body in terms[1:])
-
-
 def latex(result: Any, symbol: str) -> str:
     """A ``cases`` environment: ``symbol(t) = ln(num/den)`` (or ``num/den``) per piece."""
     t = result.parameter.name
@@ -161,9 +144,9 @@ def latex(result: Any, symbol: str) -> str:
             value = r"\infty"
         else:
             frac = (
-                _latex_poly(p.num, t)
+                poly_text(p.num, t, latex=True)
                 if p.den.is_one()
-                else rf"\frac{{{_latex_poly(p.num, t)}}}{{{_latex_poly(p.den, t)}}}"
+                else rf"\frac{{{poly_text(p.num, t, latex=True)}}}{{{poly_text(p.den, t, latex=True)}}}"
             )
             value = rf"\ln {frac}" if symbol == r"\varepsilon" else frac
         rows.append(rf"  {value} & {t} \in [{_latex_point(p.start)}, {_latex_point(p.end)}]")

@@ -255,6 +255,7 @@ def test_command_line(capsys, tmp_path):
         (["--symbolic", "lam=0:1", "-p", "lam=1/5"], "lam is symbolic (--symbolic); do not also give -p lam=..."),
         (["--format", "latex"], "--format latex and --plot show a bound as a function: give --symbolic NAME=LO:HI"),
         (["--symbolic", "lam=0:half"], "is not a number"),
+        (["--symbolic", "lam=0:1", "--workers", "2"], "--symbolic runs in one process; leave out --workers"),
     ]:
         assert main(["privacy", "randomized_response", "-p", "n=2", *argv]) == 2
         assert message in capsys.readouterr().err

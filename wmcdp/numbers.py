@@ -26,6 +26,11 @@ _RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
 TINIEST = 5e-324
 
 
+def is_symbolic(value: object) -> bool:
+    """A function of a symbolic parameter (:class:`wmcdp.parametric.Function`), told apart without importing it."""
+    return getattr(value, "is_symbolic", False) is True
+
+
 def parse_number(text: str, *, exact: bool = False) -> Number:
     """Parse ``"3"`` as int, ``"1/5"`` as Fraction and ``"0.2"`` as float.
 
@@ -91,7 +96,7 @@ def as_number(value: object, name: str) -> Number:
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, numbers.Real):
         return as_number(float(value), name)
-    if getattr(value, "is_symbolic", False):
+    if is_symbolic(value):
         raise WmcdpError(
             f"{name} must be a number, not the symbolic {value}: a symbolic parameter may be a probability or a "
             "geometric ratio alpha (rational functions of it), not a parameter that goes through exp or log"
@@ -112,7 +117,7 @@ def as_int(value: object, name: str) -> int:
 def probability(value: object, name: str = "probability") -> Number:
     """Validate a probability in [0, 1] (Fraction, int, float or a string like "1/5"; a function of a
     symbolic parameter must lie in [0, 1] on the parameter's whole interval)."""
-    if getattr(value, "is_symbolic", False):
+    if is_symbolic(value):
         return value.check_probability(name)  # type: ignore[attr-defined]
     p = as_number(value, name)
     if not 0 <= p <= 1:
@@ -130,7 +135,7 @@ def positive_int(value: object, name: str) -> int:
 
 def is_exact(value: Number) -> bool:
     """True for ints, fractions and functions of a symbolic parameter; False for floats."""
-    return isinstance(value, (int, Fraction)) or getattr(value, "is_symbolic", False) is True
+    return isinstance(value, (int, Fraction)) or is_symbolic(value)
 
 
 def format_number(value: object) -> str:

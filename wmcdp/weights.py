@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .numbers import Number, log_fraction
+from .numbers import Number, is_symbolic, log_fraction
 
 NEG_INF = float("-inf")
 
@@ -66,7 +66,7 @@ def flip_weight(p: Number) -> BitWeight:
     if isinstance(p, (int, Fraction)):
         p = Fraction(p)
         return BitWeight(p, 1 - p, _log(p), _log(1 - p))
-    if _symbolic(p):
+    if is_symbolic(p):
         return _symbolic_weight(p, 1 - p)
     q = 1.0 - p
     return BitWeight(p, q, _log(p), math.log1p(-p) if p < 1 else NEG_INF)
@@ -82,7 +82,7 @@ def split_weight(upper: Sequence[Number], lower: Sequence[Number]) -> BitWeight:
     whole = up + low
     if whole == 0:  # an unreachable branch of the tree: any weights do; pick the lower half
         return BitWeight(Fraction(0), Fraction(1), NEG_INF, 0.0)
-    if _symbolic(whole):
+    if is_symbolic(whole):
         return _symbolic_weight(up / whole, low / whole)
     if isinstance(whole, Fraction):
         return BitWeight(
@@ -104,10 +104,6 @@ def log_split_weight(log_upper: Sequence[float], log_lower: Sequence[float]) -> 
     return BitWeight(math.exp(lo1), math.exp(lo0), lo1, lo0)
 
 
-def _symbolic(p: object) -> bool:
-    return getattr(p, "is_symbolic", False) is True
-
-
 def _symbolic_weight(one: Any, zero: Any) -> BitWeight:
     """The weights of a bit whose probability is a function of a symbolic parameter
     (:mod:`wmcdp.parametric`); its logs only say which weights are zero everywhere."""
@@ -115,7 +111,7 @@ def _symbolic_weight(one: Any, zero: Any) -> BitWeight:
 
 
 def _sum(values: Sequence[Number]) -> Number:
-    if any(_symbolic(v) for v in values):
+    if any(is_symbolic(v) for v in values):
         return sum(values, Fraction(0))
     if all(isinstance(v, (int, Fraction)) for v in values):
         return sum((Fraction(v) for v in values), Fraction(0))

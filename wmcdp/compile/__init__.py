@@ -37,7 +37,7 @@ from ..lang.circuit import FALSE, NOT, TRUE, VAR
 from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
-from ..numbers import format_number
+from ..numbers import format_number, is_symbolic
 from .bdd import BDDBackend
 from .sdd import SDDBackend
 
@@ -192,7 +192,7 @@ class Compiled:
         """The symbolic parameter some weight depends on (:mod:`wmcdp.parametric`), or None."""
         for w in self.weights.values():
             for f in (w.one, w.zero):
-                if getattr(f, "is_symbolic", False):
+                if is_symbolic(f):
                     return f.parameter
         return None
 

@@ -26,9 +26,8 @@ import math
 from fractions import Fraction
 
 from ..errors import WmcdpError
-from ..numbers import Number, as_int, as_number, format_number
-from .circuit import FALSE
-from .values import Bool, Int, _as_int, current, discrete, discrete_logs
+from ..numbers import Number, as_int, as_number, format_number, is_symbolic
+from .values import Bool, Int, _as_int, _selected, current, discrete, discrete_logs
 
 
 def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
@@ -39,7 +38,7 @@ def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
     if (alpha is None) == (scale is None):
         raise WmcdpError("give exactly one of alpha (the ratio, in (0, 1)) and scale (alpha = e^(-1/scale))")
     if alpha is not None:
-        if getattr(alpha, "is_symbolic", False):
+        if is_symbolic(alpha):
             return alpha.check_open_unit("alpha")  # type: ignore[attr-defined]
         a = as_number(alpha, "alpha")
         if not 0 < a < 1:
@@ -73,19 +72,16 @@ def truncated_geometric(c: Int | Bool | int, lo: int, hi: int, alpha: object = N
         raise WmcdpError(f"truncated_geometric() needs an Int or int value, got {type(c).__name__}")
     if value.lo < lo or value.hi > hi:
         raise WmcdpError(f"truncated_geometric() value range {value.lo}..{value.hi} is not inside {lo}..{hi}")
-    circ = current()
-    if isinstance(a, float) and circ.exact_floats:
+    if isinstance(a, float) and current().exact_floats:
         a = Fraction(a)
-    out: dict[int, int] = {}
-    for v, guard in value.guards.items():
-        noise = (
-            discrete(truncated_geometric_probabilities(v, lo, hi, a))
-            if not isinstance(a, float)
-            else discrete_logs(truncated_geometric_logs(v, lo, hi, a))
+    # one choice per value of c, as discrete(fn, c); a float ratio in logs, so tiny ratios do not underflow
+    if isinstance(a, float):
+        return _selected(
+            "truncated_geometric", lambda v: truncated_geometric_logs(v, lo, hi, a), [value], discrete_logs
         )
-        for z, gz in noise.guards.items():
-            out[z] = circ.disj(out.get(z, FALSE), circ.conj(guard, gz))
-    return Int(out)
+    return _selected(
+        "truncated_geometric", lambda v: truncated_geometric_probabilities(v, lo, hi, a), [value], discrete
+    )
 
 
 def truncated_geometric_probabilities(c: int, lo: int, hi: int, a: Number) -> dict[int, Number]:

@@ -15,12 +15,12 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 
 from ..errors import WmcdpError
-from ..numbers import as_int, format_number, is_exact, probability
+from ..numbers import as_int, format_number, is_exact, is_symbolic, probability
 from ..weights import BitWeight, flip_weight, log_split_weight, split_weight
 from .circuit import FALSE, NOT, TRUE, Circuit
 
@@ -377,7 +377,7 @@ def _exact_float(p: object, name: str = "probability") -> object:
 MAX_SELECTIONS = 1 << 14
 
 
-def _selected(name: str, weights: Callable[..., object], given: Sequence[object], make: Callable[[object], Int]) -> Int:
+def _selected(name: str, weights: Callable[..., Any], given: Sequence[object], make: Callable[[Any], Int]) -> Int:
     """A random choice whose weights depend on symbolic values: for every combination of the values ``given``
     can take, a fresh choice ``make(weights(*values))`` guarded by that combination. Exactly one combination
     holds on any input, so the result has, given the values, exactly the distribution ``weights`` names."""
@@ -411,7 +411,7 @@ def flip(p: object, *given: object) -> Bool:
 
     ``flip(fn, x, ...)`` with a function ``fn``: true with probability ``fn(v, ...)`` where ``v, ...`` are the
     values the symbolic ``x, ...`` take (a choice per combination of values, selected by them)."""
-    if callable(p) and not getattr(p, "is_symbolic", False):  # a function of the given values (not a parameter)
+    if callable(p) and not is_symbolic(p):  # a function of the given values (not a parameter)
         chosen = _selected("flip", p, given, lambda q: flip(q).as_int())
         return Bool(chosen.guards.get(1, FALSE))
     if given:
@@ -466,8 +466,8 @@ def discrete(probs: Sequence[object] | Mapping[int, object] | Callable[..., obje
     root-to-leaf path (about log2 of the number of values). In exact-float mode each float
     weight is read as its exact binary64 value and the weights are divided by their exact sum.
     """
-    if callable(probs) and not getattr(probs, "is_symbolic", False):
-        return _selected("discrete", probs, given, discrete)  # type: ignore[arg-type]
+    if callable(probs) and not is_symbolic(probs):
+        return _selected("discrete", probs, given, discrete)
     if given:
         raise WmcdpError(
             "discrete() takes values after its probabilities only when the probabilities are a function of them"
@@ -481,7 +481,7 @@ def discrete(probs: Sequence[object] | Mapping[int, object] | Callable[..., obje
     if all(is_exact(p) for p in ps):
         total = sum(ps)
         if total != 1:
-            shown = total if getattr(total, "is_symbolic", False) else format_number(Fraction(total))
+            shown = total if is_symbolic(total) else format_number(Fraction(total))
             raise WmcdpError(f"discrete() probabilities sum to {shown}, not 1")
     else:
         total = math.fsum(float(p) for p in ps)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import WmcdpError
+from ..numbers import is_symbolic
 from .counting import EnvelopeScan, Parametric, _groups
 from .envelope import Piece, envelope
 from .functions import Poly, fmpq, poly_at
@@ -127,7 +128,7 @@ def symbolic_parameter(prog: Any) -> Any:
     if hasattr(prog, "symbolic"):
         return prog.symbolic
     for value in getattr(prog, "params", {}).values():
-        if getattr(value, "is_symbolic", False):
+        if is_symbolic(value):
             return value.parameter
     return None
 

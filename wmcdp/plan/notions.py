@@ -18,6 +18,7 @@ import numpy as np
 
 from ..compile import Compiled
 from ..lang.program import Program
+from ..numbers import is_symbolic
 from ..probabilities import Counter, number_system
 from ..sets import Relation, neighbour_relation
 from .planner import (
@@ -36,7 +37,7 @@ from .planner import (
 def _symbolic(trace: Any) -> bool:
     """Some weight of the trace is a function of a symbolic parameter (a sum of parts' ε as functions is not
     formed: such products are planned on the whole program)."""
-    return any(getattr(w.one, "is_symbolic", False) for w in trace.circuit.weights.values())
+    return any(is_symbolic(w.one) for w in trace.circuit.weights.values())
 
 
 def _relation(program: Program, neighbours: Any) -> Relation:

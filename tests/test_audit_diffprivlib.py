@@ -79,3 +79,33 @@ def test_folded_draws_are_the_library_s_own_calls():
     (case,) = cases("GeometricFolded epsilon=1.0")
     draws = draw_counts(case, 0, 3000)
     assert sum(draws.values()) == 3000 and set(draws) <= {0, 1, 2, 3, 4} and len(draws) >= 3
+
+
+def last_at_most(t: float, scale: float) -> int:
+    """The largest k with fl(fl(k 2^-53) * scale) <= t (the product is monotone in k), or -1."""
+    lo, hi = -1, GRID - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if (mid / GRID) * scale <= t:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def test_exponential_categorical_matches_its_running_sums():
+    """Balanced utilities (factor 1): input a draws u * Z(a) against the running sums of e^(-eps u(a, y))
+    in the domain's order, recomputed here in float64 as the library's lines do, the last output taking
+    the rest of the grid."""
+    eps = 1.0
+    (case,) = cases(f"ExponentialCategorical epsilon={eps!r}, utility_list=[('a', 'b', 1.0), ('b', 'c', 1.0), ('a', 'c', 1.0)]")
+    weights = [1.0, math.exp(-eps), math.exp(-eps)]  # from a: to a, b, c (utility 1, sensitivity 1)
+    z = sum(weights)  # the library adds them in this order too
+    ends, running = [], 0.0
+    for w in weights[:-1]:
+        running += w
+        ends.append(last_at_most(running, z))
+    expected = {"a": ends[0] + 1, "b": ends[1] - ends[0], "c": GRID - 1 - ends[1]}
+    assert models(case)[0].counts() == expected
+    (row,) = audit_diffprivlib(only=case.label)
+    assert row.verdict == "VIOLATED" and row.epsilon > eps  # rounding the running sums passes e^eps

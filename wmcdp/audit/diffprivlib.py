@@ -23,7 +23,12 @@ The models follow diffprivlib 0.6.6's source:
 * ``Exponential.randomise`` (``mechanisms/exponential.py``, lines 164-191): the first index whose cumulative
   probability is at least ``u``; the input is a utility vector, whose neighbours move every utility by at
   most the sensitivity: the base vector against each of the 3^n - 1 vectors around it, both ways (an exact
-  epsilon over those pairs: a lower bound on the mechanism's worst case over all utility vectors).
+  epsilon over those pairs: a lower bound on the mechanism's worst case over all utility vectors);
+* ``ExponentialCategorical.randomise`` (``mechanisms/exponential.py``, lines 456-468): ``u`` times the input's
+  normalising constant against the running sum of ``exp(-eps * utility / factor / sensitivity)`` (factor 1
+  when ``np.isclose`` finds every normalising constant equal, 2 otherwise: lines 389-411); monotone in ``u``.
+  The input is a categorical value and every two values are neighbours (the sensitivity is the largest
+  utility).
 
 Needs the optional extra: ``pip install 'wmcdp[diffprivlib]'`` (diffprivlib 0.6.6 and scipy).
 """
@@ -187,6 +192,31 @@ def _exponential(eps: float, utility: Sequence[float]) -> Case:
     )
 
 
+def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Case:
+    """Every two values of the domain are neighbours; the utilities between them are the metric."""
+    domain = tuple(sorted({v for a, b, _ in utility for v in (a, b)}))
+    return Case(
+        "ExponentialCategorical",
+        f"epsilon={eps!r}, utility_list={list(utility)!r}",
+        eps,
+        domain,
+        lambda x, y: x != y,
+        lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
+            epsilon=eps, utility_list=list(utility), random_state=rng
+        ),
+        lambda m, x: m.randomise(x),
+    )
+
+
+#: utilities of three categories: balanced (every normalising constant equal, the factor 2 dropped), a hair
+#: from balanced (np.isclose still says balanced), and unbalanced
+CATEGORIES = (
+    (("a", "b", 1.0), ("b", "c", 1.0), ("a", "c", 1.0)),
+    (("a", "b", 1.0), ("b", "c", 1.0), ("a", "c", 1.0 + 1e-9)),
+    (("a", "b", 1.0), ("b", "c", 1.0), ("a", "c", 2.0)),
+)
+
+
 def _cases() -> list[Case]:
     out = [_binary(eps) for eps in (0.01, 0.5, 1.0, 5.0, 20.0, 36.0, 40.0)]
     out += [_geometric(eps) for eps in (0.5, 1.0, 5.0)]
@@ -194,6 +224,7 @@ def _cases() -> list[Case]:
         out += [_bounded(kind, eps, 4) for eps in (0.1, 1.0, 5.0, 40.0)]
     out += [_exponential(eps, (0.0, 1.0, 2.0)) for eps in (0.5, 1.0, 5.0)]
     out += [_exponential(1.0, (0.0, 1e-9, 1.0))]  # utilities a hair from a tie
+    out += [_categorical(eps, u) for u in CATEGORIES for eps in (0.1, 1.0, 40.0)]
     return out
 
 

@@ -220,15 +220,21 @@ def _irrational_delta(A: int, B: int, D: int, eps: float) -> float:
     """``(A − e^eps B) / D`` rounded to a float, with precision raised until the rounding is certain."""
     precision = max(A.bit_length(), B.bit_length(), D.bit_length()) + 64
     while True:
-        with gmpy2.context(precision=precision, round=gmpy2.RoundDown):
-            low = (gmpy2.mpfr(A) - gmpy2.exp(gmpy2.mpfr(eps)) * B) / D
-        with gmpy2.context(precision=precision, round=gmpy2.RoundUp):
-            high = (gmpy2.mpfr(A) - gmpy2.exp(gmpy2.mpfr(eps)) * B) / D
+        low, high = _delta_bound(A, B, D, eps, precision, True), _delta_bound(A, B, D, eps, precision, False)
         with gmpy2.context(round=gmpy2.RoundToNearest):
             lo_f, hi_f = float(low), float(high)
         if lo_f == hi_f:
             return lo_f if lo_f > 0 else 0.0
         precision *= 2
+
+
+def _delta_bound(A: int, B: int, D: int, eps: float, precision: int, lower: bool) -> Any:
+    """A lower (or upper) bound of ``(A − e^eps B) / D``: ``e^eps B`` rounded the other way, then the
+    difference and the quotient rounded this way (``A`` is exact at this precision, ``B, D ≥ 0``)."""
+    with gmpy2.context(precision=precision, round=gmpy2.RoundUp if lower else gmpy2.RoundDown):
+        subtrahend = gmpy2.exp(gmpy2.mpfr(eps)) * B
+    with gmpy2.context(precision=precision, round=gmpy2.RoundDown if lower else gmpy2.RoundUp):
+        return (gmpy2.mpfr(A) - subtrahend) / D
 
 
 def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int]]:

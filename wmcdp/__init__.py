@@ -86,6 +86,7 @@ _EXPORTS = {
     # audits of DP libraries
     "audit_opendp": "audit.opendp",
     "audit_diffprivlib": "audit.diffprivlib",
+    "audit_pydp": "audit.pydp",
     "grid_model": "models",
     "GridModel": "models",
     "AuditRow": "audit.opendp",

@@ -65,6 +65,8 @@ class AuditRow:
     witness: tuple[str, str, str]
     seconds: float
     samples: tuple[SampleCheck, ...] = field(default=())
+    claimed_delta: float | None = None  # an (epsilon, delta) claim: its delta,
+    delta: float | None = None  # and the tight delta at the claimed epsilon
 
     @property
     def model_agrees(self) -> bool:
@@ -84,6 +86,7 @@ class AuditRow:
             "witness": {"x": x, "x_prime": x_prime, "y": y},
             "seconds": self.seconds,
             "samples": [s.as_dict() for s in self.samples],
+            **({} if self.claimed_delta is None else {"claimed_delta": self.claimed_delta, "delta": self.delta}),
             "model_agrees": self.model_agrees,
         }
 

@@ -1,7 +1,9 @@
-"""``wmcdp audit opendp|diffprivlib [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+"""``wmcdp audit opendp|diffprivlib|pydp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
 
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
-epsilon of the model of its sampler, the verdict, the witness, and with ``--sample`` the
+epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
+delta at the claimed epsilon and the tight epsilon at the claimed delta), the verdict, the
+witness, and with ``--sample`` the
 chi-square p-values of the library's own draws against the model. Exit status 1 when a claim is
 violated or a model check fails.
 """
@@ -18,6 +20,7 @@ from .common import Disagreement, dumps
 
 FORMATS = ("table", "markdown", "json")
 HEADERS = ("mechanism", "parameters", "d_in", "claimed eps", "exact eps", "verdict", "x", "x'", "y")
+DELTA_HEADERS = ("claimed delta", "exact delta")
 
 
 def _number(value: float) -> str:
@@ -31,12 +34,17 @@ def _model_check(row: Any) -> str:
 
 
 def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
-    headers = list(HEADERS) + (["model check"] if sampled else [])
-    cells = [
-        [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon), r.verdict, *r.witness]
-        + ([_model_check(r)] if sampled else [])
-        for r in rows
-    ]
+    """The rows' cells; (epsilon, delta) claims add the claimed delta and the tight delta at the claimed
+    epsilon (the exact eps column is then the tight epsilon at the claimed delta)."""
+    deltas = any(r.claimed_delta is not None for r in rows)
+    headers = list(HEADERS[:5]) + (list(DELTA_HEADERS) if deltas else []) + list(HEADERS[5:])
+    headers += ["model check"] if sampled else []
+    cells = []
+    for r in rows:
+        row = [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon)]
+        if deltas:
+            row += ["", ""] if r.claimed_delta is None else [_number(r.claimed_delta), _number(r.delta)]
+        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if sampled else []))
     return headers, cells
 
 
@@ -46,7 +54,7 @@ def _table(headers: list[str], cells: list[list[str]]) -> str:
 
 
 def _markdown(headers: list[str], cells: list[list[str]]) -> str:
-    rule = ["---:" if h in ("d_in", "claimed eps", "exact eps") else "---" for h in headers]
+    rule = ["---:" if h in ("d_in", "claimed eps", "exact eps", *DELTA_HEADERS) else "---" for h in headers]
     return "\n".join(
         "| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells]
     )
@@ -67,6 +75,10 @@ def _library(name: str) -> tuple[Any, Any, Any, int]:
         from ..audit import opendp
 
         return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2
+    if name == "pydp":
+        from ..audit import pydp
+
+        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1
     from ..audit import diffprivlib
 
     return diffprivlib.audit_diffprivlib, diffprivlib.cases, diffprivlib.diffprivlib_version, 1
@@ -111,8 +123,8 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib"],
-        help="the library to audit (needs wmcdp[audit] or wmcdp[diffprivlib])",
+        choices=["opendp", "diffprivlib", "pydp"],
+        help="the library to audit (needs wmcdp[audit], wmcdp[diffprivlib] or wmcdp[pydp])",
     )
     q.add_argument(
         "--sample",

@@ -1,0 +1,117 @@
+"""The python-dp audit: the UniformDouble model against the sampler's own algorithm (a 52-bit mantissa in a
+geometric binade, summed here binade by binade), the tight delta against a brute force over the window at
+60 digits, the verdicts, the command line, and the library's own draws against the model. Skips without
+python-dp (``pip install 'wmcdp[pydp]'``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from fractions import Fraction as F
+
+import pytest
+
+pytest.importorskip("pydp")
+mpmath = pytest.importorskip("mpmath")
+
+from wmcdp import WmcdpError  # noqa: E402
+from wmcdp.audit.pydp import (  # noqa: E402
+    audit_pydp,
+    cases,
+    draw_counts,
+    hockey_stick_exceeds,
+    keep_probabilities,
+    uniform_double_at_most,
+)
+from wmcdp.cli import main  # noqa: E402
+
+
+def uniform_double_cdf(t: float) -> F:
+    """P(r <= t) for UniformDouble: binade e (r in [2^-e, 2^(1-e))) has probability 2^-e, its 2^52 mantissas
+    equally likely; exponents from 1023 on (probability 2^-1022) give the subnormal i * 2^-1074."""
+    if t >= 1:
+        return F(1)
+    total = F(0)
+    for e in range(1, 1023):
+        low = F(1, 2**e)
+        if t >= 2 * low:
+            total += low  # the whole binade
+        elif t >= low:
+            below = math.floor((F(t) / low - 1) * 2**52) + 1  # mantissas i with (1 + i/2^52) 2^-e <= t
+            total += low * F(below, 2**52)
+    below = min(math.floor(F(t) * 2**1074) + 1, 2**52)  # subnormals i 2^-1074 <= t
+    return total + F(1, 2**1022) * F(below, 2**52)
+
+
+@pytest.mark.parametrize("t", [0.0, 5e-324, 1e-310, 1e-300, 1e-16, 1e-5, 0.25, 0.5, 0.7, 1 - 2**-53, 1.0])
+def test_uniform_double_model_matches_its_algorithm(t):
+    assert uniform_double_at_most(t) == uniform_double_cdf(t)
+
+
+def brute_delta(keep: list[F], eps: float) -> mpmath.mpf:
+    """max over neighbouring counts (n, n+1), both orders, of the hockey-stick divergence, at 60 digits."""
+    mpmath.mp.dps = 60
+    t = mpmath.exp(mpmath.mpf(eps))
+    best = mpmath.mpf(0)
+    for n in range(len(keep) - 1):
+        for a, b in ((keep[n], keep[n + 1]), (keep[n + 1], keep[n])):
+            pa, pb = mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator
+            d = max(mpmath.mpf(0), pa - t * pb) + max(mpmath.mpf(0), (1 - pa) - t * (1 - pb))
+            best = max(best, d)
+    return best
+
+
+@pytest.mark.parametrize("label", ["epsilon=1.0, delta=1e-16,", "epsilon=40.0", "pre_threshold=5"])
+def test_tight_delta_matches_a_brute_force(label):
+    (case,) = cases(label)
+    keep = keep_probabilities(case)
+    (row,) = audit_pydp(only=label)
+    expected = brute_delta(keep, case.epsilon)
+    assert row.delta == pytest.approx(float(expected), rel=1e-15)
+    assert row.verdict == ("VIOLATED" if expected > case.delta else "loose")
+    assert row.verdict == "VIOLATED" and row.epsilon == math.inf  # P(keep | 1) = delta + ulp(delta) > delta
+
+
+def test_forty_rounds_a_keep_probability_to_one():
+    """At epsilon 40 two users are kept with probability 1 in float (1 - 4e-18 rounds up), one user with
+    1e-5: dropping tells them apart with probability 0.99999."""
+    (case,) = cases("epsilon=40.0")
+    keep = keep_probabilities(case)
+    assert keep[2] == 1 and keep[1] == F(1e-5) + F(math.ulp(1e-5))
+    (row,) = audit_pydp(only="epsilon=40.0")
+    assert row.delta == float(1 - keep[1])
+
+
+def test_pre_threshold_counts_are_never_kept():
+    (case,) = cases("pre_threshold=5")
+    keep = keep_probabilities(case)
+    assert keep[:5] == [0] * 5 and keep[5] == F(1e-5) + F(math.ulp(1e-5))
+    assert draw_counts(case, 4, 2000) == {False: 2000}
+
+
+def test_hockey_stick_decisions():
+    p, q = {0: F(1, 2), 1: F(1, 2)}, {0: F(1, 4), 1: F(3, 4)}
+    assert hockey_stick_exceeds(p, q, 0.0, 0.25 - 2**-50) and not hockey_stick_exceeds(p, q, 0.0, 0.25)
+    # e^0.5 = 1.6487...: 1/2 - e^0.5 / 4 = 0.0878...
+    assert hockey_stick_exceeds(p, q, 0.5, 0.0878) and not hockey_stick_exceeds(p, q, 0.5, 0.0879)
+
+
+def test_library_draws_agree_with_the_model():
+    (row,) = audit_pydp(sample=20_000, only="epsilon=0.1", processes=1)
+    assert [s.draws for s in row.samples] == [20_000, 20_000] and row.model_agrees
+
+
+def test_command_line(capsys, monkeypatch):
+    assert main(["audit", "pydp", "--only", "epsilon=5.0", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    (r,) = out["rows"]
+    assert out["library"] == "pydp" and r["verdict"] == "VIOLATED" and r["claimed_delta"] == 1e-5 > 0
+    assert r["delta"] > r["claimed_delta"] and r["epsilon"] == "inf"
+    assert main(["audit", "pydp", "--only", "Gaussian"]) == 0
+    assert "claimed delta" in capsys.readouterr().out
+    assert main(["audit", "pydp", "--only", "nosuch"]) == 2
+    assert "no case of the python-dp audit matches 'nosuch'" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "pydp.algorithms", None)
+    with pytest.raises(WmcdpError, match=r"needs python-dp: pip install 'wmcdp\[pydp\]'"):
+        audit_pydp(only="Laplace")

@@ -1,0 +1,326 @@
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection.
+
+A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
+library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
+``max_partitions_contributed`` partitions. The audit models the strategy's keep probability for every
+``n``, builds the wmcdp program of ``m = max_partitions_contributed`` partitions (one keep bit each, the
+counts as the input, a user's neighbour adding one to any nonempty set of them), and computes exactly
+
+* ``delta``: the tight delta at the claimed epsilon (:func:`wmcdp.synthesize_approximate`, exact, both
+  orders), compared with the claimed delta rigorously (:func:`delta_exceeds`);
+* ``epsilon``: the tight epsilon at the claimed delta.
+
+The models follow python-dp 1.1.5's C++ (Google's ``cc/algorithms``):
+
+* the truncated-geometric strategy (``NearTruncatedGeometricPartitionSelection`` in
+  ``partition-selection.h``): ``ShouldKeep(n)`` is ``UniformDouble() <= ProbabilityOfKeep(n)``, and
+  ``UniformDouble`` (``rand.cc``) draws a 52-bit mantissa and a geometric binade, so each double ``r`` in
+  ``[0, 1)`` has probability ``ulp(r)`` and ``P(r <= t) = t + ulp(t)`` exactly for a double ``t < 1``
+  (1 for ``t >= 1``). ``t`` is the library's own ``probability_of_keep(n)``;
+* pre-thresholding (``PartitionSelectionStrategyWithPreThresholding``) over the truncated-geometric
+  strategy: ``ShouldKeep(n)`` returns false without a draw while ``n < pre_threshold``, and is the wrapped
+  strategy's ``ShouldKeep(n - pre_threshold + 1)`` from there on: the same comparison;
+* the Laplace and Gaussian strategies add continuous noise in C++ that Python cannot reach; their
+  model is the keep probability the library states (``probability_of_keep``), and the rows say so
+  (``declared``). ``--sample`` checks every model against the library's own ``should_keep``.
+
+``n = 0`` is a partition that does not exist: never released (probability 0), never sampled. The
+counts are unbounded; the window ``0 .. N`` ends at the first ``N`` with ``probability_of_keep(N) >= 1``,
+past which every keep probability is 1 (the C++ returns 1 past its second crossover; checked here for
+the next :data:`WINDOW_CHECK` counts), so neighbours beyond the window have equal distributions and add
+nothing to delta. A strategy whose probability never reaches 1 within :data:`MAX_WINDOW` is refused.
+
+Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and scipy).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+
+from ..approximate import synthesize_approximate
+from ..errors import WmcdpError
+from ..lang import IntVector, Program, flip
+from ..sets import relation_from_function
+from ..sweep import ProgressCallback
+from .core import TIGHT_ULPS, AuditRow, check_model, check_options, workers
+
+#: the largest window of user counts a model may need
+MAX_WINDOW = 20_000
+#: counts past the window checked to keep probability 1
+WINDOW_CHECK = 10_000
+
+
+def _pydp() -> Any:
+    try:
+        from pydp.algorithms import partition_selection
+    except ImportError:
+        raise WmcdpError("the python-dp audit needs python-dp: pip install 'wmcdp[pydp]'") from None
+    return partition_selection
+
+
+def pydp_version() -> str:
+    from importlib.metadata import version
+
+    _pydp()
+    return version("python-dp")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One partition selection strategy at one (epsilon, delta, max_partitions_contributed)."""
+
+    strategy: str  # "truncated_geometric", "laplace" or "gaussian"
+    epsilon: float
+    delta: float
+    partitions: int = 1
+    pre_threshold: int | None = None
+
+    @property
+    def mechanism(self) -> str:
+        name = {"truncated_geometric": "TruncatedGeometric", "laplace": "Laplace", "gaussian": "Gaussian"}
+        text = f"{name[self.strategy]}PartitionSelection"
+        return text + ("" if self.exact else " (declared)")
+
+    @property
+    def exact(self) -> bool:
+        """The model follows the sampler itself (not only the probability the library states)."""
+        return self.strategy == "truncated_geometric"
+
+    @property
+    def params(self) -> str:
+        text = f"epsilon={self.epsilon!r}, delta={self.delta!r}, max_partitions_contributed={self.partitions}"
+        return text + ("" if self.pre_threshold is None else f", pre_threshold={self.pre_threshold}")
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
+
+    def build(self) -> Any:
+        return _pydp().create_partition_strategy(
+            self.strategy, self.epsilon, self.delta, self.partitions, pre_threshold=self.pre_threshold
+        )
+
+
+def _cases() -> list[Case]:
+    out = [
+        Case("truncated_geometric", eps, delta)
+        for eps, delta in ((0.1, 1e-10), (1.0, 1e-5), (1.0, 1e-10), (1.0, 1e-16), (5.0, 1e-5), (40.0, 1e-5))
+    ]
+    out += [Case("truncated_geometric", 2.0, 1e-5, 2), Case("truncated_geometric", 1.0, 1e-5, 1, pre_threshold=5)]
+    out += [Case(kind, 1.0, 1e-5) for kind in ("laplace", "gaussian")]
+    return out
+
+
+def cases(only: str | None = None) -> list[Case]:
+    chosen = [c for c in _cases() if only is None or only in c.label]
+    if not chosen:
+        names = ", ".join(sorted({c.mechanism for c in _cases()}))
+        raise WmcdpError(f"no case of the python-dp audit matches {only!r}; the mechanisms are {names}")
+    return chosen
+
+
+def uniform_double_at_most(t: float) -> Fraction:
+    """``P(UniformDouble() <= t)`` exactly: ``t + ulp(t)`` for a double ``0 <= t < 1``, 1 from 1 on."""
+    if t >= 1:
+        return Fraction(1)
+    if not t >= 0:
+        raise WmcdpError(f"a keep probability of {t!r} is not a probability")
+    return Fraction(t) + Fraction(math.ulp(t))
+
+
+def keep_probabilities(case: Case) -> list[Fraction]:
+    """``P(keep | n)`` for ``n = 0 .. N`` (the window: ``N`` is the first count kept with probability 1)."""
+    strategy = case.build()
+    stated = strategy.probability_of_keep
+    out = [Fraction(0)]
+    for n in range(1, MAX_WINDOW + 1):
+        t = float(stated(n))
+        if n < (case.pre_threshold or 0):
+            out.append(Fraction(0))  # no draw
+        else:
+            out.append(uniform_double_at_most(t) if case.exact else _declared(t))
+        if t >= 1:
+            break
+    else:
+        raise WmcdpError(f"{case.label}: the keep probability stays below 1 up to {MAX_WINDOW} users")
+    end = len(out) - 1
+    for n in range(end + 1, end + 1 + WINDOW_CHECK):
+        if float(stated(n)) < 1:
+            raise WmcdpError(f"{case.label}: the keep probability falls below 1 again at {n} users (after {end})")
+    return out
+
+
+def _declared(t: float) -> Fraction:
+    if not 0 <= t <= 1:
+        raise WmcdpError(f"a keep probability of {t!r} is not a probability")
+    return Fraction(t)
+
+
+def _steps(m: int) -> list[tuple[int, ...]]:
+    """What one user adds to the counts of ``m`` partitions: any nonempty set of them, one each."""
+    return [d for d in itertools.product((0, 1), repeat=m) if any(d)]
+
+
+def _program(case: Case, keep: list[Fraction]) -> Program:
+    m, steps = case.partitions, set(_steps(case.partitions))
+
+    def neighbours(x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+        return tuple(b - a for a, b in zip(x, y)) in steps or tuple(a - b for a, b in zip(x, y)) in steps
+
+    relation = relation_from_function(neighbours, "one user in at most max_partitions_contributed partitions")
+    return Program(
+        "partition_selection",
+        IntVector(m, 0, len(keep) - 1),
+        lambda x: tuple(flip(lambda n: keep[n], x[i]) for i in range(m)),
+        neighbours=relation,
+    )
+
+
+def distribution(keep: list[Fraction], counts: tuple[int, ...]) -> dict[tuple[bool, ...], Fraction]:
+    """The released partitions' distribution for these user counts: independent keep bits."""
+    out = {}
+    for bits in itertools.product((True, False), repeat=len(counts)):
+        p = Fraction(1)
+        for b, n in zip(bits, counts):
+            p *= keep[n] if b else 1 - keep[n]
+        out[bits] = p
+    return out
+
+
+def hockey_stick_exceeds(p: dict[Any, Fraction], q: dict[Any, Fraction], epsilon: float, delta: float) -> bool:
+    """Whether ``Σ_y max(0, p(y) − e^ε q(y)) > δ``, decided rigorously: ``e^ε`` enclosed by directed
+    rounding at increasing precision (it is irrational for a float ``ε > 0``, so the terms' signs and the
+    sum's are decided at some precision; ``ε = 0`` is exact)."""
+    claim = Fraction(delta)
+    precision = 128
+    while True:
+        low, high = (_exp_bound(epsilon, precision, r) for r in (gmpy2.RoundDown, gmpy2.RoundUp))
+        # the sum decreases as e^eps grows: its value at `high` bounds it below, at `low` above
+        if sum(max(Fraction(0), p[y] - high * q[y]) for y in p) > claim:
+            return True
+        if sum(max(Fraction(0), p[y] - low * q[y]) for y in p) <= claim:
+            return False
+        precision *= 2
+
+
+def _exp_bound(epsilon: float, precision: int, rounding: Any) -> Fraction:
+    with gmpy2.context(precision=precision, round=rounding):
+        return Fraction(*gmpy2.exp(gmpy2.mpfr(epsilon)).as_integer_ratio())
+
+
+def delta_verdict(case: Case, keep: list[Fraction], delta: float, pairs: list[tuple[tuple, tuple]]) -> str:
+    """``VIOLATED`` when some pair's delta at the claimed epsilon exceeds the claimed delta (decided
+    rigorously), ``tight`` when the largest is within 4 ulp of the claim, ``loose`` otherwise. ``delta`` is
+    the largest rounded to nearest: it decides unless it equals the claim, when ``pairs`` (the neighbouring
+    pairs, both orders) are decided one by one."""
+    claim = case.delta
+    if delta > claim:
+        return "VIOLATED"
+    if delta == claim and any(
+        hockey_stick_exceeds(distribution(keep, x), distribution(keep, y), case.epsilon, claim) for x, y in pairs
+    ):
+        return "VIOLATED"
+    return "tight" if claim - delta <= TIGHT_ULPS * math.ulp(claim) else "loose"
+
+
+def _pairs(case: Case, size: int) -> list[tuple[tuple, tuple]]:
+    out = []
+    for x in itertools.product(range(size), repeat=case.partitions):
+        for step in _steps(case.partitions):
+            y = tuple(a + b for a, b in zip(x, step))
+            if all(v < size for v in y):
+                out += [(x, y), (y, x)]
+    return out
+
+
+def draw_counts(case: Case, n: int, draws: int) -> Counter:
+    """``draws`` decisions of the library's own ``should_keep(n)``."""
+    strategy = case.build()
+    return Counter(bool(strategy.should_keep(n)) for _ in range(draws))
+
+
+def _draw_numbered(number: int, n: int, draws: int) -> Counter:
+    return draw_counts(_cases()[number], n, draws)
+
+
+def audit_pydp(
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
+) -> list[AuditRow]:
+    """One :class:`~wmcdp.audit.core.AuditRow` per case: the claimed (epsilon, delta), the tight delta at
+    the claimed epsilon and the tight epsilon at the claimed delta; with ``sample``, the library's
+    ``should_keep`` on every nonzero count of the witness against the model (chi-square at ``level``)."""
+    _pydp()
+    check_options(sample, level, processes, "pydp")
+    number = {c.label: k for k, c in enumerate(_cases())}
+    chosen = cases(only)
+    rows, pending = [], []
+    with workers(processes if sample else 1) as submit:
+        for done, case in enumerate(chosen):
+            if progress:
+                progress(done, len(chosen), case.label)
+            start = time.perf_counter()
+            keep = keep_probabilities(case)
+            prog = _program(case, keep)
+            at_eps = synthesize_approximate(prog, epsilon=case.epsilon, exact=True, force=True)
+            at_delta = synthesize_approximate(prog, delta=Fraction(case.delta), exact=True, force=True)
+            x, xp = at_eps.witness.x, at_eps.witness.x_prime
+            pairs = _pairs(case, len(keep)) if at_eps.delta == case.delta else []
+            rows.append(
+                AuditRow(
+                    case.mechanism,
+                    case.params,
+                    case.partitions,
+                    case.epsilon,
+                    at_delta.epsilon,
+                    None,
+                    delta_verdict(case, keep, float(at_eps.delta), pairs),
+                    (repr(x), repr(xp), ""),
+                    time.perf_counter() - start,
+                    claimed_delta=case.delta,
+                    delta=float(at_eps.delta),
+                )
+            )
+            if sample:
+                counts = sorted({n for n in (*x, *xp) if n > 0})
+                pending.append(
+                    [
+                        (f"n={n}", _expected(keep[n]), submit(_draw_numbered, number[case.label], n, sample))
+                        for n in counts
+                    ]
+                )
+        for k, jobs in enumerate(pending):  # (inside the block: the workers end with it)
+            checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
+            rows[k] = replace(rows[k], samples=checks)
+    if progress:
+        progress(len(chosen), len(chosen), "")
+    return rows
+
+
+def _expected(p: Fraction) -> dict[bool, Fraction]:
+    return {y: v for y, v in ((True, p), (False, 1 - p)) if v > 0}
+
+
+__all__ = [
+    "Case",
+    "audit_pydp",
+    "cases",
+    "delta_verdict",
+    "distribution",
+    "draw_counts",
+    "hockey_stick_exceeds",
+    "keep_probabilities",
+    "pydp_version",
+    "uniform_double_at_most",
+]

@@ -249,7 +249,8 @@ CASES = [
      lambda: inference(Program("nothing", Bits(1), lambda x: None), [((0,), 0)]), ["privacy", "{f}:nothing"]),
     ("exact arithmetic with float parameters",
      "exact arithmetic needs rational parameters, but a random choice has the float probability 0.2; "
-     "give parameters as fractions such as '1/5', or read floats as their exact binary values (--exact-floats)",
+     "give parameters as fractions such as '1/5', or read floats as their exact binary values (--exact-floats); "
+     "a probability given by exp, log or sqrt is enclosed rigorously with certified=True (--certified)",
      lambda: synthesize_privacy(_coin(0.2), exact=True), ["privacy", "{f}:float_coin", "--exact"]),
     ("exhaustive sets over the size limit",
      "the exhaustive sets are too large (|I| = 4294967296 pairs and |C| = 68719476736 triples; limits 268435456 "

@@ -84,6 +84,9 @@ _EXPORTS = {
     "render_rows": "tables",
     "plot_rows": "plot",
     # audits of DP libraries
+    # exact reals and certified enclosures
+    "Real": "certified",
+    "Enclosure": "certified",
     "audit_opendp": "audit.opendp",
     "audit_diffprivlib": "audit.diffprivlib",
     "audit_pydp": "audit.pydp",

@@ -365,6 +365,7 @@ class ApproximateResult:
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
+    interval: Any = None  # a certified run: the enclosure of delta (given epsilon) or of epsilon (given delta)
 
     def _repr_markdown_(self) -> str:
         from .markdown import approximate_markdown
@@ -421,6 +422,7 @@ def synthesize_approximate(
     force: bool = False,
     accountant: str = "exact",
     interval: float = 1e-4,
+    certified: bool = False,
 ) -> ApproximateResult:
     """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) over the pairs, both orders, and its witness pair.
 
@@ -430,12 +432,16 @@ def synthesize_approximate(
     ``epsilon`` is a number ≥ 0 or ``"ln:R"`` (ε = ln R, exact when R is rational);
     ``delta`` is in [0, 1]. ``compose=K`` accounts K runs on the same pair
     (``accountant="exact"`` convolves exactly; ``"dp-accounting"`` uses Google's PLD with
-    discretisation ``interval``). Keyword arguments ``max_nodes``, ``timeout`` and
+    discretisation ``interval``). ``certified=True`` takes weights given as exact reals
+    (:class:`wmcdp.Real`) and returns ``interval``, a rigorous enclosure of δ(ε) or ε(δ)
+    (:mod:`wmcdp.certified`). Keyword arguments ``max_nodes``, ``timeout`` and
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
+    if certified:
+        return _certified(prog, pairs, I, epsilon, delta, compose, at, neighbours, backend, force)
     k = _compose(compose)
     accountant = _accountant(accountant, k)
     threshold = Threshold.of(epsilon) if epsilon is not None else None
@@ -530,6 +536,38 @@ def synthesize_approximate(
         plan=None if plan is None else finish(plan, start),
         log_delta=log_delta,
     )
+
+
+def _certified(
+    prog: Any,
+    pairs: Any,
+    I: Any,
+    epsilon: Any,
+    delta: Any,
+    compose: Any,
+    at: Any,
+    neighbours: Any,
+    backend: str,
+    force: bool,
+) -> ApproximateResult:
+    """:func:`synthesize_approximate` with ``certified=True`` (one run, the exact accountant)."""
+    from .certified import exp_up
+    from .certify import certified_delta, certified_epsilon
+
+    if _compose(compose) != 1:
+        raise WmcdpError("a certified run accounts one run of the mechanism (compose=1)")
+
+    def run(c: Compiled, **point: Any) -> ApproximateResult:
+        return synthesize_approximate(
+            c, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=True, force=force, **point
+        )
+
+    if epsilon is not None:
+        threshold = Threshold.of(epsilon)
+        bound = threshold.ratio if threshold.ratio is not None else exp_up(threshold.epsilon)
+        return certified_delta(prog, lambda c: run(c, epsilon=threshold), bound, backend)
+    d = parse_delta(delta, True)
+    return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
 
 
 def _ratio_of(eps: float) -> float:

@@ -16,6 +16,7 @@ from fractions import Fraction
 import gmpy2
 import numpy as np
 
+from .certified import is_real
 from .errors import WmcdpError
 
 Number = int | float | Fraction
@@ -119,6 +120,10 @@ def probability(value: object, name: str = "probability") -> Number:
     symbolic parameter must lie in [0, 1] on the parameter's whole interval)."""
     if is_symbolic(value):
         return value.check_probability(name)  # type: ignore[attr-defined]
+    if is_real(value):
+        if not 0 <= value <= 1:  # type: ignore[operator]
+            raise WmcdpError(f"{name} must be in [0, 1], got {value} = {float(value):.10g}")  # type: ignore[arg-type]
+        return value  # type: ignore[return-value]
     p = as_number(value, name)
     if not 0 <= p <= 1:
         raise WmcdpError(f"{name} must be in [0, 1], got {format_number(p)}")

@@ -78,6 +78,7 @@ class PrivacyResult:
     plan: Any = None  # with C=None: the planner's report (wmcdp.plan.PlanReport)
     log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
+    interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.certified.Enclosure)
 
     def _repr_markdown_(self) -> str:
         from .markdown import privacy_markdown
@@ -229,6 +230,7 @@ def synthesize_privacy(
     force: bool = False,
     at: Value | None = None,
     workers: Any = None,
+    certified: bool = False,
 ) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the planner (:mod:`wmcdp.plan`): it proves the program's
     structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
@@ -243,10 +245,20 @@ def synthesize_privacy(
     (float probabilities read as their exact binary64 values); ``force`` runs exhaustive
     sets over the size limits of :func:`wmcdp.sets.check_exhaustive`; ``workers`` (a
     :class:`wmcdp.distributed.Workers`) spreads the stripes of exhaustive sets over a Dask
-    cluster. Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply
-    :func:`wmcdp.resource_limits`.
+    cluster. ``certified=True`` takes weights given as exact reals (:class:`wmcdp.Real`, such as
+    ``exp(-1/2)``) and returns ``interval``, a rigorous enclosure of epsilon (:mod:`wmcdp.certified`).
+    Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
+    if certified:
+        from .certify import certified_privacy
+
+        def midpoint_run(c: Compiled) -> PrivacyResult:
+            return synthesize_privacy(
+                c, C, I, neighbours=neighbours, backend=backend, exact=True, force=force, at=at, workers=workers
+            )
+
+        return certified_privacy(prog, midpoint_run, backend)
     check_workers(workers)
     if C is None and I is None and at is None and workers is None:
         from .plan.notions import planned_privacy

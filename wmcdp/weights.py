@@ -9,7 +9,9 @@ log, computed from the same parts, so weights far below the smallest float (the 
 geometric with ``alpha = 1e-200``) are still exact enough to count with in log space.
 
 Exact weights are :class:`fractions.Fraction`; float weights are ``float``; weights that are functions of
-a symbolic parameter are :class:`wmcdp.parametric.Function` values. A float weight
+a symbolic parameter are :class:`wmcdp.parametric.Function` values; a weight given as an exact real
+(:class:`wmcdp.certified.Real`, such as ``exp(-1/2)``) is its correctly rounded float, or its midpoint
+(a Fraction) in a certified run. A float weight
 that underflows is ``0.0`` in linear form while its log stays finite; the counter then
 chooses log-space arithmetic (see :mod:`wmcdp.wmc`).
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .certified import is_real, weight_pair
 from .numbers import Number, is_symbolic, log_fraction
 
 NEG_INF = float("-inf")
@@ -68,6 +71,8 @@ def flip_weight(p: Number) -> BitWeight:
         return BitWeight(p, 1 - p, _log(p), _log(1 - p))
     if is_symbolic(p):
         return _symbolic_weight(p, 1 - p)
+    if is_real(p):
+        return _real_weight(p, 1 - p)
     q = 1.0 - p
     return BitWeight(p, q, _log(p), math.log1p(-p) if p < 1 else NEG_INF)
 
@@ -84,6 +89,8 @@ def split_weight(upper: Sequence[Number], lower: Sequence[Number]) -> BitWeight:
         return BitWeight(Fraction(0), Fraction(1), NEG_INF, 0.0)
     if is_symbolic(whole):
         return _symbolic_weight(up / whole, low / whole)
+    if is_real(whole):
+        return _real_weight(up / whole, low / whole)
     if isinstance(whole, Fraction):
         return BitWeight(
             up / whole,
@@ -110,9 +117,24 @@ def _symbolic_weight(one: Any, zero: Any) -> BitWeight:
     return BitWeight(one, zero, NEG_INF if not one else 0.0, NEG_INF if not zero else 0.0)
 
 
+def _real_weight(one: Any, zero: Any) -> BitWeight:
+    """The weights of a bit whose probability is an exact real (:class:`wmcdp.certified.Real`): its
+    midpoint in a certified run, else both literals correctly rounded, each from the exact number."""
+    a, b = weight_pair(one, zero)
+    if isinstance(a, Fraction):
+        return BitWeight(a, b, _log(a), _log(b))
+    return BitWeight(a, b, _real_log(one), _real_log(zero))
+
+
+def _real_log(x: Any) -> float:
+    return NEG_INF if not x else float(x.log())
+
+
 def _sum(values: Sequence[Number]) -> Number:
     if any(is_symbolic(v) for v in values):
         return sum(values, Fraction(0))
+    if any(is_real(v) for v in values):
+        return sum((v if is_real(v) else Fraction(v) for v in values), Fraction(0))
     if all(isinstance(v, (int, Fraction)) for v in values):
         return sum((Fraction(v) for v in values), Fraction(0))
     return math.fsum(float(v) for v in values)

@@ -16,8 +16,11 @@ from ..renyi import RenyiResult, synthesize_renyi
 from ..sweep import ProfileRow, parse_over
 from ..tables import FORMATS
 from .common import (
+    certified_arg,
     dumps,
     exact_mode,
+    interval_json,
+    interval_rows,
     json_number,
     mode_text,
     plan_json,
@@ -79,6 +82,7 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
     if r.exact and not isinstance(r.ratio, float):
         out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = witness_json(r.witness)
+    out.update(interval_json(r))
     out.update(compose=r.compose, accountant=r.accountant, diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     if r.symmetry:
         out["symmetry"] = r.symmetry
@@ -99,6 +103,7 @@ def _approx(args: argparse.Namespace) -> str:
         compose=args.compose,
         accountant=args.accountant,
         interval=args.interval,
+        certified=args.certified,
         **_options(args),
     )
     if parameter is not None:
@@ -112,7 +117,9 @@ def _approx(args: argparse.Namespace) -> str:
             "epsilon",
             format_number(r.epsilon) + ("" if epsilon is None else f"  (given: {Threshold.of(epsilon).text()})"),
         ),
+        *(interval_rows(r) if given == "delta" else []),
         ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
+        *(interval_rows(r) if given == "epsilon" else []),
         ("e^epsilon", show(r.ratio, r.exact, r.epsilon)),
         ("witness x", format_value(r.witness.x)),
         ("witness x'", format_value(r.witness.x_prime)),
@@ -265,6 +272,7 @@ def register(sub: Any) -> None:
     q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)
     symbolic_args(q)
+    certified_arg(q)
     q.set_defaults(run=_approx)
 
     q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")

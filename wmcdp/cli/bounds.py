@@ -12,8 +12,11 @@ from ..numbers import exact_text, format_number, parse_number
 from ..privacy import PrivacyResult, synthesize_privacy
 from ..registry import find_relation, find_sets
 from .common import (
+    certified_arg,
     dumps,
     exact_mode,
+    interval_json,
+    interval_rows,
     json_number,
     mode_text,
     plan_json,
@@ -38,6 +41,7 @@ def privacy_json(r: PrivacyResult, extra: dict) -> dict:
     if r.exact:
         out["p_y_given_x_exact"] = exact_text(r.p_x)
         out["p_y_given_x_prime_exact"] = exact_text(r.p_x_prime)
+    out.update(interval_json(r))
     out.update(diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     return out
 
@@ -115,6 +119,7 @@ def _privacy(args: argparse.Namespace) -> str:
             force=args.force,
             at=at,
             workers=workers,
+            certified=args.certified,
         )
     extra = {
         "program": program.name,
@@ -135,6 +140,7 @@ def _privacy(args: argparse.Namespace) -> str:
         return dumps(privacy_json(r, extra))
     rows = [
         ("epsilon", format_number(r.epsilon)),
+        *interval_rows(r),
         ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
         ("witness x", format_value(r.witness.x)),
         ("witness x'", format_value(r.witness.x_prime)),
@@ -217,6 +223,7 @@ def register(sub: Any) -> None:
         help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
     )
     symbolic_args(q)
+    certified_arg(q)
     q.set_defaults(run=_privacy)
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")

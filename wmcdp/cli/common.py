@@ -47,8 +47,43 @@ def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
         except WmcdpError as exc:
             if "is not a number" not in str(exc):
                 raise WmcdpError(f"{key.strip()}: {exc}") from None
-            out[key.strip()] = value.strip()
+            out[key.strip()] = _real_or_text(value.strip())
     return out
+
+
+def _real_or_text(text: str) -> Any:
+    """An expression such as ``exp(-1/2)`` as an exact real (:class:`wmcdp.Real`); other text as itself."""
+    from ..certified import Real
+
+    if not any(f"{name}(" in text for name in ("exp", "log", "sqrt")) and "**" not in text:
+        return text
+    try:
+        return Real(text)
+    except WmcdpError:
+        return text
+
+
+def certified_arg(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--certified",
+        action="store_true",
+        help="a rigorous enclosure for weights given as exp, log or sqrt of rationals (-p lam='1/(1+exp(1/2))')",
+    )
+
+
+def interval_rows(r: Any) -> list[tuple[str, str]]:
+    """The certified enclosure of a result, when it has one."""
+    if r.interval is None:
+        return []
+    i = r.interval
+    return [(f"{i.of} (certified)", f"[{i.lo!r}, {i.hi!r}] at {i.precision} bits")]
+
+
+def interval_json(r: Any) -> dict[str, Any]:
+    """``epsilon_interval`` or ``delta_interval`` and ``precision`` of a certified result."""
+    if r.interval is None:
+        return {}
+    return {f"{r.interval.of}_interval": r.interval.as_list(), "precision": r.interval.precision}
 
 
 def exact_mode(args: argparse.Namespace) -> Any:
@@ -107,7 +142,9 @@ def table(title: str, rows: list[tuple[str, str]]) -> str:
 
 
 def mode_text(exact: bool, args: argparse.Namespace) -> str:
-    """``exact`` / ``exact (binary floats)`` / ``float``, for titles."""
+    """``exact`` / ``exact (binary floats)`` / ``certified`` / ``float``, for titles."""
+    if getattr(args, "certified", False):
+        return "certified enclosure"
     if not exact:
         return "float"
     if getattr(args, "exact_floats", False):
@@ -222,6 +259,9 @@ __all__ = [
     "Disagreement",
     "params",
     "exact_mode",
+    "certified_arg",
+    "interval_rows",
+    "interval_json",
     "program_of",
     "compiled_of",
     "json_number",

@@ -180,7 +180,8 @@ class Compiled:
                 raise WmcdpError(
                     f"exact arithmetic needs rational parameters, but a random choice has the float "
                     f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
-                    "or read floats as their exact binary values (--exact-floats)"
+                    "or read floats as their exact binary values (--exact-floats); a probability given by exp, log "
+                    "or sqrt is enclosed rigorously with certified=True (--certified)"
                 )
             if self._denominator_bits() > wmc.SCALED_MAX_BITS:
                 return wmc.Rational

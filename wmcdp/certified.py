@@ -1,0 +1,390 @@
+"""Certified bounds for irrational weights: enclosures ``[lo, hi]`` of ε, δ(ε), ε(δ) and Rényi divergences.
+
+A :class:`Real` is an exact real number — rationals combined with ``+ - * /``, powers, ``exp``, ``log``
+and ``sqrt`` — that evaluates to an arb ball (python-flint) at any precision. In a program it is a
+probability like any other: float runs use its correctly rounded double, and a *certified* run
+(``certified=True``, ``--certified``) encloses the exact answer.
+
+**The enclosure.** At precision ``P`` every random bit whose weight is a :class:`Real` gets a rational
+midpoint ``m_i`` (the ball's centre) and a radius ``r_i`` with the true weight in ``[m_i − r_i, m_i + r_i]``;
+the program with the midpoints is counted exactly. Each output distribution is a function of the random
+bits, and changing bit ``i``'s probability by ``r_i`` moves the joint distribution of the bits by at most
+``r_i`` in total variation, so every probability moves by at most ``E = Σ r_i``. A nonzero probability is
+at least the smallest path weight ``w`` of the diagram (a path's weight is a product of its literals'
+weights), and a zero stays zero (a probability that vanishes at interior weights has no path), so every
+nonzero probability is within a relative ``ρ = E / (w − E)`` of its midpoint value. Then, uniformly over
+every pair the notion maximises over:
+
+* pure ε: the ratio within a factor ``(1 ± ρ) / (1 ∓ ρ)`` of the midpoint run's;
+* δ(ε): each hockey-stick sum within ``2E (1 + e^ε)`` (both output distributions move by at most ``E`` in
+  total variation, i.e. ``2E`` in L1);
+* ε(δ): between the midpoint run's ε at ``δ + η`` and at ``δ − η``, with ``η = 2E (1 + e^ε)`` at the upper end;
+* Rényi of order α: ``Σ p^α q^{1−α}`` within ``(1 + ρ)^{±(α + |1−α|)}``, so ``D_α`` within
+  ``(α + |1 − α|) · ln(1/(1 − ρ)) / |α − 1|``.
+
+The precision is doubled until the enclosure is narrower than ``2^-50`` relative (or, for an audit, until it
+decides a claim); the result says the precision used.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+
+from .errors import WmcdpError
+
+#: the first precision (bits) of a certified run, and the last one tried
+START_PRECISION = 64
+MAX_PRECISION = 1 << 15
+#: a certified run ends when the enclosure is this narrow, relative to its size
+RELATIVE_WIDTH = 2.0**-50
+
+_FUNCTIONS = {"exp": "exp", "log": "log", "sqrt": "sqrt"}
+_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+
+
+def _flint() -> Any:
+    import flint
+
+    return flint
+
+
+class Real:
+    """An exact real number, evaluated as an arb ball at a requested precision.
+
+    ``Real("exp(-1/2)")`` parses rationals, ``+ - * /``, ``**`` and ``exp``, ``log``, ``sqrt``; Reals
+    combine with ints, Fractions and each other by the same operators. ``float(r)`` is correctly rounded.
+    """
+
+    __slots__ = ("_ball", "text")
+
+    def __init__(self, text: str | None = None, *, ball: Callable[[], Any] | None = None) -> None:
+        if ball is None:
+            if text is None:
+                raise WmcdpError("Real needs an expression such as 'exp(-1/2)'")
+            ball = _parse(text)
+        self._ball = ball
+        self.text = text if text is not None else "?"
+
+    def ball(self, precision: int) -> Any:
+        """The arb ball of this number at ``precision`` bits."""
+        flint = _flint()
+        with flint.ctx.workprec(precision):
+            return self._ball()
+
+    def enclosure(self, precision: int) -> tuple[Fraction, Fraction]:
+        """``(midpoint, radius)`` as exact rationals, the number within ``radius`` of ``midpoint``."""
+        b = self.ball(precision)
+        return _fraction(b.mid()), _fraction(b.rad())
+
+    def __float__(self) -> float:
+        precision = 128
+        while precision <= MAX_PRECISION:
+            mid, rad = self.enclosure(precision)
+            a, c = _round(mid - rad), _round(mid + rad)
+            if a == c:
+                return a
+            precision *= 2
+        raise WmcdpError(f"cannot round {self.text} to a float (it may be exactly between two floats)")
+
+    def sign(self) -> int:
+        """-1, 0 or 1, decided at increasing precision; 0 only for a number whose ball is exactly 0."""
+        precision = 64
+        while precision <= MAX_PRECISION:
+            b = self.ball(precision)
+            if b.mid() == 0 and b.rad() == 0:
+                return 0
+            if b > 0:
+                return 1
+            if b < 0:
+                return -1
+            precision *= 2
+        raise WmcdpError(f"cannot decide the sign of {self.text} (is it exactly 0?)")
+
+    def __bool__(self) -> bool:
+        return self.sign() != 0
+
+    def _combine(self, other: object, op: Callable[[Any, Any], Any], symbol: str, swap: bool = False) -> Real:
+        if isinstance(other, Real):
+            right = other
+        elif isinstance(other, (int, Fraction)) and not isinstance(other, bool):
+            right = Real(_text(other), ball=_constant(Fraction(other)))
+        else:
+            return NotImplemented
+        a, b = (right, self) if swap else (self, right)
+        return Real(f"({a.text}) {symbol} ({b.text})", ball=lambda: op(a._ball(), b._ball()))
+
+    def __add__(self, o: object) -> Real:
+        return self._combine(o, operator.add, "+")
+
+    def __radd__(self, o: object) -> Real:
+        return self._combine(o, operator.add, "+", True)
+
+    def __sub__(self, o: object) -> Real:
+        return self._combine(o, operator.sub, "-")
+
+    def __rsub__(self, o: object) -> Real:
+        return self._combine(o, operator.sub, "-", True)
+
+    def __mul__(self, o: object) -> Real:
+        return self._combine(o, operator.mul, "*")
+
+    def __rmul__(self, o: object) -> Real:
+        return self._combine(o, operator.mul, "*", True)
+
+    def __truediv__(self, o: object) -> Real:
+        return self._combine(o, operator.truediv, "/")
+
+    def __rtruediv__(self, o: object) -> Real:
+        return self._combine(o, operator.truediv, "/", True)
+
+    def __pow__(self, k: int) -> Real:
+        if isinstance(k, bool) or not isinstance(k, int):
+            return NotImplemented
+        return Real(f"({self.text})**{k}", ball=lambda: self._ball() ** k)
+
+    def log(self) -> Real:
+        """The natural log (of a positive number)."""
+        return Real(f"log({self.text})", ball=lambda: self._ball().log())
+
+    def __neg__(self) -> Real:
+        return Real(f"-({self.text})", ball=lambda: -self._ball())
+
+    def _compare(self, other: object) -> int:
+        diff = self - other
+        if diff is NotImplemented:
+            raise TypeError(f"cannot compare a Real with {other!r}")
+        return diff.sign()
+
+    def __lt__(self, o: object) -> bool:
+        return self._compare(o) < 0
+
+    def __le__(self, o: object) -> bool:
+        return self._compare(o) <= 0
+
+    def __gt__(self, o: object) -> bool:
+        return self._compare(o) > 0
+
+    def __ge__(self, o: object) -> bool:
+        return self._compare(o) >= 0
+
+    def __eq__(self, o: object) -> bool:
+        if not isinstance(o, (Real, int, Fraction)):
+            return NotImplemented
+        return self._compare(o) == 0
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Real({self.text!r})"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def is_real(value: object) -> bool:
+    return isinstance(value, Real)
+
+
+def _fraction(x: Any) -> Fraction:
+    """An exact arb midpoint or radius (a dyadic number) as a Fraction."""
+    m, e = x.man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2**-e)
+
+
+def _round(q: Fraction) -> float:
+    with gmpy2.context(precision=53, emax=1024, emin=-1073, subnormalize=True):
+        return float(gmpy2.mpq(q.numerator, q.denominator))
+
+
+def _text(q: int | Fraction) -> str:
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def _constant(q: Fraction) -> Callable[[], Any]:
+    def ball() -> Any:
+        flint = _flint()
+        return flint.arb(q.numerator) / q.denominator
+
+    return ball
+
+
+def _parse(text: str) -> Callable[[], Any]:
+    """The ball function of an expression over rationals with + - * / **, exp, log and sqrt."""
+    if len(text) > 2000:
+        raise WmcdpError(f"an expression of {len(text)} characters is too long (at most 2000)")
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        raise WmcdpError(f"{text!r} is not an expression such as 'exp(-1/2)'") from None
+    return _build(tree, text)
+
+
+def _build(node: ast.AST, text: str) -> Callable[[], Any]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return _constant(Fraction(node.value))
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        return _constant(Fraction(ast.get_source_segment(text, node) or repr(node.value)))  # the decimal as written
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _build(node.operand, text)
+        return (lambda: -inner()) if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        op = _OPERATORS[type(node.op)]
+        left, right = _build(node.left, text), _build(node.right, text)
+        return lambda: op(left(), right())
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        name, arg = _FUNCTIONS[node.func.id], _build(node.args[0], text)
+        return lambda: getattr(arg(), name)()
+    raise WmcdpError(f"{text!r}: only numbers, + - * / **, exp(), log() and sqrt() may appear in a certified number")
+
+
+# -- a certified run's weights ------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    precision: int
+    radius: Fraction = Fraction(0)  # the sum of the radii of the weights made so far
+
+
+_RUN: ContextVar[_Run | None] = ContextVar("wmcdp_certified_run", default=None)
+
+
+@contextmanager
+def weights_at(precision: int) -> Iterator[_Run]:
+    """Inside the block, every :class:`Real` weight becomes its midpoint at ``precision`` bits, and the
+    run adds up the radii (compile the program inside it)."""
+    run = _Run(precision)
+    token = _RUN.set(run)
+    try:
+        yield run
+    finally:
+        _RUN.reset(token)
+
+
+def weight_pair(one: Real, zero: Real) -> tuple[Any, Any]:
+    """The two literal weights of a bit with these exact probabilities: midpoints (Fractions, clamped
+    into [0, 1], summing to 1) in a certified run, correctly rounded floats otherwise."""
+    run = _RUN.get()
+    if run is None:
+        return float(one), float(zero)
+    mid, rad = one.enclosure(run.precision)
+    clamped = min(max(mid, Fraction(0)), Fraction(1))
+    run.radius += rad + abs(mid - clamped)
+    return clamped, 1 - clamped
+
+
+def certified_run() -> bool:
+    return _RUN.get() is not None
+
+
+# -- enclosures -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A rigorous interval ``[lo, hi]`` (floats rounded outwards) and the precision that gave it."""
+
+    lo: float
+    hi: float
+    precision: int
+    of: str = "epsilon"  # what it encloses: "epsilon" or "delta"
+
+    def as_list(self) -> list[float | str]:
+        return [_json(self.lo), _json(self.hi)]
+
+    def decides(self, claim: float) -> bool:
+        """Whether the enclosure is on one side of ``claim`` (at or below it counts as below)."""
+        return self.hi <= claim or self.lo > claim
+
+
+def _json(x: float) -> float | str:
+    return ("inf" if x > 0 else "-inf") if math.isinf(x) else x
+
+
+def narrow(lo: float, hi: float) -> bool:
+    """The stopping rule without a claim: a relative width below :data:`RELATIVE_WIDTH` (or both ends equal)."""
+    if lo == hi:
+        return True
+    if math.isinf(lo) or math.isinf(hi):
+        return False
+    return hi - lo <= RELATIVE_WIDTH * max(abs(lo), abs(hi))
+
+
+def relative_error(radius: Fraction, min_path_log2: float) -> Fraction | None:
+    """``ρ = E / (w − E)`` with ``w`` a lower bound of the smallest path weight (two bits below the float
+    ``log2`` the diagram reports, which covers its rounding); None when ``E`` is not below ``w``."""
+    if radius == 0:
+        return Fraction(0)
+    exponent = math.floor(min_path_log2) - 2
+    w = Fraction(2) ** exponent
+    if radius >= w:
+        return None
+    return radius / (w - radius)
+
+
+def log_down(q: Fraction) -> float:
+    """A float at most ``ln q`` (``-inf`` for ``q <= 0``)."""
+    return _log(q, gmpy2.RoundDown)
+
+
+def log_up(q: Fraction) -> float:
+    """A float at least ``ln q``."""
+    return _log(q, gmpy2.RoundUp)
+
+
+def _log(q: Fraction, rounding: Any) -> float:
+    if q <= 0:
+        return -math.inf
+    with gmpy2.context(precision=max(64, q.numerator.bit_length(), q.denominator.bit_length()) + 64, round=rounding):
+        value = gmpy2.log(gmpy2.mpq(q.numerator, q.denominator))
+    with gmpy2.context(precision=53, round=rounding, emax=1024, emin=-1073, subnormalize=True):
+        return float(gmpy2.mpfr(value))
+
+
+def exp_up(x: float) -> Fraction:
+    """A rational at least ``e^x``."""
+    with gmpy2.context(precision=128, round=gmpy2.RoundUp):
+        return Fraction(*gmpy2.exp(gmpy2.mpfr(x)).as_integer_ratio())
+
+
+__all__ = [
+    "Enclosure",
+    "MAX_PRECISION",
+    "RELATIVE_WIDTH",
+    "Real",
+    "START_PRECISION",
+    "certified_run",
+    "exp_up",
+    "is_real",
+    "log_down",
+    "log_up",
+    "narrow",
+    "relative_error",
+    "weight_pair",
+    "weights_at",
+]

@@ -1,0 +1,133 @@
+"""Certified runs: the notions' bounds as rigorous enclosures when weights are exact reals (:mod:`wmcdp.certified`).
+
+Each function compiles the program with every :class:`~wmcdp.certified.Real` weight at its midpoint at a
+precision, runs the exact count of that program, and widens the answer by the bound of
+:mod:`wmcdp.certified` (``E``, the sum of the weights' radii, and ``ρ = E / (w − E)``); the precision doubles
+from :data:`~wmcdp.certified.START_PRECISION` until the enclosure is narrow enough (or decides ``claim``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from .certified import (
+    MAX_PRECISION,
+    START_PRECISION,
+    Enclosure,
+    exp_up,
+    log_down,
+    log_up,
+    narrow,
+    relative_error,
+    weights_at,
+)
+from .compile import Compiled, compile_program
+from .errors import WmcdpError
+from .lang.program import Program
+
+
+def _program(prog: Any) -> Program:
+    if isinstance(prog, Compiled):
+        raise WmcdpError("a certified run compiles the program at several precisions: pass the Program, not a Compiled")
+    return prog
+
+
+def _enough(lo: float, hi: float, claim: float | None) -> bool:
+    return narrow(lo, hi) if claim is None else Enclosure(lo, hi, 0).decides(claim)
+
+
+def _runs(prog: Program, backend: str) -> Any:
+    """``(precision, compiled midpoint program, E, ρ)`` at doubling precisions (ρ None: not yet usable)."""
+    precision = START_PRECISION
+    while precision <= MAX_PRECISION:
+        with weights_at(precision) as run:
+            compiled = compile_program(prog, backend, exact_floats=True)
+        rho = relative_error(run.radius, compiled.min_path_log2)
+        yield precision, compiled, run.radius, rho
+        precision *= 2
+    raise WmcdpError(f"the certified enclosure did not become narrow enough by {MAX_PRECISION} bits of precision")
+
+
+def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = "bdd", claim: float | None = None):
+    """Pure ε: ``run(compiled)`` is the exact privacy run; its ratio ``R`` widens to
+    ``[R (1 − ρ)/(1 + ρ), R (1 + ρ)/(1 − ρ)]``."""
+    for precision, compiled, _, rho in _runs(_program(prog), backend):
+        if rho is None:
+            continue
+        r = run(compiled)
+        if r.ratio == math.inf:
+            interval = Enclosure(math.inf, math.inf, precision)
+        else:
+            ratio = Fraction(r.ratio)
+            interval = Enclosure(
+                log_down(ratio * (1 - rho) / (1 + rho)), log_up(ratio * (1 + rho) / (1 - rho)), precision
+            )
+        if _enough(interval.lo, interval.hi, claim):
+            return _certified(r, interval, ratio=float(r.ratio), p_x=float(r.p_x), p_x_prime=float(r.p_x_prime))
+    raise AssertionError("unreachable")
+
+
+def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, backend: str = "bdd", claim=None):
+    """δ at ε: the exact run's δ (correctly rounded, or exact at a rational ``e^ε``) widened by
+    ``2E (1 + e^ε)``, floored at 0; ``ratio`` is at least ``e^ε``."""
+    for precision, compiled, radius, rho in _runs(_program(prog), backend):
+        if rho is None:
+            continue
+        r = run(compiled)
+        eta = 2 * radius * (1 + ratio)
+        d = r.delta
+        low, high = (Fraction(d), Fraction(d)) if isinstance(d, Fraction) else _float_bracket(d)
+        lo, hi = max(Fraction(0), low - eta), high + eta
+        interval = Enclosure(_down(lo), _up(hi), precision, "delta")
+        if _enough(interval.lo, interval.hi, claim):
+            return _certified(r, interval, delta=float(d))
+    raise AssertionError("unreachable")
+
+
+def certified_epsilon(
+    prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd", claim=None
+):
+    """ε at δ: ``[ε_mid(δ + η), ε_mid(δ − η)]`` with ``η = 2E (1 + T)`` and ``T`` bounding ``e^ε`` over the
+    interval (the midpoint run's ε at δ, plus 1)."""
+    for precision, compiled, radius, rho in _runs(_program(prog), backend):
+        if rho is None:
+            continue
+        middle = run(compiled, delta)
+        top = middle.epsilon + 1
+        eta = 2 * radius * (1 + exp_up(top))
+        if eta >= delta:
+            continue
+        upper, lower = run(compiled, delta - eta), run(compiled, min(delta + eta, Fraction(1)))
+        hi = math.inf if upper.ratio == math.inf else log_up(Fraction(upper.ratio))
+        lo = math.inf if lower.ratio == math.inf else log_down(Fraction(lower.ratio))
+        if hi > top:
+            continue
+        if _enough(lo, hi, claim):
+            return _certified(middle, Enclosure(lo, hi, precision), ratio=float(middle.ratio))
+    raise AssertionError("unreachable")
+
+
+def _certified(result: Any, interval: Enclosure, **fields: Any) -> Any:
+    return replace(result, exact=False, interval=interval, **fields)
+
+
+def _float_bracket(x: float) -> tuple[Fraction, Fraction]:
+    """The rationals between the floats next to ``x`` (a correctly rounded value lies within)."""
+    return Fraction(math.nextafter(x, -math.inf)) if x > 0 else Fraction(0), Fraction(math.nextafter(x, math.inf))
+
+
+def _down(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) <= q else math.nextafter(f, -math.inf)
+
+
+def _up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+__all__ = ["certified_delta", "certified_epsilon", "certified_privacy"]

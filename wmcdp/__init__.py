@@ -90,6 +90,7 @@ _EXPORTS = {
     "audit_opendp": "audit.opendp",
     "audit_diffprivlib": "audit.diffprivlib",
     "audit_pydp": "audit.pydp",
+    "audit_tmlt": "audit.tmlt",
     "grid_model": "models",
     "GridModel": "models",
     "AuditRow": "audit.opendp",

@@ -92,11 +92,17 @@ def certified_epsilon(
     prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd", claim=None
 ):
     """ε at δ: ``[ε_mid(δ + η), ε_mid(δ − η)]`` with ``η = 2E (1 + T)`` and ``T`` bounding ``e^ε`` over the
-    interval (the midpoint run's ε at δ, plus 1)."""
+    interval (the midpoint run's ε at δ, plus 1); infinite when the midpoint run's ε at ``δ + E`` is."""
     for precision, compiled, radius, rho in _runs(_program(prog), backend):
         if rho is None:
             continue
         middle = run(compiled, delta)
+        if middle.epsilon == math.inf:
+            # infinite: some pair puts more than delta on outputs the other input never gives (exact zeros);
+            # that mass moves by at most E, so it is certain once the midpoint's exceeds delta + E
+            if run(compiled, min(delta + radius, Fraction(1))).epsilon == math.inf:
+                return _certified(middle, Enclosure(math.inf, math.inf, precision), ratio=math.inf)
+            continue
         top = middle.epsilon + 1
         eta = 2 * radius * (1 + exp_up(top))
         if eta >= delta:

@@ -1,4 +1,6 @@
-"""``wmcdp audit opendp|diffprivlib|pydp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+"""``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+
+LIBRARY is opendp, diffprivlib, pydp or tmlt.
 
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
@@ -79,6 +81,10 @@ def _library(name: str) -> tuple[Any, Any, Any, int]:
         from ..audit import pydp
 
         return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1
+    if name == "tmlt":
+        from ..audit import tmlt
+
+        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1
     from ..audit import diffprivlib
 
     return diffprivlib.audit_diffprivlib, diffprivlib.cases, diffprivlib.diffprivlib_version, 1
@@ -123,8 +129,8 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib", "pydp"],
-        help="the library to audit (needs wmcdp[audit], wmcdp[diffprivlib] or wmcdp[pydp])",
+        choices=["opendp", "diffprivlib", "pydp", "tmlt"],
+        help="the library to audit (needs wmcdp[audit], wmcdp[diffprivlib], wmcdp[pydp] or wmcdp[tmlt])",
     )
     q.add_argument(
         "--sample",

@@ -1,0 +1,355 @@
+"""Audit Tumult's tmlt.core 0.20: geometric noise and geometric partition selection, certified.
+
+tmlt.core samples exactly: its geometric noise comes from Canonne, Kamath and Steinke's samplers over
+rationals and uniform integers (``random/discrete_gaussian.py``), so the distribution is the ideal one —
+at the noise scale the sampler is given, which is ``alpha.to_float(round_up=True)``: the claimed scale
+rounded *up* to a double (``measurements/noise_mechanisms.py``, ``AddGeometricNoise.__call__``). Its
+probabilities are powers of ``q = e^(-1/s)``, irrational, so the audit computes with exact reals and
+certified enclosures (:mod:`wmcdp.certified`): a verdict is decided by the enclosure, never by a float.
+
+* ``AddGeometricNoise(alpha)`` claims ``d_in / alpha``-DP (``privacy_function``). Its output is the input plus
+  a noise with ``P(k) = (1 − q)/(1 + q) · q^|k|``, so every pair of inputs ``d_in`` apart has the ratios of
+  ``0`` and ``d_in``; the likelihood ratio of an output ``k`` is ``q^(|k| − |k − d_in|)``, the same for every
+  ``k <= 0`` and for every ``k >= d_in``. The model's outputs are ``k`` in ``0 .. d_in`` and the two tails
+  (each tail merges outputs of one ratio, which changes neither the largest ratio nor a hockey-stick sum):
+  the certified pure epsilon of the model is the mechanism's.
+* ``GeometricPartitionSelection`` from ``create_partition_selection_measurement(epsilon, delta)``
+  (``measurements/aggregations.py``) releases a partition's count plus that noise when it reaches the
+  threshold (``spark_measurements.py``, ``GeometricPartitionSelection.call``) and claims the
+  ``(epsilon, delta)`` its ``privacy_function(1)`` returns (exact expressions, enclosed as exact reals).
+  One user's partition: counts ``n = 0`` (absent: never released) to ``threshold + 1``; outputs
+  "dropped", each released count up to ``threshold + 2`` and the tail above (one ratio, ``q``, for every
+  pair of counts there). For counts ``n, n + 1 >= 1`` every ratio is within ``1/q``: a released count's is
+  ``q^(±1)``, and dropping's is ``P(Z <= m) / P(Z <= m − 1)``, which is ``1/q`` for ``m <= 0`` and
+  ``(1 + q − q^(m+1)) / (1 + q − q^m) < 1/q`` above; so at the claimed ``epsilon >= 1/s`` only the pair
+  (absent, one user) adds to delta, and the window
+  holds it and its neighbours. The audit encloses the tight delta at the claimed epsilon and compares it with
+  the claimed delta.
+
+With ``--sample K``, the library's own ``AddGeometricNoise`` draws ``K`` noises on each input of the witness
+(for partition selection, then the threshold of its ``call``; the Spark group-by around it is not run).
+
+Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy); tmlt.core needs numpy below
+2, so it lives in its own virtual environment.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from ..approximate import synthesize_approximate
+from ..certified import Real
+from ..errors import WmcdpError
+from ..lang import IntVector, Program, discrete
+from ..privacy import synthesize_privacy
+from ..sweep import ProgressCallback
+from .core import TIGHT_ULPS, AuditRow, check_model, check_options, workers
+
+
+def _tmlt() -> Any:
+    try:
+        from tmlt.core.measurements import noise_mechanisms
+    except ImportError:
+        raise WmcdpError("the tmlt audit needs tmlt.core: pip install 'wmcdp[tmlt]'") from None
+    return noise_mechanisms
+
+
+def tmlt_version() -> str:
+    from importlib.metadata import version
+
+    _tmlt()
+    return version("tmlt.core")
+
+
+@dataclass(frozen=True)
+class Case:
+    """``AddGeometricNoise(alpha)`` at ``d_in``, or partition selection at a requested ``(epsilon, delta)``."""
+
+    mechanism: str  # "AddGeometricNoise" or "GeometricPartitionSelection"
+    alpha: Fraction | None = None
+    d_in: int = 1
+    epsilon: Fraction | None = None
+    delta: Fraction | None = None
+
+    @property
+    def params(self) -> str:
+        if self.mechanism == "AddGeometricNoise":
+            return f"alpha={self.alpha}, d_in={self.d_in}"
+        return f"epsilon={self.epsilon}, delta={self.delta}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
+
+
+def _cases() -> list[Case]:
+    out = [
+        Case("AddGeometricNoise", Fraction(a), d)
+        for a, d in (("1/3", 1), ("1", 1), ("5/2", 1), ("10", 1), ("100/7", 1), ("1/10", 2), ("1/3", 2))
+    ]
+    out += [
+        Case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
+        for e, d in (("1", "1e-5"), ("3", "1e-5"), ("1/2", "1e-10"), ("5/2", "1e-16"), ("40", "1e-5"))
+    ]
+    return out
+
+
+def cases(only: str | None = None) -> list[Case]:
+    chosen = [c for c in _cases() if only is None or only in c.label]
+    if not chosen:
+        names = ", ".join(sorted({c.mechanism for c in _cases()}))
+        raise WmcdpError(f"no case of the tmlt audit matches {only!r}; the mechanisms are {names}")
+    return chosen
+
+
+def sampler_scale(alpha: Fraction) -> Fraction:
+    """The scale ``AddGeometricNoise`` samples at: ``alpha`` rounded up to a double, as the library does."""
+    from tmlt.core.utils.exact_number import ExactNumber
+
+    return Fraction(ExactNumber(alpha).to_float(round_up=True))
+
+
+def _q(scale: Fraction) -> Real:
+    return Real(f"exp(-1/({scale.numerator}/{scale.denominator}))")
+
+
+# -- AddGeometricNoise --------------------------------------------------------------------------
+
+
+def noise_outputs(q: Real, d: int) -> list[dict[int, Real]]:
+    """The model's output distributions for inputs 0 and ``d``: code 0 is ``k < 0``, code ``k + 1`` is
+    ``k`` in ``0 .. d``, code ``d + 2`` is ``k > d``."""
+    c = (1 - q) / (1 + q)
+    out = []
+    for x in (0, d):
+        dist = {0: q ** (x + 1) / (1 + q)}  # k <= -1: noise <= -(x + 1)
+        for k in range(d + 1):
+            dist[k + 1] = c * q ** abs(k - x)
+        dist[d + 2] = q ** (d + 1 - x) / (1 + q)  # k >= d + 1: noise >= d + 1 - x
+        out.append(dist)
+    return out
+
+
+def _noise_program(case: Case) -> Program:
+    assert case.alpha is not None
+    dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
+    return Program(
+        "tmlt_geometric", IntVector(1, 0, 1), lambda x: discrete(lambda i: dists[i], x[0]), neighbours="one-entry"
+    )
+
+
+# -- partition selection ------------------------------------------------------------------------
+
+
+def partition_selection(case: Case) -> tuple[Any, int, Fraction, float, tuple[float, float]]:
+    """The library's measurement for the case: ``(measurement, threshold, alpha, claimed epsilon, claimed
+    delta as the floats just below and above it)``. The claimed delta is the library's exact expression
+    (such as ``1/(exp(9) + exp(12))``), enclosed as an exact real: its ``to_float(round_up=True)`` adds a
+    margin of its own."""
+    from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkStringColumnDescriptor
+    from tmlt.core.measurements.aggregations import create_partition_selection_measurement
+
+    domain = SparkDataFrameDomain(schema={"A": SparkStringColumnDescriptor()})
+    m = create_partition_selection_measurement(domain, case.epsilon, case.delta)
+    eps, delta = m.privacy_function(1)
+    alpha = Fraction(str(m.alpha.expr))
+    return m, int(m.threshold), alpha, float(Fraction(str(eps.expr))), real_bracket(Real(str(delta.expr)))
+
+
+def real_bracket(x: Real) -> tuple[float, float]:
+    """Floats just below and above an exact real."""
+    mid, rad = x.enclosure(256)
+    return _bracket(mid - rad)[0], _bracket(mid + rad)[1]
+
+
+def selection_outputs(q: Real, threshold: int) -> list[dict[int, Real]]:
+    """``P(output | n)`` for ``n = 0 .. threshold + 1``: code 0 dropped, ``c − threshold + 1`` the released
+    count ``c`` in ``threshold .. threshold + 2``, and the last code the counts above."""
+    top = threshold + 2
+    c = (1 - q) / (1 + q)
+    out: list[dict[int, Real | Fraction]] = [{0: Fraction(1)}]
+    for n in range(1, threshold + 2):
+        dist: dict[int, Real | Fraction] = {}
+        for count in range(threshold, top + 1):
+            dist[count - threshold + 1] = c * q ** abs(count - n)
+        dist[top - threshold + 2] = q ** (top + 1 - n) / (1 + q)  # counts above top (top >= n + 1)
+        released = sum(dist.values(), Fraction(0))
+        dist[0] = 1 - released
+        out.append(dist)
+    return out  # type: ignore[return-value]
+
+
+def _selection_program(q: Real, threshold: int) -> Program:
+    dists = selection_outputs(q, threshold)
+    return Program(
+        "tmlt_partition_selection",
+        IntVector(1, 0, threshold + 1),
+        lambda x: discrete(lambda n: dists[n], x[0]),
+        neighbours="one-entry",
+    )
+
+
+# -- verdicts -----------------------------------------------------------------------------------
+
+
+def certified_verdict(claim_low: float, claim_high: float, lo: float, hi: float) -> str:
+    """The verdict of a claim known to lie in ``[claim_low, claim_high]`` against a true value in
+    ``[lo, hi]``: ``VIOLATED`` when the true value is certainly above the claim; ``loose`` when certainly
+    below it by more than 4 ulp; ``tight`` otherwise (the claim within 4 ulp above the enclosure, or
+    inside it: an enclosure narrower than 2^-50 relative that holds the claim)."""
+    if lo > claim_high:
+        return "VIOLATED"
+    if hi <= claim_low and claim_low - hi > TIGHT_ULPS * math.ulp(claim_low):
+        return "loose"
+    return "tight"
+
+
+def draw_counts(case: Case, x: int, draws: int) -> Counter:
+    """The library's own noise on input ``x`` (codes as the model's outputs)."""
+    noise = _tmlt()
+    if case.mechanism == "AddGeometricNoise":
+        m = noise.AddGeometricNoise(case.alpha)
+        d = case.d_in
+        return Counter(_noise_code(m(x * d), d) for _ in range(draws))
+    _, threshold, alpha, _, _ = partition_selection(case)
+    m = noise.AddGeometricNoise(alpha)
+    return Counter(_selection_code(m(x), threshold) if x > 0 else 0 for _ in range(draws))
+
+
+def noise_label(code: int, d: int) -> str:
+    """The output a code of :func:`noise_outputs` stands for."""
+    return "k < 0" if code == 0 else f"k > {d}" if code == d + 2 else f"k = {code - 1}"
+
+
+def selection_label(code: int, threshold: int) -> str:
+    """The output a code of :func:`selection_outputs` stands for."""
+    if code == 0:
+        return "dropped"
+    count = code - 1 + threshold
+    return f"released {count}" if count <= threshold + 2 else f"released > {threshold + 2}"
+
+
+def _noise_code(k: int, d: int) -> int:
+    return 0 if k < 0 else d + 2 if k > d else k + 1
+
+
+def _selection_code(count: int, threshold: int) -> int:
+    if count < threshold:
+        return 0
+    return min(count, threshold + 3) - threshold + 1
+
+
+def _draw_numbered(number: int, x: int, draws: int) -> Counter:
+    return draw_counts(_cases()[number], x, draws)
+
+
+def _floats(dist: dict[int, Any]) -> dict[int, float]:
+    return {y: float(p) for y, p in dist.items() if p > 0}
+
+
+def audit_tmlt(
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
+) -> list[AuditRow]:
+    """One :class:`~wmcdp.audit.core.AuditRow` per case, from certified enclosures (the row's ``epsilon`` is
+    the enclosure's upper end; for partition selection ``delta`` is the upper end of the tight delta's)."""
+    _tmlt()
+    check_options(sample, level, processes, "tmlt")
+    number = {c.label: k for k, c in enumerate(_cases())}
+    chosen = cases(only)
+    rows, pending = [], []
+    with workers(processes if sample else 1) as submit:
+        for done, case in enumerate(chosen):
+            if progress:
+                progress(done, len(chosen), case.label)
+            start = time.perf_counter()
+            row, dists, (x, xp) = _row(case)
+            rows.append(replace(row, seconds=time.perf_counter() - start))
+            if sample:
+                pending.append(
+                    [
+                        (f"x={v}", _floats(dists[v]), submit(_draw_numbered, number[case.label], v, sample))
+                        for v in (x, xp)
+                    ]
+                )
+        for k, jobs in enumerate(pending):  # (inside the block: the workers end with it)
+            checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
+            rows[k] = replace(rows[k], samples=checks)
+    if progress:
+        progress(len(chosen), len(chosen), "")
+    return rows
+
+
+def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
+    """The case's row, the model's distributions and the witness's two inputs (as the model numbers them)."""
+    if case.mechanism == "AddGeometricNoise":
+        assert case.alpha is not None
+        claim = float(Fraction(case.d_in) / case.alpha)
+        prog = _noise_program(case)
+        r = synthesize_privacy(prog, "exhaustive", certified=True)
+        lo, hi = r.interval.lo, r.interval.hi
+        low, high = _bracket(Fraction(case.d_in) / case.alpha)
+        dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
+        row = AuditRow(
+            case.mechanism,
+            case.params,
+            case.d_in,
+            claim,
+            hi,
+            None,
+            certified_verdict(low, high, lo, hi),
+            (
+                str(r.witness.x[0] * case.d_in),
+                str(r.witness.x_prime[0] * case.d_in),
+                noise_label(r.witness.y, case.d_in),
+            ),
+            0.0,
+        )
+        return row, dists, (r.witness.x[0], r.witness.x_prime[0])
+    _, threshold, alpha, eps, (d_low, d_high) = partition_selection(case)
+    q = _q(sampler_scale(alpha))
+    prog = _selection_program(q, threshold)
+    at_eps = synthesize_approximate(prog, epsilon=eps, certified=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(d_high), certified=True)
+    row = AuditRow(
+        case.mechanism,
+        f"{case.params} (threshold={threshold}, alpha={alpha})",
+        1,
+        eps,
+        at_delta.interval.hi,
+        None,
+        certified_verdict(d_low, d_high, at_eps.interval.lo, at_eps.interval.hi),
+        (f"n={at_eps.witness.x[0]}", f"n={at_eps.witness.x_prime[0]}", ""),
+        0.0,
+        claimed_delta=d_high,
+        delta=at_eps.interval.hi,
+    )
+    return row, selection_outputs(q, threshold), (at_eps.witness.x[0], at_eps.witness.x_prime[0])
+
+
+def _bracket(value: Fraction) -> tuple[float, float]:
+    f = float(value)
+    low = f if Fraction(f) <= value else math.nextafter(f, -math.inf)
+    high = f if Fraction(f) >= value else math.nextafter(f, math.inf)
+    return low, high
+
+
+__all__ = [
+    "Case",
+    "audit_tmlt",
+    "cases",
+    "certified_verdict",
+    "draw_counts",
+    "noise_outputs",
+    "sampler_scale",
+    "selection_outputs",
+    "tmlt_version",
+]

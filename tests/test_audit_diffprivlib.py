@@ -98,7 +98,8 @@ def test_exponential_categorical_matches_its_running_sums():
     in the domain's order, recomputed here in float64 as the library's lines do, the last output taking
     the rest of the grid."""
     eps = 1.0
-    (case,) = cases(f"ExponentialCategorical epsilon={eps!r}, utility_list=[('a', 'b', 1.0), ('b', 'c', 1.0), ('a', 'c', 1.0)]")
+    balanced = "utility_list=[('a', 'b', 1.0), ('b', 'c', 1.0), ('a', 'c', 1.0)]"
+    (case,) = cases(f"ExponentialCategorical epsilon={eps!r}, {balanced}")
     weights = [1.0, math.exp(-eps), math.exp(-eps)]  # from a: to a, b, c (utility 1, sensitivity 1)
     z = sum(weights)  # the library adds them in this order too
     ends, running = [], 0.0
@@ -109,3 +110,36 @@ def test_exponential_categorical_matches_its_running_sums():
     assert models(case)[0].counts() == expected
     (row,) = audit_diffprivlib(only=case.label)
     assert row.verdict == "VIOLATED" and row.epsilon > eps  # rounding the running sums passes e^eps
+
+
+def test_bernoulli_neg_exp_on_the_grid():
+    """gamma = 0 accepts unless the first draws are all k = 0: 1/(1 + 2^-53) exactly; elsewhere the grid
+    moves exp(-gamma) by a few multiples of 2^-53 only."""
+    from wmcdp.audit.diffprivlib import bernoulli_neg_exp_one
+
+    mid, rad = bernoulli_neg_exp_one(0.0).enclosure(300)
+    assert abs(mid - F(1, 1) / (1 + F(1, GRID))) <= rad < F(1, 2**290)
+    for gamma in (0.25, 1.0, 2.5, 7.0):
+        mid, _ = bernoulli_neg_exp_one(gamma).enclosure(128)
+        assert abs(float(mid) - math.exp(-gamma)) < 64 / GRID
+
+
+def test_permute_and_flip_fails_with_a_ratio_of_two_to_the_106():
+    """On equal utilities every candidate is rejected only after three k = 0 draws (probability r^3 with
+    r = 2^-53 / (1 + 2^-53)); on (0, 1, 2) the top candidate alone is rejected with probability r, so the
+    RuntimeError outcome separates the two inputs by about 2^106."""
+    import diffprivlib
+
+    from wmcdp.audit.diffprivlib import permute_and_flip_distribution
+
+    r = F(1, GRID) / (1 + F(1, GRID))
+    flat = diffprivlib.mechanisms.PermuteAndFlip(epsilon=1.0, sensitivity=1, utility=[1.0, 1.0, 1.0])
+    mid, rad = permute_and_flip_distribution(flat)["raises RuntimeError"].enclosure(400)
+    assert abs(mid - r**3) <= rad < r**3 / 2**100
+    (row,) = audit_diffprivlib(only="PermuteAndFlip epsilon=1.0")
+    assert row.verdict == "VIOLATED" and row.witness[2] == "'raises RuntimeError'" and 70 < row.epsilon < 74
+
+
+def test_permute_and_flip_draws_agree_with_the_model():
+    (row,) = audit_diffprivlib(sample=20_000, only="PermuteAndFlip epsilon=5.0", processes=1)
+    assert [s.draws for s in row.samples] == [20_000, 20_000] and row.model_agrees

@@ -114,6 +114,18 @@ def verdict(claim: float, ratio: Fraction | float, epsilon: float, exact: bool) 
     return "tight" if gap <= max(TIGHT_ULPS * math.ulp(claim), TIGHT_ABSOLUTE) else "loose"
 
 
+def certified_verdict(claim_low: float, claim_high: float, lo: float, hi: float) -> str:
+    """The verdict of a claim known to lie in ``[claim_low, claim_high]`` against a true value in
+    ``[lo, hi]``: ``VIOLATED`` when the true value is certainly above the claim; ``loose`` when certainly
+    below it by more than 4 ulp; ``tight`` otherwise (the claim within 4 ulp above the enclosure, or
+    inside it: an enclosure narrower than 2^-50 relative that holds the claim)."""
+    if lo > claim_high:
+        return "VIOLATED"
+    if hi <= claim_low and claim_low - hi > TIGHT_ULPS * math.ulp(claim_low):
+        return "loose"
+    return "tight"
+
+
 # -- sampling ---------------------------------------------------------------------------------
 
 
@@ -189,6 +201,7 @@ __all__ = [
     "SampleCheck",
     "AuditRow",
     "verdict",
+    "certified_verdict",
     "check_model",
     "json_float",
 ]

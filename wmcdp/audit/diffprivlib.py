@@ -28,7 +28,16 @@ The models follow diffprivlib 0.6.6's source:
   normalising constant against the running sum of ``exp(-eps * utility / factor / sensitivity)`` (factor 1
   when ``np.isclose`` finds every normalising constant equal, 2 otherwise: lines 389-411); monotone in ``u``.
   The input is a categorical value and every two values are neighbours (the sensitivity is the largest
-  utility).
+  utility);
+* ``PermuteAndFlip.randomise`` (``mechanisms/exponential.py``, lines 254-279) draws many uniforms: a
+  candidate at ``int(u * len(candidate_ids))`` (its grid distribution found by :func:`grid_model`), then
+  ``bernoulli_neg_exp(-log_probability)`` (``mechanisms/base.py``, lines 234-269), which subtracts 1 from
+  ``gamma`` in floats while it exceeds 1 (each step a ``bernoulli_neg_exp(1)`` that must succeed) and then
+  counts up while ``u <= gamma / counter``, returning the counter's parity. With ``P(u <= t)`` on the grid
+  that parity is an infinite series; it is enclosed exactly (the partial sum plus the mass of the counter
+  passing the last term, which falls below the working precision) as an exact real
+  (:class:`wmcdp.Real`), and the audit's epsilon is a certified enclosure (:mod:`wmcdp.certified`); every
+  candidate rejected is the outcome ``raises RuntimeError``. Inputs and neighbours as for ``Exponential``.
 
 Needs the optional extra: ``pip install 'wmcdp[diffprivlib]'`` (diffprivlib 0.6.6 and scipy).
 """
@@ -41,17 +50,20 @@ import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from ..certified import Real
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..models import GRID, GridModel, grid_model
 from ..privacy import synthesize_privacy
 from ..sets import relation_from_function
 from ..sweep import ProgressCallback
-from .core import AuditRow, check_model, check_options, verdict, workers
+from .core import AuditRow, certified_verdict, check_model, check_options, verdict, workers
 
 HALF = GRID // 2
 
@@ -96,6 +108,7 @@ class Case:
     d_in: int = 1
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
+    exact_model: Callable[[Any], dict[Hashable, Any]] | None = None  # (mechanism) -> distribution, not a grid model
 
     @property
     def label(self) -> str:
@@ -192,6 +205,95 @@ def _exponential(eps: float, utility: Sequence[float]) -> Case:
     )
 
 
+def _permute_and_flip(eps: float, utility: Sequence[float]) -> Case:
+    base = _exponential(eps, utility)
+    return replace(
+        base,
+        mechanism="PermuteAndFlip",
+        build=lambda lib, rng, utility: lib.mechanisms.PermuteAndFlip(
+            epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+        ),
+        exact_model=permute_and_flip_distribution,
+    )
+
+
+def grid_at_most(t: float) -> Fraction:
+    """``P(u <= t)`` for ``u = k 2^-53`` uniform on the grid."""
+    if t >= 1:
+        return Fraction(1)
+    if t < 0:
+        return Fraction(0)
+    return Fraction(min(math.floor(Fraction(t) * GRID) + 1, GRID), GRID)
+
+
+@lru_cache(maxsize=4096)
+def _parity_terms(gamma: float, bits: int) -> tuple[Fraction, Fraction]:
+    """``(P(the counter stops at an odd value by the last term), P(it goes on))`` for base.py lines 264-268
+    (``gamma <= 1``), summed until the second is below ``2^-bits``."""
+    odd, through, counter = Fraction(0), Fraction(1), 1
+    while through > Fraction(1, 1 << bits):
+        p = grid_at_most(gamma / counter)
+        if counter % 2 == 1:
+            odd += through * (1 - p)
+        through *= p
+        counter += 1
+    return odd, through
+
+
+def _parity(gamma: float) -> Real:
+    """``P(bernoulli_neg_exp(gamma) = 1)`` for ``gamma <= 1`` on the grid, as an exact real: at precision
+    ``P`` the partial sum plus half of what is left, with that half as the radius (below ``2^-(P+8)``)."""
+
+    def ball() -> Any:
+        import flint
+
+        odd, through = _parity_terms(gamma, flint.ctx.prec + 8)
+        centre = odd + through / 2
+        half = flint.arb(through.numerator) / (2 * through.denominator)
+        return flint.arb(flint.arb(centre.numerator) / centre.denominator, half.mid() + half.rad())
+
+    return Real(f"P(bernoulli_neg_exp({gamma!r}) = 1)", ball=ball)
+
+
+def bernoulli_neg_exp_one(gamma: float) -> Real:
+    """``P(bernoulli_neg_exp(gamma) = 1)``: base.py lines 259-262 subtract 1 in floats while ``gamma > 1``,
+    each step needing ``bernoulli_neg_exp(1) = 1``; then lines 264-269 at what is left."""
+    steps = 0
+    while gamma > 1:
+        gamma -= 1
+        steps += 1
+    return _parity(1.0) ** steps * _parity(gamma) if steps else _parity(gamma)
+
+
+@lru_cache(maxsize=64)
+def _positions(length: int) -> tuple[Fraction, ...]:
+    """``P(int(u * length) = i)`` on the grid (exponential.py line 273), from its grid model."""
+    dist = grid_model(lambda u: int(u * length), checks=1000).distribution()
+    return tuple(dist.get(i, Fraction(0)) for i in range(length))
+
+
+def permute_and_flip_distribution(mechanism: Any) -> dict[Hashable, Any]:
+    """The exact output distribution of ``PermuteAndFlip.randomise`` (lines 270-279): every order in which
+    candidates are drawn (removed from the list as the library does) and each one's acceptance."""
+    accept = [bernoulli_neg_exp_one(float(-lp)) for lp in mechanism._probabilities]
+    out: dict[Hashable, Any] = {}
+
+    def walk(remaining: list[int], weight: Any) -> None:
+        if not remaining:
+            out["raises RuntimeError"] = out.get("raises RuntimeError", Fraction(0)) + weight
+            return
+        for position, chance in enumerate(_positions(len(remaining))):
+            if chance == 0:
+                continue
+            idx = remaining[position]
+            w = weight * chance
+            out[idx] = out.get(idx, Fraction(0)) + w * accept[idx]
+            walk([c for c in remaining if c != idx], w * (1 - accept[idx]))
+
+    walk(list(range(len(mechanism._probabilities))), Fraction(1))
+    return out
+
+
 def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Case:
     """Every two values of the domain are neighbours; the utilities between them are the metric."""
     domain = tuple(sorted({v for a, b, _ in utility for v in (a, b)}))
@@ -225,6 +327,7 @@ def _cases() -> list[Case]:
     out += [_exponential(eps, (0.0, 1.0, 2.0)) for eps in (0.5, 1.0, 5.0)]
     out += [_exponential(1.0, (0.0, 1e-9, 1.0))]  # utilities a hair from a tie
     out += [_categorical(eps, u) for u in CATEGORIES for eps in (0.1, 1.0, 40.0)]
+    out += [_permute_and_flip(eps, (0.0, 1.0, 2.0)) for eps in (1.0, 5.0, 40.0)]
     return out
 
 
@@ -249,11 +352,20 @@ def models(case: Case) -> list[GridModel]:
     return out
 
 
-def _program(case: Case, grids: list[GridModel]) -> tuple[Program, list[Hashable], Any]:
-    """The case as a wmcdp program: input i draws output j with the exact grid probability of ``outputs[j]``."""
-    outputs = sorted({y for g in grids for y in g.counts()}, key=lambda y: (str(type(y)), y))
+def distributions(case: Case) -> list[dict[Hashable, Any]]:
+    """The exact output distribution on every input of the case: from grid models, or the case's own
+    exact model (whose probabilities may be exact reals)."""
+    if case.exact_model is None:
+        return [g.distribution() for g in models(case)]
+    lib = _diffprivlib()
+    return [case.exact_model(case.build(lib, GridDraw(), x if case.per_input else None)) for x in case.inputs]
+
+
+def _program(case: Case, dists: list[dict[Hashable, Any]]) -> tuple[Program, list[Hashable], Any]:
+    """The case as a wmcdp program: input i draws output j with the exact probability of ``outputs[j]``."""
+    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
     code = {y: j for j, y in enumerate(outputs)}
-    dists = [{code[y]: p for y, p in g.distribution().items()} for g in grids]
+    coded = [{code[y]: p for y, p in d.items()} for d in dists]
     n = len(case.inputs)
     relation = relation_from_function(
         lambda i, j: bool(case.neighbours(case.inputs[i[0]], case.inputs[j[0]])), f"{case.mechanism} neighbours"
@@ -261,7 +373,7 @@ def _program(case: Case, grids: list[GridModel]) -> tuple[Program, list[Hashable
     prog = Program(
         case.mechanism.lower(),
         IntVector(1, 0, n - 1),
-        lambda x: discrete(lambda i: dists[i], x[0]),
+        lambda x: discrete(lambda i: coded[i], x[0]),
         neighbours=relation,
     )
     return prog, outputs, relation
@@ -315,18 +427,27 @@ def _audit(
         if progress:
             progress(done, len(numbered), f"{case.mechanism} {case.params}")
         start = time.perf_counter()
-        grids = models(case)
-        prog, outputs, relation = _program(case, grids)
-        r = synthesize_privacy(prog, "exhaustive", neighbours=relation, exact=True, force=True)
+        dists = distributions(case)
+        prog, outputs, relation = _program(case, dists)
+        certified = case.exact_model is not None
+        r = synthesize_privacy(
+            prog,
+            "exhaustive",
+            neighbours=relation,
+            force=True,
+            **({"certified": True} if certified else {"exact": True}),
+        )
         x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
         row = AuditRow(
             case.mechanism,
             case.params,
             case.d_in,
             case.claimed,
-            r.epsilon,
-            "inf" if r.ratio == math.inf else str(r.ratio),
-            verdict(case.claimed, r.ratio, r.epsilon, True),
+            r.interval.hi if certified else r.epsilon,
+            None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
+            certified_verdict(case.claimed, case.claimed, r.interval.lo, r.interval.hi)
+            if certified
+            else verdict(case.claimed, r.ratio, r.epsilon, True),
             (repr(x), repr(xp), repr(outputs[r.witness.y])),
             time.perf_counter() - start,
         )
@@ -334,7 +455,7 @@ def _audit(
         if sample:
             pending.append(
                 [
-                    (repr(v), grids[i].distribution(), submit(_draw_numbered, number, v, sample))
+                    (repr(v), {y: float(p) for y, p in dists[i].items()}, submit(_draw_numbered, number, v, sample))
                     for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp))
                 ]
             )
@@ -346,4 +467,16 @@ def _audit(
     return rows
 
 
-__all__ = ["Case", "GridDraw", "audit_diffprivlib", "cases", "diffprivlib_version", "draw_counts", "models"]
+__all__ = [
+    "Case",
+    "GridDraw",
+    "audit_diffprivlib",
+    "bernoulli_neg_exp_one",
+    "cases",
+    "diffprivlib_version",
+    "distributions",
+    "draw_counts",
+    "grid_at_most",
+    "models",
+    "permute_and_flip_distribution",
+]

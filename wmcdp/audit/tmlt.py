@@ -48,7 +48,7 @@ from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..privacy import synthesize_privacy
 from ..sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, check_model, check_options, workers
+from .core import AuditRow, certified_verdict, check_model, check_options, workers
 
 
 def _tmlt() -> Any:
@@ -197,18 +197,6 @@ def _selection_program(q: Real, threshold: int) -> Program:
 # -- verdicts -----------------------------------------------------------------------------------
 
 
-def certified_verdict(claim_low: float, claim_high: float, lo: float, hi: float) -> str:
-    """The verdict of a claim known to lie in ``[claim_low, claim_high]`` against a true value in
-    ``[lo, hi]``: ``VIOLATED`` when the true value is certainly above the claim; ``loose`` when certainly
-    below it by more than 4 ulp; ``tight`` otherwise (the claim within 4 ulp above the enclosure, or
-    inside it: an enclosure narrower than 2^-50 relative that holds the claim)."""
-    if lo > claim_high:
-        return "VIOLATED"
-    if hi <= claim_low and claim_low - hi > TIGHT_ULPS * math.ulp(claim_low):
-        return "loose"
-    return "tight"
-
-
 def draw_counts(case: Case, x: int, draws: int) -> Counter:
     """The library's own noise on input ``x`` (codes as the model's outputs)."""
     noise = _tmlt()
@@ -346,7 +334,6 @@ __all__ = [
     "Case",
     "audit_tmlt",
     "cases",
-    "certified_verdict",
     "draw_counts",
     "noise_outputs",
     "sampler_scale",

@@ -435,7 +435,8 @@ def _audit(
             "exhaustive",
             neighbours=relation,
             force=True,
-            **({"certified": True} if certified else {"exact": True}),
+            exact=None if certified else True,
+            certified=certified,
         )
         x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
         row = AuditRow(

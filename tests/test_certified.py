@@ -11,7 +11,18 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from wmcdp import Bits, IntVector, Program, Real, WmcdpError, discrete, flip, synthesize_approximate, synthesize_privacy
+from wmcdp import (
+    Bits,
+    IntVector,
+    Program,
+    Real,
+    WmcdpError,
+    discrete,
+    flip,
+    synthesize_approximate,
+    synthesize_privacy,
+    synthesize_renyi,
+)
 from wmcdp.cli import main
 
 mpmath.mp.dps = 60
@@ -79,6 +90,23 @@ def test_delta_and_epsilon_enclose_an_enumeration():
     e = synthesize_approximate(rr(2, Real(LAM)), delta=F(1, 10), certified=True)
     true = mpmath.findroot(lambda x: brute_delta(2, lam, x) - mpmath.mpf(1) / 10, (0.3, 0.35), solver="bisect")
     assert inside(true, e.interval) and e.interval.of == "epsilon"
+
+
+def brute_renyi(n: int, lam: mpmath.mpf, alpha: mpmath.mpf) -> mpmath.mpf:
+    xs, p, pairs = rr_distributions(n, lam)
+    return max(
+        mpmath.log(mpmath.fsum(p(y, x) ** alpha * p(y, z) ** (1 - alpha) for y in xs)) / (alpha - 1) for x, z in pairs
+    )
+
+
+def test_renyi_encloses_an_enumeration():
+    lam = 1 / (1 + mpmath.exp(mpmath.mpf(1) / 2))
+    r = synthesize_renyi(rr(2, Real(LAM)), [2, 1.5, 7, "inf"], certified=True)
+    for order, interval in zip([2, 1.5, 7], r.intervals):
+        assert inside(brute_renyi(2, lam, mpmath.mpf(order)), interval) and interval.hi - interval.lo < 2**-42 * interval.hi
+    assert inside(mpmath.mpf(1) / 2, r.intervals[3])
+    plain = synthesize_renyi(rr(2, Real(LAM)), [2, 1.5, 7, "inf"])
+    assert all(i.lo <= o.epsilon <= i.hi for o, i in zip(plain.orders, r.intervals))
 
 
 def test_tiny_weights_raise_the_precision():

@@ -183,6 +183,7 @@ class RenyiResult:
     seconds: float
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
 
     def _repr_markdown_(self) -> str:
         from .markdown import renyi_markdown
@@ -226,14 +227,26 @@ def synthesize_renyi(
     backend: str = "bdd",
     exact: Any = None,
     force: bool = False,
+    certified: bool = False,
 ) -> RenyiResult:
     """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
 
     Pair sets as for :func:`wmcdp.approximate.synthesize_approximate` (exhaustive by
-    default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets).
+    default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets). ``certified=True`` takes
+    weights given as exact reals (:class:`wmcdp.Real`) and returns ``intervals``, a rigorous enclosure of
+    each ``D_α`` (:mod:`wmcdp.certified`).
     """
     start = time.perf_counter()
     alphas = parse_orders(orders)
+    if certified:
+        from .certify import certified_renyi
+
+        def midpoint_run(c: Compiled) -> RenyiResult:
+            return synthesize_renyi(
+                c, alphas, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=True, force=force
+            )
+
+        return certified_renyi(prog, midpoint_run, backend)
     plan = None
     if pairs is None and I is None and at is None:
         from .plan.notions import finish, pair_witness, planned_pairs, sum_witness

@@ -149,10 +149,16 @@ def _approx(args: argparse.Namespace) -> str:
 
 
 def renyi_json(r: RenyiResult, extra: dict) -> dict:
+    intervals = r.intervals or [None] * len(r.orders)
     return {
         "orders": [
-            {"order": json_number(o.order), "epsilon": json_number(o.epsilon), "witness": witness_json(o.witness)}
-            for o in r.orders
+            {
+                "order": json_number(o.order),
+                "epsilon": json_number(o.epsilon),
+                **({} if i is None else {"epsilon_interval": i.as_list(), "precision": i.precision}),
+                "witness": witness_json(o.witness),
+            }
+            for o, i in zip(r.orders, intervals)
         ],
         "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
         "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
@@ -167,7 +173,7 @@ def renyi_json(r: RenyiResult, extra: dict) -> dict:
 
 def _renyi(args: argparse.Namespace) -> str:
     program = program_of(args)
-    r = synthesize_renyi(program, args.orders, **pair_sets(args, program), **_options(args))
+    r = synthesize_renyi(program, args.orders, **pair_sets(args, program), certified=args.certified, **_options(args))
     if args.json:
         return dumps(renyi_json(r, _extra(args, program)))
     width = max(len(format_value(o.witness.x)) for o in r.orders)
@@ -178,8 +184,8 @@ def _renyi(args: argparse.Namespace) -> str:
     ]
     lines += [
         f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
-        f"{format_value(o.witness.x_prime)}"
-        for o in r.orders
+        f"{format_value(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
+        for o, i in zip(r.orders, r.intervals or [None] * len(r.orders))
     ]
     if r.zcdp_rho is not None:
         lines.append(
@@ -278,6 +284,7 @@ def register(sub: Any) -> None:
     q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
     pair_args(q)
     q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
+    certified_arg(q)
     q.set_defaults(run=_renyi)
 
     q = sub.add_parser("profile", help="the privacy profile delta(epsilon) over a grid of epsilons")

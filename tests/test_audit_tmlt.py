@@ -91,3 +91,25 @@ def test_command_line(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tmlt.core.measurements", None)
     with pytest.raises(WmcdpError, match=r"needs tmlt.core: pip install 'wmcdp\[tmlt\]'"):
         audit_tmlt(only="alpha=1,")
+
+
+def test_discrete_gaussian_model_and_rho():
+    """The model's probabilities against the discrete Gaussian's pmf summed by mpmath, and rho: the claim
+    d^2 / (2 sigma^2) against d^2 / (2 s) at the rounded-up sigma^2 the sampler gets."""
+    s = F(1, 3)
+    (case,) = cases("sigma_squared=1/3,")
+    from wmcdp.audit.tmlt import gauss_outputs, gauss_window, sampler_scale_of
+
+    scale = sampler_scale_of("AddDiscreteGaussianNoise", s)
+    w = gauss_window(scale)
+    z = mpmath.nsum(
+        lambda k: mpmath.exp(-(k**2) / (2 * mpmath.mpf(scale.numerator) / scale.denominator)), [-mpmath.inf, mpmath.inf]
+    )
+    dist = gauss_outputs(scale, 1)[1]  # input 1
+    for k in (-3, 0, 1, 4):
+        want = mpmath.exp(-((k - 1) ** 2) / (2 * mpmath.mpf(scale.numerator) / scale.denominator)) / z
+        assert abs(mp(dist[k + w + 1]) - want) < mpmath.mpf(10) ** -50
+    assert abs(mpmath.fsum(mp(p) for p in dist.values()) - 1) < mpmath.mpf(10) ** -50
+    (row,) = audit_tmlt(only="sigma_squared=1/3,")
+    assert row.verdict == "loose" and row.epsilon == pytest.approx(float(F(1) / (2 * scale)), rel=1e-15)
+    assert row.epsilon < row.claimed == 1.5

@@ -59,3 +59,16 @@ def test_a_model_as_an_input_dependent_choice():
     keep = 3 * 2**51 + 1  # k <= 3 * 2^51 keep the bit (the comparison is strict); the other 2^51 - 1 flip it
     assert models[0].counts() == {0: keep, 1: GRID - keep}
     assert r.ratio == F(keep, GRID - keep)  # not 3: the grid has one more point on the keeping side
+
+
+def test_integer_draws():
+    """A library that compares a 64-bit integer with round(p * 2^64): the keep count is that integer, and an
+    integer grid of 2^64 points (a double cannot name every one of them)."""
+    threshold = round(F(1, 3) * 2**64)
+    m = grid_model(lambda k: k < threshold, draw="uint64")
+    assert m.counts() == {True: threshold, False: 2**64 - threshold} and m.size == 2**64
+    assert m.distribution()[True] == F(threshold, 2**64)
+    with pytest.raises(WmcdpError, match="must cover 0 .. 2\\^64 - 1"):
+        grid_model(lambda k: 0, draw="uint64", segments=[(0, GRID - 1)])
+    with pytest.raises(WmcdpError, match="unknown draw 'int32'"):
+        grid_model(lambda k: 0, draw="int32")

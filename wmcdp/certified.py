@@ -71,15 +71,24 @@ class Real:
     combine with ints, Fractions and each other by the same operators. ``float(r)`` is correctly rounded.
     """
 
-    __slots__ = ("_ball", "text")
+    __slots__ = ("_fn", "_cache", "text")
 
     def __init__(self, text: str | None = None, *, ball: Callable[[], Any] | None = None) -> None:
         if ball is None:
             if text is None:
                 raise WmcdpError("Real needs an expression such as 'exp(-1/2)'")
             ball = _parse(text)
-        self._ball = ball
+        self._fn = ball
+        self._cache: dict[int, Any] = {}  # precision -> ball (a number is often a part of many sums)
         self.text = text if text is not None else "?"
+
+    def _ball(self) -> Any:
+        """The ball at the working precision (python-flint's ``ctx.prec``), computed once per precision."""
+        precision = _flint().ctx.prec
+        value = self._cache.get(precision)
+        if value is None:
+            value = self._cache[precision] = self._fn()
+        return value
 
     def ball(self, precision: int) -> Any:
         """The arb ball of this number at ``precision`` bits."""

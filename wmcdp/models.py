@@ -2,7 +2,8 @@
 
 Most samplers in DP libraries draw one uniform double ``u = k * 2^-53`` (``k`` in ``0 .. 2^53 - 1``) and turn it
 into an output with float arithmetic: an inverse CDF, ``u * (e^eps + 1) > e^eps``, a search in cumulative sums.
-The exact distribution such a sampler induces is the count of ``k`` per output over ``2^53``. A
+The exact distribution such a sampler induces is the count of ``k`` per output over ``2^53``. A sampler that
+draws a 64-bit integer instead (``draw="uint64"``) is given ``k`` itself, over ``2^64``. A
 :class:`GridModel` finds it by calling the sampler itself (the library's own code, given the draw through a
 stub generator) at chosen ``k``: on each declared *segment* of the grid the output is assumed to change
 only where it moves on to a new value and never to come back (monotone in ``k``, as an inverse CDF is), so
@@ -55,6 +56,10 @@ class Run:
         return self.end - self.start + 1
 
 
+#: what a sampler draws: the size of its grid, and the draw it is given at grid point k
+DRAWS: dict[str, tuple[int, Callable[[int], Any]]] = {"double": (GRID, uniform), "uint64": (1 << 64, int)}
+
+
 @dataclass(frozen=True)
 class GridModel:
     """The exact distribution a sampler induces on the uniform grid, with the runs it was found from."""
@@ -64,6 +69,7 @@ class GridModel:
     calls: int
     checked: int  # random k checked against the runs
     assumption: str = field(default=ASSUMPTION)
+    size: int = GRID  # the number of grid points (2^53 doubles, or 2^64 integers)
 
     def counts(self) -> dict[Hashable, int]:
         out: dict[Hashable, int] = {}
@@ -72,8 +78,8 @@ class GridModel:
         return out
 
     def distribution(self) -> dict[Hashable, Fraction]:
-        """``{output: count / 2^53}``, exactly."""
-        return {y: Fraction(c, GRID) for y, c in self.counts().items()}
+        """``{output: count / size}`` (size 2^53, or 2^64 for integer draws), exactly."""
+        return {y: Fraction(c, self.size) for y, c in self.counts().items()}
 
     def mapped(self, fn: Callable[[Hashable], Hashable]) -> GridModel:
         """The model of ``fn(sampler(u))`` for a deterministic ``fn`` (post-processing): the same runs, each
@@ -92,38 +98,43 @@ class GridModel:
 
 
 def grid_model(
-    sampler: Callable[[float], Hashable],
+    sampler: Callable[[Any], Hashable],
     *,
     segments: Sequence[tuple[int, int]] | None = None,
     checks: int = 10_000,
     seed: int = 0,
+    draw: str = "double",
 ) -> GridModel:
-    """The :class:`GridModel` of ``sampler(u)`` over ``u = k * 2^-53``.
+    """The :class:`GridModel` of ``sampler(u)`` over ``u = k * 2^-53`` (``draw="double"``), or of
+    ``sampler(k)`` over the 64-bit integers ``k`` (``draw="uint64"``).
 
     ``segments`` are ``(first k, last k)`` ranges covering the grid in order (default: one segment, the whole
     grid), each one on which the sampler's output is a monotone step function of ``k``.
     """
-    segments = tuple(segments) if segments is not None else ((0, GRID - 1),)
-    expected = 0
+    if draw not in DRAWS:
+        raise WmcdpError(f"unknown draw {draw!r}; choose one of {', '.join(DRAWS)}")
+    size, point = DRAWS[draw]
+    segments = tuple(segments) if segments is not None else ((0, size - 1),)
+    expected, whole = 0, f"0 .. 2^{size.bit_length() - 1} - 1"
     for lo, hi in segments:
         if lo != expected or hi < lo:
-            raise WmcdpError(f"grid segments must cover 0 .. 2^53 - 1 in order; got {list(segments)}")
+            raise WmcdpError(f"grid segments must cover {whole} in order; got {list(segments)}")
         expected = hi + 1
-    if expected != GRID:
-        raise WmcdpError(f"grid segments must cover 0 .. 2^53 - 1 in order; got {list(segments)}")
+    if expected != size:
+        raise WmcdpError(f"grid segments must cover {whole} in order; got {list(segments)}")
     calls = [0]
 
     def at(k: int) -> Hashable:
         calls[0] += 1
         if calls[0] > MAX_CALLS:
             raise WmcdpError(f"the sampler's grid model needs more than {MAX_CALLS} calls (too many distinct runs)")
-        return sampler(uniform(k))
+        return sampler(point(k))
 
     runs: list[Run] = []
     for lo, hi in segments:
         runs += _merged(_runs(at, lo, hi))
     rng = random.Random(seed)
-    model = GridModel(tuple(runs), segments, calls[0], 0)
+    model = GridModel(tuple(runs), segments, calls[0], 0, size=size)
     for lo, hi in segments:
         for k in [rng.randint(lo, hi) for _ in range(checks)]:
             got, want = at(k), model.output_at(k)
@@ -132,7 +143,7 @@ def grid_model(
                     f"the sampler is not a monotone step function on the grid segment {lo} .. {hi}: at k = {k} it "
                     f"gives {got!r}, inside a run of {want!r}; declare finer segments"
                 )
-    return GridModel(tuple(runs), segments, calls[0], checks * len(segments))
+    return GridModel(tuple(runs), segments, calls[0], checks * len(segments), size=size)
 
 
 def _runs(at: Callable[[int], Hashable], lo: int, hi: int) -> list[Run]:
@@ -173,4 +184,4 @@ def _merged(runs: list[Run]) -> list[Run]:
     return out
 
 
-__all__ = ["GRID", "GRID_BITS", "GridModel", "Run", "grid_model", "uniform", "ASSUMPTION"]
+__all__ = ["DRAWS", "GRID", "GRID_BITS", "GridModel", "Run", "grid_model", "uniform", "ASSUMPTION"]

@@ -8,7 +8,7 @@ import signal
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from multiprocessing import get_context
 from typing import Any
@@ -158,6 +158,34 @@ def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: fl
     return SampleCheck(shown, draws, statistic, degrees, p_value, level)
 
 
+def with_checks(rows: list[AuditRow], pending: list[list[Any]], level: float) -> list[AuditRow]:
+    """The rows with their model checks: ``pending[k]`` holds ``(shown input, expected distribution, a function
+    waiting for the library's counts)`` per witness input of row ``k`` (call it while the workers run)."""
+    out = list(rows)
+    for k, jobs in enumerate(pending):
+        out[k] = replace(
+            out[k], samples=tuple(check_model(shown, want, result(), level) for shown, want, result in jobs)
+        )
+    return out
+
+
+def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any]:
+    """The cases whose ``"mechanism params"`` label contains ``only`` (all without it); none is an error."""
+    chosen = [c for c in all_cases if only is None or only in c.label]
+    if not chosen:
+        names = ", ".join(sorted({c.mechanism for c in all_cases}))
+        raise WmcdpError(f"no case of the {audit} audit matches {only!r}; the mechanisms are {names}")
+    return chosen
+
+
+def installed_version(load: Callable[[], Any], distribution: str) -> str:
+    """The installed version of an audited library (``load`` refuses in one line when it is missing)."""
+    from importlib.metadata import version
+
+    load()
+    return version(distribution)
+
+
 def check_options(sample: int, level: float, processes: int, extra: str) -> None:
     """The options every audit takes, each refused in one line; sampling needs scipy (in the audit's ``extra``)."""
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
@@ -203,5 +231,8 @@ __all__ = [
     "verdict",
     "certified_verdict",
     "check_model",
+    "installed_version",
+    "select_cases",
+    "with_checks",
     "json_float",
 ]

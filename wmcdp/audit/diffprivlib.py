@@ -63,7 +63,16 @@ from ..models import GRID, GridModel, grid_model
 from ..privacy import synthesize_privacy
 from ..sets import relation_from_function
 from ..sweep import ProgressCallback
-from .core import AuditRow, certified_verdict, check_model, check_options, verdict, workers
+from .core import (
+    AuditRow,
+    certified_verdict,
+    check_options,
+    installed_version,
+    select_cases,
+    verdict,
+    with_checks,
+    workers,
+)
 
 HALF = GRID // 2
 
@@ -77,10 +86,7 @@ def _diffprivlib() -> Any:
 
 
 def diffprivlib_version() -> str:
-    from importlib.metadata import version
-
-    _diffprivlib()
-    return version("diffprivlib")
+    return installed_version(_diffprivlib, "diffprivlib")
 
 
 class GridDraw(secrets.SystemRandom):
@@ -332,11 +338,7 @@ def _cases() -> list[Case]:
 
 
 def cases(only: str | None = None) -> list[Case]:
-    chosen = [c for c in _cases() if only is None or only in c.label]
-    if not chosen:
-        names = ", ".join(sorted({c.mechanism for c in _cases()}))
-        raise WmcdpError(f"no case of the diffprivlib audit matches {only!r}; the mechanisms are {names}")
-    return chosen
+    return select_cases(_cases(), only, "diffprivlib")
 
 
 def models(case: Case) -> list[GridModel]:
@@ -460,9 +462,7 @@ def _audit(
                     for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp))
                 ]
             )
-    for k, jobs in enumerate(pending):
-        checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
-        rows[k] = replace(rows[k], samples=checks)
+    rows = with_checks(rows, pending, level)
     if progress:
         progress(len(numbered), len(numbered), "")
     return rows

@@ -39,7 +39,7 @@ import itertools
 import math
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -50,7 +50,15 @@ from ..errors import WmcdpError
 from ..lang import IntVector, Program, flip
 from ..sets import relation_from_function
 from ..sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, check_model, check_options, workers
+from .core import (
+    TIGHT_ULPS,
+    AuditRow,
+    check_options,
+    installed_version,
+    select_cases,
+    with_checks,
+    workers,
+)
 
 #: the largest window of user counts a model may need
 MAX_WINDOW = 20_000
@@ -67,10 +75,7 @@ def _pydp() -> Any:
 
 
 def pydp_version() -> str:
-    from importlib.metadata import version
-
-    _pydp()
-    return version("python-dp")
+    return installed_version(_pydp, "python-dp")
 
 
 @dataclass(frozen=True)
@@ -120,11 +125,7 @@ def _cases() -> list[Case]:
 
 
 def cases(only: str | None = None) -> list[Case]:
-    chosen = [c for c in _cases() if only is None or only in c.label]
-    if not chosen:
-        names = ", ".join(sorted({c.mechanism for c in _cases()}))
-        raise WmcdpError(f"no case of the python-dp audit matches {only!r}; the mechanisms are {names}")
-    return chosen
+    return select_cases(_cases(), only, "python-dp")
 
 
 def uniform_double_at_most(t: float) -> Fraction:
@@ -300,9 +301,7 @@ def audit_pydp(
                         for n in counts
                     ]
                 )
-        for k, jobs in enumerate(pending):  # (inside the block: the workers end with it)
-            checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
-            rows[k] = replace(rows[k], samples=checks)
+        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
     if progress:
         progress(len(chosen), len(chosen), "")
     return rows

@@ -59,7 +59,15 @@ from ..lang import IntVector, Program, discrete
 from ..privacy import synthesize_privacy
 from ..renyi import synthesize_renyi
 from ..sweep import ProgressCallback
-from .core import AuditRow, certified_verdict, check_model, check_options, workers
+from .core import (
+    AuditRow,
+    certified_verdict,
+    check_options,
+    installed_version,
+    select_cases,
+    with_checks,
+    workers,
+)
 
 
 def _tmlt() -> Any:
@@ -71,10 +79,7 @@ def _tmlt() -> Any:
 
 
 def tmlt_version() -> str:
-    from importlib.metadata import version
-
-    _tmlt()
-    return version("tmlt.core")
+    return installed_version(_tmlt, "tmlt.core")
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,7 @@ def _cases() -> list[Case]:
 
 
 def cases(only: str | None = None) -> list[Case]:
-    chosen = [c for c in _cases() if only is None or only in c.label]
-    if not chosen:
-        names = ", ".join(sorted({c.mechanism for c in _cases()}))
-        raise WmcdpError(f"no case of the tmlt audit matches {only!r}; the mechanisms are {names}")
-    return chosen
+    return select_cases(_cases(), only, "tmlt")
 
 
 def sampler_scale(alpha: Fraction) -> Fraction:
@@ -387,9 +388,7 @@ def audit_tmlt(
                         for v in (x, xp)
                     ]
                 )
-        for k, jobs in enumerate(pending):  # (inside the block: the workers end with it)
-            checks = tuple(check_model(shown, expected, result(), level) for shown, expected, result in jobs)
-            rows[k] = replace(rows[k], samples=checks)
+        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
     if progress:
         progress(len(chosen), len(chosen), "")
     return rows

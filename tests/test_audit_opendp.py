@@ -306,7 +306,7 @@ def test_sampling_in_this_process():
 def test_cli_failed_model_check_exits_1(capsys, monkeypatch):
     pytest.importorskip("opendp")
     pytest.importorskip("scipy")
-    import wmcdp.audit.opendp as module
+    import wmcdp.audit.core as module  # every audit's model checks run there
 
     monkeypatch.setattr(module, "check_model",
                         lambda shown, expected, counts, level: SampleCheck(shown, 10, 99.0, 1, 0.0, level))

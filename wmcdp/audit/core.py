@@ -47,6 +47,7 @@ class SampleCheck:
             "statistic": json_float(self.statistic),
             "degrees": self.degrees,
             "p_value": self.p_value,
+            "level": self.level,
             "agrees": self.agrees,
         }
 
@@ -158,14 +159,20 @@ def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: fl
     return SampleCheck(shown, draws, statistic, degrees, p_value, level)
 
 
-def with_checks(rows: list[AuditRow], pending: list[list[Any]], level: float) -> list[AuditRow]:
+def with_checks(
+    rows: list[AuditRow], pending: list[list[Any]], level: float, waiting: Callable[[int], None] | None = None
+) -> list[AuditRow]:
     """The rows with their model checks: ``pending[k]`` holds ``(shown input, expected distribution, a function
-    waiting for the library's counts)`` per witness input of row ``k`` (call it while the workers run)."""
+    waiting for the library's counts)`` per witness input of row ``k`` (call it while the workers run;
+    ``waiting(k)`` hears of each row first). The ``m`` tests run at ``level / m`` each (Bonferroni), so the
+    whole family raises a false alarm with probability at most ``level``."""
+    each = level / max(sum(len(jobs) for jobs in pending), 1)
     out = list(rows)
     for k, jobs in enumerate(pending):
-        out[k] = replace(
-            out[k], samples=tuple(check_model(shown, want, result(), level) for shown, want, result in jobs)
-        )
+        if waiting is not None:
+            waiting(k)
+        checks = tuple(check_model(shown, want, result(), each) for shown, want, result in jobs)
+        out[k] = replace(out[k], samples=checks)
     return out
 
 

@@ -26,7 +26,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from ..privacy import synthesize_privacy
 from ..probabilities import Counter as ModelCounter
 from ..probabilities import number_system
 from ..sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, verdict, workers
+from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, verdict, with_checks, workers
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
@@ -314,15 +314,21 @@ def audit_opendp(
             if sample:
                 pending.append(
                     [
-                        (x, model_distribution(compiled, x, case.exact), submit(draw_counts, number, x, sample))
+                        (
+                            case.show(x),
+                            model_distribution(compiled, x, case.exact),
+                            submit(draw_counts, number, x, sample),
+                        )
                         for x in (w.x, w.x_prime)
                     ]
                 )
-        for done, ((_, case), jobs) in enumerate(zip(chosen, pending), start=len(chosen)):
+
+        def waiting(k: int) -> None:
             if progress:
-                progress(done, steps, f"OpenDP's draws for {case.mechanism} {case.params}")
-            checks = tuple(check_model(case.show(x), expected, result(), level) for x, expected, result in jobs)
-            rows[done - len(chosen)] = replace(rows[done - len(chosen)], samples=checks)
+                _, case = chosen[k]
+                progress(len(chosen) + k, steps, f"OpenDP's draws for {case.mechanism} {case.params}")
+
+        rows = with_checks(rows, pending, level, waiting)
     if progress:
         progress(steps, steps, "")
     return rows

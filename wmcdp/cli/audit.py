@@ -67,7 +67,10 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
     if sampled:
         failed = sum(not r.model_agrees for r in rows)
-        text += f"; model checks at level {level:g}: {'all pass' if not failed else f'{failed} FAIL'}"
+        tests = sum(len(r.samples) for r in rows)
+        text += f"; {tests} model checks at family-wise level {level:g} (each at {level:g}/{tests}): " + (
+            "all pass" if not failed else f"{failed} FAIL"
+        )
     return text
 
 
@@ -140,7 +143,11 @@ def register(sub: Any) -> None:
         help="also draw K outputs from the library on each witness input and test the model (chi-square)",
     )
     q.add_argument(
-        "--level", type=float, default=1e-3, metavar="L", help="level of each chi-square test (default 0.001)"
+        "--level",
+        type=float,
+        default=1e-3,
+        metavar="L",
+        help="family-wise level of the chi-square tests: each of the m tests runs at L/m (default 0.001)",
     )
     q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")

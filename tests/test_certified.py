@@ -45,6 +45,9 @@ def test_reals_combine_and_compare():
         Real("__import__('os')")
     with pytest.raises(WmcdpError, match="cannot decide the sign"):
         bool(Real("exp(1/2) - exp(1/2)"))
+    for text in ("exp(1/0)", "log(-1)", "sqrt(-2)"):
+        with pytest.raises(WmcdpError, match="is not a finite real number"):
+            float(Real(text))
 
 
 LAM = "1/(1+exp(1/2))"

@@ -91,10 +91,14 @@ class Real:
         return value
 
     def ball(self, precision: int) -> Any:
-        """The arb ball of this number at ``precision`` bits."""
+        """The arb ball of this number at ``precision`` bits (an error when it is not a finite real:
+        ``1/0``, ``log(-1)``, ``sqrt(-2)``)."""
         flint = _flint()
         with flint.ctx.workprec(precision):
-            return self._ball()
+            b = self._ball()
+        if not b.is_finite():
+            raise WmcdpError(f"{self.text} is not a finite real number")
+        return b
 
     def enclosure(self, precision: int) -> tuple[Fraction, Fraction]:
         """``(midpoint, radius)`` as exact rationals, the number within ``radius`` of ``midpoint``."""
@@ -175,6 +179,7 @@ class Real:
         return Real(f"-({self.text})", ball=lambda: -self._ball())
 
     def _compare(self, other: object) -> int:
+        self.ball(64)  # a number that is not finite is refused in its own words
         diff = self - other
         if diff is NotImplemented:
             raise TypeError(f"cannot compare a Real with {other!r}")

@@ -182,7 +182,7 @@ def _hand_size(kind: str, n: int) -> int:
 
 
 def _exhaustive_size(kind: str, compiled) -> float:
-    from wmcdp.sets import neighbour_relation
+    from wmcdp.lang.relations import neighbour_relation
 
     if kind == "accuracy":
         return float(compiled.domain.size)

@@ -25,7 +25,7 @@ from wmcdp.approximate import synthesize_approximate
 from wmcdp.cli import main
 from wmcdp.plan.parts import split
 from wmcdp.renyi import synthesize_renyi
-from wmcdp.sets import NEIGHBOURS
+from wmcdp.lang.relations import NEIGHBOURS
 
 FIFTH = Fraction(1, 5)
 NEAR = FIFTH + Fraction(1, 10 ** 12)

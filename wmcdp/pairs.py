@@ -37,19 +37,11 @@ from . import wmc
 from .compile import Compiled
 from .errors import CoverageError, WmcdpError
 from .lang.program import Program, Value, Vector
+from .lang.relations import Relation, check_relation, neighbour_relation
 from .lang.shape import Shape, format_value
 from .limits import check
 from .probabilities import Counter, as_compiled, explicit_rows, memory_budget, number_system
-from .sets import (
-    InferenceSet,
-    PrivacySet,
-    Relation,
-    _freeze,
-    all_outputs,
-    check_exhaustive,
-    check_relation,
-    neighbour_relation,
-)
+from .sets import InferenceSet, PrivacySet, _freeze, all_outputs, check_exhaustive
 
 Partial = Callable[[np.ndarray, np.ndarray], tuple]
 Combine = Callable[[tuple, tuple], tuple]
@@ -170,7 +162,7 @@ def pair_directions(
     """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
 
     A built-in relation gives its directions (index arithmetic on codes,
-    :meth:`wmcdp.sets.Relation.directions`); a user relation is enumerated input by input.
+    :meth:`wmcdp.lang.relations.Relation.directions`); a user relation is enumerated input by input.
     The keys sort the pairs in the exhaustive set's order.
     """
     if relation.builtin:

@@ -9,7 +9,7 @@ same on every run. Exact runs give ``epsilon`` as the float nearest to ``ln(rati
 With the exhaustive sets nothing is listed: the joint table of ``P(y | x)`` comes in
 stripes of outputs (:meth:`wmcdp.probabilities.Counter.stripes`), and the neighbours of every
 input are found by index arithmetic on input codes, one *direction* at a time
-(:meth:`wmcdp.sets.Relation.directions`), so one vectorised ratio per direction scans all
+(:meth:`wmcdp.lang.relations.Relation.directions`), so one vectorised ratio per direction scans all
 inputs.
 """
 
@@ -27,6 +27,7 @@ from .compile import Compiled
 from .distributed import check_workers
 from .errors import CoverageError, WmcdpError
 from .lang.program import Program, Value
+from .lang.relations import Relation, check_relation, neighbour_relation
 from .lang.shape import format_value
 from .limits import check, limited
 from .pairs import privacy_sets_at
@@ -40,17 +41,7 @@ from .probabilities import (
     number_system,
 )
 from .scan import RatioScan, ratio_scan
-from .sets import (
-    ExhaustiveInference,
-    ExhaustivePrivacy,
-    InferenceSet,
-    PrivacySet,
-    Relation,
-    check_exhaustive,
-    check_relation,
-    describe_pair,
-    neighbour_relation,
-)
+from .sets import ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, check_exhaustive, describe_pair
 
 
 @dataclass(frozen=True)

@@ -106,8 +106,8 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
 
 def find_relation(spec: str) -> Any:
     """A neighbour relation: a built-in name or ``path/to/file.py:function``
-    (see :func:`wmcdp.sets.relation_from_function`)."""
-    from .sets import neighbour_relation, relation_from_function
+    (see :func:`wmcdp.lang.relations.relation_from_function`)."""
+    from .lang.relations import neighbour_relation, relation_from_function
 
     if spec.rpartition(":")[0].endswith(".py"):
         return relation_from_function(load_function(spec))

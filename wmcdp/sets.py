@@ -1,4 +1,4 @@
-"""Inference, privacy and accuracy sets (paper Defs. 4-5), neighbour relations, coverage.
+"""Inference, privacy and accuracy sets (paper Defs. 4-5) and their coverage.
 
 * An inference set ``I`` is a set of pairs ``(x, y)``; it is stored grouped by input.
 * A privacy set ``C`` is a set of triples ``(x, x', y)``; it is stored as blocks
@@ -13,23 +13,17 @@ order, and neighbours come from index arithmetic on the codes (:meth:`Relation.d
 Coverage of an exhaustive set holds by construction. They still iterate lazily, pair by
 pair, for anyone who wants to look.
 
-Neighbour relations: ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry
-moves by +-1, all others equal), ``all-entries`` (every entry moves by at most 1), or a
-user relation given as a generator of neighbours or as a symmetric predicate
-(:func:`relation_from_function`).
+The neighbour relations the exhaustive sets enumerate are in :mod:`wmcdp.lang.relations`.
 """
 
 from __future__ import annotations
 
-import inspect
-import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-
-import numpy as np
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from .errors import WmcdpError
 from .lang.program import Value, Vector
+from .lang.relations import Relation, neighbour_relation
 from .lang.shape import Shape, format_value
 from .limits import check
 
@@ -149,264 +143,6 @@ def _freeze(value: object, memo: dict[int, tuple[object, Value]] | None = None) 
 
 
 _FLAT = frozenset({int, bool, str, float})
-
-
-# -- neighbour relations --------------------------------------------------------------
-
-Generator = Callable[[Vector, tuple[int, ...]], Iterator[tuple[int, ...]]]
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A neighbour relation: ``neighbours(domain, x)`` lists the neighbours of ``x`` in a fixed order."""
-
-    name: str
-    neighbours: Generator
-    builtin: bool = False
-    checked: bool = field(default=True, compare=False)
-
-    def __call__(self, domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-        return self.neighbours(domain, x)
-
-    def directions(self, domain: Vector) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The relation as index arithmetic on input codes (built-in relations only).
-
-        Returns, in the relation's order of neighbours, one ``(delta, valid)`` per
-        *direction*: ``x' = code + delta[code]`` is the direction's neighbour of the input
-        with that code wherever ``valid[code]``. For every ``x`` the valid directions list its
-        neighbours exactly in the order of :meth:`neighbours`.
-        """
-        if not self.builtin:
-            raise ValueError("only built-in relations have directions")
-        k, n = len(domain.entry_values), domain.n
-        codes = np.arange(domain.size, dtype=np.int64)
-        place = [k ** (n - 1 - i) for i in range(n)]
-        digit = [(codes // place[i]) % k for i in range(n)]
-        out: list[tuple[np.ndarray, np.ndarray]] = []
-        if self.name == "hamming":
-            for i in range(n):
-                for v in range(k):
-                    out.append(((v - digit[i]) * place[i], digit[i] != v))
-        elif self.name == "one-entry":
-            for i in range(n):
-                for step in (-1, 1):
-                    out.append(
-                        (
-                            np.full(domain.size, step * place[i], dtype=np.int64),
-                            (digit[i] + step >= 0) & (digit[i] + step < k),
-                        )
-                    )
-        else:  # all-entries: every entry moves by -1, 0 or +1, in itertools.product order
-            for steps in itertools.product((-1, 0, 1), repeat=n):
-                if not any(steps):
-                    continue
-                valid = np.ones(domain.size, dtype=bool)
-                delta = 0
-                for i, step in enumerate(steps):
-                    if step:
-                        valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
-                        delta += step * place[i]
-                out.append((np.full(domain.size, delta, dtype=np.int64), valid))
-        return out
-
-    def direction_count(self, domain: Vector) -> int:
-        """How many directions :meth:`directions` has (built-in relations only)."""
-        n, k = domain.n, len(domain.entry_values)
-        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3**n - 1)
-
-    def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
-        """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
-        n, k = domain.n, len(domain.entry_values)
-        if self.name == "hamming":
-            i, v = divmod(rank, k)
-            return x[:i] + (domain.lo + v,) + x[i + 1 :]
-        if self.name == "one-entry":
-            i, up = divmod(rank, 2)
-            return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1 :]
-        index = rank + (rank >= sum(3 ** (n - 1 - i) for i in range(n)))  # skip the all-zero steps
-        steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
-        return tuple(v + s for v, s in zip(x, steps))
-
-    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple, tuple, int, int]]:
-        """The relation as slices of the table of all inputs (built-in relations only).
-
-        With the inputs laid out as an array with one axis per entry (``(k,) * n``), each item
-        ``(a, b, forward, backward)`` selects, by an index per entry axis (an int or a slice),
-        the inputs ``x`` (``a``) and their neighbours ``x'`` (``b``) in matching positions; the
-        pairs ``(x, x')`` are direction ``forward`` of :meth:`directions` and the pairs
-        ``(x', x)`` direction ``backward``. Every ordered neighbour pair appears exactly once.
-        """
-        if not self.builtin:
-            raise ValueError("only built-in relations have slices")
-        k, n = len(domain.entry_values), domain.n
-        full = (slice(None),) * n
-        if self.name == "hamming":
-            for i in range(n):
-                for u in range(k):
-                    for v in range(u + 1, k):
-                        yield (full[:i] + (u,) + full[i + 1 :], full[:i] + (v,) + full[i + 1 :], i * k + v, i * k + u)
-        elif self.name == "one-entry":
-            for i in range(n):
-                yield (
-                    full[:i] + (slice(0, k - 1),) + full[i + 1 :],
-                    full[:i] + (slice(1, k),) + full[i + 1 :],
-                    2 * i + 1,
-                    2 * i,
-                )
-        else:
-            middle = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
-            rank = lambda steps: (lambda index: index - (index > middle))(  # noqa: E731
-                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
-            )
-            for steps in itertools.product((-1, 0, 1), repeat=n):
-                nonzero = [s for s in steps if s]
-                if not nonzero or nonzero[0] != 1:
-                    continue
-                a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
-                b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
-                yield a, b, rank(steps), rank(tuple(-s for s in steps))
-
-    def count_pairs(self, domain: Vector) -> int:
-        """The number of ordered neighbour pairs ``(x, x')`` of the domain."""
-        n, k = domain.n, len(domain.entry_values)
-        if self.name == "hamming":
-            return domain.size * n * (k - 1)
-        if self.name == "one-entry":
-            return n * 2 * (k - 1) * k ** (n - 1)
-        if self.name == "all-entries":
-            return (3 * k - 2) ** n - k**n
-        return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
-
-
-def _hamming(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-    for i, xi in enumerate(x):
-        for v in domain.entry_values:
-            if v != xi:
-                yield x[:i] + (v,) + x[i + 1 :]
-
-
-def _one_entry(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-    for i, xi in enumerate(x):
-        for v in (xi - 1, xi + 1):
-            if domain.lo <= v <= domain.hi:
-                yield x[:i] + (v,) + x[i + 1 :]
-
-
-def _all_entries(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-    choices = [[v for v in (xi - 1, xi, xi + 1) if domain.lo <= v <= domain.hi] for xi in x]
-    for xp in itertools.product(*choices):
-        if xp != x:
-            yield xp
-
-
-NEIGHBOURS: dict[str, Relation] = {
-    "hamming": Relation("hamming", _hamming, builtin=True),
-    "one-entry": Relation("one-entry", _one_entry, builtin=True),
-    "all-entries": Relation("all-entries", _all_entries, builtin=True),
-}
-
-
-def neighbour_relation(relation: str | Relation | Callable) -> Relation:
-    """A built-in relation by name, a :class:`Relation`, or a user function (:func:`relation_from_function`)."""
-    if isinstance(relation, Relation):
-        return relation
-    if callable(relation):
-        return relation_from_function(relation)
-    try:
-        return NEIGHBOURS[relation]
-    except (KeyError, TypeError):
-        raise WmcdpError(
-            f"unknown neighbour relation {relation!r}; choose one of {', '.join(NEIGHBOURS)}, "
-            "or give a function (FILE.py:FUNC)"
-        ) from None
-
-
-def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
-    """A user relation: ``fn(x)`` yields the neighbours of ``x``, or ``fn(x, x_prime)`` says whether they are.
-
-    Which one is read from the number of parameters ``fn`` requires (one: a generator,
-    two: a predicate). A predicate is asked about every pair of the domain (so it suits
-    small domains); a generator's neighbours are checked to lie in the domain, to differ from
-    ``x`` and to be listed symmetrically (see :func:`check_relation`).
-    """
-    label = name or getattr(fn, "__name__", "user relation")
-    try:
-        params = [
-            p
-            for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-        ]
-    except (TypeError, ValueError):
-        params = []
-    if len(params) == 2:
-
-        def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            for xp in domain.values():
-                if xp != x and _call_relation(fn, label, x, xp):  # type: ignore[arg-type]
-                    yield xp
-    elif len(params) == 1:
-
-        def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            result = _call_relation(fn, label, x)  # type: ignore[arg-type]
-            try:
-                items = list(result)
-            except TypeError:
-                raise WmcdpError(
-                    f"the neighbour relation {label} returned {type(result).__name__}, not an iterable of neighbours"
-                ) from None
-            seen = set()
-            for xp in items:
-                if not domain.contains(xp):  # a neighbour outside the program's inputs is none of its neighbours
-                    continue
-                xp = domain.check(xp)
-                if xp == x:
-                    raise WmcdpError(f"the neighbour relation {label} lists {format_value(x)} as its own neighbour")
-                if xp not in seen:
-                    seen.add(xp)
-                    yield xp
-    else:
-        raise WmcdpError(
-            f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
-            f"whether they are neighbours); {label} takes {len(params)} required arguments"
-        )
-    return Relation(label, neighbours, checked=False)  # type: ignore[arg-type]
-
-
-def _call_relation(fn: Callable, label: str, *args):
-    try:
-        return fn(*args)
-    except WmcdpError:
-        raise
-    except Exception as exc:
-        raise WmcdpError(
-            f"the neighbour relation {label} failed on "
-            f"{', '.join(format_value(a) for a in args)}: {type(exc).__name__}: {exc}"
-        ) from None
-
-
-def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[int, ...]] | None = None) -> None:
-    """A user relation must be symmetric: ``x'`` a neighbour of ``x`` exactly when ``x`` is one of ``x'``.
-
-    Checked over ``inputs`` (default: the whole domain); the first asymmetric pair is named.
-    """
-    if relation.checked:
-        return
-    cache: dict[tuple, set] = {}
-
-    def of(x: tuple[int, ...]) -> set:
-        if x not in cache:
-            cache[x] = set(relation.neighbours(domain, x))
-        return cache[x]
-
-    for k, x in enumerate(domain.values() if inputs is None else inputs):
-        if k % 1024 == 0:
-            check("checking the neighbour relation")
-        for xp in of(x):
-            if x not in of(xp):
-                raise WmcdpError(
-                    f"the neighbour relation {relation.name} is not symmetric: {format_value(xp)} is a "
-                    f"neighbour of {format_value(x)}, but not the other way round"
-                )
 
 
 # -- exhaustive sets ------------------------------------------------------------------

@@ -59,9 +59,9 @@ import numpy as np
 from ..certified import Real
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
+from ..lang.relations import relation_from_function
 from ..models import GRID, GridModel, grid_model
 from ..privacy import synthesize_privacy
-from ..sets import relation_from_function
 from ..sweep import ProgressCallback
 from .core import (
     AuditRow,

@@ -48,7 +48,7 @@ import gmpy2
 from ..approximate import synthesize_approximate
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, flip
-from ..sets import relation_from_function
+from ..lang.relations import relation_from_function
 from ..sweep import ProgressCallback
 from .core import (
     TIGHT_ULPS,

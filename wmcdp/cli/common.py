@@ -13,9 +13,9 @@ from typing import Any
 from ..compile import BACKENDS, Compiled, compile_program
 from ..errors import WmcdpError
 from ..lang.program import Program
+from ..lang.relations import NEIGHBOURS
 from ..numbers import in_float_range, log_text, parse_number, scientific_text, show
 from ..registry import build_program
-from ..sets import NEIGHBOURS
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..lang.relations import NEIGHBOURS
 from ..numbers import format_number
 from ..plan.parts import classes, split
 from ..registry import find_relation
-from ..sets import NEIGHBOURS
 from ..symmetry import accuracy_report, privacy_plan
 from .common import compiled_of, dumps, limit_args, program_args, program_of, table
 

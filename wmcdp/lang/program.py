@@ -25,6 +25,7 @@ from ..errors import WmcdpError
 from ..limits import LimitExceeded
 from ..numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
+from .relations import NEIGHBOURS, Relation
 from .shape import Shape, format_value, shape_of
 from .values import Bool, Int, tracing
 
@@ -232,13 +233,12 @@ class Program:
     inputs: Vector
     body: Callable[[Sequence], object]
     params: Mapping[str, Any] = field(default_factory=dict)
-    neighbours: Any = "hamming"  # a relation's name, a wmcdp.sets.Relation, or a function (see sets)
+    neighbours: Any = "hamming"  # a relation's name, a wmcdp.lang.relations.Relation, or a function
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
     source: str = ""  # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
 
     def __post_init__(self) -> None:
-        from ..sets import NEIGHBOURS, Relation  # sets builds on programs' domains
 
         if isinstance(self.neighbours, str) and self.neighbours not in NEIGHBOURS:
             raise WmcdpError(

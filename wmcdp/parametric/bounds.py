@@ -147,8 +147,8 @@ def piecewise_approximate(
 ) -> PiecewiseDeltaResult:
     """:func:`wmcdp.synthesize_approximate` for a program with a symbolic parameter: δ at a rational e^ε over
     the exhaustive pairs, as a function (:func:`piecewise_delta`)."""
+    from ..lang.relations import check_relation, neighbour_relation
     from ..probabilities import as_compiled
-    from ..sets import check_relation, neighbour_relation
 
     name = symbolic_parameter(prog).name
     if threshold is None or delta is not None:

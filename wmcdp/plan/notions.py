@@ -18,9 +18,9 @@ import numpy as np
 
 from ..compile import Compiled
 from ..lang.program import Program
+from ..lang.relations import Relation, neighbour_relation
 from ..numbers import is_symbolic
 from ..probabilities import Counter, number_system
-from ..sets import Relation, neighbour_relation
 from .planner import (
     PlanReport,
     Product,
@@ -312,8 +312,9 @@ def planned_pairs(
     class's result is ``run(representative)`` (the notion through the planner again), or
     ``(source, report)``: the pair source the notion runs on, and its plan. A program with a symbolic parameter
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.parametric`)."""
+    from ..lang.relations import check_relation
     from ..pairs import ExhaustivePairs, auto_pairs
-    from ..sets import check_exhaustive, check_relation
+    from ..sets import check_exhaustive
     from ..symmetry.group import OutputAction, PairOrbits, PairTypes
     from ..symmetry.runs import find_symmetry
 

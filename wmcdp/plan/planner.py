@@ -38,9 +38,10 @@ from .. import wmc
 from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
 from ..lang.program import Program, Trace
+from ..lang.relations import Relation, neighbour_relation
 from ..lang.shape import leaves
 from ..numbers import ln
-from ..sets import MAX_PAIRS, MAX_TRIPLES, Relation, neighbour_relation
+from ..sets import MAX_PAIRS, MAX_TRIPLES
 from .parts import Part, classes, part_program, part_trace, split
 
 #: exhaustive sets estimated below this many seconds run at once, without any symmetry detection

@@ -39,10 +39,11 @@ import numpy as np
 from ..compile import Compiled, compile_trace
 from ..errors import WmcdpError
 from ..lang.program import Program
+from ..lang.relations import NEIGHBOURS, Relation, neighbour_relation
 from ..limits import check
 from ..probabilities import Counter, as_compiled, number_system
 from ..scan import ratio_scan
-from ..sets import NEIGHBOURS, AccuracySet, ExhaustiveInference, Relation, neighbour_relation
+from ..sets import AccuracySet, ExhaustiveInference
 from .group import (
     INDEX,
     TUPLE,

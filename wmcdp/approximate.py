@@ -55,8 +55,9 @@ from .compile import Compiled
 from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check, limited
+from .loss import compose_count, composed_pairs
 from .numbers import as_number, format_number, ln, parse_number
-from .pairs import Best, PairSource, PairWitness, float_logs, pair_source
+from .pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -122,16 +123,6 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 # -- per-pair sums at thresholds -------------------------------------------------------------
 
 
-def _logsumexp(x: np.ndarray) -> np.ndarray:
-    """``ln Σ e^x`` along the last axis (-inf for an empty or all -inf row)."""
-    m = np.max(x, axis=-1, initial=-np.inf)
-    finite = np.isfinite(m)
-    shift = np.where(finite, m, 0.0)
-    with np.errstate(under="ignore", divide="ignore"):
-        s = np.log(np.sum(np.exp(x - shift[..., None]), axis=-1))
-    return np.where(finite, shift + s, m)
-
-
 def _log1mexp(z: np.ndarray) -> np.ndarray:
     """``ln(1 − e^z)`` for ``z ≤ 0``, accurately (``log(−expm1 z)`` near 0, ``log1p(−e^z)`` below −ln 2)."""
     out = np.empty_like(z)
@@ -155,8 +146,8 @@ def _float_hockey(log_ts: Sequence[float]):
                 s = d > lt
             term = np.full(la.shape, -np.inf)
             term[s] = la[s] + _log1mexp(lb[s] + lt - la[s])
-            h[:, g] = _logsumexp(term)
-            b[:, g] = _logsumexp(np.where(s, lb, -np.inf))
+            h[:, g] = logsumexp(term)
+            b[:, g] = logsumexp(np.where(s, lb, -np.inf))
         return h, b
 
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]), np.logaddexp(x[1], y[1]))
@@ -384,13 +375,6 @@ class ProfilePoint:
     plan: Any = None  # with pairs=None: the planner's report (the same for every point)
 
 
-def _compose(compose: Any) -> int:
-    k = as_number(compose, "compose")
-    if not isinstance(k, int) or k < 1:
-        raise WmcdpError(f"compose must be a whole number >= 1, got {format_number(k)}")
-    return k
-
-
 def _accountant(accountant: str, compose: int) -> str:
     """The accountant of ``compose`` runs, checked: one run needs none and is computed (and reported) exactly."""
     if accountant not in ACCOUNTANTS:
@@ -401,8 +385,6 @@ def _accountant(accountant: str, compose: int) -> str:
 def _composed_source(source: PairSource, compose: int, accountant: str) -> PairSource:
     if compose == 1 or accountant != "exact":
         return source
-    from .loss import composed_pairs
-
     return composed_pairs(source, compose)
 
 
@@ -442,7 +424,7 @@ def synthesize_approximate(
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
     if certified:
         return _certified(prog, pairs, I, epsilon, delta, compose, at, neighbours, backend, force)
-    k = _compose(compose)
+    k = compose_count(compose)
     accountant = _accountant(accountant, k)
     threshold = Threshold.of(epsilon) if epsilon is not None else None
     if delta is not None:
@@ -554,7 +536,7 @@ def _certified(
     from .certified import exp_up
     from .certify import certified_delta, certified_epsilon
 
-    if _compose(compose) != 1:
+    if compose_count(compose) != 1:
         raise WmcdpError("a certified run accounts one run of the mechanism (compose=1)")
 
     def run(c: Compiled, **point: Any) -> ApproximateResult:
@@ -597,7 +579,7 @@ def privacy_profile(
     thresholds = [Threshold.of(e) for e in epsilons]
     if not thresholds:
         raise WmcdpError("the privacy profile needs at least one epsilon")
-    k = _compose(compose)
+    k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
     plan = None

@@ -35,7 +35,7 @@ from .compile import Compiled
 from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check
-from .numbers import ln_ratio
+from .numbers import as_number, format_number, ln_ratio
 from .pairs import Logs, PairSet, PairSource, PairWitness, RowPairs, pair_source
 
 #: most groups (distinct losses, after equal ones merge) one composed privacy-loss distribution may hold
@@ -132,6 +132,14 @@ def _merge_float(arith: Any, r: np.ndarray, la: np.ndarray, lb: np.ndarray) -> G
     return Groups(arith, list(r[starts]), list(a), list(b))
 
 
+def compose_count(compose: Any) -> int:
+    """The number of runs to compose: a whole number >= 1, or a one-line error."""
+    k = as_number(compose, "compose")
+    if not isinstance(k, int) or k < 1:
+        raise WmcdpError(f"compose must be a whole number >= 1, got {format_number(k)}")
+    return k
+
+
 def power(groups: Groups, k: int) -> Groups:
     """The groups of the k-fold product (repeated squaring)."""
     result: Groups | None = None
@@ -225,9 +233,7 @@ def privacy_loss_distribution(
     ``I`` as for explicit pairs in :func:`wmcdp.pairs.pair_source` (None: the compiled
     program's whole output distributions).
     """
-    from .approximate import _compose
-
-    k = _compose(compose)
+    k = compose_count(compose)
     source = pair_source(prog, PairSet.of([(x, x_prime)], both_orders=False), I, backend=backend, exact=exact)
     ((_, a, b),) = list(source.rows([0]))
     groups = power(Groups.of(source.arith, a, b), k)
@@ -259,4 +265,12 @@ def privacy_loss_distribution(
     )
 
 
-__all__ = ["PrivacyLoss", "privacy_loss_distribution", "Groups", "power", "composed_pairs", "MAX_GROUPS"]
+__all__ = [
+    "PrivacyLoss",
+    "privacy_loss_distribution",
+    "Groups",
+    "power",
+    "composed_pairs",
+    "compose_count",
+    "MAX_GROUPS",
+]

@@ -575,8 +575,19 @@ def pair_source(
     return RowPairs.of(masses_arith(counter.arith, compiled), rows, inputs, pairs, compiled.size)
 
 
+def logsumexp(x: np.ndarray) -> np.ndarray:
+    """``ln Σ e^x`` along the last axis (-inf for an empty or all -inf row)."""
+    m = np.max(x, axis=-1, initial=-np.inf)
+    finite = np.isfinite(m)
+    shift = np.where(finite, m, 0.0)
+    with np.errstate(under="ignore", divide="ignore"):
+        s = np.log(np.sum(np.exp(x - shift[..., None]), axis=-1))
+    return np.where(finite, shift + s, m)
+
+
 __all__ = [
     "Logs",
+    "logsumexp",
     "pair_directions",
     "PairWitness",
     "PairSet",

@@ -33,7 +33,7 @@ from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import limited
 from .numbers import as_number, format_number, ln_ratio, parse_number
-from .pairs import Best, PairSource, PairWitness, float_logs, pair_source
+from .pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -133,16 +133,10 @@ def _renyi_partial(orders: Sequence[float]):
         for g, alpha in enumerate(orders):
             with np.errstate(invalid="ignore", over="ignore"):
                 term = np.where(live, alpha * la + (1 - alpha) * lb, -np.inf)
-            out[:, g] = _lse(term)
+            out[:, g] = logsumexp(term)
         return (out,)
 
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]),)
-
-
-def _lse(x: np.ndarray) -> np.ndarray:
-    from .approximate import _logsumexp
-
-    return _logsumexp(x)
 
 
 def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -> float:

@@ -533,7 +533,7 @@ def _certified(
     force: bool,
 ) -> ApproximateResult:
     """:func:`synthesize_approximate` with ``certified=True`` (one run, the exact accountant)."""
-    from .certified import exp_up
+    from .certified import exp_bound
     from .certify import certified_delta, certified_epsilon
 
     if compose_count(compose) != 1:
@@ -546,7 +546,7 @@ def _certified(
 
     if epsilon is not None:
         threshold = Threshold.of(epsilon)
-        bound = threshold.ratio if threshold.ratio is not None else exp_up(threshold.epsilon)
+        bound = threshold.ratio if threshold.ratio is not None else exp_bound(threshold.epsilon)
         return certified_delta(prog, lambda c: run(c, epsilon=threshold), bound, backend)
     d = parse_delta(delta, True)
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)

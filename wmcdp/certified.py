@@ -22,8 +22,8 @@ every pair the notion maximises over:
 * Rényi of order α: ``Σ p^α q^{1−α}`` within ``(1 + ρ)^{±(α + |1−α|)}``, so ``D_α`` within
   ``(α + |1 − α|) · ln(1/(1 − ρ)) / |α − 1|``.
 
-The precision is doubled until the enclosure is narrower than ``2^-50`` relative (or, for an audit, until it
-decides a claim); the result says the precision used.
+The precision is doubled until the enclosure is narrower than ``2^-50`` relative; the result says the
+precision used.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ MAX_PRECISION = 1 << 15
 #: a certified run ends when the enclosure is this narrow, relative to its size
 RELATIVE_WIDTH = 2.0**-50
 
-_FUNCTIONS = {"exp": "exp", "log": "log", "sqrt": "sqrt"}
+_FUNCTIONS = frozenset({"exp", "log", "sqrt"})
 _OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -271,7 +271,7 @@ def _build(node: ast.AST, text: str) -> Callable[[], Any]:
         and len(node.args) == 1
         and not node.keywords
     ):
-        name, arg = _FUNCTIONS[node.func.id], _build(node.args[0], text)
+        name, arg = node.func.id, _build(node.args[0], text)
         return lambda: getattr(arg(), name)()
     raise WmcdpError(f"{text!r}: only numbers, + - * / **, exp(), log() and sqrt() may appear in a certified number")
 
@@ -312,10 +312,6 @@ def weight_pair(one: Real, zero: Real) -> tuple[Any, Any]:
     return clamped, 1 - clamped
 
 
-def certified_run() -> bool:
-    return _RUN.get() is not None
-
-
 # -- enclosures -----------------------------------------------------------------------------
 
 
@@ -331,17 +327,13 @@ class Enclosure:
     def as_list(self) -> list[float | str]:
         return [_json(self.lo), _json(self.hi)]
 
-    def decides(self, claim: float) -> bool:
-        """Whether the enclosure is on one side of ``claim`` (at or below it counts as below)."""
-        return self.hi <= claim or self.lo > claim
-
 
 def _json(x: float) -> float | str:
     return ("inf" if x > 0 else "-inf") if math.isinf(x) else x
 
 
 def narrow(lo: float, hi: float) -> bool:
-    """The stopping rule without a claim: a relative width below :data:`RELATIVE_WIDTH` (or both ends equal)."""
+    """The stopping rule: a relative width below :data:`RELATIVE_WIDTH` (or both ends equal)."""
     if lo == hi:
         return True
     if math.isinf(lo) or math.isinf(hi):
@@ -380,10 +372,18 @@ def _log(q: Fraction, rounding: Any) -> float:
         return float(gmpy2.mpfr(value))
 
 
-def exp_up(x: float) -> Fraction:
-    """A rational at least ``e^x``."""
-    with gmpy2.context(precision=128, round=gmpy2.RoundUp):
+def exp_bound(x: float, precision: int = 128, up: bool = True) -> Fraction:
+    """A rational at least (``up``) or at most ``e^x``, rounded at ``precision`` bits."""
+    with gmpy2.context(precision=precision, round=gmpy2.RoundUp if up else gmpy2.RoundDown):
         return Fraction(*gmpy2.exp(gmpy2.mpfr(x)).as_integer_ratio())
+
+
+def float_bracket(q: Fraction) -> tuple[float, float]:
+    """The largest float at most ``q`` and the smallest float at least ``q``."""
+    f = float(q)
+    down = f if Fraction(f) <= q else math.nextafter(f, -math.inf)
+    up = f if Fraction(f) >= q else math.nextafter(f, math.inf)
+    return down, up
 
 
 __all__ = [
@@ -392,8 +392,8 @@ __all__ = [
     "RELATIVE_WIDTH",
     "Real",
     "START_PRECISION",
-    "certified_run",
-    "exp_up",
+    "exp_bound",
+    "float_bracket",
     "is_real",
     "log_down",
     "log_up",

@@ -3,7 +3,7 @@
 Each function compiles the program with every :class:`~wmcdp.certified.Real` weight at its midpoint at a
 precision, runs the exact count of that program, and widens the answer by the bound of
 :mod:`wmcdp.certified` (``E``, the sum of the weights' radii, and ``ρ = E / (w − E)``); the precision doubles
-from :data:`~wmcdp.certified.START_PRECISION` until the enclosure is narrow enough (or decides ``claim``).
+from :data:`~wmcdp.certified.START_PRECISION` until the enclosure is narrow enough.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from .certified import (
     MAX_PRECISION,
     START_PRECISION,
     Enclosure,
-    exp_up,
+    exp_bound,
+    float_bracket,
     log_down,
     log_up,
     narrow,
@@ -36,28 +37,24 @@ def _program(prog: Any) -> Program:
     return prog
 
 
-def _enough(lo: float, hi: float, claim: float | None) -> bool:
-    return narrow(lo, hi) if claim is None else Enclosure(lo, hi, 0).decides(claim)
-
-
 def _runs(prog: Program, backend: str) -> Any:
-    """``(precision, compiled midpoint program, E, ρ)`` at doubling precisions (ρ None: not yet usable)."""
+    """``(precision, compiled midpoint program, E, ρ)`` at doubling precisions, from the first at which the
+    radii are below the smallest path weight (``ρ`` is defined)."""
     precision = START_PRECISION
     while precision <= MAX_PRECISION:
         with weights_at(precision) as run:
             compiled = compile_program(prog, backend, exact_floats=True)
         rho = relative_error(run.radius, compiled.min_path_log2)
-        yield precision, compiled, run.radius, rho
+        if rho is not None:
+            yield precision, compiled, run.radius, rho
         precision *= 2
     raise WmcdpError(f"the certified enclosure did not become narrow enough by {MAX_PRECISION} bits of precision")
 
 
-def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = "bdd", claim: float | None = None):
+def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = "bdd"):
     """Pure ε: ``run(compiled)`` is the exact privacy run; its ratio ``R`` widens to
     ``[R (1 − ρ)/(1 + ρ), R (1 + ρ)/(1 − ρ)]``."""
     for precision, compiled, _, rho in _runs(_program(prog), backend):
-        if rho is None:
-            continue
         r = run(compiled)
         if r.ratio == math.inf:
             interval = Enclosure(math.inf, math.inf, precision)
@@ -66,36 +63,30 @@ def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = 
             interval = Enclosure(
                 log_down(ratio * (1 - rho) / (1 + rho)), log_up(ratio * (1 + rho) / (1 - rho)), precision
             )
-        if _enough(interval.lo, interval.hi, claim):
+        if narrow(interval.lo, interval.hi):
             return _certified(r, interval, ratio=float(r.ratio), p_x=float(r.p_x), p_x_prime=float(r.p_x_prime))
     raise AssertionError("unreachable")
 
 
-def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, backend: str = "bdd", claim=None):
+def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, backend: str = "bdd"):
     """δ at ε: the exact run's δ (correctly rounded, or exact at a rational ``e^ε``) widened by
     ``2E (1 + e^ε)``, floored at 0; ``ratio`` is at least ``e^ε``."""
-    for precision, compiled, radius, rho in _runs(_program(prog), backend):
-        if rho is None:
-            continue
+    for precision, compiled, radius, _ in _runs(_program(prog), backend):
         r = run(compiled)
         eta = 2 * radius * (1 + ratio)
         d = r.delta
-        low, high = (Fraction(d), Fraction(d)) if isinstance(d, Fraction) else _float_bracket(d)
+        low, high = (Fraction(d), Fraction(d)) if isinstance(d, Fraction) else _around(d)
         lo, hi = max(Fraction(0), low - eta), high + eta
-        interval = Enclosure(_down(lo), _up(hi), precision, "delta")
-        if _enough(interval.lo, interval.hi, claim):
+        interval = Enclosure(float_bracket(lo)[0], float_bracket(hi)[1], precision, "delta")
+        if narrow(interval.lo, interval.hi):
             return _certified(r, interval, delta=float(d))
     raise AssertionError("unreachable")
 
 
-def certified_epsilon(
-    prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd", claim=None
-):
+def certified_epsilon(prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd"):
     """ε at δ: ``[ε_mid(δ + η), ε_mid(δ − η)]`` with ``η = 2E (1 + T)`` and ``T`` bounding ``e^ε`` over the
     interval (the midpoint run's ε at δ, plus 1); infinite when the midpoint run's ε at ``δ + E`` is."""
-    for precision, compiled, radius, rho in _runs(_program(prog), backend):
-        if rho is None:
-            continue
+    for precision, compiled, radius, _ in _runs(_program(prog), backend):
         middle = run(compiled, delta)
         if middle.epsilon == math.inf:
             # infinite: some pair puts more than delta on outputs the other input never gives (exact zeros);
@@ -104,7 +95,7 @@ def certified_epsilon(
                 return _certified(middle, Enclosure(math.inf, math.inf, precision), ratio=math.inf)
             continue
         top = middle.epsilon + 1
-        eta = 2 * radius * (1 + exp_up(top))
+        eta = 2 * radius * (1 + exp_bound(top))
         if eta >= delta:
             continue
         upper, lower = run(compiled, delta - eta), run(compiled, min(delta + eta, Fraction(1)))
@@ -112,7 +103,7 @@ def certified_epsilon(
         lo = math.inf if lower.ratio == math.inf else log_down(Fraction(lower.ratio))
         if hi > top:
             continue
-        if _enough(lo, hi, claim):
+        if narrow(lo, hi):
             return _certified(middle, Enclosure(lo, hi, precision), ratio=float(middle.ratio))
     raise AssertionError("unreachable")
 
@@ -128,8 +119,6 @@ def certified_renyi(prog: Any, run: Callable[[Compiled], Any], backend: str = "b
     at most ``(2α − 1) L / (α − 1)`` with ``L = ln(1/(1 − ρ))``; D_∞ (the pure ε) by ``2L``. Each end also
     moves out by :data:`RENYI_MARGIN` relative for the rounding of the exact run's float ``D_α``."""
     for precision, compiled, _, rho in _runs(_program(prog), backend):
-        if rho is None:
-            continue
         r = run(compiled)
         slack = log_up(1 / (1 - rho)) * (1 + 2.0**-40)
         intervals = []
@@ -151,19 +140,9 @@ def _certified(result: Any, interval: Enclosure, **fields: Any) -> Any:
     return replace(result, exact=False, interval=interval, **fields)
 
 
-def _float_bracket(x: float) -> tuple[Fraction, Fraction]:
+def _around(x: float) -> tuple[Fraction, Fraction]:
     """The rationals between the floats next to ``x`` (a correctly rounded value lies within)."""
     return Fraction(math.nextafter(x, -math.inf)) if x > 0 else Fraction(0), Fraction(math.nextafter(x, math.inf))
-
-
-def _down(q: Fraction) -> float:
-    f = float(q)
-    return f if Fraction(f) <= q else math.nextafter(f, -math.inf)
-
-
-def _up(q: Fraction) -> float:
-    f = float(q)
-    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
 
 __all__ = [

@@ -43,9 +43,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import gmpy2
-
 from ..approximate import synthesize_approximate
+from ..certified import exp_bound
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, flip
 from ..lang.relations import relation_from_function
@@ -203,18 +202,13 @@ def hockey_stick_exceeds(p: dict[Any, Fraction], q: dict[Any, Fraction], epsilon
     claim = Fraction(delta)
     precision = 128
     while True:
-        low, high = (_exp_bound(epsilon, precision, r) for r in (gmpy2.RoundDown, gmpy2.RoundUp))
+        low, high = exp_bound(epsilon, precision, up=False), exp_bound(epsilon, precision)
         # the sum decreases as e^eps grows: its value at `high` bounds it below, at `low` above
         if sum(max(Fraction(0), p[y] - high * q[y]) for y in p) > claim:
             return True
         if sum(max(Fraction(0), p[y] - low * q[y]) for y in p) <= claim:
             return False
         precision *= 2
-
-
-def _exp_bound(epsilon: float, precision: int, rounding: Any) -> Fraction:
-    with gmpy2.context(precision=precision, round=rounding):
-        return Fraction(*gmpy2.exp(gmpy2.mpfr(epsilon)).as_integer_ratio())
 
 
 def delta_verdict(case: Case, keep: list[Fraction], delta: float, pairs: list[tuple[tuple, tuple]]) -> str:

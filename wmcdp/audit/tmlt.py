@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..approximate import synthesize_approximate
-from ..certified import Real
+from ..certified import Real, float_bracket
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..privacy import synthesize_privacy
@@ -243,8 +243,8 @@ def _gauss_row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, i
             f"{case.label}: the certified D_2 of the model, [{interval.lo!r}, {interval.hi!r}], disagrees with "
             f"the closed form 2 rho = {closed!r}"
         )
-    low, high = _bracket(claim)
-    t_low, t_high = _bracket(true)
+    low, high = float_bracket(claim)
+    t_low, t_high = float_bracket(true)
     row = AuditRow(
         case.mechanism,
         case.params + f" (sampled at sigma_squared={float(s)!r})",
@@ -280,7 +280,7 @@ def partition_selection(case: Case) -> tuple[Any, int, Fraction, float, tuple[fl
 def real_bracket(x: Real) -> tuple[float, float]:
     """Floats just below and above an exact real."""
     mid, rad = x.enclosure(256)
-    return _bracket(mid - rad)[0], _bracket(mid + rad)[1]
+    return float_bracket(mid - rad)[0], float_bracket(mid + rad)[1]
 
 
 def selection_outputs(q: Real, threshold: int) -> list[dict[int, Real]]:
@@ -404,7 +404,7 @@ def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
         prog = _noise_program(case)
         r = synthesize_privacy(prog, "exhaustive", certified=True)
         lo, hi = r.interval.lo, r.interval.hi
-        low, high = _bracket(Fraction(case.d_in) / case.alpha)
+        low, high = float_bracket(Fraction(case.d_in) / case.alpha)
         dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
         row = AuditRow(
             case.mechanism,
@@ -441,13 +441,6 @@ def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
         delta=at_eps.interval.hi,
     )
     return row, selection_outputs(q, threshold), (at_eps.witness.x[0], at_eps.witness.x_prime[0])
-
-
-def _bracket(value: Fraction) -> tuple[float, float]:
-    f = float(value)
-    low = f if Fraction(f) <= value else math.nextafter(f, -math.inf)
-    high = f if Fraction(f) >= value else math.nextafter(f, math.inf)
-    return low, high
 
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import signal
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -176,6 +177,40 @@ def with_checks(
     return out
 
 
+def run_audit(
+    all_cases: list[Any],
+    chosen: list[Any],
+    row_of: Callable[[Any], tuple[AuditRow, list[tuple[str, dict[Any, Any], Any]]]],
+    draw: Callable[[int, Any, int], Counter],
+    sample: int,
+    level: float,
+    progress: Callable[[int, int, str], None] | None,
+    processes: int,
+) -> list[AuditRow]:
+    """The rows of the ``chosen`` cases, in order. ``row_of(case)`` gives the case's row and, per witness
+    input to sample, ``(shown, expected distribution, input)``; with ``sample``, ``draw(number, input,
+    sample)`` (a module-level function: the case by its place in ``all_cases``) collects the library's
+    counts in ``processes`` worker processes while this one computes the next cases, and the rows get their
+    model checks (:func:`with_checks`)."""
+    number = {c.label: k for k, c in enumerate(all_cases)}
+    rows, pending = [], []
+    with workers(processes if sample else 1) as submit:
+        for done, case in enumerate(chosen):
+            if progress:
+                progress(done, len(chosen), case.label)
+            start = time.perf_counter()
+            row, inputs = row_of(case)
+            rows.append(replace(row, seconds=time.perf_counter() - start))
+            if sample:
+                pending.append(
+                    [(shown, want, submit(draw, number[case.label], x, sample)) for shown, want, x in inputs]
+                )
+        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
+    if progress:
+        progress(len(chosen), len(chosen), "")
+    return rows
+
+
 def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any]:
     """The cases whose ``"mechanism params"`` label contains ``only`` (all without it); none is an error."""
     chosen = [c for c in all_cases if only is None or only in c.label]
@@ -239,6 +274,7 @@ __all__ = [
     "certified_verdict",
     "check_model",
     "installed_version",
+    "run_audit",
     "select_cases",
     "with_checks",
     "json_float",

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
@@ -68,10 +67,9 @@ from .core import (
     certified_verdict,
     check_options,
     installed_version,
+    run_audit,
     select_cases,
     verdict,
-    with_checks,
-    workers,
 )
 
 HALF = GRID // 2
@@ -415,57 +413,34 @@ def audit_diffprivlib(
     the next cases."""
     _diffprivlib()
     check_options(sample, level, processes, "diffprivlib")
-    number = {c.label: k for k, c in enumerate(_cases())}
-    numbered = [(number[case.label], case) for case in cases(only)]
-    with workers(processes if sample else 1) as submit:
-        return _audit(numbered, sample, level, progress, submit)
+    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
-def _audit(
-    numbered: list[tuple[int, Case]], sample: int, level: float, progress: ProgressCallback | None, submit: Any
-) -> list[AuditRow]:
-    rows, pending = [], []
-    for done, (number, case) in enumerate(numbered):
-        if progress:
-            progress(done, len(numbered), f"{case.mechanism} {case.params}")
-        start = time.perf_counter()
-        dists = distributions(case)
-        prog, outputs, relation = _program(case, dists)
-        certified = case.exact_model is not None
-        r = synthesize_privacy(
-            prog,
-            "exhaustive",
-            neighbours=relation,
-            force=True,
-            exact=None if certified else True,
-            certified=certified,
-        )
-        x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
-        row = AuditRow(
-            case.mechanism,
-            case.params,
-            case.d_in,
-            case.claimed,
-            r.interval.hi if certified else r.epsilon,
-            None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
-            certified_verdict(case.claimed, case.claimed, r.interval.lo, r.interval.hi)
-            if certified
-            else verdict(case.claimed, r.ratio, r.epsilon, True),
-            (repr(x), repr(xp), repr(outputs[r.witness.y])),
-            time.perf_counter() - start,
-        )
-        rows.append(row)
-        if sample:
-            pending.append(
-                [
-                    (repr(v), {y: float(p) for y, p in dists[i].items()}, submit(_draw_numbered, number, v, sample))
-                    for i, v in ((r.witness.x[0], x), (r.witness.x_prime[0], xp))
-                ]
-            )
-    rows = with_checks(rows, pending, level)
-    if progress:
-        progress(len(numbered), len(numbered), "")
-    return rows
+def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+    """The case's row (a certified enclosure when the model's probabilities are exact reals), and the
+    witness's two inputs to sample with the model's distributions there."""
+    dists = distributions(case)
+    prog, outputs, relation = _program(case, dists)
+    certified = case.exact_model is not None
+    r = synthesize_privacy(
+        prog, "exhaustive", neighbours=relation, force=True, exact=None if certified else True, certified=certified
+    )
+    x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        case.d_in,
+        case.claimed,
+        r.interval.hi if certified else r.epsilon,
+        None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
+        certified_verdict(case.claimed, case.claimed, r.interval.lo, r.interval.hi)
+        if certified
+        else verdict(case.claimed, r.ratio, r.epsilon, True),
+        (repr(x), repr(xp), repr(outputs[r.witness.y])),
+        0.0,
+    )
+    inputs = [(r.witness.x[0], x), (r.witness.x_prime[0], xp)]
+    return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 
 
 __all__ = [

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -54,9 +53,8 @@ from .core import (
     AuditRow,
     check_options,
     installed_version,
+    run_audit,
     select_cases,
-    with_checks,
-    workers,
 )
 
 #: the largest window of user counts a model may need
@@ -258,47 +256,31 @@ def audit_pydp(
     ``should_keep`` on every nonzero count of the witness against the model (chi-square at ``level``)."""
     _pydp()
     check_options(sample, level, processes, "pydp")
-    number = {c.label: k for k, c in enumerate(_cases())}
-    chosen = cases(only)
-    rows, pending = [], []
-    with workers(processes if sample else 1) as submit:
-        for done, case in enumerate(chosen):
-            if progress:
-                progress(done, len(chosen), case.label)
-            start = time.perf_counter()
-            keep = keep_probabilities(case)
-            prog = _program(case, keep)
-            at_eps = synthesize_approximate(prog, epsilon=case.epsilon, exact=True, force=True)
-            at_delta = synthesize_approximate(prog, delta=Fraction(case.delta), exact=True, force=True)
-            x, xp = at_eps.witness.x, at_eps.witness.x_prime
-            pairs = _pairs(case, len(keep)) if at_eps.delta == case.delta else []
-            rows.append(
-                AuditRow(
-                    case.mechanism,
-                    case.params,
-                    case.partitions,
-                    case.epsilon,
-                    at_delta.epsilon,
-                    None,
-                    delta_verdict(case, keep, float(at_eps.delta), pairs),
-                    (repr(x), repr(xp), ""),
-                    time.perf_counter() - start,
-                    claimed_delta=case.delta,
-                    delta=float(at_eps.delta),
-                )
-            )
-            if sample:
-                counts = sorted({n for n in (*x, *xp) if n > 0})
-                pending.append(
-                    [
-                        (f"n={n}", _expected(keep[n]), submit(_draw_numbered, number[case.label], n, sample))
-                        for n in counts
-                    ]
-                )
-        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
-    if progress:
-        progress(len(chosen), len(chosen), "")
-    return rows
+    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
+
+
+def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Any, Any], int]]]:
+    """The case's row, and every nonzero count of its witness to sample."""
+    keep = keep_probabilities(case)
+    prog = _program(case, keep)
+    at_eps = synthesize_approximate(prog, epsilon=case.epsilon, exact=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(case.delta), exact=True, force=True)
+    x, xp = at_eps.witness.x, at_eps.witness.x_prime
+    pairs = _pairs(case, len(keep)) if at_eps.delta == case.delta else []
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        case.partitions,
+        case.epsilon,
+        at_delta.epsilon,
+        None,
+        delta_verdict(case, keep, float(at_eps.delta), pairs),
+        (repr(x), repr(xp), ""),
+        0.0,
+        claimed_delta=case.delta,
+        delta=float(at_eps.delta),
+    )
+    return row, [(f"n={n}", _expected(keep[n]), n) for n in sorted({n for n in (*x, *xp) if n > 0})]
 
 
 def _expected(p: Fraction) -> dict[bool, Fraction]:

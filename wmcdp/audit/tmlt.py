@@ -46,9 +46,8 @@ Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -64,9 +63,8 @@ from .core import (
     certified_verdict,
     check_options,
     installed_version,
+    run_audit,
     select_cases,
-    with_checks,
-    workers,
 )
 
 
@@ -371,27 +369,13 @@ def audit_tmlt(
     the enclosure's upper end; for partition selection ``delta`` is the upper end of the tight delta's)."""
     _tmlt()
     check_options(sample, level, processes, "tmlt")
-    number = {c.label: k for k, c in enumerate(_cases())}
-    chosen = cases(only)
-    rows, pending = [], []
-    with workers(processes if sample else 1) as submit:
-        for done, case in enumerate(chosen):
-            if progress:
-                progress(done, len(chosen), case.label)
-            start = time.perf_counter()
-            row, dists, (x, xp) = _row(case)
-            rows.append(replace(row, seconds=time.perf_counter() - start))
-            if sample:
-                pending.append(
-                    [
-                        (f"x={v}", _floats(dists[v]), submit(_draw_numbered, number[case.label], v, sample))
-                        for v in (x, xp)
-                    ]
-                )
-        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
-    if progress:
-        progress(len(chosen), len(chosen), "")
-    return rows
+    return run_audit(_cases(), cases(only), _sampled_row, _draw_numbered, sample, level, progress, processes)
+
+
+def _sampled_row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[int, float], int]]]:
+    """The case's row, and the witness's two inputs to sample with the model's distributions there."""
+    row, dists, (x, xp) = _row(case)
+    return row, [(f"x={v}", _floats(dists[v]), v) for v in (x, xp)]
 
 
 def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:

@@ -48,7 +48,8 @@ MAX_PRECISION = 1 << 15
 #: a certified run ends when the enclosure is this narrow, relative to its size
 RELATIVE_WIDTH = 2.0**-50
 
-_FUNCTIONS = frozenset({"exp", "log", "sqrt"})
+#: the functions an exact real may apply
+FUNCTIONS = frozenset({"exp", "log", "sqrt"})
 _OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -267,7 +268,7 @@ def _build(node: ast.AST, text: str) -> Callable[[], Any]:
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id in _FUNCTIONS
+        and node.func.id in FUNCTIONS
         and len(node.args) == 1
         and not node.keywords
     ):
@@ -388,6 +389,7 @@ def float_bracket(q: Fraction) -> tuple[float, float]:
 
 __all__ = [
     "Enclosure",
+    "FUNCTIONS",
     "MAX_PRECISION",
     "RELATIVE_WIDTH",
     "Real",

@@ -53,9 +53,9 @@ def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
 
 def _real_or_text(text: str) -> Any:
     """An expression such as ``exp(-1/2)`` as an exact real (:class:`wmcdp.Real`); other text as itself."""
-    from ..certified import Real
+    from ..certified import FUNCTIONS, Real
 
-    if not any(f"{name}(" in text for name in ("exp", "log", "sqrt")) and "**" not in text:
+    if not any(f"{name}(" in text for name in FUNCTIONS) and "**" not in text:
         return text
     try:
         return Real(text)

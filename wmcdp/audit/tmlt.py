@@ -138,6 +138,13 @@ def _q(scale: Fraction) -> Real:
     return Real(f"exp(-1/({scale.numerator}/{scale.denominator}))")
 
 
+def _choice_program(name: str, dists: list[dict[int, Any]]) -> Program:
+    """The model as a program: input ``i`` (neighbours one apart) draws the codes of ``dists[i]``."""
+    return Program(
+        name, IntVector(1, 0, len(dists) - 1), lambda x: discrete(lambda i: dists[i], x[0]), neighbours="one-entry"
+    )
+
+
 # -- AddGeometricNoise --------------------------------------------------------------------------
 
 
@@ -158,9 +165,7 @@ def noise_outputs(q: Real, d: int) -> list[dict[int, Real]]:
 def _noise_program(case: Case) -> Program:
     assert case.alpha is not None
     dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
-    return Program(
-        "tmlt_geometric", IntVector(1, 0, 1), lambda x: discrete(lambda i: dists[i], x[0]), neighbours="one-entry"
-    )
+    return _choice_program("tmlt_geometric", dists)
 
 
 # -- AddDiscreteGaussianNoise ------------------------------------------------------------------
@@ -177,15 +182,10 @@ def _gauss_tail(s: Fraction, m: int) -> Real:
     def ball() -> Any:
         import flint
 
-        bits = flint.ctx.prec + 16
-        depth = m + 1 + math.isqrt(int(2 * s * bits) + 1) + 2
-        total = flint.arb(0)
-        for j in range(m + 1, depth + 1):
-            total += (-flint.arb(j * j) / (2 * flint.arb(s.numerator) / s.denominator)).exp()
-        two_s = 2 * flint.arb(s.numerator) / s.denominator
-        first = (-flint.arb((depth + 1) ** 2) / two_s).exp()
-        ratio = (-flint.arb(2 * depth + 3) / two_s).exp()
-        rest = first / (1 - ratio)
+        depth = m + 1 + math.isqrt(int(2 * s * (flint.ctx.prec + 16)) + 1) + 2
+        total = sum((_gauss_exp(s, j) for j in range(m + 1, depth + 1)), flint.arb(0))
+        ratio = _gauss_exp(s, 1) ** (2 * depth + 3)  # e^(-(2 depth + 3)/(2s))
+        rest = _gauss_exp(s, depth + 1) / (1 - ratio)
         return total + flint.arb(0, rest.mid() + rest.rad())
 
     return Real(f"sum over j > {m} of exp(-j^2/(2*{s}))", ball=ball)
@@ -196,6 +196,7 @@ def _gauss_term(s: Fraction, k: int) -> Real:
 
 
 def _gauss_exp(s: Fraction, k: int) -> Any:
+    """The ball of ``e^(−k²/(2s))`` at the working precision."""
     import flint
 
     return (-flint.arb(k * k) / (2 * flint.arb(s.numerator) / s.denominator)).exp()
@@ -227,13 +228,7 @@ def _gauss_row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, i
     s = sampler_scale_of("AddDiscreteGaussianNoise", case.alpha)
     claim, true = Fraction(case.d_in**2) / (2 * case.alpha), Fraction(case.d_in**2) / (2 * s)
     dists = gauss_outputs(s, case.d_in)
-    prog = Program(
-        "tmlt_discrete_gaussian",
-        IntVector(1, 0, 1),
-        lambda x: discrete(lambda i: dists[i], x[0]),
-        neighbours="one-entry",
-    )
-    r = synthesize_renyi(prog, [2], certified=True)
+    r = synthesize_renyi(_choice_program("tmlt_discrete_gaussian", dists), [2], certified=True)
     (interval,) = r.intervals or ()
     closed = float(2 * true)
     if not (interval.lo <= closed and interval.hi >= closed * (1 - 2.0**-40)):
@@ -300,12 +295,7 @@ def selection_outputs(q: Real, threshold: int) -> list[dict[int, Real]]:
 
 def _selection_program(q: Real, threshold: int) -> Program:
     dists = selection_outputs(q, threshold)
-    return Program(
-        "tmlt_partition_selection",
-        IntVector(1, 0, threshold + 1),
-        lambda x: discrete(lambda n: dists[n], x[0]),
-        neighbours="one-entry",
-    )
+    return _choice_program("tmlt_partition_selection", dists)
 
 
 # -- verdicts -----------------------------------------------------------------------------------
@@ -330,14 +320,6 @@ def draw_counts(case: Case, x: int, draws: int) -> Counter:
 def noise_label(code: int, d: int) -> str:
     """The output a code of :func:`noise_outputs` stands for."""
     return "k < 0" if code == 0 else f"k > {d}" if code == d + 2 else f"k = {code - 1}"
-
-
-def selection_label(code: int, threshold: int) -> str:
-    """The output a code of :func:`selection_outputs` stands for."""
-    if code == 0:
-        return "dropped"
-    count = code - 1 + threshold
-    return f"released {count}" if count <= threshold + 2 else f"released > {threshold + 2}"
 
 
 def _noise_code(k: int, d: int) -> int:

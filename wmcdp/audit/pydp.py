@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -162,18 +163,22 @@ def _declared(t: float) -> Fraction:
     return Fraction(t)
 
 
-def _steps(m: int) -> list[tuple[int, ...]]:
-    """What one user adds to the counts of ``m`` partitions: any nonempty set of them, one each."""
-    return [d for d in itertools.product((0, 1), repeat=m) if any(d)]
+def _moves(m: int) -> Callable[[tuple[int, ...]], Iterator[tuple[int, ...]]]:
+    """The neighbours of user counts in ``m`` partitions: one user added to, or removed from, any nonempty
+    set of them (counts below 0 included: the relation keeps those in the program's domain)."""
+    steps = [d for d in itertools.product((0, 1), repeat=m) if any(d)]
+
+    def neighbours(x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        for step in steps:
+            yield tuple(a + b for a, b in zip(x, step))
+            yield tuple(a - b for a, b in zip(x, step))
+
+    return neighbours
 
 
 def _program(case: Case, keep: list[Fraction]) -> Program:
-    m, steps = case.partitions, set(_steps(case.partitions))
-
-    def neighbours(x: tuple[int, ...], y: tuple[int, ...]) -> bool:
-        return tuple(b - a for a, b in zip(x, y)) in steps or tuple(a - b for a, b in zip(x, y)) in steps
-
-    relation = relation_from_function(neighbours, "one user in at most max_partitions_contributed partitions")
+    m = case.partitions
+    relation = relation_from_function(_moves(m), "one user in at most max_partitions_contributed partitions")
     return Program(
         "partition_selection",
         IntVector(m, 0, len(keep) - 1),
@@ -225,13 +230,14 @@ def delta_verdict(case: Case, keep: list[Fraction], delta: float, pairs: list[tu
 
 
 def _pairs(case: Case, size: int) -> list[tuple[tuple, tuple]]:
-    out = []
-    for x in itertools.product(range(size), repeat=case.partitions):
-        for step in _steps(case.partitions):
-            y = tuple(a + b for a, b in zip(x, step))
-            if all(v < size for v in y):
-                out += [(x, y), (y, x)]
-    return out
+    """Every ordered pair of neighbouring counts below ``size``."""
+    moves = _moves(case.partitions)
+    return [
+        (x, y)
+        for x in itertools.product(range(size), repeat=case.partitions)
+        for y in moves(x)
+        if all(0 <= v < size for v in y)
+    ]
 
 
 def draw_counts(case: Case, n: int, draws: int) -> Counter:

@@ -234,12 +234,14 @@ def _text(q: int | Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
-def _constant(q: Fraction) -> Callable[[], Any]:
-    def ball() -> Any:
-        flint = _flint()
-        return flint.arb(q.numerator) / q.denominator
+def arb_of(q: Fraction | int) -> Any:
+    """The ball of a rational at the working precision (exact when it is dyadic and fits)."""
+    q = Fraction(q)
+    return _flint().arb(q.numerator) / q.denominator
 
-    return ball
+
+def _constant(q: Fraction) -> Callable[[], Any]:
+    return lambda: arb_of(q)
 
 
 def _parse(text: str) -> Callable[[], Any]:
@@ -388,6 +390,7 @@ def float_bracket(q: Fraction) -> tuple[float, float]:
 
 
 __all__ = [
+    "arb_of",
     "Enclosure",
     "FUNCTIONS",
     "MAX_PRECISION",

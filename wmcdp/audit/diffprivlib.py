@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from ..certified import Real
+from ..certified import Real, arb_of
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
@@ -252,9 +252,8 @@ def _parity(gamma: float) -> Real:
         import flint
 
         odd, through = _parity_terms(gamma, flint.ctx.prec + 8)
-        centre = odd + through / 2
-        half = flint.arb(through.numerator) / (2 * through.denominator)
-        return flint.arb(flint.arb(centre.numerator) / centre.denominator, half.mid() + half.rad())
+        half = arb_of(through / 2)
+        return flint.arb(arb_of(odd + through / 2), half.mid() + half.rad())
 
     return Real(f"P(bernoulli_neg_exp({gamma!r}) = 1)", ball=ball)
 
@@ -266,7 +265,7 @@ def bernoulli_neg_exp_one(gamma: float) -> Real:
     while gamma > 1:
         gamma -= 1
         steps += 1
-    return _parity(1.0) ** steps * _parity(gamma) if steps else _parity(gamma)
+    return _parity(1.0) ** steps * _parity(gamma)
 
 
 @lru_cache(maxsize=64)

@@ -52,7 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..approximate import synthesize_approximate
-from ..certified import Real, float_bracket
+from ..certified import Real, arb_of, float_bracket
 from ..errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..privacy import synthesize_privacy
@@ -199,7 +199,7 @@ def _gauss_exp(s: Fraction, k: int) -> Any:
     """The ball of ``e^(−k²/(2s))`` at the working precision."""
     import flint
 
-    return (-flint.arb(k * k) / (2 * flint.arb(s.numerator) / s.denominator)).exp()
+    return (-flint.arb(k * k) / (2 * arb_of(s))).exp()
 
 
 def gauss_window(s: Fraction) -> int:

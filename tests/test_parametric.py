@@ -300,3 +300,37 @@ def test_delta_needs_a_rational_ratio_and_the_command_line_prints_it(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["ratio"] == "3/2" and [p["to"] for p in out["pieces"]] == ["2/5", "3/5", "1"]
     assert out["pieces"][0]["witness"] == {"x": [0, 0], "x_prime": [1, 0]}
+
+
+@pytest.mark.parametrize("name", ["cross", "coins", "tgeom", "noisy_max", "gat"])
+def test_every_cell_of_the_table_is_its_function(name):
+    """The common denominator M and degree K of the counts (one pass over the diagram) are sound: every cell
+    of the whole table, interpolated from K + 1 counts, equals the enumeration at random rationals."""
+    from wmcdp.compile import compile_program
+    from wmcdp.probabilities import Counter
+    from wmcdp.sets import all_outputs
+
+    build, ref, inputs, _, (lo, hi) = CASES[name]
+    compiled = compile_program(build(Parameter("t", lo, hi)))
+    arith = compiled.arith()
+    table = Counter(compiled, arith).table()
+    xs, ys = list(compiled.domain.values()), all_outputs(compiled.shape)
+    assert table.shape == (len(xs), len(ys))
+    for t in samples(lo, hi, count=2, seed=7):
+        for x, row in zip(xs, table):
+            dist = distribution(ref(t), x)
+            assert [arith.probability(i)(t) for i in row] == [dist.get(y, 0) for y in ys], (x, t)
+
+
+def test_discrete_trees_keep_only_the_root_denominator():
+    """Geometric above threshold draws n + 1 truncated geometrics down trees of flips whose path products
+    telescope to P(z) = (polynomial) / (1 + a): the common denominator is a power of 1 + a, and the degree
+    bound is that of the largest numerator, not the sum over all the flips."""
+    from wmcdp.compile import compile_program
+    from wmcdp.parametric.functions import Poly
+
+    n, k = 3, 3
+    compiled = compile_program(geometric_above_threshold(n, k, 2, alpha=Parameter("a", F(1, 10), F(9, 10))))
+    arith = compiled.arith()
+    assert any(arith.denominator == Poly([1, 1]) ** e for e in range(n + 2))
+    assert arith.degree <= (n + 1) * (k + 1)  # each TGeom's numerator has degree at most k + 1

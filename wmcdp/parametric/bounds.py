@@ -64,7 +64,7 @@ def piecewise_delta(compiled: Any, relation: Any, ratio: Fraction, start: float)
         keys.append(order)
     rows = np.concatenate(signatures)
     order_keys = np.concatenate(keys)
-    first, inverse = _groups(rows)
+    first, inverse = _groups([rows[:, j] for j in range(rows.shape[1])])
     best_key = np.full(len(first), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(best_key, inverse, order_keys)
     p = arith.parameter

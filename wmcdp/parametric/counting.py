@@ -1,9 +1,11 @@
 """Parametric weighted model counting: every ``P(y | x)`` as a rational function of the parameter.
 
 Write a random bit's weights as ``a_v(t)/d_v(t)`` and ``b_v(t)/d_v(t)`` with polynomials ``a_v + b_v = d_v``
-(the exact scheme of :class:`wmcdp.wmc.Scaled`, over polynomials). Then ``Q(t) = P(y | x)(t) * D(t)``, with
-``D = prod_v d_v``, is a polynomial of degree at most ``K = sum_v max(deg a_v, deg b_v, deg d_v)``: every
-path multiplies one of ``a_v``, ``b_v`` or (a skipped bit) ``d_v`` per random bit. So ``Q`` is fixed by its
+(the exact scheme of :class:`wmcdp.wmc.Scaled`, over polynomials). A pass over the diagram finds one
+polynomial ``M`` and a degree ``K`` such that ``Q(t) = P(y | x)(t) * M(t)`` is a polynomial of degree at most
+``K`` for every cell (:func:`_common_denominator`; ``M`` divides ``D = prod_v d_v``, and ``M = D`` with
+``K = sum_v max(deg a_v, deg b_v, deg d_v)`` always holds: every path multiplies one of ``a_v``, ``b_v`` or,
+a skipped bit, ``d_v`` per random bit). So ``Q`` is fixed by its
 values at ``K + 1`` points, and those are exact counts: :class:`Parametric` counts the compiled diagram once
 per point ``t_0 < ... < t_K`` of the interval (each an exact :class:`~wmcdp.wmc.Scaled` count with the
 weights at ``t_i``), stacks the counts, and gives every cell the *id* of its vector of values; equal vectors
@@ -15,6 +17,7 @@ distinct functions are interpolated into polynomials (:meth:`Parametric.function
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -50,7 +53,7 @@ class Point:
     weights: dict[int, BitWeight]
     arith: wmc.Scaled
     prefix: list[int]  # products of the bits' denominators above each level (skipped bits)
-    scale: Fraction  # D(t) / arith.denominator: turns a count's numerator into Q(t)
+    scale: Fraction  # M(t) / arith.denominator: turns a count's numerator into Q(t)
 
     def skip(self, a: int, b: int) -> int:
         """The factor of the random bits skipped from level ``a`` down to level ``b``."""
@@ -78,11 +81,8 @@ class Parametric:
         self.parameter = parameter
         support = compiled.random_support
         triples = [scaled_weight(compiled.weights[v]) for v in support]
-        self.degree = _degree_bound(compiled, dict(zip(support, triples)))
-        denominator = Poly([1])
-        for _, _, d in triples:
-            denominator *= d
-        self.denominator = denominator  # D(t)
+        self.denominator, self.degree = _common_denominator(compiled, dict(zip(support, triples)))  # M(t), K
+        denominator = self.denominator
         lo, hi, k = parameter.lo, parameter.hi, self.degree
         ts = [lo + (hi - lo) * Fraction(i, max(k, 1)) for i in range(k + 1)]
         bdd = compiled.backend.name == "bdd"  # an SDD count takes the denominator and skips bits itself
@@ -118,17 +118,16 @@ class Parametric:
             else:
                 counts.append(np.asarray(wmc.evaluate(flat, at, p.arith, c.backend.level_of, skip=p.skip)))
         shape = counts[0].shape
-        rows = np.stack([np.asarray(x).reshape(-1) for x in counts], axis=1)
-        return self._intern(rows).reshape(shape)
+        return self._intern([np.asarray(x).reshape(-1) for x in counts]).reshape(shape)
 
-    def _intern(self, rows: np.ndarray) -> np.ndarray:
-        """Ids of the rows (one exact integer per point): equal rows, equal ids."""
-        if rows.dtype != object:  # float64 numerators are exact integers below 2^53
-            rows = rows.astype(np.int64)
-            first, inverse = _groups(rows)
-            ids = np.array([self._id(tuple(int(v) for v in rows[k])) for k in first], dtype=np.int64)
+    def _intern(self, columns: list[np.ndarray]) -> np.ndarray:
+        """Ids of the cells, given one column of exact integers per point: equal rows, equal ids."""
+        if all(c.dtype != object for c in columns):  # float64 numerators are exact integers below 2^53
+            columns = [c.astype(np.int64) for c in columns]
+            first, inverse = _groups(columns)
+            ids = np.array([self._id(tuple(int(c[k]) for c in columns)) for k in first], dtype=np.int64)
             return ids[inverse]
-        return np.array([self._id(tuple(int(v) for v in row)) for row in rows], dtype=np.int64)
+        return np.array([self._id(tuple(int(v) for v in row)) for row in zip(*columns)], dtype=np.int64)
 
     def _id(self, vector: tuple[int, ...]) -> int:
         found = self._ids.get(vector)
@@ -139,7 +138,7 @@ class Parametric:
 
     # -- functions ---------------------------------------------------------------------------
     def function(self, i: int) -> Poly:
-        """``Q`` of the id ``i``: the polynomial with ``P(y | x)(t) = Q(t) / D(t)``."""
+        """``Q`` of the id ``i``: the polynomial with ``P(y | x)(t) = Q(t) / M(t)``."""
         f = self._functions.get(int(i))
         if f is None:
             values = [fmpq(int(v) * p.scale) for v, p in zip(self._vectors[int(i)], self.points)]
@@ -180,53 +179,78 @@ class Parametric:
 _MIX = np.random.default_rng(20261124).integers(1, 2**63, size=64, dtype=np.int64) | 1
 
 
-def _groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, inverse)``: the first row of each group of equal rows, and each row's group. Rows are grouped
-    by a 64-bit hash (one sort of integers, not of rows), then every row is compared with its group's first
-    row; a collision, which the comparison would show, falls back to sorting the rows themselves."""
-    mix = np.resize(_MIX, rows.shape[1])
+def _groups(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the first row of each group of equal rows, and each row's group, for the rows
+    whose entries are the int64 ``columns``. Rows are grouped by a 64-bit hash (one sort of integers, not of
+    rows), then every row is compared with its group's first row; a collision, which the comparison would
+    show, falls back to sorting the rows themselves."""
+    h = np.zeros(len(columns[0]), dtype=np.int64)
     with np.errstate(over="ignore"):
-        h = (rows * mix).sum(axis=1, dtype=np.int64)
+        for j, column in enumerate(columns):
+            h += column * _MIX[j % len(_MIX)]
         h ^= (h >> np.int64(29)) * np.int64(0x5851F42D4C957F2D)
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    if not (rows == rows[first[inverse]]).all():
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    representative = first[inverse]
+    if not all((column == column[representative]).all() for column in columns):
+        _, first, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
 
 
-def _degree_bound(compiled: Any, polys: dict[int, tuple[Poly, Poly, Poly]]) -> int:
-    """A bound ``K`` on the degree of every count's ``Q``: the largest, over the paths of the diagram, sum of the
-    degrees of the polynomial each random bit contributes (``a`` or ``b`` on the path, ``d`` when skipped). On
-    an SDD, or when the diagram has no path, the sum over the bits of their largest degree."""
-    total = sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in polys.values())
+def _common_denominator(compiled: Any, polys: dict[int, tuple[Poly, Poly, Poly]]) -> tuple[Poly, int]:
+    """``(M, K)``: a polynomial ``M`` with ``P(y | x) * M`` a polynomial of degree at most ``K`` for every cell.
+
+    On a BDD, one pass over the diagram, children first, bounds each entry's function of ``t`` (for every
+    assignment of the input and output bits) as ``N / M_e`` with ``deg N - deg M_e <= x_e``. A random bit
+    with weights ``a/d``, ``b/d`` over children ``(N_h/M_h, N_l/M_l)`` gives
+    ``M_e = d * lcm(M_h / gcd(a, M_h), M_l / gcd(b, M_l))`` and ``x_e = max(deg a - deg d + x_h,
+    deg b - deg d + x_l)``; an input or output bit gives ``lcm(M_h, M_l)`` and ``max(x_h, x_l)``; a bit a path
+    skips weighs ``a/d + b/d = 1``. The gcds cancel what the weights' numerators share with the denominators
+    below them: the flips of a ``discrete`` split the mass of a subtree into its two halves, so along a path
+    their products telescope to the leaf's probability and the bound keeps only the root's denominator (the
+    product ``D`` of every bit's ``d`` would carry each internal node's). ``K = deg M + x`` at the root. On an
+    SDD, ``M = D`` and ``K`` is the sum over the bits of their largest degree.
+    """
+    denominator = Poly([1])
+    for _, _, d in polys.values():
+        denominator *= d
     if compiled.backend.name != "bdd":
-        return total
-    flat, levels, level_of = compiled.flat, compiled.backend.levels, compiled.backend.level_of
-    skipped = [0] * (levels + 1)
-    for v, (_, _, d) in polys.items():
-        skipped[level_of(v)] = max(d.degree(), 0)
-    below = np.concatenate([[0], np.cumsum(skipped)])  # below[l]: the degrees of the levels above l
-
-    def level(i: int) -> int:
-        return int(flat.level[i]) if flat.var[i] >= 0 else levels
-
-    worst = np.full(len(flat), -1, dtype=np.int64)  # -1: no path to TRUE
-    worst[flat.var == -1] = 0
+        return denominator, sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in polys.values())
+    flat = compiled.flat
+    one = Poly([1])
+    bounds: list[tuple[Poly, int] | None] = [None] * len(flat.var)  # None: the zero function (FALSE)
+    for i in np.flatnonzero(flat.var == -1).tolist():
+        bounds[i] = (one, 0)
     for layer in flat.layers:
         for i in layer.tolist():
-            v, here = int(flat.var[i]), int(flat.level[i])
-            for child, side in ((int(flat.hi[i]), 0), (int(flat.lo[i]), 1)):
-                if child < 0 or worst[child] < 0:
-                    continue
-                own = max(polys[v][side].degree(), 0) if v in polys else 0
-                gap = int(below[level(child)] - below[here + 1])
-                worst[i] = max(worst[i], worst[child] + own + gap)
-    root = len(flat) - 1  # children come before parents: the root is the last entry
-    if worst[root] < 0:
-        return total
-    return min(total, int(worst[root] + below[level(root)]))
+            v = int(flat.var[i])
+            children = (bounds[int(flat.hi[i])], bounds[int(flat.lo[i])])
+            if v in polys:
+                a, b, d = polys[v]
+                terms = []
+                for c, child in zip((a, b), children):
+                    if child is not None and not c.is_zero():
+                        m, x = child
+                        terms.append((m // m.gcd(c), c.degree() - d.degree() + x))
+                if terms:
+                    m = terms[0][0] if len(terms) == 1 else _lcm(terms[0][0], terms[1][0])
+                    bounds[i] = (d * m, max(x for _, x in terms))
+            else:
+                present = [child for child in children if child is not None]
+                if present:
+                    m = present[0][0] if len(present) == 1 else _lcm(present[0][0], present[1][0])
+                    bounds[i] = (m, max(x for _, x in present))
+    root = bounds[len(flat.var) - 1]  # children come before parents: the root is the last entry
+    if root is None:
+        return one, 0  # no path: every count is 0
+    m, x = root
+    m = m * fmpq(1) / m[m.degree()]  # monic
+    return m, max(m.degree() + x, 0)
+
+
+def _lcm(p: Poly, q: Poly) -> Poly:
+    return p * (q // p.gcd(q))
 
 
 def _lagrange_basis(ts: list[Fraction]) -> list[Poly]:

@@ -93,7 +93,12 @@ def _sweep(fs: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point, sign: int) ->
         return sign * poly_at(fs[j][0], s) / poly_at(fs[j][1], s)
 
     def beats(j: int, b: int, e: Point) -> bool:
-        """``f_j`` is better than ``f_b`` just to the right of ``e``."""
+        """``f_j`` is better than ``f_b`` just to the right of ``e``: by their values at ``e`` where both are
+        defined and differ there (they are continuous), else at a rational before their next meeting."""
+        if isinstance(e, Fraction) and poly_at(fs[j][1], e) != 0 and poly_at(fs[b][1], e) != 0:
+            here, there = value(j, e), value(b, e)
+            if here != there:
+                return here > there
         stops = [p for p in (after(zeros(j, b), e), after(zeros(j, j), e), after(zeros(b, b), e)) if p is not None]
         stop: Point = min(stops + [hi], key=functools.cmp_to_key(compare))
         s = between(e, stop)

@@ -142,10 +142,11 @@ class Function:
     # -- values ------------------------------------------------------------------------------
     def __call__(self, t: int | Fraction) -> Fraction:
         """The value at ``t`` (an error where the denominator vanishes)."""
-        d = poly_at(self.den, Fraction(t))
+        q = fmpq(t)
+        d = self.den(q)
         if d == 0:
             raise WmcdpError(f"{self} is undefined at {self.parameter.name} = {format_number(Fraction(t))}")
-        return poly_at(self.num, Fraction(t)) / d
+        return fraction(self.num(q) / d)
 
     @property
     def degree(self) -> int:

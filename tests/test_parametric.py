@@ -327,7 +327,7 @@ def test_discrete_trees_keep_only_the_root_denominator():
     telescope to P(z) = (polynomial) / (1 + a): the common denominator is a power of 1 + a, and the degree
     bound is that of the largest numerator, not the sum over all the flips."""
     from wmcdp.compile import compile_program
-    from wmcdp.parametric.functions import Poly
+    from wmcdp.parametric.polys import Poly
 
     n, k = 3, 3
     compiled = compile_program(geometric_above_threshold(n, k, 2, alpha=Parameter("a", F(1, 10), F(9, 10))))

@@ -146,7 +146,7 @@ def plot(r: Any, path: str, name: str) -> None:
 
 
 def _value(piece: Any, t: Fraction, linear: bool) -> float:
-    from ..parametric.functions import poly_at
+    from ..parametric.polys import poly_at
 
     if piece.den.is_zero():
         return math.inf

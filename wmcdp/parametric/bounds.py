@@ -13,7 +13,7 @@ from ..errors import WmcdpError
 from ..numbers import is_symbolic
 from .counting import EnvelopeScan, Parametric, _groups
 from .envelope import Piece, envelope
-from .functions import Poly, fmpq, poly_at
+from .polys import Poly, fmpq, poly_at
 from .results import PiecewiseAccuracyResult, PiecewiseDeltaResult, PiecewisePrivacyResult
 from .roots import Point, between, compare, real_roots
 

@@ -27,7 +27,8 @@ import numpy as np
 from .. import wmc
 from ..errors import WmcdpError
 from ..weights import BitWeight
-from .functions import Function, Parameter, Poly, fmpq, fraction, poly_at
+from .functions import Function, Parameter
+from .polys import Poly, fmpq, fraction, poly_at
 
 
 def _parts(w: Any) -> tuple[Poly, Poly]:

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import WmcdpError
-from .functions import Poly, poly_at
+from .polys import Poly, poly_at
 from .roots import Point, between, compare, real_roots
 
 

@@ -12,35 +12,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
-
-import flint
 
 from ..errors import WmcdpError
 from ..numbers import as_number, format_number
-
-Poly = flint.fmpq_poly
-
-
-def fmpq(x: int | Fraction) -> flint.fmpq:
-    x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def fraction(q: Any) -> Fraction:
-    """A python-flint rational (or int) as a Fraction."""
-    if isinstance(q, (int, Fraction)):
-        return Fraction(q)
-    return Fraction(int(q.p), int(q.q))
-
-
-def poly_at(p: Poly, t: Fraction) -> Fraction:
-    return fraction(p(fmpq(t)))
-
-
-def coefficients(p: Poly) -> list[Fraction]:
-    """Coefficients of ``p``, lowest degree first (``[]`` for the zero polynomial)."""
-    return [fraction(c) for c in p.coeffs()]
+from .polys import Poly, coefficients, fmpq, fraction
+from .roots import nonnegative_on
 
 
 class Function:
@@ -160,8 +136,6 @@ class Function:
 
     def check_probability(self, name: str) -> Function:
         """This function as a probability: in [0, 1] for every value of the parameter's interval."""
-        from .roots import nonnegative_on
-
         lo, hi = self.parameter.lo, self.parameter.hi
         t = self.parameter.name
         bad = nonnegative_on(self.den, lo, hi, strict=True)
@@ -178,8 +152,6 @@ class Function:
 
     def check_open_unit(self, name: str) -> Function:
         """This function in (0, 1) on the whole interval (the ratio of a geometric mechanism)."""
-        from .roots import nonnegative_on
-
         self.check_probability(name)
         lo, hi = self.parameter.lo, self.parameter.hi
         for poly in (self.num, self.den - self.num):
@@ -268,4 +240,4 @@ def function_text(num: Poly, den: Poly, t: str) -> str:
     return f"{top}/{bottom}"
 
 
-__all__ = ["Function", "Parameter", "poly_text", "function_text", "fraction", "fmpq"]
+__all__ = ["Function", "Parameter", "poly_text", "function_text"]

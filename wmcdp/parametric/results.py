@@ -11,7 +11,8 @@ from typing import Any
 from ..lang.shape import format_value
 from ..numbers import format_number, ln
 from .envelope import Piece
-from .functions import Parameter, coefficients, function_text, poly_at, poly_text
+from .functions import Parameter, function_text, poly_text
+from .polys import coefficients, poly_at
 from .roots import Algebraic, Point, compare, point_text
 
 

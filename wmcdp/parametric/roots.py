@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import flint
 
-from .functions import Poly, fmpq
+from .polys import Poly, fmpq
 
 
 def _sign_q(v: flint.fmpq) -> int:

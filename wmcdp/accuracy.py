@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .compile import Compiled
-from .distributed import check_workers
+from .distributed import check_workers, worker_counter
 from .errors import CoverageError, WmcdpError
 from .lang.program import Program, Value
 from .lang.shape import format_value
@@ -105,6 +105,27 @@ def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarr
     inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
     zeros = np.full(table.shape, arith.zero, dtype=arith.dtype)
     return arith.total(np.where(inside, table, zeros), 1), arith.total(np.where(inside, zeros, table), 1)
+
+
+def _plus(arith: Any, total: Any, part: Any) -> Any:
+    return part if total is None else arith.add(total, part)
+
+
+def _stripe_sums(
+    counter: Counter, first: np.ndarray, last: np.ndarray, fixed: int | None = None, only: Any = None
+) -> tuple[Any, Any]:
+    """Window sums inside and outside for every input, over the stripes of the joint table (``fixed`` and
+    ``only`` choose stripes, see :meth:`Counter.stripes`)."""
+    inside = outside = None
+    for y0, table in counter.stripes(fixed, only):
+        s_in, s_out = window_sums(counter.arith, table, first, last, y0)
+        inside, outside = _plus(counter.arith, inside, s_in), _plus(counter.arith, outside, s_out)
+    return inside, outside
+
+
+def _window_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray) -> tuple:
+    """On a worker (:meth:`wmcdp.distributed.Workers.stripes`): window sums of some stripes."""
+    return _stripe_sums(worker_counter(job), first, last, fixed, stripes)
 
 
 @limited
@@ -198,12 +219,10 @@ def synthesize_accuracy(
     if isinstance(I, ExhaustiveInference):
         inside = outside = None
         if isinstance(A, ExhaustiveAccuracy) and workers is not None:
-            inside, outside = workers.accuracy(compiled, first, last, exact)
+            for s_in, s_out in workers.stripes(compiled, exact, _window_task, first, last):
+                inside, outside = _plus(arith, inside, s_in), _plus(arith, outside, s_out)
         elif isinstance(A, ExhaustiveAccuracy):
-            for y0, table in counter.stripes():
-                s_in, s_out = window_sums(arith, table, first, last, y0)
-                inside = s_in if inside is None else arith.add(inside, s_in)
-                outside = s_out if outside is None else arith.add(outside, s_out)
+            inside, outside = _stripe_sums(counter, first, last)
         else:
             parts_in, parts_out = [], []
             digits = compiled.domain.digit_array(inputs)

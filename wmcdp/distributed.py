@@ -23,12 +23,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .errors import WmcdpError
-from .registry import build_program, find_relation
+from .registry import build_program
 
 
 class Workers:
@@ -118,51 +119,32 @@ class Workers:
         parts = [list(range(k, count, self.size)) for k in range(self.size)]
         return fixed, [p for p in parts if p]
 
-    def privacy(self, compiled: Any, relation: Any, exact: Any) -> Any:
-        """Algorithm 2 over the exhaustive sets, stripes spread over the workers: the merged scan."""
-        from .probabilities import Counter, number_system
-        from .scan import RatioScan
-
-        job = self._job(compiled, exact)
-        job["relation"] = relation.name if relation.builtin else None
-        if job["relation"] is None:
-            raise WmcdpError("a run over workers needs a built-in neighbour relation")
-        counter = Counter(compiled, number_system(compiled, exact))
-        fixed, parts = self._split(counter)
-        futures = [self.client.submit(_privacy_task, job, fixed, part, pure=False) for part in parts]
-        merged = RatioScan(counter.arith)
-        for state in self.client.gather(futures):
-            merged.merge(RatioScan.of_state(counter.arith, state))
-        return merged
-
-    def accuracy(self, compiled: Any, first: np.ndarray, last: np.ndarray, exact: Any) -> tuple[Any, Any]:
-        """Window sums inside and outside for every input, stripes spread over the workers."""
+    def stripes(self, compiled: Any, exact: Any, task: Callable[..., Any], *args: Any) -> list[Any]:
+        """``task(job, fixed, stripes, *args)`` on the workers, each over its share of the stripes of the
+        joint table (:meth:`wmcdp.probabilities.Counter.stripes`); their results, in order. ``task`` is a
+        module-level function (workers import it by name) that rebuilds the counter with
+        :func:`worker_counter` ``(job)``."""
         from .probabilities import Counter, number_system
 
-        job = self._job(compiled, exact)
         counter = Counter(compiled, number_system(compiled, exact))
-        arith = counter.arith
+        job = self._job(compiled, exact)
         fixed, parts = self._split(counter)
-        futures = [self.client.submit(_accuracy_task, job, fixed, part, first, last, pure=False) for part in parts]
-        inside = outside = None
-        for s_in, s_out in self.client.gather(futures):
-            inside = s_in if inside is None else arith.add(inside, s_in)
-            outside = s_out if outside is None else arith.add(outside, s_out)
-        return inside, outside
+        futures = [self.client.submit(task, job, fixed, part, *args, pure=False) for part in parts]
+        return list(self.client.gather(futures))
 
 
 def _load() -> None:
     """On each worker: load wmcdp now; a local worker ignores Ctrl-C (the run's own process handles it)."""
     import signal
 
-    import wmcdp.accuracy  # noqa: F401
-    import wmcdp.privacy  # noqa: F401
+    importlib.import_module("wmcdp")
 
     with contextlib.suppress(ValueError):  # not the worker's main thread: it keeps the default handler
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_counter(job: dict) -> Any:
+def worker_counter(job: dict) -> Any:
+    """On a worker: the counter of the job's program (built again from its source, or unpickled)."""
     from .probabilities import Counter, as_compiled, number_system
 
     if "pickled" in job:
@@ -175,31 +157,6 @@ def _worker_counter(job: dict) -> Any:
     return Counter(compiled, number_system(compiled, job["exact"]))
 
 
-def _privacy_task(job: dict, fixed: int, stripes: list[int]) -> tuple:
-    """On a worker: scan some stripes; the scan's state goes back."""
-    from .privacy import scan_exhaustive
-    from .scan import RatioScan
-
-    counter = _worker_counter(job)
-    scan = RatioScan(counter.arith)
-    scan_exhaustive(counter, find_relation(job["relation"]), scan, fixed, stripes)
-    return scan.state()
-
-
-def _accuracy_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray) -> tuple:
-    """On a worker: window sums of some stripes."""
-    from .accuracy import window_sums
-
-    counter = _worker_counter(job)
-    arith = counter.arith
-    inside = outside = None
-    for y0, table in counter.stripes(fixed, stripes):
-        s_in, s_out = window_sums(arith, table, first, last, y0)
-        inside = s_in if inside is None else arith.add(inside, s_in)
-        outside = s_out if outside is None else arith.add(outside, s_out)
-    return inside, outside
-
-
 def check_workers(workers: Any) -> None:
     """A ``workers=`` argument must be a :class:`Workers` (or None): anything else is one clear error."""
     if workers is not None and not isinstance(workers, Workers):
@@ -209,4 +166,4 @@ def check_workers(workers: Any) -> None:
         )
 
 
-__all__ = ["Workers", "check_workers"]
+__all__ = ["Workers", "check_workers", "worker_counter"]

@@ -36,7 +36,8 @@ from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check
 from .numbers import as_number, format_number, ln_ratio
-from .pairs import Logs, PairSet, PairSource, PairWitness, RowPairs, pair_source
+from .pairs import PairSet, PairSource, PairWitness, RowPairs, pair_source
+from .probabilities import Logs
 
 #: most groups (distinct losses, after equal ones merge) one composed privacy-loss distribution may hold
 MAX_GROUPS = 1 << 20

@@ -3,7 +3,7 @@
 Approximate DP, Rényi DP and privacy-loss distributions (DESIGN.md, "Beyond pure ε") are
 maxima over a set of neighbouring pairs, taken in both orders, of a sum over *every*
 output ``y`` of a term in ``P(y | x)`` and ``P(y | x')``. A :class:`PairSource` delivers
-those pairs with their masses, in one of two number systems (:func:`masses_arith`):
+those pairs with their masses, in one of two number systems (:func:`wmcdp.probabilities.masses_arith`):
 natural logs in float64 (float mode; linear counts are converted) or integer numerators
 over one common denominator (exact mode, :class:`wmcdp.wmc.Scaled`).
 
@@ -33,14 +33,21 @@ from typing import Any
 
 import numpy as np
 
-from . import wmc
 from .compile import Compiled
 from .errors import CoverageError, WmcdpError
 from .lang.program import Program, Value, Vector
 from .lang.relations import Relation, check_relation, neighbour_relation
 from .lang.shape import Shape, format_value
 from .limits import check
-from .probabilities import Counter, as_compiled, explicit_rows, memory_budget, number_system
+from .probabilities import (
+    Counter,
+    as_compiled,
+    explicit_rows,
+    masses_arith,
+    memory_budget,
+    number_system,
+    to_masses,
+)
 from .sets import InferenceSet, PrivacySet, _freeze, all_outputs, check_exhaustive
 
 Partial = Callable[[np.ndarray, np.ndarray], tuple]
@@ -107,38 +114,6 @@ def privacy_sets_at(domain: Vector, shape: Shape, relation: Relation, x0: Value)
 
 
 # -- number systems -------------------------------------------------------------------------
-
-
-class Logs:
-    """Pair masses in float mode: natural logs in float64 (``-inf`` for 0)."""
-
-    name = "float"
-    exact = False
-    dtype = np.float64
-    zero = -math.inf
-    one = 0.0
-
-
-def masses_arith(arith: Any, compiled: Compiled | None = None) -> Any:
-    """The number system pair masses are given in: :class:`Logs` for float counts; exact counts
-    as integer numerators over one denominator (:class:`wmcdp.wmc.Scaled`; rational counts are
-    put over the common denominator of ``compiled``)."""
-    if not arith.exact:
-        return Logs
-    return arith if isinstance(arith, wmc.Scaled) else wmc.Scaled(compiled.denominator)  # type: ignore[union-attr]
-
-
-def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) -> np.ndarray:
-    """Counts in ``arith`` as masses in :func:`masses_arith`: float counts become natural logs, exact ones
-    integer numerators (int64 or Python ints)."""
-    if not arith.exact:
-        return arith.as_log(values)
-    if isinstance(arith, wmc.Scaled):  # numerators as integers (small denominators count in exact float64)
-        return values.astype(np.int64) if values.dtype == np.float64 else values
-    denominator = compiled.denominator  # type: ignore[union-attr]
-    out = np.empty(values.shape, dtype=object)  # rationals: numerators over the common denominator
-    out.reshape(-1)[:] = [int(v.numerator) * (denominator // int(v.denominator)) for v in values.reshape(-1)]
-    return out
 
 
 def float_logs(arith: Any, values: np.ndarray) -> np.ndarray:
@@ -586,7 +561,6 @@ def logsumexp(x: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
-    "Logs",
     "logsumexp",
     "pair_directions",
     "PairWitness",
@@ -596,8 +570,6 @@ __all__ = [
     "RowPairs",
     "Best",
     "pairs_at",
-    "masses_arith",
-    "to_masses",
     "float_logs",
     "inputs_of",
     "engine_rows",

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .compile import Compiled
-from .distributed import check_workers
+from .distributed import check_workers, worker_counter
 from .errors import CoverageError, WmcdpError
 from .lang.program import Program, Value
 from .lang.relations import Relation, check_relation, neighbour_relation
@@ -209,6 +209,14 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         start = stop
 
 
+def _privacy_task(job: dict, fixed: int, stripes: list[int], relation: str) -> tuple:
+    """On a worker (:meth:`wmcdp.distributed.Workers.stripes`): scan some stripes; the scan's state goes back."""
+    counter = worker_counter(job)
+    scan = RatioScan(counter.arith)
+    scan_exhaustive(counter, neighbour_relation(relation), scan, fixed, stripes)
+    return scan.state()
+
+
 @limited
 def synthesize_privacy(
     prog: Program | Compiled,
@@ -305,7 +313,10 @@ def synthesize_privacy(
     table: DenseTable | ProbabilityTable | None = None
     if isinstance(C, ExhaustivePrivacy) and isinstance(I, ExhaustiveInference):
         if workers is not None:
-            scan = workers.privacy(compiled, C.relation, exact)
+            if not C.relation.builtin:
+                raise WmcdpError("a run over workers needs a built-in neighbour relation")
+            for state in workers.stripes(compiled, exact, _privacy_task, C.relation.name):
+                scan.merge(RatioScan.of_state(counter.arith, state))
         else:
             scan_exhaustive(counter, C.relation, scan)
     elif workers is not None:

@@ -320,7 +320,42 @@ def inference(
     return ProbabilityTable(counter.arith, explicit_rows(counter, I))
 
 
+class Logs:
+    """Pair masses in float mode: natural logs in float64 (``-inf`` for 0)."""
+
+    name = "float"
+    exact = False
+    dtype = np.float64
+    zero = -math.inf
+    one = 0.0
+
+
+def masses_arith(arith: Any, compiled: Compiled | None = None) -> Any:
+    """The number system pair masses are given in: :class:`Logs` for float counts; exact counts
+    as integer numerators over one denominator (:class:`wmcdp.wmc.Scaled`; rational counts are
+    put over the common denominator of ``compiled``)."""
+    if not arith.exact:
+        return Logs
+    return arith if isinstance(arith, wmc.Scaled) else wmc.Scaled(compiled.denominator)  # type: ignore[union-attr]
+
+
+def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) -> np.ndarray:
+    """Counts in ``arith`` as masses in :func:`masses_arith`: float counts become natural logs, exact ones
+    integer numerators (int64 or Python ints)."""
+    if not arith.exact:
+        return arith.as_log(values)
+    if isinstance(arith, wmc.Scaled):  # numerators as integers (small denominators count in exact float64)
+        return values.astype(np.int64) if values.dtype == np.float64 else values
+    denominator = compiled.denominator  # type: ignore[union-attr]
+    out = np.empty(values.shape, dtype=object)  # rationals: numerators over the common denominator
+    out.reshape(-1)[:] = [int(v.numerator) * (denominator // int(v.denominator)) for v in values.reshape(-1)]
+    return out
+
+
 __all__ = [
+    "Logs",
+    "masses_arith",
+    "to_masses",
     "inference",
     "ProbabilityTable",
     "DenseTable",

@@ -37,8 +37,7 @@ from .compile import Compiled
 from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check
-from .pairs import Logs
-from .probabilities import as_compiled, inference, number_system
+from .probabilities import Logs, as_compiled, inference, number_system
 from .sets import ExhaustiveInference
 
 

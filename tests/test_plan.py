@@ -234,7 +234,7 @@ def test_detection_past_its_budget_is_abandoned_not_failed():
     (the first two terms of the sum are one gate pattern), and the orbit bound is still the exhaustive one."""
     from wmcdp.programs import rr_counting
     from wmcdp.plan.planner import Budget
-    from wmcdp.symmetry.runs import auto_accuracy, find_symmetry
+    from wmcdp.symmetry.runs import accuracy_plan, find_symmetry
 
     prog = rr_counting(6, FIFTH)
     sym = find_symmetry(prog, budget=Budget(0.0))
@@ -244,7 +244,9 @@ def test_detection_past_its_budget_is_abandoned_not_failed():
     for x in itertools.product((0, 1), repeat=6):
         assert brute.distribution(ref, x) == brute.distribution(ref, x[:4] + (x[5], x[4]))
     assert find_symmetry(prog).describe() == "S_6 on entries 0..5, outputs unchanged"
-    r = auto_accuracy(prog, alpha=1, budget=Budget(0.0))
+    orbits = accuracy_plan(prog, budget=Budget(0.0))
+    assert orbits.report.symmetry == "S_2 on entries 4, 5, outputs unchanged"
+    r = synthesize_accuracy(prog, orbits, alpha=1)
     assert r.one_minus_beta == synthesize_accuracy(prog, "exhaustive", alpha=1).one_minus_beta
 
 

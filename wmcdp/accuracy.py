@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +29,16 @@ from .limits import check, limited
 from .numbers import Number, as_number, format_number
 from .probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
 from .scan import TOLERANCE
-from .sets import AccuracySet, ExhaustiveAccuracy, ExhaustiveInference, InferenceSet, check_exhaustive, describe_pair
+from .sets import (
+    AccuracySet,
+    ExhaustiveAccuracy,
+    ExhaustiveInference,
+    InferenceSet,
+    accuracy_targets,
+    check_exhaustive,
+    describe_pair,
+)
+from .symmetry.runs import AccuracyPlan, accuracy_plan
 
 
 @dataclass(frozen=True)
@@ -51,40 +60,6 @@ class AccuracyResult:
         from .markdown import accuracy_markdown
 
         return accuracy_markdown(self)
-
-
-def _targets(compiled: Compiled, V: Callable | Mapping | None) -> Callable[[Value], Number]:
-    if V is None:
-        V = compiled.program.target
-        if V is None:
-            raise WmcdpError(f"program {compiled.program.name} declares no target V_x; pass V")
-    if isinstance(V, Mapping):
-        mapping = V
-
-        def lookup(x: Value) -> Any:
-            if x not in mapping:
-                raise WmcdpError(f"the targets V have no value for the input {format_value(x)}")
-            return mapping[x]
-
-        fn: Callable = lookup
-    else:
-        fn = V
-
-    def target(x: Value) -> Number:
-        try:
-            value = fn(x)
-        except WmcdpError:
-            raise
-        except Exception as exc:
-            raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
-        if type(value) is int or (type(value) is float and math.isfinite(value)):
-            return value  # the common cases, without formatting x for a message
-        v = as_number(value, f"the target V_x of x={format_value(x)}")
-        if isinstance(v, float) and math.isinf(v):
-            raise WmcdpError(f"the target V_x of x={format_value(x)} is infinite")
-        return v
-
-    return target
 
 
 def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
@@ -131,7 +106,7 @@ def _window_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, l
 @limited
 def synthesize_accuracy(
     prog: Program | Compiled,
-    A: AccuracySet | ExhaustiveAccuracy | Iterable[Value] | str | None = None,
+    A: AccuracySet | ExhaustiveAccuracy | AccuracyPlan | Iterable[Value] | str | None = None,
     V: Callable[[Value], Number] | Mapping | None = None,
     alpha: Number = 0,
     I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
@@ -145,7 +120,8 @@ def synthesize_accuracy(
     """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
     it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
     ``I`` left out) takes one input per orbit of the program's proved symmetries
-    (:func:`wmcdp.symmetry.auto_accuracy`; the result's ``sets`` reports them).
+    (:func:`wmcdp.symmetry.accuracy_plan`; the result's ``sets`` reports them), as does an
+    :class:`~wmcdp.symmetry.AccuracyPlan` already made.
 
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
@@ -161,24 +137,25 @@ def synthesize_accuracy(
     if A is None and I is None and workers is None:
         from .plan.notions import planned_accuracy
 
-        return planned_accuracy(prog, V, alpha, top, backend, exact, force)
+        return planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
     if isinstance(A, str) and A == "exhaustive":
         A = None
     compiled = as_compiled(prog, backend, exact)
-    if isinstance(A, str):
-        if A != "auto":
+    if isinstance(A, (str, AccuracyPlan)):
+        if isinstance(A, str) and A != "auto":
             raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
         if I is not None:
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
-        from .symmetry import auto_accuracy
-
-        return auto_accuracy(compiled, V, alpha, top=top, exact=exact, force=force)
+        plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
+        assert plan is not None  # no fallback asked
+        r = synthesize_accuracy(compiled, plan.A, V, alpha, top=top, exact=exact, force=force)
+        return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
     shape = compiled.shape
     if not shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
     lo = shape.lo
     hi = lo + shape.size - 1
-    target = _targets(compiled, V)
+    target = accuracy_targets(compiled.program, V)
     if I is None:
         check_exhaustive(compiled.domain, shape.size, force=force)
         I = ExhaustiveInference(compiled.domain, shape)

@@ -15,9 +15,10 @@ inputs.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -42,6 +43,8 @@ from .probabilities import (
 )
 from .scan import RatioScan, ratio_scan
 from .sets import ExhaustiveInference, ExhaustivePrivacy, InferenceSet, PrivacySet, check_exhaustive, describe_pair
+from .symmetry.group import InputIndex, OutputAction, PairOrbits
+from .symmetry.runs import BATCH_CELLS, MAX_TRIPLES, PrivacyPlan, privacy_plan
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,102 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         start = stop
 
 
+def orbit_privacy(compiled: Compiled, plan: PrivacyPlan, *, exact: Any = None, force: bool = False) -> PrivacyResult:
+    """Algorithm 2 over the orbit sets of a proved symmetry (:func:`wmcdp.symmetry.privacy_plan`): one triple
+    per orbit, each a batched count; the result's ``sets`` is the plan's :class:`~wmcdp.symmetry.AutoSets`
+    report."""
+    start = time.perf_counter()
+    triples, _ = plan.sizes()
+    if triples > MAX_TRIPLES and not force:
+        raise WmcdpError(
+            f"the automatic symmetry sets are too large (|C| = {triples} triples; limit {MAX_TRIPLES}): "
+            "force the run (--force)"
+        )
+    counter = Counter(compiled, number_system(compiled, exact))
+    scan = ratio_scan(counter.arith)
+    symbolic = getattr(counter.arith, "interned", False)  # a parametric run: every pair's key is a witness
+    chunks: list[tuple[int, Any, Any, Any]] = []
+    domain, n = compiled.domain, compiled.domain.n
+    k = len(domain.entry_values)
+    batch = max(1, BATCH_CELLS // max(n, 1))
+    group: list[tuple[np.ndarray, PairOrbits, InputIndex, np.ndarray]] = []
+    state: dict[str, Any] = {"key": 0, "rows": 0, "witness": None}
+
+    def scan_group() -> None:
+        """Count P(y | x) on every input orbit of the outputs in ``group``, then scan their pairs."""
+        if not group:
+            return
+        digits = np.concatenate([g[3] for g in group])
+        offsets = np.concatenate([np.repeat(g[0][None, :], len(g[3]), axis=0) for g in group])
+        values = counter.pairs(digits, offsets)
+        start = 0
+        for y, orbits, index, members in group:
+            table = values[start : start + len(members)]
+            start += len(members)
+            for x, xp in orbits.chunks(batch):
+                check("privacy synthesis")
+                key0 = state["key"]
+                scan.offer(
+                    table[index.rank(x, canonical=True)][:, None],
+                    table[index.rank(xp)][:, None],
+                    lambda j, k0=key0: (k0 + j, 0),
+                    first_keys=(key0, key0),
+                )
+                if symbolic:
+                    chunks.append((key0, x, xp, y))
+                elif scan.key is not None and key0 <= scan.key[0] < key0 + len(x):
+                    row = scan.key[0] - key0
+                    state["witness"] = (x[row], xp[row], y)
+                state["key"] = key0 + len(x)
+        group.clear()
+        state["rows"] = 0
+
+    for offsets, orbits in plan.items():
+        index = InputIndex(n, k, orbits.blocks)
+        group.append((offsets, orbits, index, index.members()))
+        state["rows"] += len(index)
+        if state["rows"] >= batch:
+            scan_group()
+    scan_group()
+    act = OutputAction(compiled.shape, n)
+
+    def triple(x: Any, xp: Any, y: Any) -> Any:
+        return PrivacyWitness(
+            tuple(int(v) + domain.lo for v in x),
+            tuple(int(v) + domain.lo for v in xp),
+            compiled.shape.value_at(act.position(y)),
+        )
+
+    if symbolic and scan.found:
+        from .parametric.bounds import piecewise_privacy
+
+        def witness_of(key: tuple[int, int]) -> Any:
+            key0, x, xp, y = chunks[bisect.bisect_right([c[0] for c in chunks], key[0]) - 1]
+            return triple(x[key[0] - key0], xp[key[0] - key0], y)
+
+        r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
+        return replace(r, seconds=time.perf_counter() - start, sets=plan.report())  # type: ignore[return-value]
+    if not scan.found or state["witness"] is None:
+        raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
+    witness = triple(*state["witness"])
+    epsilon, ratio = scan.epsilon_and_ratio()
+    p_x, p_x_prime = scan.witness_probabilities()
+    log_p_x, log_p_x_prime = scan.witness_logs()
+    return PrivacyResult(
+        epsilon=epsilon,
+        ratio=ratio,
+        witness=witness,
+        p_x=p_x,
+        p_x_prime=p_x_prime,
+        exact=counter.arith.exact,
+        diagram_size=compiled.size,
+        seconds=time.perf_counter() - start,
+        sets=plan.report(),
+        log_p_x=log_p_x,
+        log_p_x_prime=log_p_x_prime,
+    )
+
+
 def _privacy_task(job: dict, fixed: int, stripes: list[int], relation: str) -> tuple:
     """On a worker (:meth:`wmcdp.distributed.Workers.stripes`): scan some stripes; the scan's state goes back."""
     counter = worker_counter(job)
@@ -220,7 +319,7 @@ def _privacy_task(job: dict, fixed: int, stripes: list[int], relation: str) -> t
 @limited
 def synthesize_privacy(
     prog: Program | Compiled,
-    C: PrivacySet | ExhaustivePrivacy | Iterable[tuple[Value, Value, Value]] | str | None = None,
+    C: PrivacySet | ExhaustivePrivacy | PrivacyPlan | Iterable[tuple[Value, Value, Value]] | str | None = None,
     I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
     *,
     neighbours: str | Relation | None = None,
@@ -235,7 +334,8 @@ def synthesize_privacy(
     structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
     exhaustive sets; the result's ``plan`` reports it. ``C="exhaustive"`` forces the exhaustive sets of the
     program's domain; ``C="auto"`` (with ``I`` left out) finds and proves the program's symmetries and scans
-    one triple per orbit (:func:`wmcdp.symmetry.auto_privacy`; the result's ``sets`` reports them).
+    one triple per orbit (:func:`orbit_privacy`; the result's ``sets`` reports them), as does a
+    :class:`~wmcdp.symmetry.PrivacyPlan` already made.
 
     ``at=x0`` restricts the exhaustive sets to the data-centric pairs of the database ``x0``
     (:func:`wmcdp.pairs.pairs_at`: ``(x0, x')`` and ``(x', x0)`` for its neighbours ``x'``,
@@ -262,20 +362,19 @@ def synthesize_privacy(
     if C is None and I is None and at is None and workers is None:
         from .plan.notions import planned_privacy
 
-        return planned_privacy(prog, neighbours, backend, exact, force)
+        return planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
     if isinstance(C, str) and C == "exhaustive":
         C = None
     compiled = as_compiled(prog, backend, exact)
-    if isinstance(C, str):
-        if C != "auto":
+    if isinstance(C, (str, PrivacyPlan)):
+        if isinstance(C, str) and C != "auto":
             raise WmcdpError(f"C must be a privacy set, None (the planner), 'exhaustive' or 'auto', got {C!r}")
         if I is not None:
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
         if at is not None:
-            raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not 'auto'")
-        from .symmetry import auto_privacy
-
-        return auto_privacy(compiled, neighbours, exact=exact, force=force)
+            raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not orbit sets")
+        plan = privacy_plan(compiled, neighbours) if isinstance(C, str) else C
+        return orbit_privacy(compiled, plan, exact=exact, force=force)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if at is not None:
         if C is not None or I is not None:

@@ -18,14 +18,17 @@ The neighbour relations the exhaustive sets enumerate are in :mod:`wmcdp.lang.re
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import WmcdpError
-from .lang.program import Value, Vector
+from .lang.program import Program, Value, Vector
 from .lang.relations import Relation, neighbour_relation
 from .lang.shape import Shape, format_value
 from .limits import check
+from .numbers import Number, as_number
 
 
 class InferenceSet:
@@ -279,3 +282,39 @@ def exhaustive_accuracy(domain: Vector) -> ExhaustiveAccuracy:
 
 def describe_pair(x: Value, y: Value) -> str:
     return f"(x={format_value(x)}, y={format_value(y)})"
+
+
+def accuracy_targets(program: Program, V: Callable | Mapping | None) -> Callable[[Value], Number]:
+    """The target ``V_x`` of every input (Def. 5): ``V`` a function or a mapping of inputs, or the program's
+    declared target; a missing, failing or non-finite target is one clear error."""
+    if V is None:
+        V = program.target
+        if V is None:
+            raise WmcdpError(f"program {program.name} declares no target V_x; pass V")
+    if isinstance(V, Mapping):
+        mapping = V
+
+        def lookup(x: Value) -> Any:
+            if x not in mapping:
+                raise WmcdpError(f"the targets V have no value for the input {format_value(x)}")
+            return mapping[x]
+
+        fn: Callable = lookup
+    else:
+        fn = V
+
+    def target(x: Value) -> Number:
+        try:
+            value = fn(x)
+        except WmcdpError:
+            raise
+        except Exception as exc:
+            raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
+        if type(value) is int or (type(value) is float and math.isfinite(value)):
+            return value  # the common cases, without formatting x for a message
+        v = as_number(value, f"the target V_x of x={format_value(x)}")
+        if isinstance(v, float) and math.isinf(v):
+            raise WmcdpError(f"the target V_x of x={format_value(x)} is infinite")
+        return v
+
+    return target

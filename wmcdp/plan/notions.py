@@ -2,7 +2,8 @@
 
 A notion asks the planner for a plan, runs it, and attaches the :class:`~.planner.PlanReport`.
 Product plans run the same notion on one representative of each class of equal parts (through
-the planner again) and combine the parts' values by the rule of the relation.
+the planner again) and combine the parts' values by the rule of the relation. The notion itself comes in
+as ``run`` (its entry point, given the sets to use): the planner chooses, the notion counts.
 """
 
 from __future__ import annotations
@@ -79,10 +80,13 @@ def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
 # -- pure epsilon -------------------------------------------------------------------------------
 
 
-def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool):
-    """Algorithm 2 under the planner (module docstring of :mod:`.planner`)."""
-    from ..privacy import synthesize_privacy
-    from ..symmetry.runs import auto_privacy, privacy_plan
+def planned_privacy(
+    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
+):
+    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
+    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
+    :class:`~wmcdp.symmetry.PrivacyPlan`, or None (a part, through the planner again)."""
+    from ..symmetry.runs import privacy_plan
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
@@ -90,13 +94,13 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend)
     if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        return _product_privacy(product, relation, exact, force, start)
+        return _product_privacy(product, relation, exact, force, start, run)
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
     budget, estimate = detection_budget(whole, relation)
     considered = [("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")]
     if budget is None:
-        r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
         why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
         plan = PlanReport(
             "exhaustive",
@@ -114,7 +118,7 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     orbit = orbit_estimate(whole, pairs, triples)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
-        r = synthesize_privacy(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
         plan = PlanReport(
             "exhaustive",
             f"symmetry {sym.symmetry.describe()} does not pay",
@@ -126,7 +130,7 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
-    r = auto_privacy(whole, relation, exact=exact, force=force, plan=sym)
+    r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
         f"{sym.symmetry.describe()}; per output: {sym.per_output}",
@@ -140,10 +144,10 @@ def planned_privacy(prog: Program | Compiled, neighbours: Any, backend: str, exa
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
-def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float):
-    from ..privacy import PrivacyResult, PrivacyWitness, synthesize_privacy
-
-    results = [synthesize_privacy(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
+def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable):
+    """The parts' results combined: the result of the worst part (rule "max") or of the first (rule "sum"), with
+    the whole program's ε, witness and probabilities."""
+    results = [run(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
     if any(getattr(r, "pieces", None) is not None for r in results):
         return _piecewise_product(product, results, relation, exact, start)
     exact_run = all(r.exact for r in results)
@@ -178,13 +182,17 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
         else:
             epsilon = sum(r.epsilon * count for r, count in zip(results, counts))
             ratio = math.exp(epsilon) if epsilon < 709.78 else math.inf  # the text forms it from epsilon
-    witness = PrivacyWitness(product.embed_input(xs), product.embed_input(xps), product.embed_output(ys))
+    base = results[c] if product.rule == "max" else results[0]
+    witness = replace(
+        base.witness, x=product.embed_input(xs), x_prime=product.embed_input(xps), y=product.embed_output(ys)
+    )
     size = sum(r.plan.size or 0 for r in results if r.plan is not None)
     domain, shape = product.program.inputs, product.trace.shape
     seconds = time.perf_counter() - start
     plan = product.report(results, size, relation.count_pairs(domain) * shape.size, seconds)
     logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
-    return PrivacyResult(
+    return replace(
+        base,
         epsilon=epsilon,
         ratio=ratio,
         witness=witness,
@@ -193,6 +201,7 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
         exact=exact_run,
         diagram_size=sum(r.diagram_size for r in results),
         seconds=seconds,
+        sets=None,
         plan=plan,
         log_p_x=logs[0],
         log_p_x_prime=logs[1],
@@ -203,7 +212,6 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
     """A product's ε as a function (rule "max"): each part's pieces are ratios of real triples of the part, so
     the envelope of all of them, each embedded into a triple of the whole program, is the bound."""
     from ..parametric.envelope import Piece, envelope
-    from ..privacy import PrivacyWitness
 
     likeliest = [_likeliest(c, exact)[0] for c in product.compiled]
     candidates = []
@@ -214,7 +222,7 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
             xs, xps, ys = {index: w.x}, {index: w.x_prime}, {index: w.y}
             for j, members in enumerate(product.members):
                 ys.update({m: likeliest[j] for m in members if m != index})
-            whole = PrivacyWitness(product.embed_input(xs), product.embed_input(xps), product.embed_output(ys))
+            whole = replace(w, x=product.embed_input(xs), x_prime=product.embed_input(xps), y=product.embed_output(ys))
             candidates.append((piece.num, piece.den, whole))
     p = results[0].parameter
     pieces = envelope(candidates, p.lo, p.hi)
@@ -243,10 +251,20 @@ def _log_of(r: Any, which: str) -> float:
 # -- accuracy -----------------------------------------------------------------------------------
 
 
-def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, backend: str, exact: Any, force: bool):
-    """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries."""
-    from ..accuracy import synthesize_accuracy
-    from ..symmetry.runs import auto_accuracy
+def planned_accuracy(
+    prog: Program | Compiled,
+    V: Any,
+    alpha: Any,
+    top: int,
+    backend: str,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+):
+    """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries; ``run`` is
+    :func:`wmcdp.synthesize_accuracy`, called with ``A`` ``"exhaustive"`` or a proved
+    :class:`~wmcdp.symmetry.AccuracyPlan`."""
+    from ..symmetry.runs import accuracy_plan
 
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
@@ -256,7 +274,7 @@ def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, bac
     size = whole.domain.size
     considered = [("exhaustive", estimate, "")]
     if budget is None:
-        r = synthesize_accuracy(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
+        r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         plan = PlanReport(
             "exhaustive",
             "no structure sought (exhaustive sets are quick)",
@@ -268,19 +286,22 @@ def planned_accuracy(prog: Program | Compiled, V: Any, alpha: Any, top: int, bac
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
-    r = auto_accuracy(whole, V, alpha, top=top, exact=exact, force=force, budget=budget, fallback=estimate is not None)
-    if r.sets is None:  # the symmetry did not pay: auto_accuracy ran the exhaustive sets
+    orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None)
+    if orbits is None:  # the symmetry does not pay
+        detection = time.perf_counter() - start
+        r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         plan = PlanReport(
             "exhaustive",
             "no symmetry that pays",
             size,
             size,
             estimate,
-            r.seconds,
+            detection,
             time.perf_counter() - start,
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
+    r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
     plan = PlanReport(
         "symmetry",

@@ -5,18 +5,19 @@ and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
   action on outputs) and their orbits as arrays;
 * :mod:`.proof`: candidate generators and their proofs (diagram equality after renaming
   input, output and equally weighted random bits);
-* :mod:`.runs`: Algorithms 2 and 3 over the orbit sets, their sizes, and neighbour pairs
-  with whole output distributions for notions beyond pure ε.
+* :mod:`.runs`: the orbit sets of Algorithms 2 and 3 (:class:`PrivacyPlan`, :class:`AccuracyPlan`),
+  their sizes, and neighbour pairs with whole output distributions for notions beyond pure ε; the
+  notions scan them (:func:`wmcdp.privacy.orbit_privacy`, :func:`wmcdp.synthesize_accuracy`).
 """
 
 from .group import Block, Symmetry
 from .runs import (
+    AccuracyPlan,
     AutoSets,
     PairDistribution,
     PrivacyPlan,
+    accuracy_plan,
     accuracy_report,
-    auto_accuracy,
-    auto_privacy,
     find_symmetry,
     pair_distributions,
     privacy_plan,
@@ -29,8 +30,8 @@ __all__ = [
     "PairDistribution",
     "PrivacyPlan",
     "accuracy_report",
-    "auto_accuracy",
-    "auto_privacy",
+    "AccuracyPlan",
+    "accuracy_plan",
     "find_symmetry",
     "pair_distributions",
     "privacy_plan",

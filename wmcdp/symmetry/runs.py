@@ -27,7 +27,6 @@ with multiplicities, so sums over all outputs are exact.
 
 from __future__ import annotations
 
-import bisect
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -42,14 +41,12 @@ from ..lang.program import Program
 from ..lang.relations import NEIGHBOURS, Relation, neighbour_relation
 from ..limits import check
 from ..probabilities import Counter, as_compiled, number_system
-from ..scan import ratio_scan
-from ..sets import AccuracySet, ExhaustiveInference
+from ..sets import AccuracySet, accuracy_targets
 from .group import (
     INDEX,
     TUPLE,
     UNCHANGED,
     Block,
-    InputIndex,
     OutputAction,
     PairOrbits,
     PairTypes,
@@ -296,116 +293,6 @@ def privacy_plan(
     )
 
 
-# -- pure epsilon ------------------------------------------------------------------------------
-
-
-def auto_privacy(
-    prog: Program | Compiled,
-    neighbours: str | Relation | None = None,
-    *,
-    backend: str = "bdd",
-    exact: Any = None,
-    force: bool = False,
-    plan: PrivacyPlan | None = None,
-):
-    """Algorithm 2 over the orbit sets of :func:`privacy_plan` (``plan``: when already made); a
-    :class:`~wmcdp.privacy.PrivacyResult` whose ``sets`` is the :class:`AutoSets` report."""
-    from ..privacy import PrivacyResult, PrivacyWitness
-
-    start = time.perf_counter()
-    compiled = as_compiled(prog, backend, exact)
-    plan = plan if plan is not None else privacy_plan(compiled, neighbours)
-    triples, _ = plan.sizes()
-    if triples > MAX_TRIPLES and not force:
-        raise WmcdpError(
-            f"the automatic symmetry sets are too large (|C| = {triples} triples; limit {MAX_TRIPLES}): "
-            "force the run (--force)"
-        )
-    counter = Counter(compiled, number_system(compiled, exact))
-    scan = ratio_scan(counter.arith)
-    symbolic = getattr(counter.arith, "interned", False)  # a parametric run: every pair's key is a witness
-    chunks: list[tuple[int, Any, Any, Any]] = []
-    domain, n = compiled.domain, compiled.domain.n
-    k = len(domain.entry_values)
-    batch = max(1, BATCH_CELLS // max(n, 1))
-    group: list[tuple[np.ndarray, PairOrbits, InputIndex, np.ndarray]] = []
-    state: dict[str, Any] = {"key": 0, "rows": 0, "witness": None}
-
-    def scan_group() -> None:
-        """Count P(y | x) on every input orbit of the outputs in ``group``, then scan their pairs."""
-        if not group:
-            return
-        digits = np.concatenate([g[3] for g in group])
-        offsets = np.concatenate([np.repeat(g[0][None, :], len(g[3]), axis=0) for g in group])
-        values = counter.pairs(digits, offsets)
-        start = 0
-        for y, orbits, index, members in group:
-            table = values[start : start + len(members)]
-            start += len(members)
-            for x, xp in orbits.chunks(batch):
-                check("privacy synthesis")
-                key0 = state["key"]
-                scan.offer(
-                    table[index.rank(x, canonical=True)][:, None],
-                    table[index.rank(xp)][:, None],
-                    lambda j, k0=key0: (k0 + j, 0),
-                    first_keys=(key0, key0),
-                )
-                if symbolic:
-                    chunks.append((key0, x, xp, y))
-                elif scan.key is not None and key0 <= scan.key[0] < key0 + len(x):
-                    row = scan.key[0] - key0
-                    state["witness"] = (x[row], xp[row], y)
-                state["key"] = key0 + len(x)
-        group.clear()
-        state["rows"] = 0
-
-    for offsets, orbits in plan.items():
-        index = InputIndex(n, k, orbits.blocks)
-        group.append((offsets, orbits, index, index.members()))
-        state["rows"] += len(index)
-        if state["rows"] >= batch:
-            scan_group()
-    scan_group()
-    act = OutputAction(compiled.shape, n)
-
-    def triple(x: Any, xp: Any, y: Any) -> Any:
-        return PrivacyWitness(
-            tuple(int(v) + domain.lo for v in x),
-            tuple(int(v) + domain.lo for v in xp),
-            compiled.shape.value_at(act.position(y)),
-        )
-
-    if symbolic and scan.found:
-        from ..parametric.bounds import piecewise_privacy
-
-        def witness_of(key: tuple[int, int]) -> Any:
-            key0, x, xp, y = chunks[bisect.bisect_right([c[0] for c in chunks], key[0]) - 1]
-            return triple(x[key[0] - key0], xp[key[0] - key0], y)
-
-        r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
-        return replace(r, seconds=time.perf_counter() - start, sets=plan.report())
-    if not scan.found or state["witness"] is None:
-        raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
-    witness = triple(*state["witness"])
-    epsilon, ratio = scan.epsilon_and_ratio()
-    p_x, p_x_prime = scan.witness_probabilities()
-    log_p_x, log_p_x_prime = scan.witness_logs()
-    return PrivacyResult(
-        epsilon=epsilon,
-        ratio=ratio,
-        witness=witness,
-        p_x=p_x,
-        p_x_prime=p_x_prime,
-        exact=counter.arith.exact,
-        diagram_size=compiled.size,
-        seconds=time.perf_counter() - start,
-        sets=plan.report(),
-        log_p_x=log_p_x,
-        log_p_x_prime=log_p_x_prime,
-    )
-
-
 # -- accuracy ------------------------------------------------------------------------------------
 
 
@@ -452,48 +339,46 @@ def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple],
     return [r for r in out if len(r) > 1]
 
 
-def auto_accuracy(
+@dataclass(frozen=True)
+class AccuracyPlan:
+    """Algorithm 3's accuracy set ``A`` over one input per orbit of the proved symmetries whose outputs are
+    unchanged and under which ``V`` is invariant; ``report`` describes it (the result's ``sets``)."""
+
+    A: AccuracySet
+    report: AutoSets
+
+
+def accuracy_plan(
     prog: Program | Compiled,
     V: Callable | Mapping | None = None,
-    alpha: Any = 0,
     *,
-    top: int = 0,
     backend: str = "bdd",
-    exact: Any = None,
     force: bool = False,
     budget: Any = None,
     fallback: bool = False,
-):
-    """Algorithm 3 over one input per orbit (:func:`accuracy_blocks`); an
-    :class:`~wmcdp.accuracy.AccuracyResult` whose ``sets`` is the :class:`AutoSets` report. ``budget``
-    bounds the diagram proofs; with ``fallback``, an orbit set that saves less than half of the inputs
-    gives way to the exhaustive sets (the result's ``sets`` is then None)."""
-    from ..accuracy import _targets, synthesize_accuracy
-
+) -> AccuracyPlan | None:
+    """The orbit accuracy set (:func:`accuracy_blocks`), nothing counted. ``budget`` bounds the diagram proofs;
+    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None."""
     start = time.perf_counter()
-    compiled = as_compiled(prog, backend, exact)
+    compiled = as_compiled(prog, backend)
     if not compiled.shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
     prover, note = prover_for(compiled, budget)
     sym = _detected(prover, note)
-    target = _targets(compiled, V)
-    blocks = accuracy_blocks(compiled, sym, target)
+    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
     used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
     domain = compiled.domain
     k = len(domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     if fallback and 2 * count > domain.size:
-        r = synthesize_accuracy(compiled, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        return replace(r, seconds=time.perf_counter() - start)
+        return None
     if count * compiled.shape.size > MAX_PAIRS and not force:
         raise WmcdpError(
             f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
             f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)"
         )
-    detection = time.perf_counter() - start
     reps = input_orbits(domain.n, k, used.covering())
     A = AccuracySet(tuple(tuple(int(v) + domain.lo for v in row) for row in reps))
-    r = synthesize_accuracy(compiled, A, V, alpha, ExhaustiveInference(domain, compiled.shape), top=top, exact=exact)
     described = used.describe() if blocks else "trivial (no symmetry with unchanged outputs and invariant V)"
     if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED) or not blocks and sym.blocks:
         described += f" (program: {sym.describe()})"
@@ -507,21 +392,19 @@ def auto_accuracy(
         domain.size * compiled.shape.size,
         prover.proofs,
         prover.attempts,
-        detection,
+        time.perf_counter() - start,
         note,
     )
-    return replace(r, seconds=time.perf_counter() - start, sets=report)
+    return AccuracyPlan(A, report)
 
 
 def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
     """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
-    from ..accuracy import _targets
-
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     prover, note = prover_for(compiled)
     sym = _detected(prover, note)
-    blocks = accuracy_blocks(compiled, sym, _targets(compiled, V))
+    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
     domain, k = compiled.domain, len(compiled.domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
@@ -664,8 +547,8 @@ __all__ = [
     "AutoSets",
     "PrivacyPlan",
     "privacy_plan",
-    "auto_privacy",
-    "auto_accuracy",
+    "AccuracyPlan",
+    "accuracy_plan",
     "accuracy_blocks",
     "accuracy_report",
     "find_symmetry",

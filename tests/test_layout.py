@@ -22,6 +22,7 @@ from wmcdp.programs.suite import noisy_max
 from wmcdp import Bits, Program, flip, ite, uniform
 from wmcdp import wmc
 from wmcdp.compile import compile_program
+from wmcdp.probabilities import count, number_system
 
 
 def _binomial_count(n: int, ones: int, lam: Fraction) -> list[Fraction]:
@@ -71,7 +72,7 @@ def _distributions(compiled, xs, arith):
     """Whole output distributions of the inputs ``xs`` in one batch (the count's level-at-a-time region)."""
     counter = importlib.import_module("wmcdp.probabilities").Counter(compiled, arith)
     plan = wmc.Plan(compiled.weights, compiled.output_groups, counter.input_batch(np.array(xs)), len(xs))
-    return compiled.count(compiled.phi, plan, arith).reshape(len(xs), -1)
+    return count(compiled, compiled.phi, plan, arith).reshape(len(xs), -1)
 
 
 @pytest.mark.parametrize("wide", [True, False])
@@ -83,7 +84,7 @@ def test_extended_counts_match_the_binomial_closed_form_wide_and_per_cell(wide, 
         monkeypatch.setattr(wmc, "WIDE", None)
     n, lam = 110, Fraction(1, 1000)
     c = compile_program(rr_counting(n, float(lam)))
-    assert c.arith() is wmc.Extended and c.min_path_log2 < wmc.LINEAR_MIN_LOG2
+    assert number_system(c, None) is wmc.Extended and c.min_path_log2 < wmc.LINEAR_MIN_LOG2
     xs = [[0] * n, [1] * 40 + [0] * (n - 40), [1] * n]
     values = _distributions(c, xs, wmc.Extended)
     for x, row in zip(xs, values):
@@ -98,7 +99,7 @@ def test_exact_counts_by_levels_with_skipped_coins_match_the_closed_form():
     """Exact numerators over the common denominator (skipped coins multiply by their denominators)."""
     n, lam = 9, Fraction(1, 5)
     c = compile_program(rr_counting(n, lam))
-    arith = c.arith(True)
+    arith = number_system(c, True)
     xs = [[0] * n, [1, 0, 1, 1, 0, 0, 1, 0, 1], [1] * n]
     values = _distributions(c, xs, arith)
     for x, row in zip(xs, values):
@@ -117,7 +118,7 @@ def test_exact_counts_by_levels_with_skipped_coins_match_brute_force():
         return x[1] + (x[2] if brute.flip(choose, Fraction(1, 5)) else 1)
 
     c = compile_program(Program("skips", Bits(3), body))
-    arith = c.arith(True)
+    arith = number_system(c, True)
     xs = [list(x) for x in c.domain.values()]
     values = _distributions(c, xs, arith)
     outputs = list(c.shape.values())

@@ -29,9 +29,12 @@ import numpy as np
 
 from . import wmc
 from .compile import Compiled, compile_program
+from .compile.flat import Group
 from .errors import WmcdpError
 from .lang.program import Program, Value
 from .limits import check, memory_cap
+from .numbers import format_number
+from .sdd_count import count_sdd
 from .sets import ExhaustiveInference, InferenceSet
 
 #: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input): both
@@ -61,10 +64,54 @@ def as_compiled(prog: Program | Compiled, backend: str = "bdd", exact: Any = Non
 
 
 def number_system(compiled: Compiled, exact: Any) -> Any:
-    """The arithmetic of a run: ``exact`` is True, False, None (exact when every weight is rational) or "binary"."""
+    """The arithmetic of a run: ``exact`` is True, False, None (exact when every weight is rational) or "binary".
+
+    Exact when asked (or when every weight is rational and ``exact`` is None): integer numerators over the
+    diagram's common denominator (:class:`wmcdp.wmc.Scaled`), or rationals when that denominator is too
+    large; else linear floats when no path weight is below 2**-1000, else floats with a separate exponent per
+    cell (:class:`wmcdp.wmc.Extended`). A program with a symbolic parameter counts functions of it
+    (:class:`wmcdp.parametric.counting.Parametric`).
+    """
     if exact not in (True, False, None, "binary"):
         raise WmcdpError(f"exact must be True, False, None or 'binary', got {exact!r}")
-    return compiled.arith(True if exact == "binary" else exact)
+    if compiled.symbolic is not None:
+        if exact is False:
+            raise WmcdpError(f"a run with the symbolic parameter {compiled.symbolic.name} is exact; leave exact unset")
+        from .parametric.counting import Parametric
+
+        return Parametric(compiled, compiled.symbolic)
+    floats = [w for w in compiled.weights.values() if not w.exact]
+    if exact is None:
+        exact = not floats
+    if exact:
+        if floats:
+            w = floats[0]
+            raise WmcdpError(
+                f"exact arithmetic needs rational parameters, but a random choice has the float "
+                f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
+                "or read floats as their exact binary values (--exact-floats); a probability given by exp, log "
+                "or sqrt is enclosed rigorously with certified=True (--certified)"
+            )
+        if compiled._denominator_bits() > wmc.SCALED_MAX_BITS:
+            return wmc.Rational
+        return wmc.Scaled(compiled.denominator)
+    return wmc.Linear if compiled.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Extended
+
+
+def count(compiled: Compiled, u: Any, plan: wmc.Plan, arith: Any, pool: wmc.Pool | None = None) -> np.ndarray:
+    """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
+
+    Exact counts are numerators over the diagram's :attr:`~wmcdp.compile.Compiled.denominator`.
+    """
+    if compiled.backend.name == "sdd":
+        return count_sdd(u, plan, arith, compiled.denominator if isinstance(arith, wmc.Scaled) else None)
+    flat = compiled.flat if u is compiled.phi else compiled.backend.flatten(u)
+    skip = None
+    if isinstance(arith, wmc.Scaled):
+        prefix = compiled._skip_products
+        skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
+    wide = arith is wmc.Extended and compiled.min_path_log2 >= wmc.WIDE_MIN_LOG2
+    return wmc.evaluate(flat, plan, arith, compiled.backend.level_of, skip=skip, pool=pool, wide=wide)
 
 
 class Counter:
@@ -89,7 +136,7 @@ class Counter:
         check("inference")
         if getattr(self.arith, "interned", False):  # a parametric run: ids of functions (wmcdp.parametric)
             return self.arith.count(u, plan)
-        return self.compiled.count(u, plan, self.arith, self.pool)
+        return count(self.compiled, u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
         c = self.compiled
@@ -178,7 +225,7 @@ class Counter:
         return out
 
 
-def _group_bits(groups: Sequence[wmc.Group], positions: np.ndarray) -> dict[int, np.ndarray]:
+def _group_bits(groups: Sequence[Group], positions: np.ndarray) -> dict[int, np.ndarray]:
     """Per variable of the groups, its bit (most significant first) of each row's position in the group."""
     out: dict[int, np.ndarray] = {}
     for g, group in enumerate(groups):
@@ -290,7 +337,7 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
     return rows
 
 
-def _index(groups: Sequence[wmc.Group], offsets: list[int] | None) -> int | None:
+def _index(groups: Sequence[Group], offsets: list[int] | None) -> int | None:
     if offsets is None:
         return None
     index = 0
@@ -353,6 +400,7 @@ def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) 
 
 
 __all__ = [
+    "count",
     "Logs",
     "masses_arith",
     "to_masses",

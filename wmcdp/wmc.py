@@ -51,13 +51,15 @@ from typing import Any
 import gmpy2
 import numpy as np
 
+from .compile.flat import Group
 from .limits import check
 from .numbers import ln_ratio
 from .weights import BitWeight
 
 NEG_INF = float("-inf")
 LN2 = math.log(2)
-#: Linear arithmetic is used when every path weight is at least 2**LINEAR_MIN_LOG2 (see min_path_log2)
+#: Linear arithmetic is used when every path weight is at least 2**LINEAR_MIN_LOG2
+#: (see :func:`wmcdp.compile.flat.min_path_log2`)
 LINEAR_MIN_LOG2 = -1000.0
 
 
@@ -345,14 +347,6 @@ Arith = Linear | Extended | Scaled | Rational
 
 
 # -- plans ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Group:
-    """A free axis over the bits ``variables`` (most significant first) of one value in ``0..size-1``."""
-
-    variables: tuple[int, ...]
-    size: int
 
 
 @dataclass
@@ -907,23 +901,6 @@ def _dry_run(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int]:
     return peak, total, len(outside)
 
 
-def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
-    """``log2`` of the smallest weight of a path from the root to TRUE (0.0 if there is none).
-
-    Free and batch bits weigh 1. Every nonzero value a linear traversal forms is at least
-    this, so when it is at least ``2**-1000`` float64 never underflows and no precision is lost.
-    """
-    cost = np.full(len(flat.var), -np.inf)  # -log2 of the smallest path weight below each entry
-    cost[flat.var == -1] = 0.0
-    log2 = math.log(2)
-    for nodes in flat.layers:
-        w = weights.get(int(flat.var[nodes[0]]))
-        h, lo = cost[flat.hi[nodes]], cost[flat.lo[nodes]]
-        cost[nodes] = np.maximum(h, lo) if w is None else np.maximum(h - w.log_one / log2, lo - w.log_zero / log2)
-    root = cost[-1]
-    return 0.0 if root == -np.inf else -float(root)
-
-
 __all__ = [
     "WIDE",
     "WIDE_MIN_LOG2",
@@ -933,9 +910,7 @@ __all__ = [
     "Rational",
     "SCALED_MAX_BITS",
     "Arith",
-    "Group",
     "Plan",
     "evaluate",
-    "min_path_log2",
     "LINEAR_MIN_LOG2",
 ]

@@ -17,8 +17,8 @@ every node below the output bits counts one number per input instead of a vector
 all outputs.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
-``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count``,
-``min_path_log2`` and a count (:meth:`Compiled.count`).
+``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count`` and
+``min_path_log2``. Counting the compiled diagram is the next layer's (:mod:`wmcdp.probabilities`).
 """
 
 from __future__ import annotations
@@ -29,16 +29,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
-from .. import wmc
 from ..errors import WmcdpError
 from ..lang.circuit import FALSE, NOT, TRUE, VAR
 from ..lang.program import Program, Trace
 from ..lang.shape import leaves
 from ..limits import check, watching_nodes
-from ..numbers import format_number, is_symbolic
+from ..numbers import is_symbolic
 from .bdd import BDDBackend
+from .flat import Group, min_path_log2
 from .sdd import SDDBackend
 
 #: the knowledge compilers by name; both offer the same duck-typed node operations
@@ -102,17 +100,17 @@ class Compiled:
 
     # -- groups: the bits of each input entry and of each output value --------------------
     @cached_property
-    def input_groups(self) -> list[wmc.Group]:
+    def input_groups(self) -> list[Group]:
         """One group per input entry (no variables for an entry the program never reads)."""
         k = len(self.domain.entry_values)
-        return [wmc.Group(tuple(self.trace.input_bits.get(i, ())), k) for i in range(self.domain.n)]
+        return [Group(tuple(self.trace.input_bits.get(i, ())), k) for i in range(self.domain.n)]
 
     @cached_property
-    def output_groups(self) -> list[wmc.Group]:
+    def output_groups(self) -> list[Group]:
         """One group per Bool or Int part of the output, in output order."""
         groups, j = [], 0
         for leaf in leaves(self.shape):
-            groups.append(wmc.Group(tuple(self.output_vars[j : j + leaf.width]), leaf.size))
+            groups.append(Group(tuple(self.output_vars[j : j + leaf.width]), leaf.size))
             j += leaf.width
         return groups
 
@@ -143,7 +141,7 @@ class Compiled:
     @cached_property
     def _denominators(self) -> list[int]:
         self.refuse_symbolic()
-        return [wmc.Scaled.coefficients(self.weights[v])[2] for v in self.random_support]
+        return [math.lcm(w.one.denominator, w.zero.denominator) for w in map(self.weights.get, self.random_support)]
 
     @cached_property
     def denominator(self) -> int:
@@ -158,35 +156,8 @@ class Compiled:
     def min_path_log2(self) -> float:
         self.refuse_symbolic()
         if self.backend.name == "bdd":
-            return wmc.min_path_log2(self.flat, self.weights)
+            return min_path_log2(self.flat, self.weights)
         return self.backend.min_path_log2(self.phi, self.weights)
-
-    def arith(self, exact: bool | None = None) -> Any:
-        """The number system of a count: exact when asked (or when every weight is rational and
-        ``exact`` is None), else linear floats when no path weight is below 2**-1000, else floats
-        with a separate exponent per cell (:class:`wmcdp.wmc.Extended`)."""
-        if self.symbolic is not None:
-            if exact is False:
-                raise WmcdpError(f"a run with the symbolic parameter {self.symbolic.name} is exact; leave exact unset")
-            from ..parametric.counting import Parametric
-
-            return Parametric(self, self.symbolic)
-        floats = [w for w in self.weights.values() if not w.exact]
-        if exact is None:
-            exact = not floats
-        if exact:
-            if floats:
-                w = floats[0]
-                raise WmcdpError(
-                    f"exact arithmetic needs rational parameters, but a random choice has the float "
-                    f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
-                    "or read floats as their exact binary values (--exact-floats); a probability given by exp, log "
-                    "or sqrt is enclosed rigorously with certified=True (--certified)"
-                )
-            if self._denominator_bits() > wmc.SCALED_MAX_BITS:
-                return wmc.Rational
-            return wmc.Scaled(self.denominator)
-        return wmc.Linear if self.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Extended
 
     @cached_property
     def symbolic(self) -> Any:
@@ -206,21 +177,6 @@ class Compiled:
             prefix.append(d)
             d *= level_d.get(level, 1)
         return prefix
-
-    def count(self, u: Any, plan: wmc.Plan, arith: Any, pool: wmc.Pool | None = None) -> np.ndarray:
-        """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
-
-        Exact counts are numerators over :attr:`denominator`.
-        """
-        if self.backend.name == "sdd":
-            return self.backend.count(u, plan, arith, self.denominator if isinstance(arith, wmc.Scaled) else None)
-        flat = self.flat if u is self.phi else self.backend.flatten(u)
-        skip = None
-        if isinstance(arith, wmc.Scaled):
-            prefix = self._skip_products
-            skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
-        wide = arith is wmc.Extended and self.min_path_log2 >= wmc.WIDE_MIN_LOG2
-        return wmc.evaluate(flat, plan, arith, self.backend.level_of, skip=skip, pool=pool, wide=wide)
 
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:

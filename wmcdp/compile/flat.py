@@ -1,4 +1,5 @@
-"""A decision diagram as flat arrays: the form every count and symmetry check works on.
+"""A decision diagram as flat arrays: the form every count and symmetry check works on; the bit groups of
+the values a count gives an axis each (:class:`Group`); the smallest path weight (:func:`min_path_log2`).
 
 Entry ``k`` is a node of the diagram taken with a polarity (CUDD's complemented edges are
 resolved, so no count needs ``1 - WMC``): ``var[k]`` is its variable (``-1`` for TRUE,
@@ -9,11 +10,15 @@ many entries point to it. Children come before parents; the root is the last ent
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
+
+from ..weights import BitWeight
 
 
 @dataclass(frozen=True)
@@ -51,4 +56,29 @@ def build_flat(var: Any, level: Any, hi: Any, lo: Any, levels: int) -> Flat:
     return Flat(var, level, hi, lo, parents, levels)
 
 
-__all__ = ["Flat", "build_flat"]
+@dataclass(frozen=True)
+class Group:
+    """A free axis over the bits ``variables`` (most significant first) of one value in ``0..size-1``."""
+
+    variables: tuple[int, ...]
+    size: int
+
+
+def min_path_log2(flat: Any, weights: Mapping[int, BitWeight]) -> float:
+    """``log2`` of the smallest weight of a path from the root to TRUE (0.0 if there is none).
+
+    Free and batch bits weigh 1. Every nonzero value a linear traversal forms is at least
+    this, so when it is at least ``2**-1000`` float64 never underflows and no precision is lost.
+    """
+    cost = np.full(len(flat.var), -np.inf)  # -log2 of the smallest path weight below each entry
+    cost[flat.var == -1] = 0.0
+    log2 = math.log(2)
+    for nodes in flat.layers:
+        w = weights.get(int(flat.var[nodes[0]]))
+        h, lo = cost[flat.hi[nodes]], cost[flat.lo[nodes]]
+        cost[nodes] = np.maximum(h, lo) if w is None else np.maximum(h - w.log_one / log2, lo - w.log_zero / log2)
+    root = cost[-1]
+    return 0.0 if root == -np.inf else -float(root)
+
+
+__all__ = ["Flat", "build_flat", "Group", "min_path_log2"]

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import wmc
 from ..errors import WmcdpError
+from ..sdd_count import count_sdd
 from ..weights import BitWeight
 from .functions import Function, Parameter
 from .polys import Poly, fmpq, fraction, poly_at
@@ -115,7 +116,7 @@ class Parametric:
         for p in self.points:
             at = wmc.Plan(p.weights, plan.groups, plan.batch, plan.batch_size)
             if flat is None:
-                counts.append(np.asarray(c.backend.count(u, at, p.arith, p.arith.denominator)))
+                counts.append(np.asarray(count_sdd(u, at, p.arith, p.arith.denominator)))
             else:
                 counts.append(np.asarray(wmc.evaluate(flat, at, p.arith, c.backend.level_of, skip=p.skip)))
         shape = counts[0].shape

@@ -17,7 +17,7 @@ Columns (ε at δ, and δ at ε):
   reached with ``count`` multiplied in (line 53), so just as wrong.
 * **(C)** ``PLDAccountant().compose(event)`` called ``count`` times: the workaround; correct.
 * **export**: wmcdp's own route, ``synthesize_approximate(..., compose=K,
-  accountant="dp-accounting", interval=h)`` (:mod:`wmcdp.accounting`): each ordered pair's
+  accountant="dp-accounting", interval=h)`` (:mod:`wmcdp.notions.accounting`): each ordered pair's
   two distributions go to ``from_two_probability_mass_functions`` by keyword, pessimistic,
   then ``self_compose(K)``. Upper bounds: ε(δ) ≤ ε̃(δ) ≤ ε(δ) + K h and
   δ(ε) ≤ δ̃(ε) ≤ δ(ε − K h) (plus 1e-15 tail truncation per composition). With K = 1 wmcdp
@@ -71,8 +71,8 @@ from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
 from wmcdp.programs import randomized_response  # noqa: E402
 from results_io import RESULTS  # noqa: E402
 from wmcdp import compile_program  # noqa: E402
-from wmcdp.approximate import synthesize_approximate  # noqa: E402
-from wmcdp.numbers import parse_number  # noqa: E402
+from wmcdp.notions.approximate import synthesize_approximate  # noqa: E402
+from wmcdp.base.numbers import parse_number  # noqa: E402
 
 COUNTS = (1, 2, 3, 5, 10, 20, 50, 100, 1000)
 REL = NeighboringRelation.REPLACE_ONE
@@ -296,7 +296,7 @@ def main() -> None:
         say(f"The accountant's ledger still records the count, e.g. K = {multi[-1]['K']}: {multi[-1]['ledger']}")
     elif multi and len(fixed) == len(multi):
         say(f"NOTE: dp-accounting {version('dp-accounting')} no longer shows the defect: (A) and (B) equal the "
-            f"workaround (C) for every count. Update experiments/README.md and wmcdp/accounting.py's docstring.")
+            f"workaround (C) for every count. Update experiments/README.md and wmcdp/notions/accounting.py's docstring.")
     else:
         raise AssertionError("dp-accounting's PLDAccountant gave neither the one-run value (the 0.6.0 defect) nor "
                              "the composed value for some count: "

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from wmcdp import symmetry_sets  # noqa: E402
 from wmcdp.programs import rr_counting  # noqa: E402
-from wmcdp.approximate import synthesize_approximate  # noqa: E402
+from wmcdp.notions.approximate import synthesize_approximate  # noqa: E402
 
 DELTA = 1e-6
 EPS0 = 1.0  # local epsilon of each user's randomized response

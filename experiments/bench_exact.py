@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from wmcdp.programs import PROGRAMS  # noqa: E402
 from wmcdp import synthesize_accuracy, synthesize_privacy  # noqa: E402
-from wmcdp.probabilities import as_compiled, number_system  # noqa: E402
+from wmcdp.count.probabilities import as_compiled, number_system  # noqa: E402
 
 #: (title, program, float parameters, exact parameters, exact mode, kind)
 CASES = [

@@ -169,8 +169,8 @@ def _privacy(name: str, **params) -> tuple[float, str]:
 def _spread(name: str, workers: int | None, **params) -> tuple[float, str]:
     """Privacy over exhaustive sets on ``workers`` local processes (the cluster starts before the clock)."""
     from wmcdp import synthesize_privacy
-    from wmcdp.distributed import Workers
-    from wmcdp.registry import build_program
+    from wmcdp.count.distributed import Workers
+    from wmcdp.lang.registry import build_program
     program = build_program(name, params)
     if workers is None:
         r = synthesize_privacy(program, force=True)
@@ -227,7 +227,7 @@ SPREAD = {
 def run_one(case: str, impl: str) -> None:
     """Child process: one implementation of one case; prints its value and seconds as JSON."""
     if impl != "numpy":  # imports are not part of the run (wmcdp loads its modules on first use)
-        import wmcdp.programs, wmcdp.symmetry_sets, wmcdp.accuracy, wmcdp.privacy  # noqa: F401,E401
+        import wmcdp.programs, wmcdp.symmetry_sets, wmcdp.notions.accuracy, wmcdp.notions.privacy  # noqa: F401,E401
     if case in SPREAD:
         _, name, params = SPREAD[case]
         start = time.perf_counter()

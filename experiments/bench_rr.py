@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from wmcdp.programs import randomized_response, rr_counting  # noqa: E402
 from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
-from wmcdp.sets import exhaustive_accuracy, exhaustive_inference, exhaustive_privacy  # noqa: E402
+from wmcdp.lang.sets import exhaustive_accuracy, exhaustive_inference, exhaustive_privacy  # noqa: E402
 
 LAM, ALPHA = 0.2, 3
 HEADER = f"{'experiment':<22} {'n':>5} {'|I|':>9} {'|C| or |A|':>11} {'compile s':>10} {'synth s':>9} " \

@@ -66,7 +66,7 @@ import numpy as np  # noqa: E402
 from wmcdp.programs import noisy_max, sparse_vector  # noqa: E402
 from results_io import RESULTS  # noqa: E402
 from wmcdp import compile_program, synthesize_privacy  # noqa: E402
-from wmcdp.approximate import synthesize_approximate  # noqa: E402
+from wmcdp.notions.approximate import synthesize_approximate  # noqa: E402
 
 N_QUERIES, M = 6, 2
 EPS0S = (0.2, 0.7, 1.5)

@@ -25,7 +25,7 @@ from wmcdp.programs import rr_counting  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
 from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy  # noqa: E402
-from wmcdp.limits import LimitExceeded  # noqa: E402
+from wmcdp.base.limits import LimitExceeded  # noqa: E402
 
 LAM, ALPHA, NS = 0.2, 3, range(2, 23)
 

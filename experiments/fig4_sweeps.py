@@ -18,9 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from wmcdp.plot import plot_rows  # noqa: E402
-from wmcdp.sweep import parse_over, sweep_accuracy, sweep_privacy  # noqa: E402
-from wmcdp.tables import render_rows  # noqa: E402
+from wmcdp.report.plot import plot_rows  # noqa: E402
+from wmcdp.notions.sweep import parse_over, sweep_accuracy, sweep_privacy  # noqa: E402
+from wmcdp.report.tables import render_rows  # noqa: E402
 
 N, ALPHA, OVER = 6, 3, "lam=1/20:1/2:1/20"
 RESULTS = HERE / "results"

@@ -8,9 +8,9 @@ shuffler releases the multiset of reports. Neighbouring datasets differ in one u
 * **Exact** (wmcdp): ``synthesize_approximate`` / ``privacy_profile`` on ``rr_counting(n, λ)``
   with λ = 1/(1 + e^ε0) and its proved pair set ``symmetry_sets.PAIRS["rr_counting"]``
   (the 2n pairs (u_k, u_{k+1}) and reverses; the rows come from
-  :class:`wmcdp.shuffle.ShuffledInference`, which convolves the one-user randomizer). Float
+  :class:`wmcdp.plan.shuffle.ShuffledInference`, which convolves the one-user randomizer). Float
   mode (extended-precision convolution, log-space hockey-stick sums; ε(δ) accurate to about
-  1e-13 relative, see ``wmcdp/approximate.py``). Shuffled k-ary RR likewise with
+  1e-13 relative, see ``wmcdp/notions/approximate.py``). Shuffled k-ary RR likewise with
   ``kary_rr_histogram(n, k, λ)``, whose local ε0 is ln((1 − λ)(k − 1)/λ), so λ = (k − 1)/(e^ε0 + k − 1).
 * **FMT closed form** (their Theorem 3.1 as quoted in the project's issue): for every ε0-DP
   randomizer and ε0 ≤ ln(n / (16 ln(2/δ))),
@@ -70,7 +70,7 @@ from scipy import special, stats  # noqa: E402
 from wmcdp import symmetry_sets  # noqa: E402
 from wmcdp.programs import kary_rr_histogram, rr_counting  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
-from wmcdp.approximate import privacy_profile, synthesize_approximate  # noqa: E402
+from wmcdp.notions.approximate import privacy_profile, synthesize_approximate  # noqa: E402
 
 DELTA = 1e-6
 NS = (10, 50, 100, 500, 1000)

@@ -89,7 +89,7 @@ def figure(path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from wmcdp.parametric.polys import poly_at
+    from wmcdp.base.polys import poly_at
 
     privacy = synthesize_privacy(randomized_response(6, Parameter("lam", F(1, 100), F(99, 100))))
     accuracy = synthesize_accuracy(rr_counting(6, Parameter("lam", F(0), F(1, 2))), alpha=3)

@@ -37,7 +37,7 @@ from wmcdp.programs import histogram, kary_rr, noisy_max, randomized_response, r
 from results_io import RESULTS, write_csv  # noqa: E402
 from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, synthesize_accuracy, synthesize_privacy  # noqa: E402
-from wmcdp.limits import LimitExceeded  # noqa: E402
+from wmcdp.base.limits import LimitExceeded  # noqa: E402
 
 LAM = Fraction(1, 5)   # randomized response: exact, so e^eps = (1 - lam) / lam = 4 exactly
 ALPHA = 3              # RR counting runs in floats with lam = 0.2, as in the paper
@@ -171,7 +171,7 @@ def sweep(budget: float) -> list[dict]:
 
 
 def run_limited(kind, prog, sets, budget):
-    from wmcdp.limits import resource_limits
+    from wmcdp.base.limits import resource_limits
 
     with resource_limits(timeout=2 * budget):
         return run(kind, prog, sets)

@@ -49,7 +49,7 @@ sys.path.insert(0, str(HERE))
 from wmcdp.programs import randomized_response  # noqa: E402
 from wmcdp.symmetry_sets import randomized_response as rr_sets  # noqa: E402
 from wmcdp import compile_program, inference, synthesize_privacy  # noqa: E402
-from wmcdp.sets import InferenceSet, exhaustive_inference  # noqa: E402
+from wmcdp.lang.sets import InferenceSet, exhaustive_inference  # noqa: E402
 
 LAM = 0.2
 EXHAUSTIVE = list(range(2, 13))

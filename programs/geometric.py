@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
+from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, ite
 from wmcdp.lang import truncated_geometric as tgeom
 from wmcdp.lang.geometric import geometric_ratio
-from wmcdp.numbers import Number, as_number, format_number, positive_int
 
 
 def noise_ratio(alpha, scale) -> tuple[Number, dict]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
+from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, flip, ite, uniform
-from wmcdp.numbers import Number, as_number, format_number, positive_int
 
 
 def _ratio(eps: object, ratio: object) -> tuple[Number, dict]:

@@ -14,10 +14,10 @@ import itertools
 import math
 from fractions import Fraction
 
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
+from wmcdp.base.numbers import Number, as_int, as_number, positive_int, probability
 from wmcdp.lang import Bits, IntVector, Program, discrete, flip, ite, uniform
 from wmcdp.lang.relations import Relation, relation_from_function
-from wmcdp.numbers import Number, as_int, as_number, positive_int, probability
 
 #: the integer types OpenDP's Python API dispatches, with their ranges
 INTEGER_TYPES = {

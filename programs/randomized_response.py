@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
+from wmcdp.base.numbers import format_number, positive_int, probability
 from wmcdp.lang import Bits, Int, IntVector, Program, flip, ite, uniform
-from wmcdp.numbers import format_number, positive_int, probability
 
 
 def _respond(x, lam):

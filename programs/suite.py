@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
+from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
-from wmcdp.numbers import Number, as_number, format_number, positive_int
 
 #: answer codes of the sparse vector family
 FALSE, TRUE, STOPPED = 0, 1, 2

@@ -27,7 +27,7 @@ maximised over the pairs in both orders):
   ``0..n-1``: every ordered pair has the output distributions of ``(u_k, u_{k+1})`` or of
   ``(u_{k+1}, u_k)``, and every pair listed is itself a Hamming pair. ∎
   :func:`counting_inference` gives their rows from the one-user randomizer by
-  convolution (:class:`wmcdp.shuffle.ShuffledInference`; the count is the histogram of the
+  convolution (:class:`wmcdp.plan.shuffle.ShuffledInference`; the count is the histogram of the
   reports restricted to the ones).
 * shuffled k-ary RR (``kary_rr_histogram``), :func:`kary_pairs`: with ``v(h)`` the sorted
   input whose histogram of values is ``h``, the pairs ``(v(h), v(h − e_0 + e_1))`` and their
@@ -49,12 +49,12 @@ import functools
 import itertools
 import math
 
+from wmcdp.base.numbers import Number
 from wmcdp.lang import Bits, IntVector, Program
-from wmcdp.numbers import Number
-from wmcdp.pairs import PairSet
+from wmcdp.lang.sets import AccuracySet, InferenceSet, PrivacySet
+from wmcdp.plan.pairs import PairSet
+from wmcdp.plan.shuffle import ShuffledInference
 from wmcdp.programs.randomized_response import _respond, kary_report
-from wmcdp.sets import AccuracySet, InferenceSet, PrivacySet
-from wmcdp.shuffle import ShuffledInference
 
 
 @functools.lru_cache(maxsize=4)

@@ -17,9 +17,9 @@ from wmcdp.programs import geometric_above_threshold, randomized_response, rr_co
 from test_geometric import all_entries, gat_reference, one_entry, tgeom_pmf
 from test_suite import case as suite_case
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, uniform
-from wmcdp.approximate import Threshold, privacy_profile, synthesize_approximate
+from wmcdp.notions.approximate import Threshold, privacy_profile, synthesize_approximate
 from wmcdp.compile import compile_program
-from wmcdp.renyi import synthesize_renyi
+from wmcdp.notions.renyi import synthesize_renyi
 
 
 def hamming(x):
@@ -271,9 +271,9 @@ def test_sums_accumulate_across_stripes(monkeypatch):
     """A memory budget small enough to cut the joint table into stripes gives the same answers."""
     import importlib
 
-    from wmcdp.probabilities import Counter, number_system
+    from wmcdp.count.probabilities import Counter, number_system
 
-    engine = importlib.import_module("wmcdp.probabilities")
+    engine = importlib.import_module("wmcdp.count.probabilities")
 
     prog, _, _ = case("rr", True)
     compiled = compile_program(prog)

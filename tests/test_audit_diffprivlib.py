@@ -16,7 +16,7 @@ pytest.importorskip("diffprivlib")
 from wmcdp import WmcdpError  # noqa: E402
 from wmcdp.audit.diffprivlib import audit_diffprivlib, cases, draw_counts, models  # noqa: E402
 from wmcdp.cli import main  # noqa: E402
-from wmcdp.models import GRID  # noqa: E402
+from wmcdp.lang.models import GRID  # noqa: E402
 
 
 def first_flip(eps: float) -> int:

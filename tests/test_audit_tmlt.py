@@ -23,7 +23,7 @@ from wmcdp.audit.tmlt import (  # noqa: E402
     sampler_scale,
     selection_outputs,
 )
-from wmcdp.certified import Real  # noqa: E402
+from wmcdp.base.certified import Real  # noqa: E402
 from wmcdp.cli import main  # noqa: E402
 
 mpmath.mp.dps = 60

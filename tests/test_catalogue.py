@@ -16,10 +16,10 @@ from wmcdp.programs import kary_rr, opendp_noisy_max, opendp_rr_bitvec, randomiz
 from wmcdp import (Bits, IntVector, Program, WmcdpError, discrete, flip, inference, synthesize_accuracy,
                    synthesize_privacy, uniform)
 from wmcdp.audit.opendp import cases as audit_cases
-from wmcdp.approximate import synthesize_approximate
+from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.cli import main
-from wmcdp.renyi import synthesize_renyi
-from wmcdp.registry import build_program
+from wmcdp.notions.renyi import synthesize_renyi
+from wmcdp.lang.registry import build_program
 
 MECH = textwrap.dedent("""
     from fractions import Fraction

@@ -13,8 +13,8 @@ from wmcdp.programs import geometric_above_threshold, randomized_response, trunc
 from test_approximate import case, references
 from test_geometric import gat_reference, one_entry, tgeom_pmf
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, ite, uniform
-from wmcdp.approximate import privacy_profile, synthesize_approximate
-from wmcdp.loss import privacy_loss_distribution
+from wmcdp.notions.approximate import privacy_profile, synthesize_approximate
+from wmcdp.notions.loss import privacy_loss_distribution
 
 
 def asymmetric():
@@ -153,9 +153,9 @@ def test_dp_accounting_export_within_its_discretisation(prog, k):
 def test_dp_accounting_reads_upper_and_lower_the_right_way_round():
     """For an asymmetric pair each ordered pair is its own direction; the bound is the max over both."""
     pytest.importorskip("dp_accounting")
-    from wmcdp.accounting import pld
-    from wmcdp.loss import Groups
-    from wmcdp.pairs import pair_source
+    from wmcdp.notions.accounting import pld
+    from wmcdp.notions.loss import Groups
+    from wmcdp.plan.pairs import pair_source
 
     source = pair_source(asymmetric(), [((0,), (1,))])
     rows = {k: (a, b) for k, a, b in source.rows([0, 1])}

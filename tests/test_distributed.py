@@ -7,14 +7,14 @@ import pytest
 
 from wmcdp import WmcdpError, synthesize_accuracy, synthesize_privacy
 from wmcdp.cli import main
-from wmcdp.registry import build_program
+from wmcdp.lang.registry import build_program
 
 distributed = pytest.importorskip("dask.distributed")
 
 
 @pytest.fixture(scope="module")
 def workers():
-    from wmcdp.distributed import Workers
+    from wmcdp.count.distributed import Workers
     with Workers(2) as w:
         yield w
 
@@ -67,7 +67,7 @@ def test_any_program_runs_on_workers(workers):
 
 
 def test_a_bad_workers_value_is_one_error():
-    with pytest.raises(WmcdpError, match="workers must be a wmcdp.distributed.Workers"):
+    with pytest.raises(WmcdpError, match="workers must be a wmcdp.count.distributed.Workers"):
         synthesize_privacy(build_program("randomized_response", {"n": 2, "lam": 0.2}), workers=2)
 
 

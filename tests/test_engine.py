@@ -8,9 +8,9 @@ import brute
 from wmcdp.programs import randomized_response, rr_counting
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
-from wmcdp.sets import InferenceSet, exhaustive_inference
-from wmcdp import wmc
-from wmcdp.wmc import Extended
+from wmcdp.lang.sets import InferenceSet, exhaustive_inference
+from wmcdp.count import wmc
+from wmcdp.count.wmc import Extended
 
 
 def _rr_ref(lam):
@@ -74,7 +74,7 @@ def inference_pass(request, monkeypatch):
     a batch of inputs with whole output distributions, or a batch of (input, output) pairs. Every
     buffer goes through the pool, so reuse happens even on these small programs."""
     import importlib
-    inf = importlib.import_module("wmcdp.probabilities")
+    inf = importlib.import_module("wmcdp.count.probabilities")
     monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
     if request.param == "stripes":
         monkeypatch.setattr(inf, "memory_budget", lambda: 1)

@@ -8,7 +8,7 @@ from wmcdp.programs import randomized_response, rr_counting
 from wmcdp import (Bits, CoverageError, IntVector, Program, WmcdpError, discrete, flip, inference,
                    synthesize_accuracy, synthesize_privacy, uniform)
 from wmcdp.lang.relations import NEIGHBOURS
-from wmcdp.sets import exhaustive_privacy
+from wmcdp.lang.sets import exhaustive_privacy
 
 
 def _run(body, domain=Bits(1)):

@@ -17,7 +17,7 @@ import pytest
 from wmcdp.programs import geometric_above_threshold, truncated_geometric
 from wmcdp import inference, synthesize_privacy
 from wmcdp.compile import compile_program
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
 from wmcdp.lang import Int, IntVector, Program, flip, ite, truncated_geometric as tgeom
 
 

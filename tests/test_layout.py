@@ -2,7 +2,7 @@
 
 A program whose output is one Int compiles as the decision tree over its output bits with
 the value guards as leaves (:func:`wmcdp.compile._value_tree`); counts below the last group
-bit run a level at a time (``wmcdp.wmc._Region``), in 80-bit floats for Extended counts
+bit run a level at a time (``wmcdp.count.wmc._Region``), in 80-bit floats for Extended counts
 where numpy has them; the flat form is read from CUDD's DDDMP dump. Each is checked here
 against an independent formula or evaluation.
 """
@@ -20,9 +20,9 @@ import brute
 from wmcdp.programs import randomized_response, rr_counting, truncated_geometric
 from wmcdp.programs.suite import noisy_max
 from wmcdp import Bits, Program, flip, ite, uniform
-from wmcdp import wmc
+from wmcdp.count import wmc
 from wmcdp.compile import compile_program
-from wmcdp.probabilities import count, number_system
+from wmcdp.count.probabilities import count, number_system
 
 
 def _binomial_count(n: int, ones: int, lam: Fraction) -> list[Fraction]:
@@ -70,7 +70,7 @@ def test_tuple_outputs_keep_their_bits_below_what_they_read():
 
 def _distributions(compiled, xs, arith):
     """Whole output distributions of the inputs ``xs`` in one batch (the count's level-at-a-time region)."""
-    counter = importlib.import_module("wmcdp.probabilities").Counter(compiled, arith)
+    counter = importlib.import_module("wmcdp.count.probabilities").Counter(compiled, arith)
     plan = wmc.Plan(compiled.weights, compiled.output_groups, counter.input_batch(np.array(xs)), len(xs))
     return count(compiled, compiled.phi, plan, arith).reshape(len(xs), -1)
 

@@ -15,10 +15,10 @@ import pytest
 
 import brute
 from wmcdp import Bits, Program, WmcdpError, flip, synthesize_privacy
-from wmcdp.approximate import synthesize_approximate
+from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.cli import main
-from wmcdp.numbers import log_text, scientific_text
-from wmcdp.renyi import synthesize_renyi
+from wmcdp.base.numbers import log_text, scientific_text
+from wmcdp.notions.renyi import synthesize_renyi
 
 
 def tiny(p):

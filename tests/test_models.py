@@ -1,4 +1,4 @@
-"""Grid models of float samplers (wmcdp.models) against closed forms: exact counts of k * 2^-53 per output,
+"""Grid models of float samplers (wmcdp.lang.models) against closed forms: exact counts of k * 2^-53 per output,
 the monotonicity checks that refuse a sampler the bisection cannot follow, and a model used in a program."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import pytest
 
 from wmcdp import Bits, Program, WmcdpError, discrete, synthesize_privacy
-from wmcdp.models import GRID, grid_model
+from wmcdp.lang.models import GRID, grid_model
 
 
 def test_power_of_two_buckets_are_exact():

@@ -16,12 +16,12 @@ from wmcdp import symmetry_sets
 from wmcdp.programs import histogram, kary_rr_histogram, noisy_max, randomized_response, rr_counting, sparse_vector
 from test_geometric import all_entries
 from wmcdp import synthesize_privacy
-from wmcdp.approximate import synthesize_approximate
+from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.cli import main
 from wmcdp.compile import compile_program
-from wmcdp.pairs import pair_source
-from wmcdp.renyi import synthesize_renyi
-from wmcdp.sets import all_outputs
+from wmcdp.plan.pairs import pair_source
+from wmcdp.notions.renyi import synthesize_renyi
+from wmcdp.lang.sets import all_outputs
 
 THRESHOLDS = ["ln:1", "ln:3/2", "ln:3", "ln:9/2"]
 DELTAS = [Fraction(1, 10), Fraction(1, 1000), Fraction(1, 10 ** 6)]

@@ -1,4 +1,4 @@
-"""Bounds as functions of a parameter (wmcdp.parametric): every piece against an independent enumeration of
+"""Bounds as functions of a parameter (wmcdp.notions.piecewise): every piece against an independent enumeration of
 the mechanism at random rationals of the interval, the closed forms of the paper, exact breakpoints (rational
 and irrational), infinite pieces, every plan, and the command line."""
 
@@ -17,7 +17,7 @@ from wmcdp import flip as dsl_flip
 from wmcdp import synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.lang.geometric import truncated_geometric_probabilities
-from wmcdp.parametric.roots import Algebraic
+from wmcdp.base.roots import Algebraic
 from wmcdp.programs import (geometric_above_threshold, noisy_max, randomized_response, rr_counting,
                             truncated_geometric)
 
@@ -307,8 +307,8 @@ def test_every_cell_of_the_table_is_its_function(name):
     """The common denominator M and degree K of the counts (one pass over the diagram) are sound: every cell
     of the whole table, interpolated from K + 1 counts, equals the enumeration at random rationals."""
     from wmcdp.compile import compile_program
-    from wmcdp.probabilities import Counter, number_system
-    from wmcdp.sets import all_outputs
+    from wmcdp.count.probabilities import Counter, number_system
+    from wmcdp.lang.sets import all_outputs
 
     build, ref, inputs, _, (lo, hi) = CASES[name]
     compiled = compile_program(build(Parameter("t", lo, hi)))
@@ -327,8 +327,8 @@ def test_discrete_trees_keep_only_the_root_denominator():
     telescope to P(z) = (polynomial) / (1 + a): the common denominator is a power of 1 + a, and the degree
     bound is that of the largest numerator, not the sum over all the flips."""
     from wmcdp.compile import compile_program
-    from wmcdp.parametric.polys import Poly
-    from wmcdp.probabilities import number_system
+    from wmcdp.base.polys import Poly
+    from wmcdp.count.probabilities import number_system
 
     n, k = 3, 3
     compiled = compile_program(geometric_above_threshold(n, k, 2, alpha=Parameter("a", F(1, 10), F(9, 10))))

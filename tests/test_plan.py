@@ -21,10 +21,10 @@ import pytest
 import brute
 from test_geometric import tgeom_pmf
 from wmcdp import Bits, IntVector, Program, flip, synthesize_accuracy, synthesize_privacy, truncated_geometric
-from wmcdp.approximate import synthesize_approximate
+from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.cli import main
 from wmcdp.plan.parts import split
-from wmcdp.renyi import synthesize_renyi
+from wmcdp.notions.renyi import synthesize_renyi
 from wmcdp.lang.relations import NEIGHBOURS
 
 FIFTH = Fraction(1, 5)
@@ -234,7 +234,7 @@ def test_detection_past_its_budget_is_abandoned_not_failed():
     (the first two terms of the sum are one gate pattern), and the orbit bound is still the exhaustive one."""
     from wmcdp.programs import rr_counting
     from wmcdp.plan.planner import Budget
-    from wmcdp.symmetry.runs import accuracy_plan, find_symmetry
+    from wmcdp.plan.symmetry.runs import accuracy_plan, find_symmetry
 
     prog = rr_counting(6, FIFTH)
     sym = find_symmetry(prog, budget=Budget(0.0))

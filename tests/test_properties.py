@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import brute
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
-from wmcdp import wmc
-from wmcdp.sets import exhaustive_inference
+from wmcdp.count import wmc
+from wmcdp.lang.sets import exhaustive_inference
 
 settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])

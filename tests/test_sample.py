@@ -7,7 +7,7 @@ import pytest
 
 from wmcdp.programs import PROGRAMS, randomized_response
 from wmcdp.cli import main
-from wmcdp.sampling import CheckRow, check_probability, crosscheck, sample, wilson_interval
+from wmcdp.notions.sampling import CheckRow, check_probability, crosscheck, sample, wilson_interval
 
 
 def test_sampling_is_seeded_and_matches_the_closed_form():
@@ -58,7 +58,7 @@ def test_cli_crosscheck_and_sample(capsys):
 
 
 def test_cli_crosscheck_disagreement_exits_1(capsys, monkeypatch):
-    import wmcdp.sampling as sample_module
+    import wmcdp.notions.sampling as sample_module
     real = sample_module.check_probability
     monkeypatch.setattr(sample_module, "check_probability",
                         lambda prog, x, y, exact, *a: real(prog, x, y, exact / 2, *a))

@@ -16,7 +16,7 @@ from wmcdp.programs import (histogram, histogram_wrong_scale, isvt1, isvt2, isvt
                       sparse_vector)
 from test_geometric import all_entries, check_against, enumerate_outputs, one_entry, tgeom_pmf
 from wmcdp import synthesize_privacy
-from wmcdp.errors import WmcdpError
+from wmcdp.base.errors import WmcdpError
 
 FALSE, TRUE, STOPPED = 0, 1, 2
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import brute
 from wmcdp import Bits, Program, compile_program, flip, inference
-from wmcdp.sets import exhaustive_inference
+from wmcdp.lang.sets import exhaustive_inference
 
 P = Fraction(1, 5)
 

@@ -17,9 +17,9 @@ import pytest
 
 from brute import distribution, flip
 from wmcdp.cli import main
-from wmcdp.progress import Progress
-from wmcdp.sweep import parse_over, records, sweep_accuracy, sweep_privacy, to_dataframe
-from wmcdp.tables import render_rows
+from wmcdp.report.progress import Progress
+from wmcdp.notions.sweep import parse_over, records, sweep_accuracy, sweep_privacy, to_dataframe
+from wmcdp.report.tables import render_rows
 
 N, ALPHA = 5, 1
 LAMS = [Fraction(k, 10) for k in range(1, 5)]  # below 1/2

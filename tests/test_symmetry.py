@@ -22,8 +22,8 @@ from test_suite import case as suite_case
 from wmcdp import Bits, IntVector, Program, WmcdpError, compile_program, flip, ite, synthesize_accuracy, \
     synthesize_privacy
 from wmcdp.cli import main
-from wmcdp.symmetry import find_symmetry, pair_distributions, privacy_plan
-from wmcdp.symmetry.group import INDEX, TUPLE, OutputAction
+from wmcdp.plan.symmetry import find_symmetry, pair_distributions, privacy_plan
+from wmcdp.plan.symmetry.group import INDEX, TUPLE, OutputAction
 
 HALF, THIRD, FIFTH = Fraction(1, 2), Fraction(1, 3), Fraction(1, 5)
 

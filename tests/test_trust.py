@@ -14,7 +14,7 @@ import pytest
 from wmcdp.programs import truncated_geometric
 from wmcdp import (Bits, IntVector, Program, discrete, flip, inference, ite, synthesize_accuracy,
                    synthesize_privacy)
-from wmcdp.numbers import ln, ln_ratio
+from wmcdp.base.numbers import ln, ln_ratio
 
 mpmath.mp.dps = 50
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import gmpy2
 
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4

@@ -3,7 +3,7 @@
 A diffprivlib mechanism draws one uniform double ``u = self._rng.random()`` and turns it into an output with
 float arithmetic. The audit runs the library's own ``randomise`` with a stub generator (a
 ``secrets.SystemRandom``, which ``check_random_state`` hands back unchanged) that returns ``u = k * 2^-53``,
-and :func:`wmcdp.models.grid_model` finds the exact distribution over the grid by bisection (checked at
+and :func:`wmcdp.lang.models.grid_model` finds the exact distribution over the grid by bisection (checked at
 every run's ends and at 10 000 random ``k`` per segment). The distributions of all inputs become one wmcdp
 program, ``discrete(lambda i: distribution[i], x)``, whose tight epsilon over the mechanism's neighbour
 relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`).
@@ -36,7 +36,7 @@ The models follow diffprivlib 0.6.6's source:
   counts up while ``u <= gamma / counter``, returning the counter's parity. With ``P(u <= t)`` on the grid
   that parity is an infinite series; it is enclosed exactly (the partial sum plus the mass of the counter
   passing the last term, which falls below the working precision) as an exact real
-  (:class:`wmcdp.Real`), and the audit's epsilon is a certified enclosure (:mod:`wmcdp.certified`); every
+  (:class:`wmcdp.Real`), and the audit's epsilon is a certified enclosure (:mod:`wmcdp.base.certified`); every
   candidate rejected is the outcome ``raises RuntimeError``. Inputs and neighbours as for ``Exponential``.
 
 Needs the optional extra: ``pip install 'wmcdp[diffprivlib]'`` (diffprivlib 0.6.6 and scipy).
@@ -55,13 +55,13 @@ from typing import Any
 
 import numpy as np
 
-from ..certified import Real, arb_of
-from ..errors import WmcdpError
+from ..base.certified import Real, arb_of
+from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, discrete
+from ..lang.models import GRID, GridModel, grid_model
 from ..lang.relations import relation_from_function
-from ..models import GRID, GridModel, grid_model
-from ..privacy import synthesize_privacy
-from ..sweep import ProgressCallback
+from ..notions.privacy import synthesize_privacy
+from ..notions.sweep import ProgressCallback
 from .core import (
     AuditRow,
     certified_verdict,

@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
+from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
-from ..errors import WmcdpError
+from ..count.probabilities import Counter as ModelCounter
+from ..count.probabilities import number_system
 from ..lang.program import Program
-from ..privacy import synthesize_privacy
-from ..probabilities import Counter as ModelCounter
-from ..probabilities import number_system
-from ..sweep import ProgressCallback
+from ..notions.privacy import synthesize_privacy
+from ..notions.sweep import ProgressCallback
 from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, verdict, with_checks, workers
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)

@@ -43,12 +43,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..approximate import synthesize_approximate
-from ..certified import exp_bound
-from ..errors import WmcdpError
+from ..base.certified import exp_bound
+from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, flip
 from ..lang.relations import relation_from_function
-from ..sweep import ProgressCallback
+from ..notions.approximate import synthesize_approximate
+from ..notions.sweep import ProgressCallback
 from .core import (
     TIGHT_ULPS,
     AuditRow,

@@ -5,7 +5,7 @@ rationals and uniform integers (``random/discrete_gaussian.py``), so the distrib
 at the noise scale the sampler is given, which is ``alpha.to_float(round_up=True)``: the claimed scale
 rounded *up* to a double (``measurements/noise_mechanisms.py``, ``AddGeometricNoise.__call__``). Its
 probabilities are powers of ``q = e^(-1/s)``, irrational, so the audit computes with exact reals and
-certified enclosures (:mod:`wmcdp.certified`): a verdict is decided by the enclosure, never by a float.
+certified enclosures (:mod:`wmcdp.base.certified`): a verdict is decided by the enclosure, never by a float.
 
 * ``AddGeometricNoise(alpha)`` claims ``d_in / alpha``-DP (``privacy_function``). Its output is the input plus
   a noise with ``P(k) = (1 − q)/(1 + q) · q^|k|``, so every pair of inputs ``d_in`` apart has the ratios of
@@ -51,13 +51,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..approximate import synthesize_approximate
-from ..certified import Real, arb_of, float_bracket
-from ..errors import WmcdpError
+from ..base.certified import Real, arb_of, float_bracket
+from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, discrete
-from ..privacy import synthesize_privacy
-from ..renyi import synthesize_renyi
-from ..sweep import ProgressCallback
+from ..notions.approximate import synthesize_approximate
+from ..notions.privacy import synthesize_privacy
+from ..notions.renyi import synthesize_renyi
+from ..notions.sweep import ProgressCallback
 from .core import (
     AuditRow,
     certified_verdict,

@@ -52,8 +52,8 @@ def _parser():
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        from ..errors import WmcdpError
-        from ..limits import LimitExceeded, resource_limits
+        from ..base.errors import WmcdpError
+        from ..base.limits import LimitExceeded, resource_limits
         from .common import Disagreement, memory_size
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)

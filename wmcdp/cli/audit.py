@@ -16,8 +16,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import WmcdpError
-from ..progress import Progress
+from ..base.errors import WmcdpError
+from ..report.progress import Progress
 from .common import Disagreement, dumps
 
 FORMATS = ("table", "markdown", "json")

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..accounting import VERSION
-from ..approximate import ACCOUNTANTS, ApproximateResult, Threshold, privacy_profile, synthesize_approximate
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
+from ..base.numbers import exact_text, format_number
+from ..lang.registry import find_relation, find_sets
 from ..lang.shape import format_value, jsonable
-from ..numbers import exact_text, format_number
-from ..pairs import PairWitness
-from ..registry import find_relation, find_sets
-from ..renyi import RenyiResult, synthesize_renyi
-from ..sweep import ProfileRow, parse_over
-from ..tables import FORMATS
+from ..notions.accounting import VERSION
+from ..notions.approximate import ACCOUNTANTS, ApproximateResult, Threshold, privacy_profile, synthesize_approximate
+from ..notions.renyi import RenyiResult, synthesize_renyi
+from ..notions.sweep import ProfileRow, parse_over
+from ..plan.pairs import PairWitness
+from ..report.tables import FORMATS
 from .common import (
     certified_arg,
     dumps,
@@ -227,7 +227,7 @@ def _profile(args: argparse.Namespace) -> str:
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
     if args.plot:
-        from ..plot import require_matplotlib
+        from ..report.plot import require_matplotlib
 
         require_matplotlib(args.plot)
     program = program_of(args)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..accuracy import AccuracyResult, synthesize_accuracy
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
+from ..base.numbers import exact_text, format_number, parse_number
+from ..lang.registry import find_relation, find_sets
 from ..lang.shape import format_value, jsonable
-from ..numbers import exact_text, format_number, parse_number
-from ..privacy import PrivacyResult, synthesize_privacy
-from ..registry import find_relation, find_sets
+from ..notions.accuracy import AccuracyResult, synthesize_accuracy
+from ..notions.privacy import PrivacyResult, synthesize_privacy
 from .common import (
     certified_arg,
     dumps,

@@ -10,12 +10,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ..base.errors import WmcdpError
+from ..base.numbers import in_float_range, log_text, parse_number, scientific_text, show
 from ..compile import BACKENDS, Compiled, compile_program
-from ..errors import WmcdpError
 from ..lang.program import Program
+from ..lang.registry import build_program
 from ..lang.relations import NEIGHBOURS
-from ..numbers import in_float_range, log_text, parse_number, scientific_text, show
-from ..registry import build_program
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -53,7 +53,7 @@ def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
 
 def _real_or_text(text: str) -> Any:
     """An expression such as ``exp(-1/2)`` as an exact real (:class:`wmcdp.Real`); other text as itself."""
-    from ..certified import FUNCTIONS, Real
+    from ..base.certified import FUNCTIONS, Real
 
     if not any(f"{name}(" in text for name in FUNCTIONS) and "**" not in text:
         return text
@@ -218,7 +218,7 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
     if getattr(args, "workers", None) is None and getattr(args, "scheduler", None) is None:
         yield None
         return
-    from ..distributed import Workers
+    from ..count.distributed import Workers
 
     with Workers(args.workers, scheduler=args.scheduler) as workers:
         yield workers

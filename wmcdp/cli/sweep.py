@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import WmcdpError
+from ..base.numbers import parse_number
 from ..compile import BACKENDS
-from ..errors import WmcdpError
-from ..numbers import parse_number
-from ..progress import Progress
-from ..sweep import Row, parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
-from ..tables import FORMATS, render_rows
+from ..notions.sweep import Row, parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
+from ..report.progress import Progress
+from ..report.tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
 
 
@@ -90,7 +90,7 @@ def run_sweep(args: argparse.Namespace) -> str:
     fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
     if args.plot:
-        from ..plot import require_matplotlib
+        from ..report.plot import require_matplotlib
 
         require_matplotlib(args.plot)
     exact = exact_mode(args)
@@ -128,7 +128,7 @@ def emit(rows: list, args: argparse.Namespace) -> str:
     text = render_rows(rows, args.fmt)
     try:
         if args.plot:
-            from ..plot import plot_rows
+            from ..report.plot import plot_rows
 
             plot_rows(rows, args.plot)
         if args.output:

@@ -1,5 +1,5 @@
 """``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a piecewise function of
-one parameter (:mod:`wmcdp.parametric`), printed as pieces, as a LaTeX ``cases`` environment, as JSON, or
+one parameter (:mod:`wmcdp.notions.piecewise`), printed as pieces, as a LaTeX ``cases`` environment, as JSON, or
 drawn with its breakpoints."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
+from ..base.numbers import format_number, parse_number
+from ..base.roots import point_text
+from ..lang.parameter import Parameter
 from ..lang.shape import jsonable
-from ..numbers import format_number, parse_number
-from ..parametric.functions import Parameter
-from ..parametric.results import PiecewiseAccuracyResult, PiecewiseDeltaResult, latex, lines, pieces_json
-from ..parametric.roots import point_text
+from ..notions.piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaResult, latex, lines, pieces_json
 from .common import dumps, params, table
 
 
@@ -51,7 +51,7 @@ def parameter_of(args: argparse.Namespace) -> Parameter | None:
 
 def program_and_parameter(args: argparse.Namespace) -> tuple[Any, Parameter | None]:
     """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
-    from ..registry import build_program
+    from ..lang.registry import build_program
     from .common import program_of
 
     parameter = parameter_of(args)
@@ -146,7 +146,7 @@ def plot(r: Any, path: str, name: str) -> None:
 
 
 def _value(piece: Any, t: Fraction, linear: bool) -> float:
-    from ..parametric.polys import poly_at
+    from ..base.polys import poly_at
 
     if piece.den.is_zero():
         return math.inf

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..base.numbers import format_number
+from ..lang.registry import find_relation
 from ..lang.relations import NEIGHBOURS
-from ..numbers import format_number
 from ..plan.parts import classes, split
-from ..registry import find_relation
-from ..symmetry import accuracy_report, privacy_plan
+from ..plan.symmetry import accuracy_report, privacy_plan
 from .common import compiled_of, dumps, limit_args, program_args, program_of, table
 
 

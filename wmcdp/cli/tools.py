@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..base.errors import WmcdpError
+from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
-from ..errors import WmcdpError
+from ..count.probabilities import inference
+from ..lang.registry import builtin_programs, find_relation, find_sets, parameters
 from ..lang.shape import format_value, jsonable
-from ..numbers import format_number
-from ..probabilities import inference
-from ..registry import builtin_programs, find_relation, find_sets, parameters
-from ..sampling import crosscheck, sample
+from ..notions.sampling import crosscheck, sample
 from .common import (
     Disagreement,
     compiled_of,

@@ -18,7 +18,7 @@ all outputs.
 
 Backends (:mod:`.bdd`, :mod:`.sdd`) share one small interface: ``var``, ``conj``,
 ``disj``, ``negate``, ``xor``, ``condition``, ``size``, ``shared_size``, ``node_count`` and
-``min_path_log2``. Counting the compiled diagram is the next layer's (:mod:`wmcdp.probabilities`).
+``min_path_log2``. Counting the compiled diagram is the next layer's (:mod:`wmcdp.count.probabilities`).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
+from ..base.limits import check, watching_nodes
+from ..base.numbers import is_symbolic
 from ..lang.circuit import FALSE, NOT, TRUE, VAR
 from ..lang.program import Program, Trace
 from ..lang.shape import leaves
-from ..limits import check, watching_nodes
-from ..numbers import is_symbolic
 from .bdd import BDDBackend
 from .flat import Group, min_path_log2
 from .sdd import SDDBackend
@@ -161,7 +161,7 @@ class Compiled:
 
     @cached_property
     def symbolic(self) -> Any:
-        """The symbolic parameter some weight depends on (:mod:`wmcdp.parametric`), or None."""
+        """The symbolic parameter some weight depends on (:mod:`wmcdp.notions.piecewise`), or None."""
         for w in self.weights.values():
             for f in (w.one, w.zero):
                 if is_symbolic(f):

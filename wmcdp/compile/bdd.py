@@ -3,8 +3,8 @@
 CUDD uses complemented edges; :meth:`BDDBackend.flatten` resolves them into separate
 entries for a node and its complement, so no count ever forms ``1 - WMC(f)`` (which would
 cancel catastrophically in floating point). CUDD's memory is capped by the limits in
-force (:func:`wmcdp.limits.memory_cap`); exhausting it raises
-:class:`~wmcdp.limits.LimitExceeded` instead of failing inside CUDD.
+force (:func:`wmcdp.base.limits.memory_cap`); exhausting it raises
+:class:`~wmcdp.base.limits.LimitExceeded` instead of failing inside CUDD.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from dd import cudd
 
+from ..base.limits import memory_cap, out_of_memory
 from ..lang.circuit import XOR
-from ..limits import memory_cap, out_of_memory
 from .base import OperatorBackend
 from .flat import Flat, build_flat
 

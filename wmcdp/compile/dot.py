@@ -7,7 +7,7 @@ order) and random bits ``r<v> (p=...)`` with their probability of being true.
 
 from __future__ import annotations
 
-from ..numbers import format_number
+from ..base.numbers import format_number
 from . import Compiled
 
 

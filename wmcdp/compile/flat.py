@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..weights import BitWeight
+from ..lang.weights import BitWeight
 
 
 @dataclass(frozen=True)

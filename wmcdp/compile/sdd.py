@@ -12,8 +12,8 @@ from typing import Any
 
 from pysdd.sdd import SddManager, Vtree
 
-from ..limits import check
-from ..weights import BitWeight
+from ..base.limits import check
+from ..lang.weights import BitWeight
 from .base import OperatorBackend
 
 

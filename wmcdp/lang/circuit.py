@@ -2,7 +2,7 @@
 
 A :class:`Circuit` is a hash-consed DAG of Boolean gates over variables. Variables are
 either *input* bits (unweighted: they are conditioned on, never summed) or *random* bits
-with both literal weights ``w(v)`` and ``w(not v)`` (a :class:`~wmcdp.weights.BitWeight`,
+with both literal weights ``w(v)`` and ``w(not v)`` (a :class:`~wmcdp.lang.weights.BitWeight`,
 each computed directly). Variables are numbered in order of
 first use; that order becomes the decision-diagram variable order, which is why reading
 ``x[i]`` right before drawing its noise keeps randomized response linear (paper Table 2).
@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from ..limits import check
-from ..weights import BitWeight
+from ..base.limits import check
+from .weights import BitWeight
 
 FALSE = 0
 TRUE = 1

@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..errors import WmcdpError
-from ..numbers import Number, as_int, as_number, format_number, is_symbolic
+from ..base.errors import WmcdpError
+from ..base.numbers import Number, as_int, as_number, format_number, is_symbolic
 from .values import Bool, Int, _as_int, _selected, current, discrete, discrete_logs
 
 

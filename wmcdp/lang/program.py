@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import WmcdpError
-from ..limits import LimitExceeded
-from ..numbers import Number, as_int
+from ..base.errors import WmcdpError
+from ..base.limits import LimitExceeded
+from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
 from .relations import NEIGHBOURS, Relation
 from .shape import Shape, format_value, shape_of

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import WmcdpError
-from ..limits import check
+from ..base.errors import WmcdpError
+from ..base.limits import check
 from .shape import format_value
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import WmcdpError
+from ..base.errors import WmcdpError
 from .circuit import Circuit
 from .values import Bool, Int
 

@@ -19,10 +19,10 @@ from typing import Any, Union
 
 import numpy as np
 
-from ..errors import WmcdpError
-from ..numbers import as_int, format_number, is_exact, is_symbolic, probability
-from ..weights import BitWeight, flip_weight, log_split_weight, split_weight
+from ..base.errors import WmcdpError
+from ..base.numbers import as_int, format_number, is_exact, is_symbolic, probability
 from .circuit import FALSE, NOT, TRUE, Circuit
+from .weights import BitWeight, flip_weight, log_split_weight, split_weight
 
 _active: list[Circuit] = []
 

@@ -30,10 +30,10 @@ import select
 import signal
 import time
 
+from ..base.limits import check
 from ..lang.circuit import TRUE, VAR
 from ..lang.program import Trace
 from ..lang.shape import TupleShape, leaves
-from ..limits import check
 from .parts import _reachable
 
 #: circuits with more vertices than this are not handed to nauty (the proofs on the diagram remain)

@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..base.limits import check
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit
 from ..lang.program import Program, Trace, Vector
 from ..lang.shape import Shape, TupleShape, leaves
-from ..limits import check
 
 
 @dataclass(frozen=True)

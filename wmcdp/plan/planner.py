@@ -2,7 +2,7 @@
 
 Every plan gives the bound of the exhaustive sets; they differ in what they count.
 
-* ``exhaustive``: every input, output and neighbour pair (:mod:`wmcdp.privacy`, :mod:`wmcdp.pairs`).
+* ``exhaustive``: every input, output and neighbour pair (:mod:`wmcdp.notions.privacy`, :mod:`wmcdp.plan.pairs`).
 * ``product``: the output splits into independent parts (:mod:`wmcdp.plan.parts`, read off the
   traced circuit). With ``P(y | x) = prod_c P_c(y_c | x_c)``:
 
@@ -14,7 +14,7 @@ Every plan gives the bound of the exhaustive sets; they differ in what they coun
     product is not a function of the parts' values, so (ε, δ) there is planned on the whole program.
 
   Parts with one canonical form are analysed once (each through the planner again).
-* ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.symmetry`).
+* ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.plan.symmetry`).
 
 **Never a cliff.** Independence costs one pass over the circuit. Symmetry detection costs
 diagram operations, so it runs under a budget: when the exhaustive sets fit the limits, its
@@ -34,14 +34,14 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from .. import wmc
+from ..base.errors import WmcdpError
+from ..base.numbers import ln
 from ..compile import Compiled, compile_trace
-from ..errors import WmcdpError
+from ..count import wmc
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
+from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
-from ..numbers import ln
-from ..sets import MAX_PAIRS, MAX_TRIPLES
 from .parts import Part, classes, part_program, part_trace, split
 
 #: exhaustive sets estimated below this many seconds run at once, without any symmetry detection
@@ -262,7 +262,7 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False) -> float:
     """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
-    the count, :func:`wmcdp.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
+    the count, :func:`wmcdp.count.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do)."""
     table = compiled.domain.size * compiled.shape.size
     if compiled.backend.name == "bdd":

@@ -1,0 +1,2 @@
+"""The foundations every layer uses: errors, resource limits, numbers (exact, float, certified reals), and
+exact polynomials with their real roots and envelopes."""

@@ -1,0 +1,265 @@
+"""Parameters and results as numbers: parsing, validation, and correctly rounded logarithms.
+
+A parameter is exact when it is an ``int`` or a :class:`fractions.Fraction` (strings such
+as ``"1/5"`` parse to fractions); floats are the fast default. wmcdp computes exactly
+when every probability in a program is exact. numpy scalars are accepted wherever the
+Python type is.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from fractions import Fraction
+
+import gmpy2
+import numpy as np
+
+from .certified import is_real
+from .errors import WmcdpError
+
+Number = int | float | Fraction
+
+_INT = re.compile(r"^[+-]?\d+$")
+_RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+#: the smallest positive float (a subnormal): the rounding of a positive epsilon never goes below it
+TINIEST = 5e-324
+
+
+def is_symbolic(value: object) -> bool:
+    """A function of a symbolic parameter (:class:`wmcdp.lang.parameter.Function`), told apart without importing it."""
+    return getattr(value, "is_symbolic", False) is True
+
+
+def parse_number(text: str, *, exact: bool = False) -> Number:
+    """Parse ``"3"`` as int, ``"1/5"`` as Fraction and ``"0.2"`` as float.
+
+    With ``exact=True`` decimals parse as fractions too (``"0.2"`` -> 1/5). A decimal that
+    binary64 rounds to 0, 1 or infinity although it is none of them (``1e-400``,
+    ``0.99999999999999999999``, ``1.0000000000000001``) is an error: the float would
+    silently change what the parameter means.
+    """
+    s = text.strip()
+    if len(s) > 4000:
+        raise WmcdpError(f"a number of {len(s)} characters is too long (at most 4000)")
+    if _INT.match(s):
+        return int(s)
+    if _RATIO.match(s):
+        num, den = (part.strip() for part in s.split("/"))
+        if int(den) == 0:
+            raise WmcdpError(f"{text[:40]!r} divides by zero")
+        return Fraction(int(num), int(den))
+    try:
+        if exact:
+            return Fraction(s)
+        value = float(s)
+    except (ValueError, OverflowError):
+        raise WmcdpError(f"{text!r} is not a number") from None
+    if value in (0.0, 1.0, math.inf, -math.inf):
+        try:
+            decimal = Fraction(s)
+        except (ValueError, OverflowError):
+            decimal = None
+        if decimal is not None and decimal != value:
+            raise WmcdpError(
+                f"{s} rounds to {value!r} as a binary64 float; give it as a fraction such as "
+                f"'{_fraction_hint(decimal)}', or use exact arithmetic (--exact)"
+            )
+    return value
+
+
+def _fraction_hint(value: Fraction) -> str:
+    text = f"{value.numerator}/{value.denominator}"
+    return text if len(text) <= 60 else "p/q"
+
+
+def as_number(value: object, name: str) -> Number:
+    """Return ``value`` as int, float or Fraction (numpy scalars included), or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise WmcdpError(f"{name} must be a number, got the boolean {bool(value)}")
+    if isinstance(value, str):
+        try:
+            value = parse_number(value)
+        except WmcdpError as exc:
+            if "not a number" in str(exc):
+                raise WmcdpError(f"{name} must be a number, got {value!r}") from None
+            raise WmcdpError(f"{name}: {exc}") from None
+    if isinstance(value, (int, Fraction)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise WmcdpError(f"{name} is NaN")
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, numbers.Real):
+        return as_number(float(value), name)
+    if is_symbolic(value):
+        raise WmcdpError(
+            f"{name} must be a number, not the symbolic {value}: a symbolic parameter may be a probability or a "
+            "geometric ratio alpha (rational functions of it), not a parameter that goes through exp or log"
+        )
+    raise WmcdpError(f"{name} must be a number, got {value!r}")
+
+
+def as_int(value: object, name: str) -> int:
+    """An integer (Python or numpy, or a whole Fraction); floats such as 2.5 or 2.0 are errors."""
+    n = as_number(value, name)
+    if isinstance(n, Fraction) and n.denominator == 1:
+        return int(n)
+    if not isinstance(n, int):
+        raise WmcdpError(f"{name} must be a whole number, got {format_number(n)}")
+    return n
+
+
+def probability(value: object, name: str = "probability") -> Number:
+    """Validate a probability in [0, 1] (Fraction, int, float or a string like "1/5"; a function of a
+    symbolic parameter must lie in [0, 1] on the parameter's whole interval)."""
+    if is_symbolic(value):
+        return value.check_probability(name)  # type: ignore[attr-defined]
+    if is_real(value):
+        if not 0 <= value <= 1:  # type: ignore[operator]
+            raise WmcdpError(f"{name} must be in [0, 1], got {value} = {float(value):.10g}")  # type: ignore[arg-type]
+        return value  # type: ignore[return-value]
+    p = as_number(value, name)
+    if not 0 <= p <= 1:
+        raise WmcdpError(f"{name} must be in [0, 1], got {format_number(p)}")
+    return p
+
+
+def positive_int(value: object, name: str) -> int:
+    """Validate a whole number >= 1."""
+    n = as_int(value, name)
+    if n < 1:
+        raise WmcdpError(f"{name} must be at least 1, got {format_number(n)}")
+    return n
+
+
+def is_exact(value: Number) -> bool:
+    """True for ints, fractions and functions of a symbolic parameter; False for floats."""
+    return isinstance(value, (int, Fraction)) or is_symbolic(value)
+
+
+def format_number(value: object) -> str:
+    """Format a number for messages and tables: fractions as ``a/b``, floats compactly."""
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return _int_text(value.numerator)
+        return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
+    if isinstance(value, float):
+        return repr(value) if math.isinf(value) or math.isnan(value) else f"{value:.10g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _int_text(value)
+    return str(value)
+
+
+def _int_text(value: int) -> str:
+    """Decimal text of an int; huge ones (past CPython's int-to-str digit limit) in scientific form."""
+    if value.bit_length() <= 12000:
+        return str(value)
+    return f"{'-' if value < 0 else ''}{gmpy2.mpfr(abs(value), 64):.6e}".replace("e+", "e")
+
+
+def scientific_text(value: object, digits: int = 10) -> str:
+    """A number in scientific notation that no float range limits: ``1e-600`` for the Fraction 10^-600,
+    ``"inf"`` for infinity (floats as they print)."""
+    if isinstance(value, float):
+        return repr(value) if math.isinf(value) or math.isnan(value) else f"{value:.{digits}g}"
+    q = Fraction(value)  # type: ignore[call-overload]
+    if q == 0:
+        return "0"
+    with gmpy2.context(precision=64, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        text = f"{gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator)):.{digits}g}"
+    return text.replace("e+", "e")
+
+
+def log_text(log: float, digits: int = 10) -> str:
+    """The number ``e^log`` in scientific notation, from its natural log (any size: ``1e-600`` from -1381.55)."""
+    if log == -math.inf:
+        return "0"
+    if log == math.inf:
+        return "inf"
+    exponent10 = log / math.log(10)
+    e = math.floor(exponent10)
+    mantissa = 10 ** (exponent10 - e)
+    if round(mantissa, digits - 1) >= 10:
+        mantissa, e = mantissa / 10, e + 1
+    return f"{mantissa:.{digits}g}e{e}" if e else f"{mantissa:.{digits}g}"
+
+
+def in_float_range(value: object) -> bool:
+    """Whether a number is a float, or converts to a normal or zero float without overflow or underflow."""
+    if isinstance(value, float):
+        return True
+    try:
+        f = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
+    return f != 0.0 or value == 0
+
+
+def exact_text(value: object) -> str:
+    """An exact result as ``"a/b"`` (``"4"`` when whole); an infinite ratio (a float) as ``"inf"``."""
+    return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[call-overload]
+
+
+# -- logarithms -----------------------------------------------------------------------------
+
+
+def log_fraction(q: Fraction | int) -> float:
+    """Natural log of a positive rational to a few ulp, even when ``q`` over/underflows a float."""
+    q = Fraction(q)
+    if Fraction(1, 2) < q < 2:
+        return math.log1p(float(q - 1))
+    return math.log(q.numerator) - math.log(q.denominator)
+
+
+def ln_ratio(num: int, den: int) -> float:
+    """The float nearest to ``ln(num / den)`` (correctly rounded) for integers ``num, den > 0``.
+
+    MPFR computes ``log1p((num - den) / den)`` rounded down and rounded up at increasing
+    precision until both round to the same float (Ziv's strategy); ``log1p`` is increasing,
+    so the two bracket the true value. A positive logarithm too small for a float gives the
+    smallest positive float, so ``ln_ratio(num, den) > 0`` whenever ``num > den``.
+    """
+    if num <= 0 or den <= 0:
+        raise ValueError("ln_ratio needs positive integers")
+    if num == den:
+        return 0.0
+    t = gmpy2.mpq(num - den, den)
+    precision = 96
+    while True:
+        with gmpy2.context(precision=precision, round=gmpy2.RoundDown):
+            lo = gmpy2.log1p(gmpy2.mpfr(t))
+        with gmpy2.context(precision=precision, round=gmpy2.RoundUp):
+            hi = gmpy2.log1p(gmpy2.mpfr(t))
+        with gmpy2.context(round=gmpy2.RoundToNearest):
+            a, b = float(lo), float(hi)
+        if a == b:
+            if a == 0.0 and num > den:
+                return TINIEST
+            if a == 0.0 and num < den:
+                return -TINIEST
+            return a
+        precision *= 2
+
+
+def ln(q: Fraction | int) -> float:
+    """Correctly rounded natural log of a positive rational (see :func:`ln_ratio`)."""
+    q = Fraction(q)
+    return ln_ratio(q.numerator, q.denominator)
+
+
+def show(value: object, exact: bool, log: float | None = None) -> str:
+    """A probability or ratio for people: the fraction too when exact; numbers past the float range in
+    scientific notation (from the exact value, or from the natural ``log`` of a float that over- or underflowed)."""
+    if exact and not isinstance(value, float):
+        decimal = f"{float(value):.10g}" if in_float_range(value) else scientific_text(value)  # type: ignore[arg-type]
+        return f"{decimal}  (= {format_number(Fraction(value))})"  # type: ignore[call-overload]
+    value = float(value)  # type: ignore[arg-type]
+    if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
+        return log_text(log)
+    return format_number(value)

@@ -1,0 +1,159 @@
+"""Finding programs: by name in :mod:`wmcdp.programs`, or as ``path/to/file.py:function``.
+
+A program factory is a function whose keyword parameters are the mechanism's
+parameters and which returns a :class:`~wmcdp.lang.Program`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import WmcdpError
+from .program import Program
+
+
+def builtin_programs() -> dict[str, Callable[..., Program]]:
+    from wmcdp.programs import PROGRAMS
+
+    return PROGRAMS
+
+
+def load_function(spec: str) -> Callable:
+    """The function named by ``path/to/file.py:function``."""
+    return _load_file(spec)[1]
+
+
+def _load_file(spec: str) -> tuple[str, Callable]:
+    """Import ``path/to/file.py`` (its folder first on the import path, so it can import its
+    neighbours) and return ``(function name, function)``."""
+    path_text, _, func_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise WmcdpError(f"no such program file: {path_text}")
+    module_name = f"wmcdp_user_{abs(hash(path.resolve()))}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        folder = str(path.resolve().parent)
+        sys.path.insert(0, folder)
+        try:
+            module_spec = importlib.util.spec_from_file_location(module_name, path)
+            assert module_spec is not None and module_spec.loader is not None
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[module_name] = module
+            module_spec.loader.exec_module(module)
+        except WmcdpError:
+            sys.modules.pop(module_name, None)
+            raise
+        except (Exception, SystemExit) as exc:  # the user's file is arbitrary code; report, don't crash
+            sys.modules.pop(module_name, None)
+            raise WmcdpError(f"could not import {path_text}: {type(exc).__name__}: {exc}") from None
+        finally:
+            if folder in sys.path:
+                sys.path.remove(folder)
+    factory = getattr(module, func_name, None)
+    if not callable(factory):
+        raise WmcdpError(f"{path_text} has no function {func_name!r}")
+    return func_name, factory
+
+
+def find_program(spec: str) -> tuple[str, Callable[..., Program]]:
+    """``(name, factory)`` for a built-in name or ``file.py:function``."""
+    if ":" in spec and spec.rpartition(":")[0].endswith(".py"):
+        return _load_file(spec)
+    programs = builtin_programs()
+    if spec not in programs:
+        raise WmcdpError(
+            f"unknown program {spec!r}; known programs: {', '.join(sorted(programs))} "
+            "(or give path/to/file.py:function)"
+        )
+    return spec, programs[spec]
+
+
+def parameters(factory: Callable[..., Program]) -> list[inspect.Parameter]:
+    return [
+        p for p in inspect.signature(factory).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+
+
+def build_program(spec: str, params: dict[str, Any]) -> Program:
+    """Call the factory with ``params``, naming any unknown or missing parameter."""
+    name, factory = find_program(spec)
+    known = parameters(factory)
+    names = [p.name for p in known]
+    for key in params:
+        if key not in names:
+            raise WmcdpError(f"program {name} has no parameter {key!r}; its parameters are {', '.join(names)}")
+    missing = [p.name for p in known if p.default is p.empty and p.name not in params]
+    if missing:
+        raise WmcdpError(f"program {name} needs {', '.join(missing)} (give -p {missing[0]}=...)")
+    try:
+        program = factory(**params)
+    except WmcdpError:
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"program {name} failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(program, Program):
+        raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
+    path, _, func = spec.rpartition(":")
+    program.source = f"{Path(path).resolve()}:{func}" if path.endswith(".py") else spec
+    return program
+
+
+def find_relation(spec: str) -> Any:
+    """A neighbour relation: a built-in name or ``path/to/file.py:function``
+    (see :func:`wmcdp.lang.relations.relation_from_function`)."""
+    from .relations import neighbour_relation, relation_from_function
+
+    if spec.rpartition(":")[0].endswith(".py"):
+        return relation_from_function(load_function(spec))
+    return neighbour_relation(spec)
+
+
+def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
+    """``(C, I)`` for ``kind == "privacy"``, ``(A, I)`` for ``"accuracy"``, ``(P, I)`` for ``"pairs"``
+    (approximate and Rényi DP; ``I`` may be None there: whole output distributions); ``(None, None)``
+    is the planner's choice.
+
+    ``spec`` is ``"plan"`` (the default: :mod:`wmcdp.plan`), ``"exhaustive"`` (``("exhaustive", None)``),
+    ``"symmetry"`` (the program's proved sets from
+    :mod:`wmcdp.symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
+    program's symmetries itself, :mod:`wmcdp.plan.symmetry`) or ``path/to/file.py:function``, called
+    as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
+    """
+    if spec == "plan":
+        return None, None
+    if spec == "exhaustive":
+        return "exhaustive", None
+    if spec == "auto":
+        return "auto", None
+    if spec == "symmetry":
+        from wmcdp import symmetry_sets
+
+        make = getattr(symmetry_sets, kind.upper()).get(program.name)
+        if make is None:
+            raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use exhaustive sets")
+    elif spec.rpartition(":")[0].endswith(".py"):
+        make = load_function(spec)
+    else:
+        raise WmcdpError(f"sets must be plan, exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
+    try:
+        result = make(*extra, **program.params)
+    except WmcdpError:
+        raise
+    except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
+        raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
+    names = {"privacy": ("C", "I"), "accuracy": ("A", "I"), "pairs": ("P", "I")}[kind]
+    if (
+        not isinstance(result, (tuple, list))
+        or len(result) != 2
+        or result[0] is None
+        or (kind != "pairs" and result[1] is None)
+    ):
+        raise WmcdpError(f"the sets from {spec} must be a pair ({names[0]}, {names[1]}) of sets, got {result!r:.80}")
+    first, I = result
+    return first, I

@@ -1,0 +1,286 @@
+"""Algorithm 3 (Accuracy Bound Synthesis): the tight ``(alpha, beta)`` bound and the worst inputs.
+
+``1 - beta = min over x in A of sum_{y in [V_x - alpha, V_x + alpha]} M(x, y)``
+(paper Problem 2, Thm. 1, Def. 5). The reported ``1 - beta`` is the true minimum; the
+witness is the first input of ``A`` attaining it (in float mode: within a relative
+1e-12). ``beta`` is summed directly over the outputs outside the window where the
+inference set has them (so a ``beta`` of 1e-13 is not lost to ``1 - 0.9999999999999``).
+``top`` lists the ``k`` inputs with the lowest ``1 - beta`` (paper Table 3), lowest first;
+values within the tolerance keep ``A``'s order.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import CoverageError, WmcdpError
+from ..base.limits import check, limited
+from ..base.numbers import Number, as_number, format_number
+from ..compile import Compiled
+from ..count.distributed import check_workers, worker_counter
+from ..count.probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
+from ..count.scan import TOLERANCE
+from ..lang.program import Program, Value
+from ..lang.sets import (
+    AccuracySet,
+    ExhaustiveAccuracy,
+    ExhaustiveInference,
+    InferenceSet,
+    accuracy_targets,
+    check_exhaustive,
+    describe_pair,
+)
+from ..lang.shape import format_value
+from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
+
+
+@dataclass(frozen=True)
+class AccuracyResult:
+    """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
+
+    alpha: Number
+    one_minus_beta: float | Fraction
+    beta: float | Fraction
+    witness: Value
+    top: tuple[tuple[Value, float | Fraction], ...]
+    exact: bool
+    diagram_size: int
+    seconds: float
+    sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
+    plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
+
+    def _repr_markdown_(self) -> str:
+        from .markdown import accuracy_markdown
+
+        return accuracy_markdown(self)
+
+
+def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
+    """The outputs ``y`` with ``|y - V_x| <= alpha``."""
+    return tuple(y for y in outputs if abs(y - target) <= alpha)
+
+
+def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int, int]:
+    """Positions ``[first, last]`` of the outputs ``lo..hi`` within ``alpha`` of ``target`` (empty: first > last)."""
+    first = max(lo, math.ceil(Fraction(target) - Fraction(alpha)))
+    last = min(hi, math.floor(Fraction(target) + Fraction(alpha)))
+    return first - lo, last - lo
+
+
+def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
+    """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
+    cols = y0 + np.arange(table.shape[1])
+    inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
+    zeros = np.full(table.shape, arith.zero, dtype=arith.dtype)
+    return arith.total(np.where(inside, table, zeros), 1), arith.total(np.where(inside, zeros, table), 1)
+
+
+def _plus(arith: Any, total: Any, part: Any) -> Any:
+    return part if total is None else arith.add(total, part)
+
+
+def _stripe_sums(
+    counter: Counter, first: np.ndarray, last: np.ndarray, fixed: int | None = None, only: Any = None
+) -> tuple[Any, Any]:
+    """Window sums inside and outside for every input, over the stripes of the joint table (``fixed`` and
+    ``only`` choose stripes, see :meth:`Counter.stripes`)."""
+    inside = outside = None
+    for y0, table in counter.stripes(fixed, only):
+        s_in, s_out = window_sums(counter.arith, table, first, last, y0)
+        inside, outside = _plus(counter.arith, inside, s_in), _plus(counter.arith, outside, s_out)
+    return inside, outside
+
+
+def _window_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray) -> tuple:
+    """On a worker (:meth:`wmcdp.count.distributed.Workers.stripes`): window sums of some stripes."""
+    return _stripe_sums(worker_counter(job), first, last, fixed, stripes)
+
+
+@limited
+def synthesize_accuracy(
+    prog: Program | Compiled,
+    A: AccuracySet | ExhaustiveAccuracy | AccuracyPlan | Iterable[Value] | str | None = None,
+    V: Callable[[Value], Number] | Mapping | None = None,
+    alpha: Number = 0,
+    I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
+    *,
+    top: int = 0,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    workers: Any = None,
+) -> AccuracyResult:
+    """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
+    it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
+    ``I`` left out) takes one input per orbit of the program's proved symmetries
+    (:func:`wmcdp.plan.symmetry.accuracy_plan`; the result's ``sets`` reports them), as does an
+    :class:`~wmcdp.plan.symmetry.AccuracyPlan` already made.
+
+    ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
+    exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
+    ``max_memory`` apply :func:`wmcdp.resource_limits`.
+    """
+    start = time.perf_counter()
+    alpha = as_number(alpha, "alpha")
+    if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
+        raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    check_workers(workers)
+    if A is None and I is None and workers is None:
+        from ..plan.planned import planned_accuracy
+
+        return planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
+    if isinstance(A, str) and A == "exhaustive":
+        A = None
+    compiled = as_compiled(prog, backend, exact)
+    if isinstance(A, (str, AccuracyPlan)):
+        if isinstance(A, str) and A != "auto":
+            raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
+        if I is not None:
+            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+        plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
+        assert plan is not None  # no fallback asked
+        r = synthesize_accuracy(compiled, plan.A, V, alpha, top=top, exact=exact, force=force)
+        return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
+    shape = compiled.shape
+    if not shape.is_numeric:
+        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
+    lo = shape.lo
+    hi = lo + shape.size - 1
+    target = accuracy_targets(compiled.program, V)
+    if I is None:
+        check_exhaustive(compiled.domain, shape.size, force=force)
+        I = ExhaustiveInference(compiled.domain, shape)
+    elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
+        I = InferenceSet.of(I)
+    if A is None:
+        A = ExhaustiveAccuracy(compiled.domain)
+    elif not isinstance(A, (AccuracySet, ExhaustiveAccuracy)):
+        A = AccuracySet.of(A)
+    if len(A) == 0:
+        raise WmcdpError("the accuracy set is empty")
+    inputs = (
+        list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else [compiled.domain.check(x) for x in A]
+    )
+    bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
+    first, last = bounds[:, 0], bounds[:, 1]
+    if isinstance(I, InferenceSet):
+        for x, f, l in zip(inputs, first, last):
+            ys = tuple(range(lo + int(f), lo + int(l) + 1))
+            y = I.first_missing(x, ys)
+            if y is not None:
+                raise CoverageError(
+                    f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
+                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
+                )
+    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
+        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
+    counter = Counter(compiled, number_system(compiled, exact))
+    arith = counter.arith
+    if getattr(arith, "interned", False):  # a parametric run: 1 - beta as a function (wmcdp.notions.piecewise)
+        if workers is not None:
+            raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
+        from .piecewise import piecewise_accuracy
+
+        windows = _window_cells(counter, I, inputs, first, last, lo)
+        return piecewise_accuracy(arith, alpha, inputs, windows, compiled.size, start)  # type: ignore[return-value]
+    outside: Any = None
+    if isinstance(I, ExhaustiveInference):
+        inside = outside = None
+        if isinstance(A, ExhaustiveAccuracy) and workers is not None:
+            for s_in, s_out in workers.stripes(compiled, exact, _window_task, first, last):
+                inside, outside = _plus(arith, inside, s_in), _plus(arith, outside, s_out)
+        elif isinstance(A, ExhaustiveAccuracy):
+            inside, outside = _stripe_sums(counter, first, last)
+        else:
+            parts_in, parts_out = [], []
+            digits = compiled.domain.digit_array(inputs)
+            for begin, block in counter.distributions(digits):
+                s_in, s_out = window_sums(
+                    arith, block, first[begin : begin + len(block)], last[begin : begin + len(block)], 0
+                )
+                parts_in.append(s_in)
+                parts_out.append(s_out)
+            inside, outside = np.concatenate(parts_in), np.concatenate(parts_out)
+    else:
+        rows = ProbabilityTable(
+            arith,
+            explicit_rows(
+                counter,
+                InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)}),
+            ),
+        )
+        inside = np.array(
+            [
+                arith.total(rows.rows[x][1][None, :], 1)[0] if x in rows.rows and len(rows.rows[x][1]) else arith.zero
+                for x in inputs
+            ],
+            dtype=arith.dtype,
+        )
+    check("accuracy synthesis")
+    order = _ranked(arith, inside, outside, top)  # type: ignore[arg-type]
+    worst = order[0]
+    one_minus_beta = arith.probability(inside[worst])  # type: ignore[index]
+    beta = 1 - one_minus_beta if outside is None else arith.probability(outside[worst])
+    return AccuracyResult(
+        alpha=alpha,
+        one_minus_beta=one_minus_beta,
+        beta=beta,
+        witness=inputs[worst],
+        top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),  # type: ignore[index]
+        exact=arith.exact,
+        diagram_size=compiled.size,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _window_cells(
+    counter: Counter, I: Any, inputs: list[Value], first: np.ndarray, last: np.ndarray, lo: int
+) -> list[np.ndarray]:
+    """Per input, the cells of its accuracy window (the outputs within alpha of its target)."""
+    if isinstance(I, ExhaustiveInference):
+        out = []
+        for begin, block in counter.distributions(counter.compiled.domain.digit_array(inputs)):
+            for k in range(len(block)):
+                out.append(block[k, int(first[begin + k]) : int(last[begin + k]) + 1])
+        return out
+    windows = InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})
+    rows = explicit_rows(counter, windows)
+    return [rows[x][1] if x in rows else np.zeros(0, dtype=np.int64) for x in inputs]
+
+
+def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]:
+    """Positions of the lowest ``1 - beta``, lowest first. The first is the first input (in ``A``'s order)
+    attaining the minimum — in float mode within a relative :data:`TOLERANCE`, judged on ``beta`` (summed
+    directly) when it is the smaller of the two so the tolerance never hides a small ``beta``; inputs
+    within the tolerance of each other keep ``A``'s order."""
+    if arith.exact:
+        m = min(inside)
+        first = next(k for k, v in enumerate(inside) if v == m)
+        if top <= 1:
+            return [first]
+        return sorted(range(len(inside)), key=lambda k: (inside[k], k))[:top]
+    low = arith.as_log(inside)
+    by_beta = outside is not None and math.exp(float(low.min())) > 0.5
+    key = -arith.as_log(outside) if by_beta else low  # ascending key = ascending 1 - beta
+    m = float(key.min())
+    first = int(np.flatnonzero(key <= m + TOLERANCE)[0])  # logs: an absolute tolerance is a relative one
+    if top <= 1:
+        return [first]
+    order = list(np.argsort(key, kind="stable"))
+    ranked: list[int] = []
+    k = 0
+    while k < len(order) and len(ranked) < top:
+        base = float(key[order[k]])
+        group = [order[j] for j in range(k, len(order)) if key[order[j]] <= base + TOLERANCE]
+        ranked.extend(sorted(group))
+        k += len(group)
+    return ranked[:top]

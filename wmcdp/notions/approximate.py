@@ -1,0 +1,644 @@
+"""Approximate DP: the tight δ(ε) and ε(δ) of a program, with the pair that attains them.
+
+For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+
+    δ(ε) = max over pairs (x, x') of  Σ_y max(0, P(y|x) − e^ε P(y|x'))      (the hockey-stick divergence)
+    ε(δ) = the smallest ε ≥ 0 with δ(ε) ≤ δ
+
+The maximum runs over *every* pair: the pair that attains the pure ε is not in general
+the worst one for (ε, δ). The witness is the first pair (in the set's order) that attains
+δ(ε) — at ε(δ) it is a pair whose own ε(δ) is the maximum.
+
+**ε(δ) from the piecewise form.** Write ``t = e^ε``. For one pair,
+``δ_p(t) = Σ_y max(0, a_y − t b_y)`` is convex and piecewise linear in ``t``: on each piece
+``δ_p(t) = A − t B`` with ``A = Σ_{y∈S} a_y``, ``B = Σ_{y∈S} b_y`` over ``S = {y : a_y > t b_y}``,
+the breakpoints being the ratios ``a_y / b_y`` (``ε = ln(P(y|x)/P(y|x'))``). ``δ(t)``, a maximum
+of convex functions, is convex too, and its tangent at ``t_k`` for a pair with
+``δ_p(t_k) > δ`` has its root at ``(A − δ)/B``, never past that pair's own ε(δ). The
+iteration takes the largest of those roots over all pairs (Newton's method on a convex
+piecewise-linear function): it increases strictly, never passes ε(δ), and ends when no pair
+exceeds δ — after finitely many pieces, exactly on the root of the last one. Each step is
+one pass over the pairs. In exact mode the ``t_k`` are rationals and ε(δ) = ln of the exact
+rational ``(A − δ)/B`` (``ratio``); in float mode the sums are log-sum-exps with each term
+``a − t b`` formed as ``a·(1 − e^{ln b + ln t − ln a})``, so ε(δ) is accurate to about 1e-13
+relative. A pair with mass ``a > 0 = b`` beyond δ makes ε(δ) infinite; δ = 0 asks for the
+pure ε (:func:`wmcdp.notions.renyi.max_log_ratio`).
+
+**δ(ε).** One pass. An ε given as the natural log of a rational (``"ln:3/2"``, or 0) is
+exact in exact mode: with ``t = p/q`` and integer numerators over ``D``,
+``Σ max(0, q·a − p·b)`` over ``q·D`` is an exact rational. Any other ε has an irrational
+``e^ε``; exact mode then decides each ``a > e^ε b`` rigorously (interval arithmetic at
+increasing precision) and returns δ as a float accurate to the last bit.
+
+**Composition** (``compose=K``): the tight δ(ε) / ε(δ) of ``K`` independent runs of the
+mechanism on the *same* pair of databases, i.e. of the K-fold product distributions
+``P(.|x)^K`` and ``P(.|x')^K``, maximised over the pairs. ``accountant="exact"`` convolves
+each pair's privacy-loss distribution exactly (:mod:`wmcdp.notions.loss`); ``"dp-accounting"``
+hands each pair to Google's dp-accounting PLD (:mod:`wmcdp.notions.accounting`; pessimistic, an
+upper bound within its discretisation). This is *not* adaptive composition of different
+mechanisms, which needs a dominating pair for every mechanism involved.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+import numpy as np
+
+from ..base.errors import WmcdpError
+from ..base.limits import check, limited
+from ..base.numbers import as_number, format_number, ln, parse_number
+from ..compile import Compiled
+from ..lang.program import Program, Value
+from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+from .loss import compose_count, composed_pairs
+
+#: float values within this relative distance of the maximum count as ties (for the witness only)
+TOLERANCE = 1e-12
+ACCOUNTANTS = ("exact", "dp-accounting")
+
+
+# -- ε as a threshold ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``e^ε`` for a hockey-stick sum: ``epsilon`` (float) and, when ``e^ε`` is rational, ``ratio`` exactly."""
+
+    epsilon: float
+    ratio: Fraction | None = None
+
+    @classmethod
+    def of(cls, value: Any) -> Threshold:
+        """A number (ε itself), or ``"ln:R"`` / ``"ln(R)"`` for ε = ln R with a rational R ≥ 1."""
+        if isinstance(value, Threshold):
+            return value
+        if isinstance(value, str):
+            text = value.strip()
+            if text.lower().startswith("ln"):
+                inner = text[2:].strip()
+                inner = (
+                    inner[1:]  # type: ignore[assignment]
+                    if inner.startswith(":")
+                    else inner[1:-1]
+                    if inner.startswith("(") and inner.endswith(")")
+                    else None
+                )
+                if inner is None:
+                    raise WmcdpError(f"epsilon {value!r}: write the log of a rational as ln:3/2 or ln(3/2)")
+                ratio = parse_number(inner, exact=True)
+                if ratio < 1:
+                    raise WmcdpError(f"epsilon {value!r} is negative; it must be a finite number >= 0")
+                return cls(ln(Fraction(ratio)), Fraction(ratio))
+            value = parse_number(text)
+        eps = as_number(value, "epsilon")
+        if not 0 <= eps < math.inf:
+            raise WmcdpError(f"epsilon must be a finite number >= 0, got {format_number(eps)}")
+        return cls(0.0, Fraction(1)) if eps == 0 else cls(float(eps))
+
+    def text(self) -> str:
+        return (
+            f"ln({format_number(self.ratio)})"
+            if self.ratio is not None and self.ratio != 1
+            else format_number(self.epsilon)
+        )
+
+
+def parse_delta(value: Any, exact: bool) -> float | Fraction:
+    """δ in [0, 1]: a Fraction in exact mode (a float is read as the decimal it prints as), else a float."""
+    d = as_number(value, "delta") if not isinstance(value, str) else parse_number(value, exact=exact)
+    if not 0 <= d <= 1:
+        raise WmcdpError(f"delta must be in [0, 1], got {format_number(d)}")
+    if exact:
+        return Fraction(repr(d)) if isinstance(d, float) else Fraction(d)
+    return float(d)
+
+
+# -- per-pair sums at thresholds -------------------------------------------------------------
+
+
+def _log1mexp(z: np.ndarray) -> np.ndarray:
+    """``ln(1 − e^z)`` for ``z ≤ 0``, accurately (``log(−expm1 z)`` near 0, ``log1p(−e^z)`` below −ln 2)."""
+    out = np.empty_like(z)
+    near = z > -math.log(2)
+    with np.errstate(divide="ignore"):
+        out[near] = np.log(-np.expm1(z[near]))
+        out[~near] = np.log1p(-np.exp(z[~near]))
+    return out
+
+
+def _float_hockey(log_ts: Sequence[float]):
+    """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}``."""
+
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+        with np.errstate(invalid="ignore"):
+            d = la - lb
+        h = np.empty((len(la), len(log_ts)))
+        b = np.empty_like(h)
+        for g, lt in enumerate(log_ts):
+            with np.errstate(invalid="ignore"):
+                s = d > lt
+            term = np.full(la.shape, -np.inf)
+            term[s] = la[s] + _log1mexp(lb[s] + lt - la[s])
+            h[:, g] = logsumexp(term)
+            b[:, g] = logsumexp(np.where(s, lb, -np.inf))
+        return h, b
+
+    return partial, lambda x, y: (np.logaddexp(x[0], y[0]), np.logaddexp(x[1], y[1]))
+
+
+def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple) -> np.ndarray:
+    """``a > e^eps · b`` elementwise and rigorously for integer arrays (``e^eps`` irrational: no ties)."""
+    la, lb = denominator_logs
+    with np.errstate(invalid="ignore"):
+        d = la - lb
+    out = d > eps
+    unsure = np.flatnonzero(np.abs(d.ravel() - eps) <= 1e-9 * max(1.0, eps))
+    flat_out = out.reshape(-1)
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    for i in unsure:
+        flat_out[i] = _exceeds(int(fa[i]), int(fb[i]), eps)
+    return out
+
+
+def _exceeds(a: int, b: int, eps: float) -> bool:
+    """``a > e^eps · b`` for integers, by directed rounding at increasing precision."""
+    if b == 0:
+        return a > 0
+    precision = 128
+    while True:
+        with gmpy2.context(precision=precision, round=gmpy2.RoundDown):
+            low = gmpy2.exp(gmpy2.mpfr(eps)) * b
+        with gmpy2.context(precision=precision, round=gmpy2.RoundUp):
+            high = gmpy2.exp(gmpy2.mpfr(eps)) * b
+        if a > high:
+            return True
+        if a < low:
+            return False
+        precision *= 2
+
+
+def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
+    """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``."""
+
+    def partial(a: np.ndarray, b: np.ndarray) -> tuple:
+        A = np.empty((len(a), len(thresholds)), dtype=object)
+        B = np.empty_like(A)
+        ia, ib = a.astype(object), b.astype(object)
+        logs = None
+        for g, th in enumerate(thresholds):
+            if th.ratio is not None:
+                p, q = th.ratio.numerator, th.ratio.denominator
+                s = ia * q > ib * p
+            else:
+                if logs is None:
+                    logs = (float_logs(arith, a), float_logs(arith, b))
+                s = _above_irrational(a, b, th.epsilon, logs)
+            A[:, g] = np.where(s, ia, 0).sum(axis=1)
+            B[:, g] = np.where(s, ib, 0).sum(axis=1)
+        return A, B
+
+    return partial, lambda x, y: (x[0] + y[0], x[1] + y[1])
+
+
+def _irrational_delta(A: int, B: int, D: int, eps: float) -> float:
+    """``(A − e^eps B) / D`` rounded to a float, with precision raised until the rounding is certain."""
+    precision = max(A.bit_length(), B.bit_length(), D.bit_length()) + 64
+    while True:
+        low, high = _delta_bound(A, B, D, eps, precision, True), _delta_bound(A, B, D, eps, precision, False)
+        with gmpy2.context(round=gmpy2.RoundToNearest):
+            lo_f, hi_f = float(low), float(high)
+        if lo_f == hi_f:
+            return lo_f if lo_f > 0 else 0.0
+        precision *= 2
+
+
+def _delta_bound(A: int, B: int, D: int, eps: float, precision: int, lower: bool) -> Any:
+    """A lower (or upper) bound of ``(A − e^eps B) / D``: ``e^eps B`` rounded the other way, then the
+    difference and the quotient rounded this way (``A`` is exact at this precision, ``B, D ≥ 0``)."""
+    with gmpy2.context(precision=precision, round=gmpy2.RoundUp if lower else gmpy2.RoundDown):
+        subtrahend = gmpy2.exp(gmpy2.mpfr(eps)) * B
+    with gmpy2.context(precision=precision, round=gmpy2.RoundDown if lower else gmpy2.RoundUp):
+        return (gmpy2.mpfr(A) - subtrahend) / D
+
+
+def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int]]:
+    """``(δ(ε), key of the first pair attaining it)`` per threshold, in one pass over the pairs."""
+    return [(d, key) for d, key, _ in deltas_with_logs(source, thresholds)]
+
+
+def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int, Any]]:
+    """:func:`deltas` with ``ln δ(ε)`` in float mode (δ itself can be below the float range), None when exact."""
+    arith = source.arith
+    if not arith.exact:
+        partial, combine = _float_hockey([th.epsilon for th in thresholds])
+        best = [Best(TOLERANCE) for _ in thresholds]
+        for keys, (h, _) in source.totals(partial, combine, cells=6):
+            for g, b in enumerate(best):
+                b.update(h[:, g], keys)
+        return [(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[misc]
+    partial, combine = _exact_hockey(arith, thresholds)
+    best = [Best() for _ in thresholds]
+    D = arith.denominator
+    for keys, (A, B) in source.totals(partial, combine, cells=8):
+        for g, th in enumerate(thresholds):
+            if th.ratio is not None:
+                p, q = th.ratio.numerator, th.ratio.denominator
+                values = A[:, g] * q - B[:, g] * p  # δ · q · D, exactly
+            else:
+                values = np.array(
+                    [_irrational_delta(int(x), int(y), D, th.epsilon) for x, y in zip(A[:, g], B[:, g])],
+                    dtype=np.float64,
+                )
+            best[g].update(values, keys)
+    out: list[tuple[float | Fraction, int]] = []
+    for th, b in zip(thresholds, best):
+        value = Fraction(int(b.value), th.ratio.denominator * D) if th.ratio is not None else float(b.value)
+        out.append((value, b.key, None))  # type: ignore[arg-type]
+    return out  # type: ignore[return-value]
+
+
+def epsilon_for_delta(source: PairSource, delta: float | Fraction) -> tuple[float, float | Fraction, int]:
+    """``(ε(δ), e^ε(δ), key of its pair)`` by the tangent iteration of the module docstring."""
+    if delta == 0:
+        from .renyi import max_log_ratio
+
+        return max_log_ratio(source)
+    if source.arith.exact:
+        return _exact_newton(source, Fraction(delta))
+    return _float_newton(source, float(delta))
+
+
+def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
+    ld = math.log(delta)
+    lt = 0.0
+    while True:
+        check("epsilon for delta")
+        partial, combine = _float_hockey([lt])
+        top, infinite, step = Best(TOLERANCE), None, -math.inf
+        for keys, (h, b) in source.totals(partial, combine, cells=6):
+            h, b = h[:, 0], b[:, 0]
+            top.update(h, keys)
+            over = h > ld
+            flat = over & (b == -np.inf)
+            if flat.any():
+                infinite = min(int(keys[flat].min()), infinite if infinite is not None else math.inf)
+            go = over & ~flat
+            if go.any():  # the tangent's root, in logs: ln t' = lt + ln(1 + e^(h - lt - b) (1 - e^(ld - h)))
+                log_rise = h[go] - lt - b[go] + np.log(-np.expm1(ld - h[go]))
+                step = max(step, float(np.max(lt + np.logaddexp(0.0, log_rise))))
+        if infinite is not None:
+            return math.inf, math.inf, infinite  # type: ignore[return-value]
+        if top.value <= ld or not step > lt:
+            return lt, math.exp(lt) if lt < 709.78 else math.inf, top.key  # type: ignore[return-value]
+        if step - lt <= 4e-16 * step:
+            lt = step
+            ((_, key),) = deltas(source, [Threshold(lt)])
+            return lt, math.exp(lt) if lt < 709.78 else math.inf, key
+        lt = step
+
+
+def _exact_newton(source: PairSource, delta: Fraction) -> tuple[float, Fraction | float, int]:
+    D = source.arith.denominator
+    t = Fraction(1)
+    while True:
+        check("epsilon for delta")
+        partial, combine = _exact_hockey(source.arith, [Threshold(0.0, t)])
+        p, q = t.numerator, t.denominator
+        top, infinite = Best(), None
+        step: Fraction | None = None
+        for keys, (A, B) in source.totals(partial, combine, cells=8):
+            A, B = A[:, 0], B[:, 0]
+            excess = A * q - B * p  # δ_p(t) · q · D
+            top.update(excess, keys)
+            over = np.array([e * delta.denominator > delta.numerator * q * D for e in excess], dtype=bool)
+            for i in np.flatnonzero(over):
+                if B[i] == 0:
+                    infinite = min(int(keys[i]), infinite if infinite is not None else math.inf)
+                else:
+                    root = Fraction(int(A[i]) * delta.denominator - delta.numerator * D, int(B[i]) * delta.denominator)
+                    step = root if step is None else max(step, root)
+        if infinite is not None:
+            return math.inf, math.inf, infinite  # type: ignore[return-value]
+        if step is None:
+            return ln(t), t, top.key  # type: ignore[return-value]
+        t = step
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApproximateResult:
+    """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
+
+    Given ε: ``delta`` = δ(ε). Given δ: ``epsilon`` = ε(δ) and ``delta`` as given. ``ratio``
+    is ``e^epsilon`` (a Fraction when exact and rational). Exact runs give ``delta`` as a
+    Fraction when ``e^ε`` is rational. ``accountant`` says how ``compose`` runs were
+    accounted (``"dp-accounting"`` results are upper bounds; see :mod:`wmcdp.notions.accounting`).
+    """
+
+    epsilon: float
+    delta: float | Fraction
+    ratio: float | Fraction
+    witness: PairWitness
+    compose: int
+    exact: bool
+    accountant: str
+    diagram_size: int | None
+    seconds: float
+    symmetry: str = ""
+    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
+    interval: Any = None  # a certified run: the enclosure of delta (given epsilon) or of epsilon (given delta)
+
+    def _repr_markdown_(self) -> str:
+        from .markdown import approximate_markdown
+
+        return approximate_markdown(self)
+
+
+@dataclass(frozen=True)
+class ProfilePoint:
+    """One point of the privacy profile: ``delta`` = δ(``epsilon``) and the first pair that attains it."""
+
+    epsilon: float
+    delta: float | Fraction
+    witness: PairWitness
+    epsilon_text: str
+    plan: Any = None  # with pairs=None: the planner's report (the same for every point)
+
+
+def _accountant(accountant: str, compose: int) -> str:
+    """The accountant of ``compose`` runs, checked: one run needs none and is computed (and reported) exactly."""
+    if accountant not in ACCOUNTANTS:
+        raise WmcdpError(f"unknown accountant {accountant!r}; choose one of {', '.join(ACCOUNTANTS)}")
+    return "exact" if compose == 1 else accountant
+
+
+def _composed_source(source: PairSource, compose: int, accountant: str) -> PairSource:
+    if compose == 1 or accountant != "exact":
+        return source
+    return composed_pairs(source, compose)
+
+
+@limited
+def synthesize_approximate(
+    prog: Program | Compiled,
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    epsilon: Any = None,
+    delta: Any = None,
+    compose: int = 1,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    accountant: str = "exact",
+    interval: float = 1e-4,
+    certified: bool = False,
+) -> ApproximateResult:
+    """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) over the pairs, both orders, and its witness pair.
+
+    ``pairs`` defaults to every ordered pair of neighbours (``neighbours``: the program's
+    relation by default); ``at=x0`` takes the data-centric pairs of one database instead;
+    ``I`` supplies the rows of explicit pairs (see :func:`wmcdp.plan.pairs.pair_source`).
+    ``epsilon`` is a number ≥ 0 or ``"ln:R"`` (ε = ln R, exact when R is rational);
+    ``delta`` is in [0, 1]. ``compose=K`` accounts K runs on the same pair
+    (``accountant="exact"`` convolves exactly; ``"dp-accounting"`` uses Google's PLD with
+    discretisation ``interval``). ``certified=True`` takes weights given as exact reals
+    (:class:`wmcdp.Real`) and returns ``interval``, a rigorous enclosure of δ(ε) or ε(δ)
+    (:mod:`wmcdp.base.certified`). Keyword arguments ``max_nodes``, ``timeout`` and
+    ``max_memory`` apply :func:`wmcdp.resource_limits`.
+    """
+    start = time.perf_counter()
+    if (epsilon is None) == (delta is None):
+        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
+    if certified:
+        return _certified(prog, pairs, I, epsilon, delta, compose, at, neighbours, backend, force)
+    k = compose_count(compose)
+    accountant = _accountant(accountant, k)
+    threshold = Threshold.of(epsilon) if epsilon is not None else None
+    if delta is not None:
+        parse_delta(delta, False)
+    plan = None
+    from .piecewise import piecewise_approximate, symbolic_parameter
+
+    def symbolic(c: Any) -> Any:
+        return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
+
+    if symbolic_parameter(prog) is not None:
+        return symbolic(prog)
+    if pairs is None and I is None and at is None:
+        from ..plan.planned import finish, pair_witness, planned_pairs
+        from ..plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max",),
+            lambda c: synthesize_approximate(
+                c,
+                epsilon=epsilon,
+                delta=delta,
+                compose=compose,
+                exact=exact,
+                force=force,
+                accountant=accountant,
+                interval=interval,
+            ),
+            symbolic,
+        )
+        if isinstance(planned, str):  # a symbolic parameter: delta as a function
+            return extra
+        if isinstance(planned, Product):
+            results = extra
+            exact_all = all(r.exact for r in results)
+            c = combine_max(
+                [r.delta if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
+            )
+            seconds = time.perf_counter() - start
+            return replace(
+                results[c],
+                witness=pair_witness(planned, planned.members[c][0], results[c].witness),
+                diagram_size=sum(r.diagram_size or 0 for r in results),
+                seconds=seconds,
+                plan=planned.report(results, None, None, seconds),
+            )
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    exact_run = source.arith.exact and accountant == "exact"
+    log_delta = None
+    if accountant == "dp-accounting":
+        from .accounting import composed_bound
+
+        value, key = composed_bound(
+            source,
+            k,
+            epsilon=threshold,
+            delta=None if delta is None else parse_delta(delta, False),  # type: ignore[arg-type]
+            interval=interval,
+        )
+        if threshold is not None:
+            eps, d, ratio = threshold.epsilon, value, _ratio_of(threshold.epsilon)
+        else:
+            eps, d, ratio = value, parse_delta(delta, False), _ratio_of(value)  # type: ignore[assignment]
+    else:
+        source = _composed_source(source, k, accountant)
+        if threshold is not None:
+            ((d, key, log_delta),) = deltas_with_logs(source, [threshold])  # type: ignore[assignment]
+            eps = threshold.epsilon
+            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
+        else:
+            d = parse_delta(delta, exact_run)  # type: ignore[assignment]
+            eps, ratio, key = epsilon_for_delta(source, d)  # type: ignore[assignment]
+    return ApproximateResult(
+        epsilon=eps,
+        delta=d,
+        ratio=ratio,
+        witness=source.witness(key),
+        compose=k,
+        exact=exact_run,
+        accountant=accountant,
+        diagram_size=source.diagram_size,
+        seconds=time.perf_counter() - start,
+        symmetry=source.symmetry,
+        plan=None if plan is None else finish(plan, start),
+        log_delta=log_delta,
+    )
+
+
+def _certified(
+    prog: Any,
+    pairs: Any,
+    I: Any,
+    epsilon: Any,
+    delta: Any,
+    compose: Any,
+    at: Any,
+    neighbours: Any,
+    backend: str,
+    force: bool,
+) -> ApproximateResult:
+    """:func:`synthesize_approximate` with ``certified=True`` (one run, the exact accountant)."""
+    from ..base.certified import exp_bound
+    from .certify import certified_delta, certified_epsilon
+
+    if compose_count(compose) != 1:
+        raise WmcdpError("a certified run accounts one run of the mechanism (compose=1)")
+
+    def run(c: Compiled, **point: Any) -> ApproximateResult:
+        return synthesize_approximate(
+            c, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=True, force=force, **point
+        )
+
+    if epsilon is not None:
+        threshold = Threshold.of(epsilon)
+        bound = threshold.ratio if threshold.ratio is not None else exp_bound(threshold.epsilon)
+        return certified_delta(prog, lambda c: run(c, epsilon=threshold), bound, backend)
+    d = parse_delta(delta, True)
+    return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
+
+
+def _ratio_of(eps: float) -> float:
+    return math.exp(eps) if eps < 709.78 else math.inf
+
+
+@limited
+def privacy_profile(
+    prog: Program | Compiled,
+    epsilons: Iterable[Any],
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    compose: int = 1,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    accountant: str = "exact",
+    interval: float = 1e-4,
+) -> list[ProfilePoint]:
+    """δ(ε) at every ε of ``epsilons`` (one pass over the pairs), each with the first pair that attains it.
+
+    Arguments as for :func:`synthesize_approximate`.
+    """
+    thresholds = [Threshold.of(e) for e in epsilons]
+    if not thresholds:
+        raise WmcdpError("the privacy profile needs at least one epsilon")
+    k = compose_count(compose)
+    accountant = _accountant(accountant, k)
+    start = time.perf_counter()
+    plan = None
+    if pairs is None and I is None and at is None:
+        from ..plan.planned import finish, pair_witness, planned_pairs
+        from ..plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max",),
+            lambda c: privacy_profile(
+                c,
+                epsilons=[th for th in thresholds],
+                compose=compose,
+                exact=exact,
+                force=force,
+                accountant=accountant,
+                interval=interval,
+            ),
+        )
+        if isinstance(planned, Product):
+            report = planned.report([r[0] for r in extra], None, None, time.perf_counter() - start)
+            out = []
+            for g, _th in enumerate(thresholds):
+                c = combine_max([r[g].delta for r in extra])
+                point = extra[c][g]
+                out.append(
+                    replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report)
+                )
+            return out
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    if accountant == "dp-accounting":
+        from .accounting import composed_profile
+
+        points = composed_profile(source, k, thresholds, interval=interval)
+    else:
+        source = _composed_source(source, k, accountant)
+        points = deltas(source, thresholds)  # type: ignore[assignment]
+    report = None if plan is None else finish(plan, start)  # type: ignore[assignment]
+    return [
+        ProfilePoint(th.epsilon, d, source.witness(key), th.text(), report) for th, (d, key) in zip(thresholds, points)
+    ]
+
+
+__all__ = [
+    "synthesize_approximate",
+    "privacy_profile",
+    "ApproximateResult",
+    "ProfilePoint",
+    "Threshold",
+    "parse_delta",
+    "deltas",
+    "deltas_with_logs",
+    "epsilon_for_delta",
+    "ACCOUNTANTS",
+]

@@ -1,0 +1,277 @@
+"""The privacy-loss distribution of a pair, and the exact composition of K runs on the same pair.
+
+For a pair ``(x, x')`` the privacy loss is the random variable
+
+    L = ln(P(Y|x) / P(Y|x'))   with Y ~ P(.|x),
+
+which takes the value ``+∞`` with the mass of the outputs that ``x'`` never produces.
+Outputs with equal likelihood ratio are *grouped*: a group keeps its ``P(.|x)``-mass ``a``
+and its ``P(.|x')``-mass ``b`` (so its ratio is ``a/b``), which loses nothing for the
+hockey-stick divergence ``δ(ε) = Σ_groups max(0, a − e^ε b) = E[max(0, 1 − e^{ε − L})]``.
+Exact mode groups by the exact rational ratio (masses stay integer numerators over the
+program's denominator ``D``); float mode by float log-ratios that agree to a relative
+1e-12 (:data:`TOLERANCE`: equal ratios reached along different roundings; masses as logs),
+which moves δ by no more than that relative amount.
+
+K runs on the same pair have the K-fold product distributions, whose groups are the
+products of K groups: ratios multiply, masses multiply (numerators over ``D^K``), and
+equal ratios merge again (:func:`power`, by repeated squaring). That is the exact
+composed privacy loss used by ``compose=K`` with ``accountant="exact"``; its support can
+grow as fast as ``(number of groups)^K``, so it is for small K (see
+:mod:`wmcdp.notions.accounting` for large K).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import WmcdpError
+from ..base.limits import check
+from ..base.numbers import as_number, format_number, ln_ratio
+from ..compile import Compiled
+from ..count import wmc
+from ..count.probabilities import Logs
+from ..lang.program import Program, Value
+from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, pair_source
+
+#: most groups (distinct losses, after equal ones merge) one composed privacy-loss distribution may hold
+MAX_GROUPS = 1 << 20
+#: most products of two groups one composition step may form before they merge
+MAX_PRODUCTS = 1 << 22
+#: float mode merges log-ratios within this relative distance (equal ratios computed along different roundings)
+TOLERANCE = 1e-12
+
+
+@dataclass
+class Groups:
+    """Outputs grouped by likelihood ratio: ``a[i]``, ``b[i]`` the two masses of group ``i`` in ``arith``.
+
+    Exact: ``ratios[i]`` is the Fraction ``a/b`` (None for ``b = 0``, the infinite loss) and
+    ``a``, ``b`` are Python ints over ``arith.denominator``. Float: ``ratios[i]`` is the float
+    ``ln a − ln b`` and ``a``, ``b`` are natural logs.
+    """
+
+    arith: Any
+    ratios: list
+    a: list
+    b: list
+
+    @classmethod
+    def of(cls, arith: Any, a: np.ndarray, b: np.ndarray) -> Groups:
+        """Group the outputs of one pair (outputs with ``P(y|x) = 0`` carry no loss and are dropped)."""
+        if arith.exact:
+            merged: dict[Any, list[int]] = {}
+            for x, y in zip(a, b):
+                x, y = int(x), int(y)
+                if x:
+                    cell = merged.setdefault(Fraction(x, y) if y else None, [0, 0])
+                    cell[0] += x
+                    cell[1] += y
+            keys = list(merged)
+            return cls(arith, keys, [merged[k][0] for k in keys], [merged[k][1] for k in keys])
+        live = a > -np.inf
+        la, lb = a[live], b[live]
+        return _merge_float(arith, la - lb, la, lb)
+
+    def compose(self, other: Groups) -> Groups:
+        """The groups of the product of the two pairs' distributions (equal losses merged; their number is
+        limited after the merge, by :data:`MAX_GROUPS`)."""
+        if len(self.a) * len(other.a) > MAX_PRODUCTS:
+            raise _too_many()
+        check("composing privacy losses")
+        out = self._product(other)
+        if len(out.a) > MAX_GROUPS:
+            raise _too_many()
+        return out
+
+    def _product(self, other: Groups) -> Groups:
+        if self.arith.exact:
+            merged: dict[Any, list[int]] = {}
+            for r1, a1, b1 in zip(self.ratios, self.a, self.b):
+                for r2, a2, b2 in zip(other.ratios, other.a, other.b):
+                    cell = merged.setdefault(None if r1 is None or r2 is None else r1 * r2, [0, 0])
+                    cell[0] += a1 * a2
+                    cell[1] += b1 * b2
+            keys = list(merged)
+            arith = wmc.Scaled(self.arith.denominator * other.arith.denominator)
+            return Groups(arith, keys, [merged[k][0] for k in keys], [merged[k][1] for k in keys])
+        r = (np.asarray(self.ratios)[:, None] + np.asarray(other.ratios)[None, :]).ravel()
+        la = (np.asarray(self.a)[:, None] + np.asarray(other.a)[None, :]).ravel()
+        lb = (np.asarray(self.b)[:, None] + np.asarray(other.b)[None, :]).ravel()
+        return _merge_float(self.arith, r, la, lb)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        dtype = object if self.arith.exact else np.float64
+        return np.array(self.a, dtype=dtype), np.array(self.b, dtype=dtype)
+
+
+def _too_many() -> WmcdpError:
+    return WmcdpError(
+        f"the composed privacy-loss distribution has more than {MAX_GROUPS} distinct losses after equal "
+        f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
+        "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')"
+    )
+
+
+def _merge_float(arith: Any, r: np.ndarray, la: np.ndarray, lb: np.ndarray) -> Groups:
+    """Merge outputs whose float log-ratios agree to :data:`TOLERANCE` (equal ratios up to rounding)."""
+    order = np.argsort(r, kind="stable")
+    r, la, lb = r[order], la[order], lb[order]
+    with np.errstate(invalid="ignore"):
+        gap = np.diff(r) > TOLERANCE * np.maximum(1.0, np.abs(r[1:]))
+    ids = np.concatenate([[0], np.cumsum(gap | ~np.isfinite(r[1:]))]) if len(r) else np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]])) if len(r) else ids
+    a = np.full(len(starts), -np.inf)
+    b = np.full(len(starts), -np.inf)
+    np.logaddexp.at(a, ids, la)
+    np.logaddexp.at(b, ids, lb)
+    return Groups(arith, list(r[starts]), list(a), list(b))
+
+
+def compose_count(compose: Any) -> int:
+    """The number of runs to compose: a whole number >= 1, or a one-line error."""
+    k = as_number(compose, "compose")
+    if not isinstance(k, int) or k < 1:
+        raise WmcdpError(f"compose must be a whole number >= 1, got {format_number(k)}")
+    return k
+
+
+def power(groups: Groups, k: int) -> Groups:
+    """The groups of the k-fold product (repeated squaring)."""
+    result: Groups | None = None
+    base = groups
+    while k:
+        if k & 1:
+            result = base if result is None else result.compose(base)
+        k >>= 1
+        if k:
+            base = base.compose(base)
+    assert result is not None
+    return result
+
+
+def composed_pairs(source: PairSource, k: int) -> RowPairs:
+    """Every pair of ``source`` replaced by the grouped K-fold product of its two distributions."""
+    keys: list[int] = []
+    composed: list[Groups] = []
+    for chunk_keys, A, B in source.all_rows():
+        for key, a, b in zip(chunk_keys, A, B):
+            composed.append(power(Groups.of(source.arith, a, b), k))
+            keys.append(int(key))
+    width = max(len(g.a) for g in composed)
+    exact = source.arith.exact
+    arith = wmc.Scaled(source.arith.denominator**k) if exact else Logs
+    table = np.full((2 * len(composed), width), 0 if exact else -np.inf, dtype=object if exact else np.float64)
+    for i, g in enumerate(composed):
+        a, b = g.arrays()
+        table[2 * i, : len(a)] = a
+        table[2 * i + 1, : len(b)] = b
+    src = np.arange(0, 2 * len(composed), 2, dtype=np.int64)
+    order = np.argsort(keys)
+    return RowPairs(
+        arith,
+        table,
+        src[order],
+        src[order] + 1,
+        np.array(keys, dtype=np.int64)[order],
+        source.witness,
+        source.diagram_size,
+    )
+
+
+# -- the public result ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrivacyLoss:
+    """The privacy-loss random variable of a pair (K runs: ``compose = K``).
+
+    ``losses`` are its finite values in increasing order (natural logs), ``probabilities``
+    their probabilities under ``P(.|x)`` (Fractions when exact), ``ratios`` the exact
+    ``e^loss`` (exact mode; None in float mode), and ``infinite_mass`` the probability of
+    ``+∞``. ``probabilities`` and ``infinite_mass`` sum to 1.
+    """
+
+    x: Value
+    x_prime: Value
+    losses: tuple[float, ...]
+    probabilities: tuple
+    ratios: tuple | None
+    infinite_mass: float | Fraction
+    compose: int
+    exact: bool
+
+    def delta(self, epsilon: float) -> float:
+        """``δ(ε) = P(L = ∞) + E[max(0, 1 − e^{ε − L})]`` for this pair in this direction (a float)."""
+        total = float(self.infinite_mass)
+        for loss, p in zip(self.losses, self.probabilities):
+            if loss > epsilon:
+                total += float(p) * -math.expm1(epsilon - loss)
+        return total
+
+    @property
+    def witness(self) -> PairWitness:
+        return PairWitness(self.x, self.x_prime)
+
+
+def privacy_loss_distribution(
+    prog: Program | Compiled,
+    x: Value,
+    x_prime: Value,
+    *,
+    compose: int = 1,
+    I: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+) -> PrivacyLoss:
+    """The exact privacy-loss distribution of ``(x, x')`` (of ``compose`` runs on that pair).
+
+    ``I`` as for explicit pairs in :func:`wmcdp.plan.pairs.pair_source` (None: the compiled
+    program's whole output distributions).
+    """
+    k = compose_count(compose)
+    source = pair_source(prog, PairSet.of([(x, x_prime)], both_orders=False), I, backend=backend, exact=exact)
+    ((_, a, b),) = list(source.rows([0]))
+    groups = power(Groups.of(source.arith, a, b), k)
+    witness = source.witness(0)
+    arith = groups.arith
+    items = []
+    infinite: Any = Fraction(0) if arith.exact else 0.0
+    for r, ma, mb in zip(groups.ratios, groups.a, groups.b):
+        if arith.exact:
+            p = Fraction(ma, arith.denominator)
+            if r is None:
+                infinite += p
+            else:
+                items.append((ln_ratio(r.numerator, r.denominator), p, r))
+        elif mb == -np.inf:
+            infinite += math.exp(ma)
+        else:
+            items.append((float(r), math.exp(ma), None))  # type: ignore[arg-type]
+    items.sort(key=lambda t: t[0])
+    return PrivacyLoss(
+        witness.x,
+        witness.x_prime,
+        tuple(t[0] for t in items),
+        tuple(t[1] for t in items),
+        tuple(t[2] for t in items) if arith.exact else None,
+        infinite,
+        k,
+        bool(arith.exact),
+    )
+
+
+__all__ = [
+    "PrivacyLoss",
+    "privacy_loss_distribution",
+    "Groups",
+    "power",
+    "composed_pairs",
+    "compose_count",
+    "MAX_GROUPS",
+]

@@ -1,0 +1,309 @@
+"""Rényi DP and zero-concentrated DP: the tight ``D_α`` of a program over its neighbouring pairs.
+
+For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+
+    D_α = max over pairs (x, x') of  1/(α − 1) · ln Σ_y P(y|x)^α P(y|x')^(1−α)      (α > 1)
+    D_∞ = max over pairs and outputs of ln(P(y|x) / P(y|x'))                       (the pure ε)
+    ρ   = max over the given finite orders of D_α / α                            (zCDP, with its order)
+
+An output with ``P(y|x) > 0 = P(y|x')`` makes ``D_α`` infinite; outputs with ``P(y|x) = 0``
+add nothing. Each value comes with the first pair (in the set's order) that attains it.
+Float mode sums in logs (``ln Σ exp(α ln a + (1 − α) ln b)``), so masses far below the
+float range count. Exact mode runs the same float pass to find the candidate pairs (those
+within a relative 1e-9 of the maximum, far above float error) and evaluates each
+candidate at 256 bits (gmpy2) from its exact masses; D_∞ of a candidate is its exact
+largest ratio. The sums of orders that are not integers are irrational, so ``D_α`` is a
+float in both modes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import gmpy2
+import numpy as np
+
+from ..base.errors import WmcdpError
+from ..base.limits import limited
+from ..base.numbers import as_number, format_number, ln_ratio, parse_number
+from ..compile import Compiled
+from ..lang.program import Program, Value
+from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+
+#: float values within this relative distance of the maximum count as ties (for the witness only)
+TOLERANCE = 1e-12
+#: exact mode re-evaluates the pairs within this relative distance of the float maximum
+EXACT_FILTER = 1e-9
+#: bits of precision of exact mode's evaluation of a candidate pair
+PRECISION = 256
+#: the largest finite Rényi order: (alpha - 1) times a log-ratio must stay far inside the float range
+MAX_ORDER = 1e12
+
+
+def parse_orders(orders: Iterable[Any] | str) -> list[float]:
+    """Rényi orders: numbers > 1 or ``inf`` (a string ``"1.5,2,inf"`` or an iterable)."""
+    items = orders.split(",") if isinstance(orders, str) else list(orders)
+    out: list[float] = []
+    for item in items:
+        text = item.strip() if isinstance(item, str) else item
+        if isinstance(text, str) and text.lower() in ("inf", "infinity", "∞"):
+            value: Any = math.inf
+        else:
+            value = parse_number(text) if isinstance(text, str) else as_number(text, "a Rényi order")
+        if not value > 1:
+            raise WmcdpError(f"Rényi orders must be > 1 (or inf), got {format_number(value)}")
+        if math.isfinite(value) and value > MAX_ORDER:
+            raise WmcdpError(
+                f"Rényi orders must be at most {MAX_ORDER:g} (or inf: D_inf, their limit, is the pure "
+                f"epsilon), got {format_number(value)}"
+            )
+        out.append(float(value))
+    if not out:
+        raise WmcdpError("give at least one Rényi order")
+    return out
+
+
+# -- D_∞: the largest log-ratio of each pair ------------------------------------------------
+
+
+def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+    with np.errstate(invalid="ignore"):
+        d = np.where(la == -np.inf, -np.inf, la - lb)
+    return (np.max(d, axis=1, initial=-np.inf),)
+
+
+def _float_candidates(source: PairSource, partial: Any, combine: Any, count: int, cells: int) -> list[Best]:
+    """The float pass: per quantity, the running maximum over pairs (with the first key)."""
+    best = [Best(TOLERANCE) for _ in range(count)]
+    if source.arith.exact:
+        arith = source.arith
+        exact_partial = partial
+        partial = lambda a, b: exact_partial(float_logs(arith, a), float_logs(arith, b))  # noqa: E731
+    for keys, totals in source.totals(partial, combine, cells=cells):
+        for g, b in enumerate(best):
+            b.update(totals[0][:, g] if totals[0].ndim == 2 else totals[0], keys)
+    return best
+
+
+def _near(source: PairSource, partial: Any, combine: Any, g: int, value: float, cells: int) -> list[int]:
+    """Keys of the pairs whose float value of quantity ``g`` lies within the exact filter of ``value``."""
+    floor = value - EXACT_FILTER * max(1.0, abs(value)) if math.isfinite(value) else value
+    arith = source.arith
+    keys_out: list[int] = []
+    for keys, totals in source.totals(
+        lambda a, b: partial(float_logs(arith, a), float_logs(arith, b)), combine, cells=cells
+    ):
+        column = totals[0][:, g] if totals[0].ndim == 2 else totals[0]
+        keys_out.extend(int(k) for k in keys[column >= floor])
+    return sorted(keys_out)
+
+
+def max_log_ratio(source: PairSource) -> tuple[float, float | Fraction, int]:
+    """``(D_∞, e^D_∞, key)``: the pure ε over the pairs (the ratio exact in exact mode)."""
+    combine = lambda x, y: (np.maximum(x[0], y[0]),)  # noqa: E731
+    (best,) = _float_candidates(source, _max_partial, combine, 1, cells=3)
+    if not source.arith.exact:
+        eps = float(best.value)
+        return eps, (math.exp(eps) if eps < 709.78 else math.inf), best.key  # type: ignore[return-value]
+    top: tuple[int, int] | None = None
+    top_key = -1
+    for key, a, b in source.rows(_near(source, _max_partial, combine, 0, best.value, 3)):
+        for x, y in zip(a, b):
+            x, y = int(x), int(y)
+            if x and (top is None or x * top[1] > top[0] * y):
+                top, top_key = (x, y), key
+    assert top is not None
+    if top[1] == 0:
+        return math.inf, math.inf, int(top_key)
+    return ln_ratio(*top), Fraction(*top), int(top_key)
+
+
+# -- finite orders ------------------------------------------------------------------------------
+
+
+def _renyi_partial(orders: Sequence[float]):
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+        out = np.empty((len(la), len(orders)))
+        live = la > -np.inf
+        for g, alpha in enumerate(orders):
+            with np.errstate(invalid="ignore", over="ignore"):
+                term = np.where(live, alpha * la + (1 - alpha) * lb, -np.inf)
+            out[:, g] = logsumexp(term)
+        return (out,)
+
+    return partial, lambda x, y: (np.logaddexp(x[0], y[0]),)
+
+
+def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -> float:
+    """``ln Σ a^α b^(1−α) / D`` at :data:`PRECISION` bits from integer masses (``+inf`` if some ``a > 0 = b``)."""
+    with gmpy2.context(precision=PRECISION):
+        al = gmpy2.mpfr(alpha)
+        terms = []  # the logs of the terms (a term itself can pass MPFR's exponent range at large orders)
+        for x, y in zip(a, b):
+            x, y = int(x), int(y)
+            if x == 0:
+                continue
+            if y == 0:
+                return math.inf
+            terms.append(al * gmpy2.log(x) + (1 - al) * gmpy2.log(y))
+        top = max(terms)
+        total = top + gmpy2.log(sum(gmpy2.exp(t - top) for t in terms))
+        return float(total - gmpy2.log(denominator))
+
+
+@dataclass(frozen=True)
+class RenyiOrder:
+    """``epsilon`` = D_α at ``order`` (inf: the pure ε) and the first pair that attains it."""
+
+    order: float
+    epsilon: float
+    witness: PairWitness
+
+
+@dataclass(frozen=True)
+class RenyiResult:
+    """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
+
+    orders: list[RenyiOrder]
+    zcdp_rho: float | None
+    zcdp_order: float | None
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+    symmetry: str = ""
+    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
+    intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
+
+    def _repr_markdown_(self) -> str:
+        from .markdown import renyi_markdown
+
+        return renyi_markdown(self)
+
+
+def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
+    """``(D_α, key)`` per order over the pairs of ``source``."""
+    out: list[tuple[float, int] | None] = [None] * len(orders)
+    finite = [g for g, alpha in enumerate(orders) if math.isfinite(alpha)]
+    if len(finite) < len(orders):
+        eps, _, key = max_log_ratio(source)
+        for g, alpha in enumerate(orders):
+            if not math.isfinite(alpha):
+                out[g] = (eps, key)
+    if finite:
+        alphas = [orders[g] for g in finite]
+        partial, combine = _renyi_partial(alphas)
+        best = _float_candidates(source, partial, combine, len(alphas), cells=4)
+        for j, (g, alpha) in enumerate(zip(finite, alphas)):
+            value, key = best[j].value, best[j].key  # type: ignore[assignment]
+            if source.arith.exact:
+                top = Best()
+                for k, a, b in source.rows(_near(source, partial, combine, j, value, 4)):
+                    top.update(np.array([_exact_value(a, b, alpha, source.arith.denominator)]), np.array([k]))
+                value, key = top.value, top.key  # type: ignore[assignment]
+            out[g] = (float(value) / (alpha - 1), key)
+    return out  # type: ignore[return-value]
+
+
+@limited
+def synthesize_renyi(
+    prog: Program | Compiled,
+    orders: Iterable[Any] | str,
+    pairs: Iterable[tuple[Value, Value]] | None = None,
+    I: Any = None,
+    *,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+    certified: bool = False,
+) -> RenyiResult:
+    """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
+
+    Pair sets as for :func:`wmcdp.notions.approximate.synthesize_approximate` (exhaustive by
+    default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets). ``certified=True`` takes
+    weights given as exact reals (:class:`wmcdp.Real`) and returns ``intervals``, a rigorous enclosure of
+    each ``D_α`` (:mod:`wmcdp.base.certified`).
+    """
+    start = time.perf_counter()
+    alphas = parse_orders(orders)
+    if certified:
+        from .certify import certified_renyi
+
+        def midpoint_run(c: Compiled) -> RenyiResult:
+            return synthesize_renyi(
+                c, alphas, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=True, force=force
+            )
+
+        return certified_renyi(prog, midpoint_run, backend)
+    plan = None
+    if pairs is None and I is None and at is None:
+        from ..plan.planned import finish, pair_witness, planned_pairs, sum_witness
+        from ..plan.planner import Product, combine_max
+
+        planned, extra = planned_pairs(
+            prog,
+            neighbours,
+            backend,
+            exact,
+            force,
+            ("max", "sum"),
+            lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
+        )
+        if isinstance(planned, Product):
+            parts = extra
+            combined = []
+            for g, alpha in enumerate(alphas):
+                if planned.rule == "max":
+                    c = combine_max([r.orders[g].epsilon for r in parts])
+                    combined.append(
+                        RenyiOrder(
+                            alpha,
+                            parts[c].orders[g].epsilon,
+                            pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness),
+                        )
+                    )
+                else:  # a product's Renyi divergence is the sum of its parts'
+                    total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
+                    combined.append(
+                        RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts]))
+                    )
+            seconds = time.perf_counter() - start
+            return _renyi_result(
+                combined,
+                all(r.exact for r in parts),
+                sum(r.diagram_size or 0 for r in parts),
+                seconds,
+                "",
+                planned.report(parts, None, None, seconds),
+            )
+        source, plan = planned, extra
+    else:
+        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    values = renyi_divergences(source, alphas)
+    results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+    return _renyi_result(
+        results,
+        source.arith.exact,
+        source.diagram_size,
+        time.perf_counter() - start,
+        source.symmetry,
+        None if plan is None else finish(plan, start),
+    )
+
+
+def _renyi_result(
+    results: list[RenyiOrder], exact: bool, diagram_size: int | None, seconds: float, symmetry: str, plan: Any
+) -> RenyiResult:
+    """The result with zCDP's ρ = max over the finite orders of D_α / α."""
+    finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
+    rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)
+    return RenyiResult(results, rho, rho_order, exact, diagram_size, seconds, symmetry, plan)
+
+
+__all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]

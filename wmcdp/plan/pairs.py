@@ -1,0 +1,581 @@
+"""Neighbouring pairs ``(x, x')`` and per-pair sums over all outputs: the ground of every notion beyond pure ε.
+
+Approximate DP, Rényi DP and privacy-loss distributions (DESIGN.md, "Beyond pure ε") are
+maxima over a set of neighbouring pairs, taken in both orders, of a sum over *every*
+output ``y`` of a term in ``P(y | x)`` and ``P(y | x')``. A :class:`PairSource` delivers
+those pairs with their masses, in one of two number systems (:func:`wmcdp.count.probabilities.masses_arith`):
+natural logs in float64 (float mode; linear counts are converted) or integer numerators
+over one common denominator (exact mode, :class:`wmcdp.count.wmc.Scaled`).
+
+* :class:`ExhaustivePairs`: every ordered neighbour pair of the program's domain, described,
+  not listed — the joint table comes in stripes of outputs
+  (:meth:`wmcdp.count.probabilities.Counter.stripes`) and neighbours by index arithmetic on input codes
+  (:func:`wmcdp.notions.privacy.pair_directions`), as in Algorithm 2. A per-pair sum accumulates
+  across stripes, so no more than one stripe is held (a single stripe is kept between
+  passes).
+* :class:`RowPairs`: an explicit pair set (:class:`PairSet`, e.g. a symmetry set, or the
+  data-centric pairs of one database, :func:`pairs_at`) over the whole output distributions
+  of its inputs.
+
+:meth:`PairSource.totals` runs one pass: a *partial* function maps the masses of a chunk
+of pairs over some outputs to per-pair partial sums, and *combine* adds partial sums of
+the same pairs over different outputs. Each pair has a key: its position in the set's
+order (the exhaustive order is inputs lexicographically, neighbours in the relation's
+order), so maxima name the *first* pair that attains them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import CoverageError, WmcdpError
+from ..base.limits import check
+from ..compile import Compiled
+from ..count.probabilities import (
+    Counter,
+    as_compiled,
+    explicit_rows,
+    masses_arith,
+    memory_budget,
+    number_system,
+    to_masses,
+)
+from ..lang.program import Program, Value, Vector
+from ..lang.relations import Relation, check_relation, neighbour_relation
+from ..lang.sets import InferenceSet, PrivacySet, _freeze, all_outputs, check_exhaustive
+from ..lang.shape import Shape, format_value
+
+Partial = Callable[[np.ndarray, np.ndarray], tuple]
+Combine = Callable[[tuple, tuple], tuple]
+
+
+@dataclass(frozen=True)
+class PairWitness:
+    """The neighbouring inputs ``x`` and ``x_prime`` that attain a bound (in this order)."""
+
+    x: Value
+    x_prime: Value
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """An explicit, ordered set of pairs ``(x, x')``; :meth:`of` adds each pair's reverse right after it."""
+
+    pairs: tuple[tuple[Value, Value], ...]
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[Value, Value]], *, both_orders: bool = True) -> PairSet:
+        out: dict[tuple[Value, Value], None] = {}
+        for item in pairs:
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise WmcdpError(f"a pair set must hold (x, x') pairs, got {item!r:.80}")
+            x, xp = _freeze(item[0]), _freeze(item[1])
+            out[(x, xp)] = None
+            if both_orders:
+                out[(xp, x)] = None
+        return cls(tuple(out))
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __iter__(self) -> Iterator[tuple[Value, Value]]:
+        return iter(self.pairs)
+
+
+def pairs_at(domain: Vector, relation: Relation, x0: Value) -> PairSet:
+    """The data-centric pairs of the database ``x0`` (the local paper, eq. 5).
+
+    ``(x0, x')`` and ``(x', x0)`` for every neighbour ``x'`` of ``x0``, in the order of the
+    exhaustive set (by the code of the first input, then by the neighbour's rank in the
+    relation's list of the first input's neighbours).
+    """
+    x0 = domain.check(x0)
+    keyed = []
+    for rank, xp in enumerate(relation.neighbours(domain, x0)):
+        keyed.append(((domain.code(x0), rank), (x0, xp)))
+        back = next(r for r, z in enumerate(relation.neighbours(domain, xp)) if z == x0)
+        keyed.append(((domain.code(xp), back), (xp, x0)))
+    if not keyed:
+        raise WmcdpError(f"the database {format_value(x0)} has no neighbours under the relation {relation.name}")
+    return PairSet(tuple(pair for _, pair in sorted(keyed)))
+
+
+def privacy_sets_at(domain: Vector, shape: Shape, relation: Relation, x0: Value) -> tuple[PrivacySet, InferenceSet]:
+    """Algorithm 2's sets for the data-centric pairs of ``x0``: every ``(x, x', y)`` of :func:`pairs_at`,
+    every ``y``."""
+    ys = all_outputs(shape)
+    pairs = pairs_at(domain, relation, x0)
+    return PrivacySet(tuple((x, xp, ys) for x, xp in pairs)), InferenceSet({x: ys for x in inputs_of(pairs)})
+
+
+# -- number systems -------------------------------------------------------------------------
+
+
+def float_logs(arith: Any, values: np.ndarray) -> np.ndarray:
+    """Natural logs (float64) of masses in ``arith`` (exact numerators are divided by the denominator)."""
+    if not arith.exact:
+        return values
+    log_d = math.log(arith.denominator)
+    if values.dtype == object:
+        flat = values.reshape(-1)
+        out = np.fromiter(
+            (math.log(int(v)) - log_d if v else -math.inf for v in flat), dtype=np.float64, count=len(flat)
+        )
+        return out.reshape(values.shape)
+    with np.errstate(divide="ignore"):
+        return np.log(values.astype(np.float64)) - log_d
+
+
+def pair_directions(
+    domain: Vector, relation: Relation, chunk: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """All ordered neighbour pairs as ``(codes of x, codes of x', order keys)``, in chunks.
+
+    A built-in relation gives its directions (index arithmetic on codes,
+    :meth:`wmcdp.lang.relations.Relation.directions`); a user relation is enumerated input by input.
+    The keys sort the pairs in the exhaustive set's order.
+    """
+    if relation.builtin:
+        directions = relation.directions(domain)
+        for rank, (delta, valid) in enumerate(directions):
+            src = np.flatnonzero(valid)
+            for start in range(0, len(src), chunk):
+                part = src[start : start + chunk]
+                yield part, part + delta[part], part * len(directions) + rank
+        return
+    src, dst = [], []  # type: ignore[assignment]
+    for x in domain.values():
+        code = domain.code(x)
+        for xp in relation.neighbours(domain, x):
+            src.append(code)  # type: ignore[attr-defined]
+            dst.append(domain.code(xp))
+    src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    keys = np.arange(len(src_a), dtype=np.int64)
+    for start in range(0, len(src_a), chunk):
+        yield src_a[start : start + chunk], dst_a[start : start + chunk], keys[start : start + chunk]
+
+
+# -- sources --------------------------------------------------------------------------------
+
+
+class PairSource:
+    """Ordered pairs with their output masses; see the module docstring."""
+
+    arith: Any
+    diagram_size: int | None
+    symmetry: str = ""  # the proved group the pairs are taken up to (pairs="auto"), else ""
+
+    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
+        """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
+
+        ``cells`` is how many temporary array cells ``partial`` makes per mass (for chunk sizes).
+        """
+        raise NotImplementedError
+
+    def witness(self, key: int) -> PairWitness:
+        raise NotImplementedError
+
+    def rows(self, keys: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """The whole output masses ``(key, P(.|x), P(.|x'))`` of the pairs with these keys."""
+        raise NotImplementedError
+
+    def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Every pair with its whole output masses, in chunks ``(keys, a, b)``."""
+        raise NotImplementedError
+
+
+def _chunk_rows(width: int, itemsize: int, cells: int) -> int:
+    return max(1, memory_budget() // (max(cells, 1) * itemsize * max(width, 1)))
+
+
+class ExhaustivePairs(PairSource):
+    """Every ordered pair of neighbours of the domain, over the joint table in stripes."""
+
+    def __init__(self, counter: Counter, relation: Relation) -> None:
+        self.counter = counter
+        self.relation = relation
+        self.arith = masses_arith(counter.arith, counter.compiled)
+        self.diagram_size = counter.compiled.size
+        self._single: tuple[int, np.ndarray] | None = None  # the whole table, when it is one stripe
+        self._listed: list[tuple[int, int]] | None = None  # the pairs of a user relation, in order
+
+    def _stripes(self) -> Iterator[tuple[int, np.ndarray]]:
+        if self._single is not None:
+            yield self._single
+            return
+        size = self.counter.compiled.shape.size
+        for y0, table in self.counter.stripes():
+            table = to_masses(self.counter.arith, table, self.counter.compiled)
+            if y0 == 0 and table.shape[1] == size:
+                self._single = (y0, table)
+            yield y0, table
+
+    def _pairs(self, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return pair_directions(self.counter.compiled.domain, self.relation, chunk)
+
+    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
+        acc: dict[int, tuple] = {}
+        keys_of: dict[int, np.ndarray] = {}
+        size = self.counter.compiled.shape.size
+        for _y0, table in self._stripes():
+            single = table.shape[1] == size
+            chunk = _chunk_rows(table.shape[1], self.counter.itemsize, cells)
+            for cid, (src, dst, keys) in enumerate(self._pairs(chunk)):
+                check("a pass over the neighbour pairs")
+                part = partial(table[src], table[dst])
+                if single:
+                    yield keys, part
+                else:
+                    acc[cid] = part if cid not in acc else combine(acc[cid], part)
+                    keys_of[cid] = keys
+        for cid, total in acc.items():
+            yield keys_of[cid], total
+
+    def _codes(self, key: int) -> tuple[int, int]:
+        domain = self.counter.compiled.domain
+        if self.relation.builtin:
+            code, rank = divmod(int(key), self.relation.direction_count(domain))
+            return code, domain.code(self.relation.step(domain, domain.at(code), rank))
+        if self._listed is None:
+            self._listed = [
+                (domain.code(x), domain.code(xp)) for x in domain.values() for xp in self.relation.neighbours(domain, x)
+            ]
+        return self._listed[int(key)]
+
+    def witness(self, key: int) -> PairWitness:
+        domain = self.counter.compiled.domain
+        x, xp = self._codes(key)
+        return PairWitness(domain.at(x), domain.at(xp))
+
+    def rows(self, keys: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        domain = self.counter.compiled.domain
+        keys = list(keys)
+        for start in range(0, len(keys), 1 << 12):  # one batched count per block of pairs
+            part = keys[start : start + (1 << 12)]
+            codes = np.array([self._codes(key) for key in part], dtype=np.int64).reshape(-1)
+            block = np.concatenate([b for _, b in self.counter.distributions(domain.digits(codes))])
+            block = to_masses(self.counter.arith, block, self.counter.compiled)
+            for i, key in enumerate(part):
+                yield key, block[2 * i], block[2 * i + 1]
+
+    def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        tables = list(self._stripes())
+        if len(tables) != 1:
+            raise WmcdpError(
+                "the joint table of all inputs and outputs does not fit in memory at once; "
+                "give a smaller pair set (sets, or the data-centric pairs of one database)"
+            )
+        _, table = tables[0]
+        chunk = _chunk_rows(table.shape[1], self.counter.itemsize, 2)
+        for src, dst, keys in self._pairs(chunk):
+            yield keys, table[src], table[dst]
+
+
+class RowPairs(PairSource):
+    """Pairs over whole output masses held in memory: pair ``k`` is ``(table[src[k]], table[dst[k]])``.
+
+    ``keys[k]`` is its position in the set's order and ``name(key)`` its witness.
+    """
+
+    def __init__(
+        self,
+        arith: Any,
+        table: np.ndarray,
+        src: np.ndarray,
+        dst: np.ndarray,
+        keys: np.ndarray,
+        name: Callable[[int], PairWitness],
+        diagram_size: int | None,
+    ) -> None:
+        self.arith = arith
+        self.table = table
+        self.src, self.dst, self.keys = src, dst, keys
+        self._name = name
+        self._position = {int(k): i for i, k in enumerate(keys)}
+        self.diagram_size = diagram_size
+
+    @classmethod
+    def of(
+        cls, arith: Any, rows: np.ndarray, inputs: Sequence[Value], pairs: PairSet, diagram_size: int | None
+    ) -> RowPairs:
+        """``rows[i]``: the masses of ``inputs[i]``; the pairs of ``pairs`` in its order."""
+        index = {x: i for i, x in enumerate(inputs)}
+        src = np.array([index[x] for x, _ in pairs], dtype=np.int64)
+        dst = np.array([index[xp] for _, xp in pairs], dtype=np.int64)
+        return cls(
+            arith,
+            rows,
+            src,
+            dst,
+            np.arange(len(pairs), dtype=np.int64),
+            lambda key: PairWitness(*pairs.pairs[key]),
+            diagram_size,
+        )
+
+    def _chunks(self, cells: int) -> Iterator[np.ndarray]:
+        itemsize = 16 if self.table.dtype == object else 8
+        chunk = _chunk_rows(self.table.shape[1], itemsize, cells)
+        for start in range(0, len(self.src), chunk):
+            check("a pass over the pairs")
+            yield np.arange(start, min(start + chunk, len(self.src)), dtype=np.int64)
+
+    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
+        for part in self._chunks(cells):
+            yield self.keys[part], partial(self.table[self.src[part]], self.table[self.dst[part]])
+
+    def witness(self, key: int) -> PairWitness:
+        return self._name(int(key))
+
+    def rows(self, keys: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        for key in keys:
+            i = self._position[int(key)]
+            yield key, self.table[self.src[i]], self.table[self.dst[i]]
+
+    def all_rows(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for part in self._chunks(2):
+            yield self.keys[part], self.table[self.src[part]], self.table[self.dst[part]]
+
+
+class Best:
+    """The running maximum of per-pair values and the first key (smallest) that attains it.
+
+    ``tolerance`` (float values only): values within ``tolerance * max(1, |max|)`` of the
+    maximum count as ties — it chooses the witness, never the value. Exact values
+    (ints, Fractions) compare exactly.
+    """
+
+    def __init__(self, tolerance: float = 0.0) -> None:
+        self.tolerance = tolerance
+        self.value: Any = None
+        self.key: int | None = None
+        self._key_value: Any = None
+
+    def _floor(self, value: Any) -> Any:
+        if not self.tolerance or not isinstance(value, float) or not math.isfinite(value):
+            return value
+        return value - self.tolerance * max(1.0, abs(value))
+
+    def update(self, values: np.ndarray, keys: np.ndarray) -> None:
+        if len(values) == 0:
+            return
+        if values.dtype == object:
+            m = max(values)
+        else:
+            if np.isnan(values).all():
+                return
+            m = float(np.nanmax(values))
+        if self.value is None or m > self.value:
+            self.value = m
+            if self.key is not None and self._key_value < self._floor(m):
+                self.key = None
+        floor = self._floor(self.value)
+        with np.errstate(invalid="ignore"):
+            hits = (
+                np.flatnonzero(values >= floor)
+                if values.dtype != object
+                else np.array([i for i, v in enumerate(values) if v >= floor], dtype=np.int64)
+            )
+        if len(hits):
+            i = int(hits[np.argmin(keys[hits])])
+            if self.key is None or int(keys[i]) < self.key:
+                self.key, self._key_value = int(keys[i]), values[i]
+
+
+# -- building a source from the API's arguments ---------------------------------------------
+
+
+def inputs_of(pairs: PairSet) -> list[Value]:
+    """The inputs of a pair set, each once, in order of first appearance."""
+    return list(dict.fromkeys(v for pair in pairs for v in pair))
+
+
+def engine_rows(counter: Counter, inputs: Sequence[Value]) -> np.ndarray:
+    """The whole output distributions of ``inputs`` (rows in output-shape order) as masses."""
+    domain = counter.compiled.domain
+    digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), domain.n) - domain.lo
+    block = np.concatenate([b for _, b in counter.distributions(digits)])
+    return to_masses(counter.arith, block, counter.compiled)
+
+
+def inference_rows(counter: Counter, I: InferenceSet, inputs: Sequence[Value]) -> np.ndarray:
+    """Rows of ``inputs`` over the outputs ``I`` lists (zero elsewhere), checked to hold all of each input's mass.
+
+    The sums over outputs need every ``y`` with ``P(y | x) > 0``: an input whose listed
+    outputs carry less than all of its probability (exactly 1 in exact mode, within 1e-9 in
+    float mode) is an error.
+    """
+    missing = [x for x in inputs if x not in I.by_input]
+    if missing:
+        raise CoverageError(
+            f"the inference set has no outputs of the input {format_value(missing[0])}, which a pair "
+            "of the pair set needs"
+        )
+    sub = InferenceSet({x: I.by_input[x] for x in inputs})
+    table = explicit_rows(counter, sub)
+    columns: dict[Value, int] = {}
+    for x in inputs:
+        for y in I.by_input[x]:
+            columns.setdefault(y, len(columns))
+    arith = counter.arith
+    rows = np.full((len(inputs), len(columns)), arith.zero, dtype=arith.dtype)
+    for r, x in enumerate(inputs):
+        ys, values = table[x]
+        rows[r, [columns[y] for y in ys]] = values
+        total = sum(arith.probability(v) for v in values)
+        if (total != 1) if arith.exact else abs(total - 1) > 1e-9:
+            raise CoverageError(
+                f"the inference set lists outputs of x={format_value(x)} with total probability "
+                f"{float(total):.10g}, not 1; sums over outputs need every y with P(y|x) > 0"
+            )
+    return to_masses(arith, rows, counter.compiled)
+
+
+def check_pairs(domain: Vector, pairs: PairSet) -> None:
+    """Every input of the pairs lies in the domain (each input checked once), and no input is paired with itself."""
+    if len(pairs) == 0:
+        raise WmcdpError("the pair set is empty")
+    values = set(domain.entry_values)
+    for x in inputs_of(pairs):
+        if not (type(x) is tuple and len(x) == domain.n and all(type(v) is int and v in values for v in x)):
+            domain.check(x)
+    for x, xp in pairs:
+        if x == xp:
+            raise WmcdpError(f"the pair set holds the input {format_value(x)} paired with itself")
+
+
+def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = None, symmetry: Any = None) -> RowPairs:
+    """The ordered neighbour pairs up to the program's proved symmetry group (``pairs="auto"``).
+
+    :func:`wmcdp.plan.symmetry.pair_distributions` gives one pair per orbit, with its outputs up to
+    the pair's stabilizer and each output orbit's size ``m``. An orbit becomes one column whose
+    masses are ``m·P(y|x)`` and ``m·P(y|x')``: every notion here sums a term that is
+    homogeneous of degree one in the two masses (``max(0, p − t q)``, ``p^α q^(1−α)``, the mass
+    ``p`` at the ratio ``p/q``), so the sums are those over every output. Rows of pairs with
+    fewer orbits are padded with zero masses, which add nothing.
+    """
+    from .symmetry import find_symmetry, pair_distributions
+
+    symmetry = symmetry if symmetry is not None else find_symmetry(compiled, budget=budget)
+    items = list(pair_distributions(compiled, neighbours, exact=exact, symmetry=symmetry))
+    arith = masses_arith(items[0].arith, compiled)
+    width = max(len(d.outputs) for d in items)
+    table = np.full((2 * len(items), width), arith.zero, dtype=object if arith.exact else np.float64)
+    for i, d in enumerate(items):
+        for row, values in ((2 * i, d.p_x), (2 * i + 1, d.p_x_prime)):
+            masses = to_masses(d.arith, values, compiled)
+            if arith.exact:
+                table[row, : len(masses)] = [int(v) * int(m) for v, m in zip(masses, d.multiplicity)]
+            else:
+                table[row, : len(masses)] = masses + np.log(d.multiplicity.astype(np.float64))
+    src = np.arange(0, 2 * len(items), 2, dtype=np.int64)
+    source = RowPairs(
+        arith,
+        table,
+        src,
+        src + 1,
+        np.arange(len(items), dtype=np.int64),
+        lambda key: PairWitness(items[key].x, items[key].x_prime),
+        compiled.size,
+    )
+    source.symmetry = f"{symmetry.describe()}; {len(items)} pairs up to it"
+    return source
+
+
+def pair_source(
+    prog: Program | Compiled,
+    pairs: Any = None,
+    I: Any = None,
+    *,
+    at: Value | None = None,
+    neighbours: Any = None,
+    backend: str = "bdd",
+    exact: Any = None,
+    force: bool = False,
+) -> PairSource:
+    """The pairs of an API call: exhaustive (default), explicit ``pairs``, or the data-centric pairs ``at`` a database.
+
+    ``pairs="auto"`` takes the pairs up to the program's proved symmetries (:func:`auto_pairs`).
+    ``I`` gives the rows of an explicit pair set: None (each input's whole output
+    distribution, counted on the compiled program), an inference set that lists every output
+    each input can produce, or a :class:`~wmcdp.plan.shuffle.ShuffledInference` (then the program
+    itself is never compiled).
+    """
+    from .shuffle import ShuffledInference
+
+    if isinstance(pairs, str) and pairs == "exhaustive":
+        pairs = None
+    domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
+    if at is not None:
+        if pairs is not None or I is not None:
+            raise WmcdpError(
+                "at (the data-centric pairs of one database) replaces the exhaustive sets; "
+                "give at or explicit sets, not both"
+            )
+    elif pairs is None and I is not None:
+        raise WmcdpError("an inference set I needs an explicit pair set")
+    if isinstance(pairs, str):
+        if pairs != "auto":
+            raise WmcdpError(f"pairs must be a pair set, None (the planner), 'exhaustive' or 'auto', got {pairs!r}")
+        if I is not None or at is not None:
+            raise WmcdpError("pairs 'auto' make their own rows; give no I and no at")
+        return auto_pairs(as_compiled(prog, backend, exact), neighbours, exact)
+    if pairs is not None:
+        pairs = pairs if isinstance(pairs, PairSet) else PairSet.of(pairs)
+        if domain is not None:
+            check_pairs(domain, pairs)
+    if isinstance(I, ShuffledInference):
+        inputs = inputs_of(pairs)
+        arith, rows = I.rows(inputs, exact)
+        return RowPairs.of(arith, rows, inputs, pairs, I.diagram_size)
+    compiled = as_compiled(prog, backend, exact)
+    counter = Counter(compiled, number_system(compiled, exact))
+    relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    if at is not None:
+        check_relation(relation, compiled.domain)
+        pairs = pairs_at(compiled.domain, relation, at)
+    if pairs is None:
+        check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
+        check_relation(relation, compiled.domain)
+        return ExhaustivePairs(counter, relation)
+    inputs = inputs_of(pairs)
+    if I is None:
+        rows = engine_rows(counter, inputs)
+    else:
+        rows = inference_rows(counter, I if isinstance(I, InferenceSet) else InferenceSet.of(I), inputs)
+    return RowPairs.of(masses_arith(counter.arith, compiled), rows, inputs, pairs, compiled.size)
+
+
+def logsumexp(x: np.ndarray) -> np.ndarray:
+    """``ln Σ e^x`` along the last axis (-inf for an empty or all -inf row)."""
+    m = np.max(x, axis=-1, initial=-np.inf)
+    finite = np.isfinite(m)
+    shift = np.where(finite, m, 0.0)
+    with np.errstate(under="ignore", divide="ignore"):
+        s = np.log(np.sum(np.exp(x - shift[..., None]), axis=-1))
+    return np.where(finite, shift + s, m)
+
+
+__all__ = [
+    "logsumexp",
+    "pair_directions",
+    "PairWitness",
+    "PairSet",
+    "PairSource",
+    "ExhaustivePairs",
+    "RowPairs",
+    "Best",
+    "pairs_at",
+    "float_logs",
+    "inputs_of",
+    "engine_rows",
+    "inference_rows",
+    "check_pairs",
+    "pair_source",
+    "auto_pairs",
+    "privacy_sets_at",
+]

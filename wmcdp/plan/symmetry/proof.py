@@ -1,0 +1,578 @@
+"""Finding a program's symmetries and proving each one on its compiled diagram.
+
+A candidate generator is a permutation ``pi`` of input entries together with
+
+* a renaming of input bits: bit ``b`` of entry ``e`` becomes bit ``b`` of entry ``pi(e)``;
+* a map of output bits (the group's output action, :mod:`.group`): none, the bits of
+  tuple part ``e`` becoming those of part ``pi(e)``, or the index value ``v`` becoming
+  ``pi^-1(v)`` (substituted as the Boolean functions that compute the relabelled code);
+* a bijection ``rho`` of random bits that keeps both literal weights of every bit exactly
+  (equal :class:`~wmcdp.lang.weights.BitWeight`: the same Fractions, or the same floats).
+
+The generator is **proved** when substituting all three into the diagram
+``phi(x, y, theta)`` (one simultaneous CUDD composition) gives back the same canonical
+node, i.e. the same Boolean function. Then ``P(sigma(y) | pi(x)) = P(y | x)`` for every
+``x`` and ``y``: the weighted model count sums over all assignments of the random bits,
+and ``rho`` maps them one to one onto assignments of the same weight. For one fixed
+output ``y`` the same check on the cofactor ``phi | y`` (no output map) proves
+``P(y | pi(x)) = P(y | x)``.
+
+Heuristics only propose candidates; the diagram equality decides. Candidates for ``rho``
+come from the trace: the random bits first created after an entry is first read and
+before the next entry is (its *segment*), or the random bits that first meet exactly one
+entry in a gate (its *own* bits), matched position by position; and the identity. A
+candidate whose weights differ is never tried; one that fails to prove is dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import random
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ...base.limits import LimitExceeded, check, memory_cap
+from ...compile import Compiled
+from ...lang.circuit import NOT, VAR
+from ..automorphism import SECONDS, transpositions
+from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
+
+FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
+
+#: satisfying assignments of a diagram on which candidates are first evaluated (a cheap refutation)
+SAMPLES = 24
+#: proof attempts (diagram compositions) one detection may spend joining blocks pairwise
+MAX_ATTEMPTS = 4000
+#: CUDD memory a budgeted diagram operation may add per second of the budget left (a renaming that blows up
+#: grows about this fast here, so the cap stops it near the end of the budget)
+GROWTH_BYTES_PER_SECOND = 64 << 20
+
+
+class Prover:
+    """Proves candidate symmetries on a BDD-compiled program."""
+
+    def __init__(self, compiled: Compiled, budget: Any = None) -> None:
+        assert compiled.backend.name == "bdd"
+        self.compiled = compiled
+        self.budget = budget  # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
+        self.abandoned = 0  # diagram proofs not attempted or stopped past the budget
+        self.structural = 0  # proofs that held on the circuit itself (no diagram operation)
+        self.automorphisms = 0  # transpositions nauty found among the circuit's automorphisms
+        self._per_node = 1e-6  # seconds per node of a diagram operation (the slowest seen so far)
+        self._slowest = 0.0  # seconds of the slowest diagram operation so far
+        self._sizes: dict[int, int] = {}
+        self.backend = compiled.backend
+        self.n = compiled.domain.n
+        self.bits = {e: list(v) for e, v in compiled.trace.input_bits.items() if v}
+        self.weights = compiled.weights
+        self.action = OutputAction(compiled.shape, self.n)
+        self.attempts = 0
+        self.proofs = 0
+        self.valid = self._valid_inputs()
+        self.phi = self.backend.conj(compiled.phi, self.valid)
+        self._segments = self._make_segments()
+        self._owned: dict[int, list[int]] | None = None
+        self._last_kind: str | None = None
+        self._sample_cache: dict[int, Any] = {}
+
+    def _valid_inputs(self) -> Any:
+        """The input bit patterns that encode values of the domain (every entry's code below ``k``)."""
+        be, k = self.backend, len(self.compiled.domain.entry_values)
+        valid = be.true
+        for bits in self.bits.values():
+            if k == 1 << len(bits):
+                continue
+            ok = be.false
+            for offset in range(k):
+                ok = be.disj(ok, _cube(be, bits, offset))
+            valid = be.conj(valid, ok)
+        return valid
+
+    def cofactor(self, offsets: Sequence[int]) -> tuple[Any, Any]:
+        """``(phi | y, (phi and valid inputs) | y)`` for the output with leaf offsets ``offsets``."""
+        assignment: dict[int, bool] = {}
+        for group, offset in zip(self.compiled.output_groups, offsets):
+            w = len(group.variables)
+            assignment.update({v: bool((int(offset) >> (w - 1 - b)) & 1) for b, v in enumerate(group.variables)})
+        be = self.backend
+        return be.condition(self.compiled.phi, assignment), be.condition(self.phi, assignment)
+
+    # -- candidate maps of random bits ------------------------------------------------------
+    def _make_segments(self) -> dict[int, list[int]]:
+        """Per entry, the random bits created after its first read and before the next entry's."""
+        firsts = sorted((bits[0], e) for e, bits in self.bits.items())
+        randoms = sorted(self.weights)
+        out: dict[int, list[int]] = {}
+        for k, (first, e) in enumerate(firsts):
+            lo = bisect.bisect_right(randoms, first)
+            hi = bisect.bisect_left(randoms, firsts[k + 1][0]) if k + 1 < len(firsts) else len(randoms)
+            out[e] = randoms[lo:hi]
+        return out
+
+    def _owners(self) -> dict[int, list[int]]:
+        """Per entry, the random bits whose first gate with any input reads that entry alone."""
+        if self._owned is None:
+            circuit = self.compiled.trace.circuit
+            entry_of = {v: e for e, bits in self.bits.items() for v in bits}
+            reads = [0] * len(circuit.gates)
+            randoms = [0] * len(circuit.gates)
+            owned = 0
+            every = sum(1 << v for v in self.weights)
+            out: dict[int, list[int]] = {}
+            for node, gate in enumerate(circuit.gates):
+                if owned == every:  # each random bit has met its first input
+                    break
+                if node % 4096 == 0:
+                    check("symmetry detection")
+                if gate[0] == VAR:
+                    v = gate[1]
+                    if v in entry_of:
+                        reads[node] = 1 << entry_of[v]
+                    elif v in self.weights:
+                        randoms[node] = 1 << v
+                    continue
+                if gate[0] == "const":
+                    continue
+                e = r = 0
+                for arg in gate[1:]:
+                    e |= reads[arg]
+                    r |= randoms[arg]
+                reads[node], randoms[node] = e, r
+                new = r & ~owned
+                if e and new:
+                    owned |= new
+                    if e & (e - 1) == 0:
+                        out.setdefault(e.bit_length() - 1, []).extend(_bits_of(new))
+            self._owned = {e: sorted(vs) for e, vs in out.items()}
+        return self._owned
+
+    def _random_maps(self, perm: dict[int, int]) -> Iterator[dict[int, int]]:
+        seen: list[dict[int, int]] = []
+        for source in (lambda: self._segments, self._owners):
+            m = _positional(source(), perm)
+            if m is not None and m not in seen and all(self.weights[v] == self.weights[w] for v, w in m.items()):
+                seen.append(m)
+                yield m
+        if {} not in seen:
+            yield {}
+
+    # -- output maps ------------------------------------------------------------------------
+    def _output_renaming(self, perm: dict[int, int], kind: str) -> dict[int, int] | None:
+        """Output variable -> the output variable that replaces it (None: the kind does not apply)."""
+        act = self.action
+        if kind in (UNCHANGED, FIXED):
+            return {}
+        if act.parts is None or any(not act.same_part(e, f) for e, f in perm.items()):
+            return None
+        groups = self.compiled.output_groups
+        renamed: dict[int, int] = {}
+        for e, f in perm.items():
+            (a, b), (a2, _) = act.parts[e], act.parts[f]
+            for j in range(b - a):
+                renamed.update(zip(groups[a + j].variables, groups[a2 + j].variables))
+        return renamed
+
+    def _index_functions(self, moved: dict[int, int]) -> dict[int, Any]:
+        """Index action: each output bit as the function of the output bits that spells the relabelled code."""
+        be = self.backend
+        variables = self.compiled.output_groups[0].variables
+        width = len(variables)
+        is_moved = {src: _cube(be, variables, src) for src in moved}
+        none_moved = be.true
+        for node in is_moved.values():
+            none_moved = be.conj(none_moved, be.negate(node))
+        out = {}
+        for k, v in enumerate(variables):
+            f = be.conj(none_moved, be.var(v))
+            for src, dst in moved.items():
+                if (dst >> (width - 1 - k)) & 1:
+                    f = be.disj(f, is_moved[src])
+            out[v] = f
+        return out
+
+    def _relabelling(self, perm: dict[int, int]) -> dict[int, int] | None:
+        """Index action: output offset of ``v`` -> offset of ``perm^-1(v)``, moved labels only (None: out of range)."""
+        moved = {}
+        for e, f in perm.items():
+            src, dst = self.action.index_offset(f), self.action.index_offset(e)
+            if src is None or dst is None:
+                return None
+            moved[src] = dst
+        return moved
+
+    # -- quick refutation -------------------------------------------------------------------
+    def _samples(self, u: Any) -> list[dict[int, bool]]:
+        """A few satisfying assignments of ``u`` (random paths, seeded), to refute candidates cheaply.
+
+        Variables a path skips are absent from an assignment and read as False (any value satisfies).
+        """
+        key = int(u)
+        if key not in self._sample_cache:
+            rng = random.Random(0)
+            models = [self.backend.random_model(u, rng) for _ in range(SAMPLES)]
+            if len(self._sample_cache) > 4096:
+                self._sample_cache.clear()
+            self._sample_cache[key] = [m for m in models if m is not None]
+        return self._sample_cache[key]
+
+    def _refuted(self, u: Any, renaming: dict[int, int], relabel: dict[int, int] | None) -> bool:
+        """True when some sample assignment ``a`` of ``u`` has ``u(S a) = 0``: the candidate is no symmetry.
+
+        (A failed refutation proves nothing; only the diagram equality does.)
+        """
+        out_vars = self.compiled.output_groups[0].variables if relabel else ()
+        width = len(out_vars)
+        for a in self._samples(u):
+            b = dict(a)
+            for v, w in renaming.items():
+                b[v] = a.get(w, False)
+            if relabel:
+                offset = 0
+                for v in out_vars:
+                    offset = (offset << 1) | a.get(v, False)
+                offset = relabel.get(offset, offset)
+                for k, v in enumerate(out_vars):
+                    b[v] = bool((offset >> (width - 1 - k)) & 1)
+            if not self.backend.holds(u, b):
+                return True
+        return False
+
+    # -- proofs -----------------------------------------------------------------------------
+    def prove(self, perm: dict[int, int], kind: str, u: Any = None) -> bool:
+        """Whether ``perm`` (entry -> entry, moved entries only) with the output action ``kind`` is
+        proved a symmetry of ``phi`` (or, kind ``fixed``, of the cofactor ``u`` of :meth:`cofactor`).
+
+        Both are restricted to valid input codes (:attr:`valid`, which every entry permutation keeps).
+        """
+        perm = {e: f for e, f in perm.items() if e != f}
+        if not perm:
+            return True
+        if any(e not in self.bits for e in perm):
+            # entries the program never reads: permuting them alone changes nothing
+            return kind in (UNCHANGED, FIXED) and all(e not in self.bits for e in perm)
+        relabel = None
+        if kind == INDEX:
+            relabel = self._relabelling(perm) if self.action.applicable(INDEX) else None
+            if relabel is None:
+                return False
+            out_renaming: dict[int, int] | None = {}
+        else:
+            out_renaming = self._output_renaming(perm, kind)
+            if out_renaming is None:
+                return False
+        target = self.phi if u is None else u
+        be = self.backend
+        in_map = {v: w for e, f in perm.items() for v, w in zip(self.bits[e], self.bits[f])}
+        for rmap in self._random_maps(perm):
+            check("symmetry detection")
+            self.attempts += 1
+            renaming = {**in_map, **rmap, **out_renaming}  # type: ignore[dict-item]
+            if set(renaming) != set(renaming.values()):  # only a permutation of variables proves anything
+                continue
+            if u is None and relabel is None and self._structural(renaming, out_renaming):  # type: ignore[arg-type]
+                self.proofs += 1
+                self.structural += 1
+                return True
+            if self._refuted(target, renaming, relabel):
+                continue
+            if relabel is None:
+                image = self._budgeted(lambda r=renaming: be.rename(target, r), target)
+            else:
+                mapping = {v: be.var(w) for v, w in renaming.items()}
+                mapping.update(self._index_functions(relabel))
+                image = self._budgeted(lambda m=mapping: be.compose(target, m), target)
+            if image is None:
+                return False
+            if image == target:
+                self.proofs += 1
+                return True
+        return False
+
+    def automorphism_blocks(self) -> tuple[list[list[int]], str | None]:
+        """Blocks of entries joined by transpositions that nauty finds among the circuit's automorphisms
+        (:mod:`wmcdp.plan.automorphism`), and their output action (the action joining the most entries)."""
+        left = None if self.budget is None else self.budget.left()
+        found = transpositions(self.compiled.trace, self.n, None if left is None else min(left / 4, SECONDS))
+        if not found:
+            return [], None
+        best = max({k for _, _, k in found}, key=lambda k: sum(1 for *_, kk in found if kk == k))
+        parent = {e: e for a, b, k in found if k == best for e in (a, b)}
+
+        def find(e: int) -> int:
+            while parent[e] != e:
+                e = parent[e]
+            return e
+
+        for a, b, k in found:
+            if k == best:
+                ra, rb = find(a), find(b)
+                parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[int, list[int]] = {}
+        for e in parent:
+            groups.setdefault(find(e), []).append(e)
+        self.automorphisms = sum(1 for *_, k in found if k == best)
+        self.proofs += self.automorphisms
+        return [sorted(g) for g in groups.values() if len(g) > 1], best
+
+    def prove_flip(self, e: int) -> bool:
+        """Whether flipping bit entry ``e`` together with its Bool output part, ``x_e -> 1 - x_e`` and
+        ``y_e -> 1 - y_e``, leaves ``phi`` unchanged (random bits untouched): then
+        ``P(flip(y) | flip(x)) = P(y | x)``. Substituting a variable by its own negation keeps every
+        node at its level, so the diagram cannot grow: the proof costs one pass over ``phi``."""
+        if not self.compiled.domain.is_bits or self.action.parts is None or e not in self.bits:
+            return False
+        a, b = self.action.parts[e]
+        if b - a != 1 or self.action.sizes[a] != 2:
+            return False
+        be = self.backend
+        x_var, y_var = self.bits[e][0], self.compiled.output_groups[a].variables[0]
+        self.attempts += 1
+        image = self._budgeted(
+            lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)), y_var: be.negate(be.var(y_var))}), self.phi
+        )
+        if image is None or image != self.phi:
+            return False
+        self.proofs += 1
+        return True
+
+    def describe_proofs(self) -> str:
+        """How the proofs went, for the report: those that held on the circuit alone, and those abandoned."""
+        parts = []
+        if self.automorphisms:
+            parts.append(f"{self.automorphisms} transpositions from the circuit's automorphisms (nauty)")
+        if self.structural:
+            parts.append(f"{self.structural} proved on the circuit")
+        if self.abandoned:
+            parts.append(f"{self.abandoned} diagram proofs abandoned past the detection budget")
+        return "; ".join(parts)
+
+    # -- proofs on the circuit, and the budget of diagram proofs -------------------------------
+    def _structural(self, renaming: dict[int, int], out_renaming: dict[int, int]) -> bool:
+        """Whether renaming the input and random variables maps the circuit of every output bit ``o_j`` onto
+        the very gate of ``o_sigma(j)`` (``sigma``: the output renaming). The circuit is hash-consed with
+        commutative gates normalised, so the same gate is the same formula: then
+        ``o_j(rho x, rho theta) = o_sigma(j)(x, theta)`` for every assignment, which is the symmetry.
+        Only existing gates are looked up (nothing is added); a miss proves nothing."""
+        trace = self.compiled.trace
+        circuit = trace.circuit
+        gates, index, var_node = circuit.gates, circuit._index, circuit.var_node
+        out_vars = self.compiled.output_vars
+        position = {v: j for j, v in enumerate(out_vars)}
+        image: dict[int, int] = {0: 0, 1: 1}
+        for j, root in enumerate(trace.output_roots):
+            want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
+            stack = [root]
+            while stack:
+                node = stack[-1]
+                if node in image:
+                    stack.pop()
+                    continue
+                gate = gates[node]
+                if gate[0] == VAR:
+                    w = renaming.get(gate[1], gate[1])
+                    if w >= len(var_node):
+                        return False
+                    image[node] = var_node[w]
+                    stack.pop()
+                    continue
+                pending = [c for c in gate[1:] if c not in image]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                stack.pop()
+                kids = [image[c] for c in gate[1:]]
+                if gate[0] == NOT:
+                    a = kids[0]
+                    found = 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
+                else:
+                    found = index.get((gate[0], min(kids), max(kids)))
+                if found is None:
+                    return False
+                image[node] = found
+            if image[root] != want:
+                return False
+        return True
+
+    def over_budget(self) -> bool:
+        """True once the detection budget's time is spent (diagram proofs are then abandoned, not failed)."""
+        left = None if self.budget is None else self.budget.left()
+        return left is not None and left <= 0
+
+    def _budgeted(self, operation: Any, target: Any) -> Any:
+        """A diagram operation on ``target`` under the budget: None (abandoned) when the time left is less than
+        the operation is expected to take (the slowest operation so far in this detection, or the slowest
+        seconds per node so far times the size of ``target``), or when it would grow CUDD's memory past what
+        the time left allows (a renaming can blow a diagram up exponentially)."""
+        if self.budget is None:
+            return operation()
+        left = self.budget.left()
+        key = int(target)
+        size = self._sizes.get(key)
+        if size is None:
+            size = self._sizes[key] = self.backend.size(target)
+        if left is not None and left <= max(self._per_node * size, self._slowest):
+            self.abandoned += 1
+            return None
+        bdd = self.backend.bdd
+        allowance = int(min(1 << 30, max(16 << 20, (left or 1.0) * GROWTH_BYTES_PER_SECOND)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
+            in_use = int(bdd.statistics()["mem"])
+        bdd.configure(max_memory=min(memory_cap(), in_use + allowance))
+        start = time.perf_counter()
+        try:
+            return operation()
+        except LimitExceeded:
+            self.abandoned += 1
+            return None
+        finally:
+            bdd.configure(max_memory=memory_cap())
+            elapsed = time.perf_counter() - start
+            self._per_node = max(self._per_node, elapsed / max(size, 1))
+            self._slowest = max(self._slowest, elapsed)
+
+    def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
+        order = sorted(kinds, key=lambda k: k != self._last_kind)
+        for kind in order:
+            if self.prove(perm, kind, u):
+                self._last_kind = kind
+                return kind
+        return None
+
+    # -- groups -----------------------------------------------------------------------------
+    def blocks(
+        self, entries: Sequence[int], kinds: Sequence[str], start: Sequence[Sequence[int]] = (), u: Any = None
+    ) -> list[Block]:
+        """Blocks of ``entries`` joined by proved generators, starting from the known blocks ``start``
+        (whose action must be ``kinds[0]``).
+
+        First the whole of ``entries`` is tried at once (a transposition and a cycle generate
+        its symmetric group); else adjacent entries, then the blocks pairwise, by transpositions.
+        """
+        entries = sorted(entries)
+        if len(entries) < 2:
+            return []
+        parent = {e: e for e in entries}
+        kind_of: dict[int, str | None] = {e: None for e in entries}
+
+        def find(e: int) -> int:
+            while parent[e] != e:
+                parent[e] = parent[parent[e]]
+                e = parent[e]
+            return e
+
+        def union(a: int, b: int, kind: str) -> None:
+            ra, rb = find(a), find(b)
+            parent[max(ra, rb)] = min(ra, rb)
+            kind_of[min(ra, rb)] = kind
+
+        for block in start:
+            block = [e for e in block if e in parent]
+            for e in block[1:]:
+                union(block[0], e, kinds[0])
+        if len({find(e) for e in entries}) > 1:
+            for kind in sorted(kinds, key=lambda k: k != self._last_kind):
+                first = {entries[0]: entries[1], entries[1]: entries[0]}
+                cycle = {e: entries[(k + 1) % len(entries)] for k, e in enumerate(entries)}
+                if self.prove(first, kind, u) and (len(entries) == 2 or self.prove(cycle, kind, u)):
+                    self._last_kind = kind
+                    return [Block(tuple(entries), kind)]
+
+        def join(a: int, b: int) -> None:
+            ra, rb = find(a), find(b)
+            if ra == rb:
+                return
+            known: set[str] = {k for k in (kind_of[ra], kind_of[rb]) if k is not None}
+            if len(known) > 1:
+                return
+            kind = self._prove_any({a: b, b: a}, list(known) or kinds, u)
+            if kind is not None:
+                union(a, b, kind)
+
+        for a, b in zip(entries, entries[1:]):
+            join(a, b)
+        spent = self.attempts
+        roots = sorted({find(e) for e in entries})
+        for a, b in itertools.combinations(roots, 2):
+            if self.attempts - spent > MAX_ATTEMPTS or self.over_budget():
+                break
+            join(a, b)
+        groups: dict[int, list[int]] = {}
+        for e in entries:
+            groups.setdefault(find(e), []).append(e)
+        return [Block(tuple(g), kind_of[r] or FIXED) for r, g in sorted(groups.items()) if len(g) > 1]
+
+
+def _positional(source: dict[int, list[int]], perm: dict[int, int]) -> dict[int, int] | None:
+    """Random bits of entry ``e`` mapped position by position to those of ``perm[e]`` (the shortest
+    list's length); None when some moved entry has none."""
+    lengths = [len(source.get(e, ())) for e in perm]
+    if not lengths or min(lengths) == 0:
+        return None
+    length = min(lengths)
+    return {source[e][p]: source[f][p] for e, f in perm.items() for p in range(length)}
+
+
+def _cube(be: Any, variables: Sequence[int], offset: int) -> Any:
+    """The diagram of ``variables`` (most significant first) spelling ``offset`` in binary."""
+    node = be.true
+    width = len(variables)
+    for k, v in enumerate(variables):
+        node = be.conj(node, be.var(v) if (offset >> (width - 1 - k)) & 1 else be.negate(be.var(v)))
+    return node
+
+
+def _bits_of(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def detect(prover: Prover) -> Symmetry:
+    """The program's symmetry group: blocks of entries whose permutations are proved on ``phi``, and
+    value flips of bit entries with their Bool output parts (:meth:`Prover.prove_flip`)."""
+    act = prover.action
+    kinds = [k for k in (TUPLE, INDEX, UNCHANGED) if act.applicable(k)]
+    read = sorted(prover.bits)
+    start, kind = prover.automorphism_blocks()
+    if kind is not None:
+        kinds = [kind] + [k for k in kinds if k != kind]
+    blocks = [
+        Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
+        for b in prover.blocks(read, kinds, start)
+    ]
+    unread = [e for e in range(prover.n) if e not in prover.bits]
+    if len(unread) > 1:
+        blocks.append(Block(tuple(unread), UNCHANGED))
+    blocks.sort(key=lambda b: b.entries[0])
+    return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
+
+
+def refine(
+    prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]
+) -> tuple[list[list[int]], list[int]] | None:
+    """For one output ``y`` (leaf ``offsets``): blocks of entries whose permutations leave ``P(y | x)``
+    unchanged, and the entries ``P(y | x)`` does not depend on; None when ``P(y | x) = 0`` for every ``x``.
+
+    ``stabilizer``: the blocks already known (the program's symmetries that fix ``y``).
+    Entries none of whose bits is in the support of ``phi | y`` are not read by ``P(y | x)``.
+    """
+    be = prover.backend
+    plain, u = prover.cofactor(offsets)
+    if u == be.false:
+        return None
+    support = {be.var_id(name) for name in be.bdd.support(plain)}
+    relevant = [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))]
+    irrelevant = [e for e in range(prover.n) if e not in relevant]
+    keep = set(relevant)
+    start = [[e for e in b if e in keep] for b in stabilizer]
+    blocks = prover.blocks(relevant, [FIXED], [b for b in start if len(b) > 1], u=u)
+    covered = {e for b in blocks for e in b.entries}
+    return [list(b.entries) for b in blocks] + [[e] for e in relevant if e not in covered], irrelevant
+
+
+__all__ = ["Prover", "detect", "refine", "FIXED", "MAX_ATTEMPTS"]

@@ -1,0 +1,559 @@
+"""Automatic symmetry sets: Algorithms 2 and 3 over orbit representatives of proved symmetries.
+
+**Pure ε.** ``e^eps = max over y of max over neighbours x ~ x' of P(y|x) / P(y|x')``.
+For a proved symmetry ``(pi, sigma)`` of the program, ``P(sigma(y) | pi x) = P(y | x)`` and
+built-in neighbour relations are invariant under ``pi``, so the inner maximum is the same for
+``y`` and ``sigma(y)``: one output per orbit of the program's group ``G`` suffices (outputs
+with ``P(y | x) = 0`` for every ``x`` are left out when the support of the output is small
+enough to list). For each such ``y`` the inner maximum runs over neighbour pairs up to
+``H_y``, a group of entry permutations that leave ``P(y | .)`` unchanged: the part of ``G``
+that fixes ``y``, enlarged by transpositions proved on ``phi | y`` itself (for at most
+:data:`PER_OUTPUT_LIMIT` output orbits); entries outside the support of ``phi | y`` are not
+read by ``P(y | .)`` and are fixed to the domain's lowest value in ``x`` and ``x'`` (only
+their moves would change nothing). The privacy set is thus the set of orbits of triples
+``(x, x', y)``; each orbit is scanned once, the witness is a real triple of the program
+that attains the bound.
+
+**Accuracy.** ``P(. | pi x) = P(. | x)`` for the blocks whose outputs are unchanged, so
+``1 - beta`` is the same on an orbit when the target ``V`` is invariant too; ``A`` is one
+input per orbit. ``V`` is a Python function, so its invariance is *checked*, not proved:
+on every input when ``|X|`` times the number of generators is at most 2^16, else on a
+fixed pseudo-random sample; blocks whose generators fail are split.
+
+**Pairs for (ε, δ) and Rényi DP** (:func:`pair_distributions`): neighbour pairs up to
+``G``, each with its output distribution over output orbits of the stabilizer of the pair,
+with multiplicities, so sums over all outputs are exact.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ...base.errors import WmcdpError
+from ...base.limits import check
+from ...compile import Compiled, compile_trace
+from ...count.probabilities import Counter, as_compiled, number_system
+from ...lang.program import Program
+from ...lang.relations import NEIGHBOURS, Relation, neighbour_relation
+from ...lang.sets import AccuracySet, accuracy_targets
+from .group import (
+    INDEX,
+    TUPLE,
+    UNCHANGED,
+    Block,
+    OutputAction,
+    PairOrbits,
+    PairTypes,
+    Symmetry,
+    input_orbits,
+    multisets,
+    product_rows,
+)
+from .proof import Prover, detect, refine
+
+#: per-output groups are proved (on phi | y) for at most this many output orbits
+PER_OUTPUT_LIMIT = 2048
+#: the outputs with nonzero probability are listed from the diagram when there are at most this many
+SUPPORT_LIMIT = 1 << 16
+#: cells (rows times entries) of one batch of pairs
+BATCH_CELLS = 1 << 23
+#: V is checked on every input when |X| times the number of generators is at most this, else on a sample
+V_CHECK_LIMIT = 1 << 16
+
+#: orbit sets over these sizes are refused unless forced (each orbit triple is a batched count, not a table cell)
+MAX_TRIPLES = 1 << 28
+MAX_PAIRS = 1 << 24
+
+
+@dataclass(frozen=True)
+class AutoSets:
+    """What ``sets="auto"`` found and used, for the result and the report."""
+
+    symmetry: str  # the program's group, e.g. "S_10 on entries 0..9, outputs permuted with inputs"
+    order: int  # its number of elements
+    per_output: str  # how per-output groups were used (privacy), or ""
+    size: int  # |C| triples (privacy) or |A| inputs (accuracy)
+    inference: int  # |I|: (x, y) pairs whose probability the sets ask for
+    exhaustive_size: int
+    exhaustive_inference: int
+    proofs: int  # diagram equalities that held
+    attempts: int  # candidate generators tried
+    seconds: float  # detection and proofs
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "symmetry": self.symmetry,
+            "group_order": self.order,
+            "per_output": self.per_output,
+            "size": self.size,
+            "inference_size": self.inference,
+            "exhaustive_size": self.exhaustive_size,
+            "exhaustive_inference_size": self.exhaustive_inference,
+            "proofs": self.proofs,
+            "attempts": self.attempts,
+            "detection_seconds": self.seconds,
+            "note": self.note,
+        }
+
+
+# -- detection ---------------------------------------------------------------------------------
+
+
+def prover_for(compiled: Compiled, budget: Any = None) -> tuple[Prover, str]:
+    """A :class:`Prover` on a BDD of the program (SDD programs are recompiled to a BDD for the proofs);
+    ``budget`` (:class:`wmcdp.plan.planner.Budget`) bounds its diagram proofs."""
+    if compiled.backend.name == "bdd":
+        return Prover(compiled, budget), ""
+    bdd = compile_trace(compiled.program, compiled.trace, "bdd", exact_floats=compiled.exact_floats)
+    return Prover(bdd, budget), "symmetry proved on a BDD compilation of the program"
+
+
+def _detected(prover: Prover, note: str) -> Symmetry:
+    sym = detect(prover)
+    return replace(sym, note="; ".join(t for t in (note, sym.note) if t))
+
+
+def find_symmetry(prog: Program | Compiled, *, backend: str = "bdd", budget: Any = None) -> Symmetry:
+    """The program's proved symmetry group (see :mod:`wmcdp.plan.symmetry.proof`); ``budget`` bounds the diagram
+    proofs."""
+    prover, note = prover_for(as_compiled(prog, backend), budget)
+    return _detected(prover, note)
+
+
+def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str:
+    relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    if not relation.builtin:
+        raise WmcdpError(
+            f"automatic symmetry sets need a built-in neighbour relation ({', '.join(NEIGHBOURS)}), "
+            f"not the user relation {relation.name}"
+        )
+    return relation.name
+
+
+# -- outputs -------------------------------------------------------------------------------------
+
+
+def _support(prover: Prover) -> tuple[float, Any]:
+    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``;
+    ``(inf, None)`` when there are too many output bits for CUDD to count their assignments in a double."""
+    be, c = prover.backend, prover.compiled
+    if len(c.output_vars) > 1000:
+        return math.inf, None
+    outputs = set(c.output_vars)
+    others = [be._name[v] for v in c.order if v not in outputs]
+    psi = be.bdd.exist(others, prover.phi)
+    return be.bdd.count(psi, nvars=len(c.output_vars)), psi
+
+
+def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
+    """The orbit representatives of the outputs in the support ``psi``, in output order."""
+    be, c = prover.backend, prover.compiled
+    names = [be._name[v] for v in c.output_vars]
+    rows = []
+    for model in be.bdd.pick_iter(psi, care_vars=names):
+        bits = [int(model[name]) for name in names]
+        offsets, j = [], 0
+        for group in c.output_groups:
+            w = len(group.variables)
+            offset = 0
+            for b in bits[j : j + w]:
+                offset = (offset << 1) | b
+            offsets.append(offset)
+            j += w
+        rows.append(offsets)
+    offsets = np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))  # type: ignore[assignment]
+    return np.unique(prover.action.canonical(offsets, sym), axis=0)  # type: ignore[arg-type]
+
+
+@dataclass
+class PrivacyPlan:
+    """The orbit sets of a pure-ε run: per output orbit, its neighbour-pair orbits."""
+
+    compiled: Compiled
+    symmetry: Symmetry
+    relation: str
+    outputs: list[tuple[np.ndarray, PairOrbits]] | None  # listed when per-output groups were proved
+    output_reps: Callable[[], Iterator[np.ndarray]]
+    per_output: str
+    note: str
+    seconds: float
+    proofs: int
+    attempts: int
+    _sizes: tuple[int, int] | None = field(default=None, repr=False)
+
+    def items(self) -> Iterator[tuple[np.ndarray, PairOrbits]]:
+        """``(output leaf offsets, pair orbits)`` per output orbit, in output order."""
+        if self.outputs is not None:
+            yield from self.outputs
+            return
+        act = OutputAction(self.compiled.shape, self.symmetry.n)
+        types = PairTypes.of(self.relation, len(self.compiled.domain.entry_values))
+        for chunk in self.output_reps():
+            for offsets in chunk:
+                blocks = self.symmetry_blocks(act, offsets)
+                yield offsets, PairOrbits(self.symmetry.n, blocks, types)
+
+    def symmetry_blocks(self, act: OutputAction, offsets: np.ndarray) -> list[list[int]]:
+        stab = act.stabilizer(self.symmetry, offsets)
+        covered = {e for b in stab for e in b}
+        return stab + [[e] for e in range(self.symmetry.n) if e not in covered]
+
+    def sizes(self) -> tuple[int, int]:
+        """``(|C| triples, |I| pairs)`` of the orbit sets."""
+        if self._sizes is None:
+            k = len(self.compiled.domain.entry_values)
+            triples = pairs = 0
+            for _, orbits in self.items():
+                check("sizing the symmetry sets")
+                triples += len(orbits)
+                pairs += orbits.inputs(k)
+            self._sizes = (triples, pairs)
+        return self._sizes
+
+    def report(self) -> AutoSets:
+        c = self.compiled
+        triples, pairs = self.sizes()
+        relation = neighbour_relation(self.relation)
+        return AutoSets(
+            self.symmetry.describe(),
+            self.symmetry.order,
+            self.per_output,
+            triples,
+            pairs,
+            relation.count_pairs(c.domain) * c.shape.size,
+            c.domain.size * c.shape.size,
+            self.proofs,
+            self.attempts,
+            self.seconds,
+            self.note,
+        )
+
+
+def privacy_plan(
+    prog: Program | Compiled, neighbours: str | Relation | None = None, *, backend: str = "bdd", budget: Any = None
+) -> PrivacyPlan:
+    """Detect the program's symmetries and describe the orbit sets of a pure-ε run (nothing counted);
+    ``budget`` bounds the diagram proofs (per-output groups past it are abandoned)."""
+    start = time.perf_counter()
+    compiled = as_compiled(prog, backend)
+    relation = _relation_name(compiled, neighbours)
+    prover, note = prover_for(compiled, budget)
+    sym = _detected(prover, note)
+    act = prover.action
+    reps_count = act.count_orbits(sym)
+    support, psi = _support(prover)
+    if support <= SUPPORT_LIMIT and support < reps_count:
+        listed = _listed_outputs(prover, psi, sym)
+        reps_count = len(listed)
+        output_reps: Callable[[], Iterator[np.ndarray]] = lambda: iter([listed])  # noqa: E731
+    else:
+        output_reps = lambda: act.orbits(sym)  # noqa: E731
+    k = len(compiled.domain.entry_values)
+    types = PairTypes.of(relation, k)
+    outputs = None
+    per_output = f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
+    if reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
+        outputs = []
+        for chunk in output_reps():
+            for offsets in chunk:
+                if prover.over_budget():
+                    break
+                found = refine(prover, offsets, act.stabilizer(sym, offsets))
+                if found is not None:
+                    blocks, irrelevant = found
+                    outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
+    if outputs is not None and prover.over_budget():
+        outputs = None  # type: ignore[assignment]
+        per_output = "abandoned past the detection budget; each output uses the symmetries that fix it"
+    if outputs is not None:
+        largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
+        unread = max((len(o.fixed) for _, o in outputs), default=0)
+        unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
+        per_output = (
+            f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
+            f"(blocks up to S_{largest}{unread_text})"
+        )
+    return PrivacyPlan(
+        compiled,
+        sym,
+        relation,
+        outputs,
+        output_reps,
+        per_output,
+        note,
+        time.perf_counter() - start,
+        prover.proofs,
+        prover.attempts,
+    )
+
+
+# -- accuracy ------------------------------------------------------------------------------------
+
+
+def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple], Any]) -> list[list[int]]:
+    """The blocks of ``sym`` whose outputs are unchanged, split where the target ``V`` is not invariant.
+
+    ``V(x) == V(pi x)`` is checked for each adjacent transposition of a block on every input
+    (small domains, :data:`V_CHECK_LIMIT`) or on a fixed pseudo-random sample of inputs.
+    """
+    domain = compiled.domain
+    blocks = [list(b.entries) for b in sym.blocks if b.kind == UNCHANGED]
+    generators = [(b[i], b[i + 1]) for b in blocks for i in range(len(b) - 1)]
+    if not generators:
+        return []
+    if domain.size * len(generators) <= V_CHECK_LIMIT:
+        inputs = list(domain.values())
+    else:
+        rng = np.random.default_rng(0)
+        count = max(8, V_CHECK_LIMIT // (16 * len(generators)))
+        digits = rng.integers(0, len(domain.entry_values), size=(count, domain.n))
+        inputs = [tuple(int(v) + domain.lo for v in row) for row in digits]
+    good = set()
+    for a, b in generators:
+        check("checking the target V")
+        ok = True
+        for x in inputs:
+            swapped = list(x)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            if target(x) != target(tuple(swapped)):
+                ok = False
+                break
+        if ok:
+            good.add((a, b))
+    out = []
+    for block in blocks:
+        run = [block[0]]
+        for a, b in zip(block, block[1:]):
+            if (a, b) in good:
+                run.append(b)
+            else:
+                out.append(run)
+                run = [b]
+        out.append(run)
+    return [r for r in out if len(r) > 1]
+
+
+@dataclass(frozen=True)
+class AccuracyPlan:
+    """Algorithm 3's accuracy set ``A`` over one input per orbit of the proved symmetries whose outputs are
+    unchanged and under which ``V`` is invariant; ``report`` describes it (the result's ``sets``)."""
+
+    A: AccuracySet
+    report: AutoSets
+
+
+def accuracy_plan(
+    prog: Program | Compiled,
+    V: Callable | Mapping | None = None,
+    *,
+    backend: str = "bdd",
+    force: bool = False,
+    budget: Any = None,
+    fallback: bool = False,
+) -> AccuracyPlan | None:
+    """The orbit accuracy set (:func:`accuracy_blocks`), nothing counted. ``budget`` bounds the diagram proofs;
+    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None."""
+    start = time.perf_counter()
+    compiled = as_compiled(prog, backend)
+    if not compiled.shape.is_numeric:
+        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
+    prover, note = prover_for(compiled, budget)
+    sym = _detected(prover, note)
+    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
+    used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
+    domain = compiled.domain
+    k = len(domain.entry_values)
+    count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
+    if fallback and 2 * count > domain.size:
+        return None
+    if count * compiled.shape.size > MAX_PAIRS and not force:
+        raise WmcdpError(
+            f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
+            f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)"
+        )
+    reps = input_orbits(domain.n, k, used.covering())
+    A = AccuracySet(tuple(tuple(int(v) + domain.lo for v in row) for row in reps))
+    described = used.describe() if blocks else "trivial (no symmetry with unchanged outputs and invariant V)"
+    if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED) or not blocks and sym.blocks:
+        described += f" (program: {sym.describe()})"
+    report = AutoSets(
+        described,
+        used.order,
+        "",
+        len(A),
+        len(A) * compiled.shape.size,
+        domain.size,
+        domain.size * compiled.shape.size,
+        prover.proofs,
+        prover.attempts,
+        time.perf_counter() - start,
+        note,
+    )
+    return AccuracyPlan(A, report)
+
+
+def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
+    """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
+    start = time.perf_counter()
+    compiled = as_compiled(prog, backend)
+    prover, note = prover_for(compiled)
+    sym = _detected(prover, note)
+    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
+    domain, k = compiled.domain, len(compiled.domain.entry_values)
+    count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
+    used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
+    return AutoSets(
+        used.describe(),
+        used.order,
+        "",
+        count,
+        count * compiled.shape.size,
+        domain.size,
+        domain.size * compiled.shape.size,
+        prover.proofs,
+        prover.attempts,
+        time.perf_counter() - start,
+        note,
+    )
+
+
+# -- pairs with whole distributions (for (eps, delta) and Renyi DP) ----------------------------
+
+
+@dataclass
+class PairDistribution:
+    """One neighbour pair up to the program's group, with its output distribution over output orbits.
+
+    ``outputs``: leaf offsets of one output per orbit of the pair's stabilizer (rows);
+    ``multiplicity``: each orbit's size, so ``sum(multiplicity * f(P(y|x), P(y|x')))`` is the sum
+    of ``f`` over every output; ``p_x`` / ``p_x_prime``: the probabilities in the counter's
+    number system ``arith`` (float64, natural logs, or integer numerators over
+    ``arith.denominator``).
+    """
+
+    x: tuple[int, ...]
+    x_prime: tuple[int, ...]
+    outputs: np.ndarray
+    multiplicity: np.ndarray
+    p_x: np.ndarray
+    p_x_prime: np.ndarray
+    arith: Any
+
+
+def _output_orbits(act: OutputAction, sym: Symmetry, x: np.ndarray, xp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One output per orbit of the stabilizer of ``(x, x')`` in ``sym``, with the orbits' sizes."""
+    classes: list[tuple[str, list[int]]] = []
+    for block in sym.blocks:
+        by_type: dict[tuple[int, int], list[int]] = {}
+        for e in block.entries:
+            by_type.setdefault((int(x[e]), int(xp[e])), []).append(e)
+        classes.extend((block.kind, c) for c in by_type.values())
+    big = act.n > 60
+    dtype = object if big else np.int64
+    if any(kind == TUPLE for kind, _ in classes):
+        units = [c for kind, c in classes if kind == TUPLE]
+        covered = {e for c in units for e in c}
+        units += [[e] for e in range(act.n) if e not in covered]
+        units.sort(key=min)
+        parts, weights = [], []
+        for unit in units:
+            rows = multisets(len(unit), act.part_size(unit[0]))
+            parts.append(rows)
+            weights.append(np.array([_multinomial(row) for row in rows], dtype=dtype))
+        codes_list, mult_list = [], []
+        columns = [e for u in units for e in u]
+        index_parts = [np.arange(len(p))[:, None] for p in parts]
+        for idx in product_rows(index_parts, 1 << 16):
+            codes = np.zeros((len(idx), act.n), dtype=np.int64)
+            codes[:, columns] = np.concatenate([p[idx[:, j]] for j, p in enumerate(parts)], axis=1)
+            mult = np.ones(len(idx), dtype=dtype)
+            for j, w in enumerate(weights):
+                mult = mult * w[idx[:, j]]
+            codes_list.append(act.from_part_codes(codes))
+            mult_list.append(mult)
+        return np.concatenate(codes_list), np.concatenate(mult_list)
+    total = math.prod(act.sizes)
+    offsets = act.offsets_of(np.arange(total, dtype=np.int64))
+    mult = np.ones(total, dtype=dtype)
+    for kind, c in classes:
+        if kind == INDEX and len(c) > 1:
+            labels = [act.index_offset(e) for e in c]
+            mult[labels[0]] = len(c)
+            mult[labels[1:]] = 0  # type: ignore[index]
+    keep = mult != 0
+    return offsets[keep], mult[keep]
+
+
+def _multinomial(row: np.ndarray) -> int:
+    _, counts = np.unique(row, return_counts=True)
+    out = math.factorial(len(row))
+    for c in counts:
+        out //= math.factorial(int(c))
+    return out
+
+
+def pair_distributions(
+    prog: Program | Compiled,
+    neighbours: str | Relation | None = None,
+    *,
+    backend: str = "bdd",
+    exact: Any = None,
+    symmetry: Symmetry | None = None,
+) -> Iterator[PairDistribution]:
+    """Every ordered neighbour pair up to the program's proved group ``G`` (both orders, since orbits of
+    ordered pairs are listed), each with its whole output distribution grouped by output orbits
+    (:class:`PairDistribution`). Maxima over pairs of sums over outputs (δ(ε), Rényi divergences)
+    are the same over these pairs as over all pairs, because ``G`` maps pairs to pairs and outputs
+    to outputs preserving both probabilities. ``symmetry``: the group, when :func:`find_symmetry` found it already."""
+    compiled = as_compiled(prog, backend, exact)
+    relation = _relation_name(compiled, neighbours)
+    prover, _ = prover_for(compiled)
+    sym = detect(prover) if symmetry is None else symmetry
+    act = prover.action
+    counter = Counter(compiled, number_system(compiled, exact))
+    domain = compiled.domain
+    blocks = sym.covering()
+    flips = {b.entries[0] for b in sym.blocks if b.flips}
+    orbits = PairOrbits(
+        domain.n,
+        blocks,
+        PairTypes.of(relation, len(domain.entry_values)),
+        flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
+    )
+    for xs, xps in orbits.chunks(1 << 12):
+        for x, xp in zip(xs, xps):
+            check("pair distributions")
+            outputs, mult = _output_orbits(act, sym, x, xp)
+            digits = np.repeat(np.stack([x, xp]), len(outputs), axis=0)
+            values = counter.pairs(digits, np.concatenate([outputs, outputs]))
+            yield PairDistribution(
+                tuple(int(v) + domain.lo for v in x),
+                tuple(int(v) + domain.lo for v in xp),
+                outputs,
+                mult,
+                values[: len(outputs)],
+                values[len(outputs) :],
+                counter.arith,
+            )
+
+
+__all__ = [
+    "AutoSets",
+    "PrivacyPlan",
+    "privacy_plan",
+    "AccuracyPlan",
+    "accuracy_plan",
+    "accuracy_blocks",
+    "accuracy_report",
+    "find_symmetry",
+    "pair_distributions",
+    "PairDistribution",
+    "PER_OUTPUT_LIMIT",
+]

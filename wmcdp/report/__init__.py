@@ -1,0 +1,1 @@
+"""Reports: tables, plots and progress lines of runs and sweeps."""

@@ -1,0 +1,194 @@
+"""Sweep and profile rows as text: an aligned table, CSV, Markdown, a LaTeX booktabs tabular, or JSON.
+
+CSV and JSON carry every column of :func:`wmcdp.notions.sweep.records` (floats at full
+precision, ``*_exact`` fraction strings for exact runs, an infinite epsilon as ``inf``);
+the table, Markdown and LaTeX show the columns people read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..base.numbers import format_number
+from ..notions.sweep import Row, records
+
+FORMATS = ("table", "csv", "markdown", "latex", "json")
+
+# (record key, plain header, LaTeX header); "value" is headed by the swept parameter's name
+_PRIVACY = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("epsilon", "epsilon", r"$\varepsilon$"),
+    ("ratio", "e^eps", r"$e^{\varepsilon}$"),
+    ("witness_x", "x", "$x$"),
+    ("witness_x_prime", "x'", "$x'$"),
+    ("witness_y", "y", "$y$"),
+    ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
+    ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_ACCURACY = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("alpha", "alpha", r"$\alpha$"),
+    ("one_minus_beta", "1-beta", r"$1-\beta$"),
+    ("beta", "beta", r"$\beta$"),
+    ("witness_x", "worst x", "worst $x$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_PAIR = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
+_APPROXIMATE = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("epsilon", "epsilon", r"$\varepsilon$"),
+    ("delta", "delta", r"$\delta$"),
+    *_PAIR,
+    ("compose", "K", "$K$"),
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_RENYI = [
+    ("program", "program", "program"),
+    ("value", None, None),
+    ("order", "alpha", r"$\alpha$"),
+    ("epsilon", "D_alpha", r"$D_\alpha$"),
+    *_PAIR,
+    ("diagram_size", "size", "size"),
+    ("seconds", "seconds", "seconds"),
+]
+_PROFILE = [("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *_PAIR]
+#: the columns people read, per kind of row
+COLUMNS: dict[str, Sequence[tuple[str, str | None, str | None]]] = {
+    "privacy": _PRIVACY,
+    "accuracy": _ACCURACY,
+    "approximate": _APPROXIMATE,
+    "renyi": _RENYI,
+    "profile": _PROFILE,
+}
+_TEXT = {"program", "witness_x", "witness_x_prime", "witness_y"}
+
+
+def _cell(record: dict[str, Any], key: str) -> str:
+    if key in ("value", "epsilon", "delta") and record.get(f"{key}_exact"):
+        return record[f"{key}_exact"]
+    value = record[key]
+    if key == "seconds":
+        return f"{value:.4f}"
+    return value if isinstance(value, str) else format_number(value)
+
+
+def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Headers, cells and which columns are numeric, for the human formats."""
+    columns = COLUMNS[rows[0].kind]
+    parameter = rows[0].parameter
+    headers = [
+        (rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter)
+        if plain is None
+        else ((tex or plain) if latex else plain)
+        for _, plain, tex in columns
+    ]
+    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]
+    return headers, cells, [key not in _TEXT for key, _, _ in columns]
+
+
+def _table(rows: Sequence[Row]) -> str:
+    headers, cells, numeric = _grid(rows)
+    widths = [max(len(h), *(len(c[k]) for c in cells)) for k, h in enumerate(headers)]
+
+    def line(items: list[str]) -> str:
+        return "  ".join(s.rjust(w) if num else s.ljust(w) for s, w, num in zip(items, widths, numeric)).rstrip()
+
+    return "\n".join([line(headers)] + [line(c) for c in cells])
+
+
+def _markdown(rows: Sequence[Row]) -> str:
+    headers, cells, numeric = _grid(rows)
+    rule = ["---:" if num else "---" for num in numeric]
+    return "\n".join(
+        "| " + " | ".join(s.replace("|", "\\|") for s in items) + " |" for items in [headers, rule, *cells]
+    )
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex_cell(text: str, numeric: bool) -> str:
+    if numeric:
+        return r"$\infty$" if text == "inf" else _latex_escape(text)
+    return rf"\texttt{{{_latex_escape(text)}}}"
+
+
+def _latex(rows: Sequence[Row]) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), ready to ``\\input``."""
+    headers, cells, numeric = _grid(rows, latex=True)
+    lines = [
+        rf"\begin{{tabular}}{{{''.join('r' if num else 'l' for num in numeric)}}}",
+        r"\toprule",
+        " & ".join(headers) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(_latex_cell(c, num) for c, num in zip(row, numeric)) + r" \\" for row in cells]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _csv(rows: Sequence[Row]) -> str:
+    flat = records(rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, list(flat[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: repr(v) if isinstance(v, float) else v for k, v in r.items()} for r in flat)
+    return out.getvalue().rstrip("\n")
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _json(rows: Sequence[Row]) -> str:
+    return json.dumps([{k: _json_value(v) for k, v in r.items()} for r in records(rows)], indent=1)
+
+
+_RENDER: dict[str, Callable[[Sequence[Row]], str]] = {
+    "table": _table,
+    "csv": _csv,
+    "markdown": _markdown,
+    "latex": _latex,
+    "json": _json,
+}
+
+
+def render_rows(rows: Sequence[Row], fmt: str = "table") -> str:
+    """The rows in one of :data:`FORMATS`."""
+    if fmt not in _RENDER:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if not rows:
+        return "[]" if fmt == "json" else ""
+    return _RENDER[fmt](rows)
+
+
+__all__ = ["FORMATS", "render_rows"]

@@ -7,6 +7,7 @@ mechanisms, and the suite's closed-form references (``test_suite``, ``test_geome
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from fractions import Fraction
@@ -20,7 +21,7 @@ from wmcdp.programs import geometric_above_threshold, kary_rr, randomized_respon
 from test_geometric import all_entries, gat_reference, one_entry, tgeom_pmf
 from test_suite import case as suite_case
 from wmcdp import Bits, IntVector, Program, WmcdpError, compile_program, flip, ite, synthesize_accuracy, \
-    synthesize_privacy
+    synthesize_approximate, synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.plan.symmetry import find_symmetry, pair_distributions, privacy_plan
 from wmcdp.plan.symmetry.group import INDEX, TUPLE, OutputAction
@@ -112,7 +113,7 @@ def test_float_mode_and_sdd_backend(index):
 
 def test_groups_of_the_builtins():
     assert find_symmetry(randomized_response(6, 0.2)).describe() == \
-        "S_6 on entries 0..5, outputs permuted with inputs, each entry's value flipped with its output"
+        "S_6 on entries 0..5, outputs permuted with inputs, each entry's value reflected with its output"
     assert find_symmetry(rr_counting(6, 0.2)).describe() == "S_6 on entries 0..5, outputs unchanged"
     assert find_symmetry(kary_rr(4, 3, eps=1.0)).blocks[0].kind == TUPLE
     # lowest-index tie-breaking makes noisy max asymmetric: only per-output groups exist
@@ -178,7 +179,7 @@ def test_cli_auto_and_symmetry_command(capsys):
     assert main(["privacy", "randomized_response", "-p", "n=10", "-p", "lam=1/5", "--sets", "auto", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ratio_exact"] == "4" and data["symmetry"] == \
-        "S_10 on entries 0..9, outputs permuted with inputs, each entry's value flipped with its output"
+        "S_10 on entries 0..9, outputs permuted with inputs, each entry's value reflected with its output"
     # the paper's 2n triples (eqs. 7-11): x = 0^n, one entry moved, y up to the stabilizer
     assert data["set_sizes"]["exhaustive_size"] == 10 * 4 ** 10 and data["set_sizes"]["size"] == 2 * 10
     assert main(["accuracy", "rr_counting", "-p", "n=6", "-p", "lam=1/5", "--alpha", "2", "--sets", "auto"]) == 0
@@ -321,3 +322,69 @@ def test_planted_symmetries_are_found_and_never_false(spec):
     w = auto.witness
     a, b = dists[w.x].get(_plain(w.y), 0), dists[w.x_prime].get(_plain(w.y), 0)
     assert (a, b) == (auto.p_x, auto.p_x_prime)
+
+
+def shared_two_bit(n, twist=False):
+    """Values 0..3 as two bits; each report xors both bits with noise whose rates one shared coin chooses (so the
+    entries are not independent). Reflecting an entry, x -> 3 - x, complements both its bits, and with its report
+    reflected, y -> 3 - y, the program is unchanged. ``twist``: entry value 0 draws its high-bit noise at another
+    rate, which breaks the reflection (and nothing else)."""
+
+    def noisy(xi, p, q):
+        coin = ite(xi == 0, flip(Fraction(1, 7)), flip(p)) if twist else flip(p)
+        hi = (xi >= 2) ^ coin
+        lo = ((xi == 1) | (xi == 3)) ^ flip(q)
+        return ite(hi, ite(lo, 3, 2), ite(lo, 1, 0))
+
+    def body(x):
+        c = flip(THIRD)
+        return tuple(ite(c, noisy(x[i], FIFTH, Fraction(1, 4)), noisy(x[i], Fraction(1, 4), THIRD)) for i in range(n))
+
+    return Program("shared_two_bit", IntVector(n, 0, 3), body, neighbours="hamming")
+
+
+def shared_two_bit_ref(twist=False):
+    def noisy(c, xi, p, q):
+        coin = brute.flip(c, Fraction(1, 7)) if twist and xi == 0 else brute.flip(c, p)
+        return 2 * ((xi >= 2) ^ coin) + ((xi % 2) ^ brute.flip(c, q))
+
+    def fn(x, c):
+        shared = brute.flip(c, THIRD)
+        return tuple(noisy(c, xi, FIFTH, Fraction(1, 4)) if shared else noisy(c, xi, Fraction(1, 4), THIRD) for xi in x)
+
+    return lambda x: brute.distribution(fn, x)
+
+
+@pytest.mark.parametrize("twist", [False, True])
+def test_integer_reflections_are_proved_and_give_the_exhaustive_bounds(twist):
+    """x_i -> 3 - x_i with y_i -> 3 - y_i is proved where it holds (and not for the near-symmetric twist); the
+    orbit sets then shrink, and pure ε, its witness and δ(1/2) over the orbit pairs equal the enumeration."""
+    prog, ref = shared_two_bit(3, twist), shared_two_bit_ref(twist)
+    sym = find_symmetry(prog)
+    assert sym.describe().endswith("each entry's value reflected with its output") != twist
+    assert [b.flips for b in sym.blocks] == [not twist]
+    dists = {x: ref(x) for x in prog.inputs.values()}
+    neighbours = lambda x: hamming(x, 0, 3)  # noqa: E731
+    best = max(Fraction(p) / Fraction(dists[xp][y]) for x in dists for xp in neighbours(x) for y, p in dists[x].items())
+    auto = synthesize_privacy(prog, "auto")
+    assert auto.ratio == best and attained(ref, neighbours, auto.witness) == best
+    assert auto.sets.size == (864 if not twist else 6528)  # 4 output orbits under reflections, 20 without
+    ratio = math.exp(0.5)
+    brute_delta = max(
+        sum(max(0.0, float(p) - ratio * float(dists[xp].get(y, 0))) for y, p in dists[x].items())
+        for x in dists for xp in neighbours(x)
+    )
+    approx = synthesize_approximate(prog, "auto", epsilon=0.5, exact=False)
+    assert approx.delta == pytest.approx(brute_delta, rel=1e-12)
+    # the ordered neighbour pairs up to the group, counted by canonicalising every pair under it
+    reflections = [(0,) * 3] if twist else list(itertools.product((0, 1), repeat=3))
+
+    def canonical(x, xp):
+        return min(
+            tuple(tuple(3 - v[p] if r else v[p] for p, r in zip(perm, flips)) for v in (x, xp))
+            for perm in itertools.permutations(range(3))
+            for flips in reflections
+        )
+
+    orbits = {canonical(x, xp) for x in dists for xp in neighbours(x)}
+    assert approx.symmetry.endswith(f"; {len(orbits)} pairs up to it")  # 18 with reflections, 120 without

@@ -42,9 +42,11 @@ ACTIONS = {
 class Block:
     """The symmetric group on ``entries`` (sorted), acting on outputs as ``kind`` says.
 
-    ``flips``: (bit entries with one Bool output part each, kind ``tuple``) the group also flips
-    any entry together with its output part, ``x_i -> 1 - x_i`` and ``y_i -> 1 - y_i`` (a value
-    symmetry; with the permutations, the hyperoctahedral group on the block).
+    ``flips``: (kind ``tuple``, entries with one output part each) the group also reflects any entry
+    together with its output part, ``x_i -> lo + hi - x_i`` and ``y_i -> lo_y + hi_y - y_i`` (a value
+    symmetry; for bits with Bool parts the flips ``x_i -> 1 - x_i``, ``y_i -> 1 - y_i``; with the
+    permutations, the hyperoctahedral group on the block). In codes, the reflection maps ``c`` to
+    ``size - 1 - c``, so every orbit has a member whose codes are in the lower half, ``c <= size - 1 - c``.
     """
 
     entries: tuple[int, ...]
@@ -72,7 +74,7 @@ class Symmetry:
             return "trivial (no symmetry proved)"
         return " x ".join(
             f"S_{len(b.entries)} on entries {_entries_text(b.entries)}, {ACTIONS[b.kind]}"
-            + (", each entry's value flipped with its output" if b.flips else "")
+            + (", each entry's value reflected with its output" if b.flips else "")
             for b in self.blocks
         )
 
@@ -152,9 +154,11 @@ class PairTypes:
         xp = np.array([p[1] for p in pairs], dtype=np.int64)
         return cls(x, xp, np.flatnonzero(x == xp), np.flatnonzero(x != xp), relation != "all-entries")
 
-    def x_zero(self) -> PairTypes:
-        """The types with ``x_i = 0`` (entries whose value a flip symmetry moves to 0 in ``x``)."""
-        keep = self.x == 0
+    def x_lower_half(self) -> PairTypes:
+        """The types with ``x_i`` in the lower half of the digits, ``x_i <= k - 1 - x_i`` (entries whose value a
+        reflection symmetry moves there in ``x``; for bits, ``x_i = 0``)."""
+        k = int(max(self.x.max(), self.x_prime.max())) + 1
+        keep = self.x <= k - 1 - self.x
         x, xp = self.x[keep], self.x_prime[keep]
         return PairTypes(x, xp, np.flatnonzero(x == xp), np.flatnonzero(x != xp), self.exactly_one)
 
@@ -172,10 +176,10 @@ class PairOrbits:
     blocks: list[list[int]]
     types: PairTypes
     fixed: list[int] = field(default_factory=list)
-    flipped: frozenset = frozenset()  # blocks (by index) whose entries read 0 in x (a flip symmetry moved them)
+    flipped: frozenset = frozenset()  # blocks (by index) whose entries a reflection moved to the lower half in x
 
     def _types(self, b: int) -> PairTypes:
-        return self.types.x_zero() if b in self.flipped else self.types
+        return self.types.x_lower_half() if b in self.flipped else self.types
 
     def _per_block(self, b: int, moved: str) -> np.ndarray:
         """Sorted type rows of block ``b`` with no moved entry ("none"), one ("one") or at least one ("some")."""
@@ -368,6 +372,12 @@ class OutputAction:
         a, b = self.parts[e]
         return math.prod(self.sizes[a:b])
 
+    def orbit_codes(self, e: int, reflected: bool) -> int:
+        """How many part codes of entry ``e`` represent its orbits: all of them, or with reflections the lower
+        half ``0..ceil(size / 2) - 1``."""
+        size = self.part_size(e)
+        return (size + 1) // 2 if reflected else size
+
     def from_part_codes(self, codes: np.ndarray) -> np.ndarray:
         assert self.parts is not None
         offsets = np.zeros((len(codes), len(self.leaves)), dtype=np.int64)
@@ -379,15 +389,16 @@ class OutputAction:
 
     # -- orbits under a symmetry ------------------------------------------------------------
     def canonical(self, offsets: np.ndarray, sym: Symmetry) -> np.ndarray:
-        """Each output's orbit representative under ``sym`` (sorted part codes, smallest index label)."""
+        """Each output's orbit representative under ``sym`` (part codes reflected into their lower half, then
+        sorted; smallest index label)."""
         out = offsets.copy()
         tuples = [b.entries for b in sym.blocks if b.kind == TUPLE]
         if tuples:
-            codes = canonical_inputs(self.part_codes(out), tuples)
+            codes = self.part_codes(out)
             for block in sym.blocks:
-                if block.flips:  # every output part of the block flips to 0
-                    codes[:, list(block.entries)] = 0
-            out = self.from_part_codes(codes)
+                for e in block.entries if block.flips else ():
+                    codes[:, e] = np.minimum(codes[:, e], self.part_size(e) - 1 - codes[:, e])
+            out = self.from_part_codes(canonical_inputs(codes, tuples))
         for block in sym.blocks:
             if block.kind == INDEX:
                 labels = [self.index_offset(e) for e in block.entries]
@@ -400,7 +411,7 @@ class OutputAction:
         if any(b.kind == TUPLE for b in sym.blocks):
             in_blocks = {e for b in sym.blocks if b.kind == TUPLE for e in b.entries}
             total = math.prod(
-                1 if b.flips else multiset_count(len(b.entries), self.part_size(b.entries[0]))
+                multiset_count(len(b.entries), self.orbit_codes(b.entries[0], b.flips))
                 for b in sym.blocks
                 if b.kind == TUPLE
             )
@@ -419,7 +430,7 @@ class OutputAction:
             covered = {e for b in blocks for e in b}
             blocks += [[e] for e in range(self.n) if e not in covered]
             blocks.sort(key=min)
-            parts = [multisets(len(b), 1 if b[0] in flipped else self.part_size(b[0])) for b in blocks]
+            parts = [multisets(len(b), self.orbit_codes(b[0], b[0] in flipped)) for b in blocks]
             columns = [e for b in blocks for e in b]
             for rows in product_rows(parts, chunk):
                 codes = np.zeros((len(rows), self.n), dtype=np.int64)

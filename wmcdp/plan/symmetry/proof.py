@@ -318,20 +318,26 @@ class Prover:
         return [sorted(g) for g in groups.values() if len(g) > 1], best
 
     def prove_flip(self, e: int) -> bool:
-        """Whether flipping bit entry ``e`` together with its Bool output part, ``x_e -> 1 - x_e`` and
-        ``y_e -> 1 - y_e``, leaves ``phi`` unchanged (random bits untouched): then
-        ``P(flip(y) | flip(x)) = P(y | x)``. Substituting a variable by its own negation keeps every
-        node at its level, so the diagram cannot grow: the proof costs one pass over ``phi``."""
-        if not self.compiled.domain.is_bits or self.action.parts is None or e not in self.bits:
+        """Whether reflecting entry ``e`` together with its output part, ``x_e -> lo + hi - x_e`` and
+        ``y_e -> lo_y + hi_y - y_e``, leaves ``phi`` unchanged (random bits untouched): then
+        ``P(R(y) | R(x)) = P(y | x)``. For a bit entry with a Bool part this is the flip ``x_e -> 1 - x_e``,
+        ``y_e -> 1 - y_e``. When the entry's values and the part's are each a power of two in number, the
+        reflection complements every bit of their codes, so it is a substitution of variables by their own
+        negations: every node stays at its level, the diagram cannot grow, and the proof costs one pass over
+        ``phi``. Other ranges are not tried."""
+        if self.action.parts is None or e not in self.bits:
             return False
         a, b = self.action.parts[e]
-        if b - a != 1 or self.action.sizes[a] != 2:
+        k, size = len(self.compiled.domain.entry_values), self.action.sizes[a]
+        if b - a != 1 or not _power_of_two(k) or not _power_of_two(size):
+            return False
+        x_vars, y_vars = self.bits[e], self.compiled.output_groups[a].variables
+        if len(x_vars) != k.bit_length() - 1 or len(y_vars) != size.bit_length() - 1:
             return False
         be = self.backend
-        x_var, y_var = self.bits[e][0], self.compiled.output_groups[a].variables[0]
         self.attempts += 1
         image = self._budgeted(
-            lambda: be.compose(self.phi, {x_var: be.negate(be.var(x_var)), y_var: be.negate(be.var(y_var))}), self.phi
+            lambda: be.compose(self.phi, {v: be.negate(be.var(v)) for v in (*x_vars, *y_vars)}), self.phi
         )
         if image is None or image != self.phi:
             return False
@@ -525,6 +531,10 @@ def _cube(be: Any, variables: Sequence[int], offset: int) -> Any:
     return node
 
 
+def _power_of_two(k: int) -> bool:
+    return k > 1 and k & (k - 1) == 0
+
+
 def _bits_of(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
@@ -533,8 +543,9 @@ def _bits_of(mask: int) -> Iterator[int]:
 
 
 def detect(prover: Prover) -> Symmetry:
-    """The program's symmetry group: blocks of entries whose permutations are proved on ``phi``, and
-    value flips of bit entries with their Bool output parts (:meth:`Prover.prove_flip`)."""
+    """The program's symmetry group: blocks of entries whose permutations are proved on ``phi``, and value
+    reflections of entries with their output parts (:meth:`Prover.prove_flip`: bit flips with Bool parts,
+    and reflections of ranges of 2^m values)."""
     act = prover.action
     kinds = [k for k in (TUPLE, INDEX, UNCHANGED) if act.applicable(k)]
     read = sorted(prover.bits)

@@ -20,7 +20,8 @@ import pytest
 
 import brute
 from test_geometric import tgeom_pmf
-from wmcdp import Bits, IntVector, Program, flip, synthesize_accuracy, synthesize_privacy, truncated_geometric
+from wmcdp import Bits, IntVector, Program, flip, ite, privacy_profile, synthesize_accuracy, synthesize_privacy, \
+    truncated_geometric
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.cli import main
 from wmcdp.plan.parts import split
@@ -261,3 +262,42 @@ def test_cli_reports_the_plan(capsys):
     assert main(["privacy", "randomized_response", "-p", "n=3", "-p", "lam=1/5"]) == 0
     out = capsys.readouterr().out
     assert "plan          product (3 independent parts" in out
+
+
+def _lopsided(xi, choose=None):
+    """A three-valued part whose neighbour pairs have no dominant one: P(1 | 0, 1, 2) = 1/10, 1/2, 9/10."""
+    p = {0: Fraction(1, 10), 1: Fraction(1, 2), 2: Fraction(9, 10)}
+    if choose is not None:
+        return brute.flip(choose, p[xi])
+    return ite(xi == 0, flip(p[0]), ite(xi == 1, flip(p[1]), flip(p[2])))
+
+
+@pytest.mark.parametrize("kind", ["dominant", "no dominant pair"])
+@pytest.mark.parametrize("exact", [True, False])
+def test_approximate_dp_of_products_under_all_entries(kind, exact):
+    """Under all-entries every part may move at once. When each part has a dominant pair the product's worst pair
+    takes it in every part and its loss distribution is the composition of theirs (a product plan); otherwise the
+    whole program is planned. Either way δ(ε), ε(δ), the profile and the witness equal the enumeration."""
+    if kind == "dominant":
+        recipe = [("flip", (0,), FIFTH), ("flip", (1,), Fraction(1, 3)), ("flip", (2,), FIFTH)]
+        domain = Bits(3)
+        prog, reference = build(recipe, domain, exact)
+    else:
+        domain = IntVector(2, 0, 2)
+        prog = Program("lopsided", domain, lambda x: tuple(_lopsided(x[i]) for i in range(2)))
+        reference = lambda x, c: tuple(_lopsided(xi, c) for xi in x)  # noqa: E731
+    dists = distributions(reference, domain)
+    neighbours = lambda x: list(NEIGHBOURS["all-entries"](domain, x))  # noqa: E731
+    t = Fraction(3, 2)
+    d = synthesize_approximate(prog, epsilon="ln:3/2", neighbours="all-entries", exact=None if exact else False)
+    best, _ = brute.max_over_pairs(dists, neighbours, lambda p, q: brute.hockey(p, q, t))
+    assert close(d.delta, best, exact) and (d.plan.kind == "product") == (kind == "dominant")
+    w = d.witness
+    assert w.x_prime in neighbours(w.x) and close(brute.hockey(dists[w.x], dists[w.x_prime], t), best, exact)
+    e = synthesize_approximate(prog, delta="1/100", neighbours="all-entries")
+    ratio, _ = brute.max_over_pairs(dists, neighbours, lambda p, q: brute.ratio_for_delta(p, q, Fraction(1, 100)))
+    assert close(e.epsilon, math.log(ratio), False)
+    points = privacy_profile(prog, [0.1, 0.5], neighbours="all-entries", exact=None if exact else False)
+    for point, eps in zip(points, (0.1, 0.5)):
+        top, _ = brute.max_over_pairs(dists, neighbours, lambda p, q, r=math.exp(eps): brute.hockey(p, q, r))
+        assert math.isclose(float(point.delta), float(top), rel_tol=1e-12)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -57,7 +57,7 @@ from ..base.numbers import as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
-from .loss import compose_count, composed_pairs
+from .loss import compose_count, composed_pairs, product_pairs
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -388,6 +388,38 @@ def _composed_source(source: PairSource, compose: int, accountant: str) -> PairS
     return composed_pairs(source, compose)
 
 
+def planned_sources(
+    prog: Program | Compiled,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    run: Callable[[Any], Any],
+    symbolic: Callable[[Compiled], Any] | None = None,
+) -> tuple[Any, Any]:
+    """The planner's pairs for δ(ε), ε(δ) and profiles (:func:`wmcdp.plan.planned.planned_pairs`):
+    ``(Product, per-part results of run)`` when the worst pair is the worst part's (hamming, one-entry), or
+    ``(source, plan)``. Under all-entries every part may move at once: when each part has a dominant pair the
+    source is that one composed pair (:func:`wmcdp.notions.loss.product_pairs`), else the whole program's."""
+    from ..plan.planned import planned_pairs, sum_witness
+    from ..plan.planner import Product
+
+    def part(c: Any, rule: str) -> Any:
+        return run(c) if rule == "max" else planned_pairs(c, None, backend, exact, force, (), None)
+
+    planned, extra = planned_pairs(prog, neighbours, backend, exact, force, ("max", "sum"), part, symbolic)
+    if not isinstance(planned, Product) or planned.rule == "max":
+        return planned, extra
+    source = product_pairs(
+        [(src, len(members)) for (src, _), members in zip(extra, planned.members)],
+        lambda witnesses: sum_witness(planned, witnesses),
+    )
+    if source is None:  # some part has no dominant pair: the whole program
+        return planned_pairs(prog, neighbours, backend, exact, force, ("max",), part, symbolic)
+    bound = "each part's dominant pair, their loss distributions composed"
+    return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound)
+
+
 @limited
 def synthesize_approximate(
     prog: Program | Compiled,
@@ -438,16 +470,15 @@ def synthesize_approximate(
     if symbolic_parameter(prog) is not None:
         return symbolic(prog)
     if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness, planned_pairs
+        from ..plan.planned import finish, pair_witness
         from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_pairs(
+        planned, extra = planned_sources(
             prog,
             neighbours,
             backend,
             exact,
             force,
-            ("max",),
             lambda c: synthesize_approximate(
                 c,
                 epsilon=epsilon,
@@ -474,7 +505,7 @@ def synthesize_approximate(
                 witness=pair_witness(planned, planned.members[c][0], results[c].witness),
                 diagram_size=sum(r.diagram_size or 0 for r in results),
                 seconds=seconds,
-                plan=planned.report(results, None, None, seconds),
+                plan=planned.report([r.plan for r in results], None, None, seconds),
             )
         source, plan = planned, extra
     else:
@@ -584,16 +615,15 @@ def privacy_profile(
     start = time.perf_counter()
     plan = None
     if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness, planned_pairs
+        from ..plan.planned import finish, pair_witness
         from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_pairs(
+        planned, extra = planned_sources(
             prog,
             neighbours,
             backend,
             exact,
             force,
-            ("max",),
             lambda c: privacy_profile(
                 c,
                 epsilons=[th for th in thresholds],
@@ -605,7 +635,7 @@ def privacy_profile(
             ),
         )
         if isinstance(planned, Product):
-            report = planned.report([r[0] for r in extra], None, None, time.perf_counter() - start)
+            report = planned.report([r[0].plan for r in extra], None, None, time.perf_counter() - start)
             out = []
             for g, _th in enumerate(thresholds):
                 c = combine_max([r[g].delta for r in extra])

@@ -24,6 +24,7 @@ grow as fast as ``(number of groups)^K``, so it is for small K (see
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -182,6 +183,86 @@ def composed_pairs(source: PairSource, k: int) -> RowPairs:
         source.witness,
         source.diagram_size,
     )
+
+
+def _hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
+    """``H_i(t) = sum_j max(0, a_ij - t b_ij)`` of every pair ``i`` at every breakpoint ``t`` of any pair (its
+    finite ratios) and one ``t`` beyond them all. Each ``H_i`` is piecewise linear in ``t`` with its kinks at
+    those ratios, and every ``H_i`` tends to 1 as ``t -> 0``: comparing curves at these points compares them
+    everywhere on ``t > 0``."""
+    if exact:
+        ts = sorted({r for g in groups for r in g.ratios if r is not None})
+        ts.append((ts[-1] if ts else Fraction(1)) + 1)
+        return np.array(
+            [[sum(max(Fraction(0), Fraction(a) - t * b) for a, b in zip(g.a, g.b)) for t in ts] for g in groups],
+            dtype=object,
+        )
+    logs = sorted({float(r) for g in groups for r in g.ratios if np.isfinite(r)})
+    ts = np.exp(np.array(logs + [(logs[-1] if logs else 0.0) + 1.0]))
+    return np.array(
+        [
+            np.maximum(0.0, np.exp(np.array(g.a))[:, None] - ts[None, :] * np.exp(np.array(g.b))[:, None]).sum(axis=0)
+            for g in groups
+        ]
+    )
+
+
+def dominant(groups: list[Groups], exact: bool) -> int | None:
+    """A pair whose hockey-stick curve is at least every other pair's for every ``t = e^ε > 0`` (the others are
+    then garblings of it, Blackwell), or None. Such a pair stays the worst when composed with any other pair, so
+    a product's worst pair takes it in every part. Float curves compare to a relative 1e-12."""
+    if not groups:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        curves = _hockey_curves(groups, exact)
+    if not exact and not np.isfinite(curves).all():
+        return None  # ratios past the float range: no claim (the caller plans the whole program)
+    best = curves.max(axis=0)
+    slack = 0 if exact else 1e-12
+    for i in range(len(groups)):
+        if all(curves[i, j] >= best[j] - slack * best[j] for j in range(curves.shape[1])):
+            return i
+    return None
+
+
+def product_pairs(
+    parts: list[tuple[PairSource, int]], witness: Callable[[list[PairWitness]], PairWitness]
+) -> RowPairs | None:
+    """One pair: the worst of a product of independent parts under a relation that may move every part
+    (all-entries), ``parts`` giving each distinct part's pairs and how many parts are like it. When every part
+    has a dominant pair (:func:`dominant`), the product's worst pair takes it in every part (hockey-stick
+    divergences only grow under composition, so moving every part is worst), and its privacy-loss distribution
+    is the composition of theirs: δ(ε), ε(δ) and profiles of the product are exactly those of this one pair.
+    None when some part has no dominant pair (or the composition grows past :data:`MAX_GROUPS`). ``witness``
+    embeds the parts' witness pairs into one pair of the program's inputs."""
+    total: Groups | None = None
+    chosen: list[PairWitness] = []
+    for source, count in parts:
+        keys: list[int] = []
+        groups: list[Groups] = []
+        for chunk_keys, A, B in source.all_rows():
+            for key, a, b in zip(chunk_keys, A, B):
+                keys.append(int(key))
+                groups.append(Groups.of(source.arith, a, b))
+        i = dominant(groups, source.arith.exact)
+        if i is None:
+            return None
+        chosen.append(source.witness(keys[i]))
+        try:
+            part = power(groups[i], count)
+            total = part if total is None else total.compose(part)
+        except WmcdpError:
+            return None
+    assert total is not None
+    a, b = total.arrays()
+    exact = total.arith.exact
+    table = np.full((2, len(a)), 0 if exact else -np.inf, dtype=object if exact else np.float64)
+    table[0], table[1] = a, b
+    pair = witness(chosen)
+    zero = np.zeros(1, dtype=np.int64)
+    sizes = [source.diagram_size for source, _ in parts]
+    size = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+    return RowPairs(total.arith if exact else Logs, table, zero, zero + 1, zero, lambda key: pair, size)
 
 
 # -- the public result ------------------------------------------------------------------------

@@ -253,7 +253,7 @@ def synthesize_renyi(
             exact,
             force,
             ("max", "sum"),
-            lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
+            lambda c, rule: synthesize_renyi(c, alphas, exact=exact, force=force),
         )
         if isinstance(planned, Product):
             parts = extra
@@ -280,7 +280,7 @@ def synthesize_renyi(
                 sum(r.diagram_size or 0 for r in parts),
                 seconds,
                 "",
-                planned.report(parts, None, None, seconds),
+                planned.report([r.plan for r in parts], None, None, seconds),
             )
         source, plan = planned, extra
     else:

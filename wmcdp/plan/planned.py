@@ -189,7 +189,7 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     size = sum(r.plan.size or 0 for r in results if r.plan is not None)
     domain, shape = product.program.inputs, product.trace.shape
     seconds = time.perf_counter() - start
-    plan = product.report(results, size, relation.count_pairs(domain) * shape.size, seconds)
+    plan = product.report([r.plan for r in results], size, relation.count_pairs(domain) * shape.size, seconds)
     logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
     return replace(
         base,
@@ -228,7 +228,7 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
     pieces = envelope(candidates, p.lo, p.hi)
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape
-    plan = product.report(results, None, relation.count_pairs(domain) * shape.size, seconds)
+    plan = product.report([r.plan for r in results], None, relation.count_pairs(domain) * shape.size, seconds)
     return replace(
         results[0],
         pieces=tuple(Piece(q.start, q.end, q.num, q.den, q.witness) for q in pieces),
@@ -326,11 +326,12 @@ def planned_pairs(
     exact: Any,
     force: bool,
     rules: tuple[str, ...],
-    run: Callable[[Any], Any],
+    run: Callable[[Any, str], Any] | None,
     symbolic: Callable[[Compiled], Any] | None = None,
 ) -> tuple[Any, Any]:
-    """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan, where each
-    class's result is ``run(representative)`` (the notion through the planner again), or
+    """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan (its rule one
+    of ``rules``), where each class's result is ``run(representative, rule)`` (the notion through the planner
+    again, or what the notion needs of a part under that rule), or
     ``(source, report)``: the pair source the notion runs on, and its plan. A program with a symbolic parameter
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
     from ..lang.relations import check_relation
@@ -349,7 +350,8 @@ def planned_pairs(
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:
-        return product, [run(c) for c in product.compiled]
+        assert run is not None
+        return product, [run(c, product.rule) for c in product.compiled]
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     budget, estimate = detection_budget(whole, relation, pairs=True)

@@ -161,21 +161,27 @@ class Product:
     rule: str  # "max" or "sum"
     seconds: float  # analysis
 
-    def structure(self) -> str:
+    def structure(self, bound: str | None = None) -> str:
+        """The parts found, and how the bound comes from them (``bound``, default the rule over the parts)."""
         sizes = sorted({len(self.parts[m[0]].entries) for m in self.members})
         per = "one entry each" if sizes == [1] else f"{'-'.join(map(str, sizes))} entries each"
         return (
             f"{len(self.parts)} independent parts ({per}), {len(self.members)} distinct; "
-            f"bound = {self.rule} over the parts"
+            f"bound = {bound or f'{self.rule} over the parts'}"
         )
 
     def report(
-        self, kind_results: Sequence[Any], size: int | None, exhaustive: int | None, seconds: float
+        self,
+        plans: Sequence[PlanReport | None],
+        size: int | None,
+        exhaustive: int | None,
+        seconds: float,
+        bound: str | None = None,
     ) -> PlanReport:
-        plans = tuple(r.plan for r in kind_results if getattr(r, "plan", None) is not None)
+        """The product plan, with the plans of its distinct parts (``plans``, one per class)."""
         return PlanReport(
             "product",
-            self.structure(),
+            self.structure(bound),
             size,
             exhaustive,
             None,
@@ -183,7 +189,7 @@ class Product:
             seconds,
             len(self.parts),
             len(self.members),
-            plans,
+            tuple(q for q in plans if q is not None),
         )
 
     # -- mapping a part's witness back to the program's inputs and outputs ------------------------

@@ -219,6 +219,28 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         start = stop
 
 
+def _result(
+    scan: RatioScan, witness: PrivacyWitness, exact: bool, diagram_size: int, start: float, sets: Any = None
+) -> PrivacyResult:
+    """The result of a scan: its maximum ratio, the witness triple that attains it and its two probabilities."""
+    epsilon, ratio = scan.epsilon_and_ratio()
+    p_x, p_x_prime = scan.witness_probabilities()
+    log_p_x, log_p_x_prime = scan.witness_logs()
+    return PrivacyResult(
+        epsilon=epsilon,
+        ratio=ratio,
+        witness=witness,
+        p_x=p_x,
+        p_x_prime=p_x_prime,
+        exact=exact,
+        diagram_size=diagram_size,
+        seconds=time.perf_counter() - start,
+        sets=sets,
+        log_p_x=log_p_x,
+        log_p_x_prime=log_p_x_prime,
+    )
+
+
 def orbit_privacy(compiled: Compiled, plan: PrivacyPlan, *, exact: Any = None, force: bool = False) -> PrivacyResult:
     """Algorithm 2 over the orbit sets of a proved symmetry (:func:`wmcdp.plan.symmetry.privacy_plan`): one triple
     per orbit, each a batched count; the result's ``sets`` is the plan's :class:`~wmcdp.plan.symmetry.AutoSets`
@@ -296,23 +318,7 @@ def orbit_privacy(compiled: Compiled, plan: PrivacyPlan, *, exact: Any = None, f
         return replace(r, seconds=time.perf_counter() - start, sets=plan.report())  # type: ignore[return-value]
     if not scan.found or state["witness"] is None:
         raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
-    witness = triple(*state["witness"])
-    epsilon, ratio = scan.epsilon_and_ratio()
-    p_x, p_x_prime = scan.witness_probabilities()
-    log_p_x, log_p_x_prime = scan.witness_logs()
-    return PrivacyResult(
-        epsilon=epsilon,
-        ratio=ratio,
-        witness=witness,
-        p_x=p_x,
-        p_x_prime=p_x_prime,
-        exact=counter.arith.exact,
-        diagram_size=compiled.size,
-        seconds=time.perf_counter() - start,
-        sets=plan.report(),
-        log_p_x=log_p_x,
-        log_p_x_prime=log_p_x_prime,
-    )
+    return _result(scan, triple(*state["witness"]), counter.arith.exact, compiled.size, start, plan.report())
 
 
 def _privacy_task(job: dict, fixed: int, stripes: list[int], relation: str) -> tuple:
@@ -449,19 +455,4 @@ def synthesize_privacy(
         from .piecewise import piecewise_privacy
 
         return piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)  # type: ignore[return-value]
-    witness = witness_of(scan.key)
-    epsilon, ratio = scan.epsilon_and_ratio()
-    p_x, p_x_prime = scan.witness_probabilities()
-    log_p_x, log_p_x_prime = scan.witness_logs()
-    return PrivacyResult(
-        epsilon=epsilon,
-        ratio=ratio,
-        witness=witness,
-        p_x=p_x,
-        p_x_prime=p_x_prime,
-        exact=counter.arith.exact,
-        diagram_size=compiled.size,
-        seconds=time.perf_counter() - start,
-        log_p_x=log_p_x,
-        log_p_x_prime=log_p_x_prime,
-    )
+    return _result(scan, witness_of(scan.key), counter.arith.exact, compiled.size, start)

@@ -362,15 +362,8 @@ def accuracy_plan(
     with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None."""
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
-    if not compiled.shape.is_numeric:
-        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    prover, note = prover_for(compiled, budget)
-    sym = _detected(prover, note)
-    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
-    used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
+    used, count, report = _accuracy_orbits(compiled, V, budget, start)
     domain = compiled.domain
-    k = len(domain.entry_values)
-    count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     if fallback and 2 * count > domain.size:
         return None
     if count * compiled.shape.size > MAX_PAIRS and not force:
@@ -378,39 +371,34 @@ def accuracy_plan(
             f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "
             f"{count * compiled.shape.size} pairs; limit {MAX_PAIRS} pairs): force the run (--force)"
         )
-    reps = input_orbits(domain.n, k, used.covering())
+    reps = input_orbits(domain.n, len(domain.entry_values), used.covering())
     A = AccuracySet(tuple(tuple(int(v) + domain.lo for v in row) for row in reps))
+    return AccuracyPlan(A, replace(report, seconds=time.perf_counter() - start))
+
+
+def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
+    """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
+    return _accuracy_orbits(as_compiled(prog, backend), V, None, time.perf_counter())[2]
+
+
+def _accuracy_orbits(
+    compiled: Compiled, V: Callable | Mapping | None, budget: Any, start: float
+) -> tuple[Symmetry, int, AutoSets]:
+    """The group an accuracy orbit set uses (the blocks whose outputs are unchanged and ``V`` invariant), the
+    number of input orbits, and their report."""
+    if not compiled.shape.is_numeric:
+        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
+    prover, note = prover_for(compiled, budget)
+    sym = _detected(prover, note)
+    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
+    used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
+    domain, k = compiled.domain, len(compiled.domain.entry_values)
+    count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     described = used.describe() if blocks else "trivial (no symmetry with unchanged outputs and invariant V)"
     if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED) or not blocks and sym.blocks:
         described += f" (program: {sym.describe()})"
     report = AutoSets(
         described,
-        used.order,
-        "",
-        len(A),
-        len(A) * compiled.shape.size,
-        domain.size,
-        domain.size * compiled.shape.size,
-        prover.proofs,
-        prover.attempts,
-        time.perf_counter() - start,
-        note,
-    )
-    return AccuracyPlan(A, report)
-
-
-def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
-    """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
-    start = time.perf_counter()
-    compiled = as_compiled(prog, backend)
-    prover, note = prover_for(compiled)
-    sym = _detected(prover, note)
-    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
-    domain, k = compiled.domain, len(compiled.domain.entry_values)
-    count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
-    used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
-    return AutoSets(
-        used.describe(),
         used.order,
         "",
         count,
@@ -422,6 +410,7 @@ def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = Non
         time.perf_counter() - start,
         note,
     )
+    return used, count, report
 
 
 # -- pairs with whole distributions (for (eps, delta) and Renyi DP) ----------------------------

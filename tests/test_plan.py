@@ -301,3 +301,21 @@ def test_approximate_dp_of_products_under_all_entries(kind, exact):
     for point, eps in zip(points, (0.1, 0.5)):
         top, _ = brute.max_over_pairs(dists, neighbours, lambda p, q, r=math.exp(eps): brute.hockey(p, q, r))
         assert math.isclose(float(point.delta), float(top), rel_tol=1e-12)
+
+
+def test_planned_accuracy_where_exhaustive_sets_are_over_the_limits():
+    """RR counting at n = 50 has 2^50 inputs: the planner takes one input per orbit (the number of ones), and
+    1 - beta is the closed form min over s of P(|ones kept + zeros flipped - s| <= 3), exactly."""
+    from wmcdp.programs import rr_counting
+
+    n, lam, alpha = 50, FIFTH, 3
+
+    def binomial(m, p):
+        return [math.comb(m, i) * p**i * (1 - p) ** (m - i) for i in range(m + 1)]
+
+    def within(s):
+        kept, flipped = binomial(s, 1 - lam), binomial(n - s, lam)
+        return sum(p * q for a, p in enumerate(kept) for b, q in enumerate(flipped) if abs(a + b - s) <= alpha)
+
+    r = synthesize_accuracy(rr_counting(n, lam), alpha=alpha)
+    assert r.plan.kind == "symmetry" and r.one_minus_beta == min(within(s) for s in range(n + 1))

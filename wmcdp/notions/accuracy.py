@@ -148,7 +148,8 @@ def synthesize_accuracy(
             raise WmcdpError("sets 'auto' build their own inference set; leave I out")
         plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
         assert plan is not None  # no fallback asked
-        r = synthesize_accuracy(compiled, plan.A, V, alpha, top=top, exact=exact, force=force)
+        I = ExhaustiveInference(compiled.domain, compiled.shape)  # every output of the listed inputs
+        r = synthesize_accuracy(compiled, plan.A, V, alpha, I, top=top, exact=exact, force=force)
         return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
     shape = compiled.shape
     if not shape.is_numeric:

@@ -7,7 +7,7 @@ and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
   input, output and equally weighted random bits);
 * :mod:`.runs`: the orbit sets of Algorithms 2 and 3 (:class:`PrivacyPlan`, :class:`AccuracyPlan`),
   their sizes, and neighbour pairs with whole output distributions for notions beyond pure ε; the
-  notions scan them (:func:`wmcdp.notions.privacy.orbit_privacy`, :func:`wmcdp.synthesize_accuracy`).
+  notions scan them (:class:`wmcdp.plan.triples.OrbitTriples`, :func:`wmcdp.synthesize_accuracy`).
 """
 
 from .group import Block, Symmetry

@@ -24,8 +24,8 @@ from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number
 from ..compile import Compiled
-from ..count.distributed import check_workers, worker_counter
-from ..count.probabilities import Counter, ProbabilityTable, as_compiled, explicit_rows, number_system
+from ..count.distributed import check_workers
+from ..count.probabilities import Counter, as_compiled, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
 from ..lang.sets import (
@@ -38,6 +38,7 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
+from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
 
 
@@ -72,35 +73,6 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
     first = max(lo, math.ceil(Fraction(target) - Fraction(alpha)))
     last = min(hi, math.floor(Fraction(target) + Fraction(alpha)))
     return first - lo, last - lo
-
-
-def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
-    """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
-    cols = y0 + np.arange(table.shape[1])
-    inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
-    zeros = np.full(table.shape, arith.zero, dtype=arith.dtype)
-    return arith.total(np.where(inside, table, zeros), 1), arith.total(np.where(inside, zeros, table), 1)
-
-
-def _plus(arith: Any, total: Any, part: Any) -> Any:
-    return part if total is None else arith.add(total, part)
-
-
-def _stripe_sums(
-    counter: Counter, first: np.ndarray, last: np.ndarray, fixed: int | None = None, only: Any = None
-) -> tuple[Any, Any]:
-    """Window sums inside and outside for every input, over the stripes of the joint table (``fixed`` and
-    ``only`` choose stripes, see :meth:`Counter.stripes`)."""
-    inside = outside = None
-    for y0, table in counter.stripes(fixed, only):
-        s_in, s_out = window_sums(counter.arith, table, first, last, y0)
-        inside, outside = _plus(counter.arith, inside, s_in), _plus(counter.arith, outside, s_out)
-    return inside, outside
-
-
-def _window_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray) -> tuple:
-    """On a worker (:meth:`wmcdp.count.distributed.Workers.stripes`): window sums of some stripes."""
-    return _stripe_sums(worker_counter(job), first, last, fixed, stripes)
 
 
 @limited
@@ -168,9 +140,10 @@ def synthesize_accuracy(
         A = AccuracySet.of(A)
     if len(A) == 0:
         raise WmcdpError("the accuracy set is empty")
-    inputs = (
-        list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else [compiled.domain.check(x) for x in A]
-    )
+    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
+        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
+    listed = _inputs(compiled, A, I, exact)
+    inputs = listed.inputs
     bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
     first, last = bounds[:, 0], bounds[:, 1]
     if isinstance(I, InferenceSet):
@@ -182,8 +155,6 @@ def synthesize_accuracy(
                     f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
                     f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
                 )
-    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
-        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
     if getattr(arith, "interned", False):  # a parametric run: 1 - beta as a function (wmcdp.notions.piecewise)
@@ -191,71 +162,36 @@ def synthesize_accuracy(
             raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
         from .piecewise import piecewise_accuracy
 
-        windows = _window_cells(counter, I, inputs, first, last, lo)
+        windows = listed.cells(counter, first, last, lo)
         return piecewise_accuracy(arith, alpha, inputs, windows, compiled.size, start)  # type: ignore[return-value]
-    outside: Any = None
-    if isinstance(I, ExhaustiveInference):
-        inside = outside = None
-        if isinstance(A, ExhaustiveAccuracy) and workers is not None:
-            for s_in, s_out in workers.stripes(compiled, exact, _window_task, first, last):
-                inside, outside = _plus(arith, inside, s_in), _plus(arith, outside, s_out)
-        elif isinstance(A, ExhaustiveAccuracy):
-            inside, outside = _stripe_sums(counter, first, last)
-        else:
-            parts_in, parts_out = [], []
-            digits = compiled.domain.digit_array(inputs)
-            for begin, block in counter.distributions(digits):
-                s_in, s_out = window_sums(
-                    arith, block, first[begin : begin + len(block)], last[begin : begin + len(block)], 0
-                )
-                parts_in.append(s_in)
-                parts_out.append(s_out)
-            inside, outside = np.concatenate(parts_in), np.concatenate(parts_out)
-    else:
-        rows = ProbabilityTable(
-            arith,
-            explicit_rows(
-                counter,
-                InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)}),
-            ),
-        )
-        inside = np.array(
-            [
-                arith.total(rows.rows[x][1][None, :], 1)[0] if x in rows.rows and len(rows.rows[x][1]) else arith.zero
-                for x in inputs
-            ],
-            dtype=arith.dtype,
-        )
+    inside, outside = listed.sums(counter, first, last, lo, workers)
     check("accuracy synthesis")
-    order = _ranked(arith, inside, outside, top)  # type: ignore[arg-type]
+    order = _ranked(arith, inside, outside, top)
     worst = order[0]
-    one_minus_beta = arith.probability(inside[worst])  # type: ignore[index]
+    one_minus_beta = arith.probability(inside[worst])
     beta = 1 - one_minus_beta if outside is None else arith.probability(outside[worst])
     return AccuracyResult(
         alpha=alpha,
         one_minus_beta=one_minus_beta,
         beta=beta,
         witness=inputs[worst],
-        top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),  # type: ignore[index]
+        top=tuple((inputs[k], arith.probability(inside[k])) for k in order[:top]),
         exact=arith.exact,
         diagram_size=compiled.size,
         seconds=time.perf_counter() - start,
     )
 
 
-def _window_cells(
-    counter: Counter, I: Any, inputs: list[Value], first: np.ndarray, last: np.ndarray, lo: int
-) -> list[np.ndarray]:
-    """Per input, the cells of its accuracy window (the outputs within alpha of its target)."""
-    if isinstance(I, ExhaustiveInference):
-        out = []
-        for begin, block in counter.distributions(counter.compiled.domain.digit_array(inputs)):
-            for k in range(len(block)):
-                out.append(block[k, int(first[begin + k]) : int(last[begin + k]) + 1])
-        return out
-    windows = InferenceSet({x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(inputs, first, last)})
-    rows = explicit_rows(counter, windows)
-    return [rows[x][1] if x in rows else np.zeros(0, dtype=np.int64) for x in inputs]
+def _inputs(
+    compiled: Compiled, A: AccuracySet | ExhaustiveAccuracy, I: InferenceSet | ExhaustiveInference, exact: Any
+) -> ExhaustiveInputs | ListedInputs | WindowInputs:
+    """The inputs to bound, as the counts their sets ask for."""
+    if isinstance(A, ExhaustiveAccuracy) and isinstance(I, ExhaustiveInference):
+        return ExhaustiveInputs(compiled, exact)
+    inputs = (
+        list(compiled.domain.values()) if isinstance(A, ExhaustiveAccuracy) else [compiled.domain.check(x) for x in A]
+    )
+    return ListedInputs(inputs) if isinstance(I, ExhaustiveInference) else WindowInputs(inputs)
 
 
 def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]:

@@ -319,3 +319,20 @@ def test_planned_accuracy_where_exhaustive_sets_are_over_the_limits():
 
     r = synthesize_accuracy(rr_counting(n, lam), alpha=alpha)
     assert r.plan.kind == "symmetry" and r.one_minus_beta == min(within(s) for s in range(n + 1))
+
+
+@pytest.mark.parametrize("p", [1e-300, 1 - 1e-16])
+def test_float_products_under_all_entries_at_extreme_probabilities(p):
+    """A float product whose parts flip with probability 1e-300 (likelihood ratios near 2^997, composed past
+    2^1023) or 1 - 1e-16: the dominant pairs are found in log space and δ(ε) is the enumeration's, computed
+    exactly from the floats' binary values."""
+    recipe = [("flip", (0,), Fraction(p)), ("flip", (1,), Fraction(p)), ("flip", (2,), Fraction(1, 3))]
+    prog, reference = build(recipe, Bits(3), False)
+    dists = distributions(reference, Bits(3))
+    neighbours = lambda x: list(NEIGHBOURS["all-entries"](Bits(3), x))  # noqa: E731
+    for eps in (1.0, 700.0):
+        d = synthesize_approximate(prog, epsilon=eps, neighbours="all-entries", exact=False)
+        t = Fraction(math.exp(eps))
+        best, _ = brute.max_over_pairs(dists, neighbours, lambda a, b: brute.hockey(a, b, t))
+        assert d.plan.kind == "product"
+        assert math.isclose(float(d.delta), float(best), rel_tol=1e-12), (eps, d.delta, float(best))

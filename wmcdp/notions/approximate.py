@@ -56,7 +56,7 @@ from ..base.limits import check, limited
 from ..base.numbers import as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
 from .loss import compose_count, composed_pairs, product_pairs
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
@@ -123,16 +123,6 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 # -- per-pair sums at thresholds -------------------------------------------------------------
 
 
-def _log1mexp(z: np.ndarray) -> np.ndarray:
-    """``ln(1 − e^z)`` for ``z ≤ 0``, accurately (``log(−expm1 z)`` near 0, ``log1p(−e^z)`` below −ln 2)."""
-    out = np.empty_like(z)
-    near = z > -math.log(2)
-    with np.errstate(divide="ignore"):
-        out[near] = np.log(-np.expm1(z[near]))
-        out[~near] = np.log1p(-np.exp(z[~near]))
-    return out
-
-
 def _float_hockey(log_ts: Sequence[float]):
     """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}``."""
 
@@ -145,7 +135,7 @@ def _float_hockey(log_ts: Sequence[float]):
             with np.errstate(invalid="ignore"):
                 s = d > lt
             term = np.full(la.shape, -np.inf)
-            term[s] = la[s] + _log1mexp(lb[s] + lt - la[s])
+            term[s] = la[s] + log1mexp(lb[s] + lt - la[s])
             h[:, g] = logsumexp(term)
             b[:, g] = logsumexp(np.where(s, lb, -np.inf))
         return h, b

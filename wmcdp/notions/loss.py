@@ -38,7 +38,7 @@ from ..compile import Compiled
 from ..count import wmc
 from ..count.probabilities import Logs
 from ..lang.program import Program, Value
-from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, pair_source
+from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, log1mexp, logsumexp, pair_source
 
 #: most groups (distinct losses, after equal ones merge) one composed privacy-loss distribution may hold
 MAX_GROUPS = 1 << 20
@@ -189,7 +189,8 @@ def _hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
     """``H_i(t) = sum_j max(0, a_ij - t b_ij)`` of every pair ``i`` at every breakpoint ``t`` of any pair (its
     finite ratios) and one ``t`` beyond them all. Each ``H_i`` is piecewise linear in ``t`` with its kinks at
     those ratios, and every ``H_i`` tends to 1 as ``t -> 0``: comparing curves at these points compares them
-    everywhere on ``t > 0``."""
+    everywhere on ``t > 0``. Float groups give ``ln H`` from their log masses and log ratios (no ``t`` is
+    formed, so ratios past 2^1023 and masses below 1e-308 stay exact in logs)."""
     if exact:
         ts = sorted({r for g in groups for r in g.ratios if r is not None})
         ts.append((ts[-1] if ts else Fraction(1)) + 1)
@@ -198,31 +199,29 @@ def _hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
             dtype=object,
         )
     logs = sorted({float(r) for g in groups for r in g.ratios if np.isfinite(r)})
-    ts = np.exp(np.array(logs + [(logs[-1] if logs else 0.0) + 1.0]))
-    return np.array(
-        [
-            np.maximum(0.0, np.exp(np.array(g.a))[:, None] - ts[None, :] * np.exp(np.array(g.b))[:, None]).sum(axis=0)
-            for g in groups
-        ]
-    )
+    log_ts = np.array(logs + [(logs[-1] if logs else 0.0) + 1.0])
+    rows = []
+    for g in groups:
+        la, lb = np.array(g.a)[:, None], np.array(g.b)[:, None]
+        gap = log_ts[None, :] + lb - la  # ln(t b / a): a term counts where it is below 0
+        terms = np.full(gap.shape, -np.inf)
+        live = gap < 0
+        terms[live] = np.broadcast_to(la, gap.shape)[live] + log1mexp(gap[live])
+        rows.append(logsumexp(terms.T))
+    return np.array(rows)
 
 
 def dominant(groups: list[Groups], exact: bool) -> int | None:
     """A pair whose hockey-stick curve is at least every other pair's for every ``t = e^ε > 0`` (the others are
     then garblings of it, Blackwell), or None. Such a pair stays the worst when composed with any other pair, so
-    a product's worst pair takes it in every part. Float curves compare to a relative 1e-12."""
+    a product's worst pair takes it in every part. Float curves (in logs) compare to a relative 1e-12."""
     if not groups:
         return None
-    with np.errstate(over="ignore", invalid="ignore"):
-        curves = _hockey_curves(groups, exact)
-    if not exact and not np.isfinite(curves).all():
-        return None  # ratios past the float range: no claim (the caller plans the whole program)
+    curves = _hockey_curves(groups, exact)
     best = curves.max(axis=0)
-    slack = 0 if exact else 1e-12
-    for i in range(len(groups)):
-        if all(curves[i, j] >= best[j] - slack * best[j] for j in range(curves.shape[1])):
-            return i
-    return None
+    above = curves >= best if exact else curves >= best - 1e-12
+    winners = np.flatnonzero(above.all(axis=1))
+    return int(winners[0]) if len(winners) else None
 
 
 def product_pairs(

@@ -560,7 +560,18 @@ def logsumexp(x: np.ndarray) -> np.ndarray:
     return np.where(finite, shift + s, m)
 
 
+def log1mexp(z: np.ndarray) -> np.ndarray:
+    """``ln(1 − e^z)`` for ``z ≤ 0``, accurately (``log(−expm1 z)`` near 0, ``log1p(−e^z)`` below −ln 2)."""
+    out = np.empty_like(z)
+    near = z > -math.log(2)
+    with np.errstate(divide="ignore"):
+        out[near] = np.log(-np.expm1(z[near]))
+        out[~near] = np.log1p(-np.exp(z[~near]))
+    return out
+
+
 __all__ = [
+    "log1mexp",
     "logsumexp",
     "pair_directions",
     "PairWitness",

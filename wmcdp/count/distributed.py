@@ -157,6 +157,13 @@ def worker_counter(job: dict) -> Any:
     return Counter(compiled, number_system(compiled, job["exact"]))
 
 
+def local_only(workers: Any, sets: str) -> None:
+    """A run over listed or orbit sets counts in this process: ``workers`` is one clear error there (``sets``
+    names the notion's sets, e.g. ``"C and I"``)."""
+    if workers is not None:
+        raise WmcdpError(f"workers spread exhaustive sets only; give no {sets} (or the exhaustive ones)")
+
+
 def check_workers(workers: Any) -> None:
     """A ``workers=`` argument must be a :class:`Workers` (or None): anything else is one clear error."""
     if workers is not None and not isinstance(workers, Workers):
@@ -166,4 +173,4 @@ def check_workers(workers: Any) -> None:
         )
 
 
-__all__ = ["Workers", "check_workers", "worker_counter"]
+__all__ = ["Workers", "check_workers", "local_only", "worker_counter"]

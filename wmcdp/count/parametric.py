@@ -214,10 +214,10 @@ def _common_denominator(compiled: Any, polys: dict[int, tuple[Poly, Poly, Poly]]
     product ``D`` of every bit's ``d`` would carry each internal node's). ``K = deg M + x`` at the root. On an
     SDD, ``M = D`` and ``K`` is the sum over the bits of their largest degree.
     """
-    denominator = Poly([1])
-    for _, _, d in polys.values():
-        denominator *= d
     if compiled.backend.name != "bdd":
+        denominator = Poly([1])
+        for _, _, d in polys.values():
+            denominator *= d
         return denominator, sum(max(a.degree(), b.degree(), d.degree(), 0) for a, b, d in polys.values())
     flat = compiled.flat
     one = Poly([1])

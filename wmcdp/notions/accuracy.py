@@ -24,7 +24,7 @@ from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number
 from ..compile import Compiled
-from ..count.distributed import check_workers
+from ..count.distributed import check_workers, local_only
 from ..count.probabilities import Counter, as_compiled, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
@@ -140,8 +140,8 @@ def synthesize_accuracy(
         A = AccuracySet.of(A)
     if len(A) == 0:
         raise WmcdpError("the accuracy set is empty")
-    if workers is not None and not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
-        raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
+    if not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
+        local_only(workers, "A and I")
     listed = _inputs(compiled, A, I, exact)
     inputs = listed.inputs
     bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)

@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import WmcdpError
 from ..compile import Compiled
-from ..count.distributed import worker_counter
+from ..count.distributed import local_only, worker_counter
 from ..count.probabilities import Counter, explicit_rows
 from ..lang.program import Value
 from ..lang.sets import InferenceSet
@@ -28,8 +27,7 @@ class ListedInputs:
 
     def sums(self, counter: Counter, first: np.ndarray, last: np.ndarray, lo: int, workers: Any) -> tuple[Any, Any]:
         """Per input, the window sums inside and outside."""
-        if workers is not None:
-            raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
+        local_only(workers, "A and I")
         parts_in, parts_out = [], []
         for begin, block in counter.distributions(counter.compiled.domain.digit_array(self.inputs)):
             s_in, s_out = window_sums(
@@ -75,8 +73,7 @@ class WindowInputs:
         return explicit_rows(counter, InferenceSet(windows))
 
     def sums(self, counter: Counter, first: np.ndarray, last: np.ndarray, lo: int, workers: Any) -> tuple[Any, None]:
-        if workers is not None:
-            raise WmcdpError("workers spread exhaustive sets only; give no A and I (or the exhaustive ones)")
+        local_only(workers, "A and I")
         arith = counter.arith
         rows = self._rows(counter, first, last, lo)
         inside = np.array(

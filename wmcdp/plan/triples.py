@@ -21,7 +21,7 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from ..base.limits import check
-from ..count.distributed import worker_counter
+from ..count.distributed import local_only, worker_counter
 from ..count.probabilities import Counter, DenseTable, ProbabilityTable, explicit_rows, memory_budget
 from ..count.scan import RatioScan
 from ..lang.program import Value
@@ -66,8 +66,7 @@ class BlockTriples:
         self.C, self.I = C, I
 
     def scan(self, counter: Counter, scan: Any, workers: Any = None) -> Namer:
-        if workers is not None:
-            raise WmcdpError("workers spread exhaustive sets only; give no C and I (or the exhaustive ones)")
+        local_only(workers, "C and I")
         table = (
             DenseTable(counter.compiled, counter.arith, counter.table())
             if isinstance(self.I, ExhaustiveInference)
@@ -94,8 +93,7 @@ class OrbitTriples:
     def scan(self, counter: Counter, scan: Any, workers: Any = None) -> Namer:
         """Count ``P(y | x)`` on every input orbit of a batch of output orbits, then scan their pairs. A
         parametric run keeps every chunk (each pair's key may name a piece); otherwise only the witness."""
-        if workers is not None:
-            raise WmcdpError("workers spread exhaustive sets only; give no C and I (or the exhaustive ones)")
+        local_only(workers, "C and I")
         symbolic = getattr(counter.arith, "interned", False)  # a parametric run: every pair's key is a witness
         chunks: list[tuple[int, Any, Any, Any]] = []
         compiled = counter.compiled

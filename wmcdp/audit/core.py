@@ -3,6 +3,7 @@ chi-square check of a model against the library's own draws."""
 
 from __future__ import annotations
 
+import importlib
 import math
 import signal
 import time
@@ -218,6 +219,18 @@ def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any
         names = ", ".join(sorted({c.mechanism for c in all_cases}))
         raise WmcdpError(f"no case of the {audit} audit matches {only!r}; the mechanisms are {names}")
     return chosen
+
+
+def library(module: str, audit: str, distribution: str, extra: str) -> Any:
+    """The audited library's ``module`` (``from package import name`` for a dotted one), or one line saying
+    how to install it."""
+    package, _, name = module.rpartition(".")
+    try:
+        if not package:
+            return importlib.import_module(module)
+        return getattr(__import__(package, fromlist=[name]), name)
+    except ImportError:
+        raise WmcdpError(f"the {audit} audit needs {distribution}: pip install 'wmcdp[{extra}]'") from None
 
 
 def installed_version(load: Callable[[], Any], distribution: str) -> str:

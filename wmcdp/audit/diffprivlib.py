@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real, arb_of
-from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, discrete
 from ..lang.models import GRID, GridModel, grid_model
 from ..lang.relations import relation_from_function
@@ -67,6 +66,7 @@ from .core import (
     certified_verdict,
     check_options,
     installed_version,
+    library,
     run_audit,
     select_cases,
     verdict,
@@ -76,11 +76,7 @@ HALF = GRID // 2
 
 
 def _diffprivlib() -> Any:
-    try:
-        import diffprivlib
-    except ImportError:
-        raise WmcdpError("the diffprivlib audit needs diffprivlib: pip install 'wmcdp[diffprivlib]'") from None
-    return diffprivlib
+    return library("diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib")
 
 
 def diffprivlib_version() -> str:

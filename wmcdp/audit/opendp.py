@@ -38,17 +38,14 @@ from ..count.probabilities import number_system
 from ..lang.program import Program
 from ..notions.privacy import synthesize_privacy
 from ..notions.sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, verdict, with_checks, workers
+from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, library, verdict, with_checks, workers
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
 
 
 def _opendp() -> Any:
-    try:
-        import opendp.prelude as dp
-    except ImportError:
-        raise WmcdpError("the OpenDP audit needs opendp: pip install 'wmcdp[audit]'") from None
+    dp = library("opendp.prelude", "OpenDP", "opendp", "audit")
     dp.enable_features("contrib")
     return dp
 

@@ -54,6 +54,7 @@ from .core import (
     AuditRow,
     check_options,
     installed_version,
+    library,
     run_audit,
     select_cases,
 )
@@ -65,11 +66,7 @@ WINDOW_CHECK = 10_000
 
 
 def _pydp() -> Any:
-    try:
-        from pydp.algorithms import partition_selection
-    except ImportError:
-        raise WmcdpError("the python-dp audit needs python-dp: pip install 'wmcdp[pydp]'") from None
-    return partition_selection
+    return library("pydp.algorithms.partition_selection", "python-dp", "python-dp", "pydp")
 
 
 def pydp_version() -> str:

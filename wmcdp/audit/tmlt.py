@@ -63,17 +63,14 @@ from .core import (
     certified_verdict,
     check_options,
     installed_version,
+    library,
     run_audit,
     select_cases,
 )
 
 
 def _tmlt() -> Any:
-    try:
-        from tmlt.core.measurements import noise_mechanisms
-    except ImportError:
-        raise WmcdpError("the tmlt audit needs tmlt.core: pip install 'wmcdp[tmlt]'") from None
-    return noise_mechanisms
+    return library("tmlt.core.measurements.noise_mechanisms", "tmlt", "tmlt.core", "tmlt")
 
 
 def tmlt_version() -> str:

@@ -6,6 +6,11 @@ of ``num_i den_j - num_j den_i``, :mod:`.roots`) or its denominator vanishes, so
 every breakpoint with one root isolation per candidate and piece (:func:`_sweep`). A candidate whose
 denominator is zero everywhere (a triple with ``P(y | x') = 0`` for every parameter value) is infinite
 wherever its numerator is not zero.
+
+:func:`ratio_envelope` gives a privacy ratio the semantics of a numeric run at every point: where a probability
+vanishes (the support changes) its value is worked out on its own and kept as a single-point piece ``[z, z]``
+when it is not the limit of the neighbouring pieces; :func:`piece_at` reads such pieces first, and
+:func:`max_of_piecewise` combines piecewise functions that carry them.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import WmcdpError
-from .polys import Poly, poly_at
-from .roots import Point, between, compare, real_roots
+from .polys import Poly, fmpq, poly_at
+from .roots import Point, between, compare, point_text, real_roots, sign_at
 
 
 @dataclass
@@ -63,8 +68,8 @@ def envelope(candidates: list, lo: Point, hi: Point, *, upper: bool = True) -> l
         (infinite.append((num, witness)) if den.is_zero() else finite.append((num, den, witness)))
     if not finite and not infinite:
         raise WmcdpError("every candidate is 0/0 on the whole interval; there is no ratio to bound")
-    if infinite and upper:
-        return _infinite_pieces(infinite, finite, lo, hi)
+    if infinite and upper:  # infinite wherever an infinite candidate's numerator is not zero (see ratio_envelope)
+        return [Piece(lo, hi, infinite[0][0], Poly([]), infinite[0][1])]
     return _sweep(finite, lo, hi, 1 if upper else -1)
 
 
@@ -152,30 +157,125 @@ def _add(pieces: list[Piece], piece: Piece) -> None:
         pieces.append(piece)
 
 
-def _infinite_pieces(
-    infinite: list[tuple[Poly, Any]], finite: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point
-) -> list[Piece]:
-    """Infinity on ``[lo, hi]``, but at the common zeros of every infinite candidate's numerator (where those
-    triples are 0/0 and skipped): there the finite candidates decide, as single points."""
-    common = infinite[0][0]
-    for num, _ in infinite[1:]:
-        common = common.gcd(num)
-    zeros = [r for r, _ in real_roots(common, lo, hi)] if common.degree() > 0 else []
-    pieces: list[Piece] = []
-    start: Point = lo
-    for z in zeros:
-        if not isinstance(z, Fraction):
-            raise WmcdpError("an infinite bound with an isolated finite value at an irrational point is not supported")
-        values = [(poly_at(n, z) / poly_at(d, z), j) for j, (n, d, _) in enumerate(finite) if poly_at(d, z) != 0]
-        if compare(z, start) != 0:
-            pieces.append(Piece(start, z, infinite[0][0], Poly([]), infinite[0][1]))
-        if values:
-            _, j = max(values, key=lambda v: (v[0], -v[1]))
-            pieces.append(Piece(z, z, finite[j][0], finite[j][1], finite[j][2]))
-        start = z
-    if not zeros or compare(start, hi) < 0:
-        pieces.append(Piece(start, hi, infinite[0][0], Poly([]), infinite[0][1]))
-    return pieces
+def ratio_envelope(candidates: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point) -> list[Piece]:
+    """The pieces of ``t -> max_j P_j(t) / P'_j(t)`` over ``[lo, hi]`` with the semantics of a numeric run at every
+    point: a pair with ``P_j(t) = P'_j(t) = 0`` is skipped there and one with ``P'_j(t) = 0 < P_j(t)`` is infinite.
+
+    A candidate is ``(Q_j, Q'_j, witness)`` with ``P_j = Q_j / M`` and ``P'_j = Q'_j / M`` for one ``M`` that has
+    no zero on the interval. Away from the zeros of the ``Q'_j`` (of ``Q_j`` when ``Q'_j`` is zero everywhere)
+    every candidate is a continuous function or infinite, and :func:`envelope` is exact there. At each of those
+    *support changes* the value is worked out on its own from the unreduced ``Q_j(z), Q'_j(z)``; where it differs
+    from the limit of the pieces (or their witness is 0/0 there) it becomes a single-point piece ``[z, z]``.
+    """
+    pieces = envelope([(num, den, j) for j, (num, den, _) in enumerate(candidates)], lo, hi)
+    points: list[Piece] = []
+    for z in _support_changes(candidates, lo, hi):
+        here = _point_piece(candidates, z)
+        holding = [q for q in pieces if compare(q.start, z) <= 0 <= compare(q.end, z)]
+        if any(_skipped(*candidates[q.witness][:2], z) or _order(q, here, z) != 0 for q in holding):
+            points.append(here)
+    return [Piece(q.start, q.end, q.num, q.den, candidates[q.witness][2]) for q in with_points(pieces, points)]
 
 
-__all__ = ["Piece", "envelope"]
+def _support_changes(candidates: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point) -> list[Point]:
+    """The zeros in ``[lo, hi]`` of every candidate's ``Q'`` (of its ``Q`` when ``Q'`` is zero), in order."""
+    polys = {}
+    for num, den, _ in candidates:
+        p = num if den.is_zero() else den
+        if not p.is_zero() and p.degree() > 0:
+            polys.setdefault(str(p), p)
+    found = [r for p in polys.values() for r, _ in real_roots(p, lo, hi)]
+    found.sort(key=functools.cmp_to_key(compare))
+    return [z for i, z in enumerate(found) if i == 0 or compare(found[i - 1], z) != 0]
+
+
+def _skipped(num: Poly, den: Poly, z: Point) -> bool:
+    return sign_at(num, z) == 0 and sign_at(den, z) == 0
+
+
+def _point_piece(candidates: list[tuple[Poly, Poly, Any]], z: Point) -> Piece:
+    """``[z, z]``: the largest ``Q_j(z) / Q'_j(z)`` over the candidates not 0/0 at ``z`` (the first on a tie), as a
+    constant at a rational ``z`` (``den`` zero: infinity), else as the candidate's reduced function."""
+    best: Piece | None = None
+    for j, (num, den, _) in enumerate(candidates):
+        if _skipped(num, den, z):
+            continue
+        q = point_piece(z, *_reduced(num, den), j)
+        if best is None or _order(q, best, z) > 0:
+            best = q
+    if best is None:
+        raise WmcdpError(f"every triple has P(y|x) = P(y|x') = 0 at {point_text(z)}; there is no ratio to bound")
+    return best
+
+
+def point_piece(z: Point, num: Poly, den: Poly, witness: Any) -> Piece:
+    """The single-point piece ``[z, z]`` of ``num / den`` (reduced, or ``den`` zero everywhere): infinity where the
+    denominator vanishes, and a constant at a rational ``z``."""
+    if sign_at(den, z) == 0:
+        return Piece(z, z, Poly([1]), Poly([]), witness)
+    if isinstance(z, Fraction):
+        return Piece(z, z, Poly([fmpq(poly_at(num, z) / poly_at(den, z))]), Poly([1]), witness)
+    return Piece(z, z, num, den, witness)
+
+
+def _order(p: Piece, q: Piece, z: Point) -> int:
+    """-1, 0 or 1 as ``p``'s function at ``z`` is below, equal to or above ``q``'s (a zero ``den`` is infinity)."""
+    sp, sq = sign_at(p.den, z), sign_at(q.den, z)
+    if sp == 0 or sq == 0:
+        return (sp == 0) - (sq == 0)
+    return sign_at(p.num * q.den - q.num * p.den, z) * sp * sq
+
+
+def piece_at(pieces: list[Piece] | tuple[Piece, ...], z: Point) -> Piece:
+    """The piece that gives the value at ``z``: a single-point piece ``[z, z]`` if there is one, else the first piece
+    holding ``z`` (pieces that meet at ``z`` without a point piece there agree at ``z``)."""
+    holding = [q for q in pieces if compare(q.start, z) <= 0 <= compare(q.end, z)]
+    if not holding:
+        raise WmcdpError(f"{point_text(z)} is outside the interval of the pieces")
+    return next((q for q in holding if compare(q.start, q.end) == 0), holding[0])
+
+
+def with_points(pieces: list[Piece], points: list[Piece]) -> list[Piece]:
+    """``pieces`` with the single-point pieces ``points`` (in increasing order) put in, splitting the piece that
+    holds each; a point piece already in ``pieces`` stays, and is kept over one of ``points`` at the same point."""
+    by_point = functools.cmp_to_key(lambda u, v: compare(u.start, v.start))
+    queue = sorted([*(q for q in pieces if compare(q.start, q.end) == 0), *points], key=by_point)
+    out: list[Piece] = []
+    for p in (q for q in pieces if compare(q.start, q.end) < 0):
+        start = p.start
+        while queue and compare(queue[0].start, p.end) <= 0:
+            point = queue.pop(0)
+            if compare(point.start, start) > 0:
+                out.append(Piece(start, point.start, p.num, p.den, p.witness))
+            if not (out and compare(out[-1].start, point.start) == 0 == compare(out[-1].end, point.start)):
+                out.append(point)
+            start = point.start
+        if compare(start, p.end) < 0:
+            out.append(Piece(start, p.end, p.num, p.den, p.witness))
+    return out
+
+
+def max_of_piecewise(parts: list[list[Piece]], lo: Point, hi: Point) -> list[Piece]:
+    """The pointwise maximum of piecewise functions over ``[lo, hi]`` (each a list of pieces covering it, with
+    single-point pieces where its value at a point is not the limit of its pieces): the envelope of the parts'
+    pieces on each stretch between their ends, and at every end the largest of the parts' values there."""
+    stretches = [(q.num, q.den, q.witness, q.start, q.end) for part in parts for q in part if compare(q.start, q.end)]
+    pieces = envelope(stretches, lo, hi, upper=True)
+    ends = sorted((e for part in parts for q in part for e in (q.start, q.end)), key=functools.cmp_to_key(compare))
+    points = []
+    for i, z in enumerate(ends):
+        if i and compare(ends[i - 1], z) == 0:
+            continue
+        best = piece_at(parts[0], z)
+        for part in parts[1:]:
+            q = piece_at(part, z)
+            if _order(q, best, z) > 0:
+                best = q
+        here = point_piece(z, best.num, best.den, best.witness)
+        pointwise = any(compare(q.start, q.end) == 0 and compare(q.start, z) == 0 for part in parts for q in part)
+        if pointwise or _order(piece_at(pieces, z), here, z) != 0:
+            points.append(here)
+    return with_points(pieces, points)
+
+
+__all__ = ["Piece", "envelope", "ratio_envelope", "max_of_piecewise", "piece_at", "point_piece", "with_points"]

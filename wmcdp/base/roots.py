@@ -169,10 +169,22 @@ def nonnegative_on(p: Poly, lo: Fraction, hi: Fraction, strict: bool = False) ->
     return None
 
 
+def sign_at(p: Poly, x: Point) -> int:
+    """The sign of ``p(x)``, exactly. At an algebraic ``x``: 0 when its irreducible polynomial divides ``p``;
+    otherwise ``x``'s interval is refined until it holds no root of ``p``, where ``p`` has ``p(x)``'s sign."""
+    if isinstance(x, Fraction):
+        return _sign(p, x)
+    if p.is_zero() or not p.gcd(Poly(x.poly)).is_one():  # gcd 1 or x.poly (irreducible): p(x) = 0 in the latter
+        return 0
+    for r, _ in real_roots(p, x.lo, x.hi):
+        compare(r, x)  # refines x until r lies outside its open interval
+    return _sign(p, (x.lo + x.hi) / 2)
+
+
 def point_text(x: Point) -> str:
     if isinstance(x, Fraction):
         return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
     return f"{float(x):.12g}"
 
 
-__all__ = ["Algebraic", "Point", "real_roots", "compare", "between", "simplest_between", "nonnegative_on", "point_text"]
+__all__ = ["Algebraic", "Point", "real_roots", "compare", "between", "simplest_between", "nonnegative_on", "point_text", "sign_at"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +38,8 @@ def symbolic_args(q: argparse.ArgumentParser) -> None:
 def parameter_of(args: argparse.Namespace) -> Parameter | None:
     """The Parameter of ``--symbolic NAME=LO:HI`` (None without the option)."""
     spec = getattr(args, "symbolic", None)
+    if getattr(args, "plot", None):
+        _check_writable(args.plot)
     if not spec:
         if getattr(args, "fmt", "table") == "latex" or getattr(args, "plot", None):
             raise WmcdpError("--format latex and --plot show a bound as a function: give --symbolic NAME=LO:HI")
@@ -47,6 +50,15 @@ def parameter_of(args: argparse.Namespace) -> Parameter | None:
         raise WmcdpError(f"malformed --symbolic {spec!r}: expected NAME=LO:HI, e.g. --symbolic lam=0:1/2")
     ends = [parse_number(text, exact=True) for text in (lo, hi)]  # decimals are read exactly: 0.5 is 1/2
     return Parameter(name.strip(), ends[0], ends[1])
+
+
+def _check_writable(path: str) -> None:
+    """Refuse a ``--plot`` file that cannot be written before anything is computed."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise WmcdpError(f"--plot {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise WmcdpError(f"--plot {path}: not writable")
 
 
 def program_and_parameter(args: argparse.Namespace) -> tuple[Any, Parameter | None]:
@@ -141,8 +153,12 @@ def plot(r: Any, path: str, name: str) -> None:
     ax.set_ylabel(label)
     ax.set_title(f"{name}: {label} on [{point_text(p.lo)}, {point_text(p.hi)}]")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    try:
+        fig.savefig(path)
+    except OSError as e:
+        raise WmcdpError(f"--plot {path}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
 
 
 def _value(piece: Any, t: Fraction, linear: bool) -> float:

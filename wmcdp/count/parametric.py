@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import WmcdpError
+from ..base.numbers import ln
 from ..base.polys import Poly, fmpq, fraction, poly_at
 from ..lang.parameter import Function, Parameter
 from ..lang.weights import BitWeight
@@ -66,7 +67,7 @@ def _at(w: BitWeight, t: Fraction) -> BitWeight:
     if not isinstance(w.one, Function) and not isinstance(w.zero, Function):
         return w
     one, zero = (f(t) if isinstance(f, Function) else Fraction(f) for f in (w.one, w.zero))
-    return BitWeight(one, zero, math.log(one) if one else -math.inf, math.log(zero) if zero else -math.inf)
+    return BitWeight(one, zero, ln(one) if one else -math.inf, ln(zero) if zero else -math.inf)  # exact: no underflow
 
 
 class Parametric:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.envelope import Piece, envelope
+from ..base.envelope import Piece, envelope, ratio_envelope
 from ..base.errors import WmcdpError
 from ..base.numbers import is_symbolic
 from ..base.polys import Poly, fmpq, poly_at
@@ -28,9 +28,10 @@ from .piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaResult, Pi
 def piecewise_privacy(
     arith: Parametric, scan: EnvelopeScan, witness_of: Callable[[Any], Any], diagram_size: int, start: float
 ) -> PiecewisePrivacyResult:
-    """Pure ε as a function: the upper envelope of ``P(y|x) / P(y|x')`` over the distinct pairs of the scan."""
+    """Pure ε as a function: the upper envelope of ``P(y|x) / P(y|x')`` over the distinct pairs of the scan, with
+    the numeric run's value at every point where a probability vanishes (:func:`~wmcdp.base.envelope.ratio_envelope`)."""
     p = arith.parameter
-    pieces = envelope(scan.candidates(), p.lo, p.hi, upper=True)
+    pieces = ratio_envelope(scan.candidates(), p.lo, p.hi)
     pieces = [Piece(q.start, q.end, q.num, q.den, witness_of(q.witness)) for q in pieces]
     return PiecewisePrivacyResult(p, tuple(pieces), arith.degree, diagram_size, time.perf_counter() - start)
 

@@ -8,21 +8,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..base.envelope import Piece
+from ..base.envelope import Piece, piece_at
 from ..base.numbers import format_number, ln
 from ..base.polys import coefficients, poly_at
-from ..base.roots import Algebraic, Point, compare, point_text
+from ..base.roots import Algebraic, Point, point_text
 from ..lang.parameter import Parameter, function_text, poly_text
 from ..lang.shape import format_value
 
 
-def _inside(piece: Piece, t: Fraction) -> bool:
-    return compare(piece.start, t) <= 0 <= compare(piece.end, t)
-
-
-def _value(piece: Piece, t: Fraction) -> Fraction | float:
-    """``num(t) / den(t)`` of a piece (infinity where ``den`` is zero and ``num`` is not)."""
-    d = poly_at(piece.den, t) if not piece.den.is_zero() else Fraction(0)
+def _value(pieces: tuple[Piece, ...], t: int | Fraction) -> Fraction | float:
+    """The value at ``t`` (exact): ``num(t) / den(t)`` of the piece that gives it (:func:`piece_at`: a single-point
+    piece ``[t, t]`` first), infinity where ``den(t)`` is zero."""
+    t = Fraction(t)
+    piece = piece_at(pieces, t)
+    d = poly_at(piece.den, t)
     return math.inf if d == 0 else poly_at(piece.num, t) / d
 
 
@@ -41,13 +40,14 @@ class PiecewisePrivacyResult:
     plan: Any = None
 
     def ratio_at(self, t: int | Fraction) -> Fraction | float:
-        """e^ε at ``t`` (exact), from the piece holding ``t``."""
-        t = Fraction(t)
-        return _value(next(p for p in self.pieces if _inside(p, t)), t)
+        """e^ε at ``t`` (exact; ``math.inf`` where a triple has ``P(y | x) > 0 = P(y | x')``), as the exact numeric
+        run at ``t`` gives it."""
+        return _value(self.pieces, t)
 
     def epsilon_at(self, t: int | Fraction) -> float:
+        """ε at ``t``: ``ln`` of :meth:`ratio_at` correctly rounded (``inf`` for an infinite ratio, ``-inf`` for 0)."""
         r = self.ratio_at(t)
-        return math.inf if r == math.inf else ln(Fraction(r))
+        return math.inf if r == math.inf else -math.inf if r == 0 else ln(Fraction(r))
 
     def _repr_markdown_(self) -> str:
         return markdown(self, "e^ε")
@@ -69,8 +69,7 @@ class PiecewiseAccuracyResult:
 
     def one_minus_beta_at(self, t: int | Fraction) -> Fraction:
         """1 − β at ``t`` (exact), from the piece holding ``t``."""
-        t = Fraction(t)
-        return Fraction(_value(next(p for p in self.pieces if _inside(p, t)), t))
+        return Fraction(_value(self.pieces, t))
 
     def _repr_markdown_(self) -> str:
         return markdown(self, "1 − β")
@@ -92,8 +91,7 @@ class PiecewiseDeltaResult:
 
     def delta_at(self, t: int | Fraction) -> Fraction:
         """δ at ``t`` (exact), from the piece holding ``t``."""
-        t = Fraction(t)
-        return Fraction(_value(next(p for p in self.pieces if _inside(p, t)), t))
+        return Fraction(_value(self.pieces, t))
 
     def _repr_markdown_(self) -> str:
         return markdown(self, "δ")

@@ -8,6 +8,7 @@ as ``run`` (its entry point, given the sets to use): the planner chooses, the no
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -209,34 +210,83 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
 
 
 def _piecewise_product(product: Product, results: list, relation: Relation, exact: Any, start: float):
-    """A product's ε as a function (rule "max"): each part's pieces are ratios of real triples of the part, so
-    the envelope of all of them, each embedded into a triple of the whole program, is the bound."""
-    from ..base.envelope import Piece, envelope
+    """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
+    parameter is a constant; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's witness is its part's
+    triple with every other part at an output of positive probability at its lowest input: the likeliest inside
+    the piece, and where that one's probability vanishes at a point of the piece, a single-point piece there
+    with an output of positive probability at that point."""
+    from ..base.envelope import Piece, max_of_piecewise, point_piece, with_points
+    from ..base.errors import WmcdpError
+    from ..base.polys import Poly, fmpq
+    from ..base.roots import between, compare, real_roots
 
-    likeliest = [_likeliest(c, exact)[0] for c in product.compiled]
-    candidates = []
+    symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
+    p = symbolic.parameter
+    parts = []
     for c, r in enumerate(results):
+        if getattr(r, "pieces", None) is None:  # no parameter in this part: its ratio on the whole interval
+            if r.ratio != math.inf and not isinstance(r.ratio, Fraction):
+                raise WmcdpError("a bound as a function of a parameter needs exact weights: give floats as fractions")
+            constant = (Poly([1]), Poly([])) if r.ratio == math.inf else (Poly([fmpq(r.ratio)]), Poly([1]))
+            parts.append([Piece(p.lo, p.hi, *constant, (c, r.witness))])
+        else:
+            parts.append([Piece(q.start, q.end, q.num, q.den, (c, q.witness)) for q in r.pieces])
+    outputs = [_part_outputs(compiled, exact) for compiled in product.compiled]
+
+    def embed(part_witness: Any, ys: dict[int, Any]) -> Any:
+        c, w = part_witness
         index = product.members[c][0]
-        for piece in r.pieces:
-            w = piece.witness
-            xs, xps, ys = {index: w.x}, {index: w.x_prime}, {index: w.y}
-            for j, members in enumerate(product.members):
-                ys.update({m: likeliest[j] for m in members if m != index})
-            whole = replace(w, x=product.embed_input(xs), x_prime=product.embed_input(xps), y=product.embed_output(ys))
-            candidates.append((piece.num, piece.den, whole))
-    p = results[0].parameter
-    pieces = envelope(candidates, p.lo, p.hi)
+        ys = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
+        return replace(w, x=product.embed_input({index: w.x}), x_prime=product.embed_input({index: w.x_prime}),
+                       y=product.embed_output(ys))
+
+    pieces, points = [], []
+    for q in max_of_piecewise(parts, p.lo, p.hi):
+        inside = q.start if compare(q.start, q.end) == 0 else between(q.start, q.end)
+        ys = {j: _output_at(row, inside)[0] for j, row in enumerate(outputs)}
+        pieces.append(Piece(q.start, q.end, q.num, q.den, embed(q.witness, ys)))
+        if compare(q.start, q.end) == 0:
+            continue
+        for j, row in enumerate(outputs):
+            num = _output_at(row, inside)[1]
+            for z, _ in real_roots(num, q.start, q.end) if num.degree() > 0 else []:
+                points.append(point_piece(z, q.num, q.den, embed(q.witness, {**ys, j: _output_at(row, z)[0]})))
+    points.sort(key=functools.cmp_to_key(lambda u, v: compare(u.start, v.start)))
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape
     plan = product.report([r.plan for r in results], None, relation.count_pairs(domain) * shape.size, seconds)
     return replace(
-        results[0],
-        pieces=tuple(Piece(q.start, q.end, q.num, q.den, q.witness) for q in pieces),
-        degree=max(r.degree for r in results),
+        symbolic,
+        pieces=tuple(with_points(pieces, points)),
+        degree=max(getattr(r, "degree", 0) for r in results),
         diagram_size=sum(r.diagram_size for r in results),
         seconds=seconds,
         plan=plan,
     )
+
+
+def _part_outputs(compiled: Compiled, exact: Any) -> list[tuple[Any, Any]]:
+    """``(y, Q)`` for every output of a part at its lowest input, ``P(y | lo)`` as a polynomial ``Q`` (over the
+    part's common denominator, which has no zero on the interval, when the part has the parameter)."""
+    from ..base.polys import Poly, fmpq
+
+    counter = Counter(compiled, number_system(compiled, exact))
+    ((_, row),) = list(counter.distributions(np.zeros((1, compiled.domain.n), dtype=np.int64)))
+    arith = counter.arith
+    symbolic = getattr(arith, "interned", False)
+    values = [arith.function(v) if symbolic else Poly([fmpq(arith.probability(v))]) for v in row[0]]
+    return [(compiled.shape.value_at(k), q) for k, q in enumerate(values)]
+
+
+def _output_at(row: list[tuple[Any, Any]], z: Any) -> tuple[Any, Any]:
+    """The likeliest output of ``row`` at the rational ``z`` (the first on a tie), or at an irrational ``z`` the
+    first with a positive probability there, with its polynomial."""
+    from ..base.polys import poly_at
+    from ..base.roots import sign_at
+
+    if isinstance(z, Fraction):
+        return max(row, key=lambda item: abs(poly_at(item[1], z)))  # max keeps the first of equal values
+    return next(item for item in row if sign_at(item[1], z) != 0)
 
 
 def _log_of(r: Any, which: str) -> float:

@@ -155,7 +155,9 @@ def test_randomized_response_closed_form_and_its_mirror():
     """ln((1 - λ)/λ) on [0, 1/2] and ln(λ/(1 - λ)) on [1/2, 1], with the breakpoint exactly 1/2."""
     lam = Parameter("lam", 0, 1)
     r = synthesize_privacy(randomized_response(10, lam), "exhaustive")
-    assert [(p.start, p.end) for p in r.pieces] == [(0, F(1, 2)), (F(1, 2), 1)]
+    # at lam = 1 the second piece's witness is 0/0 (P = lam(1 - lam)^9 on both sides): a point piece takes over
+    assert [(p.start, p.end) for p in r.pieces] == [(0, F(1, 2)), (F(1, 2), 1), (1, 1)]
+    assert r.pieces[2].den.is_zero() and r.pieces[2].witness.y == (1,) * 10
     t = lam.num
     assert (r.pieces[0].num, r.pieces[0].den) == (1 - t, t)
     assert (r.pieces[1].num, r.pieces[1].den) == (-t, t - 1)  # lam/(1 - lam), denominator monic

@@ -16,6 +16,7 @@ when it is not the limit of the neighbouring pieces; :func:`piece_at` reads such
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -172,14 +173,14 @@ def ratio_envelope(candidates: list[tuple[Poly, Poly, Any]], lo: Point, hi: Poin
     for z in _support_changes(candidates, lo, hi):
         here = _point_piece(candidates, z)
         holding = [q for q in pieces if compare(q.start, z) <= 0 <= compare(q.end, z)]
-        if any(_skipped(*candidates[q.witness][:2], z) or _order(q, here, z) != 0 for q in holding):
+        if any(_skipped(candidates[q.witness][0], candidates[q.witness][1], z) or _order(q, here, z) for q in holding):
             points.append(here)
     return [Piece(q.start, q.end, q.num, q.den, candidates[q.witness][2]) for q in with_points(pieces, points)]
 
 
 def _support_changes(candidates: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point) -> list[Point]:
     """The zeros in ``[lo, hi]`` of every candidate's ``Q'`` (of its ``Q`` when ``Q'`` is zero), in order."""
-    polys = {}
+    polys: dict[str, Poly] = {}
     for num, den, _ in candidates:
         p = num if den.is_zero() else den
         if not p.is_zero() and p.degree() > 0:
@@ -196,16 +197,21 @@ def _skipped(num: Poly, den: Poly, z: Point) -> bool:
 def _point_piece(candidates: list[tuple[Poly, Poly, Any]], z: Point) -> Piece:
     """``[z, z]``: the largest ``Q_j(z) / Q'_j(z)`` over the candidates not 0/0 at ``z`` (the first on a tie), as a
     constant at a rational ``z`` (``den`` zero: infinity), else as the candidate's reduced function."""
-    best: Piece | None = None
-    for j, (num, den, _) in enumerate(candidates):
-        if _skipped(num, den, z):
-            continue
-        q = point_piece(z, *_reduced(num, den), j)
-        if best is None or _order(q, best, z) > 0:
-            best = q
-    if best is None:
-        raise WmcdpError(f"every triple has P(y|x) = P(y|x') = 0 at {point_text(z)}; there is no ratio to bound")
-    return best
+    if isinstance(z, Fraction):  # exact values, the first largest (max keeps the first of equal keys)
+        values = [(poly_at(num, z), poly_at(den, z), j) for j, (num, den, _) in enumerate(candidates)]
+        ratios = [(math.inf if b == 0 else a / b, j) for a, b, j in values if (a, b) != (0, 0)]
+        if ratios:
+            j = max(ratios, key=lambda item: item[0])[1]
+            return point_piece(z, *_reduced(candidates[j][0], candidates[j][1]), j)
+    else:
+        best: Piece | None = None
+        for j, (num, den, _) in enumerate(candidates):
+            if not _skipped(num, den, z):
+                q = point_piece(z, *_reduced(num, den), j)
+                best = q if best is None or _order(q, best, z) > 0 else best
+        if best is not None:
+            return best
+    raise WmcdpError(f"every triple has P(y|x) = P(y|x') = 0 at {point_text(z)}; there is no ratio to bound")
 
 
 def point_piece(z: Point, num: Poly, den: Poly, witness: Any) -> Piece:
@@ -235,11 +241,17 @@ def piece_at(pieces: list[Piece] | tuple[Piece, ...], z: Point) -> Piece:
     return next((q for q in holding if compare(q.start, q.end) == 0), holding[0])
 
 
+def _start_order(u: Piece, v: Piece) -> int:
+    return compare(u.start, v.start)
+
+
+by_start = functools.cmp_to_key(_start_order)  # the sort key of pieces by their start
+
+
 def with_points(pieces: list[Piece], points: list[Piece]) -> list[Piece]:
     """``pieces`` with the single-point pieces ``points`` (in increasing order) put in, splitting the piece that
     holds each; a point piece already in ``pieces`` stays, and is kept over one of ``points`` at the same point."""
-    by_point = functools.cmp_to_key(lambda u, v: compare(u.start, v.start))
-    queue = sorted([*(q for q in pieces if compare(q.start, q.end) == 0), *points], key=by_point)
+    queue = sorted([*(q for q in pieces if compare(q.start, q.end) == 0), *points], key=by_start)
     out: list[Piece] = []
     for p in (q for q in pieces if compare(q.start, q.end) < 0):
         start = p.start
@@ -278,4 +290,13 @@ def max_of_piecewise(parts: list[list[Piece]], lo: Point, hi: Point) -> list[Pie
     return with_points(pieces, points)
 
 
-__all__ = ["Piece", "envelope", "ratio_envelope", "max_of_piecewise", "piece_at", "point_piece", "with_points"]
+__all__ = [
+    "Piece",
+    "envelope",
+    "ratio_envelope",
+    "max_of_piecewise",
+    "piece_at",
+    "point_piece",
+    "with_points",
+    "by_start",
+]

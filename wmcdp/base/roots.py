@@ -187,4 +187,14 @@ def point_text(x: Point) -> str:
     return f"{float(x):.12g}"
 
 
-__all__ = ["Algebraic", "Point", "real_roots", "compare", "between", "simplest_between", "nonnegative_on", "point_text", "sign_at"]
+__all__ = [
+    "Algebraic",
+    "Point",
+    "real_roots",
+    "compare",
+    "between",
+    "simplest_between",
+    "nonnegative_on",
+    "point_text",
+    "sign_at",
+]

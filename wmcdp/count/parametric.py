@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import WmcdpError
-from ..base.numbers import ln
+from ..base.numbers import log_fraction
 from ..base.polys import Poly, fmpq, fraction, poly_at
 from ..lang.parameter import Function, Parameter
 from ..lang.weights import BitWeight
@@ -67,7 +67,7 @@ def _at(w: BitWeight, t: Fraction) -> BitWeight:
     if not isinstance(w.one, Function) and not isinstance(w.zero, Function):
         return w
     one, zero = (f(t) if isinstance(f, Function) else Fraction(f) for f in (w.one, w.zero))
-    return BitWeight(one, zero, ln(one) if one else -math.inf, ln(zero) if zero else -math.inf)  # exact: no underflow
+    return BitWeight(one, zero, log_fraction(one) if one else -math.inf, log_fraction(zero) if zero else -math.inf)
 
 
 class Parametric:

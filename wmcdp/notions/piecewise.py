@@ -29,7 +29,8 @@ def piecewise_privacy(
     arith: Parametric, scan: EnvelopeScan, witness_of: Callable[[Any], Any], diagram_size: int, start: float
 ) -> PiecewisePrivacyResult:
     """Pure ε as a function: the upper envelope of ``P(y|x) / P(y|x')`` over the distinct pairs of the scan, with
-    the numeric run's value at every point where a probability vanishes (:func:`~wmcdp.base.envelope.ratio_envelope`)."""
+    the numeric run's value at every point where a probability vanishes
+    (:func:`~wmcdp.base.envelope.ratio_envelope`)."""
     p = arith.parameter
     pieces = ratio_envelope(scan.candidates(), p.lo, p.hi)
     pieces = [Piece(q.start, q.end, q.num, q.den, witness_of(q.witness)) for q in pieces]

@@ -8,7 +8,6 @@ as ``run`` (its entry point, given the sets to use): the planner chooses, the no
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from collections.abc import Callable
@@ -215,7 +214,7 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
     triple with every other part at an output of positive probability at its lowest input: the likeliest inside
     the piece, and where that one's probability vanishes at a point of the piece, a single-point piece there
     with an output of positive probability at that point."""
-    from ..base.envelope import Piece, max_of_piecewise, point_piece, with_points
+    from ..base.envelope import Piece, by_start, max_of_piecewise, point_piece, with_points
     from ..base.errors import WmcdpError
     from ..base.polys import Poly, fmpq
     from ..base.roots import between, compare, real_roots
@@ -237,8 +236,12 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
         c, w = part_witness
         index = product.members[c][0]
         ys = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
-        return replace(w, x=product.embed_input({index: w.x}), x_prime=product.embed_input({index: w.x_prime}),
-                       y=product.embed_output(ys))
+        return replace(
+            w,
+            x=product.embed_input({index: w.x}),
+            x_prime=product.embed_input({index: w.x_prime}),
+            y=product.embed_output(ys),
+        )
 
     pieces, points = [], []
     for q in max_of_piecewise(parts, p.lo, p.hi):
@@ -251,7 +254,7 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
             num = _output_at(row, inside)[1]
             for z, _ in real_roots(num, q.start, q.end) if num.degree() > 0 else []:
                 points.append(point_piece(z, q.num, q.den, embed(q.witness, {**ys, j: _output_at(row, z)[0]})))
-    points.sort(key=functools.cmp_to_key(lambda u, v: compare(u.start, v.start)))
+    points.sort(key=by_start)
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape
     plan = product.report([r.plan for r in results], None, relation.count_pairs(domain) * shape.size, seconds)

@@ -78,7 +78,7 @@ def hamming(x):
 
 # -- random small programs with one parameter ------------------------------------------------------------------
 
-#: weights of t, each in [0, 1] on [0, 1]; several reach 0 or 1 at an end
+#: weights of t, each in [0, 1] on [0, 1]; several reach 0 or 1 at an end or inside
 WEIGHTS = [
     lambda t: t,
     lambda t: 1 - t,
@@ -88,6 +88,7 @@ WEIGHTS = [
     lambda t: 2 * t * (1 - t),
     lambda t: (1 + t) / 3,
     lambda t: F(1, 3) + 0 * t,
+    lambda t: (2 * t - 1) * (2 * t - 1),  # 0 inside the interval, at 1/2
 ]
 
 

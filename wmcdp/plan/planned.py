@@ -45,18 +45,17 @@ def _relation(program: Program, neighbours: Any) -> Relation:
     return neighbour_relation(neighbours or program.neighbours)
 
 
-def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
-    """The most likely output of a part at its lowest input (``lo`` in every entry), and its probability."""
+def _lowest_row(compiled: Compiled, exact: Any) -> tuple[Any, np.ndarray]:
+    """The arithmetic of a part and its row of ``P(y | lo)`` over every output ``y`` (``lo`` in every entry)."""
     counter = Counter(compiled, number_system(compiled, exact))
     digits = np.zeros((1, compiled.domain.n), dtype=np.int64)
     ((_, row),) = list(counter.distributions(digits))
-    row = row[0]
-    arith = counter.arith
-    if getattr(arith, "interned", False):  # a parametric run: likeliest at the middle of the interval
-        middle = (arith.parameter.lo + arith.parameter.hi) / 2
-        probs = [arith.probability(v)(middle) for v in row]
-        best = max(range(len(probs)), key=lambda k: (probs[k], -k))
-        return compiled.shape.value_at(best), probs[best]
+    return counter.arith, row[0]
+
+
+def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
+    """The most likely output of a part at its lowest input (``lo`` in every entry), and its probability."""
+    arith, row = _lowest_row(compiled, exact)
     if arith.exact:
         probs = [arith.probability(v) for v in row]
         best = max(range(len(probs)), key=lambda k: (probs[k], -k))
@@ -273,11 +272,9 @@ def _part_outputs(compiled: Compiled, exact: Any) -> list[tuple[Any, Any]]:
     part's common denominator, which has no zero on the interval, when the part has the parameter)."""
     from ..base.polys import Poly, fmpq
 
-    counter = Counter(compiled, number_system(compiled, exact))
-    ((_, row),) = list(counter.distributions(np.zeros((1, compiled.domain.n), dtype=np.int64)))
-    arith = counter.arith
+    arith, row = _lowest_row(compiled, exact)
     symbolic = getattr(arith, "interned", False)
-    values = [arith.function(v) if symbolic else Poly([fmpq(arith.probability(v))]) for v in row[0]]
+    values = [arith.function(v) if symbolic else Poly([fmpq(arith.probability(v))]) for v in row]
     return [(compiled.shape.value_at(k), q) for k, q in enumerate(values)]
 
 

@@ -38,12 +38,12 @@ def symbolic_args(q: argparse.ArgumentParser) -> None:
 def parameter_of(args: argparse.Namespace) -> Parameter | None:
     """The Parameter of ``--symbolic NAME=LO:HI`` (None without the option)."""
     spec = getattr(args, "symbolic", None)
-    if getattr(args, "plot", None):
-        _check_writable(args.plot)
     if not spec:
         if getattr(args, "fmt", "table") == "latex" or getattr(args, "plot", None):
             raise WmcdpError("--format latex and --plot show a bound as a function: give --symbolic NAME=LO:HI")
         return None
+    if getattr(args, "plot", None):
+        _check_writable(args.plot)
     name, sep, interval = spec.partition("=")
     lo, colon, hi = interval.partition(":")
     if not sep or not colon or not name.strip() or not lo.strip() or not hi.strip():

@@ -249,10 +249,10 @@ def _piecewise_product(product: Product, results: list, relation: Relation, exac
         pieces.append(Piece(q.start, q.end, q.num, q.den, embed(q.witness, ys)))
         if compare(q.start, q.end) == 0:
             continue
-        for j, row in enumerate(outputs):
-            num = _output_at(row, inside)[1]
-            for z, _ in real_roots(num, q.start, q.end) if num.degree() > 0 else []:
-                points.append(point_piece(z, q.num, q.den, embed(q.witness, {**ys, j: _output_at(row, z)[0]})))
+        chosen = [_output_at(row, inside)[1] for row in outputs]
+        for z, _ in (root for num in chosen if num.degree() > 0 for root in real_roots(num, q.start, q.end)):
+            at_z = {j: _output_at(row, z)[0] for j, row in enumerate(outputs)}  # every part's output chosen at z
+            points.append(point_piece(z, q.num, q.den, embed(q.witness, at_z)))
     points.sort(key=by_start)
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape

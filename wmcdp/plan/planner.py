@@ -225,7 +225,7 @@ class Product:
         if len(self.members) < len(self.parts):
             out.append(
                 (
-                    f"the parts fall into {len(self.members)} classes of one mechanism each",
+                    f"the parts fall into {len(self.members)} class(es), one mechanism each",
                     "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
                 )
             )

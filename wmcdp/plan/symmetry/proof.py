@@ -380,7 +380,11 @@ class Prover:
         kinds = [
             (self.structural, "on the circuit (renaming maps every output gate onto its image's gate)"),
             (self.diagram, "by diagram equality after renaming (one canonical CUDD node)"),
-            (self.reflections, "value reflections by diagram equality (bits negated)"),
+            (
+                self.reflections,
+                "value reflections by diagram equality (bits negated; one entry per block, whose permutations carry "
+                "it to the others)",
+            ),
         ]
         done = [f"{count} {text}" for count, text in kinds if count]
         if self.abandoned:

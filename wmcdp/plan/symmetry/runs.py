@@ -406,7 +406,7 @@ def traced_target(compiled: Compiled, V: Callable | Mapping | None) -> Compiled 
     the whole input), a result that is not a DSL Bool or Int, a random choice, or a value that differs from
     ``V``'s own at one of :data:`V_PROBES` inputs. Under the DSL's semantics (those the program body is traced
     with), the diagram is then ``V`` on every input."""
-    fn = compiled.program.target if V is None else V
+    fn: Any = compiled.program.target if V is None else V
     if fn is None or isinstance(fn, Mapping) or not callable(fn):
         return None
     program, domain = compiled.program, compiled.domain

@@ -17,7 +17,7 @@ from fractions import Fraction
 import pytest
 
 import brute
-from wmcdp import Bits, Program, flip, ite, synthesize_accuracy
+from wmcdp import Bits, Program, flip, synthesize_accuracy
 from wmcdp.cli import main
 from wmcdp.lang.relations import NEIGHBOURS
 from wmcdp.notions.approximate import synthesize_approximate
@@ -69,6 +69,10 @@ def cnt_dsl_inside():
 
 def cnt_branching():
     return Program("cnt", Bits({N}), _count, target=branching_target)
+
+
+def near_tie():  # each part: P(1 | 0) = 1/4, P(1 | 1) = 3/4 + 2^-44, in floats
+    return Program("near", Bits(2), lambda x: tuple(ite(v, flip(0.75 + 2.0**-44), flip(0.25)) for v in x))
 '''
 
 
@@ -157,26 +161,28 @@ def test_target_that_does_not_trace_is_enumerated(tmp_path, capsys):
     )
 
 
-def test_float_products_decide_dominance_exactly():
+def test_float_products_decide_dominance_exactly(tmp_path, capsys):
     """Two bits, each part P(1 | 0) = 1/4, P(1 | 1) = 3/4 + 2^-44 (floats, exact in binary). The part's pairs
     (0, 1) and (1, 0) have hockey-stick curves that cross at t = 1 and differ by a relative 1e-13: no pair is
     dominant, exactly, so under all-entries the whole program is planned (a tolerance of 1e-12 took one as
-    dominant). δ(ε) is the enumeration's."""
-    high = 0.75 + 2.0**-44
-
-    def part(v):
-        return ite(v, flip(high), flip(0.25))
-
-    prog = Program("near", Bits(2), lambda x: tuple(part(v) for v in x))
-    reference = lambda x, c: tuple(brute.flip(c, Fraction(high) if v else Fraction(1, 4)) for v in x)  # noqa: E731
+    dominant). δ(ε) is the enumeration's, through the API and the CLI."""
+    high = Fraction(0.75 + 2.0**-44)
+    reference = lambda x, c: tuple(brute.flip(c, high if v else Fraction(1, 4)) for v in x)  # noqa: E731
     dists = {x: brute.distribution(reference, x) for x in Bits(2).values()}
     neighbours = lambda x: list(NEIGHBOURS["all-entries"](Bits(2), x))  # noqa: E731
+    path = tmp_path / "near.py"
+    path.write_text(PROGRAMS)
     for eps in (0.0, 0.5):
-        d = synthesize_approximate(prog, epsilon=eps, neighbours="all-entries", exact=False)
         t = Fraction(math.exp(eps))
-        best, _ = brute.max_over_pairs(dists, neighbours, lambda a, b: brute.hockey(a, b, t))
+        best, _ = brute.max_over_pairs(dists, neighbours, lambda a, b, t=t: brute.hockey(a, b, t))
+        d = synthesize_approximate(_load(tmp_path, "near_tie"), epsilon=eps, neighbours="all-entries", exact=False)
         assert d.plan.kind != "product"
         assert math.isclose(float(d.delta), float(best), rel_tol=1e-12)
+        args = ["approx", f"{path}:near_tie", "--epsilon", str(eps), "--neighbours", "all-entries", "--json"]
+        assert main(args) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["plan"]["kind"] != "product"
+        assert math.isclose(data["delta"], float(best), rel_tol=1e-12)
 
 
 def test_float_products_with_a_dominant_pair_say_how():
@@ -231,3 +237,22 @@ def test_plans_do_not_depend_on_the_clock(tmp_path, capsys, monkeypatch, command
         monkeypatch.setattr(time, "perf_counter", clock)
         assert facts() == first
         monkeypatch.setattr(time, "perf_counter", real)
+
+
+def test_accuracy_plans_do_not_depend_on_the_clock(tmp_path, monkeypatch):
+    """The same through the API: the plan (structure, sizes, claims) and the witness of a planned accuracy run."""
+
+    def facts() -> tuple:
+        r = synthesize_accuracy(_load(tmp_path, "cnt_dsl_inside"), alpha=0)
+        return r.plan.kind, r.plan.structure, r.plan.size, r.plan.claims, r.witness, r.one_minus_beta
+
+    first = facts()
+    ticks = [0]
+    real = time.perf_counter
+
+    def jumping() -> float:
+        ticks[0] += 1
+        return real() + 1000.0 * ticks[0]
+
+    monkeypatch.setattr(time, "perf_counter", jumping)
+    assert facts() == first and first[0] == "symmetry" and first[-1] == _truth(1)

@@ -323,10 +323,10 @@ def privacy_plan(
             f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
             f"(blocks up to S_{largest}{unread_text})"
         )
-    claims = [
-        (f"the program is invariant under {sym.describe()}", prover.how()),
-        relation_claim(relation, k, any(b.flips for b in sym.blocks)),
-    ]
+    claims = []
+    if sym.blocks:
+        claims.append((f"the program is invariant under {sym.describe()}", prover.how()))
+    claims.append(relation_claim(relation, k, any(b.flips for b in sym.blocks)))
     if listed_support:
         claims.append(
             (
@@ -338,7 +338,8 @@ def privacy_plan(
         claims.append(
             (
                 f"P(y | .) keeps its per-output blocks and ignores its unread entries ({len(outputs)} output orbits)",
-                "proved on phi | y (counted above); unread entries: none of their bits is in the support of phi | y",
+                "proved on each phi | y as the program's generators are (circuit renaming or diagram equality); "
+                "unread entries: none of their bits is in the support of phi | y",
             )
         )
     return PrivacyPlan(

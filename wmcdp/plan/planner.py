@@ -70,7 +70,7 @@ ORBIT_TRIPLE_SECONDS = 5e-7
 #: estimate (measured: detection charges 0.4-0.7 million nodes a second here, on RR counting, noisy max and
 #: histograms). A constant, so the budget is counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
-#: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (about 30 s here)
+#: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
 PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}

@@ -181,28 +181,6 @@ def test_independence_is_read_exactly():
     assert r.plan.kind == "product" and (r.plan.parts, r.plan.distinct_parts) == (4, 2)
 
 
-@pytest.mark.parametrize("recipe, domain, swaps", [
-    ([("geo", (e,), Fraction(1, 2)) for e in range(3)], IntVector(3, 0, 2), {(0, 1, "tuple"), (1, 2, "tuple")}),
-    ([("geo", (0,), Fraction(1, 2)), ("geo", (1,), Fraction(1, 2)), ("geo", (2,), Fraction(1, 2) + Fraction(1, 10 ** 12))],
-     IntVector(3, 0, 2), {(0, 1, "tuple")}),
-    ([("count", (0, 1, 2), FIFTH)], Bits(3), None),
-])
-def test_circuit_automorphisms_are_symmetries(recipe, domain, swaps):
-    """nauty's transpositions of the traced circuit: each one a symmetry by brute force, none across unequal weights."""
-    from wmcdp.plan.automorphism import transpositions
-
-    prog, reference = build(recipe, domain, True)
-    found = transpositions(prog.trace(), domain.n)
-    if swaps is not None:
-        assert set(found) <= swaps and {(a, b) for a, b, _ in found} >= {(0, 1)}
-    dists = distributions(reference, domain)
-    for a, b, kind in found:
-        swap = lambda v: tuple(v[b] if i == a else v[a] if i == b else v[i] for i in range(len(v)))  # noqa: E731
-        for x, dist in dists.items():
-            moved = dists[swap(x)]
-            assert all(moved.get(swap(y) if kind == "tuple" else y, 0) == p for y, p in dist.items())
-
-
 def test_product_sums_under_all_entries():
     """Under all-entries every part may move: pure epsilon and Renyi divergences add up over the parts."""
     prog, reference = build([("flip", (0,), FIFTH), ("flip", (1,), Fraction(1, 3))], Bits(2), True)

@@ -237,12 +237,14 @@ def sets_label(sets: str, plan: Any) -> str:
 
 
 def plan_rows(plan: Any) -> list[tuple[str, str]]:
-    """Table rows for the planner's report: the plan, and its estimated and actual seconds."""
+    """Table rows for the planner's report: the plan, the claims it relies on (each with how it was proved), and
+    its estimated and actual seconds."""
     if plan is None:
         return []
     estimate = "" if plan.estimated_seconds is None else f"estimated {plan.estimated_seconds:.3g} s, "
     return [
         ("plan", plan.text()),
+        *[("claim", line) for line in plan.claims_text()],
         ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s"),
     ]
 

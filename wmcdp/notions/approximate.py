@@ -407,7 +407,7 @@ def planned_sources(
     if source is None:  # some part has no dominant pair: the whole program
         return planned_pairs(prog, neighbours, backend, exact, force, ("max",), part, symbolic)
     bound = "each part's dominant pair, their loss distributions composed"
-    return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound)
+    return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound, claims=source.claims)
 
 
 @limited

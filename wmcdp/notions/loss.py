@@ -23,9 +23,10 @@ grow as fast as ``(number of groups)^K``, so it is for small K (see
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -34,7 +35,7 @@ import numpy as np
 from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..base.numbers import as_number, format_number, ln_ratio
-from ..compile import Compiled
+from ..compile import Compiled, compile_trace
 from ..count import wmc
 from ..count.probabilities import Logs
 from ..lang.program import Program, Value
@@ -211,17 +212,43 @@ def _hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
     return np.array(rows)
 
 
-def dominant(groups: list[Groups], exact: bool) -> int | None:
+def dominant(groups: list[Groups]) -> int | None:
     """A pair whose hockey-stick curve is at least every other pair's for every ``t = e^ε > 0`` (the others are
     then garblings of it, Blackwell), or None. Such a pair stays the worst when composed with any other pair, so
-    a product's worst pair takes it in every part. Float curves (in logs) compare to a relative 1e-12."""
+    a product's worst pair takes it in every part. Exact groups only: the curves are compared as rationals."""
     if not groups:
         return None
-    curves = _hockey_curves(groups, exact)
-    best = curves.max(axis=0)
-    above = curves >= best if exact else curves >= best - 1e-12
-    winners = np.flatnonzero(above.all(axis=1))
+    curves = _hockey_curves(groups, True)
+    winners = np.flatnonzero((curves >= curves.max(axis=0)).all(axis=1))
     return int(winners[0]) if len(winners) else None
+
+
+def _dominant_pair(source: PairSource, keys: list[int], groups: list[Groups]) -> int | None:
+    """:func:`dominant` among the pairs of ``source`` (``groups``, in the order of ``keys``), decided exactly.
+
+    Float sources are recounted exactly first: the same pairs on the same circuit with every weight read as the
+    exact rational value of its float (:func:`_binary_weights`), so the claim never rests on a tolerance. None
+    when a float source does not say what it counted."""
+    if source.arith.exact:
+        return dominant(groups)
+    if source.compiled is None:
+        return None
+    pairs = PairSet.of([(w.x, w.x_prime) for w in map(source.witness, keys)], both_orders=False)
+    exact = pair_source(_binary_weights(source.compiled), pairs, exact=True)
+    recounted = {int(k): Groups.of(exact.arith, a, b) for K, A, B in exact.all_rows() for k, a, b in zip(K, A, B)}
+    return dominant([recounted[k] for k in range(len(keys))])
+
+
+def _binary_weights(compiled: Compiled) -> Compiled:
+    """The compiled program again with every float weight read as the exact rational value of that float (both
+    literal weights as they are, so the exact count is that of the float run's own weights)."""
+    circuit = copy.copy(compiled.trace.circuit)
+    circuit.weights = {
+        v: replace(w, one=Fraction(w.one), zero=Fraction(w.zero)) for v, w in compiled.trace.circuit.weights.items()
+    }
+    circuit.exact_floats = True
+    trace = replace(compiled.trace, circuit=circuit)
+    return compile_trace(compiled.program, trace, "bdd", exact_floats=True)
 
 
 def product_pairs(
@@ -243,7 +270,7 @@ def product_pairs(
             for key, a, b in zip(chunk_keys, A, B):
                 keys.append(int(key))
                 groups.append(Groups.of(source.arith, a, b))
-        i = dominant(groups, source.arith.exact)
+        i = _dominant_pair(source, keys, groups)
         if i is None:
             return None
         chosen.append(source.witness(keys[i]))
@@ -261,7 +288,15 @@ def product_pairs(
     zero = np.zeros(1, dtype=np.int64)
     sizes = [source.diagram_size for source, _ in parts]
     size = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
-    return RowPairs(total.arith if exact else Logs, table, zero, zero + 1, zero, lambda key: pair, size)
+    out = RowPairs(total.arith if exact else Logs, table, zero, zero + 1, zero, lambda key: pair, size)
+    how = "as exact rationals" if exact else "recounted exactly on the floats' binary values, as rationals"
+    out.claims = (
+        (
+            "each part has a dominant pair (hockey-stick curve at least every other pair's for every e^eps > 0)",
+            f"the curves compared at every kink (every pair's likelihood ratios) and beyond, {how}",
+        ),
+    )
+    return out
 
 
 # -- the public result ------------------------------------------------------------------------

@@ -169,6 +169,8 @@ class PairSource:
     arith: Any
     diagram_size: int | None
     symmetry: str = ""  # the proved group the pairs are taken up to (pairs="auto"), else ""
+    compiled: Any = None  # the compiled program whose pairs these are (exhaustive and auto pairs), else None
+    claims: tuple = ()  # (claim, how it was proved) of what a planned source relies on
 
     def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
         """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
@@ -198,6 +200,7 @@ class ExhaustivePairs(PairSource):
 
     def __init__(self, counter: Counter, relation: Relation) -> None:
         self.counter = counter
+        self.compiled = counter.compiled
         self.relation = relation
         self.arith = masses_arith(counter.arith, counter.compiled)
         self.diagram_size = counter.compiled.size
@@ -483,6 +486,7 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = No
         compiled.size,
     )
     source.symmetry = f"{symmetry.describe()}; {len(items)} pairs up to it"
+    source.compiled = compiled
     return source
 
 

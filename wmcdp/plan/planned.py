@@ -139,6 +139,7 @@ def planned_privacy(
         sym.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
+        claims=sym.claims,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -362,6 +363,7 @@ def planned_accuracy(
         r.sets.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
+        claims=r.sets.claims,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -388,7 +390,7 @@ def planned_pairs(
     from ..lang.sets import check_exhaustive
     from .pairs import ExhaustivePairs, auto_pairs
     from .symmetry.group import OutputAction, PairOrbits, PairTypes
-    from .symmetry.runs import find_symmetry
+    from .symmetry.runs import proved_symmetry, relation_claim
 
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
@@ -406,8 +408,9 @@ def planned_pairs(
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     budget, estimate = detection_budget(whole, relation, pairs=True)
     considered = [("exhaustive", estimate, "")]
+    detection = time.perf_counter()
     if budget is not None:
-        sym = find_symmetry(whole, budget=budget)
+        sym, prover = proved_symmetry(whole, budget)
         act = OutputAction(whole.shape, whole.domain.n)
         blocks = sym.covering()
         flips = {b.entries[0] for b in sym.blocks if b.flips}
@@ -424,8 +427,19 @@ def planned_pairs(
         considered.append(("symmetry", orbit, sym.describe()))
         if estimate is None or orbit < estimate:
             source = auto_pairs(whole, relation, exact, symmetry=sym)
+            claims = (
+                (f"the program is invariant under {sym.describe()}", prover.how()),
+                relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
+            )
             plan = PlanReport(
-                "symmetry", source.symmetry, pairs, exhaustive_size, orbit, budget.spent(), considered=tuple(considered)
+                "symmetry",
+                source.symmetry,
+                pairs,
+                exhaustive_size,
+                orbit,
+                time.perf_counter() - detection,
+                considered=tuple(considered),
+                claims=claims,
             )
             return source, plan
     check_exhaustive(whole.domain, whole.shape.size, relation, force)
@@ -444,7 +458,7 @@ def planned_pairs(
         exhaustive_size,
         exhaustive_size,
         estimate,
-        0.0 if budget is None else budget.spent(),
+        0.0 if budget is None else time.perf_counter() - detection,
         considered=tuple(considered),
     )
     return ExhaustivePairs(counter, relation), plan

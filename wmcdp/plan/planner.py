@@ -17,12 +17,14 @@ Every plan gives the bound of the exhaustive sets; they differ in what they coun
 * ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.plan.symmetry`).
 
 **Never a cliff.** Independence costs one pass over the circuit. Symmetry detection costs
-diagram operations, so it runs under a budget: when the exhaustive sets fit the limits, its
-estimated time ``E`` (from the numbers of cells and triples) decides — below
-:data:`QUICK_SECONDS` exhaustive runs at once; otherwise detection gets ``DETECTION_SHARE * E``
-seconds and a CUDD memory cap, and proofs past either are *abandoned* (not failed): the group is
-what was proved in time. The cheaper plan by estimate runs. Every result reports its plan
-(:class:`PlanReport`).
+diagram operations, so it runs under a budget of counted work: when the exhaustive sets fit the
+limits, their estimate ``E`` (a fixed function of the numbers of cells and triples, in seconds only
+as a unit) decides — below :data:`QUICK_SECONDS` exhaustive runs at once; otherwise detection may
+touch ``DETECTION_SHARE * E * WORK_PER_SECOND`` diagram nodes (with a CUDD memory cap from the work
+left), and proofs past either are *abandoned* (not failed): the group is what was proved within
+the budget. No decision reads a clock, so one command gives the same plan on any machine. The
+cheaper plan by estimate runs. Every result reports its plan and the claims it relies on, each
+with how it was proved (:class:`PlanReport`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -64,10 +66,19 @@ PAIR_TRIPLE_SECONDS = 7e-8
 #: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
 PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
-#: seconds symmetry detection may spend when the exhaustive sets do not fit (diagram proofs past it are abandoned)
-UNFIT_DETECTION_SECONDS = 30.0
+#: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
+#: estimate (measured: detection charges 0.4-0.7 million nodes a second here, on RR counting, noisy max and
+#: histograms). A constant, so the budget is counted work and one command gives the same plan on any machine
+WORK_PER_SECOND = 1_000_000
+#: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
+UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
 PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
+#: why each rule holds, from the built-in relations' definitions (for the plan's claims)
+_RULE_PROOF = {
+    "max": "by definition: a neighbour changes exactly one entry, hence one part; the other parts' factors cancel",
+    "sum": "by definition: every entry may move by at most one, independently, so any set of parts may move at once",
+}
 
 
 @dataclass
@@ -85,6 +96,7 @@ class PlanReport:
     distinct_parts: int = 0  # parts analysed (one per canonical form)
     part_plans: tuple = ()  # the plan of each distinct part
     considered: tuple = ()  # (kind, estimated seconds, note) of every plan weighed
+    claims: tuple = ()  # (claim, how it was proved) of every fact the plan relies on
 
     def as_dict(self) -> dict:
         out: dict[str, Any] = {
@@ -101,7 +113,13 @@ class PlanReport:
                 parts=self.parts, distinct_parts=self.distinct_parts, part_plans=[p.as_dict() for p in self.part_plans]
             )
         out["considered"] = [{"kind": k, "estimated_seconds": e, "note": note} for k, e, note in self.considered]
+        out["claims"] = [{"claim": claim, "how": how} for claim, how in self.claims]
         return out
+
+    def claims_text(self) -> list[str]:
+        """One line per claim the plan relies on (its parts' claims after its own): ``claim: how``."""
+        own = [f"{claim}: {how}" for claim, how in self.claims]
+        return own + [line for part in self.part_plans for line in part.claims_text() if line not in own]
 
     def text(self) -> str:
         """One line for people: the kind, the structure and the sizes."""
@@ -160,6 +178,7 @@ class Product:
     compiled: list[Compiled]  # per class: its representative, compiled
     rule: str  # "max" or "sum"
     seconds: float  # analysis
+    relation: str = "hamming"  # the built-in relation the rule comes from
 
     def structure(self, bound: str | None = None) -> str:
         """The parts found, and how the bound comes from them (``bound``, default the rule over the parts)."""
@@ -177,8 +196,10 @@ class Product:
         exhaustive: int | None,
         seconds: float,
         bound: str | None = None,
+        claims: Sequence[tuple[str, str]] = (),
     ) -> PlanReport:
-        """The product plan, with the plans of its distinct parts (``plans``, one per class)."""
+        """The product plan, with the plans of its distinct parts (``plans``, one per class) and the claims it
+        relies on (independence and equal parts, then ``claims``, e.g. the dominance of a pair)."""
         return PlanReport(
             "product",
             self.structure(bound),
@@ -190,7 +211,26 @@ class Product:
             len(self.parts),
             len(self.members),
             tuple(q for q in plans if q is not None),
+            claims=self.claims() + tuple(claims),
         )
+
+    def claims(self) -> tuple[tuple[str, str], ...]:
+        """Independence of the parts and equality of the parts in one class, with how each was decided."""
+        out = [
+            (
+                f"the {len(self.parts)} output parts are independent (P(y | x) is the product of the parts')",
+                "read off the traced circuit: the parts' cones share no gate, random bit or input entry",
+            )
+        ]
+        if len(self.members) < len(self.parts):
+            out.append(
+                (
+                    f"the parts fall into {len(self.members)} class(es), one mechanism each",
+                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                )
+            )
+        out.append((f"the relation {self.relation} moves parts as the rule '{self.rule}' says", _RULE_PROOF[self.rule]))
+        return tuple(out)
 
     # -- mapping a part's witness back to the program's inputs and outputs ------------------------
     def embed_input(self, values: dict[int, tuple]) -> tuple[int, ...]:
@@ -249,7 +289,9 @@ def product_of(
         compiled.append(
             compile_trace(sub, part_trace(trace, parts[index]), backend, exact_floats=trace.circuit.exact_floats)
         )
-    return Product(program, trace, parts, [g.members for g in groups], compiled, rule, time.perf_counter() - start)
+    return Product(
+        program, trace, parts, [g.members for g in groups], compiled, rule, time.perf_counter() - start, relation.name
+    )
 
 
 # -- estimates -------------------------------------------------------------------------------
@@ -294,34 +336,45 @@ def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
 
 @dataclass
 class Budget:
-    """Time and CUDD memory that symmetry detection may spend (None: no limit but the run's own)."""
+    """Work that symmetry detection may spend, counted in diagram nodes (``work`` None: no limit but the run's).
 
-    seconds: float | None
-    start: float = field(default_factory=time.perf_counter)
+    Every diagram operation of a proof is charged the nodes of its operand and of its result, every proof on
+    the circuit the gates it visits; an operation whose operand alone would pass the budget is *abandoned*
+    (not failed). Nothing here reads a clock: the same command spends the same work and proves the same group
+    on any machine."""
 
-    @property
-    def deadline(self) -> float | None:
-        return None if self.seconds is None else self.start + self.seconds
+    work: int | None
+    spent: int = 0
 
-    def left(self) -> float | None:
-        return None if self.seconds is None else self.start + self.seconds - time.perf_counter()
+    def left(self) -> int | None:
+        return None if self.work is None else self.work - self.spent
 
-    def spent(self) -> float:
-        return time.perf_counter() - self.start
+    def charge(self, units: int) -> None:
+        self.spent += units
+
+    def affords(self, units: int) -> bool:
+        return self.work is None or self.spent + units <= self.work
+
+    def exhausted(self) -> bool:
+        return self.work is not None and self.spent >= self.work
 
 
 def detection_budget(
     compiled: Compiled, relation: Relation | None, triples: bool = True, pairs: bool = False
 ) -> tuple[Budget | None, float | None]:
-    """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once."""
+    """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once.
+
+    The estimate is a fixed function of counted work (cells, diagram entries, triples: :func:`exhaustive_estimate`),
+    in seconds of this machine only as a unit; the budget is :data:`DETECTION_SHARE` of it, in diagram nodes
+    (:data:`WORK_PER_SECOND`)."""
     if relation is not None and not relation.builtin:
         return None, exhaustive_estimate(compiled, None)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
-        return Budget(UNFIT_DETECTION_SECONDS), None
+        return Budget(UNFIT_DETECTION_WORK), None
     estimate = exhaustive_estimate(compiled, relation, pairs)
     if estimate < QUICK_SECONDS:
         return None, estimate
-    return Budget(DETECTION_SHARE * estimate), estimate
+    return Budget(int(DETECTION_SHARE * estimate * WORK_PER_SECOND)), estimate
 
 
 def combine_max(values: Sequence[Any]) -> int:
@@ -355,5 +408,6 @@ __all__ = [
     "log_of",
     "QUICK_SECONDS",
     "DETECTION_SHARE",
+    "WORK_PER_SECOND",
     "PRODUCT_RULE",
 ]

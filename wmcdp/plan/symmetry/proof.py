@@ -29,7 +29,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
-import time
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -37,7 +36,6 @@ from typing import Any
 from ...base.limits import LimitExceeded, check, memory_cap
 from ...compile import Compiled
 from ...lang.circuit import NOT, VAR
-from ..automorphism import SECONDS, transpositions
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 
 FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
@@ -46,9 +44,9 @@ FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
 SAMPLES = 24
 #: proof attempts (diagram compositions) one detection may spend joining blocks pairwise
 MAX_ATTEMPTS = 4000
-#: CUDD memory a budgeted diagram operation may add per second of the budget left (a renaming that blows up
-#: grows about this fast here, so the cap stops it near the end of the budget)
-GROWTH_BYTES_PER_SECOND = 64 << 20
+#: CUDD memory a budgeted diagram operation may add per diagram node of the budget left (a renaming that blows up
+#: is stopped by the cap before it touches more nodes than the budget has), at least 16 MiB and at most 1 GiB
+BYTES_PER_NODE = 8
 
 
 class Prover:
@@ -57,13 +55,12 @@ class Prover:
     def __init__(self, compiled: Compiled, budget: Any = None) -> None:
         assert compiled.backend.name == "bdd"
         self.compiled = compiled
-        self.budget = budget  # a wmcdp.plan.planner.Budget, or None: diagram proofs without a budget
+        self.budget = budget  # a wmcdp.plan.planner.Budget (counted work), or None: diagram proofs without a budget
         self.abandoned = 0  # diagram proofs not attempted or stopped past the budget
         self.structural = 0  # proofs that held on the circuit itself (no diagram operation)
-        self.automorphisms = 0  # transpositions nauty found among the circuit's automorphisms
-        self._per_node = 1e-6  # seconds per node of a diagram operation (the slowest seen so far)
-        self._slowest = 0.0  # seconds of the slowest diagram operation so far
-        self._sizes: dict[int, int] = {}
+        self.diagram = 0  # proofs by diagram equality
+        self.reflections = 0  # value reflections proved (by diagram equality)
+        self._sizes: dict[int, tuple[Any, int]] = {}
         self.backend = compiled.backend
         self.n = compiled.domain.n
         self.bits = {e: list(v) for e, v in compiled.trace.input_bits.items() if v}
@@ -76,7 +73,7 @@ class Prover:
         self._segments = self._make_segments()
         self._owned: dict[int, list[int]] | None = None
         self._last_kind: str | None = None
-        self._sample_cache: dict[int, Any] = {}
+        self._sample_cache: dict[int, tuple[Any, list[dict[int, bool]]]] = {}
 
     def _valid_inputs(self) -> Any:
         """The input bit patterns that encode values of the domain (every entry's code below ``k``)."""
@@ -209,14 +206,14 @@ class Prover:
 
         Variables a path skips are absent from an assignment and read as False (any value satisfies).
         """
-        key = int(u)
+        key = int(u)  # the node's address: the cache keeps ``u`` alive, so no other node takes it
         if key not in self._sample_cache:
             rng = random.Random(0)
             models = [self.backend.random_model(u, rng) for _ in range(SAMPLES)]
             if len(self._sample_cache) > 4096:
                 self._sample_cache.clear()
-            self._sample_cache[key] = [m for m in models if m is not None]
-        return self._sample_cache[key]
+            self._sample_cache[key] = (u, [m for m in models if m is not None])
+        return self._sample_cache[key][1]
 
     def _refuted(self, u: Any, renaming: dict[int, int], relabel: dict[int, int] | None) -> bool:
         """True when some sample assignment ``a`` of ``u`` has ``u(S a) = 0``: the candidate is no symmetry.
@@ -288,34 +285,9 @@ class Prover:
                 return False
             if image == target:
                 self.proofs += 1
+                self.diagram += 1
                 return True
         return False
-
-    def automorphism_blocks(self) -> tuple[list[list[int]], str | None]:
-        """Blocks of entries joined by transpositions that nauty finds among the circuit's automorphisms
-        (:mod:`wmcdp.plan.automorphism`), and their output action (the action joining the most entries)."""
-        left = None if self.budget is None else self.budget.left()
-        found = transpositions(self.compiled.trace, self.n, None if left is None else min(left / 4, SECONDS))
-        if not found:
-            return [], None
-        best = max({k for _, _, k in found}, key=lambda k: sum(1 for *_, kk in found if kk == k))
-        parent = {e: e for a, b, k in found if k == best for e in (a, b)}
-
-        def find(e: int) -> int:
-            while parent[e] != e:
-                e = parent[e]
-            return e
-
-        for a, b, k in found:
-            if k == best:
-                ra, rb = find(a), find(b)
-                parent[max(ra, rb)] = min(ra, rb)
-        groups: dict[int, list[int]] = {}
-        for e in parent:
-            groups.setdefault(find(e), []).append(e)
-        self.automorphisms = sum(1 for *_, k in found if k == best)
-        self.proofs += self.automorphisms
-        return [sorted(g) for g in groups.values() if len(g) > 1], best
 
     def prove_flip(self, e: int) -> bool:
         """Whether reflecting entry ``e`` together with its output part, ``x_e -> lo + hi - x_e`` and
@@ -342,13 +314,12 @@ class Prover:
         if image is None or image != self.phi:
             return False
         self.proofs += 1
+        self.reflections += 1
         return True
 
     def describe_proofs(self) -> str:
         """How the proofs went, for the report: those that held on the circuit alone, and those abandoned."""
         parts = []
-        if self.automorphisms:
-            parts.append(f"{self.automorphisms} transpositions from the circuit's automorphisms (nauty)")
         if self.structural:
             parts.append(f"{self.structural} proved on the circuit")
         if self.abandoned:
@@ -399,46 +370,67 @@ class Prover:
                     return False
                 image[node] = found
             if image[root] != want:
+                self._charge(len(image))
                 return False
+        self._charge(len(image))
         return True
 
+    def how(self) -> str:
+        """How this prover's proofs were made, for a plan's claims (counts of each kind of proof)."""
+        kinds = [
+            (self.structural, "on the circuit (renaming maps every output gate onto its image's gate)"),
+            (self.diagram, "by diagram equality after renaming (one canonical CUDD node)"),
+            (
+                self.reflections,
+                "value reflections by diagram equality (bits negated; one entry per block, whose permutations carry "
+                "it to the others)",
+            ),
+        ]
+        done = [f"{count} {text}" for count, text in kinds if count]
+        if self.abandoned:
+            done.append(f"{self.abandoned} abandoned past the work budget (not used)")
+        return "proved: " + "; ".join(done) if done else "no generator needed a proof"
+
+    def _charge(self, units: int) -> None:
+        if self.budget is not None:
+            self.budget.charge(units)
+
     def over_budget(self) -> bool:
-        """True once the detection budget's time is spent (diagram proofs are then abandoned, not failed)."""
-        left = None if self.budget is None else self.budget.left()
-        return left is not None and left <= 0
+        """True once the detection budget's work is spent (diagram proofs are then abandoned, not failed)."""
+        return self.budget is not None and self.budget.exhausted()
 
     def _budgeted(self, operation: Any, target: Any) -> Any:
-        """A diagram operation on ``target`` under the budget: None (abandoned) when the time left is less than
-        the operation is expected to take (the slowest operation so far in this detection, or the slowest
-        seconds per node so far times the size of ``target``), or when it would grow CUDD's memory past what
-        the time left allows (a renaming can blow a diagram up exponentially)."""
+        """A diagram operation on ``target`` under the budget of counted work: None (abandoned) when the nodes of
+        ``target`` alone would pass the work left, or when the operation would grow CUDD's memory past what the
+        work left allows (:data:`BYTES_PER_NODE`: a renaming can blow a diagram up exponentially). The operation
+        is charged the nodes of its operand and of its result. No clock is read: the same proofs are abandoned
+        on every machine."""
+        key = int(target)  # the node's address: the cache keeps ``target`` alive, so no other node takes it
+        if key not in self._sizes:
+            self._sizes[key] = (target, self.backend.size(target))
+        size = self._sizes[key][1]
         if self.budget is None:
             return operation()
-        left = self.budget.left()
-        key = int(target)
-        size = self._sizes.get(key)
-        if size is None:
-            size = self._sizes[key] = self.backend.size(target)
-        if left is not None and left <= max(self._per_node * size, self._slowest):
+        if not self.budget.affords(size):
             self.abandoned += 1
             return None
+        left = self.budget.left()
         bdd = self.backend.bdd
-        allowance = int(min(1 << 30, max(16 << 20, (left or 1.0) * GROWTH_BYTES_PER_SECOND)))
+        allowance = int(min(1 << 30, max(16 << 20, (left or 0) * BYTES_PER_NODE)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
             in_use = int(bdd.statistics()["mem"])
         bdd.configure(max_memory=min(memory_cap(), in_use + allowance))
-        start = time.perf_counter()
         try:
-            return operation()
+            result = operation()
         except LimitExceeded:
             self.abandoned += 1
+            self.budget.charge(size)
             return None
         finally:
             bdd.configure(max_memory=memory_cap())
-            elapsed = time.perf_counter() - start
-            self._per_node = max(self._per_node, elapsed / max(size, 1))
-            self._slowest = max(self._slowest, elapsed)
+        self.budget.charge(size + self.backend.size(result))
+        return result
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
         order = sorted(kinds, key=lambda k: k != self._last_kind)
@@ -549,12 +541,9 @@ def detect(prover: Prover) -> Symmetry:
     act = prover.action
     kinds = [k for k in (TUPLE, INDEX, UNCHANGED) if act.applicable(k)]
     read = sorted(prover.bits)
-    start, kind = prover.automorphism_blocks()
-    if kind is not None:
-        kinds = [kind] + [k for k in kinds if k != kind]
     blocks = [
         Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
-        for b in prover.blocks(read, kinds, start)
+        for b in prover.blocks(read, kinds)
     ]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:

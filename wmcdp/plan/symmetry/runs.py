@@ -16,9 +16,10 @@ that attains the bound.
 
 **Accuracy.** ``P(. | pi x) = P(. | x)`` for the blocks whose outputs are unchanged, so
 ``1 - beta`` is the same on an orbit when the target ``V`` is invariant too; ``A`` is one
-input per orbit. ``V`` is a Python function, so its invariance is *checked*, not proved:
-on every input when ``|X|`` times the number of generators is at most 2^16, else on a
-fixed pseudo-random sample; blocks whose generators fail are split.
+input per orbit. ``V``'s invariance is decided exactly (:func:`accuracy_blocks`): ``V`` is
+traced on symbolic inputs (the DSL values a program body gets) and each generator proved on its
+diagram as the program's are; a ``V`` that cannot be traced is evaluated on every input (at most
+:data:`V_ENUMERATION_LIMIT`), else its symmetry is not used. Never sampled.
 
 **Pairs for (ε, δ) and Rényi DP** (:func:`pair_distributions`): neighbour pairs up to
 ``G``, each with its output distribution over output orbits of the stabilizer of the pair,
@@ -36,12 +37,15 @@ from typing import Any
 import numpy as np
 
 from ...base.errors import WmcdpError
-from ...base.limits import check
+from ...base.limits import LimitExceeded, check
 from ...compile import Compiled, compile_trace
 from ...count.probabilities import Counter, as_compiled, number_system
-from ...lang.program import Program
+from ...lang.circuit import Circuit
+from ...lang.program import Program, SymbolicInput, Trace
 from ...lang.relations import NEIGHBOURS, Relation, neighbour_relation
 from ...lang.sets import AccuracySet, accuracy_targets
+from ...lang.shape import shape_of
+from ...lang.values import Bool, Int, tracing
 from .group import (
     INDEX,
     TUPLE,
@@ -63,8 +67,12 @@ PER_OUTPUT_LIMIT = 2048
 SUPPORT_LIMIT = 1 << 16
 #: cells (rows times entries) of one batch of pairs
 BATCH_CELLS = 1 << 23
-#: V is checked on every input when |X| times the number of generators is at most this, else on a sample
-V_CHECK_LIMIT = 1 << 16
+#: a target V that cannot be traced is evaluated on every input when there are at most this many (the calls an
+#: exhaustive run makes anyway, on top of counting every input); past it, its symmetry is not used
+V_ENUMERATION_LIMIT = 1 << 20
+#: inputs (all lowest, all highest, alternating) on which a traced V is compared with V itself: a difference
+#: shows V reads its input in a way tracing does not see, and V is then enumerated (this refutes, never proves)
+V_PROBES = 4
 
 #: orbit sets over these sizes are refused unless forced (each orbit triple is a batched count, not a table cell)
 MAX_TRIPLES = 1 << 28
@@ -86,6 +94,7 @@ class AutoSets:
     attempts: int  # candidate generators tried
     seconds: float  # detection and proofs
     note: str = ""
+    claims: tuple = ()  # (claim, how it was proved) of every fact the sets rely on
 
     def as_dict(self) -> dict:
         return {
@@ -100,6 +109,7 @@ class AutoSets:
             "attempts": self.attempts,
             "detection_seconds": self.seconds,
             "note": self.note,
+            "claims": [{"claim": claim, "how": how} for claim, how in self.claims],
         }
 
 
@@ -123,8 +133,13 @@ def _detected(prover: Prover, note: str) -> Symmetry:
 def find_symmetry(prog: Program | Compiled, *, backend: str = "bdd", budget: Any = None) -> Symmetry:
     """The program's proved symmetry group (see :mod:`wmcdp.plan.symmetry.proof`); ``budget`` bounds the diagram
     proofs."""
-    prover, note = prover_for(as_compiled(prog, backend), budget)
-    return _detected(prover, note)
+    return proved_symmetry(as_compiled(prog, backend), budget)[0]
+
+
+def proved_symmetry(compiled: Compiled, budget: Any = None) -> tuple[Symmetry, Prover]:
+    """The program's proved symmetry group and the prover that proved it (whose :meth:`Prover.how` says how)."""
+    prover, note = prover_for(compiled, budget)
+    return _detected(prover, note), prover
 
 
 def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str:
@@ -135,6 +150,31 @@ def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str
             f"not the user relation {relation.name}"
         )
     return relation.name
+
+
+#: each built-in relation as a condition on the per-entry pairs (x_i, x'_i), the same for every entry
+RELATION_DEFINITIONS = {
+    "hamming": "x_i != x'_i at exactly one entry",
+    "one-entry": "|x_i - x'_i| = 1 at exactly one entry, x_i = x'_i elsewhere",
+    "all-entries": "|x_i - x'_i| <= 1 at every entry, != at some",
+}
+
+
+def relation_claim(relation: str, k: int, reflections: bool) -> tuple[str, str]:
+    """The claim that the built-in ``relation`` is invariant under the group, and its proof: the relation is a
+    condition on the per-entry pairs ``(x_i, x'_i)`` that is the same for every entry and counts entries only,
+    so permuting entries keeps it; with value reflections ``v -> lo + hi - v`` the set of per-entry pair types
+    (:class:`PairTypes`, ``k`` values) is checked, exactly, to be closed under the reflection (``|r(a) - r(b)| =
+    |a - b|``)."""
+    moves = "entry permutations" + (" and value reflections" if reflections else "")
+    how = f"by definition ({RELATION_DEFINITIONS[relation]}: the same condition at every entry)"
+    if reflections:
+        types = PairTypes.of(relation, k)
+        pairs = set(zip(types.x.tolist(), types.x_prime.tolist()))
+        if {(k - 1 - a, k - 1 - b) for a, b in pairs} != pairs:
+            raise AssertionError(f"the relation {relation} is not closed under value reflections")
+        how += f"; its {len(pairs)} per-entry pair types checked closed under the reflection"
+    return f"the neighbour relation {relation} is invariant under {moves}", how
 
 
 # -- outputs -------------------------------------------------------------------------------------
@@ -186,6 +226,7 @@ class PrivacyPlan:
     seconds: float
     proofs: int
     attempts: int
+    claims: tuple = ()  # (claim, how it was proved) of every fact the orbit sets rely on
     _sizes: tuple[int, int] | None = field(default=None, repr=False)
 
     def items(self) -> Iterator[tuple[np.ndarray, PairOrbits]]:
@@ -233,6 +274,7 @@ class PrivacyPlan:
             self.attempts,
             self.seconds,
             self.note,
+            self.claims,
         )
 
 
@@ -249,7 +291,8 @@ def privacy_plan(
     act = prover.action
     reps_count = act.count_orbits(sym)
     support, psi = _support(prover)
-    if support <= SUPPORT_LIMIT and support < reps_count:
+    listed_support = support <= SUPPORT_LIMIT and support < reps_count
+    if listed_support:
         listed = _listed_outputs(prover, psi, sym)
         reps_count = len(listed)
         output_reps: Callable[[], Iterator[np.ndarray]] = lambda: iter([listed])  # noqa: E731
@@ -280,6 +323,25 @@ def privacy_plan(
             f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
             f"(blocks up to S_{largest}{unread_text})"
         )
+    claims = []
+    if sym.blocks:
+        claims.append((f"the program is invariant under {sym.describe()}", prover.how()))
+    claims.append(relation_claim(relation, k, any(b.flips for b in sym.blocks)))
+    if listed_support:
+        claims.append(
+            (
+                f"outputs outside the {reps_count} listed orbits have probability 0 for every input",
+                "the support of phi over the output bits (existential quantification of the diagram)",
+            )
+        )
+    if outputs is not None:
+        claims.append(
+            (
+                f"P(y | .) keeps its per-output blocks and ignores its unread entries ({len(outputs)} output orbits)",
+                "proved on each phi | y as the program's generators are (circuit renaming or diagram equality); "
+                "unread entries: none of their bits is in the support of phi | y",
+            )
+        )
     return PrivacyPlan(
         compiled,
         sym,
@@ -291,42 +353,124 @@ def privacy_plan(
         time.perf_counter() - start,
         prover.proofs,
         prover.attempts,
+        tuple(claims) if sym.blocks or outputs is not None else (),
     )
 
 
 # -- accuracy ------------------------------------------------------------------------------------
 
 
-def accuracy_blocks(compiled: Compiled, sym: Symmetry, target: Callable[[tuple], Any]) -> list[list[int]]:
-    """The blocks of ``sym`` whose outputs are unchanged, split where the target ``V`` is not invariant.
+def accuracy_blocks(
+    compiled: Compiled, sym: Symmetry, V: Callable | Mapping | None, budget: Any = None
+) -> tuple[list[list[int]], str]:
+    """The blocks of ``sym`` whose outputs are unchanged, cut to those under which the target ``V`` is invariant,
+    and how that was decided.
 
-    ``V(x) == V(pi x)`` is checked for each adjacent transposition of a block on every input
-    (small domains, :data:`V_CHECK_LIMIT`) or on a fixed pseudo-random sample of inputs.
+    Invariance is decided exactly, never sampled: ``V`` traced on symbolic inputs (:func:`traced_target`) is a
+    diagram, and a block's permutations are proved on it as the program's are (:meth:`Prover.blocks`: diagram
+    equality after renaming input bits, a transposition and a cycle for a whole block). A ``V`` that does not
+    trace (it branches on concrete values, raises, or is a Mapping) is evaluated on every input when there are
+    at most :data:`V_ENUMERATION_LIMIT` (:func:`_enumerated_blocks`); past that its symmetry is not used.
     """
-    domain = compiled.domain
     blocks = [list(b.entries) for b in sym.blocks if b.kind == UNCHANGED]
-    generators = [(b[i], b[i + 1]) for b in blocks for i in range(len(b) - 1)]
-    if not generators:
-        return []
-    if domain.size * len(generators) <= V_CHECK_LIMIT:
-        inputs = list(domain.values())
-    else:
-        rng = np.random.default_rng(0)
-        count = max(8, V_CHECK_LIMIT // (16 * len(generators)))
-        digits = rng.integers(0, len(domain.entry_values), size=(count, domain.n))
-        inputs = [tuple(int(v) + domain.lo for v in row) for row in digits]
+    if not blocks:
+        return [], ""
+    target = traced_target(compiled, V)
+    if target is not None:
+        prover = Prover(target, budget)
+        found = [list(b.entries) for block in blocks for b in prover.blocks(block, [UNCHANGED])]
+        return found, f"V traced on symbolic inputs; {prover.how()}"
+    size = compiled.domain.size
+    if size > V_ENUMERATION_LIMIT:
+        return [], f"not used: V does not trace, and its {size} inputs are over {V_ENUMERATION_LIMIT} to enumerate"
+    return _enumerated_blocks(compiled, blocks, accuracy_targets(compiled.program, V)), (
+        f"V does not trace; decided by evaluating V on every one of the {size} inputs"
+    )
+
+
+class _TargetInput(SymbolicInput):
+    """The symbolic input a target is traced on: comparing or hashing the whole input raises (a ``SymbolicInput``
+    would compare by identity, unlike the tuple ``V`` gets), so such a ``V`` is not traced."""
+
+    def __eq__(self, other: object) -> bool:
+        raise TypeError("a target compared the whole symbolic input")
+
+    def __ne__(self, other: object) -> bool:
+        raise TypeError("a target compared the whole symbolic input")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def traced_target(compiled: Compiled, V: Callable | Mapping | None) -> Compiled | None:
+    """``V`` run on symbolic inputs and compiled (a BDD with ``V``'s value as its output, no random bits), or
+    None when it does not trace: a Mapping, an error on symbolic values (``if`` on a symbolic value, comparing
+    the whole input), a result that is not a DSL Bool or Int, a random choice, or a value that differs from
+    ``V``'s own at one of :data:`V_PROBES` inputs. Under the DSL's semantics (those the program body is traced
+    with), the diagram is then ``V`` on every input."""
+    fn: Any = compiled.program.target if V is None else V
+    if fn is None or isinstance(fn, Mapping) or not callable(fn):
+        return None
+    program, domain = compiled.program, compiled.domain
+    circuit = Circuit()
+    x = _TargetInput(domain, circuit)
+    try:
+        with tracing(circuit):
+            value = fn(x)
+            if not isinstance(value, (Bool, Int)):
+                return None
+            shape, roots = shape_of(value, circuit)
+    except (LimitExceeded, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception:
+        return None
+    if circuit.weights:
+        return None
+    var_of = {node: v for v, node in enumerate(circuit.var_node)}
+    input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
+    guards = {v - value.lo: g for v, g in value.guards.items()} if isinstance(value, Int) else None
+    target = compile_trace(program, Trace(circuit, input_bits, shape, roots, guards), "bdd")
+    concrete = accuracy_targets(program, fn)
+    lo, hi = domain.lo, domain.hi
+    probes = [tuple(lo if (i + k) % 2 else hi for i in range(domain.n)) for k in range(2)]
+    for x_probe in [(lo,) * domain.n, (hi,) * domain.n, *probes][:V_PROBES]:
+        if _traced_value(target, x_probe) != concrete(x_probe):
+            return None
+    return target
+
+
+def _traced_value(target: Compiled, x: tuple[int, ...]) -> Any:
+    """The traced target's value at ``x`` (its diagram conditioned on ``x``: one output assignment is left)."""
+    be = target.backend
+    u = be.condition(target.phi, target.input_assignment(x))
+    names = [be._name[v] for v in target.output_vars]
+    model = be.bdd.pick(u, care_vars=names)
+    return target.shape.decode([int(model[name]) for name in names])
+
+
+def _enumerated_blocks(compiled: Compiled, blocks: list[list[int]], target: Callable[[tuple], Any]) -> list[list[int]]:
+    """``blocks`` split where ``V`` is not invariant, decided on every input: ``V(x) == V(tau x)`` for each adjacent
+    transposition ``tau`` of a block and every ``x`` (runs of adjacent transpositions that hold generate the
+    symmetric group on the run)."""
+    domain = compiled.domain
+    k, n = len(domain.entry_values), domain.n
+    inputs = list(domain.values())
+    ids: dict[Any, int] = {}
+    values = np.empty(len(inputs), dtype=np.int64)
+    for i, x in enumerate(inputs):
+        if i % 4096 == 0:
+            check("evaluating the target V")
+        values[i] = ids.setdefault(target(x), len(ids))
+    digits = np.array(inputs, dtype=np.int64).reshape(len(inputs), n) - domain.lo
+    weights = k ** np.arange(n - 1, -1, -1, dtype=np.int64)
+    by_code = np.empty(k**n, dtype=np.int64)
+    by_code[digits @ weights] = values
     good = set()
-    for a, b in generators:
-        check("checking the target V")
-        ok = True
-        for x in inputs:
-            swapped = list(x)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            if target(x) != target(tuple(swapped)):
-                ok = False
-                break
-        if ok:
-            good.add((a, b))
+    for block in blocks:
+        for a, b in zip(block, block[1:]):
+            swapped = digits.copy()
+            swapped[:, [a, b]] = swapped[:, [b, a]]
+            if np.array_equal(by_code[swapped @ weights], values):
+                good.add((a, b))
     out = []
     for block in blocks:
         run = [block[0]]
@@ -390,13 +534,18 @@ def _accuracy_orbits(
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
     prover, note = prover_for(compiled, budget)
     sym = _detected(prover, note)
-    blocks = accuracy_blocks(compiled, sym, accuracy_targets(compiled.program, V))
+    blocks, how = accuracy_blocks(compiled, sym, V, budget)
     used = Symmetry(sym.n, tuple(Block(tuple(b), UNCHANGED) for b in blocks))
     domain, k = compiled.domain, len(compiled.domain.entry_values)
     count = math.prod(math.comb(len(b) + k - 1, len(b)) for b in blocks) * k ** (domain.n - sum(map(len, blocks)))
     described = used.describe() if blocks else "trivial (no symmetry with unchanged outputs and invariant V)"
     if blocks and used.blocks != tuple(b for b in sym.blocks if b.kind == UNCHANGED) or not blocks and sym.blocks:
         described += f" (program: {sym.describe()})"
+    program_blocks = Symmetry(sym.n, tuple(b for b in sym.blocks if b.kind == UNCHANGED))
+    claims = []
+    if program_blocks.blocks:
+        claims.append((f"the program is invariant under {program_blocks.describe()}", prover.how()))
+        claims.append((f"the target V is invariant under {used.describe() if blocks else 'no permutation'}", how))
     report = AutoSets(
         described,
         used.order,
@@ -409,6 +558,7 @@ def _accuracy_orbits(
         prover.attempts,
         time.perf_counter() - start,
         note,
+        tuple(claims),
     )
     return used, count, report
 

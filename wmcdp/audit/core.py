@@ -8,7 +8,7 @@ import math
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -18,6 +18,8 @@ from typing import Any
 import gmpy2
 
 from ..base.errors import WmcdpError
+from ..lang import IntVector, Program, discrete
+from ..lang.relations import relation_from_function
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -70,6 +72,7 @@ class AuditRow:
     samples: tuple[SampleCheck, ...] = field(default=())
     claimed_delta: float | None = None  # an (epsilon, delta) claim: its delta,
     delta: float | None = None  # and the tight delta at the claimed epsilon
+    witness_probabilities: tuple[str, str] | None = None  # P(y | x) and P(y | x') exactly, where known
 
     @property
     def model_agrees(self) -> bool:
@@ -90,6 +93,11 @@ class AuditRow:
             "seconds": self.seconds,
             "samples": [s.as_dict() for s in self.samples],
             **({} if self.claimed_delta is None else {"claimed_delta": self.claimed_delta, "delta": self.delta}),
+            **(
+                {}
+                if self.witness_probabilities is None
+                else {"witness_probabilities": list(self.witness_probabilities)}
+            ),
             "model_agrees": self.model_agrees,
         }
 
@@ -212,6 +220,24 @@ def run_audit(
     return rows
 
 
+def choice_program(
+    name: str, inputs: Sequence[Any], neighbours: Callable[[Any, Any], bool], dists: list[dict[Hashable, Any]]
+) -> tuple[Program, list[Hashable], Any]:
+    """``(program, outputs, relation)``: input ``i`` (standing for ``inputs[i]``) draws output ``j`` with the
+    probability ``dists[i]`` gives ``outputs[j]``; two inputs are neighbours when ``neighbours`` says so."""
+    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
+    code = {y: j for j, y in enumerate(outputs)}
+    coded = [{code[y]: p for y, p in d.items()} for d in dists]
+    relation = relation_from_function(lambda i, j: bool(neighbours(inputs[i[0]], inputs[j[0]])), f"{name} neighbours")
+    prog = Program(
+        name.lower(),
+        IntVector(1, 0, len(inputs) - 1),
+        lambda x: discrete(lambda i: coded[i], x[0]),
+        neighbours=relation,
+    )
+    return prog, outputs, relation
+
+
 def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any]:
     """The cases whose ``"mechanism params"`` label contains ``only`` (all without it); none is an error."""
     chosen = [c for c in all_cases if only is None or only in c.label]
@@ -286,6 +312,7 @@ __all__ = [
     "verdict",
     "certified_verdict",
     "check_model",
+    "choice_program",
     "installed_version",
     "run_audit",
     "select_cases",

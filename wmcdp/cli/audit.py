@@ -1,6 +1,6 @@
 """``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
 
-LIBRARY is opendp, diffprivlib, pydp or tmlt.
+LIBRARY is opendp, diffprivlib, pydp, tmlt or pure-ldp.
 
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
@@ -84,6 +84,10 @@ def _library(name: str) -> tuple[Any, Any, Any, int]:
         from ..audit import pydp
 
         return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1
+    if name == "pure-ldp":
+        from ..audit import pureldp
+
+        return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1
     if name == "tmlt":
         from ..audit import tmlt
 
@@ -132,8 +136,8 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib", "pydp", "tmlt"],
-        help="the library to audit (needs wmcdp[audit], wmcdp[diffprivlib], wmcdp[pydp] or wmcdp[tmlt])",
+        choices=["opendp", "diffprivlib", "pydp", "tmlt", "pure-ldp"],
+        help="the library to audit (needs the extra wmcdp[audit], [diffprivlib], [pydp], [tmlt] or [pureldp])",
     )
     q.add_argument(
         "--sample",

@@ -18,6 +18,7 @@ from typing import Any
 import gmpy2
 
 from ..base.errors import WmcdpError
+from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
 
@@ -208,11 +209,15 @@ def run_audit(
             if progress:
                 progress(done, len(chosen), case.label)
             start = time.perf_counter()
-            row, inputs = row_of(case)
+            with _naming(case.label):
+                row, inputs = row_of(case)
             rows.append(replace(row, seconds=time.perf_counter() - start))
             if sample:
                 pending.append(
-                    [(shown, want, submit(draw, number[case.label], x, sample)) for shown, want, x in inputs]
+                    [
+                        (shown, want, _named(case.label, submit(draw, number[case.label], x, sample)))
+                        for shown, want, x in inputs
+                    ]
                 )
         rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
     if progress:
@@ -238,6 +243,27 @@ def choice_program(
     return prog, outputs, relation
 
 
+@contextmanager
+def _naming(label: str) -> Iterator[None]:
+    """A library's own failure on a case as one line naming the case (wmcdp's errors and limits pass)."""
+    try:
+        yield
+    except (WmcdpError, LimitExceeded, MemoryError):
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"the case {label!r} failed: {one_line(exc)}") from None
+
+
+def _named(label: str, result: Callable[[], Any]) -> Callable[[], Any]:
+    """``result`` whose failure (the library's draws in a worker) is one line naming the case."""
+
+    def wait() -> Any:
+        with _naming(label):
+            return result()
+
+    return wait
+
+
 def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any]:
     """The cases whose ``"mechanism params"`` label contains ``only`` (all without it); none is an error."""
     chosen = [c for c in all_cases if only is None or only in c.label]
@@ -249,14 +275,23 @@ def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any
 
 def library(module: str, audit: str, distribution: str, extra: str) -> Any:
     """The audited library's ``module`` (``from package import name`` for a dotted one), or one line saying
-    how to install it."""
+    how to install it when it is missing, or, when the installed library fails to import, that failure."""
     package, _, name = module.rpartition(".")
     try:
         if not package:
             return importlib.import_module(module)
         return getattr(__import__(package, fromlist=[name]), name)
-    except ImportError:
-        raise WmcdpError(f"the {audit} audit needs {distribution}: pip install 'wmcdp[{extra}]'") from None
+    except ImportError as exc:
+        missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+        if missing is not None and (module == missing or module.startswith(missing + ".")):
+            raise WmcdpError(f"the {audit} audit needs {distribution}: pip install 'wmcdp[{extra}]'") from None
+        raise WmcdpError(f"{distribution} is installed but fails to import: {one_line(exc)}") from None
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as ``Type: first line of its message``."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def installed_version(load: Callable[[], Any], distribution: str) -> str:
@@ -265,6 +300,13 @@ def installed_version(load: Callable[[], Any], distribution: str) -> str:
 
     load()
     return version(distribution)
+
+
+def version_warning(installed: str, modelled: str, distribution: str) -> str | None:
+    """One line when the installed library is not the version the models follow (their results may not hold)."""
+    if installed == modelled:
+        return None
+    return f"the models follow {distribution} {modelled}, and {installed} is installed: the verdicts may not hold"
 
 
 def check_options(sample: int, level: float, processes: int, extra: str) -> None:
@@ -297,10 +339,29 @@ def workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
 
         yield now
         return
-    with get_context("spawn").Pool(
-        processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
-    ) as pool:
-        yield lambda fn, *args: pool.apply_async(fn, args).get
+    previous = _sigterm_interrupts()
+    try:
+        with get_context("spawn").Pool(
+            processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
+        ) as pool:
+            yield lambda fn, *args: pool.apply_async(fn, args).get
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_interrupts() -> Any:
+    """SIGTERM raises KeyboardInterrupt in this process (as Ctrl-C does), so leaving the pool's block ends its
+    workers; the previous handler, or None off the main thread (where no handler can be set)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 __all__ = [
@@ -314,6 +375,8 @@ __all__ = [
     "check_model",
     "choice_program",
     "installed_version",
+    "one_line",
+    "version_warning",
     "run_audit",
     "select_cases",
     "with_checks",

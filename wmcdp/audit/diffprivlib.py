@@ -79,6 +79,10 @@ def _diffprivlib() -> Any:
     return library("diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib")
 
 
+#: the version of the library the models follow
+MODELLED = "0.6.6"
+
+
 def diffprivlib_version() -> str:
     return installed_version(_diffprivlib, "diffprivlib")
 
@@ -425,6 +429,7 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
 
 
 __all__ = [
+    "MODELLED",
     "Case",
     "GridDraw",
     "audit_diffprivlib",

@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..audit.core import version_warning
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
 from .common import Disagreement, dumps
@@ -74,37 +75,47 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     return text
 
 
-def _library(name: str) -> tuple[Any, Any, Any, int]:
-    """``(audit, cases, version, steps per case)`` of an audited library."""
+def _library(name: str) -> tuple[Any, Any, Any, int, str, str]:
+    """``(audit, cases, version, steps per case, modelled version, distribution)`` of an audited library."""
     if name == "opendp":
         from ..audit import opendp
 
-        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2
+        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2, opendp.MODELLED, "opendp"
     if name == "pydp":
         from ..audit import pydp
 
-        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1
+        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1, pydp.MODELLED, "python-dp"
     if name == "pure-ldp":
         from ..audit import pureldp
 
-        return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1
+        return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1, pureldp.MODELLED, "pure-ldp"
     if name == "tmlt":
         from ..audit import tmlt
 
-        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1
+        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1, tmlt.MODELLED, "tmlt.core"
     from ..audit import diffprivlib
 
-    return diffprivlib.audit_diffprivlib, diffprivlib.cases, diffprivlib.diffprivlib_version, 1
+    return (
+        diffprivlib.audit_diffprivlib,
+        diffprivlib.cases,
+        diffprivlib.diffprivlib_version,
+        1,
+        diffprivlib.MODELLED,
+        "diffprivlib",
+    )
 
 
 def _audit(args: argparse.Namespace) -> str:
-    audit, cases, library_version, per_case = _library(args.library)
+    audit, cases, library_version, per_case, modelled, distribution = _library(args.library)
     if args.json:
         if args.fmt != "table":
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
     steps = len(cases(args.only)) * (per_case if args.sample else 1)  # (an --only naming no case fails first)
     version = library_version()
+    warning = version_warning(version, modelled, distribution)
+    if warning:
+        print(f"wmcdp: warning: {warning}", file=sys.stderr)
     show = args.fmt != "json" and sys.stderr.isatty()
     with Progress(steps, enabled=show) as bar:
         rows = audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))

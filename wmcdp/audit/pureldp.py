@@ -49,7 +49,7 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -75,15 +75,17 @@ def pureldp_version() -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """One client at one set of parameters; the inputs are the items ``1 .. d``, every two neighbours."""
+    """One client at one set of parameters; the inputs are the items ``1 .. d``, every two neighbours. ``call``
+    builds the client and ``claim`` reads its claimed epsilon (``client`` names it), both Python expressions
+    over ``pure_ldp.frequency_oracles`` and ``pure_ldp.core.generate_hash``: the reproducers run them too."""
 
     mechanism: str
     params: str
-    claim: Callable[[Any], float]  # (client) -> the claimed epsilon
+    call: str
+    claim: str
     d: int
-    build: Callable[[Any], Any]  # (pure_ldp.frequency_oracles) -> a client
+    family: str  # the reproducer's randomizer: de, ue, lh, hr or rappor
     run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
-    public: Callable[[Any, int], Hashable]  # (client, item) -> output of the library's own privatise
     view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
 
     @property
@@ -94,12 +96,21 @@ class Case:
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(1, self.d + 1))
 
+    def build(self) -> Any:
+        from pure_ldp.core import generate_hash
+
+        return eval(self.call, {**vars(_pure_ldp()), "generate_hash": generate_hash})  # noqa: S307 (our text)
+
+    def claimed(self, client: Any) -> float:
+        return float(eval(self.claim, {"client": client}))  # noqa: S307 (our text)
+
 
 def _bits(v: Any) -> tuple[int, ...]:
     return tuple(int(b) for b in v)
 
 
 def _privatise(client: Any, x: int) -> Hashable:
+    """The library's own ``privatise``, its report as a hashable value."""
     return _plain(client.privatise(x))
 
 
@@ -112,28 +123,16 @@ def _plain(y: Any) -> Hashable:
     return int(y) if isinstance(y, (int, np.integer)) else y
 
 
+def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> Case:
+    return Case(mechanism, params, f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+
+
 def _de(eps: float, d: int) -> Case:
-    return Case(
-        "DEClient",
-        f"epsilon={eps!r}, d={d}",
-        lambda c: c.epsilon,
-        d,
-        lambda fo: fo.DEClient(epsilon=eps, d=d),
-        _privatise,
-        _privatise,
-    )
+    return _case("DEClient", f"epsilon={eps!r}, d={d}", d, "de")
 
 
 def _ue(eps: float, d: int, oue: bool) -> Case:
-    return Case(
-        "UEClient",
-        f"epsilon={eps!r}, d={d}, use_oue={oue}",
-        lambda c: c.epsilon,
-        d,
-        lambda fo: fo.UEClient(epsilon=eps, d=d, use_oue=oue),
-        _privatise,
-        _privatise,
-    )
+    return _case("UEClient", f"epsilon={eps!r}, d={d}, use_oue={oue}", d, "ue")
 
 
 @lru_cache(maxsize=64)
@@ -165,76 +164,42 @@ def _hit(client: Any, x: int, y: Hashable) -> Hashable:
     return value == xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
 
 
+def _seeded(client: Any, x: int) -> Hashable:
+    """LHClient.privatise under the seed model (module docstring): a seed of :func:`separating_seeds`."""
+    import random
+
+    seeds = separating_seeds(client.d, client.g, range(10_000))
+    seed = seeds[random.randrange(len(seeds))]
+    return (_plain(client._perturb(x, seed)), seed)
+
+
 def _lh(eps: float, d: int, olh: bool) -> Case:
-    def run(client: Any, x: int) -> Hashable:
-        import random
-
-        seeds = separating_seeds(d, client.g, range(10_000))
-        seed = seeds[random.randrange(len(seeds))]  # the seed model (module docstring)
-        return (_plain(client._perturb(x, seed)), seed)
-
-    return Case(
-        "LHClient",
-        f"epsilon={eps!r}, d={d}, " + ("use_olh=True" if olh else "g=2"),
-        lambda c: c.epsilon,
-        d,
-        lambda fo: fo.LHClient(epsilon=eps, d=d, use_olh=olh),
-        run,
-        _privatise,
-        _hit,
-    )
+    params = f"epsilon={eps!r}, d={d}, " + ("use_olh=True" if olh else "g=2")
+    return _case("LHClient", params, d, "lh", run=_seeded, view=_hit)
 
 
 def _fast_lh(eps: float, d: int, k: int) -> Case:
-    return Case(
-        "FastLHClient",
-        f"epsilon={eps!r}, d={d}, k={k}, use_olh=True",
-        lambda c: c.epsilon,
-        d,
-        lambda fo: fo.FastLHClient(epsilon=eps, d=d, k=k, use_olh=True),
-        _privatise,
-        _privatise,
-    )
+    return _case("FastLHClient", f"epsilon={eps!r}, d={d}, k={k}, use_olh=True", d, "lh")
 
 
 def _hr(eps: float, d: int) -> Case:
-    return Case(
-        "HadamardResponseClient",
-        f"epsilon={eps!r}, d={d}",
-        lambda c: c.epsilon,
-        d,
-        lambda fo: fo.HadamardResponseClient(epsilon=eps, d=d, hash_funcs=list(range(d))),
-        _privatise,
-        _privatise,
-    )
-
-
-def convert_eps_to_f(client_class: Any, eps: float) -> float:
-    """RAPPORClient.convert_eps_to_f (it does not read the client): ``f`` for an epsilon, rounded to 0.01."""
-    return float(client_class.convert_eps_to_f(None, eps))
+    return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
 
 
 def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> Case:
-    """With ``eps``: ``f = convert_eps_to_f(eps)`` and the claim is ``eps``; else the claim is
-    ``convert_f_to_eps(f, k)``."""
-
-    def build(fo: Any) -> Any:
-        from pure_ldp.core import generate_hash
-
-        ff = convert_eps_to_f(fo.RAPPORClient, eps) if eps is not None else f
-        family = [[generate_hash(m, c * k + j) for j in range(k)] for c in range(cohorts)]
-        return fo.RAPPORClient(f=ff, m=m, hash_funcs=family, num_of_cohorts=cohorts)
-
-    return Case(
+    """With ``eps``: ``f = RAPPORClient.convert_eps_to_f(eps)`` (the method does not read its client) and the
+    claim is ``eps``; else the claim is ``convert_f_to_eps(f, k)``. The hash functions: seeds ``0, 1, ...``."""
+    ff = f"RAPPORClient.convert_eps_to_f(None, {eps!r})" if eps is not None else repr(f)
+    family = f"[[generate_hash({m}, c * {k} + j) for j in range({k})] for c in range({cohorts})]"
+    case = _case(
         "RAPPORClient",
-        (f"f=convert_eps_to_f({eps!r})" if eps is not None else f"f={f!r}")
-        + f", m={m}, k={k}, cohorts={cohorts}, d={d}",
-        (lambda c: eps) if eps is not None else (lambda c: c.convert_f_to_eps(c.f, k)),
+        f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}",
         d,
-        build,
-        _privatise,
-        _privatise,
+        "rappor",
+        repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})",
     )
+    shown = f"f=convert_eps_to_f({eps!r})" if eps is not None else f"f={f!r}"
+    return replace(case, params=f"{shown}, m={m}, k={k}, cohorts={cohorts}, d={d}")
 
 
 def _cases() -> list[Case]:
@@ -256,7 +221,7 @@ def cases(only: str | None = None) -> list[Case]:
 
 def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
     """The exact output distribution of the client on every item of the case (module docstring)."""
-    client = case.build(_pure_ldp())
+    client = case.build()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # HR's float randint bound (Python 3.11 allows it)
         return [exact_distribution(lambda x=x: case.run(client, x)) for x in case.inputs]
@@ -264,12 +229,12 @@ def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
 
 def draw_counts(case: Case, x: int, draws: int) -> Counter:
     """``draws`` reports of the library's own ``privatise`` on ``x`` (its own generators), as the case counts them."""
-    client = case.build(_pure_ldp())
+    client = case.build()
     out: Counter = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for _ in range(draws):
-            out[case.view(client, x, case.public(client, x))] += 1
+            out[case.view(client, x, _privatise(client, x))] += 1
     return out
 
 
@@ -290,8 +255,8 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
     dists = distributions(case)
     prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
     r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
-    client = case.build(_pure_ldp())
-    claimed = float(case.claim(client))
+    client = case.build()
+    claimed = case.claimed(client)
     i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
     row = AuditRow(
         case.mechanism,

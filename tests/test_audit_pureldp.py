@@ -9,6 +9,8 @@ import itertools
 import json
 import math
 import random
+import subprocess
+import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction as F
 
@@ -237,3 +239,73 @@ def test_command_line(capsys):
     assert out["library"] == "pure-ldp" and out["violated"] == 1 and out["rows"][0]["verdict"] == "VIOLATED"
     assert main(["audit", "pure-ldp", "--only", "nosuch"]) == 2
     assert "no case of the pure-ldp audit matches 'nosuch'" in capsys.readouterr().err
+
+
+# -- reports ------------------------------------------------------------------------------------
+
+Z = Decimal("3.090232306167813")  # the standard normal's upper 0.001 quantile
+
+
+def _report(tmp_path, label: str) -> str:
+    assert main(["audit", "pure-ldp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    return path.read_text()
+
+
+def _field(text: str, name: str) -> str:
+    (line,) = [line for line in text.splitlines() if line.startswith(f"- **{name}**")]
+    return line.split(" = ", 1)[1].split(" (about")[0] if " = " in line else line
+
+
+def _script_output(text: str) -> list[str]:
+    """Run the report's script with wmcdp made unimportable."""
+    script = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.splitlines()
+
+
+def test_report_of_direct_encoding(tmp_path):
+    """The report's probabilities and sample size against the closed form of DE (below(p), its complement over
+    d - 1) and the tester's formula at 50 digits; its script runs and prints the same exact ratio."""
+    label = "DEClient epsilon=1.0, d=2"
+    text = _report(tmp_path, label)
+    (case,) = cases(label)
+    c = case.build()
+    p, pp = below(c.p), (1 - below(c.p)) / (c.d - 1)
+    assert (F(_field(text, "P(y | x)")), F(_field(text, "P(y | x')"))) == (p, pp)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        gap = (Decimal(p.numerator * pp.denominator) / Decimal(pp.numerator * p.denominator)).ln() - Decimal(1.0)
+        spread = (1 - p) / p + (1 - pp) / pp
+        n = Z**2 * Decimal(spread.numerator) / Decimal(spread.denominator) / gap**2
+    assert f"about {float(n):.3g} outputs under each input" in text
+    out = _script_output(text)
+    assert f"exact ratio: {p / pp}" in out and out[-1] == "VIOLATED"
+
+
+def test_report_of_rappor_with_an_impossible_output(tmp_path):
+    label = "RAPPORClient f=convert_eps_to_f(5.0)"
+    text = _report(tmp_path, label)
+    (case,) = cases(label)
+    c = case.build()
+    (row,) = audit_pureldp(only=label)
+    x, y = int(row.witness[0]), eval(row.witness[2])
+    assert f"- **Witness:** `x = {row.witness[0]}`, `x' = {row.witness[1]}`, `y = {row.witness[2]}`." in text
+    ref = brute.distribution(lambda x, choose: rappor_reference(c, x, choose), x)
+    assert F(_field(text, "P(y | x)")) == ref[y] and _field(text, "P(y | x')") == "0"
+    n = math.exp(5.0) * math.log(1000) / float(ref[y])
+    assert f"about {n:.3g} outputs under each input" in text
+    out = _script_output(text)
+    assert "exact ratio: inf" in out and "with one of its own bits cleared: 0 of 20000" in "\n".join(out)
+
+
+def test_no_report_without_a_violation_and_an_unwritable_folder(tmp_path, capsys):
+    assert main(["audit", "pure-ldp", "--only", "HadamardResponseClient epsilon=0.5", "--report", str(tmp_path)]) == 0
+    assert list(tmp_path.iterdir()) == []
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["audit", "pure-ldp", "--only", "DEClient epsilon=1.0, d=2", "--report", str(blocker / "in")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("wmcdp: error: cannot write the reports to")

@@ -74,6 +74,7 @@ class AuditRow:
     claimed_delta: float | None = None  # an (epsilon, delta) claim: its delta,
     delta: float | None = None  # and the tight delta at the claimed epsilon
     witness_probabilities: tuple[str, str] | None = None  # P(y | x) and P(y | x') exactly, where known
+    reproducer: str | None = None  # a script showing a violation with the library alone, where one is written
 
     @property
     def model_agrees(self) -> bool:

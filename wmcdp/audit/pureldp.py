@@ -269,6 +269,7 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
         (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
         0.0,
         witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
+        reproducer=reproducer(case, pureldp_version(), claimed, case.inputs[i], case.inputs[j], y),
     )
     checks = [(repr(case.inputs[k]), _viewed(case, client, case.inputs[k], dists[k]), case.inputs[k]) for k in (i, j)]
     return row, checks
@@ -296,5 +297,147 @@ __all__ = [
     "distributions",
     "draw_counts",
     "pureldp_version",
+    "reproducer",
     "separating_seeds",
 ]
+
+
+# -- reproducers: a script per finding that needs pure-ldp alone ---------------------------------
+
+_HEAD = '''"""{label}: pure-LDP {version} claims epsilon = {claim_text} (local DP), yet the report y = {y!r}
+is more likely under the item x = {x} than e^epsilon times its probability under x' = {xp}.
+Needs only pure-ldp: the exact probabilities follow the client's own lines, with the thresholds it computes,
+and the uniform doubles of random.random() and np.random.random_sample(), k / 2**53 for k uniform in
+0 .. 2**53 - 1 (CPython's and numpy's 53-bit doubles)."""
+import math
+import random
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import numpy as np
+from pure_ldp.core import generate_hash
+from pure_ldp.frequency_oracles import *
+
+GRID = 2**53
+
+
+def below(t):  # P(u < t)
+    return Fraction(min(max(math.ceil(Fraction(float(t)) * GRID), 0), GRID), GRID)
+
+
+def at_most(t):  # P(u <= t)
+    return Fraction(min(max(math.floor(Fraction(float(t)) * GRID) + 1, 0), GRID), GRID)
+
+
+client = {call}
+claim = {claim}
+x, x_prime, y = {x}, {xp}, {y!r}
+'''
+
+_TAIL = """
+p, p_prime = prob(x), prob(x_prime)
+print(f"P(y | x)  = {p}")
+print(f"P(y | x') = {p_prime}")
+getcontext().prec = 60
+if p_prime == 0:
+    print("exact ratio: inf")
+    print(f"VIOLATED: y is impossible under x' and has probability {float(p):.6g} under x")
+else:
+    ratio = p / p_prime
+    log = (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
+    print(f"exact ratio: {ratio}")
+    print(f"ln(ratio) = {log:.40f}")
+    print(f"claimed   = {Decimal(claim):.40f}")
+    print("VIOLATED" if log > Decimal(claim) else "holds")
+"""
+
+_BODIES = {
+    "de": """
+
+def prob(item):  # de_client.py lines 26-34: kept when random.random() < p, else one of the other d - 1
+    keep = below(client.p)
+    return keep if y == item - 1 else (1 - keep) / (client.d - 1)
+
+
+k = math.ceil(Fraction(client.p) * GRID)  # the code path: u = (k - 1) / 2**53 keeps the item, u = k / 2**53 not
+draw = random.random
+random.random = lambda: (k - 1) / GRID
+assert client.privatise(x) == x - 1
+random.random = lambda: k / GRID
+assert client.privatise(x) != x - 1
+random.random = draw
+""",
+    "ue": """
+
+def prob(item):  # ue_client.py lines 44-48: np.random.choice([1, 0], p=[q, 1 - q]) is 1 when u < cdf[0]
+    cdf = np.array([client.q, 1 - client.q]).cumsum()  # numpy's RandomState.choice: cdf /= cdf[-1],
+    cdf /= cdf[-1]  # then searchsorted(u, side="right")
+    out = Fraction(1)
+    for i, bit in enumerate(y):
+        one = below(client.p) if i == item - 1 else below(cdf[0])  # the item's bit: random.random() < p
+        out *= one if bit else 1 - one
+    return out
+
+""",
+    "lh": """
+import xxhash
+
+
+def prob(item):  # lh_client.py lines 67-78: the seed is published and drawn alike for every item, so its
+    value, seed = y  # probability cancels from the ratio; kept when u <= p - q, else np.random.randint(0, g)
+    keep = at_most(client.p - client.q)
+    hashed = xxhash.xxh32(str(item - 1), seed=seed).intdigest() % client.g
+    return (keep if value == hashed else 0) + (1 - keep) / client.g
+
+""",
+    "hr": """
+
+def prob(item):  # k2k_hadamard.py: every out1 of the uniform draw, kept or moved
+    hr, i = client.hr, item - 1
+    total = Fraction(0)
+    for out1 in range(hr.outsz):
+        if client.epsilon <= 1:  # Hadamard_Rand_high_priv.encode_symbol, lines 44-71
+            col = i + 1
+            out2 = out1 ^ (1 << (col.bit_length() - 1))
+            even = bin(out1 & col).count("1") % 2 == 0
+            keep = 1 - at_most(hr.pri_para)  # ra > pri_para
+            first, second = (out1, out2) if even else (out2, out1)
+        else:  # Hadamard_Rand_general_original.encode_symbol, lines 339-371 (identity permutation)
+            keep = below((2 * hr.part) / (2 * hr.part - 1 + hr.exp))  # ra < 2B / (2B - 1 + e^eps): out1
+            block, pos = divmod(i, hr.partsz - 1)
+            col, out_pos = pos + 1, out1 & (hr.partsz - 1)
+            moved = out_pos + (block << hr.tailbit)
+            first, second = out1, moved if bin(out_pos & col).count("1") % 2 == 0 else moved ^ (col & -col)
+        total += Fraction(1, hr.outsz) * (keep * (first == y) + (1 - keep) * (second == y))
+    return total
+
+""",
+    "rappor": """
+
+def prob(item):  # rappor_client.py lines 40-46: a set bit is only ever written 1; a clear one is 1 when u < f / 2
+    bits, cohort = y
+    filt = [0] * client.m
+    for h in client.hash_family[cohort]:
+        filt[h(str(item - 1))] = 1
+    out = Fraction(1, client.num_of_cohorts)
+    for set_bit, bit in zip(filt, bits):
+        one = 1 if set_bit else below(0.5 * client.f)
+        out *= one if bit else 1 - one
+    return out
+
+
+reports = [client.privatise(x) for _ in range(20000)]  # the code path: x's own bits are never reported 0
+own = {h(str(x - 1)) for h in client.hash_family[0]}
+cleared = sum(1 for bits, cohort in reports if cohort == 0 and any(bits[i] == 0 for i in own))
+print(f"reports of x in cohort 0 with one of its own bits cleared: {cleared} of 20000 reports")
+""",
+}
+
+
+def reproducer(case: Case, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
+    """A standalone script (pure-ldp alone) that computes the witness's probabilities from the client's lines
+    and prints them, the exact ratio and the verdict."""
+    head = _HEAD.format(
+        label=case.label, version=version, claim_text=repr(claimed), call=case.call, claim=case.claim, x=x, xp=xp, y=y
+    )
+    return head + _BODIES[case.family] + _TAIL

@@ -1,4 +1,4 @@
-"""``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+"""``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--report DIR] [--json | --format table|markdown]``.
 
 LIBRARY is opendp, diffprivlib, pydp, tmlt or pure-ldp.
 
@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from ..audit.core import version_warning
+from ..audit.findings import write_reports
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
 from .common import Disagreement, dumps
@@ -120,6 +121,7 @@ def _audit(args: argparse.Namespace) -> str:
     with Progress(steps, enabled=show) as bar:
         rows = audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
     sampled = args.sample > 0
+    reports = [] if args.report is None else write_reports(args.report, args.library, version, rows)
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
     if args.fmt == "json":
         out = dumps(
@@ -131,12 +133,15 @@ def _audit(args: argparse.Namespace) -> str:
                 "rows": [r.as_dict() for r in rows],
                 "violated": sum(r.verdict == "VIOLATED" for r in rows),
                 "model_failures": sum(not r.model_agrees for r in rows),
+                **({} if args.report is None else {"reports": [str(p) for p in reports]}),
             }
         )
     else:
         headers, cells = _cells(rows, sampled)
         body = (_markdown if args.fmt == "markdown" else _table)(headers, cells)
         out = f"{body}\n\n{_summary(rows, sampled, args.level)} ({args.library} {version})"
+        if args.report is not None:
+            out += f"\n{len(reports)} report(s) of violated claims in {args.report}"
     if failed:
         raise Disagreement(out)
     return out
@@ -163,6 +168,11 @@ def register(sub: Any) -> None:
         default=1e-3,
         metavar="L",
         help="family-wise level of the chi-square tests: each of the m tests runs at L/m (default 0.001)",
+    )
+    q.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write one Markdown report per violated claim into DIR (witness, probabilities, a reproducer)",
     )
     q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")

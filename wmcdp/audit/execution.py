@@ -129,10 +129,10 @@ class _Random(random.Random):
 
     path: _Path
 
-    def random(self) -> Any:  # type: ignore[override]
+    def random(self) -> Any:
         return GridUniform(self.path)
 
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
+    def _randbelow(self, n: int) -> int:
         return _uniform_index(self.path, n)
 
 

@@ -44,6 +44,7 @@ statsmodels its package imports, xxhash below 4, whose 4.0 refuses the ``str`` t
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -51,8 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -135,7 +135,7 @@ def _ue(eps: float, d: int, oue: bool) -> Case:
     return _case("UEClient", f"epsilon={eps!r}, d={d}, use_oue={oue}", d, "ue")
 
 
-@lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64)
 def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
     """Seeds from ``candidates``, in order, such that every pair of indices ``0 .. d - 1`` is hashed apart by
     one of them (``xxh32(str(index), seed) % g``, lh_client.py line 74); each seed kept separates a pair not
@@ -160,7 +160,7 @@ def _hit(client: Any, x: int, y: Hashable) -> Hashable:
     """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
     import xxhash
 
-    value, seed = y  # type: ignore[misc]
+    value, seed = cast(tuple[int, int], y)
     return value == xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
 
 
@@ -224,7 +224,7 @@ def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
     client = case.build()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # HR's float randint bound (Python 3.11 allows it)
-        return [exact_distribution(lambda x=x: case.run(client, x)) for x in case.inputs]
+        return [exact_distribution(functools.partial(case.run, client, x)) for x in case.inputs]
 
 
 def draw_counts(case: Case, x: int, draws: int) -> Counter:

@@ -14,7 +14,10 @@ choices, with those draws replaced:
   with a float ``t`` splits that set exactly (``k 2^-53 < t`` iff ``k < t 2^53``, both sides exact doubles) and
   the path branches with the two parts' shares. Any other use of it (arithmetic, ``float()``) is refused:
   the model covers code that only compares its uniform doubles;
-* ``np.random.choice(a, size, p=p)`` follows numpy's legacy ``RandomState.choice`` (numpy/random/mtrand.pyx):
+* ``np.random.binomial(1, p)`` follows numba's BINV (:func:`_np_binomial`), for the library code that numba
+  compiles and the audit runs as plain Python (``.py_func``);
+* ``np.random.choice(a)`` is a uniform index (``randint(0, len(a))``, in numpy and in numba);
+  ``np.random.choice(a, size, p=p)`` follows numpy's legacy ``RandomState.choice`` (numpy/random/mtrand.pyx):
   ``cdf = p.cumsum(); cdf /= cdf[-1]``, then ``cdf.searchsorted(u, side='right')`` per uniform double ``u``,
   that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`.
 
@@ -165,9 +168,11 @@ def _np_random_sample(path: _Path) -> Callable[..., Any]:
 
 def _np_choice(path: _Path) -> Callable[..., Any]:
     def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
-        if p is None or not replace:
-            raise TypeError("np.random.choice is modelled with replacement and probabilities p only")
+        if not replace:
+            raise TypeError("np.random.choice is modelled with replacement only")
         values = np.arange(a) if isinstance(a, (int, np.integer)) else np.array(a)
+        if p is None and size is None:  # randint(0, len(a)): numpy's mtrand.pyx and numba's choice_impl
+            return values[_uniform_index(path, len(values))]
         p = np.array(p, dtype=np.float64)
         if p.shape != (len(values),) or np.any(p < 0):
             raise ValueError("probabilities are not a vector of non-negative numbers of the population's size")
@@ -185,6 +190,40 @@ def _np_choice(path: _Path) -> Callable[..., Any]:
     return choice
 
 
+def _np_binomial(path: _Path) -> Callable[..., int]:
+    """``np.random.binomial(1, p)`` as numba compiles it (numba/np/random/legacy.py ``binomial_impl``, BINV):
+    ``p`` above 1/2 is flipped to ``1.0 - p``, ``q = 1.0 - p``; a double ``u`` gives 0 when ``u <= q``, else
+    1 when ``u - q <= (1 * p * q) / (1 * q)`` (float operations), else the loop draws again. The draws are
+    independent, so the outcome is the first two cases' grid counts, conditioned on one of them."""
+
+    def binomial(n: int, p: float, size: Any = None) -> int:
+        if n != 1 or size is not None:
+            raise TypeError("np.random.binomial is modelled for n = 1 only")
+        p = float(p)
+        if not 0.0 <= p <= 1.0:
+            raise ValueError("binomial(): p outside of [0, 1]")
+        if p in (0.0, 1.0):
+            return int(p)
+        flipped = p > 0.5
+        if flipped:
+            p = 1.0 - p
+        q = 1.0 - p
+        px = (1 * p * q) / (1 * q)
+        zero = min(math.floor(Fraction(q) * GRID) + 1, GRID)  # the k with k 2^-53 <= q
+        lo, hi = zero, GRID  # the first k >= zero with k 2^-53 - q > px: the float difference grows with k
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid / GRID - q > px:
+                hi = mid
+            else:
+                lo = mid + 1
+        one = lo - zero
+        x = path.choose([Fraction(zero, zero + one), Fraction(one, zero + one)])
+        return 1 - x if flipped else x
+
+    return binomial
+
+
 @contextmanager
 def _drawing(path: _Path) -> Iterator[None]:
     """``random`` and ``numpy.random``'s module-level draws replaced by the path's choices, for the block."""
@@ -198,6 +237,7 @@ def _drawing(path: _Path) -> Iterator[None]:
         (np.random, "random"): _np_random_sample(path),
         (np.random, "randint"): _np_randint(path),
         (np.random, "choice"): _np_choice(path),
+        (np.random, "binomial"): _np_binomial(path),
     }
     saved = {key: getattr(*key) for key in replaced}
     try:

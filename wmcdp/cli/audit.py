@@ -1,6 +1,6 @@
 """``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--report DIR] [--json | --format table|markdown]``.
 
-LIBRARY is opendp, diffprivlib, pydp, tmlt or pure-ldp.
+LIBRARY is opendp, diffprivlib, pydp, tmlt, pure-ldp or multi-freq-ldpy.
 
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
@@ -90,6 +90,17 @@ def _library(name: str) -> tuple[Any, Any, Any, int, str, str]:
         from ..audit import pureldp
 
         return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1, pureldp.MODELLED, "pure-ldp"
+    if name == "multi-freq-ldpy":
+        from ..audit import multifreq
+
+        return (
+            multifreq.audit_multifreq,
+            multifreq.cases,
+            multifreq.multifreq_version,
+            1,
+            multifreq.MODELLED,
+            "multi-freq-ldpy",
+        )
     if name == "tmlt":
         from ..audit import tmlt
 
@@ -152,8 +163,8 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib", "pydp", "tmlt", "pure-ldp"],
-        help="the library to audit (needs the extra wmcdp[audit], [diffprivlib], [pydp], [tmlt] or [pureldp])",
+        choices=["opendp", "diffprivlib", "pydp", "tmlt", "pure-ldp", "multi-freq-ldpy"],
+        help="the library to audit (each needs its extra: wmcdp[audit] for opendp, else wmcdp[LIBRARY] as in the docs)",
     )
     q.add_argument(
         "--sample",

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -164,7 +164,7 @@ def _view(case: Case, x: int, y: Hashable) -> Hashable:
         return y
     import xxhash
 
-    value, seed = y  # type: ignore[misc]
+    value, seed = cast(tuple[int, int], y)
     return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
 
 

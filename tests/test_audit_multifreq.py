@@ -134,3 +134,21 @@ def test_command_line(capsys):
     assert main(["audit", "multi-freq-ldpy", "--only", "GRR_Client epsilon=1.0, k=2", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["library"] == "multi-freq-ldpy" and out["violated"] == 1
+
+
+@pytest.mark.parametrize("label", ["GRR_Client epsilon=1.0, k=2", "LH_Client epsilon=1.0, k=4, optimal=False"])
+def test_reports_run_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, prints the exact ratio of the reference randomizer."""
+    import subprocess
+    import sys
+
+    assert main(["audit", "multi-freq-ldpy", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    script = path.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    (case,) = cases(label)
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
+    lines = out.stdout.splitlines()
+    assert f"exact ratio: {tight_ratio(ref)}" in lines and lines[-1] == "VIOLATED"

@@ -214,6 +214,7 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
         (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
         0.0,
         witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
+        reproducer=reproducer(case, multifreq_version(), case.inputs[i], case.inputs[j], y),
     )
     return row, [(repr(case.inputs[v]), _viewed(case, case.inputs[v], dists[v]), case.inputs[v]) for v in (i, j)]
 
@@ -232,4 +233,93 @@ def audit_multifreq(
     return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
-__all__ = ["MODELLED", "Case", "audit_multifreq", "cases", "distributions", "draw_counts", "multifreq_version"]
+__all__ = [
+    "MODELLED",
+    "Case",
+    "audit_multifreq",
+    "cases",
+    "distributions",
+    "draw_counts",
+    "multifreq_version",
+    "reproducer",
+]
+
+
+# -- reproducers ----------------------------------------------------------------------------------
+
+_SCRIPT = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {epsilon!r} (local DP), yet the report y = {y!r}
+is more likely under the value x = {x} than e^epsilon times its probability under x' = {xp}.
+Needs only multi-freq-ldpy (its numba): the exact probabilities follow the client's lines and numba's
+generator, whose np.random.random() is k / 2**53 for k uniform in 0 .. 2**53 - 1 (numba/cpython/randomimpl.py,
+get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl)."""
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import numpy as np
+import xxhash
+from multi_freq_ldpy.pure_frequency_oracles.{module} import {mechanism}
+
+GRID = 2**53
+epsilon, k, optimal = {epsilon!r}, {k}, {optimal!r}
+claim = epsilon
+x, x_prime, y = {x}, {xp}, {y!r}
+
+
+def at_most(t):  # P(u <= t)
+    return Fraction(min(math.floor(Fraction(float(t)) * GRID) + 1, GRID), GRID)
+
+
+def binomial_one(p):  # P(np.random.binomial(1, p) == 1): u <= q gives X = 0, u - q <= p q / q gives X = 1 (u - q
+    flipped = p > 0.5  # is exact there), a larger u draws again; X is flipped back when p was
+    p = 1.0 - p if flipped else p
+    q = 1.0 - p
+    px = (1 * p * q) / (1 * q)
+    zero = math.floor(Fraction(q) * GRID) + 1
+    one = min(math.floor((Fraction(q) + Fraction(px)) * GRID) + 1, GRID) - zero
+    return Fraction(zero if flipped else one, zero + one)
+
+
+def grr(value, report, size):  # GRR.py lines 27-38: kept when binomial(1, p) == 1, else one of the others
+    keep = binomial_one(np.exp(epsilon) / (np.exp(epsilon) + size - 1))
+    return keep if report == value else (1 - keep) / (size - 1)
+
+
+def prob(value):
+    if {mechanism!r} == "GRR_Client":
+        return grr(value, y, k)
+    if {mechanism!r} == "UE_Client":  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+        p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+        p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
+        out = Fraction(1)
+        for i, bit in enumerate(y):
+            one = at_most(p if i == value else q)
+            out *= one if bit else 1 - one
+        return out
+    g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
+    report, seed = y  # value, so its probability cancels from the ratio
+    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g)
+
+'''
+
+
+def reproducer(case: Case, version: str, x: int, xp: int, y: Hashable) -> str:
+    """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
+    from .pureldp import TAIL
+
+    module = {"GRR_Client": "GRR", "UE_Client": "UE", "LH_Client": "LH"}[case.mechanism]
+    return (
+        _SCRIPT.format(
+            label=case.label,
+            version=version,
+            module=module,
+            mechanism=case.mechanism,
+            epsilon=case.epsilon,
+            k=case.k,
+            optimal=case.optimal,
+            x=x,
+            xp=xp,
+            y=y,
+        )
+        + TAIL
+    )

@@ -298,6 +298,7 @@ __all__ = [
     "draw_counts",
     "pureldp_version",
     "reproducer",
+    "TAIL",
     "separating_seeds",
 ]
 
@@ -334,7 +335,7 @@ claim = {claim}
 x, x_prime, y = {x}, {xp}, {y!r}
 '''
 
-_TAIL = """
+TAIL = """
 p, p_prime = prob(x), prob(x_prime)
 print(f"P(y | x)  = {p}")
 print(f"P(y | x') = {p_prime}")
@@ -440,4 +441,4 @@ def reproducer(case: Case, version: str, claimed: float, x: int, xp: int, y: Has
     head = _HEAD.format(
         label=case.label, version=version, claim_text=repr(claimed), call=case.call, claim=case.claim, x=x, xp=xp, y=y
     )
-    return head + _BODIES[case.family] + _TAIL
+    return head + _BODIES[case.family] + TAIL

@@ -97,6 +97,8 @@ _EXPORTS = {
     "audit_diffprivlib": "audit.diffprivlib",
     "audit_pydp": "audit.pydp",
     "audit_tmlt": "audit.tmlt",
+    "audit_pureldp": "audit.pureldp",
+    "audit_multifreq": "audit.multifreq",
     "grid_model": "lang.models",
     "GridModel": "lang.models",
     "AuditRow": "audit.opendp",

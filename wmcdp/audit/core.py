@@ -8,7 +8,7 @@ import math
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -18,6 +18,9 @@ from typing import Any
 import gmpy2
 
 from ..base.errors import WmcdpError
+from ..base.limits import LimitExceeded
+from ..lang import IntVector, Program, discrete
+from ..lang.relations import relation_from_function
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -70,6 +73,8 @@ class AuditRow:
     samples: tuple[SampleCheck, ...] = field(default=())
     claimed_delta: float | None = None  # an (epsilon, delta) claim: its delta,
     delta: float | None = None  # and the tight delta at the claimed epsilon
+    witness_probabilities: tuple[str, str] | None = None  # P(y | x) and P(y | x') exactly, where known
+    reproducer: str | None = None  # a script showing a violation with the library alone, where one is written
 
     @property
     def model_agrees(self) -> bool:
@@ -90,6 +95,11 @@ class AuditRow:
             "seconds": self.seconds,
             "samples": [s.as_dict() for s in self.samples],
             **({} if self.claimed_delta is None else {"claimed_delta": self.claimed_delta, "delta": self.delta}),
+            **(
+                {}
+                if self.witness_probabilities is None
+                else {"witness_probabilities": list(self.witness_probabilities)}
+            ),
             "model_agrees": self.model_agrees,
         }
 
@@ -200,16 +210,59 @@ def run_audit(
             if progress:
                 progress(done, len(chosen), case.label)
             start = time.perf_counter()
-            row, inputs = row_of(case)
+            with _naming(case.label):
+                row, inputs = row_of(case)
             rows.append(replace(row, seconds=time.perf_counter() - start))
             if sample:
                 pending.append(
-                    [(shown, want, submit(draw, number[case.label], x, sample)) for shown, want, x in inputs]
+                    [
+                        (shown, want, _named(case.label, submit(draw, number[case.label], x, sample)))
+                        for shown, want, x in inputs
+                    ]
                 )
         rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
     if progress:
         progress(len(chosen), len(chosen), "")
     return rows
+
+
+def choice_program(
+    name: str, inputs: Sequence[Any], neighbours: Callable[[Any, Any], bool], dists: list[dict[Hashable, Any]]
+) -> tuple[Program, list[Hashable], Any]:
+    """``(program, outputs, relation)``: input ``i`` (standing for ``inputs[i]``) draws output ``j`` with the
+    probability ``dists[i]`` gives ``outputs[j]``; two inputs are neighbours when ``neighbours`` says so."""
+    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
+    code = {y: j for j, y in enumerate(outputs)}
+    coded = [{code[y]: p for y, p in d.items()} for d in dists]
+    relation = relation_from_function(lambda i, j: bool(neighbours(inputs[i[0]], inputs[j[0]])), f"{name} neighbours")
+    prog = Program(
+        name.lower(),
+        IntVector(1, 0, len(inputs) - 1),
+        lambda x: discrete(lambda i: coded[i], x[0]),
+        neighbours=relation,
+    )
+    return prog, outputs, relation
+
+
+@contextmanager
+def _naming(label: str) -> Iterator[None]:
+    """A library's own failure on a case as one line naming the case (wmcdp's errors and limits pass)."""
+    try:
+        yield
+    except (WmcdpError, LimitExceeded, MemoryError):
+        raise
+    except Exception as exc:
+        raise WmcdpError(f"the case {label!r} failed: {one_line(exc)}") from None
+
+
+def _named(label: str, result: Callable[[], Any]) -> Callable[[], Any]:
+    """``result`` whose failure (the library's draws in a worker) is one line naming the case."""
+
+    def wait() -> Any:
+        with _naming(label):
+            return result()
+
+    return wait
 
 
 def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any]:
@@ -223,14 +276,23 @@ def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any
 
 def library(module: str, audit: str, distribution: str, extra: str) -> Any:
     """The audited library's ``module`` (``from package import name`` for a dotted one), or one line saying
-    how to install it."""
+    how to install it when it is missing, or, when the installed library fails to import, that failure."""
     package, _, name = module.rpartition(".")
     try:
         if not package:
             return importlib.import_module(module)
         return getattr(__import__(package, fromlist=[name]), name)
-    except ImportError:
-        raise WmcdpError(f"the {audit} audit needs {distribution}: pip install 'wmcdp[{extra}]'") from None
+    except ImportError as exc:
+        missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+        if missing is not None and (module == missing or module.startswith(missing + ".")):
+            raise WmcdpError(f"the {audit} audit needs {distribution}: pip install 'wmcdp[{extra}]'") from None
+        raise WmcdpError(f"{distribution} is installed but fails to import: {one_line(exc)}") from None
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as ``Type: first line of its message``."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def installed_version(load: Callable[[], Any], distribution: str) -> str:
@@ -239,6 +301,13 @@ def installed_version(load: Callable[[], Any], distribution: str) -> str:
 
     load()
     return version(distribution)
+
+
+def version_warning(installed: str, modelled: str, distribution: str) -> str | None:
+    """One line when the installed library is not the version the models follow (their results may not hold)."""
+    if installed == modelled:
+        return None
+    return f"the models follow {distribution} {modelled}, and {installed} is installed: the verdicts may not hold"
 
 
 def check_options(sample: int, level: float, processes: int, extra: str) -> None:
@@ -271,10 +340,29 @@ def workers(processes: int) -> Iterator[Callable[..., Callable[[], Any]]]:
 
         yield now
         return
-    with get_context("spawn").Pool(
-        processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
-    ) as pool:
-        yield lambda fn, *args: pool.apply_async(fn, args).get
+    previous = _sigterm_interrupts()
+    try:
+        with get_context("spawn").Pool(
+            processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)
+        ) as pool:
+            yield lambda fn, *args: pool.apply_async(fn, args).get
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_interrupts() -> Any:
+    """SIGTERM raises KeyboardInterrupt in this process (as Ctrl-C does), so leaving the pool's block ends its
+    workers; the previous handler, or None off the main thread (where no handler can be set)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 __all__ = [
@@ -286,7 +374,10 @@ __all__ = [
     "verdict",
     "certified_verdict",
     "check_model",
+    "choice_program",
     "installed_version",
+    "one_line",
+    "version_warning",
     "run_audit",
     "select_cases",
     "with_checks",

@@ -56,15 +56,15 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real, arb_of
-from ..lang import IntVector, Program, discrete
+from ..lang import Program
 from ..lang.models import GRID, GridModel, grid_model
-from ..lang.relations import relation_from_function
 from ..notions.privacy import synthesize_privacy
 from ..notions.sweep import ProgressCallback
 from .core import (
     AuditRow,
     certified_verdict,
     check_options,
+    choice_program,
     installed_version,
     library,
     run_audit,
@@ -77,6 +77,10 @@ HALF = GRID // 2
 
 def _diffprivlib() -> Any:
     return library("diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib")
+
+
+#: the version of the library the models follow
+MODELLED = "0.6.6"
 
 
 def diffprivlib_version() -> str:
@@ -357,21 +361,7 @@ def distributions(case: Case) -> list[dict[Hashable, Any]]:
 
 
 def _program(case: Case, dists: list[dict[Hashable, Any]]) -> tuple[Program, list[Hashable], Any]:
-    """The case as a wmcdp program: input i draws output j with the exact probability of ``outputs[j]``."""
-    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
-    code = {y: j for j, y in enumerate(outputs)}
-    coded = [{code[y]: p for y, p in d.items()} for d in dists]
-    n = len(case.inputs)
-    relation = relation_from_function(
-        lambda i, j: bool(case.neighbours(case.inputs[i[0]], case.inputs[j[0]])), f"{case.mechanism} neighbours"
-    )
-    prog = Program(
-        case.mechanism.lower(),
-        IntVector(1, 0, n - 1),
-        lambda x: discrete(lambda i: coded[i], x[0]),
-        neighbours=relation,
-    )
-    return prog, outputs, relation
+    return choice_program(case.mechanism, case.inputs, case.neighbours, dists)
 
 
 def draw_counts(case: Case, x: Any, draws: int) -> Counter:
@@ -439,6 +429,7 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
 
 
 __all__ = [
+    "MODELLED",
     "Case",
     "GridDraw",
     "audit_diffprivlib",

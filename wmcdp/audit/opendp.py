@@ -50,6 +50,10 @@ def _opendp() -> Any:
     return dp
 
 
+#: the version of the library the models follow
+MODELLED = "0.16.0"
+
+
 def opendp_version() -> str:
     """The installed opendp's version (the audit's models follow 0.16)."""
     from importlib.metadata import version
@@ -332,6 +336,7 @@ def audit_opendp(
 
 
 __all__ = [
+    "MODELLED",
     "BATCH",
     "TIGHT_ULPS",
     "AuditRow",

@@ -69,6 +69,10 @@ def _pydp() -> Any:
     return library("pydp.algorithms.partition_selection", "python-dp", "python-dp", "pydp")
 
 
+#: the version of the library the models follow
+MODELLED = "1.1.5"
+
+
 def pydp_version() -> str:
     return installed_version(_pydp, "python-dp")
 
@@ -291,6 +295,7 @@ def _expected(p: Fraction) -> dict[bool, Fraction]:
 
 
 __all__ = [
+    "MODELLED",
     "Case",
     "audit_pydp",
     "cases",

@@ -73,6 +73,10 @@ def _tmlt() -> Any:
     return library("tmlt.core.measurements.noise_mechanisms", "tmlt", "tmlt.core", "tmlt")
 
 
+#: the version of the library the models follow
+MODELLED = "0.20.0"
+
+
 def tmlt_version() -> str:
     return installed_version(_tmlt, "tmlt.core")
 
@@ -407,6 +411,7 @@ def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
 
 
 __all__ = [
+    "MODELLED",
     "Case",
     "audit_tmlt",
     "cases",

@@ -1,6 +1,6 @@
-"""``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]``.
+"""``wmcdp audit LIBRARY [--sample K] [--level L] [--only TEXT] [--report DIR] [--json | --format table|markdown]``.
 
-LIBRARY is opendp, diffprivlib, pydp or tmlt.
+LIBRARY is opendp, diffprivlib, pydp, tmlt, pure-ldp or multi-freq-ldpy.
 
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
@@ -16,6 +16,8 @@ import argparse
 import sys
 from typing import Any
 
+from ..audit.core import version_warning
+from ..audit.findings import write_reports
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
 from .common import Disagreement, dumps
@@ -74,37 +76,63 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     return text
 
 
-def _library(name: str) -> tuple[Any, Any, Any, int]:
-    """``(audit, cases, version, steps per case)`` of an audited library."""
+def _library(name: str) -> tuple[Any, Any, Any, int, str, str]:
+    """``(audit, cases, version, steps per case, modelled version, distribution)`` of an audited library."""
     if name == "opendp":
         from ..audit import opendp
 
-        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2
+        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2, opendp.MODELLED, "opendp"
     if name == "pydp":
         from ..audit import pydp
 
-        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1
+        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1, pydp.MODELLED, "python-dp"
+    if name == "pure-ldp":
+        from ..audit import pureldp
+
+        return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1, pureldp.MODELLED, "pure-ldp"
+    if name == "multi-freq-ldpy":
+        from ..audit import multifreq
+
+        return (
+            multifreq.audit_multifreq,
+            multifreq.cases,
+            multifreq.multifreq_version,
+            1,
+            multifreq.MODELLED,
+            "multi-freq-ldpy",
+        )
     if name == "tmlt":
         from ..audit import tmlt
 
-        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1
+        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1, tmlt.MODELLED, "tmlt.core"
     from ..audit import diffprivlib
 
-    return diffprivlib.audit_diffprivlib, diffprivlib.cases, diffprivlib.diffprivlib_version, 1
+    return (
+        diffprivlib.audit_diffprivlib,
+        diffprivlib.cases,
+        diffprivlib.diffprivlib_version,
+        1,
+        diffprivlib.MODELLED,
+        "diffprivlib",
+    )
 
 
 def _audit(args: argparse.Namespace) -> str:
-    audit, cases, library_version, per_case = _library(args.library)
+    audit, cases, library_version, per_case, modelled, distribution = _library(args.library)
     if args.json:
         if args.fmt != "table":
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
     steps = len(cases(args.only)) * (per_case if args.sample else 1)  # (an --only naming no case fails first)
     version = library_version()
+    warning = version_warning(version, modelled, distribution)
+    if warning:
+        print(f"wmcdp: warning: {warning}", file=sys.stderr)
     show = args.fmt != "json" and sys.stderr.isatty()
     with Progress(steps, enabled=show) as bar:
         rows = audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
     sampled = args.sample > 0
+    reports = [] if args.report is None else write_reports(args.report, args.library, version, rows)
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
     if args.fmt == "json":
         out = dumps(
@@ -116,12 +144,15 @@ def _audit(args: argparse.Namespace) -> str:
                 "rows": [r.as_dict() for r in rows],
                 "violated": sum(r.verdict == "VIOLATED" for r in rows),
                 "model_failures": sum(not r.model_agrees for r in rows),
+                **({} if args.report is None else {"reports": [str(p) for p in reports]}),
             }
         )
     else:
         headers, cells = _cells(rows, sampled)
         body = (_markdown if args.fmt == "markdown" else _table)(headers, cells)
         out = f"{body}\n\n{_summary(rows, sampled, args.level)} ({args.library} {version})"
+        if args.report is not None:
+            out += f"\n{len(reports)} report(s) of violated claims in {args.report}"
     if failed:
         raise Disagreement(out)
     return out
@@ -132,8 +163,8 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib", "pydp", "tmlt"],
-        help="the library to audit (needs wmcdp[audit], wmcdp[diffprivlib], wmcdp[pydp] or wmcdp[tmlt])",
+        choices=["opendp", "diffprivlib", "pydp", "tmlt", "pure-ldp", "multi-freq-ldpy"],
+        help="the library to audit (each needs its extra: wmcdp[audit] for opendp, else wmcdp[LIBRARY] as in the docs)",
     )
     q.add_argument(
         "--sample",
@@ -148,6 +179,11 @@ def register(sub: Any) -> None:
         default=1e-3,
         metavar="L",
         help="family-wise level of the chi-square tests: each of the m tests runs at L/m (default 0.001)",
+    )
+    q.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write one Markdown report per violated claim into DIR (witness, probabilities, a reproducer)",
     )
     q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")

@@ -1,0 +1,154 @@
+"""The multi-freq-ldpy audit: numba's binomial as modelled, draw for draw against numba's own generator; the
+clients' exact distributions against reference randomizers (closed forms of the grid counts, every choice
+enumerated by ``tests/brute.py``); the verdicts at 50 digits; the compiled clients' draws against the models;
+the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]'``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from decimal import Decimal, localcontext
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+pytest.importorskip("multi_freq_ldpy.pure_frequency_oracles.LH")
+
+import brute  # noqa: E402
+from numba import njit  # noqa: E402
+
+from wmcdp.audit.execution import GRID, exact_distribution  # noqa: E402
+from wmcdp.audit.multifreq import audit_multifreq, cases, distributions, separating_seeds  # noqa: E402
+from wmcdp.cli import main  # noqa: E402
+
+
+def at_most(t: float) -> F:
+    """P(u <= t) for u = k 2^-53."""
+    return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
+
+
+def keep_probability(p: float) -> F:
+    """P(np.random.binomial(1, p) = 1) in numba's BINV: with p' = min(p, 1 - p) and q = 1.0 - p', a draw u <= q
+    gives X = 0, q < u <= q + px gives X = 1 (u - q is exact there: Sterbenz, as q >= 1/2 > u - q), larger u
+    draws again; the result is X, or 1 - X when p was flipped."""
+    flipped = p > 0.5
+    pp = 1.0 - p if flipped else p
+    q = 1.0 - pp
+    px = (1 * pp * q) / (1 * q)
+    zero = math.floor(F(q) * GRID) + 1
+    one = min(math.floor((F(q) + F(px)) * GRID) + 1, GRID) - zero
+    return F(zero if flipped else one, zero + one)
+
+
+def test_binomial_model_against_numba_draw_for_draw():
+    """The modelled rule applied to numba's uniform doubles gives numba's binomials from the same seed."""
+
+    @njit
+    def binomials(seed, p, n):
+        np.random.seed(seed)
+        return np.array([np.random.binomial(1, p) for _ in range(n)])
+
+    @njit
+    def uniforms(seed, n):
+        np.random.seed(seed)
+        return np.array([np.random.random() for _ in range(n)])
+
+    for p in (0.3, 0.7, 0.5, 1 / (math.exp(8.0) + 5)):
+        flipped = p > 0.5
+        pp = 1.0 - p if flipped else p
+        q = 1.0 - pp
+        px = (1 * pp * q) / (1 * q)
+        us, out, k = uniforms(7, 4000), [], 0
+        while len(out) < 1000:
+            u, k = us[k], k + 1
+            x = 0 if u <= q else 1 if u - q <= px else None
+            if x is not None:
+                out.append(1 - x if flipped else x)
+        assert (binomials(7, p, 1000) == np.array(out)).all()
+        assert exact_distribution(lambda p=p: np.random.binomial(1, p))[1] == keep_probability(p)
+
+
+def tight_ratio(dists: dict) -> F | float:
+    best: F | float = F(1)
+    for (_, px), (_, pxp) in itertools.permutations(dists.items(), 2):
+        for y, p in px.items():
+            q = pxp.get(y, 0)
+            best = max(best, math.inf if q == 0 else p / q)
+    return best
+
+
+def expected_verdict(claim: float, ratio: F) -> str:
+    with localcontext() as ctx:
+        ctx.prec = 50
+        gap = Decimal(claim) - (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
+    if gap < 0:
+        return "VIOLATED"
+    return "tight" if gap <= Decimal(max(4 * math.ulp(claim), 2.0**-50)) else "loose"
+
+
+def grr(value: int, k: int, eps: float, choose) -> int:
+    keep = keep_probability(np.exp(eps) / (np.exp(eps) + k - 1))
+    if choose({True: keep, False: 1 - keep}):
+        return value
+    return choose({v: F(1, k - 1) for v in range(k) if v != value})
+
+
+def reference(case, x, choose):
+    if case.mechanism == "GRR_Client":
+        return grr(x, case.k, case.epsilon, choose)
+    if case.mechanism == "UE_Client":
+        p = np.exp(case.epsilon / 2) / (np.exp(case.epsilon / 2) + 1)
+        p, q = (1 / 2, 1 / (np.exp(case.epsilon) + 1)) if case.optimal else (p, 1 - p)
+        return tuple(choose({1: at_most(t), 0: 1 - at_most(t)}) for t in (p if i == x else q for i in range(case.k)))
+    import xxhash
+
+    g = int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
+    seeds = separating_seeds(case.k, g)
+    seed = choose({s: F(1, len(seeds)) for s in seeds})
+    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.epsilon, choose), seed)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases()])
+def test_clients_against_references(label):
+    (case,) = cases(label)
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
+    assert dict(zip(case.inputs, distributions(case))) == ref
+    (row,) = audit_multifreq(only=label)
+    ratio = tight_ratio(ref)
+    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.epsilon, ratio)
+
+
+def test_at_least_twenty_cases():
+    assert len(cases()) >= 20 and len({c.label for c in cases()}) == len(cases())
+
+
+def test_compiled_draws_agree_with_the_models():
+    rows = audit_multifreq(sample=20_000, only="epsilon=1.0, k=", processes=1)
+    assert {r.mechanism for r in rows} == {"GRR_Client", "UE_Client", "LH_Client"}
+    assert all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
+
+
+def test_command_line(capsys):
+    assert main(["audit", "multi-freq-ldpy", "--only", "GRR_Client epsilon=1.0, k=2", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["library"] == "multi-freq-ldpy" and out["violated"] == 1
+
+
+@pytest.mark.parametrize("label", ["GRR_Client epsilon=1.0, k=2", "LH_Client epsilon=1.0, k=4, optimal=False"])
+def test_reports_run_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, prints the exact ratio of the reference randomizer."""
+    import subprocess
+    import sys
+
+    assert main(["audit", "multi-freq-ldpy", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    script = path.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    (case,) = cases(label)
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
+    lines = out.stdout.splitlines()
+    assert f"exact ratio: {tight_ratio(ref)}" in lines and lines[-1] == "VIOLATED"

@@ -1,0 +1,311 @@
+"""The pure-LDP audit: the exact execution of the clients against reference mechanisms written from the papers'
+randomizers with the library's float parameters, the grid of each comparison counted here by hand and every
+random choice enumerated by ``tests/brute.py``; the verdicts against a 50-digit logarithm; the library's own
+draws against the models; the command line. Skips without pure-ldp (``pip install 'wmcdp[pureldp]'``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import subprocess
+import sys
+from decimal import Decimal, localcontext
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pure_ldp.frequency_oracles")
+
+import brute  # noqa: E402
+
+from wmcdp.audit.execution import GRID, exact_distribution  # noqa: E402
+from wmcdp.audit.pureldp import audit_pureldp, cases, distributions  # noqa: E402
+from wmcdp.cli import main  # noqa: E402
+
+
+def below(t: float) -> F:
+    """P(u < t) for u = k 2^-53: the k below t 2^53."""
+    return F(min(max(math.ceil(F(t) * GRID), 0), GRID), GRID)
+
+
+def at_most(t: float) -> F:
+    """P(u <= t)."""
+    return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
+
+
+def tight_ratio(dists: dict) -> F | float:
+    """max over pairs of distinct inputs and outputs of P(y | x) / P(y | x'), from the distributions."""
+    best: F | float = F(1)
+    for (_, px), (_, pxp) in itertools.permutations(dists.items(), 2):
+        for y, p in px.items():
+            q = pxp.get(y, 0)
+            best = max(best, math.inf if q == 0 else p / q)
+    return best
+
+
+def expected_verdict(claim: float, ratio: F | float) -> str:
+    """VIOLATED iff ln(ratio) > claim, tight within 4 ulp (or 2^-50), decided with 50 decimal digits."""
+    if ratio == math.inf:
+        return "VIOLATED"
+    with localcontext() as ctx:
+        ctx.prec = 50
+        log = (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
+        gap = Decimal(claim) - log
+    if gap < 0:
+        return "VIOLATED"
+    return "tight" if gap <= Decimal(max(4 * math.ulp(claim), 2.0**-50)) else "loose"
+
+
+def check_case(label: str, reference) -> None:
+    """The audit's row of the case against ``reference(client, x, choose)`` enumerated by brute force."""
+    (case,) = cases(label)
+    client = case.build()
+    ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.inputs}
+    assert dict(zip(case.inputs, distributions(case))) == ref
+    (row,) = audit_pureldp(only=label)
+    ratio = tight_ratio(ref)
+    assert row.ratio_exact == ("inf" if ratio == math.inf else str(ratio))
+    assert row.verdict == expected_verdict(case.claimed(client), ratio)
+
+
+def uniform(n: int) -> dict:
+    return {v: F(1, n) for v in range(n)}
+
+
+def de_reference(c, x, choose):
+    if choose({True: below(c.p), False: 1 - below(c.p)}):
+        return x - 1
+    other = choose(uniform(c.d - 1))
+    return c.d - 1 if other == x - 1 else other
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("DEClient")])
+def test_direct_encoding(label):
+    check_case(label, de_reference)
+
+
+def ue_reference(c, x, choose):
+    """numpy's choice([1, 0], p=[q, 1 - q]) is 1 when u < cdf[0], cdf = cumsum(p) / its last entry."""
+    cdf0 = c.q / (c.q + (1 - c.q))
+    bits = [choose({1: below(cdf0), 0: 1 - below(cdf0)}) for _ in range(c.d)]
+    bits[x - 1] = choose({1: below(c.p), 0: 1 - below(c.p)})
+    return tuple(bits)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("UEClient")])
+def test_unary_encoding(label):
+    check_case(label, ue_reference)
+
+
+def lh_perturb(c, x, seed, choose):
+    import xxhash
+
+    h = xxhash.xxh32(str(x - 1), seed=seed).intdigest() % c.g
+    keep = at_most(c.p - c.q)  # perturbed when u > p - q
+    return h if choose({True: keep, False: 1 - keep}) else choose(uniform(c.g))
+
+
+def test_local_hashing_with_its_seed_model():
+    """BLH and OLH over the seeds the audit enumerates; the tight ratio is the closed form of the perturbation
+    (a + (1 - a)/g) / ((1 - a)/g), a = P(u <= p - q), whatever seed separates the pair."""
+    from wmcdp.audit.pureldp import separating_seeds
+
+    for case in cases("LHClient"):
+        if case.mechanism != "LHClient":
+            continue
+        client = case.build()
+        seeds = separating_seeds(case.d, client.g, range(10_000))
+        check_case(
+            case.label,
+            lambda c, x, choose, seeds=seeds: (lambda s: (lh_perturb(c, x, s, choose), s))(
+                choose(dict.fromkeys(seeds, F(1, len(seeds))))
+            ),
+        )
+        a = at_most(client.p - client.q)
+        (row,) = audit_pureldp(only=case.label)
+        assert row.ratio_exact == str((a + (1 - a) / client.g) / ((1 - a) / client.g))
+
+
+def test_fast_local_hashing_enumerates_every_seed():
+    (case,) = cases("FastLHClient")
+    check_case(case.label, lambda c, x, choose: (lambda s: (lh_perturb(c, x, s, choose), s))(choose(uniform(c.k))))
+
+
+def hr_reference(c, x, choose):
+    """Hadamard response (k2k_hadamard.py): epsilon <= 1, a uniform out1 and its partner out1 ^ (top bit of
+    x + 1), out1 kept when its parity with x + 1 is even and u > pri_para; above 1, uniform with probability
+    P(u < 2B / (2B - 1 + e^eps)), else uniform over the block's positions where the column of x is one."""
+    hr, i = c.hr, x - 1
+    if c.epsilon <= 1:
+        out1 = choose(uniform(hr.outsz))
+        col = i + 1
+        out2 = out1 ^ (1 << (col.bit_length() - 1))
+        even = bin(out1 & col).count("1") % 2 == 0
+        keep = 1 - at_most(hr.pri_para)
+        return (out1 if even else out2) if choose({True: keep, False: 1 - keep}) else (out2 if even else out1)
+    out1 = choose(uniform(hr.outsz))
+    flat = below((2 * hr.part) / (2 * hr.part - 1 + hr.exp))
+    if choose({True: flat, False: 1 - flat}):
+        return out1
+    block, pos = divmod(i, hr.partsz - 1)
+    col = pos + 1
+    out_pos = out1 & (hr.partsz - 1)
+    y = out_pos + (block << hr.tailbit)
+    return y if bin(out_pos & col).count("1") % 2 == 0 else y ^ (col & -col)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("HadamardResponseClient")])
+def test_hadamard_response(label):
+    check_case(label, hr_reference)
+
+
+def rappor_reference(c, x, choose):
+    """A set bit is reported 1 when u < 1 - 0.5 f and left set otherwise (rappor_client.py line 45 only ever
+    writes 1): it is always 1; a clear bit is 1 with P(u < f / 2)."""
+    cohort = choose(uniform(c.num_of_cohorts))
+    filt = [0] * c.m
+    for h in c.hash_family[cohort]:
+        filt[h(str(x - 1))] = 1
+    bits = tuple(1 if b else choose({1: below(0.5 * c.f), 0: 1 - below(0.5 * c.f)}) for b in filt)
+    return (bits, cohort)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("RAPPORClient")][::3])
+def test_rappor_never_clears_a_bit(label):
+    check_case(label, rappor_reference)
+    (row,) = audit_pureldp(only=label)
+    assert row.epsilon == math.inf and row.verdict == "VIOLATED"
+
+
+def test_at_least_twenty_cases_over_epsilon_and_domain():
+    all_cases = cases()
+    assert len(all_cases) >= 20
+    assert len({c.label for c in all_cases}) == len(all_cases) and len({c.d for c in all_cases}) >= 5
+
+
+# -- the exact execution itself ---------------------------------------------------------------
+
+
+def test_exact_execution_of_python_and_numpy_draws():
+    def fn():
+        a = random.randint(1, 3)
+        u = random.random()
+        return a + (u < 0.3) + (u < 0.1) + int(np.random.random_sample() > 0.7) + np.random.randint(2, 4)
+
+    def ref(_, choose):
+        a = choose({v: F(1, 3) for v in (1, 2, 3)})
+        u = choose({0: below(0.1), 1: below(0.3) - below(0.1), 2: 1 - below(0.3)})  # the two thresholds split u
+        return (
+            a + (u <= 1) + (u == 0) + choose({1: 1 - at_most(0.7), 0: at_most(0.7)}) + choose({2: F(1, 2), 3: F(1, 2)})
+        )
+
+    assert exact_distribution(fn) == brute.distribution(ref, None)
+
+
+def test_numpy_choice_model_is_numpy_s_own():
+    """The modelled np.random.choice (cdf, then searchsorted of a uniform double) gives what numpy gives from
+    the same generator state, draw for draw."""
+    q = 1 / (math.exp(0.7) + 1)
+    np.random.seed(12345)
+    real = np.random.choice([1, 0], size=5000, p=[q, 1 - q])
+    np.random.seed(12345)
+    u = np.random.random_sample(5000)
+    cdf = np.array([q, 1 - q]).cumsum()
+    cdf /= cdf[-1]
+    assert (real == np.array([1, 0])[cdf.searchsorted(u, side="right")]).all()
+    assert all((random.random() * GRID).is_integer() for _ in range(1000))  # CPython's doubles are on the grid
+
+
+def test_a_uniform_double_is_only_compared():
+    with pytest.raises(TypeError, match="only compares"):
+        exact_distribution(lambda: float(random.random()))
+    with pytest.raises(TypeError, match="only compared by"):
+        exact_distribution(lambda: random.random() == 0.5)
+    assert isinstance(random.random(), float)  # the generators are restored
+
+
+def test_library_draws_agree_with_the_models():
+    rows = audit_pureldp(sample=20_000, only="epsilon=1.0, d=", processes=1)
+    assert {r.mechanism for r in rows} >= {"DEClient", "UEClient", "LHClient", "HadamardResponseClient"}
+    assert all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
+
+
+def test_command_line(capsys):
+    assert main(["audit", "pure-ldp", "--only", "DEClient epsilon=1.0, d=2", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["library"] == "pure-ldp" and out["violated"] == 1 and out["rows"][0]["verdict"] == "VIOLATED"
+    assert main(["audit", "pure-ldp", "--only", "nosuch"]) == 2
+    assert "no case of the pure-ldp audit matches 'nosuch'" in capsys.readouterr().err
+
+
+# -- reports ------------------------------------------------------------------------------------
+
+Z = Decimal("3.090232306167813")  # the standard normal's upper 0.001 quantile
+
+
+def _report(tmp_path, label: str) -> str:
+    assert main(["audit", "pure-ldp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    return path.read_text()
+
+
+def _field(text: str, name: str) -> str:
+    (line,) = [line for line in text.splitlines() if line.startswith(f"- **{name}**")]
+    return line.split(" = ", 1)[1].split(" (about")[0] if " = " in line else line
+
+
+def _script_output(text: str) -> list[str]:
+    """Run the report's script with wmcdp made unimportable."""
+    script = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.splitlines()
+
+
+def test_report_of_direct_encoding(tmp_path):
+    """The report's probabilities and sample size against the closed form of DE (below(p), its complement over
+    d - 1) and the tester's formula at 50 digits; its script runs and prints the same exact ratio."""
+    label = "DEClient epsilon=1.0, d=2"
+    text = _report(tmp_path, label)
+    (case,) = cases(label)
+    c = case.build()
+    p, pp = below(c.p), (1 - below(c.p)) / (c.d - 1)
+    assert (F(_field(text, "P(y | x)")), F(_field(text, "P(y | x')"))) == (p, pp)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        gap = (Decimal(p.numerator * pp.denominator) / Decimal(pp.numerator * p.denominator)).ln() - Decimal(1.0)
+        spread = (1 - p) / p + (1 - pp) / pp
+        n = Z**2 * Decimal(spread.numerator) / Decimal(spread.denominator) / gap**2
+    assert f"about {float(n):.3g} outputs under each input" in text
+    out = _script_output(text)
+    assert f"exact ratio: {p / pp}" in out and out[-1] == "VIOLATED"
+
+
+def test_report_of_rappor_with_an_impossible_output(tmp_path):
+    label = "RAPPORClient f=convert_eps_to_f(5.0)"
+    text = _report(tmp_path, label)
+    (case,) = cases(label)
+    c = case.build()
+    (row,) = audit_pureldp(only=label)
+    x, y = int(row.witness[0]), eval(row.witness[2])
+    assert f"- **Witness:** `x = {row.witness[0]}`, `x' = {row.witness[1]}`, `y = {row.witness[2]}`." in text
+    ref = brute.distribution(lambda x, choose: rappor_reference(c, x, choose), x)
+    assert F(_field(text, "P(y | x)")) == ref[y] and _field(text, "P(y | x')") == "0"
+    n = math.exp(5.0) * math.log(1000) / float(ref[y])
+    assert f"about {n:.3g} outputs under each input" in text
+    out = _script_output(text)
+    assert "exact ratio: inf" in out and "with one of its own bits cleared: 0 of 20000" in "\n".join(out)
+
+
+def test_no_report_without_a_violation_and_an_unwritable_folder(tmp_path, capsys):
+    assert main(["audit", "pure-ldp", "--only", "HadamardResponseClient epsilon=0.5", "--report", str(tmp_path)]) == 0
+    assert list(tmp_path.iterdir()) == []
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["audit", "pure-ldp", "--only", "DEClient epsilon=1.0, d=2", "--report", str(blocker / "in")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("wmcdp: error: cannot write the reports to")

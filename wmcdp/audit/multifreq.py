@@ -1,0 +1,325 @@
+"""Audit multi-freq-ldpy 0.2.5 (PyPI ``multi-freq-ldpy``): the pure epsilon-LDP its frequency oracles claim.
+
+The clients ``GRR_Client`` and ``UE_Client`` are compiled by numba (``@jit(nopython=True)``); the audit runs
+their Python source (``.py_func``) with the draws of :mod:`wmcdp.audit.execution`, which follow numba's own
+generator: its ``np.random.random()`` is 53 bits of its Mersenne Twister (``get_next_double`` in
+numba/cpython/randomimpl.py, the grid ``k 2^-53``), its ``randint`` and ``choice(a)`` reject draws out of
+range (exactly uniform), and its ``binomial(1, p)`` is numba's BINV (:func:`wmcdp.audit.execution` models it
+line by line). The thresholds are computed with numpy's ``np.exp`` in Python and with libm's ``exp`` in the
+compiled code: the audit checks that the two agree on every case's epsilon (and refuses otherwise). The
+inputs are the values ``0 .. k - 1``, every two neighbours; the exact epsilon of the program of their
+distributions is compared with the claimed ``epsilon``. Following the source of 0.2.5:
+
+* ``GRR_Client`` (``pure_frequency_oracles/GRR.py``, lines 27-38): ``np.random.binomial(1, p) == 1`` keeps the
+  value, else ``np.random.choice`` of the others;
+* ``UE_Client`` (``pure_frequency_oracles/UE.py``, lines 29-55; SUE with ``optimal=False``, OUE): each bit is
+  1 when ``np.random.random() <= p`` (the value's) or ``<= q`` (the others);
+* ``LH_Client`` (``pure_frequency_oracles/LH.py``, plain Python; BLH with ``optimal=False``, OLH): a seed
+  ``np.random.randint(0, sys.maxsize)`` (published), ``xxh32(str(value), seed) % g``, then ``GRR_Client`` on
+  the hash over ``g`` values. As for pure-ldp's local hashing the seed is part of the output and drawn alike
+  for every value: the audit enumerates a set of seeds that separates every pair (the seed model of
+  :mod:`wmcdp.audit.pureldp`), and runs ``GRR_Client``'s Python source in place of the compiled one.
+
+Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from collections import Counter
+from collections.abc import Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, cast
+
+import numpy as np
+
+from ..base.errors import WmcdpError
+from ..notions.privacy import synthesize_privacy
+from ..notions.sweep import ProgressCallback
+from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .execution import exact_distribution
+
+#: the multi-freq-ldpy version the models follow
+MODELLED = "0.2.5"
+
+
+def _oracles() -> Any:
+    """The package ``multi_freq_ldpy.pure_frequency_oracles`` with its modules GRR, UE and LH imported."""
+    for name in ("GRR", "UE", "LH"):
+        library(f"multi_freq_ldpy.pure_frequency_oracles.{name}", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
+    return sys.modules["multi_freq_ldpy.pure_frequency_oracles"]
+
+
+def multifreq_version() -> str:
+    return installed_version(_oracles, "multi-freq-ldpy")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One client at one epsilon and domain size ``k``; ``optimal`` chooses OUE or OLH."""
+
+    mechanism: str
+    epsilon: float
+    k: int
+    optimal: bool | None = None
+
+    @property
+    def params(self) -> str:
+        extra = "" if self.optimal is None else f", optimal={self.optimal}"
+        return f"epsilon={self.epsilon!r}, k={self.k}{extra}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
+
+    @property
+    def inputs(self) -> tuple[int, ...]:
+        return tuple(range(self.k))
+
+
+def _cases() -> list[Case]:
+    out = [Case("GRR_Client", eps, k) for eps, k in ((0.1, 2), (0.5, 3), (1.0, 2), (1.0, 10), (2.0, 4))]
+    out += [Case("GRR_Client", eps, k) for eps, k in ((3.0, 5), (5.0, 2), (8.0, 6))]
+    out += [Case("UE_Client", eps, 4, opt) for eps in (0.5, 1.0, 3.0) for opt in (False, True)]
+    out += [Case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
+    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
+    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
+    return out
+
+
+def cases(only: str | None = None) -> list[Case]:
+    return select_cases(_cases(), only, "multi-freq-ldpy")
+
+
+def _plain(y: Any) -> Hashable:
+    if isinstance(y, tuple):
+        return tuple(_plain(v) for v in y)
+    if isinstance(y, np.ndarray):
+        return tuple(int(v) for v in y)
+    return int(y)
+
+
+@functools.lru_cache(maxsize=64)
+def separating_seeds(k: int, g: int) -> tuple[int, ...]:
+    """Seeds ``0, 1, ...`` kept when they hash (``xxh32(str(value), seed) % g``, LH.py) a pair of values apart
+    that no earlier kept seed separates, until every pair is separated."""
+    import xxhash
+
+    apart: set[tuple[int, int]] = set()
+    pairs = {(i, j) for i in range(k) for j in range(i + 1, k)}
+    chosen = []
+    seed = 0
+    while apart != pairs:
+        h = [xxhash.xxh32(str(v), seed=seed).intdigest() % g for v in range(k)]
+        new = {(i, j) for i, j in pairs - apart if h[i] != h[j]}
+        if new:
+            chosen.append(seed)
+            apart |= new
+        seed += 1
+        if seed > 100_000:
+            raise WmcdpError(f"no seed below 100000 separates every pair of {k} values modulo {g}")
+    return tuple(chosen)
+
+
+def _g(case: Case) -> int:
+    """LH.py's hash range: 2, or ``int(round(np.exp(epsilon))) + 1`` for OLH."""
+    return int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
+
+
+def _run(case: Case, x: int) -> Hashable:
+    """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
+    lib = _oracles()
+    if case.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client.py_func(x, case.k, case.epsilon))
+    if case.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client.py_func(x, case.k, case.epsilon, case.optimal))
+    seeds = separating_seeds(case.k, _g(case))
+    randint = np.random.randint
+    np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
+        seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
+    )
+    compiled, lib.LH.GRR_Client = lib.LH.GRR_Client, lib.GRR.GRR_Client.py_func
+    try:
+        return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+    finally:
+        np.random.randint, lib.LH.GRR_Client = randint, compiled
+
+
+def _public(case: Case, x: int) -> Hashable:
+    """One report of the library's own (compiled) client, with numba's generator."""
+    lib = _oracles()
+    if case.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client(x, case.k, case.epsilon))
+    if case.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client(x, case.k, case.epsilon, case.optimal))
+    return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+
+
+def _view(case: Case, x: int, y: Hashable) -> Hashable:
+    """What a sampling check counts: for local hashing whether the report is the value's hash (module docstring)."""
+    if case.mechanism != "LH_Client":
+        return y
+    import xxhash
+
+    value, seed = cast(tuple[int, int], y)
+    return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
+
+
+def _check_exp(case: Case) -> None:
+    """The Python source computes with numpy's exp, the compiled code with libm's: they must agree here."""
+    for t in (case.epsilon, case.epsilon / 2):
+        if float(np.exp(t)) != math.exp(t):
+            raise WmcdpError(f"numpy's exp({t!r}) is not libm's: the Python source is not the compiled client here")
+
+
+def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+    """The exact report distribution of the client on every value of the case."""
+    _check_exp(case)
+    return [exact_distribution(functools.partial(_run, case, x)) for x in case.inputs]
+
+
+def draw_counts(case: Case, x: int, draws: int) -> Counter:
+    """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
+    return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
+
+
+def _draw_numbered(number: int, x: int, draws: int) -> Counter:
+    return draw_counts(_cases()[number], x, draws)
+
+
+def _viewed(case: Case, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
+    out: dict[Hashable, float] = {}
+    for y, p in dist.items():
+        key = _view(case, x, y)
+        out[key] = out.get(key, 0.0) + float(p)
+    return out
+
+
+def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+    dists = distributions(case)
+    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
+    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        case.epsilon,
+        r.epsilon,
+        "inf" if r.ratio == math.inf else str(r.ratio),
+        verdict(case.epsilon, r.ratio, r.epsilon, True),
+        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
+        0.0,
+        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
+        reproducer=reproducer(case, multifreq_version(), case.inputs[i], case.inputs[j], y),
+    )
+    return row, [(repr(case.inputs[v]), _viewed(case, case.inputs[v], dists[v]), case.inputs[v]) for v in (i, j)]
+
+
+def audit_multifreq(
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
+) -> list[AuditRow]:
+    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
+    with ``sample``, the compiled clients' reports on the witness's two values are tested against the model."""
+    _oracles()
+    check_options(sample, level, processes, "multifreq")
+    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
+
+
+__all__ = [
+    "MODELLED",
+    "Case",
+    "audit_multifreq",
+    "cases",
+    "distributions",
+    "draw_counts",
+    "multifreq_version",
+    "reproducer",
+]
+
+
+# -- reproducers ----------------------------------------------------------------------------------
+
+_SCRIPT = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {epsilon!r} (local DP), yet the report y = {y!r}
+is more likely under the value x = {x} than e^epsilon times its probability under x' = {xp}.
+Needs only multi-freq-ldpy (its numba): the exact probabilities follow the client's lines and numba's
+generator, whose np.random.random() is k / 2**53 for k uniform in 0 .. 2**53 - 1 (numba/cpython/randomimpl.py,
+get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl)."""
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import numpy as np
+import xxhash
+from multi_freq_ldpy.pure_frequency_oracles.{module} import {mechanism}
+
+GRID = 2**53
+epsilon, k, optimal = {epsilon!r}, {k}, {optimal!r}
+claim = epsilon
+x, x_prime, y = {x}, {xp}, {y!r}
+
+
+def at_most(t):  # P(u <= t)
+    return Fraction(min(math.floor(Fraction(float(t)) * GRID) + 1, GRID), GRID)
+
+
+def binomial_one(p):  # P(np.random.binomial(1, p) == 1): u <= q gives X = 0, u - q <= p q / q gives X = 1 (u - q
+    flipped = p > 0.5  # is exact there), a larger u draws again; X is flipped back when p was
+    p = 1.0 - p if flipped else p
+    q = 1.0 - p
+    px = (1 * p * q) / (1 * q)
+    zero = math.floor(Fraction(q) * GRID) + 1
+    one = min(math.floor((Fraction(q) + Fraction(px)) * GRID) + 1, GRID) - zero
+    return Fraction(zero if flipped else one, zero + one)
+
+
+def grr(value, report, size):  # GRR.py lines 27-38: kept when binomial(1, p) == 1, else one of the others
+    keep = binomial_one(np.exp(epsilon) / (np.exp(epsilon) + size - 1))
+    return keep if report == value else (1 - keep) / (size - 1)
+
+
+def prob(value):
+    if {mechanism!r} == "GRR_Client":
+        return grr(value, y, k)
+    if {mechanism!r} == "UE_Client":  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+        p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+        p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
+        out = Fraction(1)
+        for i, bit in enumerate(y):
+            one = at_most(p if i == value else q)
+            out *= one if bit else 1 - one
+        return out
+    g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
+    report, seed = y  # value, so its probability cancels from the ratio
+    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g)
+
+'''
+
+
+def reproducer(case: Case, version: str, x: int, xp: int, y: Hashable) -> str:
+    """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
+    from .pureldp import TAIL
+
+    module = {"GRR_Client": "GRR", "UE_Client": "UE", "LH_Client": "LH"}[case.mechanism]
+    return (
+        _SCRIPT.format(
+            label=case.label,
+            version=version,
+            module=module,
+            mechanism=case.mechanism,
+            epsilon=case.epsilon,
+            k=case.k,
+            optimal=case.optimal,
+            x=x,
+            xp=xp,
+            y=y,
+        )
+        + TAIL
+    )

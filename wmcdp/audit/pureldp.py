@@ -1,0 +1,444 @@
+"""Audit pure-LDP 1.2.0 (PyPI ``pure-ldp``): the pure epsilon-LDP its frequency oracles' clients claim.
+
+Each client's ``privatise`` is run by :func:`wmcdp.audit.execution.exact_distribution` on every path of its
+draws (the library's own code, with ``random`` and ``numpy.random`` replaced by exact choices: uniform
+integers branch, uniform doubles ``k 2^-53`` are compared with the library's float thresholds exactly).
+The distributions of the inputs ``1 .. d`` (the default ``index_mapper`` maps item ``x`` to index ``x - 1``)
+become one wmcdp program whose tight epsilon over every pair of distinct inputs (local DP) is computed
+exactly and compared with the claim. The clients, following pure-LDP 1.2.0's source:
+
+* ``DEClient`` (``direct_encoding/de_client.py``, lines 26-34): ``random.random() < self.p`` keeps the
+  item, else ``random.randint(0, d - 2)`` picks one of the others;
+* ``UEClient`` (``unary_encoding/ue_client.py``, lines 44-48; SUE, and OUE with ``use_oue=True``):
+  ``np.random.choice([1, 0], size=d, p=[q, 1 - q])`` sets each bit, then the item's bit is
+  ``random.random() < self.p``;
+* ``LHClient`` (``local_hashing/lh_client.py``, lines 67-78, 92; BLH with ``g=2``, OLH with
+  ``use_olh=True``): ``seed = random.randint(0, sys.maxsize)`` is published with the report, the item is
+  hashed by ``xxh32(str(index), seed) % g``, and ``np.random.random_sample() > self.p - self.q`` replaces
+  it by ``np.random.randint(0, g)``. The seed (2^63 values) is drawn independently of the item and is part
+  of the output, so the ratio at an output ``(y, seed)`` is that of the perturbation given the seed, and
+  it depends only on whether the seed hashes ``x`` and ``x'`` to ``y``. The seed model: the audit
+  enumerates a set of seeds that separates every pair of items (found by xxh32 itself); conditioning
+  the seed on that set scales both inputs' probabilities alike, so the epsilon is the same as over all
+  seeds. ``FastLHClient`` draws its seed from ``0 .. k - 1``: every seed is enumerated;
+* ``HadamardResponseClient`` (``hadamard_response/hr_client.py`` and ``internal/k2k_hadamard.py``): for
+  ``epsilon <= 1`` ``Hadamard_Rand_high_priv.encode_symbol`` (lines 44-71: a uniform output and its
+  partner, kept by ``random.random() > pri_para``); above 1
+  ``Hadamard_Rand_general_original.encode_symbol`` (lines 339-371) of the permuted item, with the identity
+  permutation as ``hash_funcs`` (a bijection of the items: every pair is still audited);
+* ``RAPPORClient`` (``rappor/rappor_client.py``, lines 48-73): a cohort ``random.randint(0, cohorts - 1)``
+  (published), its ``k`` hash functions set bits of an ``m``-bit Bloom filter, and each bit is reported 1
+  when ``random.random() < 1 - 0.5 f`` (a set bit) or ``< 1/2 * f`` (a clear one). The hash functions are
+  the library's ``generate_hash(m, seed)`` at the seeds ``0, 1, ...`` (the server draws them at random).
+  RAPPOR takes ``f``, not epsilon: the claims are the library's ``convert_f_to_eps(f, k)`` (the server's
+  ``epsilon``), and, for ``f = convert_eps_to_f(epsilon)`` (its documented way to set ``f`` from an
+  epsilon), that epsilon.
+
+``--sample`` runs the public ``privatise`` with the library's own generators and tests the model's
+distribution on the witness's two inputs (for local hashing: whether the report equals the item's hash
+under its seed, as the seeds themselves are too many to count).
+
+Needs the optional extra: ``pip install 'wmcdp[pureldp]'`` (pure-ldp 1.2.0, with the scikit-learn and
+statsmodels its package imports, xxhash below 4, whose 4.0 refuses the ``str`` the library hashes, and scipy).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import warnings
+from collections import Counter
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, cast
+
+import numpy as np
+
+from ..notions.privacy import synthesize_privacy
+from ..notions.sweep import ProgressCallback
+from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .execution import exact_distribution
+
+#: the pure-ldp version the models follow
+MODELLED = "1.2.0"
+
+
+def _pure_ldp() -> Any:
+    return library("pure_ldp.frequency_oracles", "pure-ldp", "pure-ldp", "pureldp")
+
+
+def pureldp_version() -> str:
+    return installed_version(_pure_ldp, "pure-ldp")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One client at one set of parameters; the inputs are the items ``1 .. d``, every two neighbours. ``call``
+    builds the client and ``claim`` reads its claimed epsilon (``client`` names it), both Python expressions
+    over ``pure_ldp.frequency_oracles`` and ``pure_ldp.core.generate_hash``: the reproducers run them too."""
+
+    mechanism: str
+    params: str
+    call: str
+    claim: str
+    d: int
+    family: str  # the reproducer's randomizer: de, ue, lh, hr or rappor
+    run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
+    view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
+
+    @property
+    def inputs(self) -> tuple[int, ...]:
+        return tuple(range(1, self.d + 1))
+
+    def build(self) -> Any:
+        from pure_ldp.core import generate_hash
+
+        return eval(self.call, {**vars(_pure_ldp()), "generate_hash": generate_hash})  # noqa: S307 (our text)
+
+    def claimed(self, client: Any) -> float:
+        return float(eval(self.claim, {"client": client}))  # noqa: S307 (our text)
+
+
+def _bits(v: Any) -> tuple[int, ...]:
+    return tuple(int(b) for b in v)
+
+
+def _privatise(client: Any, x: int) -> Hashable:
+    """The library's own ``privatise``, its report as a hashable value."""
+    return _plain(client.privatise(x))
+
+
+def _plain(y: Any) -> Hashable:
+    """An output as a hashable Python value (numpy integers and arrays, RAPPOR's list)."""
+    if isinstance(y, tuple):
+        return tuple(_plain(v) for v in y)
+    if isinstance(y, (list, np.ndarray)):
+        return _bits(y)
+    return int(y) if isinstance(y, (int, np.integer)) else y
+
+
+def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> Case:
+    return Case(mechanism, params, f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+
+
+def _de(eps: float, d: int) -> Case:
+    return _case("DEClient", f"epsilon={eps!r}, d={d}", d, "de")
+
+
+def _ue(eps: float, d: int, oue: bool) -> Case:
+    return _case("UEClient", f"epsilon={eps!r}, d={d}, use_oue={oue}", d, "ue")
+
+
+@functools.lru_cache(maxsize=64)
+def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
+    """Seeds from ``candidates``, in order, such that every pair of indices ``0 .. d - 1`` is hashed apart by
+    one of them (``xxh32(str(index), seed) % g``, lh_client.py line 74); each seed kept separates a pair not
+    separated before."""
+    import xxhash
+
+    apart: set[tuple[int, int]] = set()
+    pairs = set(itertools.combinations(range(d), 2))
+    chosen = []
+    for seed in candidates:
+        h = [xxhash.xxh32(str(i), seed=seed).intdigest() % g for i in range(d)]
+        new = {(i, j) for i, j in pairs - apart if h[i] != h[j]}
+        if new:
+            chosen.append(seed)
+            apart |= new
+        if apart == pairs:
+            return tuple(chosen)
+    return tuple(chosen)
+
+
+def _hit(client: Any, x: int, y: Hashable) -> Hashable:
+    """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
+    import xxhash
+
+    value, seed = cast(tuple[int, int], y)
+    return value == xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
+
+
+def _seeded(client: Any, x: int) -> Hashable:
+    """LHClient.privatise under the seed model (module docstring): a seed of :func:`separating_seeds`."""
+    import random
+
+    seeds = separating_seeds(client.d, client.g, range(10_000))
+    seed = seeds[random.randrange(len(seeds))]
+    return (_plain(client._perturb(x, seed)), seed)
+
+
+def _lh(eps: float, d: int, olh: bool) -> Case:
+    params = f"epsilon={eps!r}, d={d}, " + ("use_olh=True" if olh else "g=2")
+    return _case("LHClient", params, d, "lh", run=_seeded, view=_hit)
+
+
+def _fast_lh(eps: float, d: int, k: int) -> Case:
+    return _case("FastLHClient", f"epsilon={eps!r}, d={d}, k={k}, use_olh=True", d, "lh")
+
+
+def _hr(eps: float, d: int) -> Case:
+    return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
+
+
+def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> Case:
+    """With ``eps``: ``f = RAPPORClient.convert_eps_to_f(eps)`` (the method does not read its client) and the
+    claim is ``eps``; else the claim is ``convert_f_to_eps(f, k)``. The hash functions: seeds ``0, 1, ...``."""
+    ff = f"RAPPORClient.convert_eps_to_f(None, {eps!r})" if eps is not None else repr(f)
+    family = f"[[generate_hash({m}, c * {k} + j) for j in range({k})] for c in range({cohorts})]"
+    case = _case(
+        "RAPPORClient",
+        f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}",
+        d,
+        "rappor",
+        repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})",
+    )
+    shown = f"f=convert_eps_to_f({eps!r})" if eps is not None else f"f={f!r}"
+    return replace(case, params=f"{shown}, m={m}, k={k}, cohorts={cohorts}, d={d}")
+
+
+def _cases() -> list[Case]:
+    out = [_de(eps, d) for eps, d in ((0.1, 2), (0.5, 4), (1.0, 2), (1.0, 16), (2.0, 8), (5.0, 4), (10.0, 3))]
+    out += [_ue(eps, 4, False) for eps in (0.5, 1.0, 5.0)]
+    out += [_ue(eps, d, True) for eps, d in ((0.5, 4), (1.0, 4), (2.0, 6), (5.0, 4))]
+    out += [_lh(eps, d, False) for eps, d in ((1.0, 4), (3.0, 4))]
+    out += [_lh(eps, d, True) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 4))]
+    out += [_fast_lh(1.0, 4, 8)]
+    out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
+    out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
+    out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
+    return out
+
+
+def cases(only: str | None = None) -> list[Case]:
+    return select_cases(_cases(), only, "pure-ldp")
+
+
+def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+    """The exact output distribution of the client on every item of the case (module docstring)."""
+    client = case.build()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # HR's float randint bound (Python 3.11 allows it)
+        return [exact_distribution(functools.partial(case.run, client, x)) for x in case.inputs]
+
+
+def draw_counts(case: Case, x: int, draws: int) -> Counter:
+    """``draws`` reports of the library's own ``privatise`` on ``x`` (its own generators), as the case counts them."""
+    client = case.build()
+    out: Counter = Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for _ in range(draws):
+            out[case.view(client, x, _privatise(client, x))] += 1
+    return out
+
+
+def _draw_numbered(number: int, x: int, draws: int) -> Counter:
+    return draw_counts(_cases()[number], x, draws)
+
+
+def _viewed(case: Case, client: Any, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
+    out: dict[Hashable, float] = {}
+    for y, p in dist.items():
+        key = case.view(client, x, y)
+        out[key] = out.get(key, 0.0) + float(p)
+    return out
+
+
+def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+    """The case's row, and the witness's two inputs to sample with the model's distributions there."""
+    dists = distributions(case)
+    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
+    client = case.build()
+    claimed = case.claimed(client)
+    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        claimed,
+        r.epsilon,
+        "inf" if r.ratio == math.inf else str(r.ratio),
+        verdict(claimed, r.ratio, r.epsilon, True),
+        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
+        0.0,
+        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
+        reproducer=reproducer(case, pureldp_version(), claimed, case.inputs[i], case.inputs[j], y),
+    )
+    checks = [(repr(case.inputs[k]), _viewed(case, client, case.inputs[k], dists[k]), case.inputs[k]) for k in (i, j)]
+    return row, checks
+
+
+def audit_pureldp(
+    sample: int = 0,
+    level: float = 1e-3,
+    only: str | None = None,
+    progress: ProgressCallback | None = None,
+    processes: int = 2,
+) -> list[AuditRow]:
+    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
+    with ``sample``, the library's own reports on the witness's two inputs are tested against the model."""
+    _pure_ldp()
+    check_options(sample, level, processes, "pureldp")
+    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
+
+
+__all__ = [
+    "MODELLED",
+    "Case",
+    "audit_pureldp",
+    "cases",
+    "distributions",
+    "draw_counts",
+    "pureldp_version",
+    "reproducer",
+    "TAIL",
+    "separating_seeds",
+]
+
+
+# -- reproducers: a script per finding that needs pure-ldp alone ---------------------------------
+
+_HEAD = '''"""{label}: pure-LDP {version} claims epsilon = {claim_text} (local DP), yet the report y = {y!r}
+is more likely under the item x = {x} than e^epsilon times its probability under x' = {xp}.
+Needs only pure-ldp: the exact probabilities follow the client's own lines, with the thresholds it computes,
+and the uniform doubles of random.random() and np.random.random_sample(), k / 2**53 for k uniform in
+0 .. 2**53 - 1 (CPython's and numpy's 53-bit doubles)."""
+import math
+import random
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import numpy as np
+from pure_ldp.core import generate_hash
+from pure_ldp.frequency_oracles import *
+
+GRID = 2**53
+
+
+def below(t):  # P(u < t)
+    return Fraction(min(max(math.ceil(Fraction(float(t)) * GRID), 0), GRID), GRID)
+
+
+def at_most(t):  # P(u <= t)
+    return Fraction(min(max(math.floor(Fraction(float(t)) * GRID) + 1, 0), GRID), GRID)
+
+
+client = {call}
+claim = {claim}
+x, x_prime, y = {x}, {xp}, {y!r}
+'''
+
+TAIL = """
+p, p_prime = prob(x), prob(x_prime)
+print(f"P(y | x)  = {p}")
+print(f"P(y | x') = {p_prime}")
+getcontext().prec = 60
+if p_prime == 0:
+    print("exact ratio: inf")
+    print(f"VIOLATED: y is impossible under x' and has probability {float(p):.6g} under x")
+else:
+    ratio = p / p_prime
+    log = (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
+    print(f"exact ratio: {ratio}")
+    print(f"ln(ratio) = {log:.40f}")
+    print(f"claimed   = {Decimal(claim):.40f}")
+    print("VIOLATED" if log > Decimal(claim) else "holds")
+"""
+
+_BODIES = {
+    "de": """
+
+def prob(item):  # de_client.py lines 26-34: kept when random.random() < p, else one of the other d - 1
+    keep = below(client.p)
+    return keep if y == item - 1 else (1 - keep) / (client.d - 1)
+
+
+k = math.ceil(Fraction(client.p) * GRID)  # the code path: u = (k - 1) / 2**53 keeps the item, u = k / 2**53 not
+draw = random.random
+random.random = lambda: (k - 1) / GRID
+assert client.privatise(x) == x - 1
+random.random = lambda: k / GRID
+assert client.privatise(x) != x - 1
+random.random = draw
+""",
+    "ue": """
+
+def prob(item):  # ue_client.py lines 44-48: np.random.choice([1, 0], p=[q, 1 - q]) is 1 when u < cdf[0]
+    cdf = np.array([client.q, 1 - client.q]).cumsum()  # numpy's RandomState.choice: cdf /= cdf[-1],
+    cdf /= cdf[-1]  # then searchsorted(u, side="right")
+    out = Fraction(1)
+    for i, bit in enumerate(y):
+        one = below(client.p) if i == item - 1 else below(cdf[0])  # the item's bit: random.random() < p
+        out *= one if bit else 1 - one
+    return out
+
+""",
+    "lh": """
+import xxhash
+
+
+def prob(item):  # lh_client.py lines 67-78: the seed is published and drawn alike for every item, so its
+    value, seed = y  # probability cancels from the ratio; kept when u <= p - q, else np.random.randint(0, g)
+    keep = at_most(client.p - client.q)
+    hashed = xxhash.xxh32(str(item - 1), seed=seed).intdigest() % client.g
+    return (keep if value == hashed else 0) + (1 - keep) / client.g
+
+""",
+    "hr": """
+
+def prob(item):  # k2k_hadamard.py: every out1 of the uniform draw, kept or moved
+    hr, i = client.hr, item - 1
+    total = Fraction(0)
+    for out1 in range(hr.outsz):
+        if client.epsilon <= 1:  # Hadamard_Rand_high_priv.encode_symbol, lines 44-71
+            col = i + 1
+            out2 = out1 ^ (1 << (col.bit_length() - 1))
+            even = bin(out1 & col).count("1") % 2 == 0
+            keep = 1 - at_most(hr.pri_para)  # ra > pri_para
+            first, second = (out1, out2) if even else (out2, out1)
+        else:  # Hadamard_Rand_general_original.encode_symbol, lines 339-371 (identity permutation)
+            keep = below((2 * hr.part) / (2 * hr.part - 1 + hr.exp))  # ra < 2B / (2B - 1 + e^eps): out1
+            block, pos = divmod(i, hr.partsz - 1)
+            col, out_pos = pos + 1, out1 & (hr.partsz - 1)
+            moved = out_pos + (block << hr.tailbit)
+            first, second = out1, moved if bin(out_pos & col).count("1") % 2 == 0 else moved ^ (col & -col)
+        total += Fraction(1, hr.outsz) * (keep * (first == y) + (1 - keep) * (second == y))
+    return total
+
+""",
+    "rappor": """
+
+def prob(item):  # rappor_client.py lines 40-46: a set bit is only ever written 1; a clear one is 1 when u < f / 2
+    bits, cohort = y
+    filt = [0] * client.m
+    for h in client.hash_family[cohort]:
+        filt[h(str(item - 1))] = 1
+    out = Fraction(1, client.num_of_cohorts)
+    for set_bit, bit in zip(filt, bits):
+        one = 1 if set_bit else below(0.5 * client.f)
+        out *= one if bit else 1 - one
+    return out
+
+
+reports = [client.privatise(x) for _ in range(20000)]  # the code path: x's own bits are never reported 0
+own = {h(str(x - 1)) for h in client.hash_family[0]}
+cleared = sum(1 for bits, cohort in reports if cohort == 0 and any(bits[i] == 0 for i in own))
+print(f"reports of x in cohort 0 with one of its own bits cleared: {cleared} of 20000 reports")
+""",
+}
+
+
+def reproducer(case: Case, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
+    """A standalone script (pure-ldp alone) that computes the witness's probabilities from the client's lines
+    and prints them, the exact ratio and the verdict."""
+    head = _HEAD.format(
+        label=case.label, version=version, claim_text=repr(claimed), call=case.call, claim=case.claim, x=x, xp=xp, y=y
+    )
+    return head + _BODIES[case.family] + TAIL

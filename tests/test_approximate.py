@@ -255,7 +255,8 @@ def test_threshold_forms():
     assert Threshold.of("ln:3/2").ratio == Fraction(3, 2)
     assert Threshold.of("ln(3/2)").epsilon == pytest.approx(math.log(1.5), rel=1e-16)
     assert Threshold.of(0).ratio == 1 and Threshold.of(0.5).ratio is None
-    for bad in ("ln:1/2", -1, float("nan"), math.inf, "ln 2"):
+    assert Threshold.of(math.inf).epsilon == Threshold.of("inf").epsilon == math.inf  # delta(inf): mass x' misses
+    for bad in ("ln:1/2", -1, float("nan"), -math.inf, "ln 2"):
         with pytest.raises(WmcdpError):
             Threshold.of(bad)
 

@@ -571,6 +571,8 @@ def _certified(
 
     if epsilon is not None:
         threshold = Threshold.of(epsilon)
+        if threshold.epsilon == math.inf:
+            raise WmcdpError("a certified run needs a finite epsilon (its enclosure widens with e^epsilon)")
         bound = threshold.ratio if threshold.ratio is not None else exp_bound(threshold.epsilon)
         return certified_delta(prog, lambda c: run(c, epsilon=threshold), bound, backend)
     d = parse_delta(delta, True)

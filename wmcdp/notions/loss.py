@@ -143,7 +143,9 @@ def compose_count(compose: Any) -> int:
 
 
 def power(groups: Groups, k: int) -> Groups:
-    """The groups of the k-fold product (repeated squaring)."""
+    """The groups of the k-fold product (repeated squaring), refused at once when a step must pass the limits
+    (:func:`_check_power`)."""
+    _check_power(groups, k)
     result: Groups | None = None
     base = groups
     while k:
@@ -154,6 +156,37 @@ def power(groups: Groups, k: int) -> Groups:
             base = base.compose(base)
     assert result is not None
     return result
+
+
+def _check_power(groups: Groups, k: int) -> None:
+    """Refuse before any work when :func:`power` would pass :data:`MAX_PRODUCTS` or :data:`MAX_GROUPS` on its way.
+
+    Exact losses only (float ones merge within :data:`TOLERANCE`): with ``g`` distinct finite losses, a ``j``-fold
+    product has at least ``j (g − 1) + 1`` distinct finite losses (a sum of ``j`` losses from a set of ``g`` reals
+    takes at least that many values), plus the infinite one when some output of ``x`` is never one of ``x'``.
+    The steps of the repeated squaring are replayed on these lower bounds; each step that the bound already puts
+    over a limit would be refused when reached."""
+    if not groups.arith.exact:
+        return
+    finite = sum(r is not None for r in groups.ratios)
+    infinite = int(None in groups.ratios)
+
+    def least(j: int) -> int:
+        return (j * (finite - 1) + 1 if finite else 0) + infinite
+
+    if least(k) > MAX_GROUPS:
+        raise _too_many()
+    folds, base = 0, 1  # the runs in the result so far and in the current square
+    while k:
+        if k & 1:
+            if folds and least(folds) * least(base) > MAX_PRODUCTS:
+                raise _too_many()
+            folds += base
+        k >>= 1
+        if k:
+            if least(base) ** 2 > MAX_PRODUCTS:
+                raise _too_many()
+            base *= 2
 
 
 def composed_pairs(source: PairSource, k: int) -> RowPairs:

@@ -356,13 +356,14 @@ def _end_text(x: float | Fraction, up: bool) -> str:
     return format(value, ".16" + ("U" if up else "D") + "e").replace("e+", "e").replace("e-0", "e-")
 
 
-def narrow(lo: float, hi: float) -> bool:
+def narrow(lo: float | Fraction, hi: float | Fraction) -> bool:
     """The stopping rule: a relative width below :data:`RELATIVE_WIDTH` (or both ends equal)."""
     if lo == hi:
         return True
-    if math.isinf(lo) or math.isinf(hi):
+    if any(isinstance(end, float) and math.isinf(end) for end in (lo, hi)):
         return False
-    return hi - lo <= RELATIVE_WIDTH * max(abs(lo), abs(hi))
+    low, high = Fraction(lo), Fraction(hi)
+    return high - low <= Fraction(RELATIVE_WIDTH) * max(abs(low), abs(high))
 
 
 def relative_error(radius: Fraction, min_path_log2: float) -> Fraction | None:
@@ -476,7 +477,7 @@ class ExpGap:
         if isinstance(other, (int, float, Fraction)):
             q = Fraction(other)
             return exp_sign(self.A * q.denominator - q.numerator * self.D, self.B * q.denominator, self.x)
-        return NotImplemented  # type: ignore[return-value]
+        raise TypeError(f"cannot compare an exact real with {other!r}")
 
     def __lt__(self, other: object) -> bool:
         return self._sign_minus(other) < 0

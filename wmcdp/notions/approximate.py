@@ -522,7 +522,7 @@ def synthesize_approximate(
         source = _composed_source(source, k, accountant)
         if threshold is not None:
             (point,) = deltas(source, [threshold])
-            d, key, eps = point.value, point.key, threshold.epsilon
+            d, key, eps = point.value, point.key, threshold.epsilon  # type: ignore[assignment]
             ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
         else:
             d = parse_delta(delta, exact_run)  # type: ignore[assignment]

@@ -22,13 +22,19 @@ one pass over the pairs. In exact mode the ``t_k`` are rationals and ε(δ) = ln
 rational ``(A − δ)/B`` (``ratio``); in float mode the sums are log-sum-exps with each term
 ``a − t b`` formed as ``a·(1 − e^{ln b + ln t − ln a})``, so ε(δ) is accurate to about 1e-13
 relative. A pair with mass ``a > 0 = b`` beyond δ makes ε(δ) infinite; δ = 0 asks for the
-pure ε (:func:`wmcdp.notions.renyi.max_log_ratio`).
+pure ε (:func:`wmcdp.notions.renyi.max_log_ratio`); δ ≥ 1 gives ε = 0 at once, δ(0) being a total
+variation distance.
 
 **δ(ε).** One pass. An ε given as the natural log of a rational (``"ln:3/2"``, or 0) is
 exact in exact mode: with ``t = p/q`` and integer numerators over ``D``,
-``Σ max(0, q·a − p·b)`` over ``q·D`` is an exact rational. Any other ε has an irrational
-``e^ε``; exact mode then decides each ``a > e^ε b`` rigorously (interval arithmetic at
-increasing precision) and returns δ as a float accurate to the last bit.
+``Σ max(0, q·a − p·b)`` over ``q·D`` is an exact rational. Any other finite ε has an irrational
+``e^ε``; exact mode then decides each ``a > e^ε b`` by comparing ``ln(a/b)`` with ε at increasing
+precision (:func:`wmcdp.base.certified.exp_sign`: no ``e^ε`` is formed, so ε = 1e308 costs nothing),
+keeps each pair's δ as the exact real ``(A − e^ε B)/D`` (:class:`wmcdp.base.certified.ExpGap`), and
+picks the maximiser by exact comparisons. δ is then rational (``B = 0``: the outputs above ``e^ε`` are
+those ``x'`` never produces) and returned as a Fraction, or irrational and returned as its nearest float
+with ``ln δ`` and a certified enclosure (a positive δ below the float range is never 0 there). At
+ε = ∞, δ is the mass of the outputs that ``x'`` never produces.
 
 **Composition** (``compose=K``): the tight δ(ε) / ε(δ) of ``K`` independent runs of the
 mechanism on the *same* pair of databases, i.e. of the K-fold product distributions

@@ -207,11 +207,6 @@ class Delta:
     interval: Enclosure | None = None
     exact: ExpGap | None = None
 
-    @property
-    def comparable(self) -> Any:
-        """The value to maximise over the parts of a product: exact whenever the run is."""
-        return self.value if self.exact is None else self.exact
-
 
 def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[Delta]:
     """δ(ε) per threshold with the first pair attaining it, in one pass over the pairs.

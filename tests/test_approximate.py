@@ -187,14 +187,21 @@ def test_float_epsilon_for_delta_is_accurate_to_1e12():
 
 
 def test_irrational_threshold_in_exact_mode_is_decided_rigorously():
-    """e^eps irrational: exact mode decides a > e^eps b exactly and rounds delta once."""
+    """e^eps irrational: exact mode decides a > e^eps b exactly and rounds delta once (a delta that is rational,
+    here 0, stays an exact Fraction)."""
     prog, reference, neighbours = case("truncated_geometric", True)
     dists = references(prog, reference)
+    import mpmath
+
     for eps in (0.3, math.log(2) + 1e-15, 0.6931471805599453):
-        want = brute.max_over_pairs(dists, neighbours, lambda p, q: sum(
-            max(0.0, float(p.get(y, 0)) - math.exp(eps) * float(q.get(y, 0))) for y in p))[0]
+        with mpmath.workdps(60):  # 0.6931471805599453 < ln 2: e^eps is just below 2, which a float exp rounds to
+            t = mpmath.exp(mpmath.mpf(eps))
+            want = float(brute.max_over_pairs(dists, neighbours, lambda p, q: sum(
+                max(0, mpmath.mpf(Fraction(p.get(y, 0)).numerator) / Fraction(p.get(y, 0)).denominator
+                    - t * mpmath.mpf(Fraction(q.get(y, 0)).numerator) / Fraction(q.get(y, 0)).denominator)
+                for y in p))[0])
         r = synthesize_approximate(prog, epsilon=eps)
-        assert isinstance(r.delta, float) and r.delta == pytest.approx(want, rel=1e-12, abs=1e-16)
+        assert isinstance(r.delta, float if want else Fraction) and r.delta == pytest.approx(want, rel=1e-12)
 
 
 def test_profile_is_delta_at_each_epsilon_with_its_pair():
@@ -248,7 +255,8 @@ def test_threshold_forms():
     assert Threshold.of("ln:3/2").ratio == Fraction(3, 2)
     assert Threshold.of("ln(3/2)").epsilon == pytest.approx(math.log(1.5), rel=1e-16)
     assert Threshold.of(0).ratio == 1 and Threshold.of(0.5).ratio is None
-    for bad in ("ln:1/2", -1, float("nan"), math.inf, "ln 2"):
+    assert Threshold.of(math.inf).epsilon == Threshold.of("inf").epsilon == math.inf  # delta(inf): mass x' misses
+    for bad in ("ln:1/2", -1, float("nan"), -math.inf, "ln 2"):
         with pytest.raises(WmcdpError):
             Threshold.of(bad)
 

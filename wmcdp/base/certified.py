@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -47,6 +48,8 @@ START_PRECISION = 64
 MAX_PRECISION = 1 << 15
 #: a certified run ends when the enclosure is this narrow, relative to its size
 RELATIVE_WIDTH = 2.0**-50
+#: MPFR's widest exponent range: no bound of an exact number under- or overflows
+_WIDE = {"emax": gmpy2.get_emax_max(), "emin": gmpy2.get_emin_min()}
 
 #: the functions an exact real may apply
 FUNCTIONS = frozenset({"exp", "log", "sqrt"})
@@ -320,28 +323,47 @@ def weight_pair(one: Real, zero: Real) -> tuple[Any, Any]:
 
 @dataclass(frozen=True)
 class Enclosure:
-    """A rigorous interval ``[lo, hi]`` (floats rounded outwards) and the precision that gave it."""
+    """A rigorous interval ``[lo, hi]`` and the precision that gave it. The ends are floats rounded outwards,
+    or exact dyadic Fractions where rounding outwards would leave the float range (a positive lower end below
+    the smallest float is never rounded to 0)."""
 
-    lo: float
-    hi: float
+    lo: float | Fraction
+    hi: float | Fraction
     precision: int
     of: str = "epsilon"  # what it encloses: "epsilon" or "delta"
 
     def as_list(self) -> list[float | str]:
-        return [_json(self.lo), _json(self.hi)]
+        """The ends for JSON: floats, or (exact ends) strings in scientific notation rounded outwards."""
+        return [_json(self.lo, False), _json(self.hi, True)]
+
+    def text(self) -> str:
+        return f"[{_end_text(self.lo, False)}, {_end_text(self.hi, True)}] at {self.precision} bits"
 
 
-def _json(x: float) -> float | str:
+def _json(x: float | Fraction, up: bool) -> float | str:
+    if isinstance(x, Fraction):
+        return _end_text(x, up)
     return ("inf" if x > 0 else "-inf") if math.isinf(x) else x
 
 
-def narrow(lo: float, hi: float) -> bool:
+def _end_text(x: float | Fraction, up: bool) -> str:
+    """A float end as Python prints it; an exact end in scientific notation with 17 digits, rounded outwards."""
+    if isinstance(x, float):
+        return repr(x)
+    rounding = gmpy2.RoundUp if up else gmpy2.RoundDown
+    with gmpy2.context(precision=96, round=rounding, **_WIDE):
+        value = gmpy2.mpfr(gmpy2.mpq(x.numerator, x.denominator))
+    return format(value, ".16" + ("U" if up else "D") + "e").replace("e+", "e").replace("e-0", "e-")
+
+
+def narrow(lo: float | Fraction, hi: float | Fraction) -> bool:
     """The stopping rule: a relative width below :data:`RELATIVE_WIDTH` (or both ends equal)."""
     if lo == hi:
         return True
-    if math.isinf(lo) or math.isinf(hi):
+    if any(isinstance(end, float) and math.isinf(end) for end in (lo, hi)):
         return False
-    return hi - lo <= RELATIVE_WIDTH * max(abs(lo), abs(hi))
+    low, high = Fraction(lo), Fraction(hi)
+    return high - low <= Fraction(RELATIVE_WIDTH) * max(abs(low), abs(high))
 
 
 def relative_error(radius: Fraction, min_path_log2: float) -> Fraction | None:
@@ -381,6 +403,136 @@ def exp_bound(x: float, precision: int = 128, up: bool = True) -> Fraction:
         return Fraction(*gmpy2.exp(gmpy2.mpfr(x)).as_integer_ratio())
 
 
+def outward(q: Fraction, up: bool) -> float | Fraction:
+    """The nearest float on the outer side of ``q`` (below for a lower end, above for an upper end), or ``q``
+    itself outside the normal float range (where that float would be subnormal, 0 or infinite)."""
+    if q != 0 and not _SMALLEST_NORMAL <= abs(q) <= _LARGEST:
+        return q
+    down, above = float_bracket(q)
+    return above if up else down
+
+
+_SMALLEST_NORMAL = Fraction(2) ** -1022
+_LARGEST = Fraction(sys.float_info.max)
+
+
+def exp_sign(a: int, b: int, x: float) -> int:
+    """The sign of ``a − b·e^x`` for integers ``a``, ``b`` and a float ``x`` (``x = ∞`` allowed), decided exactly.
+
+    ``e^x`` is irrational for a float ``x ≠ 0`` (Lindemann), so ``a − b·e^x`` is 0 only when ``a = b = 0``; else
+    for ``a, b > 0`` its sign is that of ``ln(a/b) − x``, and ``ln(a/b)`` is bounded by directed rounding at
+    doubling precision until the bounds leave ``x`` (no ``e^x`` is formed, so a huge ``x`` costs nothing)."""
+    if x == 0 or b == 0:
+        return (a > b) - (a < b) if x == 0 else (a > 0) - (a < 0)
+    if b < 0:
+        return 1 if a >= 0 else -exp_sign(-a, -b, x)
+    if a <= 0 or x == math.inf:
+        return -1
+    if x == -math.inf:
+        return 1
+    ratio = gmpy2.mpq(a - b, b)
+    precision = 64
+    while precision <= 1 << 24:
+        bounds = []
+        for rounding in (gmpy2.RoundDown, gmpy2.RoundUp):
+            with gmpy2.context(precision=precision, round=rounding, **_WIDE):
+                bounds.append(gmpy2.log1p(gmpy2.mpfr(ratio)))
+        if bounds[0] > x:
+            return 1
+        if bounds[1] < x:
+            return -1
+        precision *= 2
+    raise WmcdpError(f"cannot decide whether {a}/{b} exceeds e^{x!r} by 2^24 bits of precision")
+
+
+@dataclass(frozen=True, eq=False)
+class ExpGap:
+    """The exact real ``(A − B·e^x) / D`` for integers ``A``, ``B`` and ``D > 0`` and a float ``x``: δ(ε) of one
+    pair at an irrational ``e^ε`` (``x = ε``), whose masses are ``A`` and ``B`` over ``D``. With ``B = 0`` it is the
+    rational ``A / D`` (``x`` may then be ∞).
+
+    Gaps compare exactly with each other (of one ``x``), with rationals and with floats (:func:`exp_sign`):
+    two are equal only when their rational parts and ``e^x`` parts are equal, since ``e^x`` is irrational.
+    :meth:`settle` encloses a positive gap at doubling precision."""
+
+    A: int
+    B: int
+    D: int
+    x: float
+
+    @property
+    def rational(self) -> Fraction | None:
+        """The value when it is rational (``B = 0``), else None."""
+        return Fraction(self.A, self.D) if self.B == 0 else None
+
+    def _sign_minus(self, other: object) -> int:
+        """The sign of ``self − other``."""
+        if isinstance(other, ExpGap):
+            if self.B and other.B and self.x != other.x:
+                raise ValueError("gaps at different thresholds do not compare")
+            a, b = self.A * other.D - other.A * self.D, self.B * other.D - other.B * self.D
+            return exp_sign(a, b, self.x if self.B else other.x)
+        if isinstance(other, float) and math.isinf(other):
+            return -1 if other > 0 else 1
+        if isinstance(other, (int, float, Fraction)):
+            q = Fraction(other)
+            return exp_sign(self.A * q.denominator - q.numerator * self.D, self.B * q.denominator, self.x)
+        raise TypeError(f"cannot compare an exact real with {other!r}")
+
+    def __lt__(self, other: object) -> bool:
+        return self._sign_minus(other) < 0
+
+    def __le__(self, other: object) -> bool:
+        return self._sign_minus(other) <= 0
+
+    def __gt__(self, other: object) -> bool:
+        return self._sign_minus(other) > 0
+
+    def __ge__(self, other: object) -> bool:
+        return self._sign_minus(other) >= 0
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (ExpGap, int, float, Fraction)):
+            return NotImplemented
+        return self._sign_minus(other) == 0
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def bounds(self, precision: int) -> tuple[Fraction, Fraction]:
+        """Rationals ``lo ≤ (A − B·e^x)/D ≤ hi``: ``e^x`` rounded up and down at ``precision`` bits beyond the
+        integers' own (which stay exact), the difference rounded outwards (no exponent range is left)."""
+        if self.B == 0:
+            q = Fraction(self.A, self.D)
+            return q, q
+        bits = max(self.A.bit_length(), self.B.bit_length()) + precision
+        ends = []
+        for rounding, other in ((gmpy2.RoundDown, gmpy2.RoundUp), (gmpy2.RoundUp, gmpy2.RoundDown)):
+            with gmpy2.context(precision=bits, round=other, **_WIDE):
+                subtrahend = gmpy2.exp(gmpy2.mpfr(self.x)) * self.B
+            with gmpy2.context(precision=bits, round=rounding, **_WIDE):
+                difference = gmpy2.mpfr(self.A) - subtrahend
+            ends.append(Fraction(*difference.as_integer_ratio()) / self.D)
+        return ends[0], ends[1]
+
+    def settle(self) -> tuple[float, float, Enclosure]:
+        """``(value, ln value, enclosure)`` of a positive gap: the value and its log rounded to the nearest float
+        (the value may round to 0.0 below the float range; its log does not), and an enclosure narrower than
+        :data:`RELATIVE_WIDTH` whose lower end is positive — precision doubles until the roundings of both ends
+        agree."""
+        precision = START_PRECISION
+        while precision <= 1 << 24:
+            lo, hi = self.bounds(precision)
+            if hi <= 0:
+                raise ValueError(f"{self} is not positive")
+            if lo > 0 and hi - lo <= Fraction(RELATIVE_WIDTH) * lo:
+                value, log = _round(lo), _log(lo, gmpy2.RoundToNearest)
+                if value == _round(hi) and log == _log(hi, gmpy2.RoundToNearest):
+                    enclosure = Enclosure(outward(lo, False), outward(hi, True), precision, "delta")
+                    return value, log, enclosure
+            precision *= 2
+        raise WmcdpError(f"cannot round ({self.A} - {self.B} e^{self.x!r}) / {self.D} by 2^24 bits of precision")
+
+
 def float_bracket(q: Fraction) -> tuple[float, float]:
     """The largest float at most ``q`` and the smallest float at least ``q``."""
     f = float(q)
@@ -398,11 +550,14 @@ __all__ = [
     "Real",
     "START_PRECISION",
     "exp_bound",
+    "exp_sign",
+    "ExpGap",
     "float_bracket",
     "is_real",
     "log_down",
     "log_up",
     "narrow",
+    "outward",
     "relative_error",
     "weight_pair",
     "weights_at",

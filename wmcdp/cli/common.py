@@ -76,7 +76,7 @@ def interval_rows(r: Any) -> list[tuple[str, str]]:
     if r.interval is None:
         return []
     i = r.interval
-    return [(f"{i.of} (certified)", f"[{i.lo!r}, {i.hi!r}] at {i.precision} bits")]
+    return [(f"{i.of} (certified)", i.text())]
 
 
 def interval_json(r: Any) -> dict[str, Any]:

@@ -22,13 +22,19 @@ one pass over the pairs. In exact mode the ``t_k`` are rationals and ε(δ) = ln
 rational ``(A − δ)/B`` (``ratio``); in float mode the sums are log-sum-exps with each term
 ``a − t b`` formed as ``a·(1 − e^{ln b + ln t − ln a})``, so ε(δ) is accurate to about 1e-13
 relative. A pair with mass ``a > 0 = b`` beyond δ makes ε(δ) infinite; δ = 0 asks for the
-pure ε (:func:`wmcdp.notions.renyi.max_log_ratio`).
+pure ε (:func:`wmcdp.notions.renyi.max_log_ratio`); δ ≥ 1 gives ε = 0 at once, δ(0) being a total
+variation distance.
 
 **δ(ε).** One pass. An ε given as the natural log of a rational (``"ln:3/2"``, or 0) is
 exact in exact mode: with ``t = p/q`` and integer numerators over ``D``,
-``Σ max(0, q·a − p·b)`` over ``q·D`` is an exact rational. Any other ε has an irrational
-``e^ε``; exact mode then decides each ``a > e^ε b`` rigorously (interval arithmetic at
-increasing precision) and returns δ as a float accurate to the last bit.
+``Σ max(0, q·a − p·b)`` over ``q·D`` is an exact rational. Any other finite ε has an irrational
+``e^ε``; exact mode then decides each ``a > e^ε b`` by comparing ``ln(a/b)`` with ε at increasing
+precision (:func:`wmcdp.base.certified.exp_sign`: no ``e^ε`` is formed, so ε = 1e308 costs nothing),
+keeps each pair's δ as the exact real ``(A − e^ε B)/D`` (:class:`wmcdp.base.certified.ExpGap`), and
+picks the maximiser by exact comparisons. δ is then rational (``B = 0``: the outputs above ``e^ε`` are
+those ``x'`` never produces) and returned as a Fraction, or irrational and returned as its nearest float
+with ``ln δ`` and a certified enclosure (a positive δ below the float range is never 0 there). At
+ε = ∞, δ is the mass of the outputs that ``x'`` never produces.
 
 **Composition** (``compose=K``): the tight δ(ε) / ε(δ) of ``K`` independent runs of the
 mechanism on the *same* pair of databases, i.e. of the K-fold product distributions
@@ -48,9 +54,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-import gmpy2
 import numpy as np
 
+from ..base.certified import Enclosure, ExpGap, exp_sign
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import as_number, format_number, ln, parse_number
@@ -76,7 +82,8 @@ class Threshold:
 
     @classmethod
     def of(cls, value: Any) -> Threshold:
-        """A number (ε itself), or ``"ln:R"`` / ``"ln(R)"`` for ε = ln R with a rational R ≥ 1."""
+        """A number (ε itself, ∞ included: δ(∞) is the mass that ``x'`` never produces), or ``"ln:R"`` /
+        ``"ln(R)"`` for ε = ln R with a rational R ≥ 1."""
         if isinstance(value, Threshold):
             return value
         if isinstance(value, str):
@@ -94,12 +101,12 @@ class Threshold:
                     raise WmcdpError(f"epsilon {value!r}: write the log of a rational as ln:3/2 or ln(3/2)")
                 ratio = parse_number(inner, exact=True)
                 if ratio < 1:
-                    raise WmcdpError(f"epsilon {value!r} is negative; it must be a finite number >= 0")
+                    raise WmcdpError(f"epsilon {value!r} is negative; it must be a number >= 0")
                 return cls(ln(Fraction(ratio)), Fraction(ratio))
             value = parse_number(text)
         eps = as_number(value, "epsilon")
-        if not 0 <= eps < math.inf:
-            raise WmcdpError(f"epsilon must be a finite number >= 0, got {format_number(eps)}")
+        if not eps >= 0:
+            raise WmcdpError(f"epsilon must be a number >= 0 (inf included), got {format_number(eps)}")
         return cls(0.0, Fraction(1)) if eps == 0 else cls(float(eps))
 
     def text(self) -> str:
@@ -124,7 +131,8 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 
 
 def _float_hockey(log_ts: Sequence[float]):
-    """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}``."""
+    """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}`` (at
+    ``t = ∞``: ``S = {b = 0 < a}``)."""
 
     def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
         with np.errstate(invalid="ignore"):
@@ -133,9 +141,9 @@ def _float_hockey(log_ts: Sequence[float]):
         b = np.empty_like(h)
         for g, lt in enumerate(log_ts):
             with np.errstate(invalid="ignore"):
-                s = d > lt
+                s = d > lt if lt < math.inf else d == math.inf  # at ε = ∞: the outputs that x' never produces
             term = np.full(la.shape, -np.inf)
-            term[s] = la[s] + log1mexp(lb[s] + lt - la[s])
+            term[s] = la[s] if lt == math.inf else la[s] + log1mexp(lb[s] + lt - la[s])
             h[:, g] = logsumexp(term)
             b[:, g] = logsumexp(np.where(s, lb, -np.inf))
         return h, b
@@ -144,7 +152,10 @@ def _float_hockey(log_ts: Sequence[float]):
 
 
 def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple) -> np.ndarray:
-    """``a > e^eps · b`` elementwise and rigorously for integer arrays (``e^eps`` irrational: no ties)."""
+    """``a > e^eps · b`` elementwise and rigorously for integer arrays (``e^eps`` irrational: no ties; ``eps = ∞``:
+    the outputs with ``b = 0 < a``)."""
+    if eps == math.inf:
+        return (b == 0) & (a > 0)
     la, lb = denominator_logs
     with np.errstate(invalid="ignore"):
         d = la - lb
@@ -153,25 +164,8 @@ def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs
     flat_out = out.reshape(-1)
     fa, fb = a.reshape(-1), b.reshape(-1)
     for i in unsure:
-        flat_out[i] = _exceeds(int(fa[i]), int(fb[i]), eps)
+        flat_out[i] = exp_sign(int(fa[i]), int(fb[i]), eps) > 0
     return out
-
-
-def _exceeds(a: int, b: int, eps: float) -> bool:
-    """``a > e^eps · b`` for integers, by directed rounding at increasing precision."""
-    if b == 0:
-        return a > 0
-    precision = 128
-    while True:
-        with gmpy2.context(precision=precision, round=gmpy2.RoundDown):
-            low = gmpy2.exp(gmpy2.mpfr(eps)) * b
-        with gmpy2.context(precision=precision, round=gmpy2.RoundUp):
-            high = gmpy2.exp(gmpy2.mpfr(eps)) * b
-        if a > high:
-            return True
-        if a < low:
-            return False
-        precision *= 2
 
 
 def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
@@ -197,34 +191,28 @@ def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
     return partial, lambda x, y: (x[0] + y[0], x[1] + y[1])
 
 
-def _irrational_delta(A: int, B: int, D: int, eps: float) -> float:
-    """``(A − e^eps B) / D`` rounded to a float, with precision raised until the rounding is certain."""
-    precision = max(A.bit_length(), B.bit_length(), D.bit_length()) + 64
-    while True:
-        low, high = _delta_bound(A, B, D, eps, precision, True), _delta_bound(A, B, D, eps, precision, False)
-        with gmpy2.context(round=gmpy2.RoundToNearest):
-            lo_f, hi_f = float(low), float(high)
-        if lo_f == hi_f:
-            return lo_f if lo_f > 0 else 0.0
-        precision *= 2
+@dataclass(frozen=True)
+class Delta:
+    """δ(ε) at one threshold and ``key``, the first pair attaining it.
+
+    ``value``: a Fraction when exact and rational (``e^ε`` rational, or the maximiser's outputs above ``e^ε``
+    are exactly those that ``x'`` never produces), else a float. ``log``: ``ln δ`` where ``value`` is a float (it
+    may underflow to 0.0; the log does not). An exact run at an irrational ``e^ε`` also gives ``exact``, δ as an
+    exact real that compares exactly (:class:`wmcdp.base.certified.ExpGap`), and ``interval``, its enclosure.
+    """
+
+    value: float | Fraction
+    key: int
+    log: float | None = None
+    interval: Enclosure | None = None
+    exact: ExpGap | None = None
 
 
-def _delta_bound(A: int, B: int, D: int, eps: float, precision: int, lower: bool) -> Any:
-    """A lower (or upper) bound of ``(A − e^eps B) / D``: ``e^eps B`` rounded the other way, then the
-    difference and the quotient rounded this way (``A`` is exact at this precision, ``B, D ≥ 0``)."""
-    with gmpy2.context(precision=precision, round=gmpy2.RoundUp if lower else gmpy2.RoundDown):
-        subtrahend = gmpy2.exp(gmpy2.mpfr(eps)) * B
-    with gmpy2.context(precision=precision, round=gmpy2.RoundDown if lower else gmpy2.RoundUp):
-        return (gmpy2.mpfr(A) - subtrahend) / D
+def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[Delta]:
+    """δ(ε) per threshold with the first pair attaining it, in one pass over the pairs.
 
-
-def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int]]:
-    """``(δ(ε), key of the first pair attaining it)`` per threshold, in one pass over the pairs."""
-    return [(d, key) for d, key, _ in deltas_with_logs(source, thresholds)]
-
-
-def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> list[tuple[float | Fraction, int, Any]]:
-    """:func:`deltas` with ``ln δ(ε)`` in float mode (δ itself can be below the float range), None when exact."""
+    The maximiser is decided exactly in exact mode: at an irrational ``e^ε`` each pair's δ is the exact real
+    ``(A − e^ε B) / D`` and pairs compare by :func:`wmcdp.base.certified.exp_sign` (never by rounded values)."""
     arith = source.arith
     if not arith.exact:
         partial, combine = _float_hockey([th.epsilon for th in thresholds])
@@ -232,7 +220,7 @@ def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> lis
         for keys, (h, _) in source.totals(partial, combine, cells=6):
             for g, b in enumerate(best):
                 b.update(h[:, g], keys)
-        return [(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[misc]
+        return [Delta(math.exp(b.value), b.key, b.value) for b in best]  # type: ignore[arg-type]
     partial, combine = _exact_hockey(arith, thresholds)
     best = [Best() for _ in thresholds]
     D = arith.denominator
@@ -242,20 +230,29 @@ def deltas_with_logs(source: PairSource, thresholds: Sequence[Threshold]) -> lis
                 p, q = th.ratio.numerator, th.ratio.denominator
                 values = A[:, g] * q - B[:, g] * p  # δ · q · D, exactly
             else:
-                values = np.array(
-                    [_irrational_delta(int(x), int(y), D, th.epsilon) for x, y in zip(A[:, g], B[:, g])],
-                    dtype=np.float64,
-                )
+                gaps = [ExpGap(int(x), int(y), D, th.epsilon) for x, y in zip(A[:, g], B[:, g])]
+                values = np.array(gaps, dtype=object)
             best[g].update(values, keys)
-    out: list[tuple[float | Fraction, int]] = []
-    for th, b in zip(thresholds, best):
-        value = Fraction(int(b.value), th.ratio.denominator * D) if th.ratio is not None else float(b.value)
-        out.append((value, b.key, None))  # type: ignore[arg-type]
-    return out  # type: ignore[return-value]
+    return [_exact_delta(th, b.value, b.key, D) for th, b in zip(thresholds, best)]  # type: ignore[arg-type]
+
+
+def _exact_delta(th: Threshold, value: Any, key: int, D: int) -> Delta:
+    if th.ratio is not None:
+        return Delta(Fraction(int(value), th.ratio.denominator * D), key)
+    if value.rational is not None:
+        return Delta(value.rational, key)
+    nearest, log, interval = value.settle()
+    return Delta(nearest, key, log, interval, value)
 
 
 def epsilon_for_delta(source: PairSource, delta: float | Fraction) -> tuple[float, float | Fraction, int]:
-    """``(ε(δ), e^ε(δ), key of its pair)`` by the tangent iteration of the module docstring."""
+    """``(ε(δ), e^ε(δ), key of its pair)`` by the tangent iteration of the module docstring.
+
+    ``δ ≥ 1`` gives ε = 0 at once: δ(0) is a total variation distance, at most 1 (the key is the pair attaining
+    δ(0), whose ε(δ) is 0 like every pair's)."""
+    if delta >= 1:
+        key = deltas(source, [Threshold(0.0, Fraction(1))])[0].key
+        return 0.0, Fraction(1) if source.arith.exact else 1.0, key
     if delta == 0:
         from .renyi import max_log_ratio
 
@@ -289,7 +286,7 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
             return lt, math.exp(lt) if lt < 709.78 else math.inf, top.key  # type: ignore[return-value]
         if step - lt <= 4e-16 * step:
             lt = step
-            ((_, key),) = deltas(source, [Threshold(lt)])
+            key = deltas(source, [Threshold(lt)])[0].key
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key
         lt = step
 
@@ -345,8 +342,10 @@ class ApproximateResult:
     seconds: float
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
-    log_delta: float | None = None  # float mode, given epsilon: ln delta (delta itself can underflow to 0.0)
-    interval: Any = None  # a certified run: the enclosure of delta (given epsilon) or of epsilon (given delta)
+    log_delta: float | None = None  # given epsilon, delta a float: ln delta (delta itself can underflow to 0.0)
+    interval: Any = None  # a certified run, or an exact one at an irrational e^eps: the enclosure of delta (given
+    # epsilon) or of epsilon (given delta)
+    exact_delta: Any = None  # an exact run at an irrational e^eps: delta as an exact real (base.certified.ExpGap)
 
     def _repr_markdown_(self) -> str:
         from .markdown import approximate_markdown
@@ -356,13 +355,17 @@ class ApproximateResult:
 
 @dataclass(frozen=True)
 class ProfilePoint:
-    """One point of the privacy profile: ``delta`` = δ(``epsilon``) and the first pair that attains it."""
+    """One point of the privacy profile: ``delta`` = δ(``epsilon``) and the first pair that attains it
+    (``log_delta``, ``interval`` and ``exact_delta`` as in :class:`ApproximateResult`)."""
 
     epsilon: float
     delta: float | Fraction
     witness: PairWitness
     epsilon_text: str
     plan: Any = None  # with pairs=None: the planner's report (the same for every point)
+    log_delta: float | None = None
+    interval: Any = None
+    exact_delta: Any = None
 
 
 def _accountant(accountant: str, compose: int) -> str:
@@ -487,7 +490,7 @@ def synthesize_approximate(
             results = extra
             exact_all = all(r.exact for r in results)
             c = combine_max(
-                [r.delta if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
+                [_comparable(r) if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
             )
             seconds = time.perf_counter() - start
             return replace(
@@ -501,7 +504,7 @@ def synthesize_approximate(
     else:
         source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
     exact_run = source.arith.exact and accountant == "exact"
-    log_delta = None
+    point = None
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 
@@ -519,8 +522,8 @@ def synthesize_approximate(
     else:
         source = _composed_source(source, k, accountant)
         if threshold is not None:
-            ((d, key, log_delta),) = deltas_with_logs(source, [threshold])  # type: ignore[assignment]
-            eps = threshold.epsilon
+            (point,) = deltas(source, [threshold])
+            d, key, eps = point.value, point.key, threshold.epsilon  # type: ignore[assignment]
             ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
         else:
             d = parse_delta(delta, exact_run)  # type: ignore[assignment]
@@ -537,7 +540,9 @@ def synthesize_approximate(
         seconds=time.perf_counter() - start,
         symmetry=source.symmetry,
         plan=None if plan is None else finish(plan, start),
-        log_delta=log_delta,
+        log_delta=None if point is None else point.log,
+        interval=None if point is None else point.interval,
+        exact_delta=None if point is None else point.exact,
     )
 
 
@@ -567,10 +572,17 @@ def _certified(
 
     if epsilon is not None:
         threshold = Threshold.of(epsilon)
+        if threshold.epsilon == math.inf:
+            raise WmcdpError("a certified run needs a finite epsilon (its enclosure widens with e^epsilon)")
         bound = threshold.ratio if threshold.ratio is not None else exp_bound(threshold.epsilon)
         return certified_delta(prog, lambda c: run(c, epsilon=threshold), bound, backend)
     d = parse_delta(delta, True)
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
+
+
+def _comparable(r: ApproximateResult | ProfilePoint) -> Any:
+    """δ of a part's result, to maximise over the parts: exact whenever the run is."""
+    return r.delta if r.exact_delta is None else r.exact_delta
 
 
 def _ratio_of(eps: float) -> float:
@@ -628,7 +640,7 @@ def privacy_profile(
             report = planned.report([r[0].plan for r in extra], None, None, time.perf_counter() - start)
             out = []
             for g, _th in enumerate(thresholds):
-                c = combine_max([r[g].delta for r in extra])
+                c = combine_max([_comparable(r[g]) for r in extra])
                 point = extra[c][g]
                 out.append(
                     replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report)
@@ -640,13 +652,14 @@ def privacy_profile(
     if accountant == "dp-accounting":
         from .accounting import composed_profile
 
-        points = composed_profile(source, k, thresholds, interval=interval)
+        points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
     else:
         source = _composed_source(source, k, accountant)
-        points = deltas(source, thresholds)  # type: ignore[assignment]
+        points = deltas(source, thresholds)
     report = None if plan is None else finish(plan, start)  # type: ignore[assignment]
     return [
-        ProfilePoint(th.epsilon, d, source.witness(key), th.text(), report) for th, (d, key) in zip(thresholds, points)
+        ProfilePoint(th.epsilon, p.value, source.witness(p.key), th.text(), report, p.log, p.interval, p.exact)
+        for th, p in zip(thresholds, points)
     ]
 
 
@@ -658,7 +671,7 @@ __all__ = [
     "Threshold",
     "parse_delta",
     "deltas",
-    "deltas_with_logs",
+    "Delta",
     "epsilon_for_delta",
     "ACCOUNTANTS",
 ]

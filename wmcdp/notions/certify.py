@@ -86,9 +86,19 @@ def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, 
 
 def certified_epsilon(prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd"):
     """ε at δ: ``[ε_mid(δ + η), ε_mid(δ − η)]`` with ``η = 2E (1 + T)`` and ``T`` bounding ``e^ε`` over the
-    interval (the midpoint run's ε at δ, plus 1); infinite when the midpoint run's ε at ``δ + E`` is."""
-    for precision, compiled, radius, _ in _runs(_program(prog), backend):
+    interval (the midpoint run's ε at δ, plus 1); infinite when the midpoint run's ε at ``δ + E`` is. At δ = 0, the
+    pure ε: the midpoint run's ratio ``R`` widens to ``[R (1 − ρ)/(1 + ρ), R (1 + ρ)/(1 − ρ)]`` (an infinite ratio
+    is exact: zeros stay zeros)."""
+    for precision, compiled, radius, rho in _runs(_program(prog), backend):
         middle = run(compiled, delta)
+        if delta == 0:
+            if middle.ratio == math.inf:
+                return _certified(middle, Enclosure(math.inf, math.inf, precision), ratio=math.inf)
+            ratio = Fraction(middle.ratio)
+            lo, hi = log_down(ratio * (1 - rho) / (1 + rho)), log_up(ratio * (1 + rho) / (1 - rho))
+            if narrow(max(lo, 0.0), hi):
+                return _certified(middle, Enclosure(max(lo, 0.0), hi, precision), ratio=float(ratio))
+            continue
         if middle.epsilon == math.inf:
             # infinite: some pair puts more than delta on outputs the other input never gives (exact zeros);
             # that mass moves by at most E, so it is certain once the midpoint's exceeds delta + E

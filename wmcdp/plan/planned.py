@@ -13,18 +13,21 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
+from ..base.errors import WmcdpError
 from ..base.numbers import is_symbolic
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
 from ..lang.program import Program
 from ..lang.relations import Relation, neighbour_relation
+from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .planner import (
     PlanReport,
     Product,
+    _size_text,
     combine_max,
     compiled_whole,
     detection_budget,
@@ -33,6 +36,8 @@ from .planner import (
     product_of,
     traced,
 )
+from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
+from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 
 
 def _symbolic(trace: Any) -> bool:
@@ -115,6 +120,13 @@ def planned_privacy(
         return replace(r, seconds=plan.seconds, plan=plan)
     sym = privacy_plan(whole, relation, budget=budget)
     triples, pairs = sym.sizes()
+    if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
+        refuse_default(
+            f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {_size_text(exhaustive_size)} "
+            f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",
+            f"|C| = {_size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
+            sym.symmetry.describe(),
+        )
     orbit = orbit_estimate(whole, pairs, triples)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
@@ -142,6 +154,16 @@ def planned_privacy(
         considered=tuple(considered),
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def refuse_default(exhaustive: str, orbits: str, symmetry: str) -> NoReturn:
+    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, and what
+    the user may do instead."""
+    raise WmcdpError(
+        f"the default plan finds no run within the limits: the exhaustive sets have {exhaustive}, and the orbit "
+        f"sets of the symmetry proved ({symmetry}) have {orbits}; force the run (--force, under --timeout and "
+        "--max-memory) or give your own sets (--sets FILE.py:FUNC)"
+    )
 
 
 def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable):
@@ -361,15 +383,22 @@ def planned_pairs(
         act = OutputAction(whole.shape, whole.domain.n)
         blocks = sym.covering()
         flips = {b.entries[0] for b in sym.blocks if b.flips}
-        pairs = len(
+        pairs = (
             PairOrbits(
                 whole.domain.n,
                 blocks,
                 PairTypes.of(relation.name, len(whole.domain.entry_values)),
                 flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
             )
-        )
+        ).count()
         outputs = act.count_orbits(sym)
+        if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
+            refuse_default(
+                f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
+                f"{_size_text(pairs)} pairs with up to {_size_text(outputs)} output orbits each "
+                f"(limit {ORBIT_MAX_PAIRS} in all)",
+                sym.describe(),
+            )
         orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
         considered.append(("symmetry", orbit, sym.describe()))
         if estimate is None or orbit < estimate:

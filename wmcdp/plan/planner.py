@@ -289,7 +289,12 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
     """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
-    return counted * max(compiled.size, 1) * PAIR_NODE_SECONDS + scanned * ORBIT_TRIPLE_SECONDS
+    return _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS) + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+
+
+def _seconds(count: int, per: float) -> float:
+    """``count * per`` seconds, infinite for counts past the float range (set sizes are ints of any size)."""
+    return count * per if count.bit_length() < 1000 else math.inf
 
 
 @dataclass

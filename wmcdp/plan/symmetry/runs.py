@@ -53,12 +53,17 @@ from .group import (
     Symmetry,
     input_orbits,
     multisets,
+    orbit_set_sizes,
     product_rows,
 )
-from .proof import Prover, detect, refine
+from .proof import MAX_ATTEMPTS, Prover, detect, refine
 
 #: per-output groups are proved (on phi | y) for at most this many output orbits
 PER_OUTPUT_LIMIT = 2048
+#: ... and when their candidate transpositions (per output orbit, adjacent entries and then every pair of
+#: entries, up to the proof's own cap) number at most this many in all: past it the cost is known to be out
+#: of proportion and the orbit sets use the program's group alone
+PER_OUTPUT_CHECKS = 1 << 18
 #: the outputs with nonzero probability are listed from the diagram when there are at most this many
 SUPPORT_LIMIT = 1 << 16
 #: cells (rows times entries) of one batch of pairs
@@ -186,6 +191,7 @@ class PrivacyPlan:
     seconds: float
     proofs: int
     attempts: int
+    listed: bool = False  # the output orbits are those of the support, listed from the diagram
     _sizes: tuple[int, int] | None = field(default=None, repr=False)
 
     def items(self) -> Iterator[tuple[np.ndarray, PairOrbits]]:
@@ -206,15 +212,23 @@ class PrivacyPlan:
         return stab + [[e] for e in range(self.symmetry.n) if e not in covered]
 
     def sizes(self) -> tuple[int, int]:
-        """``(|C| triples, |I| pairs)`` of the orbit sets."""
+        """``(|C| triples, |I| pairs)`` of the orbit sets, Python ints of any size: in closed form over every
+        output orbit of the group (:func:`~.group.orbit_set_sizes`), else summed over the outputs listed
+        (at most :data:`SUPPORT_LIMIT`); the time it takes counts as detection."""
         if self._sizes is None:
+            start = time.perf_counter()
             k = len(self.compiled.domain.entry_values)
-            triples = pairs = 0
-            for _, orbits in self.items():
-                check("sizing the symmetry sets")
-                triples += len(orbits)
-                pairs += orbits.inputs(k)
-            self._sizes = (triples, pairs)
+            if self.outputs is None and not self.listed:
+                act = OutputAction(self.compiled.shape, self.symmetry.n)
+                self._sizes = orbit_set_sizes(self.symmetry, act, PairTypes.of(self.relation, k), k)
+            else:
+                triples = pairs = 0
+                for _, orbits in self.items():
+                    check("sizing the symmetry sets")
+                    triples += orbits.count()
+                    pairs += orbits.inputs(k)
+                self._sizes = (triples, pairs)
+            self.seconds += time.perf_counter() - start
         return self._sizes
 
     def report(self) -> AutoSets:
@@ -253,13 +267,20 @@ def privacy_plan(
         listed = _listed_outputs(prover, psi, sym)
         reps_count = len(listed)
         output_reps: Callable[[], Iterator[np.ndarray]] = lambda: iter([listed])  # noqa: E731
+        is_listed = True
     else:
+        is_listed = False
         output_reps = lambda: act.orbits(sym)  # noqa: E731
     k = len(compiled.domain.entry_values)
     types = PairTypes.of(relation, k)
     outputs = None
     per_output = f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
-    if reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
+    if reps_count <= PER_OUTPUT_LIMIT and reps_count * _candidates(sym.n) > PER_OUTPUT_CHECKS:
+        per_output = (
+            f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
+            "each uses the symmetries that fix it"
+        )
+    elif reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
         outputs = []
         for chunk in output_reps():
             for offsets in chunk:
@@ -291,7 +312,14 @@ def privacy_plan(
         time.perf_counter() - start,
         prover.proofs,
         prover.attempts,
+        is_listed,
     )
+
+
+def _candidates(n: int) -> int:
+    """The most transpositions :meth:`~.proof.Prover.blocks` tries on ``n`` entries: the whole block at once,
+    adjacent entries, then pairs of blocks up to :data:`~.proof.MAX_ATTEMPTS`."""
+    return 2 + max(n - 1, 0) + min(math.comb(n, 2), MAX_ATTEMPTS)
 
 
 # -- accuracy ------------------------------------------------------------------------------------

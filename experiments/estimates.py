@@ -36,6 +36,15 @@ def noisy_entries(n: int, k: int, width: int) -> Program:
     return Program("noisy_entries", IntVector(n, 0, k - 1), lambda x: tuple(x[i] + uniform(0, width) for i in range(n)))
 
 
+def thirds(n: int, k: int) -> Program:
+    """Each entry of 0..k-1 plus two flips of 1/3 and one of 1/7: exact numerators past 26 bits."""
+    return Program(
+        "thirds",
+        IntVector(n, 0, k - 1),
+        lambda x: tuple(x[i] + flip(Fraction(1, 3)) + flip(Fraction(1, 3)) + flip(Fraction(1, 7)) for i in range(n)),
+    )
+
+
 def flips(n: int, p: float) -> Program:
     """Each bit through its own flip: 2^n outputs per input."""
     return Program("flips", Bits(n), lambda x: tuple(x[i] ^ flip(p) for i in range(n)))
@@ -43,7 +52,14 @@ def flips(n: int, p: float) -> Program:
 
 def chain(n: int) -> Program:
     """Output bit i reads x_i, x_(i-1) and a flip: no independent parts, no symmetry."""
-    return Program("chain", Bits(n), lambda x: tuple((x[i] ^ (x[i - 1] if i else False)) ^ flip(0.25) for i in range(n)))
+    return Program(
+        "chain", Bits(n), lambda x: tuple((x[i] ^ (x[i - 1] if i else False)) ^ flip(0.25) for i in range(n))
+    )
+
+
+def flip_sum(n: int) -> Program:
+    """The count of the first n - 1 bits, each flipped with probability 1/4 (the last bit unread)."""
+    return Program("flip_sum", Bits(n), lambda x: sum(x[i] ^ flip(0.25) for i in range(n - 1)))
 
 
 def weighted_sum(n: int) -> Program:
@@ -68,8 +84,18 @@ RUNS = [  # (label, program, relation)
     ("noisy_entries n=3 k=4 w=4 all-entries", noisy_entries(3, 4, 4), "all-entries"),
     ("noisy_entries n=4 k=3 w=3 all-entries", noisy_entries(4, 3, 3), "all-entries"),
     ("noisy_entries n=4 k=4 w=4 all-entries", noisy_entries(4, 4, 4), "all-entries"),
+    ("thirds n=4 k=3 all-entries", thirds(4, 3), "all-entries"),
+    ("thirds n=4 k=4 all-entries", thirds(4, 4), "all-entries"),
+    ("noisy_entries n=9 k=2 w=1 all-entries", noisy_entries(9, 2, 1), "all-entries"),
+    ("flip_sum n=12 all-entries", flip_sum(12), "all-entries"),
 ]
-SLOW = {"noisy_entries n=4 k=4 w=4 all-entries"}
+SLOW = {
+    "noisy_entries n=4 k=4 w=4 all-entries",
+    "truncated_geometric m=200",
+    "thirds n=4 k=4 all-entries",
+    "noisy_entries n=9 k=2 w=1 all-entries",
+    "flip_sum n=12 all-entries",
+}
 
 
 def main() -> None:

@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
-from ..base.errors import WmcdpError
 from ..base.numbers import is_symbolic
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
@@ -38,6 +37,7 @@ from .planner import (
 )
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
+from .symmetry.runs import refuse_default
 
 
 def _symbolic(trace: Any) -> bool:
@@ -154,16 +154,6 @@ def planned_privacy(
         considered=tuple(considered),
     )
     return replace(r, seconds=plan.seconds, plan=plan)
-
-
-def refuse_default(exhaustive: str, orbits: str, symmetry: str) -> NoReturn:
-    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, and what
-    the user may do instead."""
-    raise WmcdpError(
-        f"the default plan finds no run within the limits: the exhaustive sets have {exhaustive}, and the orbit "
-        f"sets of the symmetry proved ({symmetry}) have {orbits}; force the run (--force, under --timeout and "
-        "--max-memory) or give your own sets (--sets FILE.py:FUNC)"
-    )
 
 
 def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable):
@@ -308,7 +298,7 @@ def planned_accuracy(
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
-    orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None)
+    orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None, planned=True)
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)

@@ -31,7 +31,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -41,7 +41,8 @@ from ...compile import Compiled, compile_trace
 from ...count.probabilities import Counter, as_compiled, number_system
 from ...lang.program import Program
 from ...lang.relations import NEIGHBOURS, Relation, neighbour_relation
-from ...lang.sets import AccuracySet, accuracy_targets
+from ...lang.sets import MAX_PAIRS as SET_MAX_PAIRS
+from ...lang.sets import AccuracySet, _size_text, accuracy_targets
 from .group import (
     INDEX,
     TUPLE,
@@ -106,6 +107,16 @@ class AutoSets:
             "detection_seconds": self.seconds,
             "note": self.note,
         }
+
+
+def refuse_default(exhaustive: str, orbits: str, symmetry: str) -> NoReturn:
+    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, and what
+    the user may do instead."""
+    raise WmcdpError(
+        f"the default plan finds no run within the limits: the exhaustive sets have {exhaustive}, and the orbit "
+        f"sets of the symmetry proved ({symmetry}) have {orbits}; force the run (--force, under --timeout and "
+        "--max-memory) or give your own sets (--sets FILE.py:FUNC)"
+    )
 
 
 # -- detection ---------------------------------------------------------------------------------
@@ -385,15 +396,23 @@ def accuracy_plan(
     force: bool = False,
     budget: Any = None,
     fallback: bool = False,
+    planned: bool = False,
 ) -> AccuracyPlan | None:
     """The orbit accuracy set (:func:`accuracy_blocks`), nothing counted. ``budget`` bounds the diagram proofs;
-    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None."""
+    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None. ``planned``:
+    the default plan asked (its refusal names it)."""
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     used, count, report = _accuracy_orbits(compiled, V, budget, start)
     domain = compiled.domain
     if fallback and 2 * count > domain.size:
         return None
+    if count * compiled.shape.size > MAX_PAIRS and not force and planned:
+        refuse_default(
+            f"|I| = {_size_text(domain.size * compiled.shape.size)} pairs (limit {SET_MAX_PAIRS})",
+            f"|I| = {_size_text(count * compiled.shape.size)} pairs (limit {MAX_PAIRS})",
+            report.symmetry,
+        )
     if count * compiled.shape.size > MAX_PAIRS and not force:
         raise WmcdpError(
             f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "

@@ -121,6 +121,7 @@ def planned_privacy(
     sym = privacy_plan(whole, relation, budget=budget)
     triples, pairs = sym.sizes()
     if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
+        assert exhaustive_size is not None  # symmetry is sought under built-in relations only
         refuse_default(
             f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {_size_text(exhaustive_size)} "
             f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",

@@ -333,7 +333,8 @@ def orbit_set_sizes(sym: Symmetry, act: OutputAction, types: PairTypes, k: int) 
     counts = _BlockCounts(types, k)
     tuples = [b for b in sym.blocks if b.kind == TUPLE]
     if tuples:
-        units, covered = [], set()
+        units: list[_Unit] = []
+        covered: set[int] = set()
         for b in sym.blocks:
             covered.update(b.entries)
             if b.kind == TUPLE:

@@ -8,7 +8,8 @@ with ``P(y | x) = 0`` for every ``x`` are left out when the support of the outpu
 enough to list). For each such ``y`` the inner maximum runs over neighbour pairs up to
 ``H_y``, a group of entry permutations that leave ``P(y | .)`` unchanged: the part of ``G``
 that fixes ``y``, enlarged by transpositions proved on ``phi | y`` itself (for at most
-:data:`PER_OUTPUT_LIMIT` output orbits); entries outside the support of ``phi | y`` are not
+:data:`PER_OUTPUT_LIMIT` output orbits, when their candidate transpositions number at most
+:data:`PER_OUTPUT_CHECKS`); entries outside the support of ``phi | y`` are not
 read by ``P(y | .)`` and are fixed to the domain's lowest value in ``x`` and ``x'`` (only
 their moves would change nothing). The privacy set is thus the set of orbits of triples
 ``(x, x', y)``; each orbit is scanned once, the witness is a real triple of the program

@@ -14,7 +14,17 @@ import pytest
 from brute import distribution, tight_epsilon
 from brute import flip as bflip
 
-from wmcdp import Bits, IntVector, Program, flip, ite, synthesize_accuracy, synthesize_privacy, uniform
+from wmcdp import (
+    Bits,
+    IntVector,
+    Program,
+    flip,
+    ite,
+    synthesize_accuracy,
+    synthesize_approximate,
+    synthesize_privacy,
+    uniform,
+)
 from wmcdp.base.errors import WmcdpError
 from wmcdp.cli import main
 from wmcdp.compile import compile_program
@@ -125,6 +135,11 @@ def test_default_plan_refused_at_once_naming_its_sizes(program):
     assert "--force" in message and "--sets" in message and "triples" in message
 
 
+def test_default_pair_plan_refused_at_once_naming_its_sizes():
+    message = _quick(synthesize_approximate, chain(40), delta=1e-6, timeout=2 * SECONDS)
+    assert "default plan" in message and "pairs" in message
+
+
 def test_default_accuracy_plan_refused_at_once_naming_its_sizes():
     program = Program(
         "weighted_sum",
@@ -155,6 +170,10 @@ def _cli(tmp_path, capsys, *args):
 def test_cli_default_plan_refused_at_once(tmp_path, capsys, func):
     err = _cli(tmp_path, capsys, "privacy", f"{{p}}:{func}")
     assert "default plan" in err and "automatic symmetry sets" not in err
+
+
+def test_cli_default_pair_plan_refused_at_once(tmp_path, capsys):
+    assert "default plan" in _cli(tmp_path, capsys, "approx", "{p}:weighted_sum", "--delta", "1e-6")
 
 
 def test_cli_default_accuracy_plan_refused_at_once(tmp_path, capsys):

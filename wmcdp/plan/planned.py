@@ -22,9 +22,11 @@ from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
 from ..lang.program import Program
 from ..lang.relations import Relation, neighbour_relation
+from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .planner import (
     PlanReport,
     Product,
+    _size_text,
     combine_max,
     compiled_whole,
     detection_budget,
@@ -33,6 +35,9 @@ from .planner import (
     product_of,
     traced,
 )
+from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
+from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
+from .symmetry.runs import refuse_default
 
 
 def _symbolic(trace: Any) -> bool:
@@ -114,6 +119,14 @@ def planned_privacy(
         return replace(r, seconds=plan.seconds, plan=plan)
     sym = privacy_plan(whole, relation, budget=budget)
     triples, pairs = sym.sizes()
+    if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
+        assert exhaustive_size is not None  # symmetry is sought under built-in relations only
+        refuse_default(
+            f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {_size_text(exhaustive_size)} "
+            f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",
+            f"|C| = {_size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
+            sym.symmetry.describe(),
+        )
     orbit = orbit_estimate(whole, pairs, triples)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
@@ -337,7 +350,7 @@ def planned_accuracy(
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
-    orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None)
+    orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None, planned=True)
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
@@ -414,15 +427,22 @@ def planned_pairs(
         act = OutputAction(whole.shape, whole.domain.n)
         blocks = sym.covering()
         flips = {b.entries[0] for b in sym.blocks if b.flips}
-        pairs = len(
+        pairs = (
             PairOrbits(
                 whole.domain.n,
                 blocks,
                 PairTypes.of(relation.name, len(whole.domain.entry_values)),
                 flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
             )
-        )
+        ).count()
         outputs = act.count_orbits(sym)
+        if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
+            refuse_default(
+                f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
+                f"{_size_text(pairs)} pairs with up to {_size_text(outputs)} output orbits each "
+                f"(limit {ORBIT_MAX_PAIRS} in all)",
+                sym.describe(),
+            )
         orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
         considered.append(("symmetry", orbit, sym.describe()))
         if estimate is None or orbit < estimate:

@@ -36,10 +36,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ..base.errors import WmcdpError
 from ..base.numbers import ln
 from ..compile import Compiled, compile_trace
 from ..count import wmc
+from ..count.probabilities import number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
@@ -50,13 +53,21 @@ from .parts import Part, classes, part_program, part_trace, split
 QUICK_SECONDS = 0.3
 #: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
 DETECTION_SHARE = 0.25
-#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, per scanned
-#: triple, and once (a least-squares fit to 16 runs of the built-ins, relative error under 1.3x above and
-#: up to 30x below: RR counting's 19-axis tables cost more per cell; an estimate too low only skips detection)
+#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, and once (a
+#: least-squares fit to 16 runs of the built-ins, relative error under 1.3x above and up to 30x below: RR
+#: counting's 19-axis tables cost more per cell; an estimate too low only skips detection)
 CELL_SECONDS = 8e-10
 STEP_SECONDS = 1.2e-5
-TRIPLE_SECONDS = 8e-10
 BASE_SECONDS = 5e-3
+#: seconds per scanned triple (x, x', y) of a pure-epsilon scan, by the numbers the table holds: floats (and
+#: exact numerators of up to 26 bits), int64 numerators, Python int numerators, rationals; and per slice of
+#: the table that a built-in relation is scanned in (one per direction: 3^n - 1 under all-entries). Measured
+#: on the scans alone (experiments/estimates.py): floats 0.4-20 ns, int64 9-33 ns, Python ints about 3 us
+TRIPLE_SECONDS = 1e-8
+INT_TRIPLE_SECONDS = 2e-8
+OBJECT_TRIPLE_SECONDS = 3e-6
+RATIONAL_TRIPLE_SECONDS = 1e-5
+SLICE_SECONDS = 4e-5
 #: per cell of a table whose output bits sit on top of the diagram (one Int output: its count runs along
 #: the input axes below them; fitted on RR counting), and per (pair, output) of a pass over pairs (the sums
 #: of (epsilon, delta) and Renyi DP in logs: RR n = 12 over every pair)
@@ -308,10 +319,11 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
     )
 
 
-def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False) -> float:
+def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
     """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
     the count, :func:`wmcdp.count.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
-    summed per pair over the outputs, as (epsilon, delta) and Renyi DP do)."""
+    summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
+    numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
     table = compiled.domain.size * compiled.shape.size
     if compiled.backend.name == "bdd":
         cells, steps = wmc.work(
@@ -326,12 +338,31 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
     if relation is None or not relation.builtin:
         return count
     triples = relation.count_pairs(compiled.domain) * compiled.shape.size
-    return count + triples * (PAIR_TRIPLE_SECONDS if pairs else TRIPLE_SECONDS)
+    per_triple = triple_seconds(compiled, exact)
+    slices = relation.direction_count(compiled.domain) * SLICE_SECONDS
+    return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
+
+
+def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
+    """Seconds per scanned triple in the number system of the run (:func:`wmcdp.count.probabilities.number_system`):
+    float arrays, int64 or Python int numerators over a common denominator, or rationals (and functions of a
+    symbolic parameter)."""
+    arith = number_system(compiled, exact)
+    if arith is wmc.Linear or arith is wmc.Extended:
+        return TRIPLE_SECONDS
+    if isinstance(arith, wmc.Scaled):
+        return {object: OBJECT_TRIPLE_SECONDS, np.int64: INT_TRIPLE_SECONDS}.get(arith.dtype, TRIPLE_SECONDS)
+    return RATIONAL_TRIPLE_SECONDS
 
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
     """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
-    return counted * max(compiled.size, 1) * PAIR_NODE_SECONDS + scanned * ORBIT_TRIPLE_SECONDS
+    return _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS) + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+
+
+def _seconds(count: int, per: float) -> float:
+    """``count * per`` seconds, infinite for counts past the float range (set sizes are ints of any size)."""
+    return count * per if count.bit_length() < 1000 else math.inf
 
 
 @dataclass

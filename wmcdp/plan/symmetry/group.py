@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...base.limits import check
 from ...lang.shape import BoolShape, IntShape, Shape, TupleShape, leaves
 
 UNCHANGED, TUPLE, INDEX = "unchanged", "tuple", "index"
@@ -211,6 +212,10 @@ class PairOrbits:
                 yield ["none"] * star + ["some"] + ["all"] * (m - star - 1)
 
     def __len__(self) -> int:
+        return self.count()
+
+    def count(self) -> int:
+        """The number of orbits, a Python int of any size (``len`` stops at the size of an index)."""
         if not self.blocks:
             return 1 if self.fixed else 0
         counts = [self._counts(b) for b in range(len(self.blocks))]
@@ -247,6 +252,111 @@ class PairOrbits:
                     xp[:, block] = t.x_prime[part]
                     start += len(block)
                 yield x, xp
+
+
+def _series_power(p: Sequence[int], a: int, degree: int) -> list[int]:
+    """The coefficients of ``P(z)^a`` up to ``z^degree``, for a power series with ``P(0) = 1`` and integer
+    coefficients (J. C. P. Miller's recurrence ``q_m = (1/m) sum_{j=1..m} ((a + 1) j - m) p_j q_{m-j}``:
+    ``O(degree^2)`` whatever ``a``)."""
+    q = [1] + [0] * degree
+    if a == 0:
+        return q
+    if a == 1:
+        return list(p[: degree + 1]) + [0] * (degree + 1 - len(p))
+    for m in range(1, degree + 1):
+        check("sizing the symmetry sets")
+        total = sum(((a + 1) * j - m) * p[j] * q[m - j] for j in range(1, min(m, len(p) - 1) + 1))
+        q[m] = total // m
+    return q
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """Sums over the choices of one unit's part of the output orbit (a tuple block's multiset of codes, or
+    nothing) of the products, over the stabilizer's blocks within the unit, of each block's number of pair
+    types: with no entry moved (``none``), every pair (``all``), one entry moved somewhere in the unit
+    (``moved``), and inputs (``inputs``)."""
+
+    none: int
+    moved: int
+    all: int
+    inputs: int
+
+
+class _BlockCounts:
+    """Per block size ``m``: the multisets of still pair types, of pairs with one moved entry, of every pair
+    type, and of input values (``k`` of them), as :meth:`PairOrbits.count` counts them."""
+
+    def __init__(self, types: PairTypes, k: int) -> None:
+        self.types, self.k = types, k
+
+    def of(self, m: int) -> tuple[int, int, int, int]:
+        t = self.types
+        still = multiset_count(m, len(t.still))
+        moved = len(t.moved) * multiset_count(m - 1, len(t.still)) if m else 0
+        return still, moved, multiset_count(m, len(t.x)), multiset_count(m, self.k)
+
+    def fixed(self, m: int, weight: int = 1) -> _Unit:
+        """A unit whose block of ``m`` entries the output never splits, over ``weight`` output choices."""
+        none, moved, every, inputs = self.of(m)
+        return _Unit(weight * none, weight * moved, weight * every, weight * inputs)
+
+    def tuple_block(self, s: int, codes: int) -> _Unit:
+        """A tuple block of ``s`` entries whose output parts take ``codes`` codes: the output orbit's part is a
+        multiset of codes and the stabilizer splits the block by equal codes, so each sum over the multisets
+        is the coefficient of ``z^s`` in ``F(z)^codes``, ``F(z) = sum_m f(m) z^m`` (``f(0) = 1``); a moved
+        entry sits in one code's block: ``codes [z^s] G(z) F_none(z)^(codes - 1)``."""
+        rows = [self.of(m) for m in range(s + 1)]
+        series = [[1] + [row[i] for row in rows[1:]] for i in range(4)]
+        none, every, inputs = (_series_power(series[i], codes, s)[s] for i in (0, 2, 3))
+        rest = _series_power(series[0], codes - 1, s)
+        moved = codes * sum(rows[j][1] * rest[s - j] for j in range(1, s + 1))
+        return _Unit(none, moved, every, inputs)
+
+
+def _combined(units: Sequence[_Unit], exactly_one: bool) -> tuple[int, int]:
+    """``(pair orbits, input orbits)`` summed over the output orbits made of independent choices per unit:
+    with exactly one moved entry, ``sum_U moved_U prod_{U' != U} none_U'``; with at least one (all-entries),
+    ``prod all - prod none`` (the layouts of :meth:`PairOrbits._layouts` telescope)."""
+    none, moved, every, inputs = 1, 0, 1, 1
+    for u in units:
+        none, moved = none * u.none, moved * u.none + none * u.moved
+        every, inputs = every * u.all, inputs * u.inputs
+    return (moved if exactly_one else every - none), inputs
+
+
+def orbit_set_sizes(sym: Symmetry, act: OutputAction, types: PairTypes, k: int) -> tuple[int, int]:
+    """``(|C| triples, |I| pairs)`` of the orbit sets that take every output orbit of ``sym``
+    (:meth:`OutputAction.orbits`) with the neighbour-pair orbits of its stabilizer
+    (:meth:`OutputAction.stabilizer`, other entries alone), counted in closed form: Python ints of any size,
+    without listing the outputs."""
+    counts = _BlockCounts(types, k)
+    tuples = [b for b in sym.blocks if b.kind == TUPLE]
+    if tuples:
+        units: list[_Unit] = []
+        covered: set[int] = set()
+        for b in sym.blocks:
+            covered.update(b.entries)
+            if b.kind == TUPLE:
+                units.append(counts.tuple_block(len(b.entries), act.orbit_codes(b.entries[0], b.flips)))
+            else:
+                units.append(counts.fixed(len(b.entries), math.prod(act.part_size(e) for e in b.entries)))
+        units += [counts.fixed(1, act.part_size(e)) for e in range(act.n) if e not in covered]
+        return _combined(units, types.exactly_one)
+    covered = {e for b in sym.blocks for e in b.entries}
+    free = [counts.fixed(1) for e in range(act.n) if e not in covered]
+    base = [counts.fixed(len(b.entries)) for b in sym.blocks]
+    triples, pairs = _combined(base + free, types.exactly_one)
+    outputs = act.count_orbits(sym)
+    split = [  # an output labelled with a block's first entry: the stabilizer leaves that entry alone
+        j for j, b in enumerate(sym.blocks) if b.kind == INDEX and act.index_offset(b.entries[0]) is not None
+    ]
+    total_triples, total_pairs = (outputs - len(split)) * triples, (outputs - len(split)) * pairs
+    for j in split:
+        m = len(sym.blocks[j].entries)
+        t, p = _combined(base[:j] + [counts.fixed(m - 1), counts.fixed(1)] + base[j + 1 :] + free, types.exactly_one)
+        total_triples, total_pairs = total_triples + t, total_pairs + p
+    return total_triples, total_pairs
 
 
 class InputIndex:
@@ -494,4 +604,5 @@ __all__ = [
     "InputIndex",
     "canonical_inputs",
     "input_orbits",
+    "orbit_set_sizes",
 ]

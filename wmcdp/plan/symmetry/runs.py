@@ -8,7 +8,8 @@ with ``P(y | x) = 0`` for every ``x`` are left out when the support of the outpu
 enough to list). For each such ``y`` the inner maximum runs over neighbour pairs up to
 ``H_y``, a group of entry permutations that leave ``P(y | .)`` unchanged: the part of ``G``
 that fixes ``y``, enlarged by transpositions proved on ``phi | y`` itself (for at most
-:data:`PER_OUTPUT_LIMIT` output orbits); entries outside the support of ``phi | y`` are not
+:data:`PER_OUTPUT_LIMIT` output orbits, when their candidate transpositions number at most
+:data:`PER_OUTPUT_CHECKS`); entries outside the support of ``phi | y`` are not
 read by ``P(y | .)`` and are fixed to the domain's lowest value in ``x`` and ``x'`` (only
 their moves would change nothing). The privacy set is thus the set of orbits of triples
 ``(x, x', y)``; each orbit is scanned once, the witness is a real triple of the program
@@ -32,7 +33,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -43,7 +44,8 @@ from ...count.probabilities import Counter, as_compiled, number_system
 from ...lang.circuit import Circuit
 from ...lang.program import Program, SymbolicInput, Trace
 from ...lang.relations import NEIGHBOURS, Relation, neighbour_relation
-from ...lang.sets import AccuracySet, accuracy_targets
+from ...lang.sets import MAX_PAIRS as SET_MAX_PAIRS
+from ...lang.sets import AccuracySet, _size_text, accuracy_targets
 from ...lang.shape import shape_of
 from ...lang.values import Bool, Int, tracing
 from .group import (
@@ -57,12 +59,17 @@ from .group import (
     Symmetry,
     input_orbits,
     multisets,
+    orbit_set_sizes,
     product_rows,
 )
-from .proof import Prover, detect, refine
+from .proof import MAX_ATTEMPTS, Prover, detect, refine
 
 #: per-output groups are proved (on phi | y) for at most this many output orbits
 PER_OUTPUT_LIMIT = 2048
+#: ... and when their candidate transpositions (per output orbit, adjacent entries and then every pair of
+#: entries, up to the proof's own cap) number at most this many in all: past it the cost is known to be out
+#: of proportion and the orbit sets use the program's group alone
+PER_OUTPUT_CHECKS = 1 << 18
 #: the outputs with nonzero probability are listed from the diagram when there are at most this many
 SUPPORT_LIMIT = 1 << 16
 #: cells (rows times entries) of one batch of pairs
@@ -111,6 +118,16 @@ class AutoSets:
             "note": self.note,
             "claims": [{"claim": claim, "how": how} for claim, how in self.claims],
         }
+
+
+def refuse_default(exhaustive: str, orbits: str, symmetry: str) -> NoReturn:
+    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, and what
+    the user may do instead."""
+    raise WmcdpError(
+        f"the default plan finds no run within the limits: the exhaustive sets have {exhaustive}, and the orbit "
+        f"sets of the symmetry proved ({symmetry}) have {orbits}; force the run (--force, under --timeout and "
+        "--max-memory) or give your own sets (--sets FILE.py:FUNC)"
+    )
 
 
 # -- detection ---------------------------------------------------------------------------------
@@ -227,6 +244,7 @@ class PrivacyPlan:
     proofs: int
     attempts: int
     claims: tuple = ()  # (claim, how it was proved) of every fact the orbit sets rely on
+    listed: bool = False  # the output orbits are those of the support, listed from the diagram
     _sizes: tuple[int, int] | None = field(default=None, repr=False)
 
     def items(self) -> Iterator[tuple[np.ndarray, PairOrbits]]:
@@ -247,15 +265,23 @@ class PrivacyPlan:
         return stab + [[e] for e in range(self.symmetry.n) if e not in covered]
 
     def sizes(self) -> tuple[int, int]:
-        """``(|C| triples, |I| pairs)`` of the orbit sets."""
+        """``(|C| triples, |I| pairs)`` of the orbit sets, Python ints of any size: in closed form over every
+        output orbit of the group (:func:`~.group.orbit_set_sizes`), else summed over the outputs listed
+        (at most :data:`SUPPORT_LIMIT`); the time it takes counts as detection."""
         if self._sizes is None:
+            start = time.perf_counter()
             k = len(self.compiled.domain.entry_values)
-            triples = pairs = 0
-            for _, orbits in self.items():
-                check("sizing the symmetry sets")
-                triples += len(orbits)
-                pairs += orbits.inputs(k)
-            self._sizes = (triples, pairs)
+            if self.outputs is None and not self.listed:
+                act = OutputAction(self.compiled.shape, self.symmetry.n)
+                self._sizes = orbit_set_sizes(self.symmetry, act, PairTypes.of(self.relation, k), k)
+            else:
+                triples = pairs = 0
+                for _, orbits in self.items():
+                    check("sizing the symmetry sets")
+                    triples += orbits.count()
+                    pairs += orbits.inputs(k)
+                self._sizes = (triples, pairs)
+            self.seconds += time.perf_counter() - start
         return self._sizes
 
     def report(self) -> AutoSets:
@@ -302,7 +328,12 @@ def privacy_plan(
     types = PairTypes.of(relation, k)
     outputs = None
     per_output = f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
-    if reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
+    if reps_count <= PER_OUTPUT_LIMIT and reps_count * _candidates(sym.n) > PER_OUTPUT_CHECKS:
+        per_output = (
+            f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
+            "each uses the symmetries that fix it"
+        )
+    elif reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
         outputs = []
         for chunk in output_reps():
             for offsets in chunk:
@@ -354,7 +385,14 @@ def privacy_plan(
         prover.proofs,
         prover.attempts,
         tuple(claims) if sym.blocks or outputs is not None else (),
+        listed_support,
     )
+
+
+def _candidates(n: int) -> int:
+    """The most transpositions :meth:`~.proof.Prover.blocks` tries on ``n`` entries: the whole block at once,
+    adjacent entries, then pairs of blocks up to :data:`~.proof.MAX_ATTEMPTS`."""
+    return 2 + max(n - 1, 0) + min(math.comb(n, 2), MAX_ATTEMPTS)
 
 
 # -- accuracy ------------------------------------------------------------------------------------
@@ -501,15 +539,23 @@ def accuracy_plan(
     force: bool = False,
     budget: Any = None,
     fallback: bool = False,
+    planned: bool = False,
 ) -> AccuracyPlan | None:
     """The orbit accuracy set (:func:`accuracy_blocks`), nothing counted. ``budget`` bounds the diagram proofs;
-    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None."""
+    with ``fallback``, an orbit set that saves less than half of the inputs is not worth it: None. ``planned``:
+    the default plan asked (its refusal names it)."""
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     used, count, report = _accuracy_orbits(compiled, V, budget, start)
     domain = compiled.domain
     if fallback and 2 * count > domain.size:
         return None
+    if count * compiled.shape.size > MAX_PAIRS and not force and planned:
+        refuse_default(
+            f"|I| = {_size_text(domain.size * compiled.shape.size)} pairs (limit {SET_MAX_PAIRS})",
+            f"|I| = {_size_text(count * compiled.shape.size)} pairs (limit {MAX_PAIRS})",
+            report.symmetry,
+        )
     if count * compiled.shape.size > MAX_PAIRS and not force:
         raise WmcdpError(
             f"the automatic symmetry sets are too large (|A| = {count} inputs, |I| = "

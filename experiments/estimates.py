@@ -1,0 +1,120 @@
+"""The planner's estimate of an exhaustive pure-ε run against its measured time.
+
+For each program (built-ins and a few written here: many outputs per input, large neighbour
+relations, exact and float weights), the program is compiled, then
+:func:`wmcdp.plan.planner.exhaustive_estimate` is set beside the wall time of
+``synthesize_privacy(compiled, "exhaustive", force=True)`` (the count and the scan; compiling
+is not part of either). Prints one row per run: the exhaustive triples, the estimate, the
+measured seconds and measured / estimate.
+
+    python experiments/estimates.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from wmcdp import Bits, IntVector, Program, flip, synthesize_privacy, uniform  # noqa: E402
+from wmcdp.compile import compile_program  # noqa: E402
+from wmcdp.lang.registry import builtin_programs  # noqa: E402
+from wmcdp.lang.relations import neighbour_relation  # noqa: E402
+from wmcdp.plan.planner import exhaustive_estimate  # noqa: E402
+
+B = builtin_programs()
+HALF = Fraction(1, 2)
+
+
+def noisy_entries(n: int, k: int, width: int) -> Program:
+    """Each entry of 0..k-1 plus its own uniform noise on 0..width: (k + width)^n outputs."""
+    return Program("noisy_entries", IntVector(n, 0, k - 1), lambda x: tuple(x[i] + uniform(0, width) for i in range(n)))
+
+
+def thirds(n: int, k: int) -> Program:
+    """Each entry of 0..k-1 plus two flips of 1/3 and one of 1/7: exact numerators past 26 bits."""
+    return Program(
+        "thirds",
+        IntVector(n, 0, k - 1),
+        lambda x: tuple(x[i] + flip(Fraction(1, 3)) + flip(Fraction(1, 3)) + flip(Fraction(1, 7)) for i in range(n)),
+    )
+
+
+def flips(n: int, p: float) -> Program:
+    """Each bit through its own flip: 2^n outputs per input."""
+    return Program("flips", Bits(n), lambda x: tuple(x[i] ^ flip(p) for i in range(n)))
+
+
+def chain(n: int) -> Program:
+    """Output bit i reads x_i, x_(i-1) and a flip: no independent parts, no symmetry."""
+    return Program(
+        "chain", Bits(n), lambda x: tuple((x[i] ^ (x[i - 1] if i else False)) ^ flip(0.25) for i in range(n))
+    )
+
+
+def flip_sum(n: int) -> Program:
+    """The count of the first n - 1 bits, each flipped with probability 1/4 (the last bit unread)."""
+    return Program("flip_sum", Bits(n), lambda x: sum(x[i] ^ flip(0.25) for i in range(n - 1)))
+
+
+def weighted_sum(n: int) -> Program:
+    """sum((i + 1) x_i) plus a uniform coin."""
+    return Program("weighted_sum", Bits(n), lambda x: sum((i + 1) * x[i] for i in range(n)) + uniform(0, 1))
+
+
+RUNS = [  # (label, program, relation)
+    ("randomized_response n=10", B["randomized_response"](10, Fraction(1, 5)), "hamming"),
+    ("rr_counting n=14", B["rr_counting"](14, Fraction(1, 5)), "hamming"),
+    ("kary_rr_histogram n=6 k=3", B["kary_rr_histogram"](6, 3, Fraction(1, 5)), "hamming"),
+    ("noisy_max n=4 m=4", B["noisy_max"](4, 4, 1), "hamming"),
+    ("histogram n=3 m=3", B["histogram"](3, 3, 1), "hamming"),
+    ("sparse_vector n=3 m=2", B["sparse_vector"](3, 2, 1, 1, 1), "hamming"),
+    ("geometric_above_threshold n=4", B["geometric_above_threshold"](4, 3, 1, alpha=HALF), "hamming"),
+    ("truncated_geometric m=200", B["truncated_geometric"](200, alpha=HALF), "hamming"),
+    ("flips n=10 float", flips(10, 0.3), "hamming"),
+    ("flips n=8 all-entries float", flips(8, 0.3), "all-entries"),
+    ("flips n=8 all-entries exact", flips(8, Fraction(3, 10)), "all-entries"),
+    ("chain n=10 float", chain(10), "hamming"),
+    ("weighted_sum n=14", weighted_sum(14), "hamming"),
+    ("noisy_entries n=3 k=4 w=4 all-entries", noisy_entries(3, 4, 4), "all-entries"),
+    ("noisy_entries n=4 k=3 w=3 all-entries", noisy_entries(4, 3, 3), "all-entries"),
+    ("noisy_entries n=4 k=4 w=4 all-entries", noisy_entries(4, 4, 4), "all-entries"),
+    ("thirds n=4 k=3 all-entries", thirds(4, 3), "all-entries"),
+    ("thirds n=4 k=4 all-entries", thirds(4, 4), "all-entries"),
+    ("noisy_entries n=9 k=2 w=1 all-entries", noisy_entries(9, 2, 1), "all-entries"),
+    ("flip_sum n=12 all-entries", flip_sum(12), "all-entries"),
+]
+SLOW = {
+    "noisy_entries n=4 k=4 w=4 all-entries",
+    "truncated_geometric m=200",
+    "thirds n=4 k=4 all-entries",
+    "noisy_entries n=9 k=2 w=1 all-entries",
+    "flip_sum n=12 all-entries",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
+    args = parser.parse_args()
+    print(f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}")
+    for label, program, relation_name in RUNS:
+        if args.quick and label in SLOW:
+            continue
+        compiled = compile_program(program)
+        relation = neighbour_relation(relation_name)
+        triples = relation.count_pairs(compiled.domain) * compiled.shape.size
+        estimate = exhaustive_estimate(compiled, relation)
+        start = time.perf_counter()
+        synthesize_privacy(compiled, "exhaustive", neighbours=relation, force=True)
+        measured = time.perf_counter() - start
+        print(f"{label:40s} {triples:12d} {estimate:11.3f} {measured:11.3f} {measured / estimate:7.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

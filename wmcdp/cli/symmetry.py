@@ -45,17 +45,26 @@ def _symmetry(args: argparse.Namespace) -> str:
     rows = [
         ("independence", parts_text),
         ("symmetry", privacy.symmetry),
-        ("group order", str(privacy.order)),
+        ("group order", format_number(privacy.order)),
         ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
         ("per output", privacy.per_output),
-        ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
-        ("privacy |I|", f"{privacy.inference} pairs (exhaustive {privacy.exhaustive_inference})"),
+        ("privacy |C|", f"{format_number(privacy.size)} triples (exhaustive {format_number(privacy.exhaustive_size)})"),
+        (
+            "privacy |I|",
+            f"{format_number(privacy.inference)} pairs (exhaustive {format_number(privacy.exhaustive_inference)})",
+        ),
     ]
     if accuracy is not None:
         rows += [
             ("accuracy group", accuracy.symmetry),
-            ("accuracy |A|", f"{accuracy.size} inputs (exhaustive {accuracy.exhaustive_size})"),
-            ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})"),
+            (
+                "accuracy |A|",
+                f"{format_number(accuracy.size)} inputs (exhaustive {format_number(accuracy.exhaustive_size)})",
+            ),
+            (
+                "accuracy |I|",
+                f"{format_number(accuracy.inference)} pairs (exhaustive {format_number(accuracy.exhaustive_inference)})",
+            ),
         ]
     if privacy.note:
         rows.append(("note", privacy.note))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from fractions import Fraction
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 from ..base.errors import WmcdpError

@@ -42,29 +42,21 @@ def _symmetry(args: argparse.Namespace) -> str:
         else f"{independence['parts']} parts sharing no entry and no random bit "
         f"({independence['distinct_parts']} distinct)"
     )
+    n = format_number  # set sizes can have 10^5 digits: shown in scientific form past 12000 bits
     rows = [
         ("independence", parts_text),
         ("symmetry", privacy.symmetry),
-        ("group order", format_number(privacy.order)),
+        ("group order", n(privacy.order)),
         ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
         ("per output", privacy.per_output),
-        ("privacy |C|", f"{format_number(privacy.size)} triples (exhaustive {format_number(privacy.exhaustive_size)})"),
-        (
-            "privacy |I|",
-            f"{format_number(privacy.inference)} pairs (exhaustive {format_number(privacy.exhaustive_inference)})",
-        ),
+        ("privacy |C|", f"{n(privacy.size)} triples (exhaustive {n(privacy.exhaustive_size)})"),
+        ("privacy |I|", f"{n(privacy.inference)} pairs (exhaustive {n(privacy.exhaustive_inference)})"),
     ]
     if accuracy is not None:
         rows += [
             ("accuracy group", accuracy.symmetry),
-            (
-                "accuracy |A|",
-                f"{format_number(accuracy.size)} inputs (exhaustive {format_number(accuracy.exhaustive_size)})",
-            ),
-            (
-                "accuracy |I|",
-                f"{format_number(accuracy.inference)} pairs (exhaustive {format_number(accuracy.exhaustive_inference)})",
-            ),
+            ("accuracy |A|", f"{n(accuracy.size)} inputs (exhaustive {n(accuracy.exhaustive_size)})"),
+            ("accuracy |I|", f"{n(accuracy.inference)} pairs (exhaustive {n(accuracy.exhaustive_inference)})"),
         ]
     if privacy.note:
         rows.append(("note", privacy.note))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError
 from ..base.limits import check
 from ..base.numbers import Number, as_number
 from .program import Program, Value, Vector
@@ -308,7 +308,7 @@ def accuracy_targets(program: Program, V: Callable | Mapping | None) -> Callable
             value = fn(x)
         except WmcdpError:
             raise
-        except Exception as exc:
+        except USER_FAILURES as exc:
             raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
         if type(value) is int or (type(value) is float and math.isfinite(value)):
             return value  # the common cases, without formatting x for a message

@@ -131,15 +131,17 @@ def _pair(item: object, what: str, size: int) -> tuple:
 
 
 def _freeze(value: object, memo: dict[int, tuple[object, Value]] | None = None) -> Value:
-    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object)."""
+    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object); numpy arrays
+    and scalars become the tuples and Python numbers they hold."""
     if memo is not None:
         hit = memo.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-    if isinstance(value, list) or (isinstance(value, tuple) and not _FLAT.issuperset(map(type, value))):
-        frozen: Value = tuple(_freeze(v) for v in value)
+    plain = value.tolist() if hasattr(value, "tolist") and hasattr(value, "dtype") else value  # numpy
+    if isinstance(plain, list) or (isinstance(plain, tuple) and not _FLAT.issuperset(map(type, plain))):
+        frozen: Value = tuple(_freeze(v) for v in plain)
     else:
-        frozen = value
+        frozen = plain
     if memo is not None:
         memo[id(value)] = (value, frozen)
     return frozen

@@ -217,7 +217,8 @@ def synthesis_args(q: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,
         metavar="N",
-        help="spread exhaustive sets over N local processes (a Dask LocalCluster; needs wmcdp[distributed])",
+        help="spread exhaustive sets over N local processes, at most two per processor "
+        "(a Dask LocalCluster; needs wmcdp[distributed])",
     )
     spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
 

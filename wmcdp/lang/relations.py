@@ -202,7 +202,7 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
     small domains); a generator's neighbours are checked to lie in the domain, to differ from
     ``x`` and to be listed symmetrically (see :func:`check_relation`).
     """
-    label = name or getattr(fn, "__name__", "user relation")
+    label = str(name or getattr(fn, "__name__", "user relation"))
     try:
         params = [
             p

@@ -217,12 +217,12 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
             for k, xp in enumerate(domain.values()):
                 if k % 1024 == 0:
                     check("listing neighbours")
-                if xp != x and _call_relation(fn, label, x, xp):  # type: ignore[arg-type]
+                if xp != x and _call_relation(fn, label, x, xp):
                     yield xp
     elif len(params) == 1:
 
         def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            result = _call_relation(fn, label, x)  # type: ignore[arg-type]
+            result = _call_relation(fn, label, x)
             try:
                 items = iter(result)
             except TypeError:
@@ -252,7 +252,7 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
             f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
             f"whether they are neighbours); {label} takes {len(params)} required arguments"
         )
-    return Relation(label, neighbours, checked=False)  # type: ignore[arg-type]
+    return Relation(label, neighbours, checked=False)
 
 
 def _call_relation(fn: Callable, label: str, *args):

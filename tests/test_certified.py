@@ -31,11 +31,12 @@ mpmath.mp.dps = 60
 @pytest.mark.parametrize("text", ["exp(-1/2)", "sqrt(2)/2", "log(3) - 1", "1/(1+exp(40))", "exp(-700)", "2**-3"])
 def test_reals_round_correctly(text):
     # every integer quotient in these texts is a binary fraction, so Python's / is exact here
-    value = mpmath.mpf(eval(text, {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt}))
-    x = Real(text)
-    assert float(x) == float(value)  # mpmath's float() rounds to nearest too
-    mid, rad = x.enclosure(200)
-    assert abs(mpmath.mpf(mid.numerator) / mid.denominator - value) <= mpmath.mpf(rad.numerator) / rad.denominator
+    with mpmath.workdps(60):  # (another module may have changed mpmath's global precision since the import)
+        value = mpmath.mpf(eval(text, {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt}))
+        x = Real(text)
+        assert float(x) == float(value)  # mpmath's float() rounds to nearest too
+        mid, rad = x.enclosure(200)
+        assert abs(mpmath.mpf(mid.numerator) / mid.denominator - value) <= mpmath.mpf(rad.numerator) / rad.denominator
 
 
 def test_reals_combine_and_compare():

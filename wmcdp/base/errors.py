@@ -12,3 +12,9 @@ class WmcdpError(ValueError):
 
 class CoverageError(WmcdpError):
     """A privacy or accuracy set needs a pair that the inference set does not contain."""
+
+
+#: what a call into the user's own code (a program factory or body, sets, a neighbour relation, a target) may
+#: raise that wmcdp reports as one line naming that code: any error, and ``SystemExit`` (``sys.exit()`` in a
+#: user's function must not end wmcdp silently with the user's status)
+USER_FAILURES = (Exception, SystemExit)

@@ -38,6 +38,13 @@ class Limits:
 
 _active: list[Limits] = []
 
+#: the longest wait the timer signal is set for (the platform's timer refuses about 3e8 s and more); a
+#: longer timeout still holds: the signal then repeats every 0.05 s and each one checks the deadline
+MAX_TIMER = 1e8
+
+#: the largest memory cap (CUDD takes the cap as a C unsigned long)
+MAX_MEMORY = 1 << 60
+
 
 def physical_memory() -> int:
     """Bytes of memory of this machine (4 GiB when the system does not say)."""
@@ -70,8 +77,10 @@ def resource_limits(
         raise WmcdpError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
         raise WmcdpError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-    if max_memory is not None and (not isinstance(max_memory, int) or max_memory < 1 << 20):
-        raise WmcdpError(f"max_memory must be a number of bytes >= 1 MiB, got {max_memory!r}")
+    if max_memory is not None and (
+        isinstance(max_memory, bool) or not isinstance(max_memory, int) or not 1 << 20 <= max_memory <= MAX_MEMORY
+    ):
+        raise WmcdpError(f"max_memory must be a number of bytes from 1 MiB to 1 EiB (2^60), got {max_memory!r}")
     if max_nodes is None and timeout is None and max_memory is None:
         yield
         return
@@ -82,7 +91,7 @@ def resource_limits(
         assert timeout is not None
         previous_handler = signal.signal(signal.SIGALRM, _on_alarm)
         previous_timer = signal.getitimer(signal.ITIMER_REAL)
-        due = timeout if previous_timer[0] == 0 else min(timeout, previous_timer[0])
+        due = min(timeout, MAX_TIMER) if previous_timer[0] == 0 else min(timeout, MAX_TIMER, previous_timer[0])
         signal.setitimer(signal.ITIMER_REAL, due, 0.05)
     _active.append(lim)
     try:

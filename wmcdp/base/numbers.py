@@ -18,6 +18,7 @@ import numpy as np
 
 from .certified import is_real
 from .errors import WmcdpError
+from .jsontext import fraction_text
 
 Number = int | float | Fraction
 
@@ -202,8 +203,9 @@ def in_float_range(value: object) -> bool:
 
 
 def exact_text(value: object) -> str:
-    """An exact result as ``"a/b"`` (``"4"`` when whole); an infinite ratio (a float) as ``"inf"``."""
-    return "inf" if isinstance(value, float) else format_number(Fraction(value))  # type: ignore[call-overload]
+    """An exact result as ``"a/b"`` (``"4"`` when whole), every digit of any size; an infinite ratio (a float)
+    as ``"inf"``."""
+    return "inf" if isinstance(value, float) else fraction_text(Fraction(value))  # type: ignore[call-overload]
 
 
 # -- logarithms -----------------------------------------------------------------------------

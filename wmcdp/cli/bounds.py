@@ -77,8 +77,8 @@ def sets_rows(sets: Any, kind: str) -> list[tuple[str, str]]:
     if sets.per_output:
         rows.append(("per output", sets.per_output))
     rows += [
-        (f"sets {name}", f"{sets.size} (exhaustive {sets.exhaustive_size})"),
-        ("sets |I|", f"{sets.inference} (exhaustive {sets.exhaustive_inference})"),
+        (f"sets {name}", f"{format_number(sets.size)} (exhaustive {format_number(sets.exhaustive_size)})"),
+        ("sets |I|", f"{format_number(sets.inference)} (exhaustive {format_number(sets.exhaustive_inference)})"),
         ("proofs", f"{sets.proofs} of {sets.attempts} candidates, {sets.seconds:.4f} s"),
     ]
     if sets.note:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 from ..base.errors import WmcdpError
+from ..base.jsontext import json_text
+from ..base.limits import MAX_MEMORY
 from ..base.numbers import in_float_range, log_text, parse_number, scientific_text, show
 from ..compile import BACKENDS, Compiled, compile_program
 from ..lang.program import Program
@@ -108,13 +110,20 @@ def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Com
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]i?[bB]?|[bB])?\s*$")
 
 
+_UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
 def memory_size(text: str) -> int:
     """``--max-memory``: bytes, or a number with K, M, G or T (binary units: 4G = 4 GiB)."""
     m = _SIZE.match(text)
     if not m:
         raise WmcdpError(f"--max-memory {text!r} is not a size such as 4G, 512M or 1073741824")
     unit = (m.group(2) or "b")[0].lower()
-    return int(float(m.group(1)) * {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[unit])
+    number = m.group(1)
+    whole_digits = len(number.partition(".")[0].lstrip("0"))
+    if whole_digits > 20 or len(number) > 60 or (size := int(Fraction(number) * _UNITS[unit])) > MAX_MEMORY:
+        raise WmcdpError(f"--max-memory {text:.40} is not a size from 1M to 1 EiB (2^60 bytes)")
+    return size
 
 
 def json_number(value: Any, log: float | None = None) -> Any:
@@ -133,7 +142,8 @@ def json_number(value: Any, log: float | None = None) -> Any:
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(data)
+    """The ``--json`` text of a result: numbers of any size written exactly (:mod:`wmcdp.base.jsontext`)."""
+    return json_text(data)
 
 
 def table(title: str, rows: list[tuple[str, str]]) -> str:
@@ -207,7 +217,8 @@ def synthesis_args(q: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,
         metavar="N",
-        help="spread exhaustive sets over N local processes (a Dask LocalCluster; needs wmcdp[distributed])",
+        help="spread exhaustive sets over N local processes, at most two per processor "
+        "(a Dask LocalCluster; needs wmcdp[distributed])",
     )
     spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
 

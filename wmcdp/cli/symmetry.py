@@ -42,20 +42,21 @@ def _symmetry(args: argparse.Namespace) -> str:
         else f"{independence['parts']} parts sharing no entry and no random bit "
         f"({independence['distinct_parts']} distinct)"
     )
+    n = format_number  # set sizes can have 10^5 digits: shown in scientific form past 12000 bits
     rows = [
         ("independence", parts_text),
         ("symmetry", privacy.symmetry),
-        ("group order", str(privacy.order)),
+        ("group order", n(privacy.order)),
         ("proofs", f"{privacy.proofs} of {privacy.attempts} candidates, {privacy.seconds:.4f} s"),
         ("per output", privacy.per_output),
-        ("privacy |C|", f"{privacy.size} triples (exhaustive {privacy.exhaustive_size})"),
-        ("privacy |I|", f"{privacy.inference} pairs (exhaustive {privacy.exhaustive_inference})"),
+        ("privacy |C|", f"{n(privacy.size)} triples (exhaustive {n(privacy.exhaustive_size)})"),
+        ("privacy |I|", f"{n(privacy.inference)} pairs (exhaustive {n(privacy.exhaustive_inference)})"),
     ]
     if accuracy is not None:
         rows += [
             ("accuracy group", accuracy.symmetry),
-            ("accuracy |A|", f"{accuracy.size} inputs (exhaustive {accuracy.exhaustive_size})"),
-            ("accuracy |I|", f"{accuracy.inference} pairs (exhaustive {accuracy.exhaustive_inference})"),
+            ("accuracy |A|", f"{n(accuracy.size)} inputs (exhaustive {n(accuracy.exhaustive_size)})"),
+            ("accuracy |I|", f"{n(accuracy.inference)} pairs (exhaustive {n(accuracy.exhaustive_inference)})"),
         ]
     if privacy.note:
         rows.append(("note", privacy.note))

@@ -23,6 +23,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -42,23 +44,30 @@ class Workers:
             raise WmcdpError("spreading a run over workers needs Dask: pip install 'wmcdp[distributed]'") from None
         if (n is None) == (scheduler is None):
             raise WmcdpError("give either a number of workers or a scheduler address")
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-            raise WmcdpError(f"the number of workers must be a whole number >= 1, got {n!r}")
+        if n is not None:
+            _check_count(n)
+        else:
+            _check_address(scheduler)
         self.cluster = None
         try:
-            if scheduler is None:
-                self.cluster = LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",
-                    silence_logs=logging.ERROR,
-                )
-                self.client = Client(self.cluster)
-            else:
-                self.client = Client(scheduler, timeout="10s")
-        except OSError as exc:
-            raise WmcdpError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+            with warnings.catch_warnings():  # Dask's start-up warnings (slow scratch directories, ports) are noise here
+                warnings.simplefilter("ignore")
+                if scheduler is None:
+                    self.cluster = LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",
+                        silence_logs=logging.ERROR,
+                    )
+                    self.client = Client(self.cluster)
+                else:
+                    self.client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")
+        except (OSError, ValueError) as exc:
+            where = f"the Dask scheduler {scheduler}" if scheduler is not None else f"a local cluster of {n} workers"
+            raise WmcdpError(
+                f"cannot reach {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from None
         self.size = max(1, len(self.client.scheduler_info().get("workers", {})) or (n or 1))
         self.client.run(_load)  # every worker loads wmcdp now, not inside the first run
 
@@ -131,6 +140,51 @@ class Workers:
         fixed, parts = self._split(counter)
         futures = [self.client.submit(task, job, fixed, part, *args, pure=False) for part in parts]
         return list(self.client.gather(futures))
+
+
+#: seconds to wait for a scheduler given by address
+CONNECT_SECONDS = 5
+
+#: schemes of a Dask scheduler address another process can reach
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def max_local_workers() -> int:
+    """The most local workers a run starts: two per processor this process may use (at least 4)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(4, 2 * cpus)
+
+
+def _check_count(n: object) -> None:
+    """A number of local workers: a whole number from 1 to :func:`max_local_workers`."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise WmcdpError(f"the number of workers must be a whole number >= 1, got {n!r:.40}")
+    if n > max_local_workers():
+        raise WmcdpError(
+            f"{n} local workers are more than this machine runs usefully (at most {max_local_workers()}, two per "
+            "processor); give fewer, or start workers on other machines and give their scheduler"
+        )
+
+
+def _check_address(scheduler: object) -> None:
+    """A scheduler address another process can reach: ``SCHEME://HOST:PORT`` (or ``HOST:PORT``, tcp)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    form = "give an address such as tcp://10.0.0.5:8786"
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise WmcdpError(f"the scheduler address is empty; {form}")
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme not in SCHEMES:
+            raise ValueError(f"the scheme {scheme!r} is not one of {', '.join(SCHEMES)}")
+        _, port = parse_host_port(location)
+        if not 0 < int(port) < 1 << 16:
+            raise ValueError(f"port {port} is not from 1 to 65535")
+    except (ValueError, TypeError) as exc:
+        raise WmcdpError(f"{scheduler!r:.60} is not a Dask scheduler address ({exc}); {form}") from None
 
 
 def _load() -> None:

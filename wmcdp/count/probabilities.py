@@ -134,12 +134,19 @@ class Counter:
 
     def _count(self, u: Any, plan: wmc.Plan) -> np.ndarray:
         check("inference")
+        if 1 + len(plan.groups) > wmc.MAX_AXES:
+            raise WmcdpError(
+                f"a count over {len(plan.groups)} input entries and output parts at once needs more array axes "
+                f"than {wmc.MAX_AXES}; use symmetry sets or explicit sets"
+            )
         if getattr(self.arith, "interned", False):  # a parametric run: ids of functions (wmcdp.notions.piecewise)
             return self.arith.count(u, plan)
         return count(self.compiled, u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
         c = self.compiled
+        if 1 + len(plan.groups) > wmc.MAX_AXES:
+            return False
         if c.backend.name == "bdd":
             flat = c.flat if u is None or u is c.phi else c.backend.flatten(u)
             cells = wmc.peak_cells(flat, plan, c.backend.level_of)

@@ -345,6 +345,9 @@ SCALED_MAX_BITS = 4096
 
 Arith = Linear | Extended | Scaled | Rational
 
+#: the most axes a count's array has (the batch and one per group): numpy 1 allows 32, numpy 2 allows 64
+MAX_AXES = 32
+
 
 # -- plans ----------------------------------------------------------------------------------
 
@@ -359,6 +362,9 @@ class Plan:
     batch_size: int = 1
 
     def __post_init__(self) -> None:
+        # a group of one value (a constant output part, an input entry of one value) is an axis of length 1: it
+        # changes neither the cells nor their order in the flat result, so it takes no axis (numpy has few)
+        self.groups = tuple(g for g in self.groups if g.size > 1)
         self.member: dict[int, tuple[int, int]] = {}  # variable -> (group index, bit position)
         for g, group in enumerate(self.groups):
             for b, v in enumerate(group.variables):

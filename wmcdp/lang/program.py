@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError
 from ..base.limits import LimitExceeded
 from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
@@ -284,7 +284,7 @@ class Program:
             return self.body(x)
         except (LimitExceeded, KeyboardInterrupt, MemoryError):
             raise
-        except Exception as exc:
+        except USER_FAILURES as exc:
             where = _user_frame(exc)
             problem = str(exc) if isinstance(exc, WmcdpError) else f"{type(exc).__name__}: {exc}"
             raise WmcdpError(f"program {self.name} failed{where}: {problem}") from None

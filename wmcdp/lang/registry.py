@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError
 from .program import Program
 
 
@@ -49,7 +49,7 @@ def _load_file(spec: str) -> tuple[str, Callable]:
         except WmcdpError:
             sys.modules.pop(module_name, None)
             raise
-        except (Exception, SystemExit) as exc:  # the user's file is arbitrary code; report, don't crash
+        except USER_FAILURES as exc:  # the user's file is arbitrary code; report, don't crash
             sys.modules.pop(module_name, None)
             raise WmcdpError(f"could not import {path_text}: {type(exc).__name__}: {exc}") from None
         finally:
@@ -95,7 +95,7 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
         program = factory(**params)
     except WmcdpError:
         raise
-    except Exception as exc:
+    except USER_FAILURES as exc:
         raise WmcdpError(f"program {name} failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(program, Program):
         raise WmcdpError(f"{spec} returned {type(program).__name__}, not a wmcdp Program")
@@ -145,7 +145,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
         result = make(*extra, **program.params)
     except WmcdpError:
         raise
-    except Exception as exc:  # the user's sets are arbitrary code; report, don't crash
+    except USER_FAILURES as exc:  # the user's sets are arbitrary code; report, don't crash
         raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
     names = {"privacy": ("C", "I"), "accuracy": ("A", "I"), "pairs": ("P", "I")}[kind]
     if (

@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..base.errors import WmcdpError
-from ..base.limits import check
+from ..base.errors import USER_FAILURES, WmcdpError
+from ..base.limits import LimitExceeded, check
 from .shape import format_value
 
 if TYPE_CHECKING:
     from .program import Vector
 
 Generator = Callable[["Vector", tuple[int, ...]], Iterator[tuple[int, ...]]]
+
+#: the most items a user relation's generator may give for one input (it may also give at most twice the domain)
+MAX_LISTED = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
     small domains); a generator's neighbours are checked to lie in the domain, to differ from
     ``x`` and to be listed symmetrically (see :func:`check_relation`).
     """
-    label = name or getattr(fn, "__name__", "user relation")
+    label = str(name or getattr(fn, "__name__", "user relation"))
     try:
         params = [
             p
@@ -211,21 +214,31 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
     if len(params) == 2:
 
         def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            for xp in domain.values():
-                if xp != x and _call_relation(fn, label, x, xp):  # type: ignore[arg-type]
+            for k, xp in enumerate(domain.values()):
+                if k % 1024 == 0:
+                    check("listing neighbours")
+                if xp != x and _call_relation(fn, label, x, xp):
                     yield xp
     elif len(params) == 1:
 
         def neighbours(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            result = _call_relation(fn, label, x)  # type: ignore[arg-type]
+            result = _call_relation(fn, label, x)
             try:
-                items = list(result)
+                items = iter(result)
             except TypeError:
                 raise WmcdpError(
                     f"the neighbour relation {label} returned {type(result).__name__}, not an iterable of neighbours"
                 ) from None
             seen = set()
-            for xp in items:
+            most = min(2 * domain.size, MAX_LISTED)
+            for k, xp in enumerate(_user_items(items, label, x)):
+                if k % 1024 == 0:
+                    check("listing neighbours")
+                if k == most:
+                    raise WmcdpError(
+                        f"the neighbour relation {label} lists more than {most} neighbours of {format_value(x)} "
+                        f"(the domain has {domain.size} inputs); it must list each neighbour once and end"
+                    )
                 if not domain.contains(xp):  # a neighbour outside the program's inputs is none of its neighbours
                     continue
                 xp = domain.check(xp)
@@ -239,19 +252,37 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
             f"a neighbour relation takes x (and yields its neighbours) or x, x_prime (and says "
             f"whether they are neighbours); {label} takes {len(params)} required arguments"
         )
-    return Relation(label, neighbours, checked=False)  # type: ignore[arg-type]
+    return Relation(label, neighbours, checked=False)
 
 
 def _call_relation(fn: Callable, label: str, *args):
     try:
         return fn(*args)
-    except WmcdpError:
+    except (WmcdpError, LimitExceeded):
         raise
-    except Exception as exc:
-        raise WmcdpError(
-            f"the neighbour relation {label} failed on "
-            f"{', '.join(format_value(a) for a in args)}: {type(exc).__name__}: {exc}"
-        ) from None
+    except USER_FAILURES as exc:
+        raise _failed(label, args, exc) from None
+
+
+def _user_items(items: Iterator, label: str, x: tuple[int, ...]) -> Iterator:
+    """The items of a user's iterator, its failures (raised while it runs) reported as :func:`_call_relation` does."""
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        except (WmcdpError, LimitExceeded):
+            raise
+        except USER_FAILURES as exc:
+            raise _failed(label, (x,), exc) from None
+        yield item
+
+
+def _failed(label: str, args: tuple, exc: BaseException) -> WmcdpError:
+    return WmcdpError(
+        f"the neighbour relation {label} failed on {', '.join(format_value(a) for a in args)}: "
+        f"{type(exc).__name__}: {exc}"
+    )
 
 
 def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[int, ...]] | None = None) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError
 from ..base.limits import check
 from ..base.numbers import Number, as_number
 from .program import Program, Value, Vector
@@ -131,15 +131,17 @@ def _pair(item: object, what: str, size: int) -> tuple:
 
 
 def _freeze(value: object, memo: dict[int, tuple[object, Value]] | None = None) -> Value:
-    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object)."""
+    """Lists become tuples so that inputs and outputs can be dictionary keys (``memo``: by object); numpy arrays
+    and scalars become the tuples and Python numbers they hold."""
     if memo is not None:
         hit = memo.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-    if isinstance(value, list) or (isinstance(value, tuple) and not _FLAT.issuperset(map(type, value))):
-        frozen: Value = tuple(_freeze(v) for v in value)
+    plain = value.tolist() if hasattr(value, "tolist") and hasattr(value, "dtype") else value  # numpy
+    if isinstance(plain, list) or (isinstance(plain, tuple) and not _FLAT.issuperset(map(type, plain))):
+        frozen: Value = tuple(_freeze(v) for v in plain)
     else:
-        frozen = value
+        frozen = plain
     if memo is not None:
         memo[id(value)] = (value, frozen)
     return frozen
@@ -308,7 +310,7 @@ def accuracy_targets(program: Program, V: Callable | Mapping | None) -> Callable
             value = fn(x)
         except WmcdpError:
             raise
-        except Exception as exc:
+        except USER_FAILURES as exc:
             raise WmcdpError(f"the target V failed on {format_value(x)}: {type(exc).__name__}: {exc}") from None
         if type(value) is int or (type(value) is float and math.isfinite(value)):
             return value  # the common cases, without formatting x for a message

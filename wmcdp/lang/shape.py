@@ -251,6 +251,8 @@ class TupleShape(Shape):
             and set(map(type, value)) <= {int}
         ):  # every part a Bool or Int: one vectorised check
             lo, hi = flat
+            if not all(-(1 << 62) < v < 1 << 62 for v in value):  # past int64: outside every part's range
+                return None
             off = np.fromiter(value, dtype=np.int64, count=len(value)) - lo
             return None if (off < 0).any() or (off > hi - lo).any() else off.tolist()
         try:

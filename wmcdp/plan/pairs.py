@@ -490,6 +490,16 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = No
     return source
 
 
+def check_some_pair(relation: Relation, domain: Vector) -> None:
+    """The relation has a neighbour pair in the domain (else every bound over its pairs would be a maximum over
+    nothing): stops at the first pair, so only a relation without one costs a pass over the domain."""
+    if not any(True for x in domain.values() for _ in relation.neighbours(domain, x)):
+        raise WmcdpError(
+            f"the neighbour relation {relation.name} gives no pair of neighbouring inputs of the program's domain "
+            "(a neighbour outside the domain is none); there is nothing to bound"
+        )
+
+
 def pair_source(
     prog: Program | Compiled,
     pairs: Any = None,
@@ -545,6 +555,7 @@ def pair_source(
     if pairs is None:
         check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
         check_relation(relation, compiled.domain)
+        check_some_pair(relation, compiled.domain)
         return ExhaustivePairs(counter, relation)
     inputs = inputs_of(pairs)
     if I is None:

@@ -401,7 +401,7 @@ def planned_pairs(
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
     from ..lang.relations import check_relation
     from ..lang.sets import check_exhaustive
-    from .pairs import ExhaustivePairs, auto_pairs
+    from .pairs import ExhaustivePairs, auto_pairs, check_some_pair
     from .symmetry.group import OutputAction, PairOrbits, PairTypes
     from .symmetry.runs import proved_symmetry, relation_claim
 
@@ -464,6 +464,7 @@ def planned_pairs(
             return source, plan
     check_exhaustive(whole.domain, whole.shape.size, relation, force)
     check_relation(relation, whole.domain)
+    check_some_pair(relation, whole.domain)
     counter = Counter(whole, number_system(whole, exact))
     why = (
         "no symmetry that pays"

@@ -168,6 +168,8 @@ def scan_exhaustive(
     entry (no copies); a user relation's pairs are enumerated and gathered in chunks.
     """
     domain = counter.compiled.domain
+    if domain.size == 1:  # (its grid would need one axis per entry, each of length 1)
+        raise WmcdpError("the program has one input, so no neighbouring pair: there is no ratio to bound")
     k, n = len(domain.entry_values), domain.n
     places = [k ** (n - 1 - i) for i in range(n)]
     if not relation.builtin:

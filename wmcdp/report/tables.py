@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..base.jsontext import json_text
 from ..base.numbers import format_number
 from ..notions.sweep import Row, records
 
@@ -163,14 +162,8 @@ def _csv(rows: Sequence[Row]) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
-
-
 def _json(rows: Sequence[Row]) -> str:
-    return json.dumps([{k: _json_value(v) for k, v in r.items()} for r in records(rows)], indent=1)
+    return json_text(records(rows), indent=1)
 
 
 _RENDER: dict[str, Callable[[Sequence[Row]], str]] = {

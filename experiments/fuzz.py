@@ -2,7 +2,7 @@
 exhaustive sets against an independent enumeration (tests/fuzz_plans.py), with counts.
 
     python experiments/fuzz.py                        # 5000 programs, seeds 0..4999 (about 35 min on one core)
-    python experiments/fuzz.py --programs 200 --start 10000
+    python experiments/fuzz.py --programs 200 --start 10000 --jobs 2
 
 Program k (seed ``start + k``) is of family ``count_large`` when k % 100 == 99 (its exhaustive run and reference
 take seconds), else of the next family of the other six in turn. It prints the number of programs per family,
@@ -14,6 +14,7 @@ mode and kind of answer, with the seeds that show it; a program's spec is rebuil
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 import warnings
@@ -36,10 +37,20 @@ def kind(difference: fuzz_plans.Difference) -> str:
     return difference.got.split(":")[0] if difference.got.startswith("raises") else "value"
 
 
+def one(k_seed: tuple[int, int]) -> tuple[str, dict, list]:
+    """Program k of the run (seed ``seed``): its family, its checks per notion and its differences."""
+    k, seed = k_seed
+    family = family_of(k)
+    warnings.simplefilter("ignore", RuntimeWarning)
+    cmp = fuzz_plans.fuzz_one(fuzz_plans.RandomDraw(seed), family)
+    return family, cmp.counts, cmp.differences
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=5000)
     ap.add_argument("--start", type=int, default=0, help="the first seed")
+    ap.add_argument("--jobs", type=int, default=1, help="processes (programs are independent)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore", RuntimeWarning)
     families: Counter = Counter()
@@ -47,21 +58,23 @@ def main(argv: list[str] | None = None) -> int:
     failing_programs: Counter = Counter()
     groups: dict = defaultdict(list)
     start = time.perf_counter()
-    for k in range(args.programs):
-        seed, family = args.start + k, family_of(k)
-        cmp = fuzz_plans.fuzz_one(fuzz_plans.RandomDraw(seed), family)
-        families[family] += 1
-        checks.update(cmp.counts)
-        if cmp.differences:
-            failing_programs[family] += 1
-        for diff in cmp.differences:
-            groups[(diff.family, diff.notion, diff.sets, diff.mode, kind(diff))].append((seed, diff))
-        if (k + 1) % 250 == 0:
-            print(
-                f"{k + 1} programs, {sum(checks.values())} checks, {sum(len(v) for v in groups.values())} "
-                f"differences, {time.perf_counter() - start:.0f} s",
-                flush=True,
-            )
+    work = [(k, args.start + k) for k in range(args.programs)]
+    with multiprocessing.Pool(args.jobs) as pool:
+        results = pool.imap(one, work) if args.jobs > 1 else map(one, work)
+        for k, (family, counts, differences) in enumerate(results):
+            seed = args.start + k
+            families[family] += 1
+            checks.update(counts)
+            if differences:
+                failing_programs[family] += 1
+            for diff in differences:
+                groups[(diff.family, diff.notion, diff.sets, diff.mode, kind(diff))].append((seed, diff))
+            if (k + 1) % 250 == 0:
+                print(
+                    f"{k + 1} programs, {sum(checks.values())} checks, {sum(len(v) for v in groups.values())} "
+                    f"differences, {time.perf_counter() - start:.0f} s",
+                    flush=True,
+                )
     print(
         f"\nprograms: {sum(families.values())} (seeds {args.start}..{args.start + args.programs - 1}), "
         f"{time.perf_counter() - start:.0f} s"

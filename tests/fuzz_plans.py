@@ -626,18 +626,19 @@ def _pairs_kw(sets: str) -> dict:
     return {} if sets == "plan" else {"pairs": "exhaustive"}
 
 
-def compare(spec: Spec, d: Any) -> Comparison:
-    """Every notion of ``spec`` under the default plan and the exhaustive sets, against the reference."""
+def compare(spec: Spec, d: Any, mode: Any = None) -> Comparison:
+    """Every notion of ``spec`` under the default plan and the exhaustive sets, against the reference, in the number
+    mode ``mode`` (``exact`` of the API: True, False or "binary"; None: drawn)."""
     cmp = Comparison(spec, d)
     if spec.parameter is not None:
         _symbolic(cmp)
         return cmp
     truth = Truth(spec, distributions(spec))
-    epsilon, deltas = d.choice(EPSILONS), sorted({d.choice(DELTAS), d.choice([Fraction(0), Fraction(1)])})
+    epsilon, deltas = d.choice(EPSILONS), sorted({Fraction(0), Fraction(1), d.choice(DELTAS)})
     if spec.family == "count_large":
         modes = [True]
     else:  # one number mode per program: floats in float or binary mode, fractions in exact or float mode
-        modes = [d.choice([False, "binary"] if spec.floats() else [True, False])]
+        modes = [mode if mode is not None else d.choice([False, "binary"] if spec.floats() else [True, False])]
     for exact in modes:
         mode = {True: "exact", False: "float", "binary": "binary"}[exact]
         prog = program(spec)
@@ -960,7 +961,12 @@ def _symbolic(cmp: Comparison) -> None:
                     cmp.check(notion, sets, "exact", at, got == want, f"delta {got}", f"delta {want}")
 
 
+def run(spec: Spec, d: Any, mode: Any = None) -> Comparison:
+    """:func:`compare` with the reference's sums at 60 digits."""
+    with mpmath.workdps(60):
+        return compare(spec, d, mode)
+
+
 def fuzz_one(d: Any, family: str) -> Comparison:
     """Draw a spec of ``family`` and compare every notion."""
-    with mpmath.workdps(60):
-        return compare(spec_of(d, family), d)
+    return run(spec_of(d, family), d)

@@ -75,8 +75,16 @@ def main(argv: list[str] | None = None) -> int:
                     f"differences, {time.perf_counter() - start:.0f} s",
                     flush=True,
                 )
+            if (k + 1) % 1000 == 0 and k + 1 < args.programs:
+                report(args, families, checks, failing_programs, groups, start)
+    report(args, families, checks, failing_programs, groups, start)
+    return 1 if groups else 0
+
+
+def report(args, families: Counter, checks: Counter, failing_programs: Counter, groups: dict, start: float) -> None:
+    """The counts so far: programs per family, checks per notion, and each group of differences with one example."""
     print(
-        f"\nprograms: {sum(families.values())} (seeds {args.start}..{args.start + args.programs - 1}), "
+        f"\nprograms: {sum(families.values())} (seeds {args.start}..{args.start + sum(families.values()) - 1}), "
         f"{time.perf_counter() - start:.0f} s"
     )
     for family in fuzz_plans.FAMILIES:
@@ -91,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             f"\n== {' / '.join(key)}: {len(found)} differences, seeds {seeds[:12]}{' ...' if len(seeds) > 12 else ''}"
         )
         print(str(found[0][1]))
-    return 1 if groups else 0
+    print(flush=True)
 
 
 if __name__ == "__main__":

@@ -103,12 +103,17 @@ def test_large_counts_with_broken_targets(spec, seed):
     _no_difference(spec, seed)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 27: --symbolic on a product whose parameter is in one part only (AttributeError); end pieces",
+)
 @_settings("small")
 @given(spec=specs("symbolic"), seed=SEEDS)
 def test_symbolic_ranges(spec, seed):
     _no_difference(spec, seed)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: epsilon(delta = 1) must be 0 in float mode")
 @_settings("small")
 @given(spec=specs("extreme"), seed=SEEDS)
 def test_extreme_weights(spec, seed):

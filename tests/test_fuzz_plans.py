@@ -10,7 +10,7 @@ answer is compared with a plain-Fraction enumeration of every random choice (:mo
 mode, to the tolerances derived in :mod:`fuzz_plans` in float mode.
 
 The short profile (the default) runs a fixed (derandomized) set of examples: 10 per family, 1 large count, and
-one test per finding (68 s measured on the shared 2-core machine at a load average of 9). The long
+one test per finding (16 s measured on the shared 2-core machine at a load average of 5, 68 s at 9). The long
 profile draws at least 5000 programs:
 
     WMCDP_FUZZ_PROFILE=long python -m pytest tests/test_fuzz_plans.py     # 800 per family, 5000 in all

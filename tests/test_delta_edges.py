@@ -376,6 +376,86 @@ def test_float_profiles_are_monotone_and_match_the_enumeration(seed):
     assert epsilons[-1] == 0.0 and all(x >= y for x, y in zip(epsilons, epsilons[1:])), (seed, epsilons)
 
 
+# -- the witness pair attains the reported value -------------------------------------------------
+
+
+def reveal(c: float | Fraction, r: float | Fraction):
+    """Entry 0 revealed with probability ``c`` (both orders: δ_p(t) = c at every t, the mass that x' never
+    produces), entry 1 by randomized response ``r``: ε(c) = ln((1 − r − c)/r), attained only by entry 1's pairs."""
+
+    def body(x):
+        shown = flip(c)
+        return (x[0] & shown, shown, x[1] ^ flip(r))
+
+    return Program("reveal", Bits(2), body)
+
+
+def reveal_ref(c: Fraction, r: Fraction):
+    def fn(x, choose):
+        shown = brute.flip(choose, c)
+        return (x[0] & shown, shown, x[1] ^ brute.flip(choose, r))
+
+    return fn
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("pairs", [None, "exhaustive"])
+def test_epsilon_for_delta_witness_is_not_a_pair_flat_at_delta(exact, pairs):
+    """At δ = c the pairs of entry 0 have δ_p(t) = δ at every t: their own ε(δ) is 0, yet at the answer t = 13/5
+    they tie with entry 1's pairs on δ_p(t), and the exhaustive sets named one of them (its ratio 1, not 13/5).
+    The witness is a pair whose own ε(δ) is the maximum."""
+    c, r = Fraction(1, 10), Fraction(1, 4)
+    if not exact:
+        c, r = Fraction(0.1), Fraction(0.25)  # the binary values of the float weights
+    want, attaining = _reference_ratio(_dists(reveal_ref(c, r), 2), c)
+    assert want == (1 - r - c) / r
+    assert attaining == {((0, 0), (0, 1)), ((0, 1), (0, 0)), ((1, 0), (1, 1)), ((1, 1), (1, 0))}
+    prog = reveal(float(c), float(r)) if not exact else reveal(c, r)
+    result = synthesize_approximate(prog, pairs, delta=c if exact else 0.1, exact=exact)
+    assert _pair(result) in attaining, result.witness
+    if exact:
+        assert result.ratio == want
+    else:
+        assert result.epsilon == pytest.approx(math.log(want), rel=1e-12)
+
+
+def _count_of_two():
+    """Two entries each kept with a tiny probability, counted (the fuzzer's float δ witness): with weights 1e-20 and
+    1e-9 on entry 0 and 1e-20, 1e-20 on entry 1, at ε = ln 5 the pairs (1,1)/(0,0) and (1,0)/(0,0) have δ
+    1.00000000001e-29 and 1e-29 — 1e-11 apart, relative: distinct at float precision."""
+    w = (1e-20, 1e-9, 1e-20, 1e-20)
+    prog = Program(
+        "count",
+        Bits(2),
+        lambda x: (x[0] & flip(w[0]) & flip(w[1])) + (x[1] & flip(w[2]) & flip(w[3])),
+        neighbours="all-entries",
+    )
+    f = [Fraction(v) for v in w]
+
+    def ref(x, choose):
+        a = x[0] & brute.flip(choose, f[0]) & brute.flip(choose, f[1])
+        return a + (x[1] & brute.flip(choose, f[2]) & brute.flip(choose, f[3]))
+
+    return prog, ref
+
+
+@pytest.mark.parametrize("pairs", [None, "exhaustive"])
+def test_float_delta_witness_is_the_pair_whose_delta_is_reported(pairs):
+    """Float δ(ln 5): the witness is the maximiser of the same float numbers that gave δ; the tie tolerance is
+    relative on δ (ln δ ≈ −66 had widened it to 7e-11 and named (1,0)/(0,0), 1e-11 below the maximum)."""
+    prog, ref = _count_of_two()
+    dists = _dists(ref, 2)
+    scores = {(x, xp): brute.hockey(dists[x], dists[xp], 5) for x in dists for xp in dists if x != xp}
+    want = max(scores.values())
+    assert [p for p, v in scores.items() if v == want] == [((1, 1), (0, 0))]
+    assert scores[((1, 0), (0, 0))] < want * (1 - Fraction(1, 10**12))
+    result = synthesize_approximate(prog, pairs, epsilon="ln:5", exact=False)
+    (point,) = privacy_profile(prog, ["ln:5"], pairs, exact=False)
+    for r in (result, point):
+        assert _pair(r) == ((1, 1), (0, 0)), r.witness
+        assert r.delta == pytest.approx(float(want), rel=1e-13)
+
+
 # -- composition: refused before any work --------------------------------------------------------
 
 

@@ -16,8 +16,7 @@ profile draws at least 5000 programs:
     WMCDP_FUZZ_PROFILE=long python -m pytest tests/test_fuzz_plans.py     # 800 per family, 5000 in all
     python experiments/fuzz.py                                            # 5000 programs with counts
 
-``test_finding`` keeps each difference the fuzzer found, as its program; those in ``OPEN`` are not fixed yet and
-are marked ``xfail(strict=True)`` (the test fails once the fix lands, until the mark goes).
+``test_finding`` keeps each difference the fuzzer found, as its program (all of them fixed).
 """
 
 from __future__ import annotations
@@ -192,21 +191,10 @@ FINDINGS_BY_SEED = {
     # float delta(epsilon): the witness pair's delta is 1e-11 (relative) below the maximum
     "float_delta_witness": (fuzz_plans.spec_of(RandomDraw(2998), "extreme"), False, 0),
 }
-#: found differences whose fix has not landed: strict, so each fails once it is fixed until its mark goes
-OPEN = {
-    "exact_epsilon_witness": "exact epsilon(delta), exhaustive sets: a witness that does not attain it",
-    "float_delta_witness": "float delta(epsilon): the witness pair is 1e-11 below the maximum",
-}
 ALL_FINDINGS = {**{k: (*v, 0) for k, v in FINDINGS.items()}, **FINDINGS_BY_SEED}
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=[pytest.mark.xfail(strict=True, reason=OPEN[name])] if name in OPEN else [])
-        for name in ALL_FINDINGS
-    ],
-)
+@pytest.mark.parametrize("name", list(ALL_FINDINGS))
 def test_finding(name):
     spec, mode, seed = ALL_FINDINGS[name]
     _no_difference(spec, seed, mode)

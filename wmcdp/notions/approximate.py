@@ -7,7 +7,8 @@ For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
 
 The maximum runs over *every* pair: the pair that attains the pure ε is not in general
 the worst one for (ε, δ). The witness is the first pair (in the set's order) that attains
-δ(ε) — at ε(δ) it is a pair whose own ε(δ) is the maximum.
+δ(ε) — at ε(δ) > 0 it is the first pair whose own ε(δ) is the maximum (:func:`_attaining`; at ε(δ) = 0,
+every pair's, the first pair attaining δ(0)).
 
 **ε(δ) from the piecewise form.** Write ``t = e^ε``. For one pair,
 ``δ_p(t) = Σ_y max(0, a_y − t b_y)`` is convex and piecewise linear in ``t``: on each piece
@@ -65,7 +66,7 @@ from ..lang.program import Program, Value
 from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
 from .loss import compose_count, composed_pairs, product_pairs
 
-#: float values within this relative distance of the maximum count as ties (for the witness only)
+#: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
 ACCOUNTANTS = ("exact", "dp-accounting")
 
@@ -130,9 +131,10 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 # -- per-pair sums at thresholds -------------------------------------------------------------
 
 
-def _float_hockey(log_ts: Sequence[float]):
+def _float_hockey(log_ts: Sequence[float], left: bool = False):
     """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}`` (at
-    ``t = ∞``: ``S = {b = 0 < a}``)."""
+    ``t = ∞``: ``S = {b = 0 < a}``); ``left``: over ``S = {a ≥ t b}`` (the same first sum, the ties adding 0; the
+    second is the slope of δ_p just left of ``t``)."""
 
     def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
         with np.errstate(invalid="ignore"):
@@ -141,7 +143,7 @@ def _float_hockey(log_ts: Sequence[float]):
         b = np.empty_like(h)
         for g, lt in enumerate(log_ts):
             with np.errstate(invalid="ignore"):
-                s = d > lt if lt < math.inf else d == math.inf  # at ε = ∞: the outputs that x' never produces
+                s = (d >= lt if left else d > lt) if lt < math.inf else d == math.inf  # ε = ∞: x' never produces
             term = np.full(la.shape, -np.inf)
             term[s] = la[s] if lt == math.inf else la[s] + log1mexp(lb[s] + lt - la[s])
             h[:, g] = logsumexp(term)
@@ -168,8 +170,9 @@ def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs
     return out
 
 
-def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
-    """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``."""
+def _exact_hockey(arith: Any, thresholds: Sequence[Threshold], left: bool = False):
+    """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``; ``left`` (rational
+    ``t``): over ``S = {a ≥ t b}``, as in :func:`_float_hockey`."""
 
     def partial(a: np.ndarray, b: np.ndarray) -> tuple:
         A = np.empty((len(a), len(thresholds)), dtype=object)
@@ -179,7 +182,7 @@ def _exact_hockey(arith: Any, thresholds: Sequence[Threshold]):
         for g, th in enumerate(thresholds):
             if th.ratio is not None:
                 p, q = th.ratio.numerator, th.ratio.denominator
-                s = ia * q > ib * p
+                s = ia * q >= ib * p if left else ia * q > ib * p
             else:
                 if logs is None:
                     logs = (float_logs(arith, a), float_logs(arith, b))
@@ -216,7 +219,7 @@ def deltas(source: PairSource, thresholds: Sequence[Threshold]) -> list[Delta]:
     arith = source.arith
     if not arith.exact:
         partial, combine = _float_hockey([th.epsilon for th in thresholds])
-        best = [Best(TOLERANCE) for _ in thresholds]
+        best = [Best(TOLERANCE, logs=True) for _ in thresholds]
         for keys, (h, _) in source.totals(partial, combine, cells=6):
             for g, b in enumerate(best):
                 b.update(h[:, g], keys)
@@ -268,7 +271,7 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
     while True:
         check("epsilon for delta")
         partial, combine = _float_hockey([lt])
-        top, infinite, step = Best(TOLERANCE), None, -math.inf
+        top, infinite, step = Best(TOLERANCE, logs=True), None, -math.inf
         for keys, (h, b) in source.totals(partial, combine, cells=6):
             h, b = h[:, 0], b[:, 0]
             top.update(h, keys)
@@ -283,11 +286,12 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
         if infinite is not None:
             return math.inf, math.inf, infinite  # type: ignore[return-value]
         if top.value <= ld or not step > lt:
-            return lt, math.exp(lt) if lt < 709.78 else math.inf, top.key  # type: ignore[return-value]
+            key = top.key if lt == 0 else _attaining(source, Threshold(lt), top.key)
+            return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
         if step - lt <= 4e-16 * step:
             lt = step
-            key = deltas(source, [Threshold(lt)])[0].key
-            return lt, math.exp(lt) if lt < 709.78 else math.inf, key
+            key = _attaining(source, Threshold(lt), top.key)
+            return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
         lt = step
 
 
@@ -314,8 +318,32 @@ def _exact_newton(source: PairSource, delta: Fraction) -> tuple[float, Fraction 
         if infinite is not None:
             return math.inf, math.inf, infinite  # type: ignore[return-value]
         if step is None:
-            return ln(t), t, top.key  # type: ignore[return-value]
+            key = top.key if t == 1 else _attaining(source, Threshold(ln(t), t), top.key)
+            return ln(t), t, key  # type: ignore[return-value]
         t = step
+
+
+def _attaining(source: PairSource, threshold: Threshold, fallback: int | None) -> int | None:
+    """The first pair whose own ε(δ) is the answer ε = ln t > 0 of the tangent iteration (``fallback`` if none).
+
+    Every pair has ``δ_p(t) ≤ δ`` there, and those with ``ε_p(δ) = ln t`` have ``δ_p(t) = δ`` and fall just
+    left of ``t``: the left slope ``Σ b`` over ``{a ≥ t b}`` is positive. A pair at ``δ_p(t) = δ`` on a flat
+    piece (``B = 0``: δ is the mass that ``x'`` never produces) reached δ at a smaller ``t``, so its own ε(δ) is
+    smaller: the largest ``δ_p(t)`` over the pairs with a positive left slope picks the witness (float: ties
+    within :data:`TOLERANCE`, relative)."""
+    none = -math.inf  # a pair without a left slope
+    if source.arith.exact:
+        partial, combine = _exact_hockey(source.arith, [threshold], left=True)
+        p, q = threshold.ratio.numerator, threshold.ratio.denominator  # type: ignore[union-attr]
+        best = Best()
+        for keys, (A, B) in source.totals(partial, combine, cells=8):
+            best.update(np.where(B[:, 0] > 0, A[:, 0] * q - B[:, 0] * p, none), keys)
+    else:
+        partial, combine = _float_hockey([threshold.epsilon], left=True)
+        best = Best(TOLERANCE, logs=True)
+        for keys, (h, b) in source.totals(partial, combine, cells=6):
+            best.update(np.where(b[:, 0] > -np.inf, h[:, 0], none), keys)
+    return fallback if best.value is None or best.value == none else best.key
 
 
 # -- results --------------------------------------------------------------------------------

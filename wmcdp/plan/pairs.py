@@ -348,12 +348,14 @@ class Best:
     """The running maximum of per-pair values and the first key (smallest) that attains it.
 
     ``tolerance`` (float values only): values within ``tolerance * max(1, |max|)`` of the
-    maximum count as ties — it chooses the witness, never the value. Exact values
-    (ints, Fractions) compare exactly.
+    maximum count as ties — it chooses the witness, never the value. With ``logs=True`` the
+    values are logs of masses and ties lie within ``tolerance`` itself (a relative tolerance on
+    the masses: ln δ ≈ −66 must not widen it to 7e-11). Exact values (ints, Fractions) compare exactly.
     """
 
-    def __init__(self, tolerance: float = 0.0) -> None:
+    def __init__(self, tolerance: float = 0.0, logs: bool = False) -> None:
         self.tolerance = tolerance
+        self.logs = logs
         self.value: Any = None
         self.key: int | None = None
         self._key_value: Any = None
@@ -361,7 +363,7 @@ class Best:
     def _floor(self, value: Any) -> Any:
         if not self.tolerance or not isinstance(value, float) or not math.isfinite(value):
             return value
-        return value - self.tolerance * max(1.0, abs(value))
+        return value - self.tolerance * (1.0 if self.logs else max(1.0, abs(value)))
 
     def update(self, values: np.ndarray, keys: np.ndarray) -> None:
         if len(values) == 0:

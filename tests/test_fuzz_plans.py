@@ -190,6 +190,9 @@ FINDINGS_BY_SEED = {
     "exact_epsilon_witness": (fuzz_plans.spec_of(RandomDraw(2479), "near_product"), True, 4),
     # float delta(epsilon): the witness pair's delta is 1e-11 (relative) below the maximum
     "float_delta_witness": (fuzz_plans.spec_of(RandomDraw(2998), "extreme"), False, 0),
+    # float epsilon(delta = 0.1), weights 1e-200 and 1 - 1e-16: right value, but the witness is a pair whose
+    # delta_p(t) rounds to delta on an almost flat piece (its own epsilon(delta) is 2.2, the answer 36.6)
+    "float_epsilon_witness": (fuzz_plans.spec_of(RandomDraw(792), "extreme"), False, 4),
 }
 ALL_FINDINGS = {**{k: (*v, 0) for k, v in FINDINGS.items()}, **FINDINGS_BY_SEED}
 

@@ -286,11 +286,11 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
         if infinite is not None:
             return math.inf, math.inf, infinite  # type: ignore[return-value]
         if top.value <= ld or not step > lt:
-            key = top.key if lt == 0 else _attaining(source, Threshold(lt), top.key)
+            key = top.key if lt == 0 else _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
         if step - lt <= 4e-16 * step:
             lt = step
-            key = _attaining(source, Threshold(lt), top.key)
+            key = _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
         lt = step
 
@@ -323,14 +323,16 @@ def _exact_newton(source: PairSource, delta: Fraction) -> tuple[float, Fraction 
         t = step
 
 
-def _attaining(source: PairSource, threshold: Threshold, fallback: int | None) -> int | None:
+def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, delta: float = 0.0) -> int | None:
     """The first pair whose own ε(δ) is the answer ε = ln t > 0 of the tangent iteration (``fallback`` if none).
 
     Every pair has ``δ_p(t) ≤ δ`` there, and those with ``ε_p(δ) = ln t`` have ``δ_p(t) = δ`` and fall just
     left of ``t``: the left slope ``Σ b`` over ``{a ≥ t b}`` is positive. A pair at ``δ_p(t) = δ`` on a flat
     piece (``B = 0``: δ is the mass that ``x'`` never produces) reached δ at a smaller ``t``, so its own ε(δ) is
-    smaller: the largest ``δ_p(t)`` over the pairs with a positive left slope picks the witness (float: ties
-    within :data:`TOLERANCE`, relative)."""
+    smaller: the largest ``δ_p(t)`` over the pairs with a positive left slope picks the witness. Float runs
+    compare the pairs' own ``ε_p(δ) = ln(A_p − δ) − ln B_p`` on their pieces at ``t`` instead (ties within
+    :data:`TOLERANCE` of ε): a pair whose ``δ_p(t)`` rounds to δ on an almost flat piece is then not taken
+    for one whose own ε(δ) is the answer."""
     none = -math.inf  # a pair without a left slope
     if source.arith.exact:
         partial, combine = _exact_hockey(source.arith, [threshold], left=True)
@@ -338,11 +340,16 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None) -
         best = Best()
         for keys, (A, B) in source.totals(partial, combine, cells=8):
             best.update(np.where(B[:, 0] > 0, A[:, 0] * q - B[:, 0] * p, none), keys)
-    else:
-        partial, combine = _float_hockey([threshold.epsilon], left=True)
-        best = Best(TOLERANCE, logs=True)
+    else:  # each pair's own ε_p(δ) = ln(A_p − δ) − ln B_p on its piece at t (A_p = δ_p(t) + t B_p, a mass)
+        lt, ld = threshold.epsilon, math.log(delta)
+        partial, combine = _float_hockey([lt], left=True)
+        best = Best(TOLERANCE)
         for keys, (h, b) in source.totals(partial, combine, cells=6):
-            best.update(np.where(b[:, 0] > -np.inf, h[:, 0], none), keys)
+            h, b = h[:, 0], b[:, 0]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                la = np.logaddexp(h, lt + b)
+                own = np.where((b > -np.inf) & (la > ld), la + log1mexp(np.minimum(ld - la, 0.0)) - b, none)
+            best.update(own, keys)
     return fallback if best.value is None or best.value == none else best.key
 
 

@@ -49,9 +49,9 @@ class Probes:
     def __init__(self, compiled: Compiled, budget: Any = None) -> None:
         self.compiled = compiled
         self.budget = budget
-        arith = number_system(compiled, None) if compiled.symbolic is None else None
+        arith: Any = number_system(compiled, None) if compiled.symbolic is None else None
         self.enabled = arith is not None and (arith.exact or len(compiled.order) <= FLOAT_LEVELS)
-        self.arith = arith
+        self.arith: Any = arith
         self.counter = Counter(compiled, arith) if self.enabled else None
         self.sizes = [g.size for g in compiled.output_groups]
         self.k = len(compiled.domain.entry_values)
@@ -127,14 +127,14 @@ class Probes:
         """``P(y | x)`` of each pair, counted in one batch where not cached (None: past the budget)."""
         assert self.counter is not None
         if self.whole:
-            missing = sorted({x for x, _ in pairs if x not in self._rows})
-            if missing:
+            inputs = sorted({x for x, _ in pairs if x not in self._rows})
+            if inputs:
                 if not self._affords(self.nodes):
                     return None
                 self.counts += 1
-                for start, rows in self.counter.distributions(np.array(missing, dtype=np.int64)):
+                for start, rows in self.counter.distributions(np.array(inputs, dtype=np.int64)):
                     for j, row in enumerate(rows):
-                        self._rows[missing[start + j]] = row
+                        self._rows[inputs[start + j]] = row
             return [self._rows[x][_index(y, self.sizes)] for x, y in pairs]
         missing = sorted({p for p in pairs if p not in self._pairs})
         if missing:

@@ -587,6 +587,17 @@ def detect(prover: Prover) -> Symmetry:
     return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
 
 
+def read_entries(prover: Prover, offsets: Sequence[int]) -> tuple[list[int], Any] | None:
+    """The entries ``P(y | x)`` reads for the output with leaf ``offsets`` (those with a bit in the support of
+    ``phi | y``), and the cofactor the proofs use; None when ``P(y | x) = 0`` for every ``x``."""
+    be = prover.backend
+    plain, u = prover.cofactor(offsets)
+    if u == be.false:
+        return None
+    support = {be.var_id(name) for name in be.bdd.support(plain)}
+    return [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))], u
+
+
 def refine(
     prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]
 ) -> tuple[list[list[int]], list[int]] | None:
@@ -596,12 +607,10 @@ def refine(
     ``stabilizer``: the blocks already known (the program's symmetries that fix ``y``).
     Entries none of whose bits is in the support of ``phi | y`` are not read by ``P(y | x)``.
     """
-    be = prover.backend
-    plain, u = prover.cofactor(offsets)
-    if u == be.false:
+    read = read_entries(prover, offsets)
+    if read is None:
         return None
-    support = {be.var_id(name) for name in be.bdd.support(plain)}
-    relevant = [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))]
+    relevant, u = read
     irrelevant = [e for e in range(prover.n) if e not in relevant]
     keep = set(relevant)
     start = [[e for e in b if e in keep] for b in stabilizer]
@@ -610,4 +619,4 @@ def refine(
     return [list(b.entries) for b in blocks] + [[e] for e in relevant if e not in covered], irrelevant
 
 
-__all__ = ["Prover", "detect", "refine", "FIXED", "MAX_ATTEMPTS"]
+__all__ = ["Prover", "detect", "refine", "read_entries", "FIXED", "MAX_ATTEMPTS"]

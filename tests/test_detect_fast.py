@@ -125,3 +125,32 @@ def test_cli_noisy_max_planned_quickly_and_reproducibly(capsys):
     again = _run(capsys, *args)
     assert again[0] == 0 and _plan_lines(again[1]) == _plan_lines(out)
     assert "epsilon" in out and "plan" in out
+
+
+def test_cli_noisy_max_refused_at_once_when_no_per_output_group_can_fit(capsys):
+    """Noisy max of 14 answers in 0..5: exhaustive sets past the limits, no symmetry of the whole output, and even
+    the whole symmetric group on the entries each output reads would leave over 2^28 orbit triples. Refused in one
+    line at once (it used to prove per-output transpositions by diagram renamings first; n = 30 ran past its
+    timeout)."""
+    args = ["privacy", "noisy_max", "-p", "n=14", "-p", "m=5", "-p", "eps0=1", "--timeout", "20"]
+    status, out, err, seconds = _run(capsys, *args)
+    assert status == 2 and err.startswith("wmcdp: error: the default plan") and err.count("\n") == 1, (status, err)
+    assert seconds < 10 and out == ""
+
+
+@pytest.mark.parametrize(
+    "program",
+    [B["noisy_max"](4, 1, None, 1, Fraction(1, 2)), B["sparse_vector"](4, 2, 1, 1, None, 1, Fraction(1, 2))],
+    ids=["noisy_max", "sparse_vector"],
+)
+def test_fewest_triples_never_exceed_the_refined_orbit_sets(program):
+    """The bound that skips per-output groups is a lower bound on the triples of the groups refine proves."""
+    from wmcdp.plan.symmetry.group import PairTypes
+    from wmcdp.plan.symmetry.runs import _fewest_triples, privacy_plan
+
+    plan = privacy_plan(program)
+    assert plan.outputs is not None  # per-output groups were proved
+    prover = Prover(plan.compiled)
+    types = PairTypes.of(plan.relation, len(plan.compiled.domain.entry_values))
+    bound = _fewest_triples(prover, plan.output_reps, types)
+    assert 0 < bound <= plan.sizes()[0]

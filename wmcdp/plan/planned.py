@@ -117,7 +117,9 @@ def planned_privacy(
             considered=tuple(considered),
         )
         return replace(r, seconds=plan.seconds, plan=plan)
-    sym = privacy_plan(whole, relation, budget=budget)
+    sym = privacy_plan(
+        whole, relation, budget=budget, limit=ORBIT_MAX_TRIPLES if estimate is None and not force else None
+    )
     triples, pairs = sym.sizes()
     if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
         assert exhaustive_size is not None  # symmetry is sought under built-in relations only

@@ -37,6 +37,7 @@ from ...base.limits import LimitExceeded, check, memory_cap
 from ...compile import Compiled
 from ...lang.circuit import NOT, VAR
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
+from .probes import Probes
 
 FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
 
@@ -74,6 +75,7 @@ class Prover:
         self._owned: dict[int, list[int]] | None = None
         self._last_kind: str | None = None
         self._sample_cache: dict[int, tuple[Any, list[dict[int, bool]]]] = {}
+        self.probes = Probes(compiled, budget)
 
     def _valid_inputs(self) -> Any:
         """The input bit patterns that encode values of the domain (every entry's code below ``k``)."""
@@ -237,6 +239,26 @@ class Prover:
                 return True
         return False
 
+    def _image(self, perm: dict[int, int], kind: str, relabel: dict[int, int] | None) -> Any:
+        """The candidate's map of (input digits, output offsets) pairs, as the substitution of :meth:`prove` moves
+        assignments (:meth:`_refuted`): ``x'_e = x_pi(e)``; a tuple part ``e`` takes part ``pi(e)``'s values, an
+        index its relabelled code; other outputs stay. A symmetry has ``P(y' | x') = P(y | x)``."""
+        parts = self.action.parts
+
+        def image(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            moved_x = tuple(x[perm.get(e, e)] for e in range(len(x)))
+            if kind == TUPLE and parts is not None:
+                moved_y = list(y)
+                for e, f in perm.items():
+                    (a, b), (a2, _) = parts[e], parts[f]
+                    moved_y[a:b] = y[a2 : a2 + b - a]
+                return moved_x, tuple(moved_y)
+            if relabel is not None:
+                return moved_x, (relabel.get(y[0], y[0]),)
+            return moved_x, y
+
+        return image
+
     # -- proofs -----------------------------------------------------------------------------
     def prove(self, perm: dict[int, int], kind: str, u: Any = None) -> bool:
         """Whether ``perm`` (entry -> entry, moved entries only) with the output action ``kind`` is
@@ -263,6 +285,7 @@ class Prover:
         target = self.phi if u is None else u
         be = self.backend
         in_map = {v: w for e, f in perm.items() for v, w in zip(self.bits[e], self.bits[f])}
+        counted: bool | None = None  # whether counts at the probe pairs refute the candidate (asked once)
         for rmap in self._random_maps(perm):
             check("symmetry detection")
             self.attempts += 1
@@ -275,6 +298,10 @@ class Prover:
                 return True
             if self._refuted(target, renaming, relabel):
                 continue
+            if counted is None:
+                counted = u is None and self.probes.refutes(min(perm), self._image(perm, kind, relabel))
+            if counted:
+                return False
             if relabel is None:
                 image = self._budgeted(lambda r=renaming: be.rename(target, r), target)
             else:
@@ -417,19 +444,17 @@ class Prover:
         left = self.budget.left()
         bdd = self.backend.bdd
         allowance = int(min(1 << 30, max(16 << 20, (left or 0) * BYTES_PER_NODE)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
-            in_use = int(bdd.statistics()["mem"])
+        in_use, steps = _statistics(bdd)
         bdd.configure(max_memory=min(memory_cap(), in_use + allowance))
         try:
             result = operation()
         except LimitExceeded:
             self.abandoned += 1
-            self.budget.charge(size)
+            self.budget.charge(max(size, _statistics(bdd)[1] - steps))
             return None
         finally:
             bdd.configure(max_memory=memory_cap())
-        self.budget.charge(size + self.backend.size(result))
+        self.budget.charge(max(size + self.backend.size(result), _statistics(bdd)[1] - steps))
         return result
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
@@ -523,6 +548,16 @@ def _cube(be: Any, variables: Sequence[int], offset: int) -> Any:
     return node
 
 
+def _statistics(bdd: Any) -> tuple[int, int]:
+    """CUDD's memory in use (bytes) and its count of computed-table lookups: every recursive step of an
+    operation looks its arguments up once, so the lookups an operation adds are the steps it took (counted, not
+    timed: the same operations on the same diagrams take the same steps)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
+        stats = bdd.statistics()
+    return int(stats["mem"]), int(stats["cache_lookups"])
+
+
 def _power_of_two(k: int) -> bool:
     return k > 1 and k & (k - 1) == 0
 
@@ -552,6 +587,17 @@ def detect(prover: Prover) -> Symmetry:
     return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
 
 
+def read_entries(prover: Prover, offsets: Sequence[int]) -> tuple[list[int], Any] | None:
+    """The entries ``P(y | x)`` reads for the output with leaf ``offsets`` (those with a bit in the support of
+    ``phi | y``), and the cofactor the proofs use; None when ``P(y | x) = 0`` for every ``x``."""
+    be = prover.backend
+    plain, u = prover.cofactor(offsets)
+    if u == be.false:
+        return None
+    support = {be.var_id(name) for name in be.bdd.support(plain)}
+    return [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))], u
+
+
 def refine(
     prover: Prover, offsets: Sequence[int], stabilizer: Sequence[Sequence[int]]
 ) -> tuple[list[list[int]], list[int]] | None:
@@ -561,12 +607,10 @@ def refine(
     ``stabilizer``: the blocks already known (the program's symmetries that fix ``y``).
     Entries none of whose bits is in the support of ``phi | y`` are not read by ``P(y | x)``.
     """
-    be = prover.backend
-    plain, u = prover.cofactor(offsets)
-    if u == be.false:
+    read = read_entries(prover, offsets)
+    if read is None:
         return None
-    support = {be.var_id(name) for name in be.bdd.support(plain)}
-    relevant = [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))]
+    relevant, u = read
     irrelevant = [e for e in range(prover.n) if e not in relevant]
     keep = set(relevant)
     start = [[e for e in b if e in keep] for b in stabilizer]
@@ -575,4 +619,4 @@ def refine(
     return [list(b.entries) for b in blocks] + [[e] for e in relevant if e not in covered], irrelevant
 
 
-__all__ = ["Prover", "detect", "refine", "FIXED", "MAX_ATTEMPTS"]
+__all__ = ["Prover", "detect", "refine", "read_entries", "FIXED", "MAX_ATTEMPTS"]

@@ -62,7 +62,7 @@ from .group import (
     orbit_set_sizes,
     product_rows,
 )
-from .proof import MAX_ATTEMPTS, Prover, detect, refine
+from .proof import MAX_ATTEMPTS, Prover, detect, read_entries, refine
 
 #: per-output groups are proved (on phi | y) for at most this many output orbits
 PER_OUTPUT_LIMIT = 2048
@@ -305,10 +305,16 @@ class PrivacyPlan:
 
 
 def privacy_plan(
-    prog: Program | Compiled, neighbours: str | Relation | None = None, *, backend: str = "bdd", budget: Any = None
+    prog: Program | Compiled,
+    neighbours: str | Relation | None = None,
+    *,
+    backend: str = "bdd",
+    budget: Any = None,
+    limit: int | None = None,
 ) -> PrivacyPlan:
     """Detect the program's symmetries and describe the orbit sets of a pure-ε run (nothing counted);
-    ``budget`` bounds the diagram proofs (per-output groups past it are abandoned)."""
+    ``budget`` bounds the diagram proofs (per-output groups past it are abandoned). With ``limit``, per-output
+    groups are not sought when even the largest they could be (:func:`_fewest_triples`) leaves more triples."""
     start = time.perf_counter()
     compiled = as_compiled(prog, backend)
     relation = _relation_name(compiled, neighbours)
@@ -331,6 +337,11 @@ def privacy_plan(
     if reps_count <= PER_OUTPUT_LIMIT and reps_count * _candidates(sym.n) > PER_OUTPUT_CHECKS:
         per_output = (
             f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
+            "each uses the symmetries that fix it"
+        )
+    elif reps_count <= PER_OUTPUT_LIMIT and limit is not None and _fewest_triples(prover, output_reps, types) > limit:
+        per_output = (
+            f"none: even one block per output of the entries it reads leaves over {limit} triples; "
             "each uses the symmetries that fix it"
         )
     elif reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
@@ -387,6 +398,22 @@ def privacy_plan(
         tuple(claims) if sym.blocks or outputs is not None else (),
         listed_support,
     )
+
+
+def _fewest_triples(prover: Prover, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes) -> int:
+    """A lower bound on the orbit triples of any per-output groups :func:`~.proof.refine` can prove: for each
+    output orbit, the pair orbits when every entry ``P(y | .)`` reads is in one block (the whole symmetric group
+    of those entries: a subgroup, hence any proved one, has at least as many orbits) and the others are fixed."""
+    total = 0
+    for chunk in output_reps():
+        for offsets in chunk:
+            check("symmetry detection")
+            read = read_entries(prover, offsets)
+            if read is not None:
+                relevant = read[0]
+                fixed = [e for e in range(prover.n) if e not in relevant]
+                total += PairOrbits(prover.n, [relevant] if relevant else [], types, fixed).count()
+    return total
 
 
 def _candidates(n: int) -> int:

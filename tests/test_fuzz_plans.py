@@ -116,7 +116,7 @@ def test_extreme_weights(spec, seed):
     _no_difference(spec, seed)
 
 
-# -- the differences the fuzzer found on main, each as a minimal program (see /work/wt/fuzz-findings.md) ---------
+# -- the differences the fuzzer found, each as a minimal program, kept so that none comes back --------------------
 
 F = Fraction
 NOISE = ("noise", ("discrete", ("t/2", "1-t", "t/2")))

@@ -30,7 +30,14 @@ PARSED_ONLY = (
 #: whole audits (a minute or more each; their tests run single cases)
 PARSED_ONLY_EXACT = {"wmcdp audit diffprivlib"}
 #: the module each audited library needs: without it the audit's commands are only parsed (its tests skip too)
-AUDITED = {"opendp": "opendp", "diffprivlib": "diffprivlib", "pydp": "pydp", "tmlt": "tmlt.core"}
+AUDITED = {
+    "opendp": "opendp",
+    "diffprivlib": "diffprivlib",
+    "pydp": "pydp",
+    "tmlt": "tmlt.core",
+    "pure-ldp": "pure_ldp",
+    "multi-freq-ldpy": "multi_freq_ldpy",
+}
 
 
 def missing_library(argv: list[str]) -> bool:

@@ -8,6 +8,7 @@ compiler or model counter.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Callable
@@ -63,6 +64,32 @@ def tight_epsilon(dists: dict, neighbours) -> tuple[float, tuple]:
                 if e > best:
                     best, witness = e, (x, xp, y)
     return best, witness
+
+
+def tight_ratio(fn: Callable, inputs, neighbours) -> Fraction | float:
+    """max P(y|x) / P(y|x') over ordered neighbours and outputs, exactly (0/0 skipped, p/0 infinite); 0 when
+    every triple is 0/0."""
+    dists = {x: distribution(fn, x) for x in inputs}
+    best: Fraction | float = Fraction(0)
+    for x in inputs:
+        for xp in neighbours(x):
+            for y in set(dists[x]) | set(dists[xp]):
+                a, b = dists[x].get(y, 0), dists[xp].get(y, 0)
+                if a == 0 and b == 0:
+                    continue
+                best = max(best, math.inf if b == 0 else Fraction(a) / Fraction(b))
+    return best
+
+
+def local_ratio(dists: dict) -> Fraction | float:
+    """Pure local DP of a randomizer: max over distinct inputs x, x' and outputs y of P(y|x) / P(y|x') (at least
+    1), from its output distributions ``{x: {y: P(y|x)}}``."""
+    best: Fraction | float = Fraction(1)
+    for (_, px), (_, pxp) in itertools.permutations(dists.items(), 2):
+        for y, p in px.items():
+            q = pxp.get(y, 0)
+            best = max(best, math.inf if q == 0 else p / q)
+    return best
 
 
 # -- beyond pure epsilon: hockey-stick, Rényi, products (straight from the definitions) ------------

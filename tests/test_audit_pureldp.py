@@ -5,7 +5,6 @@ draws against the models; the command line. Skips without pure-ldp (``pip instal
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
@@ -36,14 +35,6 @@ def at_most(t: float) -> F:
     return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
 
 
-def tight_ratio(dists: dict) -> F | float:
-    """max over pairs of distinct inputs and outputs of P(y | x) / P(y | x'), from the distributions."""
-    best: F | float = F(1)
-    for (_, px), (_, pxp) in itertools.permutations(dists.items(), 2):
-        for y, p in px.items():
-            q = pxp.get(y, 0)
-            best = max(best, math.inf if q == 0 else p / q)
-    return best
 
 
 def expected_verdict(claim: float, ratio: F | float) -> str:
@@ -66,7 +57,7 @@ def check_case(label: str, reference) -> None:
     ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.inputs}
     assert dict(zip(case.inputs, distributions(case))) == ref
     (row,) = audit_pureldp(only=label)
-    ratio = tight_ratio(ref)
+    ratio = brute.local_ratio(ref)
     assert row.ratio_exact == ("inf" if ratio == math.inf else str(ratio))
     assert row.verdict == expected_verdict(case.claimed(client), ratio)
 

@@ -14,9 +14,9 @@ import random
 from fractions import Fraction as F
 
 import pytest
-from brute import distribution, flip
+from brute import distribution, flip, tight_ratio
 
-from wmcdp import (IntVector, Parameter, Program, Bits, discrete, ite, synthesize_accuracy, synthesize_approximate,
+from wmcdp import (Parameter, Program, Bits, discrete, ite, synthesize_accuracy, synthesize_approximate,
                    synthesize_privacy)
 from wmcdp import flip as dsl_flip
 from wmcdp.base.polys import Poly
@@ -26,18 +26,6 @@ from wmcdp.cli import main
 # -- references by enumeration --------------------------------------------------------------------------------
 
 
-def brute_ratio(fn, inputs, neighbours) -> F | float:
-    """max P(y|x) / P(y|x') over neighbours and outputs (0/0 skipped, p/0 infinite), exactly."""
-    dists = {x: distribution(fn, x) for x in inputs}
-    best: F | float = F(0)
-    for x in inputs:
-        for xp in neighbours(x):
-            for y in set(dists[x]) | set(dists[xp]):
-                a, b = dists[x].get(y, F(0)), dists[xp].get(y, F(0))
-                if a == 0 and b == 0:
-                    continue
-                best = max(best, math.inf if b == 0 else a / b)
-    return best
 
 
 def brute_delta(fn, inputs, neighbours, r: F) -> F:
@@ -178,7 +166,7 @@ def test_every_piece_is_the_exact_numeric_run_at_its_ends(seed):
                 assert witness_ratio(piece_at(result.pieces, s).witness, reference(spec, s)) == numeric(s)[0]
     for s in (lo, hi):  # the numeric runs themselves against the enumeration, at the ends
         fn = reference(spec, s)
-        assert privacy_at(s)[0] == brute_ratio(fn, BITS2, hamming), (spec, s)
+        assert privacy_at(s)[0] == tight_ratio(fn, BITS2, hamming), (spec, s)
         assert delta_at(s) == brute_delta(fn, BITS2, hamming, F(5, 4)), (spec, s)
         assert accuracy_at(s) == brute_accuracy(reference(spec, s, True), BITS2, lambda x: x[0] + x[1], 1), (spec, s)
 
@@ -280,7 +268,7 @@ def test_reported_programs_at_their_ends(name, programs, capsys):
     relation = extra[1] if extra else None
     r = synthesize_privacy(getattr(programs, name)(Parameter("t", 0, 1)), neighbours=relation)
     for s in (F(0), F(1), F(1, 5), F(1, 2)):
-        truth = brute_ratio(ref(s), inputs, neighbours)
+        truth = tight_ratio(ref(s), inputs, neighbours)
         numeric = cli_json(capsys, ["privacy", f"ends.py:{name}", "-p", f"t={s}", "--exact", "--json", *extra])
         assert numeric["ratio_exact"] == ("inf" if truth == math.inf else str(truth)), s
         assert json_value(out["pieces"], s) == truth, s
@@ -293,7 +281,7 @@ def test_a_bound_below_the_float_range(capsys):
     tiny = F(1, 10**400)
     out = cli_json(capsys, ["privacy", "randomized_response", "-p", "n=2", "--symbolic", "lam=1e-400:1/2", "--json"])
     assert F(out["parameter"]["from"]) == tiny and json_value(out["pieces"], tiny) == (1 - tiny) / tiny
-    assert json_value(out["pieces"], F(1, 5)) == brute_ratio(lambda x, c: tuple(v ^ flip(c, F(1, 5)) for v in x),
+    assert json_value(out["pieces"], F(1, 5)) == tight_ratio(lambda x, c: tuple(v ^ flip(c, F(1, 5)) for v in x),
                                                              BITS2, hamming)
     lam = Parameter("lam", tiny, F(1, 2))
     r = synthesize_privacy(Program("rr", Bits(2), lambda x: (x[0] ^ dsl_flip(lam), x[1] ^ dsl_flip(lam))))

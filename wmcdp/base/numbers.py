@@ -157,6 +157,18 @@ def format_number(value: object) -> str:
     return str(value)
 
 
+def size_text(n: int) -> str:
+    """A set size for people: ``1234`` or, past 10^12, ``1.234e56`` (from the logarithm: sizes can have 10^5
+    digits)."""
+    if n < 10**12:
+        return str(n)
+    exponent = math.floor(math.log10(n))
+    mantissa = 10 ** (math.log10(n) - exponent)
+    if mantissa >= 9.9995:
+        mantissa, exponent = 1.0, exponent + 1
+    return f"{mantissa:.3f}e{exponent}"
+
+
 def _int_text(value: int) -> str:
     """Decimal text of an int; huge ones (past CPython's int-to-str digit limit) in scientific form."""
     if value.bit_length() <= 12000:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..base.errors import USER_FAILURES, WmcdpError
 from ..base.limits import check
-from ..base.numbers import Number, as_number
+from ..base.numbers import Number, as_number, size_text
 from .program import Program, Value, Vector
 from .relations import Relation, neighbour_relation
 from .shape import Shape, format_value
@@ -174,15 +174,11 @@ def check_exhaustive(
     if relation is not None and (relation.builtin or pairs <= MAX_PAIRS):
         triples = relation.count_pairs(domain) * num_outputs
     if pairs > MAX_PAIRS or triples > MAX_TRIPLES:
-        sizes = f"|I| = {_size_text(pairs)} pairs" + (f" and |C| = {_size_text(triples)} triples" if triples else "")
+        sizes = f"|I| = {size_text(pairs)} pairs" + (f" and |C| = {size_text(triples)} triples" if triples else "")
         raise WmcdpError(
             f"the exhaustive sets are too large ({sizes}; limits {MAX_PAIRS} pairs, {MAX_TRIPLES} "
             "triples): use symmetry sets, or force the run (--force)"
         )
-
-
-def _size_text(n: int) -> str:
-    return str(n) if n.bit_length() < 200 else f"about 2^{n.bit_length() - 1}"
 
 
 def all_outputs(outputs: Shape | Sequence[Value]) -> tuple:

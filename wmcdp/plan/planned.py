@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.numbers import is_symbolic
+from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
 from ..lang.program import Program
@@ -26,7 +26,6 @@ from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .planner import (
     PlanReport,
     Product,
-    _size_text,
     combine_max,
     compiled_whole,
     detection_budget,
@@ -124,9 +123,9 @@ def planned_privacy(
     if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
         assert exhaustive_size is not None  # symmetry is sought under built-in relations only
         refuse_default(
-            f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {_size_text(exhaustive_size)} "
+            f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {size_text(exhaustive_size)} "
             f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",
-            f"|C| = {_size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
+            f"|C| = {size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
             sym.symmetry.describe(),
         )
     orbit = orbit_estimate(whole, pairs, triples)
@@ -440,8 +439,8 @@ def planned_pairs(
         outputs = act.count_orbits(sym)
         if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
             refuse_default(
-                f"|I| = {_size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
-                f"{_size_text(pairs)} pairs with up to {_size_text(outputs)} output orbits each "
+                f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
+                f"{size_text(pairs)} pairs with up to {size_text(outputs)} output orbits each "
                 f"(limit {ORBIT_MAX_PAIRS} in all)",
                 sym.describe(),
             )

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import WmcdpError
-from ..base.numbers import ln
+from ..base.numbers import ln, size_text
 from ..compile import Compiled, compile_trace
 from ..count import wmc
 from ..count.probabilities import number_system
@@ -136,7 +136,7 @@ class PlanReport:
         """One line for people: the kind, the structure and the sizes."""
         sizes = ""
         if self.size is not None and self.exhaustive_size is not None:
-            sizes = f"; {_size_text(self.size)} of {_size_text(self.exhaustive_size)} exhaustive"
+            sizes = f"; {size_text(self.size)} of {size_text(self.exhaustive_size)} exhaustive"
         return f"{self.kind} ({self.structure}{sizes})"
 
 
@@ -144,18 +144,7 @@ def _big(n: int | None) -> Any:
     """A set size for JSON: an int, or its text when a float could not hold it exactly."""
     if n is None or n.bit_length() <= 53:
         return n
-    return _size_text(n)
-
-
-def _size_text(n: int) -> str:
-    """``1234`` or, past 10^12, ``1.234e56`` (from the logarithm: sizes can have 10^5 digits)."""
-    if n < 10**12:
-        return str(n)
-    exponent = math.floor(math.log10(n))
-    mantissa = 10 ** (math.log10(n) - exponent)
-    if mantissa >= 9.9995:
-        mantissa, exponent = 1.0, exponent + 1
-    return f"{mantissa:.3f}e{exponent}"
+    return size_text(n)
 
 
 # -- traces and compilation ----------------------------------------------------------------------

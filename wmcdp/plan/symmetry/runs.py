@@ -39,13 +39,14 @@ import numpy as np
 
 from ...base.errors import WmcdpError
 from ...base.limits import LimitExceeded, check
+from ...base.numbers import size_text
 from ...compile import Compiled, compile_trace
 from ...count.probabilities import Counter, as_compiled, number_system
 from ...lang.circuit import Circuit
 from ...lang.program import Program, SymbolicInput, Trace
 from ...lang.relations import NEIGHBOURS, Relation, neighbour_relation
 from ...lang.sets import MAX_PAIRS as SET_MAX_PAIRS
-from ...lang.sets import AccuracySet, _size_text, accuracy_targets
+from ...lang.sets import AccuracySet, accuracy_targets
 from ...lang.shape import shape_of
 from ...lang.values import Bool, Int, tracing
 from .group import (
@@ -579,8 +580,8 @@ def accuracy_plan(
         return None
     if count * compiled.shape.size > MAX_PAIRS and not force and planned:
         refuse_default(
-            f"|I| = {_size_text(domain.size * compiled.shape.size)} pairs (limit {SET_MAX_PAIRS})",
-            f"|I| = {_size_text(count * compiled.shape.size)} pairs (limit {MAX_PAIRS})",
+            f"|I| = {size_text(domain.size * compiled.shape.size)} pairs (limit {SET_MAX_PAIRS})",
+            f"|I| = {size_text(count * compiled.shape.size)} pairs (limit {MAX_PAIRS})",
             report.symmetry,
         )
     if count * compiled.shape.size > MAX_PAIRS and not force:

@@ -22,12 +22,13 @@ import numpy as np
 
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import Number, as_number, format_number
+from ..base.numbers import Number, as_number, format_number, parse_number
 from ..compile import Compiled
 from ..count.distributed import check_workers, local_only
 from ..count.probabilities import Counter, as_compiled, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
+from ..lang.registry import find_sets
 from ..lang.sets import (
     AccuracySet,
     ExhaustiveAccuracy,
@@ -40,10 +41,13 @@ from ..lang.sets import (
 from ..lang.shape import format_value
 from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
+from .markdown import accuracy_markdown
+from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, swept_axis
+from .rows import AccuracyRow
 
 
 @dataclass(frozen=True)
-class AccuracyResult:
+class AccuracyResult(Rendered):
     """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
 
     alpha: Number
@@ -56,11 +60,6 @@ class AccuracyResult:
     seconds: float
     sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
     plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import accuracy_markdown
-
-        return accuracy_markdown(self)
 
 
 def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
@@ -221,3 +220,63 @@ def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]
         ranked.extend(sorted(group))
         k += len(group)
     return ranked[:top]
+
+
+# -- accuracy (Algorithm 3) ------------------------------------------------------------------
+
+
+def _accuracy_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    alpha: Number,
+    sets: str,
+    backend: str,
+    exact: Any,
+) -> AccuracyRow:
+    compiled = as_compiled(program, backend, exact)
+    A, I = find_sets("accuracy", sets, program, alpha)
+    r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
+    seconds = compiled.compile_seconds + r.seconds
+    return AccuracyRow(
+        variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact, r.diagram_size, seconds
+    )
+
+
+ACCURACY = register(
+    Notion(
+        name="accuracy",
+        command="accuracy",
+        help="tight 1 - beta",
+        run=synthesize_accuracy,
+        result=AccuracyResult,
+        row=AccuracyRow,
+        point=_accuracy_point,
+        options=(
+            Option(
+                "alpha",
+                "accuracy radius alpha >= 0 (accuracy sweeps)",
+                required=True,
+                parse=lambda text: parse_number(text, exact=True),
+            ),
+        ),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("alpha", "alpha", r"$\alpha$"),
+            ("one_minus_beta", "1-beta", r"$1-\beta$"),
+            ("beta", "beta", r"$\beta$"),
+            ("witness_x", "worst x", "worst $x$"),
+            *TAIL,
+        ],
+        series=lambda r: (r.program, float(r.value), float(r.one_minus_beta)),
+        axes=lambda rows: (
+            f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)",
+            swept_axis(rows),
+            f"tight accuracy bound vs {rows[0].parameter}",
+        ),
+        markdown=accuracy_markdown,
+    )
+)

@@ -60,11 +60,15 @@ import numpy as np
 from ..base.certified import Enclosure, ExpGap, exp_sign
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import as_number, format_number, ln, parse_number
+from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..lang.registry import find_sets
 from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
 from .loss import compose_count, composed_pairs, product_pairs
+from .markdown import approximate_markdown
+from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
@@ -357,7 +361,7 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, d
 
 
 @dataclass(frozen=True)
-class ApproximateResult:
+class ApproximateResult(Rendered):
     """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
 
     Given ε: ``delta`` = δ(ε). Given δ: ``epsilon`` = ε(δ) and ``delta`` as given. ``ratio``
@@ -381,11 +385,6 @@ class ApproximateResult:
     interval: Any = None  # a certified run, or an exact one at an irrational e^eps: the enclosure of delta (given
     # epsilon) or of epsilon (given delta)
     exact_delta: Any = None  # an exact run at an irrational e^eps: delta as an exact real (base.certified.ExpGap)
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import approximate_markdown
-
-        return approximate_markdown(self)
 
 
 @dataclass(frozen=True)
@@ -698,7 +697,99 @@ def privacy_profile(
     ]
 
 
+# -- approximate (epsilon, delta) ------------------------------------------------------------
+
+
+def _approximate_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    epsilon: Any,
+    delta: Any,
+    compose: int,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> ApproximateRow:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_approximate(
+        program,
+        P,
+        I,
+        epsilon=epsilon,
+        delta=delta,
+        compose=compose,
+        neighbours=relation(neighbours),
+        backend=backend,
+        exact=exact,
+    )
+    given = "delta" if delta is not None else "epsilon"
+    return ApproximateRow(
+        variant, parameter, value, r.epsilon, r.delta, r.witness, given, r.compose, r.exact, r.diagram_size, r.seconds
+    )
+
+
+def _approximate_axes(rows: Sequence[Any]) -> tuple[str, str, str]:
+    r0 = rows[0]
+    title = f"tight (epsilon, delta) vs {r0.parameter}"
+    if r0.given == "delta":
+        return f"tight epsilon at delta = {format_number(r0.delta)} (nats)", swept_axis(rows), title
+    return f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)", swept_axis(rows), title
+
+
+APPROXIMATE = register(
+    Notion(
+        name="approximate",
+        command="approx",
+        help="tight (epsilon, delta)",
+        run=synthesize_approximate,
+        result=ApproximateResult,
+        row=ApproximateRow,
+        point=_approximate_point,
+        options=(
+            Option("delta", "approx sweeps: epsilon(delta) at this delta"),
+            Option("epsilon", "approx sweeps: delta(epsilon) at this epsilon (ln:3/2 is exact)"),
+            Option("compose", "approx sweeps: K runs on the same pair", default=1, metavar="K", type=int),
+            NEIGHBOURS,
+        ),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("epsilon", "epsilon", r"$\varepsilon$"),
+            ("delta", "delta", r"$\delta$"),
+            *PAIR,
+            ("compose", "K", "$K$"),
+            *TAIL,
+        ],
+        series=lambda r: (r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)),
+        axes=_approximate_axes,
+        markdown=approximate_markdown,
+    )
+)
+
+
+# -- the privacy profile (delta against epsilon; `wmcdp profile`) -----------------------------
+
+
+PROFILE = register(
+    Notion(
+        name="profile",
+        run=privacy_profile,
+        result=ProfilePoint,
+        row=ProfileRow,
+        columns=[("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *PAIR],
+        series=lambda r: (r.program, float(r.epsilon), float(r.delta)),
+        axes=lambda rows: ("tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"),
+    )
+)
+
+
 __all__ = [
+    "APPROXIMATE",
+    "PROFILE",
     "synthesize_approximate",
     "privacy_profile",
     "ApproximateResult",

@@ -30,10 +30,14 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from ..base.limits import limited
-from ..base.numbers import as_number, format_number, ln_ratio, parse_number
+from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..lang.registry import find_sets
 from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+from .markdown import renyi_markdown
+from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -166,7 +170,7 @@ class RenyiOrder:
 
 
 @dataclass(frozen=True)
-class RenyiResult:
+class RenyiResult(Rendered):
     """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
 
     orders: list[RenyiOrder]
@@ -178,11 +182,6 @@ class RenyiResult:
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import renyi_markdown
-
-        return renyi_markdown(self)
 
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
@@ -306,4 +305,64 @@ def _renyi_result(
     return RenyiResult(results, rho, rho_order, exact, diagram_size, seconds, symmetry, plan)
 
 
-__all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]
+# -- Renyi -----------------------------------------------------------------------------------
+
+
+def _renyi_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    orders: Any,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> list[RenyiRow]:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_renyi(program, orders, P, I, neighbours=relation(neighbours), backend=backend, exact=exact)
+    return [
+        RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
+        for o in r.orders
+    ]
+
+
+RENYI = register(
+    Notion(
+        name="renyi",
+        command="renyi",
+        help="tight Rényi divergences",
+        run=synthesize_renyi,
+        result=RenyiResult,
+        row=RenyiRow,
+        point=_renyi_point,
+        options=(Option("orders", "renyi sweeps: Rényi orders > 1, e.g. 1.5,2,inf", required=True), NEIGHBOURS),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("order", "alpha", r"$\alpha$"),
+            ("epsilon", "D_alpha", r"$D_\alpha$"),
+            *PAIR,
+            *TAIL,
+        ],
+        series=lambda r: (f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)),
+        axes=lambda rows: (
+            "tight Renyi divergence D_alpha (nats)",
+            swept_axis(rows),
+            f"tight Renyi DP vs {rows[0].parameter}",
+        ),
+        markdown=renyi_markdown,
+    )
+)
+
+
+__all__ = [
+    "RENYI",
+    "synthesize_renyi",
+    "RenyiResult",
+    "RenyiOrder",
+    "renyi_divergences",
+    "max_log_ratio",
+    "parse_orders",
+]

@@ -64,10 +64,11 @@ from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..lang.registry import find_sets
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
+from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .orchestrate import Pairs, over_pairs
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -415,26 +416,20 @@ def _composed_source(source: PairSource, compose: int, accountant: str) -> PairS
     return composed_pairs(source, compose)
 
 
-def planned_sources(
-    prog: Program | Compiled,
-    neighbours: Any,
-    backend: str,
-    exact: Any,
-    force: bool,
-    run: Callable[[Any], Any],
-    symbolic: Callable[[Compiled], Any] | None = None,
-) -> tuple[Any, Any]:
+def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any = None) -> tuple[Any, Any]:
     """The planner's pairs for δ(ε), ε(δ) and profiles (:func:`wmcdp.plan.planned.planned_pairs`):
-    ``(Product, per-part results of run)`` when the worst pair is the worst part's (hamming, one-entry), or
+    ``(Product, per-part results of part)`` when the worst pair is the worst part's (hamming, one-entry), or
     ``(source, plan)``. Under all-entries every part may move at once: when each part has a dominant pair the
     source is that one composed pair (:func:`wmcdp.notions.loss.product_pairs`), else the whole program's."""
     from ..plan.planned import planned_pairs, sum_witness
     from ..plan.planner import Product
 
-    def part(c: Any, rule: str) -> Any:
-        return run(c) if rule == "max" else planned_pairs(c, None, backend, exact, force, (), None)
+    args = (which.neighbours, which.backend, which.exact, which.force)
 
-    planned, extra = planned_pairs(prog, neighbours, backend, exact, force, ("max", "sum"), part, symbolic)
+    def run(c: Any, rule: str) -> Any:
+        return part(c) if rule == "max" else planned_pairs(c, None, which.backend, which.exact, which.force, (), None)
+
+    planned, extra = planned_pairs(prog, *args, ("max", "sum"), run, symbolic)
     if not isinstance(planned, Product) or planned.rule == "max":
         return planned, extra
     source = product_pairs(
@@ -442,7 +437,7 @@ def planned_sources(
         lambda witnesses: sum_witness(planned, witnesses),
     )
     if source is None:  # some part has no dominant pair: the whole program
-        return planned_pairs(prog, neighbours, backend, exact, force, ("max",), part, symbolic)
+        return planned_pairs(prog, *args, ("max",), run, symbolic)
     bound = "each part's dominant pair, their loss distributions composed"
     return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound, claims=source.claims)
 
@@ -488,83 +483,89 @@ def synthesize_approximate(
     threshold = Threshold.of(epsilon) if epsilon is not None else None
     if delta is not None:
         parse_delta(delta, False)
-    plan = None
-    from .piecewise import piecewise_approximate, symbolic_parameter
+
+    def part(c: Any) -> ApproximateResult:
+        return synthesize_approximate(
+            c,
+            epsilon=epsilon,
+            delta=delta,
+            compose=compose,
+            exact=exact,
+            force=force,
+            accountant=accountant,
+            interval=interval,
+        )
 
     def symbolic(c: Any) -> Any:
+        from .piecewise import piecewise_approximate
+
         return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
 
-    if symbolic_parameter(prog) is not None:
-        return symbolic(prog)
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness
-        from ..plan.planner import Product, combine_max
+    def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
+        return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
-        planned, extra = planned_sources(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            lambda c: synthesize_approximate(
-                c,
-                epsilon=epsilon,
-                delta=delta,
-                compose=compose,
-                exact=exact,
-                force=force,
-                accountant=accountant,
-                interval=interval,
-            ),
-            symbolic,
-        )
-        if isinstance(planned, str):  # a symbolic parameter: delta as a function
-            return extra
-        if isinstance(planned, Product):
-            results = extra
-            exact_all = all(r.exact for r in results)
-            c = combine_max(
-                [_comparable(r) if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
-            )
-            seconds = time.perf_counter() - start
-            return replace(
-                results[c],
-                witness=pair_witness(planned, planned.members[c][0], results[c].witness),
-                diagram_size=sum(r.diagram_size or 0 for r in results),
-                seconds=seconds,
-                plan=planned.report([r.plan for r in results], None, None, seconds),
-            )
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    return over_pairs(
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=part,
+        combine=lambda planned, results: _worst_part(planned, results, threshold is not None, start),
+        symbolic=symbolic,
+        planner=planned_sources,
+    )
+
+
+def _worst_part(planned: Any, results: list[ApproximateResult], by_delta: bool, start: float) -> ApproximateResult:
+    """A product's (ε, δ) under the max rule: the part with the largest δ (given ε) or ε (given δ)."""
+    from ..plan.planned import pair_witness
+    from ..plan.planner import combine_max
+
+    exact_all = all(r.exact for r in results)
+    c = combine_max([_comparable(r) if by_delta else (r.ratio if exact_all else r.epsilon) for r in results])
+    seconds = time.perf_counter() - start
+    return replace(
+        results[c],
+        witness=pair_witness(planned, planned.members[c][0], results[c].witness),
+        diagram_size=sum(r.diagram_size or 0 for r in results),
+        seconds=seconds,
+        plan=planned.report([r.plan for r in results], None, None, seconds),
+    )
+
+
+def _scan(
+    source: PairSource,
+    threshold: Threshold | None,
+    delta: Any,
+    k: int,
+    accountant: str,
+    interval: float,
+    start: float,
+    report: Callable[[], Any],
+) -> ApproximateResult:
+    """δ(ε) (given ``threshold``) or ε(δ) of ``k`` runs over the pairs of ``source``."""
     exact_run = source.arith.exact and accountant == "exact"
     point = None
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 
-        value, key = composed_bound(
-            source,
-            k,
-            epsilon=threshold,
-            delta=None if delta is None else parse_delta(delta, False),  # type: ignore[arg-type]
-            interval=interval,
-        )
-        if threshold is not None:
-            eps, d, ratio = threshold.epsilon, value, _ratio_of(threshold.epsilon)
-        else:
-            eps, d, ratio = value, parse_delta(delta, False), _ratio_of(value)  # type: ignore[assignment]
+        d = None if delta is None else parse_delta(delta, False)
+        value, key = composed_bound(source, k, epsilon=threshold, delta=d, interval=interval)  # type: ignore[arg-type]
+        eps = threshold.epsilon if threshold is not None else value
+        d = value if threshold is not None else d
+        ratio = _ratio_of(eps)
     else:
         source = _composed_source(source, k, accountant)
         if threshold is not None:
             (point,) = deltas(source, [threshold])
-            d, key, eps = point.value, point.key, threshold.epsilon  # type: ignore[assignment]
-            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
+            d, key, eps = point.value, point.key, threshold.epsilon
+            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)
         else:
-            d = parse_delta(delta, exact_run)  # type: ignore[assignment]
-            eps, ratio, key = epsilon_for_delta(source, d)  # type: ignore[assignment]
+            d = parse_delta(delta, exact_run)
+            eps, ratio, key = epsilon_for_delta(source, d)
     return ApproximateResult(
         epsilon=eps,
-        delta=d,
+        delta=d,  # type: ignore[arg-type]
         ratio=ratio,
         witness=source.witness(key),
         compose=k,
@@ -573,7 +574,7 @@ def synthesize_approximate(
         diagram_size=source.diagram_size,
         seconds=time.perf_counter() - start,
         symmetry=source.symmetry,
-        plan=None if plan is None else finish(plan, start),
+        plan=report(),
         log_delta=None if point is None else point.log,
         interval=None if point is None else point.interval,
         exact_delta=None if point is None else point.exact,
@@ -649,52 +650,49 @@ def privacy_profile(
     k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
-    plan = None
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness
-        from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_sources(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            lambda c: privacy_profile(
-                c,
-                epsilons=[th for th in thresholds],
-                compose=compose,
-                exact=exact,
-                force=force,
-                accountant=accountant,
-                interval=interval,
-            ),
+    def part(c: Any) -> list[ProfilePoint]:
+        return privacy_profile(
+            c, thresholds, compose=compose, exact=exact, force=force, accountant=accountant, interval=interval
         )
-        if isinstance(planned, Product):
-            report = planned.report([r[0].plan for r in extra], None, None, time.perf_counter() - start)
-            out = []
-            for g, _th in enumerate(thresholds):
-                c = combine_max([_comparable(r[g]) for r in extra])
-                point = extra[c][g]
-                out.append(
-                    replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report)
-                )
-            return out
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    if accountant == "dp-accounting":
-        from .accounting import composed_profile
 
-        points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
-    else:
-        source = _composed_source(source, k, accountant)
-        points = deltas(source, thresholds)
-    report = None if plan is None else finish(plan, start)  # type: ignore[assignment]
-    return [
-        ProfilePoint(th.epsilon, p.value, source.witness(p.key), th.text(), report, p.log, p.interval, p.exact)
-        for th, p in zip(thresholds, points)
-    ]
+    def scan(source: PairSource, report: Callable[[], Any]) -> list[ProfilePoint]:
+        if accountant == "dp-accounting":
+            from .accounting import composed_profile
+
+            points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
+        else:
+            source = _composed_source(source, k, accountant)
+            points = deltas(source, thresholds)
+        plan = report()
+        return [
+            ProfilePoint(th.epsilon, p.value, source.witness(p.key), th.text(), plan, p.log, p.interval, p.exact)
+            for th, p in zip(thresholds, points)
+        ]
+
+    return over_pairs(
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=part,
+        combine=lambda planned, parts: _worst_parts(planned, parts, len(thresholds), start),
+        planner=planned_sources,
+    )
+
+
+def _worst_parts(planned: Any, parts: list[list[ProfilePoint]], count: int, start: float) -> list[ProfilePoint]:
+    """A product's profile under the max rule: at each ε, the part with the largest δ(ε)."""
+    from ..plan.planned import pair_witness
+    from ..plan.planner import combine_max
+
+    report = planned.report([r[0].plan for r in parts], None, None, time.perf_counter() - start)
+    out = []
+    for g in range(count):
+        c = combine_max([_comparable(r[g]) for r in parts])
+        point = parts[c][g]
+        out.append(replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report))
+    return out
 
 
 # -- approximate (epsilon, delta) ------------------------------------------------------------

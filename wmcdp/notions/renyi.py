@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -34,9 +34,10 @@ from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_num
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..lang.registry import find_sets
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp
 from .markdown import renyi_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .orchestrate import Pairs, over_pairs
 from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
@@ -240,59 +241,46 @@ def synthesize_renyi(
             )
 
         return certified_renyi(prog, midpoint_run, backend)
-    plan = None
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness, planned_pairs, sum_witness
-        from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_pairs(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            ("max", "sum"),
-            lambda c, rule: synthesize_renyi(c, alphas, exact=exact, force=force),
-        )
-        if isinstance(planned, Product):
-            parts = extra
-            combined = []
-            for g, alpha in enumerate(alphas):
-                if planned.rule == "max":
-                    c = combine_max([r.orders[g].epsilon for r in parts])
-                    combined.append(
-                        RenyiOrder(
-                            alpha,
-                            parts[c].orders[g].epsilon,
-                            pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness),
-                        )
-                    )
-                else:  # a product's Renyi divergence is the sum of its parts'
-                    total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
-                    combined.append(
-                        RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts]))
-                    )
-            seconds = time.perf_counter() - start
-            return _renyi_result(
-                combined,
-                all(r.exact for r in parts),
-                sum(r.diagram_size or 0 for r in parts),
-                seconds,
-                "",
-                planned.report([r.plan for r in parts], None, None, seconds),
-            )
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    values = renyi_divergences(source, alphas)
-    results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+    def scan(source: PairSource, report: Callable[[], Any]) -> RenyiResult:
+        values = renyi_divergences(source, alphas)
+        results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+        seconds = time.perf_counter() - start
+        return _renyi_result(results, source.arith.exact, source.diagram_size, seconds, source.symmetry, report())
+
+    return over_pairs(
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
+        combine=lambda planned, parts: _product(planned, parts, alphas, start),
+    )
+
+
+def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start: float) -> RenyiResult:
+    """A product's divergences from its parts': the worst part's (max rule) or their sum over the parts (sum
+    rule: the Rényi divergence of a product is the sum of its parts')."""
+    from ..plan.planned import pair_witness, sum_witness
+    from ..plan.planner import combine_max
+
+    combined = []
+    for g, alpha in enumerate(alphas):
+        if planned.rule == "max":
+            c = combine_max([r.orders[g].epsilon for r in parts])
+            witness = pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness)
+            combined.append(RenyiOrder(alpha, parts[c].orders[g].epsilon, witness))
+        else:
+            total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
+            combined.append(RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts])))
+    seconds = time.perf_counter() - start
     return _renyi_result(
-        results,
-        source.arith.exact,
-        source.diagram_size,
-        time.perf_counter() - start,
-        source.symmetry,
-        None if plan is None else finish(plan, start),
+        combined,
+        all(r.exact for r in parts),
+        sum(r.diagram_size or 0 for r in parts),
+        seconds,
+        "",
+        planned.report([r.plan for r in parts], None, None, seconds),
     )
 
 

@@ -99,11 +99,7 @@ def synthesize_accuracy(
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
-    alpha = as_number(alpha, "alpha")
-    if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
-        raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
-    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
-        raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    alpha = _checked(alpha, top)
     check_workers(workers)
     if A is None and I is None and workers is None:
         from ..plan.planned import planned_accuracy
@@ -113,24 +109,60 @@ def synthesize_accuracy(
         A = None
     compiled = as_compiled(prog, backend, exact)
     if isinstance(A, (str, AccuracyPlan)):
-        if isinstance(A, str) and A != "auto":
-            raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
-        if I is not None:
-            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
-        plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
-        assert plan is not None  # no fallback asked
-        I = ExhaustiveInference(compiled.domain, compiled.shape)  # every output of the listed inputs
-        r = synthesize_accuracy(compiled, plan.A, V, alpha, I, top=top, exact=exact, force=force)
-        return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
+        return _auto(compiled, A, V, alpha, I, top, exact, force, start)
     shape = compiled.shape
     if not shape.is_numeric:
         raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    lo = shape.lo
-    hi = lo + shape.size - 1
     target = accuracy_targets(compiled.program, V)
+    A, I = _sets(compiled, A, I, force, workers)
+    listed = _inputs(compiled, A, I, exact)
+    bounds = [_window_bounds(shape.lo, shape.lo + shape.size - 1, target(x), alpha) for x in listed.inputs]
+    first, last = np.array(bounds, dtype=np.int64).reshape(-1, 2).T
+    if isinstance(I, InferenceSet):
+        _check_covered(I, listed.inputs, first, last, shape.lo, alpha)
+    return _scan(compiled, listed, first, last, alpha, top, exact, workers, start)
+
+
+def _checked(alpha: Number, top: int) -> Number:
+    """``alpha``, a finite number ≥ 0, once ``top`` is checked to be a whole number ≥ 0."""
+    alpha = as_number(alpha, "alpha")
+    if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
+        raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
+    return alpha
+
+
+def _auto(
+    compiled: Compiled,
+    A: str | AccuracyPlan,
+    V: Any,
+    alpha: Number,
+    I: Any,
+    top: int,
+    exact: Any,
+    force: bool,
+    start: float,
+) -> AccuracyResult:
+    """Algorithm 3 on one input per orbit of the proved symmetries (``A="auto"`` or an accuracy plan)."""
+    if isinstance(A, str) and A != "auto":
+        raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
+    if I is not None:
+        raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+    plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
+    assert plan is not None  # no fallback asked
+    I = ExhaustiveInference(compiled.domain, compiled.shape)  # every output of the listed inputs
+    r = synthesize_accuracy(compiled, plan.A, V, alpha, I, top=top, exact=exact, force=force)
+    return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
+
+
+def _sets(
+    compiled: Compiled, A: Any, I: Any, force: bool, workers: Any
+) -> tuple[AccuracySet | ExhaustiveAccuracy, InferenceSet | ExhaustiveInference]:
+    """The accuracy and inference sets as given (None: exhaustive, within the size limits unless ``force``)."""
     if I is None:
-        check_exhaustive(compiled.domain, shape.size, force=force)
-        I = ExhaustiveInference(compiled.domain, shape)
+        check_exhaustive(compiled.domain, compiled.shape.size, force=force)
+        I = ExhaustiveInference(compiled.domain, compiled.shape)
     elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
         I = InferenceSet.of(I)
     if A is None:
@@ -141,22 +173,40 @@ def synthesize_accuracy(
         raise WmcdpError("the accuracy set is empty")
     if not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
         local_only(workers, "A and I")
-    listed = _inputs(compiled, A, I, exact)
-    inputs = listed.inputs
-    bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
-    first, last = bounds[:, 0], bounds[:, 1]
-    if isinstance(I, InferenceSet):
-        for x, f, l in zip(inputs, first, last):
-            ys = tuple(range(lo + int(f), lo + int(l) + 1))
-            y = I.first_missing(x, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
-                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
-                )
+    return A, I
+
+
+def _check_covered(
+    I: InferenceSet, inputs: list[Value], first: np.ndarray, last: np.ndarray, lo: int, alpha: Number
+) -> None:
+    """Every output within ``alpha`` of each input's target is in ``I``."""
+    for x, f, l in zip(inputs, first, last):
+        y = I.first_missing(x, tuple(range(lo + int(f), lo + int(l) + 1)))
+        if y is not None:
+            raise CoverageError(
+                f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
+                f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
+            )
+
+
+def _scan(
+    compiled: Compiled,
+    listed: Any,
+    first: np.ndarray,
+    last: np.ndarray,
+    alpha: Number,
+    top: int,
+    exact: Any,
+    workers: Any,
+    start: float,
+) -> AccuracyResult:
+    """``1 - beta`` of each listed input over its window ``[first, last]`` of outputs; the lowest, its input and
+    the ``top`` lowest (a parametric run: ``1 - beta`` as a function, :mod:`wmcdp.notions.piecewise`)."""
+    lo = compiled.shape.lo
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
-    if getattr(arith, "interned", False):  # a parametric run: 1 - beta as a function (wmcdp.notions.piecewise)
+    inputs = listed.inputs
+    if getattr(arith, "interned", False):
         if workers is not None:
             raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
         from .piecewise import piecewise_accuracy

@@ -68,7 +68,7 @@ from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, lo
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
-from .orchestrate import Pairs, over_pairs
+from .orchestrate import Pairs, over_pairs, worst_part
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -518,19 +518,9 @@ def synthesize_approximate(
 
 def _worst_part(planned: Any, results: list[ApproximateResult], by_delta: bool, start: float) -> ApproximateResult:
     """A product's (ε, δ) under the max rule: the part with the largest δ (given ε) or ε (given δ)."""
-    from ..plan.planned import pair_witness
-    from ..plan.planner import combine_max
-
     exact_all = all(r.exact for r in results)
-    c = combine_max([_comparable(r) if by_delta else (r.ratio if exact_all else r.epsilon) for r in results])
-    seconds = time.perf_counter() - start
-    return replace(
-        results[c],
-        witness=pair_witness(planned, planned.members[c][0], results[c].witness),
-        diagram_size=sum(r.diagram_size or 0 for r in results),
-        seconds=seconds,
-        plan=planned.report([r.plan for r in results], None, None, seconds),
-    )
+    values = [_comparable(r) if by_delta else (r.ratio if exact_all else r.epsilon) for r in results]
+    return worst_part(planned, results, values, start)
 
 
 def _scan(

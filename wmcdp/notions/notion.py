@@ -46,12 +46,15 @@ class Option:
 class Notion:
     """A notion's record.
 
-    ``name`` is its rows' ``kind`` (the key of :data:`NOTIONS`); ``command`` the word of ``wmcdp sweep COMMAND``
-    (None: no sweep). ``point(program, variant, parameter, value, **options)`` runs the notion at one point of a
-    sweep and returns its row (or rows); ``options`` are the keywords ``point`` takes besides ``sets``,
-    ``backend`` and ``exact``. ``columns`` are the columns people read (:mod:`wmcdp.report.tables`), ``text``
-    the columns among them that are not numbers. ``series(row)`` is the row's point of a curve and
-    ``axes(rows)`` the curve's (y label, x label, title). ``markdown(result)`` renders a result for notebooks.
+    ``name`` is its rows' ``kind`` (the key of :data:`NOTIONS`); ``run`` its public function and ``result`` the
+    type it returns; ``row`` the type of its sweep rows (a ``kind`` and ``record()``, :mod:`wmcdp.notions.rows`).
+    ``command`` is the word of ``wmcdp sweep COMMAND`` (None: no sweep) and ``help`` its help.
+    ``point(program, variant, parameter, value, **options)`` runs the notion at one point of a sweep and returns
+    its row (or rows); ``options`` are the keywords ``point`` takes besides ``sets``, ``backend`` and ``exact``
+    (each also a ``wmcdp sweep`` flag). ``columns`` are the columns people read (:mod:`wmcdp.report.tables`),
+    ``text`` the columns among them that are not numbers, ``exact`` those shown as the record's ``KEY_exact``
+    when it has one. ``series(row)`` is the row's point of a curve and ``axes(rows)`` the curve's (y label,
+    x label, title). ``markdown(result)`` renders a result for notebooks.
     """
 
     name: str
@@ -66,6 +69,7 @@ class Notion:
     command: str | None = None
     options: Sequence[Option] = ()
     text: frozenset[str] = frozenset({"program", "witness_x", "witness_x_prime", "witness_y"})
+    exact: frozenset[str] = frozenset({"value", "epsilon", "delta"})
     help: str = ""
 
 

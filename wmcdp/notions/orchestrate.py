@@ -8,7 +8,7 @@ pairs ``(x, x')`` of a sum over every output. :func:`over_pairs` decides where t
 * ``scan(source, report)``: the bound over one :class:`~wmcdp.plan.pairs.PairSource`; ``report()`` is the plan
   that chose the source (None for the caller's pairs), its time taken when called;
 * ``combine(product, parts)``: a product plan's per-part results into the product's (the planner ran ``part`` on
-  one representative of each class of independent parts);
+  one representative of each class of independent parts; :func:`worst_part` under the max rule);
 * ``symbolic(program)``: the notion as a function of a symbolic parameter (:mod:`wmcdp.notions.piecewise`);
   without it such a program is refused in one line.
 
@@ -18,8 +18,9 @@ sequence makes, so the notion branches to it before calling :func:`over_pairs`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from ..compile import Compiled
@@ -64,20 +65,37 @@ class Pairs:
         )
 
 
-def planned_pairs(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any) -> tuple[Any, Any]:
-    """The planner's pairs when a product's bound is the maximum or the sum of its parts' bounds
-    (:func:`wmcdp.plan.planned.planned_pairs`; ``part(c)`` runs the notion on a part under either rule)."""
-    from ..plan.planned import planned_pairs as planned
+def by_rules(rules: tuple[str, ...] = ("max", "sum")) -> Planner:
+    """The planner's pairs (:func:`wmcdp.plan.planned.planned_pairs`) for a notion whose bound over a product of
+    independent parts is, under each of ``rules``, the maximum (``"max"``: the worst part's) or the sum (``"sum"``)
+    of its parts' bounds; a product under another rule is planned as one program. ``part(c)`` runs the notion on
+    one part."""
 
-    return planned(
-        prog,
-        which.neighbours,
-        which.backend,
-        which.exact,
-        which.force,
-        ("max", "sum"),
-        lambda c, rule: part(c),
-        symbolic,
+    def planner(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any) -> tuple[Any, Any]:
+        from ..plan.planned import planned_pairs
+
+        args = (which.neighbours, which.backend, which.exact, which.force)
+        return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic)
+
+    return planner
+
+
+def worst_part(planned: Any, results: Sequence[R], values: Sequence[Any], start: float) -> R:
+    """A product's result under the max rule: the result of the part with the largest of ``values`` (the first on
+    ties), its witness pair written in the whole program's inputs, the parts' diagram sizes summed and the
+    product's plan report. The result type has ``witness``, ``diagram_size``, ``seconds`` and ``plan``."""
+    from ..plan.planned import pair_witness
+    from ..plan.planner import combine_max
+
+    c = combine_max(list(values))
+    seconds = time.perf_counter() - start
+    best: Any = results[c]
+    return replace(  # type: ignore[no-any-return]
+        best,
+        witness=pair_witness(planned, planned.members[c][0], best.witness),
+        diagram_size=sum(getattr(r, "diagram_size", 0) or 0 for r in results),
+        seconds=seconds,
+        plan=planned.report([getattr(r, "plan", None) for r in results], None, None, seconds),
     )
 
 
@@ -90,10 +108,11 @@ def over_pairs(
     part: Callable[[Any], Any],
     combine: Callable[[Any, Any], R],
     symbolic: Callable[[Any], R] | None = None,
-    planner: Planner = planned_pairs,
+    planner: Planner | None = None,
 ) -> R:
     """The notion whose steps are ``scan``, ``part``, ``combine`` and ``symbolic`` (see the module docstring) on
-    the pairs ``which`` of ``prog``; ``start`` is when the call began (the plan's time counts from it)."""
+    the pairs ``which`` of ``prog``; ``start`` is when the call began (the plan's time counts from it). ``planner``
+    defaults to :func:`by_rules` (a product's bound is the max or the sum of its parts')."""
     if symbolic is not None:
         from .piecewise import symbolic_parameter
 
@@ -104,7 +123,7 @@ def over_pairs(
     from ..plan.planned import finish
     from ..plan.planner import Product
 
-    planned, extra = planner(prog, which, part, symbolic)
+    planned, extra = (planner or by_rules())(prog, which, part, symbolic)
     if isinstance(planned, str):  # the planner found a symbolic parameter: the notion as a function
         return extra  # type: ignore[no-any-return]
     if isinstance(planned, Product):
@@ -112,4 +131,4 @@ def over_pairs(
     return scan(planned, lambda: finish(extra, start))
 
 
-__all__ = ["Pairs", "over_pairs", "planned_pairs"]
+__all__ = ["Pairs", "Planner", "over_pairs", "by_rules", "worst_part"]

@@ -20,8 +20,8 @@ from ..notions.sweep import Row, records
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 
 
-def _cell(record: dict[str, Any], key: str) -> str:
-    if key in ("value", "epsilon", "delta") and record.get(f"{key}_exact"):
+def _cell(record: dict[str, Any], key: str, exact: frozenset[str]) -> str:
+    if key in exact and record.get(f"{key}_exact"):
         return record[f"{key}_exact"]
     value = record[key]
     if key == "seconds":
@@ -40,7 +40,7 @@ def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[lis
         else ((tex or plain) if latex else plain)
         for _, plain, tex in columns
     ]
-    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]
+    cells = [[_cell(r, key, kind.exact) for key, _, _ in columns] for r in records(rows)]
     return headers, cells, [key not in kind.text for key, _, _ in columns]
 
 

@@ -62,7 +62,7 @@ class AccuracyResult(Rendered):
     plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
 
 
-def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
+def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple[Value, ...]:
     """The outputs ``y`` with ``|y - V_x| <= alpha``."""
     return tuple(y for y in outputs if abs(y - target) <= alpha)
 
@@ -78,7 +78,7 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
 def synthesize_accuracy(
     prog: Program | Compiled,
     A: AccuracySet | ExhaustiveAccuracy | AccuracyPlan | Iterable[Value] | str | None = None,
-    V: Callable[[Value], Number] | Mapping | None = None,
+    V: Callable[[Value], Number] | Mapping[Value, Number] | None = None,
     alpha: Number = 0,
     I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
     *,
@@ -104,7 +104,8 @@ def synthesize_accuracy(
     if A is None and I is None and workers is None:
         from ..plan.planned import planned_accuracy
 
-        return planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
+        planned: AccuracyResult = planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
+        return planned
     if isinstance(A, str) and A == "exhaustive":
         A = None
     compiled = as_compiled(prog, backend, exact)

@@ -64,7 +64,7 @@ from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..lang.registry import find_sets
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp
+from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
@@ -136,12 +136,12 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 # -- per-pair sums at thresholds -------------------------------------------------------------
 
 
-def _float_hockey(log_ts: Sequence[float], left: bool = False):
+def _float_hockey(log_ts: Sequence[float], left: bool = False) -> tuple[Partial, Combine]:
     """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}`` (at
     ``t = ∞``: ``S = {b = 0 < a}``); ``left``: over ``S = {a ≥ t b}`` (the same first sum, the ties adding 0; the
     second is the slope of δ_p just left of ``t``)."""
 
-    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(invalid="ignore"):
             d = la - lb
         h = np.empty((len(la), len(log_ts)))
@@ -158,15 +158,18 @@ def _float_hockey(log_ts: Sequence[float], left: bool = False):
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]), np.logaddexp(x[1], y[1]))
 
 
-def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple) -> np.ndarray:
+def _above_irrational(
+    a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
     """``a > e^eps · b`` elementwise and rigorously for integer arrays (``e^eps`` irrational: no ties; ``eps = ∞``:
     the outputs with ``b = 0 < a``)."""
     if eps == math.inf:
-        return (b == 0) & (a > 0)
+        above: np.ndarray = (b == 0) & (a > 0)
+        return above
     la, lb = denominator_logs
     with np.errstate(invalid="ignore"):
         d = la - lb
-    out = d > eps
+    out: np.ndarray = d > eps
     unsure = np.flatnonzero(np.abs(d.ravel() - eps) <= 1e-9 * max(1.0, eps))
     flat_out = out.reshape(-1)
     fa, fb = a.reshape(-1), b.reshape(-1)
@@ -175,11 +178,11 @@ def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs
     return out
 
 
-def _exact_hockey(arith: Any, thresholds: Sequence[Threshold], left: bool = False):
+def _exact_hockey(arith: Any, thresholds: Sequence[Threshold], left: bool = False) -> tuple[Partial, Combine]:
     """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``; ``left`` (rational
     ``t``): over ``S = {a ≥ t b}``, as in :func:`_float_hockey`."""
 
-    def partial(a: np.ndarray, b: np.ndarray) -> tuple:
+    def partial(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         A = np.empty((len(a), len(thresholds)), dtype=object)
         B = np.empty_like(A)
         ia, ib = a.astype(object), b.astype(object)
@@ -504,7 +507,7 @@ def synthesize_approximate(
     def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
         return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
-    return over_pairs(
+    result: ApproximateResult = over_pairs(  # a symbolic parameter: a PiecewiseDeltaResult
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force),
         start,
@@ -514,6 +517,7 @@ def synthesize_approximate(
         symbolic=symbolic,
         planner=planned_sources,
     )
+    return result
 
 
 def _worst_part(planned: Any, results: list[ApproximateResult], by_delta: bool, start: float) -> ApproximateResult:
@@ -536,6 +540,7 @@ def _scan(
     """δ(ε) (given ``threshold``) or ε(δ) of ``k`` runs over the pairs of ``source``."""
     exact_run = source.arith.exact and accountant == "exact"
     point = None
+    ratio: float | Fraction
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 

@@ -172,7 +172,8 @@ def synthesize_privacy(
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy
 
-        return planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
+        planned: PrivacyResult = planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
+        return planned
     if isinstance(C, str) and C == "exhaustive":
         C = None
     compiled = as_compiled(prog, backend, exact)

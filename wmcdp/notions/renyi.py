@@ -34,7 +34,7 @@ from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_num
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..lang.registry import find_sets
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp
+from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, logsumexp
 from .markdown import renyi_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs
@@ -76,7 +76,7 @@ def parse_orders(orders: Iterable[Any] | str) -> list[float]:
 # -- D_∞: the largest log-ratio of each pair ------------------------------------------------
 
 
-def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray]:
     with np.errstate(invalid="ignore"):
         d = np.where(la == -np.inf, -np.inf, la - lb)
     return (np.max(d, axis=1, initial=-np.inf),)
@@ -131,8 +131,8 @@ def max_log_ratio(source: PairSource) -> tuple[float, float | Fraction, int]:
 # -- finite orders ------------------------------------------------------------------------------
 
 
-def _renyi_partial(orders: Sequence[float]):
-    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+def _renyi_partial(orders: Sequence[float]) -> tuple[Partial, Combine]:
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray]:
         out = np.empty((len(la), len(orders)))
         live = la > -np.inf
         for g, alpha in enumerate(orders):

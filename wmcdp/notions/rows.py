@@ -216,7 +216,7 @@ def records(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return [{k: record.get(k) for k in keys} for record in flat]
 
 
-def to_dataframe(rows: Sequence[Row]):
+def to_dataframe(rows: Sequence[Row]) -> Any:
     """The rows as a :class:`pandas.DataFrame` (pandas is optional)."""
     try:
         import pandas as pd

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.errors import WmcdpError
 from ..base.numbers import Number, exact_text, format_number
@@ -187,9 +187,20 @@ class ProfileRow:
         return out
 
 
-Row = PrivacyRow | AccuracyRow | ApproximateRow | RenyiRow | ProfileRow
-#: the rows of a swept parameter (a profile's rows sweep epsilon itself)
-SweptRow = PrivacyRow | AccuracyRow | ApproximateRow | RenyiRow
+class Row(Protocol):
+    """A row of a table or a curve: its notion's ``kind``, its program, the swept ``parameter`` (``"epsilon"`` for a
+    profile) and its flat ``record()``."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def program(self) -> str: ...
+
+    @property
+    def parameter(self) -> str: ...
+
+    def record(self) -> dict[str, Any]: ...
 
 
 def _plain(value: Any) -> Any:
@@ -232,7 +243,6 @@ __all__ = [
     "RenyiRow",
     "ProfileRow",
     "Row",
-    "SweptRow",
     "head",
     "records",
     "to_dataframe",

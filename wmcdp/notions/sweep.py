@@ -1,12 +1,12 @@
-"""Sweeps: the tight privacy, accuracy, (ε, δ) or Rényi bound of programs over a range of one parameter.
+"""Sweeps: the tight privacy, accuracy, (ε, δ) or Rényi bound — or any registered notion's — of programs over a
+range of one parameter.
 
-For each program and each value ``v`` of the swept parameter, the program is built with
-its fixed parameters plus ``parameter = v``, compiled, and Algorithm 2 (tight epsilon,
-ratio and witness triple), Algorithm 3 (tight 1 - beta at radius alpha and the worst
-input), approximate DP (δ(ε) or ε(δ) and the witness pair) or Rényi DP (``D_α`` per order
-and its pair) is run on the exhaustive or the symmetry sets. One row per (program, value),
-and per order for Rényi. The privacy profile's rows (:class:`ProfileRow`, one per ε) share
-the same tables.
+For each program and each value ``v`` of the swept parameter, the program is built with its fixed parameters
+plus ``parameter = v`` and the notion's record (:class:`wmcdp.notions.notion.Notion`) runs one point:
+Algorithm 2 (tight epsilon, ratio and witness triple), Algorithm 3 (tight 1 - beta at radius alpha and the worst
+input), approximate DP (δ(ε) or ε(δ) and the witness pair) or Rényi DP (``D_α`` per order and its pair), on the
+planned, exhaustive or symmetry sets. One row per (program, value), and per order for Rényi. :func:`sweep` sweeps
+a notion by name; the privacy profile's rows (:class:`ProfileRow`, one per ε) share the same tables.
 
 >>> rows = sweep_privacy(["randomized_response"], {"n": 3}, "lam", parse_over("lam=1/4,1/2")[1])
 >>> [(r.value, r.ratio) for r in rows]

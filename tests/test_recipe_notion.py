@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -205,6 +205,15 @@ def test_cli_sweep_json_and_plot(tv, capsys, tmp_path):
     assert capsys.readouterr().err.endswith("wmcdp: error: --alpha applies to accuracy sweeps\n")
 
 
-def test_names_are_unique(tv):
+def test_names_are_unique_and_looked_up(tv):
     with pytest.raises(ValueError, match="already registered"):
         register(TV)
+    with pytest.raises(ValueError, match="the sweep command 'privacy' is already taken"):
+        register(replace(TV, name="tv2", command="privacy"))
+    with pytest.raises(ValueError, match="unknown notion 'nope'; the notions are privacy, accuracy, approximate, "
+                                         "renyi, profile, tv"):
+        sweep("nope", ["randomized_response"], {"n": 2}, "lam", LAMS)
+    with pytest.raises(ValueError, match="the notion 'profile' has no sweep"):
+        sweep("profile", ["randomized_response"], {"n": 2}, "lam", LAMS)
+    with pytest.raises(ValueError, match="tv sweeps take no option 'alpha'"):
+        sweep("tv", ["randomized_response"], {"n": 2}, "lam", LAMS, alpha=1)

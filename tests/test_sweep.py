@@ -192,7 +192,7 @@ def test_ctrl_c_stops_cleanly(capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("wmcdp.cli.sweep.sweep_privacy", interrupted)
+    monkeypatch.setattr("wmcdp.cli.sweep.sweep", interrupted)
     code, out, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1")
     assert code == 130 and out == "" and err == "wmcdp: interrupted\n"
 

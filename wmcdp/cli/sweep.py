@@ -1,36 +1,54 @@
-"""``wmcdp sweep privacy|accuracy|approx|renyi NAME... -p key=value ... --over key=start:stop:step``.
+"""``wmcdp sweep KIND NAME... -p key=value ... --over key=start:stop:step``.
 
-One row per (program, value) in a table, CSV, Markdown, LaTeX or JSON, optionally to a
-file (``--output``) and as a curve (``--plot``). A progress bar appears on stderr when
-the run lasts over a second and stdout is a terminal (never with ``--format json`` or
-``--quiet``).
+``KIND`` is the sweep command of a notion (:func:`wmcdp.notions.notion.commands`: privacy, accuracy, approx,
+renyi, and any notion registered since) and its options are those of the notion's record. One row per
+(program, value) in a table, CSV, Markdown, LaTeX or JSON, optionally to a file (``--output``) and as a curve
+(``--plot``). A progress bar appears on stderr when the run lasts over a second and stdout is a terminal (never
+with ``--format json`` or ``--quiet``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import WmcdpError
-from ..base.numbers import parse_number
 from ..compile import BACKENDS
-from ..notions.sweep import Row, parse_over, sweep_accuracy, sweep_approximate, sweep_privacy, sweep_renyi
+from ..notions.catalogue import commands
+from ..notions.notion import Option
+from ..notions.sweep import parse_over, sweep
 from ..report.progress import Progress
 from ..report.tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
 
 
+def _own_options() -> dict[str, tuple[Option, list[str]]]:
+    """Each option of the notions' own, with the sweep commands that take it (options of one notion first)."""
+    out: dict[str, tuple[Option, list[str]]] = {}
+    for command, kind in commands().items():
+        for option in kind.options:
+            out.setdefault(option.name, (option, []))[1].append(command)
+    return dict(sorted(out.items(), key=lambda item: len(item[1][1]) > 1))
+
+
+def _add(q: Any, option: Option) -> None:
+    extra = {"type": option.type} if option.type else {}
+    q.add_argument(f"--{option.name}", default=option.default, metavar=option.metavar, help=option.help, **extra)
+
+
+def _listed(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 def register(sub: Any) -> None:
-    """Register ``sweep`` on the ``wmcdp`` subparsers."""
+    """Register ``sweep`` on the ``wmcdp`` subparsers: one kind per notion with a sweep command."""
     q = sub.add_parser("sweep", help="a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot")
-    q.add_argument(
-        "kind",
-        choices=["privacy", "accuracy", "approx", "renyi"],
-        help="tight epsilon, tight 1 - beta, tight (epsilon, delta), or tight Rényi divergences",
-    )
+    kinds = commands()
+    helps = [kind.help for kind in kinds.values()]
+    q.add_argument("kind", choices=list(kinds), help=f"{', '.join(helps[:-1])}, or {helps[-1]}")
     q.add_argument("program", nargs="+", metavar="NAME", help="built-in program(s) or path/to/file.py:function")
     q.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="fixed parameter")
     q.add_argument(
@@ -39,13 +57,14 @@ def register(sub: Any) -> None:
         metavar="KEY=RANGE",
         help="swept parameter: start:stop[:step] (stop included when reached) or v1,v2,...",
     )
-    q.add_argument("--alpha", help="accuracy radius alpha >= 0 (accuracy sweeps)")
-    q.add_argument("--delta", help="approx sweeps: epsilon(delta) at this delta")
-    q.add_argument("--epsilon", help="approx sweeps: delta(epsilon) at this epsilon (ln:3/2 is exact)")
-    q.add_argument("--compose", type=int, default=1, metavar="K", help="approx sweeps: K runs on the same pair")
-    q.add_argument("--orders", help="renyi sweeps: Rényi orders > 1, e.g. 1.5,2,inf")
+    options = _own_options()
+    for option, owners in options.values():
+        if len(owners) == 1:
+            _add(q, option)
     q.add_argument("--sets", default="plan", metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC")
-    q.add_argument("--neighbours", metavar="RELATION|FILE.py:FUNC", help="exhaustive privacy sets: neighbour relation")
+    for option, owners in options.values():
+        if len(owners) > 1:
+            _add(q, option)
     q.add_argument("--backend", choices=sorted(BACKENDS), default="bdd")
     number_args(q)
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
@@ -61,23 +80,19 @@ def _show_progress(args: argparse.Namespace) -> bool:
     return not args.quiet and args.fmt != "json" and sys.stdout.isatty() and sys.stderr.isatty()
 
 
-#: the options that belong to one kind of sweep only
-_OWN = {"alpha": "accuracy", "delta": "approx", "epsilon": "approx", "orders": "renyi"}
-
-
-def _check_options(args: argparse.Namespace) -> None:
-    """Each option belongs to its kinds of sweep; each kind gets what it needs."""
-    for option, kind in _OWN.items():
-        if getattr(args, option) is not None and args.kind != kind:
-            raise WmcdpError(f"--{option} applies to {kind} sweeps")
-    if args.compose != 1 and args.kind != "approx":
-        raise WmcdpError("--compose applies to approx sweeps")
-    if args.kind == "accuracy" and args.neighbours:
-        raise WmcdpError("--neighbours applies to privacy, approx and renyi sweeps")
-    if args.kind == "accuracy" and args.alpha is None:
-        raise WmcdpError("an accuracy sweep needs --alpha")
-    if args.kind == "renyi" and args.orders is None:
-        raise WmcdpError("a renyi sweep needs --orders")
+def _notion_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of the sweep's notion, converted; each option belongs to its kinds of sweep and each kind
+    gets the options it needs."""
+    for option, owners in _own_options().values():
+        if getattr(args, option.name) not in (None, option.default) and args.kind not in owners:
+            raise WmcdpError(f"--{option.name} applies to {_listed(owners)} sweeps")
+    out = {}
+    for option in commands()[args.kind].options:
+        value = getattr(args, option.name)
+        if option.required and value is None:
+            raise WmcdpError(f"{'an' if args.kind[0] in 'aeiou' else 'a'} {args.kind} sweep needs --{option.name}")
+        out[option.name] = option.parse(value) if option.parse and value is not None else value
+    return out
 
 
 def run_sweep(args: argparse.Namespace) -> str:
@@ -86,7 +101,7 @@ def run_sweep(args: argparse.Namespace) -> str:
         if args.fmt not in ("table", "json"):
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
-    _check_options(args)
+    own = _notion_options(args)
     fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
     if args.plot:
@@ -95,31 +110,18 @@ def run_sweep(args: argparse.Namespace) -> str:
         require_matplotlib(args.plot)
     exact = exact_mode(args)
     with Progress(len(args.program) * len(values), enabled=_show_progress(args)) as bar:
-        progress = lambda done, total, note: bar.update(done, note)  # noqa: E731
-        common = {"sets": args.sets, "backend": args.backend, "exact": exact, "progress": progress}
-        rows: Sequence[Row]
-        if args.kind == "privacy":
-            rows = sweep_privacy(args.program, fixed, parameter, values, neighbours=args.neighbours, **common)
-        elif args.kind == "accuracy":
-            rows = sweep_accuracy(
-                args.program, fixed, parameter, values, parse_number(args.alpha, exact=True), **common
-            )
-        elif args.kind == "approx":
-            rows = sweep_approximate(
-                args.program,
-                fixed,
-                parameter,
-                values,
-                epsilon=args.epsilon,
-                delta=args.delta,
-                compose=args.compose,
-                neighbours=args.neighbours,
-                **common,
-            )
-        else:
-            rows = sweep_renyi(
-                args.program, fixed, parameter, values, args.orders, neighbours=args.neighbours, **common
-            )
+        rows = sweep(
+            commands()[args.kind].name,
+            args.program,
+            fixed,
+            parameter,
+            values,
+            progress=lambda done, total, note: bar.update(done, note),
+            sets=args.sets,
+            backend=args.backend,
+            exact=exact,
+            **own,
+        )
     return emit(rows, args)
 
 

@@ -25,7 +25,7 @@ event (``experiments/accounting_defect.py`` shows it).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..base.errors import WmcdpError
@@ -52,7 +52,10 @@ def _logs(groups: Groups) -> tuple[dict[int, float], dict[int, float]]:
     """The two distributions as ``{group: natural log of its mass}`` (exact masses correctly rounded)."""
     if groups.arith.exact:
         d = groups.arith.denominator
-        log = lambda m: ln_ratio(m, d) if m else -math.inf  # noqa: E731
+
+        def log(m: int) -> float:
+            return ln_ratio(m, d) if m else -math.inf
+
         return ({i: log(a) for i, a in enumerate(groups.a)}, {i: log(b) for i, b in enumerate(groups.b)})
     return ({i: float(a) for i, a in enumerate(groups.a)}, {i: float(b) for i, b in enumerate(groups.b)})
 
@@ -71,7 +74,7 @@ def pld(groups: Groups, compose: int = 1, interval: float = 1e-4) -> Any:
     return result.self_compose(compose) if compose > 1 else result
 
 
-def _plds(source: PairSource, compose: int, interval: float):
+def _plds(source: PairSource, compose: int, interval: float) -> Iterator[tuple[int, Any]]:
     """Each pair's dp-accounting PLD, after checking what dp-accounting 0.6.0 cannot take: a loss with mass
     at +infinity (it fails inside its PMF code), and a discretisation interval not below the largest loss."""
     _library()
@@ -113,7 +116,7 @@ def _infinite(groups: Groups, i: int) -> bool:
     """Group ``i`` is the loss +infinity: mass under x and none under x'."""
     if groups.arith.exact:
         return groups.ratios[i] is None
-    return groups.b[i] == -math.inf
+    return bool(groups.b[i] == -math.inf)
 
 
 def _loss(groups: Groups, i: int) -> float:
@@ -148,7 +151,7 @@ def composed_profile(
     return [(float(b.value), int(b.key)) for b in best]  # type: ignore[arg-type]
 
 
-def _array(value: Any):
+def _array(value: Any) -> Any:
     import numpy as np
 
     return np.array([value])

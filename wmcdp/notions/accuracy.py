@@ -22,12 +22,13 @@ import numpy as np
 
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import Number, as_number, format_number
+from ..base.numbers import Number, as_number, format_number, parse_number
 from ..compile import Compiled
 from ..count.distributed import check_workers, local_only
 from ..count.probabilities import Counter, as_compiled, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
+from ..lang.registry import find_sets
 from ..lang.sets import (
     AccuracySet,
     ExhaustiveAccuracy,
@@ -40,10 +41,13 @@ from ..lang.sets import (
 from ..lang.shape import format_value
 from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
+from .markdown import accuracy_markdown
+from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, swept_axis
+from .rows import AccuracyRow
 
 
 @dataclass(frozen=True)
-class AccuracyResult:
+class AccuracyResult(Rendered):
     """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
 
     alpha: Number
@@ -57,13 +61,8 @@ class AccuracyResult:
     sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
     plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
 
-    def _repr_markdown_(self) -> str:
-        from .markdown import accuracy_markdown
 
-        return accuracy_markdown(self)
-
-
-def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple:
+def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple[Value, ...]:
     """The outputs ``y`` with ``|y - V_x| <= alpha``."""
     return tuple(y for y in outputs if abs(y - target) <= alpha)
 
@@ -79,7 +78,7 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
 def synthesize_accuracy(
     prog: Program | Compiled,
     A: AccuracySet | ExhaustiveAccuracy | AccuracyPlan | Iterable[Value] | str | None = None,
-    V: Callable[[Value], Number] | Mapping | None = None,
+    V: Callable[[Value], Number] | Mapping[Value, Number] | None = None,
     alpha: Number = 0,
     I: InferenceSet | ExhaustiveInference | Iterable[tuple[Value, Value]] | None = None,
     *,
@@ -100,38 +99,71 @@ def synthesize_accuracy(
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
+    alpha = _checked(alpha, top)
+    check_workers(workers)
+    if A is None and I is None and workers is None:
+        from ..plan.planned import planned_accuracy
+
+        planned: AccuracyResult = planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
+        return planned
+    if isinstance(A, str) and A == "exhaustive":
+        A = None
+    compiled = as_compiled(prog, backend, exact)
+    if isinstance(A, (str, AccuracyPlan)):
+        return _auto(compiled, A, V, alpha, I, top, exact, force, start)
+    shape = compiled.shape
+    if not shape.is_numeric:
+        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
+    target = accuracy_targets(compiled.program, V)
+    A, I = _sets(compiled, A, I, force, workers)
+    listed = _inputs(compiled, A, I, exact)
+    bounds = [_window_bounds(shape.lo, shape.lo + shape.size - 1, target(x), alpha) for x in listed.inputs]
+    first, last = np.array(bounds, dtype=np.int64).reshape(-1, 2).T
+    if isinstance(I, InferenceSet):
+        _check_covered(I, listed.inputs, first, last, shape.lo, alpha)
+    return _scan(compiled, listed, first, last, alpha, top, exact, workers, start)
+
+
+def _checked(alpha: Number, top: int) -> Number:
+    """``alpha``, a finite number ≥ 0, once ``top`` is checked to be a whole number ≥ 0."""
     alpha = as_number(alpha, "alpha")
     if alpha < 0 or (isinstance(alpha, float) and math.isinf(alpha)):
         raise WmcdpError(f"alpha must be a finite number >= 0, got {format_number(alpha)}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise WmcdpError(f"top must be a whole number >= 0, got {top!r}")
-    check_workers(workers)
-    if A is None and I is None and workers is None:
-        from ..plan.planned import planned_accuracy
+    return alpha
 
-        return planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
-    if isinstance(A, str) and A == "exhaustive":
-        A = None
-    compiled = as_compiled(prog, backend, exact)
-    if isinstance(A, (str, AccuracyPlan)):
-        if isinstance(A, str) and A != "auto":
-            raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
-        if I is not None:
-            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
-        plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
-        assert plan is not None  # no fallback asked
-        I = ExhaustiveInference(compiled.domain, compiled.shape)  # every output of the listed inputs
-        r = synthesize_accuracy(compiled, plan.A, V, alpha, I, top=top, exact=exact, force=force)
-        return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
-    shape = compiled.shape
-    if not shape.is_numeric:
-        raise WmcdpError(f"accuracy needs a numeric output, but {compiled.program.name} returns a tuple")
-    lo = shape.lo
-    hi = lo + shape.size - 1
-    target = accuracy_targets(compiled.program, V)
+
+def _auto(
+    compiled: Compiled,
+    A: str | AccuracyPlan,
+    V: Any,
+    alpha: Number,
+    I: Any,
+    top: int,
+    exact: Any,
+    force: bool,
+    start: float,
+) -> AccuracyResult:
+    """Algorithm 3 on one input per orbit of the proved symmetries (``A="auto"`` or an accuracy plan)."""
+    if isinstance(A, str) and A != "auto":
+        raise WmcdpError(f"A must be an accuracy set, None (the planner), 'exhaustive' or 'auto', got {A!r}")
+    if I is not None:
+        raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+    plan = accuracy_plan(compiled, V, force=force) if isinstance(A, str) else A
+    assert plan is not None  # no fallback asked
+    I = ExhaustiveInference(compiled.domain, compiled.shape)  # every output of the listed inputs
+    r = synthesize_accuracy(compiled, plan.A, V, alpha, I, top=top, exact=exact, force=force)
+    return replace(r, seconds=time.perf_counter() - start, sets=plan.report)
+
+
+def _sets(
+    compiled: Compiled, A: Any, I: Any, force: bool, workers: Any
+) -> tuple[AccuracySet | ExhaustiveAccuracy, InferenceSet | ExhaustiveInference]:
+    """The accuracy and inference sets as given (None: exhaustive, within the size limits unless ``force``)."""
     if I is None:
-        check_exhaustive(compiled.domain, shape.size, force=force)
-        I = ExhaustiveInference(compiled.domain, shape)
+        check_exhaustive(compiled.domain, compiled.shape.size, force=force)
+        I = ExhaustiveInference(compiled.domain, compiled.shape)
     elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
         I = InferenceSet.of(I)
     if A is None:
@@ -142,22 +174,40 @@ def synthesize_accuracy(
         raise WmcdpError("the accuracy set is empty")
     if not (isinstance(I, ExhaustiveInference) and isinstance(A, ExhaustiveAccuracy)):
         local_only(workers, "A and I")
-    listed = _inputs(compiled, A, I, exact)
-    inputs = listed.inputs
-    bounds = np.array([_window_bounds(lo, hi, target(x), alpha) for x in inputs], dtype=np.int64).reshape(-1, 2)
-    first, last = bounds[:, 0], bounds[:, 1]
-    if isinstance(I, InferenceSet):
-        for x, f, l in zip(inputs, first, last):
-            ys = tuple(range(lo + int(f), lo + int(l) + 1))
-            y = I.first_missing(x, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
-                    f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
-                )
+    return A, I
+
+
+def _check_covered(
+    I: InferenceSet, inputs: list[Value], first: np.ndarray, last: np.ndarray, lo: int, alpha: Number
+) -> None:
+    """Every output within ``alpha`` of each input's target is in ``I``."""
+    for x, f, l in zip(inputs, first, last):
+        y = I.first_missing(x, tuple(range(lo + int(f), lo + int(l) + 1)))
+        if y is not None:
+            raise CoverageError(
+                f"the inference set is missing the pair {describe_pair(x, y)} needed for the "
+                f"accuracy of x={format_value(x)} (|y - V_x| <= {format_number(alpha)})"
+            )
+
+
+def _scan(
+    compiled: Compiled,
+    listed: Any,
+    first: np.ndarray,
+    last: np.ndarray,
+    alpha: Number,
+    top: int,
+    exact: Any,
+    workers: Any,
+    start: float,
+) -> AccuracyResult:
+    """``1 - beta`` of each listed input over its window ``[first, last]`` of outputs; the lowest, its input and
+    the ``top`` lowest (a parametric run: ``1 - beta`` as a function, :mod:`wmcdp.notions.piecewise`)."""
+    lo = compiled.shape.lo
     counter = Counter(compiled, number_system(compiled, exact))
     arith = counter.arith
-    if getattr(arith, "interned", False):  # a parametric run: 1 - beta as a function (wmcdp.notions.piecewise)
+    inputs = listed.inputs
+    if getattr(arith, "interned", False):
         if workers is not None:
             raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
         from .piecewise import piecewise_accuracy
@@ -221,3 +271,63 @@ def _ranked(arith: Any, inside: np.ndarray, outside: Any, top: int) -> list[int]
         ranked.extend(sorted(group))
         k += len(group)
     return ranked[:top]
+
+
+# -- accuracy (Algorithm 3) ------------------------------------------------------------------
+
+
+def _accuracy_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    alpha: Number,
+    sets: str,
+    backend: str,
+    exact: Any,
+) -> AccuracyRow:
+    compiled = as_compiled(program, backend, exact)
+    A, I = find_sets("accuracy", sets, program, alpha)
+    r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
+    seconds = compiled.compile_seconds + r.seconds
+    return AccuracyRow(
+        variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact, r.diagram_size, seconds
+    )
+
+
+ACCURACY = register(
+    Notion(
+        name="accuracy",
+        command="accuracy",
+        help="tight 1 - beta",
+        run=synthesize_accuracy,
+        result=AccuracyResult,
+        row=AccuracyRow,
+        point=_accuracy_point,
+        options=(
+            Option(
+                "alpha",
+                "accuracy radius alpha >= 0 (accuracy sweeps)",
+                required=True,
+                parse=lambda text: parse_number(text, exact=True),
+            ),
+        ),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("alpha", "alpha", r"$\alpha$"),
+            ("one_minus_beta", "1-beta", r"$1-\beta$"),
+            ("beta", "beta", r"$\beta$"),
+            ("witness_x", "worst x", "worst $x$"),
+            *TAIL,
+        ],
+        series=lambda r: (r.program, float(r.value), float(r.one_minus_beta)),
+        axes=lambda rows: (
+            f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)",
+            swept_axis(rows),
+            f"tight accuracy bound vs {rows[0].parameter}",
+        ),
+        markdown=accuracy_markdown,
+    )
+)

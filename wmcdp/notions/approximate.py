@@ -60,11 +60,16 @@ import numpy as np
 from ..base.certified import Enclosure, ExpGap, exp_sign
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import as_number, format_number, ln, parse_number
+from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
+from ..lang.registry import find_sets
+from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
 from .loss import compose_count, composed_pairs, product_pairs
+from .markdown import approximate_markdown
+from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .orchestrate import Pairs, over_pairs, worst_part
+from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
@@ -131,12 +136,12 @@ def parse_delta(value: Any, exact: bool) -> float | Fraction:
 # -- per-pair sums at thresholds -------------------------------------------------------------
 
 
-def _float_hockey(log_ts: Sequence[float], left: bool = False):
+def _float_hockey(log_ts: Sequence[float], left: bool = False) -> tuple[Partial, Combine]:
     """Partial sums in logs per threshold: ``ln Σ_S (a − t b)`` and ``ln Σ_S b`` over ``S = {a > t b}`` (at
     ``t = ∞``: ``S = {b = 0 < a}``); ``left``: over ``S = {a ≥ t b}`` (the same first sum, the ties adding 0; the
     second is the slope of δ_p just left of ``t``)."""
 
-    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(invalid="ignore"):
             d = la - lb
         h = np.empty((len(la), len(log_ts)))
@@ -153,15 +158,18 @@ def _float_hockey(log_ts: Sequence[float], left: bool = False):
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]), np.logaddexp(x[1], y[1]))
 
 
-def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple) -> np.ndarray:
+def _above_irrational(
+    a: np.ndarray, b: np.ndarray, eps: float, denominator_logs: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
     """``a > e^eps · b`` elementwise and rigorously for integer arrays (``e^eps`` irrational: no ties; ``eps = ∞``:
     the outputs with ``b = 0 < a``)."""
     if eps == math.inf:
-        return (b == 0) & (a > 0)
+        above: np.ndarray = (b == 0) & (a > 0)
+        return above
     la, lb = denominator_logs
     with np.errstate(invalid="ignore"):
         d = la - lb
-    out = d > eps
+    out: np.ndarray = d > eps
     unsure = np.flatnonzero(np.abs(d.ravel() - eps) <= 1e-9 * max(1.0, eps))
     flat_out = out.reshape(-1)
     fa, fb = a.reshape(-1), b.reshape(-1)
@@ -170,11 +178,11 @@ def _above_irrational(a: np.ndarray, b: np.ndarray, eps: float, denominator_logs
     return out
 
 
-def _exact_hockey(arith: Any, thresholds: Sequence[Threshold], left: bool = False):
+def _exact_hockey(arith: Any, thresholds: Sequence[Threshold], left: bool = False) -> tuple[Partial, Combine]:
     """Partial sums in integers per threshold: ``Σ_S a`` and ``Σ_S b`` over ``S = {a > t b}``; ``left`` (rational
     ``t``): over ``S = {a ≥ t b}``, as in :func:`_float_hockey`."""
 
-    def partial(a: np.ndarray, b: np.ndarray) -> tuple:
+    def partial(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         A = np.empty((len(a), len(thresholds)), dtype=object)
         B = np.empty_like(A)
         ia, ib = a.astype(object), b.astype(object)
@@ -357,7 +365,7 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, d
 
 
 @dataclass(frozen=True)
-class ApproximateResult:
+class ApproximateResult(Rendered):
     """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
 
     Given ε: ``delta`` = δ(ε). Given δ: ``epsilon`` = ε(δ) and ``delta`` as given. ``ratio``
@@ -381,11 +389,6 @@ class ApproximateResult:
     interval: Any = None  # a certified run, or an exact one at an irrational e^eps: the enclosure of delta (given
     # epsilon) or of epsilon (given delta)
     exact_delta: Any = None  # an exact run at an irrational e^eps: delta as an exact real (base.certified.ExpGap)
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import approximate_markdown
-
-        return approximate_markdown(self)
 
 
 @dataclass(frozen=True)
@@ -416,26 +419,20 @@ def _composed_source(source: PairSource, compose: int, accountant: str) -> PairS
     return composed_pairs(source, compose)
 
 
-def planned_sources(
-    prog: Program | Compiled,
-    neighbours: Any,
-    backend: str,
-    exact: Any,
-    force: bool,
-    run: Callable[[Any], Any],
-    symbolic: Callable[[Compiled], Any] | None = None,
-) -> tuple[Any, Any]:
+def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any = None) -> tuple[Any, Any]:
     """The planner's pairs for δ(ε), ε(δ) and profiles (:func:`wmcdp.plan.planned.planned_pairs`):
-    ``(Product, per-part results of run)`` when the worst pair is the worst part's (hamming, one-entry), or
+    ``(Product, per-part results of part)`` when the worst pair is the worst part's (hamming, one-entry), or
     ``(source, plan)``. Under all-entries every part may move at once: when each part has a dominant pair the
     source is that one composed pair (:func:`wmcdp.notions.loss.product_pairs`), else the whole program's."""
     from ..plan.planned import planned_pairs, sum_witness
     from ..plan.planner import Product
 
-    def part(c: Any, rule: str) -> Any:
-        return run(c) if rule == "max" else planned_pairs(c, None, backend, exact, force, (), None)
+    args = (which.neighbours, which.backend, which.exact, which.force)
 
-    planned, extra = planned_pairs(prog, neighbours, backend, exact, force, ("max", "sum"), part, symbolic)
+    def run(c: Any, rule: str) -> Any:
+        return part(c) if rule == "max" else planned_pairs(c, None, which.backend, which.exact, which.force, (), None)
+
+    planned, extra = planned_pairs(prog, *args, ("max", "sum"), run, symbolic)
     if not isinstance(planned, Product) or planned.rule == "max":
         return planned, extra
     source = product_pairs(
@@ -443,7 +440,7 @@ def planned_sources(
         lambda witnesses: sum_witness(planned, witnesses),
     )
     if source is None:  # some part has no dominant pair: the whole program
-        return planned_pairs(prog, neighbours, backend, exact, force, ("max",), part, symbolic)
+        return planned_pairs(prog, *args, ("max",), run, symbolic)
     bound = "each part's dominant pair, their loss distributions composed"
     return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound, claims=source.claims)
 
@@ -489,83 +486,81 @@ def synthesize_approximate(
     threshold = Threshold.of(epsilon) if epsilon is not None else None
     if delta is not None:
         parse_delta(delta, False)
-    plan = None
-    from .piecewise import piecewise_approximate, symbolic_parameter
+
+    def part(c: Any) -> ApproximateResult:
+        return synthesize_approximate(
+            c,
+            epsilon=epsilon,
+            delta=delta,
+            compose=compose,
+            exact=exact,
+            force=force,
+            accountant=accountant,
+            interval=interval,
+        )
 
     def symbolic(c: Any) -> Any:
+        from .piecewise import piecewise_approximate
+
         return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
 
-    if symbolic_parameter(prog) is not None:
-        return symbolic(prog)
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness
-        from ..plan.planner import Product, combine_max
+    def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
+        return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
-        planned, extra = planned_sources(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            lambda c: synthesize_approximate(
-                c,
-                epsilon=epsilon,
-                delta=delta,
-                compose=compose,
-                exact=exact,
-                force=force,
-                accountant=accountant,
-                interval=interval,
-            ),
-            symbolic,
-        )
-        if isinstance(planned, str):  # a symbolic parameter: delta as a function
-            return extra
-        if isinstance(planned, Product):
-            results = extra
-            exact_all = all(r.exact for r in results)
-            c = combine_max(
-                [_comparable(r) if threshold is not None else (r.ratio if exact_all else r.epsilon) for r in results]
-            )
-            seconds = time.perf_counter() - start
-            return replace(
-                results[c],
-                witness=pair_witness(planned, planned.members[c][0], results[c].witness),
-                diagram_size=sum(r.diagram_size or 0 for r in results),
-                seconds=seconds,
-                plan=planned.report([r.plan for r in results], None, None, seconds),
-            )
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
+    result: ApproximateResult = over_pairs(  # a symbolic parameter: a PiecewiseDeltaResult
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=part,
+        combine=lambda planned, results: _worst_part(planned, results, threshold is not None, start),
+        symbolic=symbolic,
+        planner=planned_sources,
+    )
+    return result
+
+
+def _worst_part(planned: Any, results: list[ApproximateResult], by_delta: bool, start: float) -> ApproximateResult:
+    """A product's (ε, δ) under the max rule: the part with the largest δ (given ε) or ε (given δ)."""
+    exact_all = all(r.exact for r in results)
+    values = [_comparable(r) if by_delta else (r.ratio if exact_all else r.epsilon) for r in results]
+    return worst_part(planned, results, values, start)
+
+
+def _scan(
+    source: PairSource,
+    threshold: Threshold | None,
+    delta: Any,
+    k: int,
+    accountant: str,
+    interval: float,
+    start: float,
+    report: Callable[[], Any],
+) -> ApproximateResult:
+    """δ(ε) (given ``threshold``) or ε(δ) of ``k`` runs over the pairs of ``source``."""
     exact_run = source.arith.exact and accountant == "exact"
     point = None
+    ratio: float | Fraction
     if accountant == "dp-accounting":
         from .accounting import composed_bound
 
-        value, key = composed_bound(
-            source,
-            k,
-            epsilon=threshold,
-            delta=None if delta is None else parse_delta(delta, False),  # type: ignore[arg-type]
-            interval=interval,
-        )
-        if threshold is not None:
-            eps, d, ratio = threshold.epsilon, value, _ratio_of(threshold.epsilon)
-        else:
-            eps, d, ratio = value, parse_delta(delta, False), _ratio_of(value)  # type: ignore[assignment]
+        d = None if delta is None else parse_delta(delta, False)
+        value, key = composed_bound(source, k, epsilon=threshold, delta=d, interval=interval)  # type: ignore[arg-type]
+        eps = threshold.epsilon if threshold is not None else value
+        d = value if threshold is not None else d
+        ratio = _ratio_of(eps)
     else:
         source = _composed_source(source, k, accountant)
         if threshold is not None:
             (point,) = deltas(source, [threshold])
-            d, key, eps = point.value, point.key, threshold.epsilon  # type: ignore[assignment]
-            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)  # type: ignore[assignment]
+            d, key, eps = point.value, point.key, threshold.epsilon
+            ratio = threshold.ratio if exact_run and threshold.ratio is not None else _ratio_of(eps)
         else:
-            d = parse_delta(delta, exact_run)  # type: ignore[assignment]
-            eps, ratio, key = epsilon_for_delta(source, d)  # type: ignore[assignment]
+            d = parse_delta(delta, exact_run)
+            eps, ratio, key = epsilon_for_delta(source, d)
     return ApproximateResult(
         epsilon=eps,
-        delta=d,
+        delta=d,  # type: ignore[arg-type]
         ratio=ratio,
         witness=source.witness(key),
         compose=k,
@@ -574,7 +569,7 @@ def synthesize_approximate(
         diagram_size=source.diagram_size,
         seconds=time.perf_counter() - start,
         symmetry=source.symmetry,
-        plan=None if plan is None else finish(plan, start),
+        plan=report(),
         log_delta=None if point is None else point.log,
         interval=None if point is None else point.interval,
         exact_delta=None if point is None else point.exact,
@@ -650,55 +645,144 @@ def privacy_profile(
     k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
-    plan = None
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness
-        from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_sources(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            lambda c: privacy_profile(
-                c,
-                epsilons=[th for th in thresholds],
-                compose=compose,
-                exact=exact,
-                force=force,
-                accountant=accountant,
-                interval=interval,
-            ),
+    def part(c: Any) -> list[ProfilePoint]:
+        return privacy_profile(
+            c, thresholds, compose=compose, exact=exact, force=force, accountant=accountant, interval=interval
         )
-        if isinstance(planned, Product):
-            report = planned.report([r[0].plan for r in extra], None, None, time.perf_counter() - start)
-            out = []
-            for g, _th in enumerate(thresholds):
-                c = combine_max([_comparable(r[g]) for r in extra])
-                point = extra[c][g]
-                out.append(
-                    replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report)
-                )
-            return out
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    if accountant == "dp-accounting":
-        from .accounting import composed_profile
 
-        points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
-    else:
-        source = _composed_source(source, k, accountant)
-        points = deltas(source, thresholds)
-    report = None if plan is None else finish(plan, start)  # type: ignore[assignment]
-    return [
-        ProfilePoint(th.epsilon, p.value, source.witness(p.key), th.text(), report, p.log, p.interval, p.exact)
-        for th, p in zip(thresholds, points)
-    ]
+    def scan(source: PairSource, report: Callable[[], Any]) -> list[ProfilePoint]:
+        if accountant == "dp-accounting":
+            from .accounting import composed_profile
+
+            points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
+        else:
+            source = _composed_source(source, k, accountant)
+            points = deltas(source, thresholds)
+        plan = report()
+        return [
+            ProfilePoint(th.epsilon, p.value, source.witness(p.key), th.text(), plan, p.log, p.interval, p.exact)
+            for th, p in zip(thresholds, points)
+        ]
+
+    return over_pairs(
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=part,
+        combine=lambda planned, parts: _worst_parts(planned, parts, len(thresholds), start),
+        planner=planned_sources,
+    )
+
+
+def _worst_parts(planned: Any, parts: list[list[ProfilePoint]], count: int, start: float) -> list[ProfilePoint]:
+    """A product's profile under the max rule: at each ε, the part with the largest δ(ε)."""
+    from ..plan.planned import pair_witness
+    from ..plan.planner import combine_max
+
+    report = planned.report([r[0].plan for r in parts], None, None, time.perf_counter() - start)
+    out = []
+    for g in range(count):
+        c = combine_max([_comparable(r[g]) for r in parts])
+        point = parts[c][g]
+        out.append(replace(point, witness=pair_witness(planned, planned.members[c][0], point.witness), plan=report))
+    return out
+
+
+# -- approximate (epsilon, delta) ------------------------------------------------------------
+
+
+def _approximate_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    epsilon: Any,
+    delta: Any,
+    compose: int,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> ApproximateRow:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_approximate(
+        program,
+        P,
+        I,
+        epsilon=epsilon,
+        delta=delta,
+        compose=compose,
+        neighbours=relation(neighbours),
+        backend=backend,
+        exact=exact,
+    )
+    given = "delta" if delta is not None else "epsilon"
+    return ApproximateRow(
+        variant, parameter, value, r.epsilon, r.delta, r.witness, given, r.compose, r.exact, r.diagram_size, r.seconds
+    )
+
+
+def _approximate_axes(rows: Sequence[Any]) -> tuple[str, str, str]:
+    r0 = rows[0]
+    title = f"tight (epsilon, delta) vs {r0.parameter}"
+    if r0.given == "delta":
+        return f"tight epsilon at delta = {format_number(r0.delta)} (nats)", swept_axis(rows), title
+    return f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)", swept_axis(rows), title
+
+
+APPROXIMATE = register(
+    Notion(
+        name="approximate",
+        command="approx",
+        help="tight (epsilon, delta)",
+        run=synthesize_approximate,
+        result=ApproximateResult,
+        row=ApproximateRow,
+        point=_approximate_point,
+        options=(
+            Option("delta", "approx sweeps: epsilon(delta) at this delta"),
+            Option("epsilon", "approx sweeps: delta(epsilon) at this epsilon (ln:3/2 is exact)"),
+            Option("compose", "approx sweeps: K runs on the same pair", default=1, metavar="K", type=int),
+            NEIGHBOURS,
+        ),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("epsilon", "epsilon", r"$\varepsilon$"),
+            ("delta", "delta", r"$\delta$"),
+            *PAIR,
+            ("compose", "K", "$K$"),
+            *TAIL,
+        ],
+        series=lambda r: (r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)),
+        axes=_approximate_axes,
+        markdown=approximate_markdown,
+    )
+)
+
+
+# -- the privacy profile (delta against epsilon; `wmcdp profile`) -----------------------------
+
+
+PROFILE = register(
+    Notion(
+        name="profile",
+        run=privacy_profile,
+        result=ProfilePoint,
+        row=ProfileRow,
+        columns=[("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *PAIR],
+        series=lambda r: (r.program, float(r.epsilon), float(r.delta)),
+        axes=lambda rows: ("tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"),
+    )
+)
 
 
 __all__ = [
+    "APPROXIMATE",
+    "PROFILE",
     "synthesize_approximate",
     "privacy_profile",
     "ApproximateResult",

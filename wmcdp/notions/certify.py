@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..base.certified import (
     MAX_PRECISION,
@@ -31,11 +31,20 @@ from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..lang.program import Program
 
+if TYPE_CHECKING:
+    from .approximate import ApproximateResult
+    from .privacy import PrivacyResult
+    from .renyi import RenyiResult
+
+#: a result a certified run widens (a dataclass with ``exact`` and ``interval``)
+Result = TypeVar("Result", "PrivacyResult", "ApproximateResult")
+
 
 def _program(prog: Any) -> Program:
     if isinstance(prog, Compiled):
         raise WmcdpError("a certified run compiles the program at several precisions: pass the Program, not a Compiled")
-    return prog
+    program: Program = prog
+    return program
 
 
 def _runs(prog: Program, backend: str) -> Any:
@@ -52,7 +61,7 @@ def _runs(prog: Program, backend: str) -> Any:
     raise WmcdpError(f"the certified enclosure did not become narrow enough by {MAX_PRECISION} bits of precision")
 
 
-def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = "bdd"):
+def certified_privacy(prog: Any, run: Callable[[Compiled], PrivacyResult], backend: str = "bdd") -> PrivacyResult:
     """Pure ε: ``run(compiled)`` is the exact privacy run; its ratio ``R`` widens to
     ``[R (1 − ρ)/(1 + ρ), R (1 + ρ)/(1 − ρ)]``."""
     for precision, compiled, _, rho in _runs(_program(prog), backend):
@@ -69,7 +78,9 @@ def certified_privacy(prog: Any, run: Callable[[Compiled], Any], backend: str = 
     raise AssertionError("unreachable")
 
 
-def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, backend: str = "bdd"):
+def certified_delta(
+    prog: Any, run: Callable[[Compiled], ApproximateResult], ratio: Fraction, backend: str = "bdd"
+) -> ApproximateResult:
     """δ at ε: the exact run's δ (correctly rounded, or exact at a rational ``e^ε``) widened by
     ``2E (1 + e^ε)``, floored at 0; ``ratio`` is at least ``e^ε``."""
     for precision, compiled, radius, _ in _runs(_program(prog), backend):
@@ -84,7 +95,9 @@ def certified_delta(prog: Any, run: Callable[[Compiled], Any], ratio: Fraction, 
     raise AssertionError("unreachable")
 
 
-def certified_epsilon(prog: Any, run: Callable[[Compiled, Fraction], Any], delta: Fraction, backend: str = "bdd"):
+def certified_epsilon(
+    prog: Any, run: Callable[[Compiled, Fraction], ApproximateResult], delta: Fraction, backend: str = "bdd"
+) -> ApproximateResult:
     """ε at δ: ``[ε_mid(δ + η), ε_mid(δ − η)]`` with ``η = 2E (1 + T)`` and ``T`` bounding ``e^ε`` over the
     interval (the midpoint run's ε at δ, plus 1); infinite when the midpoint run's ε at ``δ + E`` is. At δ = 0, the
     pure ε: the midpoint run's ratio ``R`` widens to ``[R (1 − ρ)/(1 + ρ), R (1 + ρ)/(1 − ρ)]`` (an infinite ratio
@@ -125,7 +138,7 @@ RENYI_MARGIN = 2.0**-44
 RENYI_WIDTH = 2.0**-42
 
 
-def certified_renyi(prog: Any, run: Callable[[Compiled], Any], backend: str = "bdd"):
+def certified_renyi(prog: Any, run: Callable[[Compiled], RenyiResult], backend: str = "bdd") -> RenyiResult:
     """Rényi divergences: ``Σ p^α q^(1−α)`` moves by a factor within ``(1 − ρ)^{±(2α − 1)}``, so ``D_α`` by
     at most ``(2α − 1) L / (α − 1)`` with ``L = ln(1/(1 − ρ))``; D_∞ (the pure ε) by ``2L``. Each end also
     moves out by :data:`RENYI_MARGIN` relative for the rounding of the exact run's float ``D_α``."""
@@ -147,7 +160,7 @@ def certified_renyi(prog: Any, run: Callable[[Compiled], Any], backend: str = "b
     raise AssertionError("unreachable")
 
 
-def _certified(result: Any, interval: Enclosure, **fields: Any) -> Any:
+def _certified(result: Result, interval: Enclosure, **fields: Any) -> Result:
     return replace(result, exact=False, interval=interval, **fields)
 
 

@@ -61,9 +61,9 @@ class Groups:
     """
 
     arith: Any
-    ratios: list
-    a: list
-    b: list
+    ratios: list[Any]
+    a: list[Any]
+    b: list[Any]
 
     @classmethod
     def of(cls, arith: Any, a: np.ndarray, b: np.ndarray) -> Groups:
@@ -350,8 +350,8 @@ class PrivacyLoss:
     x: Value
     x_prime: Value
     losses: tuple[float, ...]
-    probabilities: tuple
-    ratios: tuple | None
+    probabilities: tuple[Any, ...]
+    ratios: tuple[Any, ...] | None
     infinite_mass: float | Fraction
     compose: int
     exact: bool

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
+from ..base.numbers import Number
 from ..compile import Compiled
 from ..count.distributed import check_workers
 from ..count.probabilities import (
@@ -30,6 +31,7 @@ from ..count.probabilities import (
 )
 from ..count.scan import RatioScan, ratio_scan
 from ..lang.program import Program, Value
+from ..lang.registry import find_sets
 from ..lang.relations import Relation, check_relation, neighbour_relation
 from ..lang.sets import (
     ExhaustiveInference,
@@ -43,6 +45,9 @@ from ..lang.shape import format_value
 from ..plan.pairs import privacy_sets_at
 from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
+from .markdown import privacy_markdown
+from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
+from .rows import PrivacyRow
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class PrivacyWitness:
 
 
 @dataclass(frozen=True)
-class PrivacyResult:
+class PrivacyResult(Rendered):
     """Tight ``epsilon`` (natural log) and ``ratio = e^epsilon``; exact runs give a Fraction ratio."""
 
     epsilon: float
@@ -71,11 +76,6 @@ class PrivacyResult:
     log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
     interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.base.certified.Enclosure)
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import privacy_markdown
-
-        return privacy_markdown(self)
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
@@ -172,7 +172,8 @@ def synthesize_privacy(
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy
 
-        return planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
+        planned: PrivacyResult = planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
+        return planned
     if isinstance(C, str) and C == "exhaustive":
         C = None
     compiled = as_compiled(prog, backend, exact)
@@ -244,3 +245,58 @@ def _triples(
         _check_exhaustive_covered(C, I)
         return BlockTriples(PrivacySet(tuple(C.blocks)), I)
     return ExhaustiveTriples(C.relation, exact)
+
+
+# -- pure epsilon (Algorithm 2) --------------------------------------------------------------
+
+
+def _privacy_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> PrivacyRow:
+    compiled = as_compiled(program, backend, exact)
+    C, I = find_sets("privacy", sets, program)
+    r = synthesize_privacy(compiled, C, I, neighbours=relation(neighbours), exact=exact)
+    seconds = compiled.compile_seconds + r.seconds
+    return PrivacyRow(
+        variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact, r.diagram_size, seconds
+    )
+
+
+PRIVACY = register(
+    Notion(
+        name="privacy",
+        command="privacy",
+        help="tight epsilon",
+        run=synthesize_privacy,
+        result=PrivacyResult,
+        row=PrivacyRow,
+        point=_privacy_point,
+        options=(NEIGHBOURS,),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("epsilon", "epsilon", r"$\varepsilon$"),
+            ("ratio", "e^eps", r"$e^{\varepsilon}$"),
+            *PAIR,
+            ("witness_y", "y", "$y$"),
+            ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
+            ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"),
+            *TAIL,
+        ],
+        series=lambda r: (r.program, float(r.value), float(r.epsilon)),
+        axes=lambda rows: (
+            "tight epsilon (nats, natural log)",
+            swept_axis(rows),
+            f"tight privacy bound vs {rows[0].parameter}",
+        ),
+        markdown=privacy_markdown,
+    )
+)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -30,10 +30,15 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from ..base.limits import limited
-from ..base.numbers import as_number, format_number, ln_ratio, parse_number
+from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
-from ..plan.pairs import Best, PairSource, PairWitness, float_logs, logsumexp, pair_source
+from ..lang.registry import find_sets
+from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, logsumexp
+from .markdown import renyi_markdown
+from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .orchestrate import Pairs, over_pairs
+from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -71,7 +76,7 @@ def parse_orders(orders: Iterable[Any] | str) -> list[float]:
 # -- D_∞: the largest log-ratio of each pair ------------------------------------------------
 
 
-def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray]:
     with np.errstate(invalid="ignore"):
         d = np.where(la == -np.inf, -np.inf, la - lb)
     return (np.max(d, axis=1, initial=-np.inf),)
@@ -126,8 +131,8 @@ def max_log_ratio(source: PairSource) -> tuple[float, float | Fraction, int]:
 # -- finite orders ------------------------------------------------------------------------------
 
 
-def _renyi_partial(orders: Sequence[float]):
-    def partial(la: np.ndarray, lb: np.ndarray) -> tuple:
+def _renyi_partial(orders: Sequence[float]) -> tuple[Partial, Combine]:
+    def partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray]:
         out = np.empty((len(la), len(orders)))
         live = la > -np.inf
         for g, alpha in enumerate(orders):
@@ -166,7 +171,7 @@ class RenyiOrder:
 
 
 @dataclass(frozen=True)
-class RenyiResult:
+class RenyiResult(Rendered):
     """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
 
     orders: list[RenyiOrder]
@@ -178,11 +183,6 @@ class RenyiResult:
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
-
-    def _repr_markdown_(self) -> str:
-        from .markdown import renyi_markdown
-
-        return renyi_markdown(self)
 
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
@@ -241,59 +241,46 @@ def synthesize_renyi(
             )
 
         return certified_renyi(prog, midpoint_run, backend)
-    plan = None
-    if pairs is None and I is None and at is None:
-        from ..plan.planned import finish, pair_witness, planned_pairs, sum_witness
-        from ..plan.planner import Product, combine_max
 
-        planned, extra = planned_pairs(
-            prog,
-            neighbours,
-            backend,
-            exact,
-            force,
-            ("max", "sum"),
-            lambda c, rule: synthesize_renyi(c, alphas, exact=exact, force=force),
-        )
-        if isinstance(planned, Product):
-            parts = extra
-            combined = []
-            for g, alpha in enumerate(alphas):
-                if planned.rule == "max":
-                    c = combine_max([r.orders[g].epsilon for r in parts])
-                    combined.append(
-                        RenyiOrder(
-                            alpha,
-                            parts[c].orders[g].epsilon,
-                            pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness),
-                        )
-                    )
-                else:  # a product's Renyi divergence is the sum of its parts'
-                    total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
-                    combined.append(
-                        RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts]))
-                    )
-            seconds = time.perf_counter() - start
-            return _renyi_result(
-                combined,
-                all(r.exact for r in parts),
-                sum(r.diagram_size or 0 for r in parts),
-                seconds,
-                "",
-                planned.report([r.plan for r in parts], None, None, seconds),
-            )
-        source, plan = planned, extra
-    else:
-        source = pair_source(prog, pairs, I, at=at, neighbours=neighbours, backend=backend, exact=exact, force=force)
-    values = renyi_divergences(source, alphas)
-    results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+    def scan(source: PairSource, report: Callable[[], Any]) -> RenyiResult:
+        values = renyi_divergences(source, alphas)
+        results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+        seconds = time.perf_counter() - start
+        return _renyi_result(results, source.arith.exact, source.diagram_size, seconds, source.symmetry, report())
+
+    return over_pairs(
+        prog,
+        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        start,
+        scan=scan,
+        part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
+        combine=lambda planned, parts: _product(planned, parts, alphas, start),
+    )
+
+
+def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start: float) -> RenyiResult:
+    """A product's divergences from its parts': the worst part's (max rule) or their sum over the parts (sum
+    rule: the Rényi divergence of a product is the sum of its parts')."""
+    from ..plan.planned import pair_witness, sum_witness
+    from ..plan.planner import combine_max
+
+    combined = []
+    for g, alpha in enumerate(alphas):
+        if planned.rule == "max":
+            c = combine_max([r.orders[g].epsilon for r in parts])
+            witness = pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness)
+            combined.append(RenyiOrder(alpha, parts[c].orders[g].epsilon, witness))
+        else:
+            total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
+            combined.append(RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts])))
+    seconds = time.perf_counter() - start
     return _renyi_result(
-        results,
-        source.arith.exact,
-        source.diagram_size,
-        time.perf_counter() - start,
-        source.symmetry,
-        None if plan is None else finish(plan, start),
+        combined,
+        all(r.exact for r in parts),
+        sum(r.diagram_size or 0 for r in parts),
+        seconds,
+        "",
+        planned.report([r.plan for r in parts], None, None, seconds),
     )
 
 
@@ -306,4 +293,64 @@ def _renyi_result(
     return RenyiResult(results, rho, rho_order, exact, diagram_size, seconds, symmetry, plan)
 
 
-__all__ = ["synthesize_renyi", "RenyiResult", "RenyiOrder", "renyi_divergences", "max_log_ratio", "parse_orders"]
+# -- Renyi -----------------------------------------------------------------------------------
+
+
+def _renyi_point(
+    program: Program,
+    variant: str,
+    parameter: str,
+    value: Number,
+    *,
+    orders: Any,
+    sets: str,
+    neighbours: str | None,
+    backend: str,
+    exact: Any,
+) -> list[RenyiRow]:
+    P, I = find_sets("pairs", sets, program)
+    r = synthesize_renyi(program, orders, P, I, neighbours=relation(neighbours), backend=backend, exact=exact)
+    return [
+        RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
+        for o in r.orders
+    ]
+
+
+RENYI = register(
+    Notion(
+        name="renyi",
+        command="renyi",
+        help="tight Rényi divergences",
+        run=synthesize_renyi,
+        result=RenyiResult,
+        row=RenyiRow,
+        point=_renyi_point,
+        options=(Option("orders", "renyi sweeps: Rényi orders > 1, e.g. 1.5,2,inf", required=True), NEIGHBOURS),
+        columns=[
+            PROGRAM,
+            VALUE,
+            ("order", "alpha", r"$\alpha$"),
+            ("epsilon", "D_alpha", r"$D_\alpha$"),
+            *PAIR,
+            *TAIL,
+        ],
+        series=lambda r: (f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)),
+        axes=lambda rows: (
+            "tight Renyi divergence D_alpha (nats)",
+            swept_axis(rows),
+            f"tight Renyi DP vs {rows[0].parameter}",
+        ),
+        markdown=renyi_markdown,
+    )
+)
+
+
+__all__ = [
+    "RENYI",
+    "synthesize_renyi",
+    "RenyiResult",
+    "RenyiOrder",
+    "renyi_divergences",
+    "max_log_ratio",
+    "parse_orders",
+]

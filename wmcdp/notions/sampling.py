@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.limits import check
@@ -23,12 +24,12 @@ from ..lang.program import Program, Value
 from .privacy import PrivacyResult, synthesize_privacy
 
 
-def sample(prog: Program, x: Value, k: int, seed: int = 0) -> Counter:
+def sample(prog: Program, x: Value, k: int, seed: int = 0) -> Counter[Value]:
     """Counts of each output over ``k`` runs of ``prog`` on input ``x`` (random.Random(seed))."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise WmcdpError(f"the number of samples must be a whole number >= 1, got {k!r}")
     rng = random.Random(seed)
-    counts: Counter = Counter()
+    counts: Counter[Value] = Counter()
     for i in range(k):
         if i % 1024 == 0:
             check("sampling")
@@ -100,13 +101,13 @@ def check_probability(
 
 def crosscheck(
     prog: Program | Compiled,
-    C=None,
-    I=None,
+    C: Any = None,
+    I: Any = None,
     *,
     k: int = 100_000,
     seed: int = 0,
     confidence: float = 0.999,
-    **privacy_options,
+    **privacy_options: Any,
 ) -> CrosscheckResult:
     """Synthesize the privacy bound, then confirm ``P(y|x)`` and ``P(y|x')`` at its witness by sampling.
 

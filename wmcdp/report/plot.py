@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..base.errors import WmcdpError
-from ..base.numbers import format_number
-from ..notions.sweep import AccuracyRow, ApproximateRow, PrivacyRow, ProfileRow, RenyiRow, Row
+from ..notions.catalogue import notion
+from ..notions.sweep import Row
 
 SUFFIXES = (".png", ".pdf", ".svg")
 
@@ -29,49 +29,13 @@ def require_matplotlib(path: str | Path) -> None:
 
 
 def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], str, str, str]:
-    """Per line label, its ``(x, y)`` points; the y label, the x label and the default title."""
-    kind, parameter = rows[0].kind, rows[0].parameter
+    """Per line label, its ``(x, y)`` points (the notion's ``series``); the y label, the x label and the title."""
+    kind = notion(rows[0].kind)
     lines: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
-        if isinstance(r, ProfileRow):
-            label, x, y = r.program, float(r.epsilon), float(r.delta)
-        elif isinstance(r, RenyiRow):
-            label, x, y = f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)
-        elif isinstance(r, ApproximateRow):
-            label, x, y = r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)
-        elif isinstance(r, PrivacyRow):
-            label, x, y = r.program, float(r.value), float(r.epsilon)
-        else:
-            label, x, y = r.program, float(r.value), float(r.one_minus_beta)
+        label, x, y = kind.series(r)
         lines.setdefault(label, []).append((x, y))
-    xlabel = f"{parameter} (swept program parameter)"
-    if kind == "privacy":
-        return lines, "tight epsilon (nats, natural log)", xlabel, f"tight privacy bound vs {parameter}"
-    r0 = rows[0]
-    if isinstance(r0, AccuracyRow):
-        return (
-            lines,
-            f"tight 1 - beta at alpha = {format_number(r0.alpha)} (probability)",
-            xlabel,
-            f"tight accuracy bound vs {parameter}",
-        )
-    if kind == "renyi":
-        return lines, "tight Renyi divergence D_alpha (nats)", xlabel, f"tight Renyi DP vs {parameter}"
-    if isinstance(r0, ApproximateRow):
-        if r0.given == "delta":
-            return (
-                lines,
-                f"tight epsilon at delta = {format_number(r0.delta)} (nats)",
-                xlabel,
-                f"tight (epsilon, delta) vs {parameter}",
-            )
-        return (
-            lines,
-            f"tight delta at epsilon = {format_number(r0.epsilon)} (probability)",
-            xlabel,
-            f"tight (epsilon, delta) vs {parameter}",
-        )
-    return lines, "tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"
+    return (lines, *kind.axes(rows))
 
 
 def plot_rows(

@@ -14,68 +14,14 @@ from typing import Any
 
 from ..base.jsontext import json_text
 from ..base.numbers import format_number
+from ..notions.catalogue import notion
 from ..notions.sweep import Row, records
 
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 
-# (record key, plain header, LaTeX header); "value" is headed by the swept parameter's name
-_PRIVACY = [
-    ("program", "program", "program"),
-    ("value", None, None),
-    ("epsilon", "epsilon", r"$\varepsilon$"),
-    ("ratio", "e^eps", r"$e^{\varepsilon}$"),
-    ("witness_x", "x", "$x$"),
-    ("witness_x_prime", "x'", "$x'$"),
-    ("witness_y", "y", "$y$"),
-    ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
-    ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"),
-    ("diagram_size", "size", "size"),
-    ("seconds", "seconds", "seconds"),
-]
-_ACCURACY = [
-    ("program", "program", "program"),
-    ("value", None, None),
-    ("alpha", "alpha", r"$\alpha$"),
-    ("one_minus_beta", "1-beta", r"$1-\beta$"),
-    ("beta", "beta", r"$\beta$"),
-    ("witness_x", "worst x", "worst $x$"),
-    ("diagram_size", "size", "size"),
-    ("seconds", "seconds", "seconds"),
-]
-_PAIR = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
-_APPROXIMATE = [
-    ("program", "program", "program"),
-    ("value", None, None),
-    ("epsilon", "epsilon", r"$\varepsilon$"),
-    ("delta", "delta", r"$\delta$"),
-    *_PAIR,
-    ("compose", "K", "$K$"),
-    ("diagram_size", "size", "size"),
-    ("seconds", "seconds", "seconds"),
-]
-_RENYI = [
-    ("program", "program", "program"),
-    ("value", None, None),
-    ("order", "alpha", r"$\alpha$"),
-    ("epsilon", "D_alpha", r"$D_\alpha$"),
-    *_PAIR,
-    ("diagram_size", "size", "size"),
-    ("seconds", "seconds", "seconds"),
-]
-_PROFILE = [("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *_PAIR]
-#: the columns people read, per kind of row
-COLUMNS: dict[str, Sequence[tuple[str, str | None, str | None]]] = {
-    "privacy": _PRIVACY,
-    "accuracy": _ACCURACY,
-    "approximate": _APPROXIMATE,
-    "renyi": _RENYI,
-    "profile": _PROFILE,
-}
-_TEXT = {"program", "witness_x", "witness_x_prime", "witness_y"}
 
-
-def _cell(record: dict[str, Any], key: str) -> str:
-    if key in ("value", "epsilon", "delta") and record.get(f"{key}_exact"):
+def _cell(record: dict[str, Any], key: str, exact: frozenset[str]) -> str:
+    if key in exact and record.get(f"{key}_exact"):
         return record[f"{key}_exact"]
     value = record[key]
     if key == "seconds":
@@ -85,7 +31,8 @@ def _cell(record: dict[str, Any], key: str) -> str:
 
 def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[list[str]], list[bool]]:
     """Headers, cells and which columns are numeric, for the human formats."""
-    columns = COLUMNS[rows[0].kind]
+    kind = notion(rows[0].kind)
+    columns = kind.columns
     parameter = rows[0].parameter
     headers = [
         (rf"\texttt{{{_latex_escape(parameter)}}}" if latex else parameter)
@@ -93,8 +40,8 @@ def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[lis
         else ((tex or plain) if latex else plain)
         for _, plain, tex in columns
     ]
-    cells = [[_cell(r, key) for key, _, _ in columns] for r in records(rows)]
-    return headers, cells, [key not in _TEXT for key, _, _ in columns]
+    cells = [[_cell(r, key, kind.exact) for key, _, _ in columns] for r in records(rows)]
+    return headers, cells, [key not in kind.text for key, _, _ in columns]
 
 
 def _table(rows: Sequence[Row]) -> str:

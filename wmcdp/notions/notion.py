@@ -1,0 +1,155 @@
+"""One record per notion: everything the sweeps, the tables, the plots, the Markdown and the CLI need.
+
+A notion (pure ε, accuracy, (ε, δ), Rényi, a privacy profile, ...) is a :class:`Notion`: its run function and
+result type, how one sweep point runs (``point``), its rows' columns, how a row becomes a point of a curve
+(``series``, ``axes``), how a result reads in Markdown, and the sweep options of its own. :func:`register` adds
+one to :data:`NOTIONS`; :mod:`wmcdp.notions.sweep`, :mod:`wmcdp.report.tables`, :mod:`wmcdp.report.plot` and
+``wmcdp sweep`` read the record instead of dispatching on the kind. A notion's module registers its own record
+(so a result finds its Markdown); :mod:`wmcdp.notions.catalogue` imports the built-in ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import WmcdpError
+from ..lang.registry import find_relation
+
+#: (record key, plain header, LaTeX header); a None header is the swept parameter's name (the "value" column)
+Column = tuple[str, "str | None", "str | None"]
+#: one point of a curve: (line label, x, y)
+Point = tuple[str, float, float]
+
+#: the columns most swept rows share (see :func:`wmcdp.notions.rows.head`)
+PROGRAM: Column = ("program", "program", "program")
+VALUE: Column = ("value", None, None)
+PAIR: list[Column] = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
+TAIL: list[Column] = [("diagram_size", "size", "size"), ("seconds", "seconds", "seconds")]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A sweep option of a notion's own: the keyword of its ``point`` and the CLI flag ``--name``."""
+
+    name: str
+    help: str
+    required: bool = False
+    default: Any = None
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None  # argparse's conversion of the flag's text
+    parse: Callable[[Any], Any] | None = None  # conversion of the CLI value before the sweep (its errors: one line)
+
+
+@dataclass(frozen=True)
+class Notion:
+    """A notion's record.
+
+    ``name`` is its rows' ``kind`` (the key of :data:`NOTIONS`); ``run`` its public function and ``result`` the
+    type it returns; ``row`` the type of its sweep rows (a ``kind`` and ``record()``, :mod:`wmcdp.notions.rows`).
+    ``command`` is the word of ``wmcdp sweep COMMAND`` (None: no sweep) and ``help`` its help.
+    ``point(program, variant, parameter, value, **options)`` runs the notion at one point of a sweep and returns
+    its row (or rows); ``options`` are the keywords ``point`` takes besides ``sets``, ``backend`` and ``exact``
+    (each also a ``wmcdp sweep`` flag). ``columns`` are the columns people read (:mod:`wmcdp.report.tables`),
+    ``text`` the columns among them that are not numbers, ``exact`` those shown as the record's ``KEY_exact``
+    when it has one. ``series(row)`` is the row's point of a curve and ``axes(rows)`` the curve's (y label,
+    x label, title). ``markdown(result)`` renders a result for notebooks.
+    """
+
+    name: str
+    run: Callable[..., Any]
+    result: type
+    row: type
+    columns: Sequence[Column]
+    series: Callable[[Any], Point]
+    axes: Callable[[Sequence[Any]], tuple[str, str, str]]
+    markdown: Callable[[Any], str] | None = None
+    point: Callable[..., Any] | None = None
+    command: str | None = None
+    options: Sequence[Option] = ()
+    text: frozenset[str] = frozenset({"program", "witness_x", "witness_x_prime", "witness_y"})
+    exact: frozenset[str] = frozenset({"value", "epsilon", "delta"})
+    help: str = ""
+
+
+#: every notion by name, in the order registered
+NOTIONS: dict[str, Notion] = {}
+
+
+#: the neighbour relation option of the notions over neighbouring pairs
+NEIGHBOURS = Option("neighbours", "exhaustive privacy sets: neighbour relation", metavar="RELATION|FILE.py:FUNC")
+
+
+def relation(neighbours: str | None) -> Any:
+    """The relation the ``neighbours`` option names (None: the program's own)."""
+    return find_relation(neighbours) if neighbours else None
+
+
+def swept_axis(rows: Sequence[Any]) -> str:
+    """The x label of a swept curve."""
+    return f"{rows[0].parameter} (swept program parameter)"
+
+
+def register(notion: Notion) -> Notion:
+    """Add ``notion`` (a new name, and a sweep command no other notion has) to :data:`NOTIONS`; return it."""
+    if notion.name in NOTIONS:
+        raise WmcdpError(f"a notion named {notion.name!r} is already registered")
+    if notion.command is not None and notion.command in commands():
+        raise WmcdpError(f"the sweep command {notion.command!r} is already taken")
+    NOTIONS[notion.name] = notion
+    return notion
+
+
+def unregister(name: str) -> None:
+    """Remove the notion ``name`` (one registered for a while, e.g. in a test)."""
+    NOTIONS.pop(name, None)
+
+
+def notion(name: str) -> Notion:
+    """The notion whose rows have kind ``name``."""
+    if name not in NOTIONS:
+        raise WmcdpError(f"unknown notion {name!r}; the notions are {', '.join(NOTIONS)}")
+    return NOTIONS[name]
+
+
+def commands() -> dict[str, Notion]:
+    """The notions with a sweep command, by command."""
+    return {n.command: n for n in NOTIONS.values() if n.command is not None}
+
+
+def markdown(result: Any) -> str:
+    """``result`` in Markdown, by the record of its type."""
+    for n in NOTIONS.values():
+        if isinstance(result, n.result) and n.markdown is not None:
+            return n.markdown(result)
+    raise WmcdpError(f"no notion renders a {type(result).__name__} in Markdown")
+
+
+class Rendered:
+    """A result that shows as Markdown in a notebook through its notion's record."""
+
+    def _repr_markdown_(self) -> str:
+        return markdown(self)
+
+
+__all__ = [
+    "Notion",
+    "Option",
+    "Column",
+    "Point",
+    "NOTIONS",
+    "register",
+    "unregister",
+    "notion",
+    "commands",
+    "markdown",
+    "Rendered",
+    "relation",
+    "swept_axis",
+    "NEIGHBOURS",
+    "PROGRAM",
+    "VALUE",
+    "PAIR",
+    "TAIL",
+]

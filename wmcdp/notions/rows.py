@@ -1,0 +1,249 @@
+"""The rows of sweeps and profiles: one flat record per (program, parameter value) or per ε.
+
+Each row class has a ``kind`` (the name of its notion, :mod:`wmcdp.notions.notion`) and ``record()``, its
+columns as a flat dict: floats, plus ``*_exact`` fraction strings for exact runs. A swept row starts with
+:func:`head` (program, parameter, value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..base.errors import WmcdpError
+from ..base.numbers import Number, exact_text, format_number
+from ..lang.program import Value
+from ..lang.shape import format_value
+from ..plan.pairs import PairWitness
+
+if TYPE_CHECKING:
+    from .privacy import PrivacyWitness
+
+
+@dataclass(frozen=True)
+class PrivacyRow:
+    """Algorithm 2 at one parameter value: ``epsilon = ln(ratio)`` and the witness triple."""
+
+    program: str  # the program with its fixed parameters, e.g. "randomized_response(n=6)"
+    parameter: str
+    value: Number
+    epsilon: float
+    ratio: float | Fraction
+    witness: PrivacyWitness
+    p_x: float | Fraction
+    p_x_prime: float | Fraction
+    exact: bool
+    diagram_size: int
+    seconds: float  # compilation plus synthesis
+
+    kind = "privacy"
+
+    def record(self) -> dict[str, Any]:
+        """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
+        w = self.witness
+        out = head(self)
+        out.update(
+            epsilon=float(self.epsilon),
+            ratio=float(self.ratio),
+            witness_x=format_value(w.x),
+            witness_x_prime=format_value(w.x_prime),
+            witness_y=format_value(w.y),
+            p_y_given_x=float(self.p_x),
+            p_y_given_x_prime=float(self.p_x_prime),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
+        if self.exact:
+            out.update(
+                ratio_exact=exact_text(self.ratio),
+                p_y_given_x_exact=exact_text(self.p_x),
+                p_y_given_x_prime_exact=exact_text(self.p_x_prime),
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """Algorithm 3 at one parameter value: tight ``1 - beta`` at radius ``alpha`` and the worst input."""
+
+    program: str
+    parameter: str
+    value: Number
+    alpha: Number
+    one_minus_beta: float | Fraction
+    beta: float | Fraction
+    witness: Value
+    exact: bool
+    diagram_size: int
+    seconds: float
+
+    kind = "accuracy"
+
+    def record(self) -> dict[str, Any]:
+        """Flat columns: floats, plus ``*_exact`` fraction strings for exact runs."""
+        out = head(self)
+        out.update(
+            alpha=_plain(self.alpha),
+            one_minus_beta=float(self.one_minus_beta),
+            beta=float(self.beta),
+            witness_x=format_value(self.witness),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
+        if self.exact:
+            out.update(one_minus_beta_exact=exact_text(self.one_minus_beta), beta_exact=exact_text(self.beta))
+        return out
+
+
+@dataclass(frozen=True)
+class ApproximateRow:
+    """Approximate DP at one parameter value: δ(ε) or ε(δ) of ``compose`` runs, and the witness pair."""
+
+    program: str
+    parameter: str
+    value: Number
+    epsilon: float
+    delta: float | Fraction
+    witness: PairWitness
+    given: str  # "epsilon" or "delta": which one was given
+    compose: int
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+
+    kind = "approximate"
+
+    def record(self) -> dict[str, Any]:
+        out = head(self)
+        out.update(
+            epsilon=float(self.epsilon),
+            delta=float(self.delta),
+            given=self.given,
+            witness_x=format_value(self.witness.x),
+            witness_x_prime=format_value(self.witness.x_prime),
+            compose=self.compose,
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
+        if self.exact and isinstance(self.delta, Fraction):
+            out.update(delta_exact=exact_text(self.delta))
+        return out
+
+
+@dataclass(frozen=True)
+class RenyiRow:
+    """The Rényi divergence ``D_α`` at one parameter value and one order, and the witness pair."""
+
+    program: str
+    parameter: str
+    value: Number
+    order: float
+    epsilon: float
+    witness: PairWitness
+    exact: bool
+    diagram_size: int | None
+    seconds: float
+
+    kind = "renyi"
+
+    def record(self) -> dict[str, Any]:
+        out = head(self)
+        out.update(
+            order=self.order,
+            epsilon=float(self.epsilon),
+            witness_x=format_value(self.witness.x),
+            witness_x_prime=format_value(self.witness.x_prime),
+            diagram_size=self.diagram_size,
+            seconds=self.seconds,
+        )
+        return out
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """One point of a privacy profile: δ(``epsilon``) and the first pair that attains it."""
+
+    program: str
+    epsilon: float
+    epsilon_text: str  # as given: "0.5" or "ln(3/2)"
+    delta: float | Fraction
+    witness: PairWitness
+    compose: int = 1
+
+    kind = "profile"
+    parameter = "epsilon"
+
+    def record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "epsilon": float(self.epsilon),
+            "delta": float(self.delta),
+            "witness_x": format_value(self.witness.x),
+            "witness_x_prime": format_value(self.witness.x_prime),
+        }
+        if isinstance(self.delta, Fraction):
+            out.update(epsilon_exact=self.epsilon_text, delta_exact=exact_text(self.delta))
+        return out
+
+
+class Row(Protocol):
+    """A row of a table or a curve: its notion's ``kind``, its program, the swept ``parameter`` (``"epsilon"`` for a
+    profile) and its flat ``record()``."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def program(self) -> str: ...
+
+    @property
+    def parameter(self) -> str: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+
+def _plain(value: Any) -> Any:
+    """Fractions become floats (whole fractions ints); other values are kept."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    return value
+
+
+def head(row: Any) -> dict[str, Any]:
+    """The first columns of a swept row: its program, the swept parameter and its value (exact when it is)."""
+    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}
+    if isinstance(row.value, Fraction):
+        out["value_exact"] = format_number(row.value)
+    return out
+
+
+def records(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """The rows as flat dicts with the same keys in every row (missing ``*_exact`` values are None)."""
+    flat = [row.record() for row in rows]
+    keys: dict[str, None] = {}
+    for record in flat:
+        keys.update(dict.fromkeys(record))
+    return [{k: record.get(k) for k in keys} for record in flat]
+
+
+def to_dataframe(rows: Sequence[Row]) -> Any:
+    """The rows as a :class:`pandas.DataFrame` (pandas is optional)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise WmcdpError("to_dataframe needs pandas: pip install pandas") from None
+    return pd.DataFrame(records(rows))
+
+
+__all__ = [
+    "PrivacyRow",
+    "AccuracyRow",
+    "ApproximateRow",
+    "RenyiRow",
+    "ProfileRow",
+    "Row",
+    "head",
+    "records",
+    "to_dataframe",
+]

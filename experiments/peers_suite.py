@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE))
 from results_io import RESULTS, write_csv  # noqa: E402
 
 from wmcdp.programs import CHECKDP  # noqa: E402
+from wmcdp.programs.checkdp import Benchmark  # noqa: E402
 
 SIZES = [2, 3, 5, 10]
 ALPHA = Fraction(1, 2)
@@ -48,7 +49,7 @@ def run(program: str, n: int, params: dict, timeout: float, memory: str) -> tupl
         return None, f"killed after {timeout + 30:g} s"
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        return None, why.removeprefix("wmcdp: error: ").split(";")[0][:110]
+        return None, why.removeprefix("wmcdp: error: ").split(" (limits")[0].split(";")[0]
     out = json.loads(done.stdout)
     out["wall"] = time.perf_counter() - start
     return out, ""
@@ -61,6 +62,39 @@ def compact(witness: dict) -> str:
     return f"{x}/{xp}/{y}"
 
 
+def cell(ratio: str, seconds: float, claim: Fraction) -> str:
+    """``e^eps`` to 4 digits, ``!`` when above the claim, and the run's seconds."""
+    exact = None if ratio == "inf" else Fraction(ratio)
+    shown = "inf" if exact is None else format(float(exact), ".4g")
+    mark = "!" if exact is None or exact > claim else " "
+    return f"{shown}{mark} {seconds:.2f} s"
+
+
+def measure(bench: Benchmark, timeout: float, memory: str) -> tuple[list[dict], str]:
+    """One CSV row per size (empty past the first run over a limit) and why that run stopped ("" if none did)."""
+    rows: list[dict] = []
+    why = ""
+    for n in SIZES:
+        row = {"program": bench.name, "builtin": bench.program, "n": n, "ratio": "", "witness": "", "seconds": ""}
+        out = None
+        if not why:
+            out, stop = run(bench.program, n, bench.params, timeout, memory)
+            why = stop and f"n={n}: {stop}"
+        if out is not None:
+            row.update(ratio=out["ratio_exact"], witness=compact(out["witness"]), seconds=out["seconds"])
+            row.update(epsilon=out["epsilon"], wall=out["wall"])
+            print(f"{bench.name} n={n}: e^eps = {row['ratio']} in {out['seconds']:.2f} s", file=sys.stderr, flush=True)
+        rows.append({"epsilon": "", "wall": "", **row})
+    return rows, why
+
+
+def row_line(bench: Benchmark, rows: list[dict], claim: Fraction) -> str:
+    """The table's line for one program."""
+    cells = " ".join(f"{cell(r['ratio'], r['seconds'], claim) if r['ratio'] else '-':>22}" for r in rows)
+    verdict = "private" if bench.private else "not private"
+    return f"{bench.name:<15} {bench.program:<17} {str(claim):>6} {cells}  ({verdict})"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (default 60)")
@@ -68,58 +102,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--only", help="comma-separated CheckDP names")
     args = ap.parse_args(argv)
     chosen = [b for b in CHECKDP if not args.only or b.name in args.only.split(",")]
-    rows, lines, stops = [], [], []
     header = f"{'program':<15} {'built-in':<17} {'claim':>6} " + " ".join(f"{'n=' + str(n):>22}" for n in SIZES)
-    lines += [header, "-" * len(header)]
+    lines, witnesses, stops, table = [header, "-" * len(header)], [], [], []
     for b in chosen:
         claim = ALPHA ** -b.claim_power(b.params)
-        cells, stopped = [], False
-        for n in SIZES:
-            out, why = (None, "") if stopped else run(b.program, n, b.params, args.timeout, args.max_memory)
-            row = {"program": b.name, "builtin": b.program, "n": n, "claim_ratio": str(claim), "private": b.private}
-            if out is None:
-                if not stopped:
-                    stops.append(f"  {b.name:<15} n={n:<3} {why}")
-                stopped = True
-                cells.append(f"{'-':>22}")
-                rows.append({**row, "ratio": "", "epsilon": "", "witness": "", "seconds": "", "wall": "", "stop": why})
-                continue
-            ratio = out["ratio_exact"]
-            exact = Fraction(ratio) if ratio != "inf" else None
-            shown = "inf" if exact is None else format(float(exact), ".4g")
-            mark = "!" if exact is None or exact > claim else " "
-            cells.append(f"{shown + mark + ' ' + format(out['seconds'], '.2f') + ' s':>22}")
-            rows.append(
-                {
-                    **row,
-                    "ratio": ratio,
-                    "epsilon": out["epsilon"],
-                    "witness": compact(out["witness"]),
-                    "seconds": out["seconds"],
-                    "wall": out["wall"],
-                    "stop": "",
-                }
-            )
-            print(f"{b.name} n={n}: e^eps = {ratio} in {out['seconds']:.2f} s", file=sys.stderr, flush=True)
-        verdict = "private" if b.private else "not private"
-        lines.append(f"{b.name:<15} {b.program:<17} {str(claim):>6} " + " ".join(cells) + f"  ({verdict})")
+        rows, why = measure(b, args.timeout, args.max_memory)
+        lines.append(row_line(b, rows, claim))
+        witnesses += [f"  {b.name:<15} n={r['n']:<3} {r['witness']}" for r in [r for r in rows if r["ratio"]][-1:]]
+        stops += [f"  {b.name:<15} {why}"] * bool(why)
+        table += [{**r, "claim_ratio": str(claim), "private": b.private, "stop": why} for r in rows]
     lines += [
         "",
         "cells: e^eps (4 digits; exact values in peers_suite.csv), ! = above the claim, and the seconds of the run",
-        "",
-        "witnesses (x / x' / y) at the largest n reached:",
     ]
-    for b in chosen:
-        reached = [r for r in rows if r["program"] == b.name and r["ratio"]]
-        if reached:
-            last = reached[-1]
-            lines.append(f"  {b.name:<15} n={last['n']:<3} {last['witness']}")
+    lines += ["", "witnesses (x / x' / y) at the largest n reached:", *witnesses]
     lines += ["", f"first run over a limit (--timeout {args.timeout:g} s, --max-memory {args.max_memory}):", *stops]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "peers_suite.txt").write_text(text + "\n")
-    write_csv(rows, "peers_suite.csv")
+    write_csv(table, "peers_suite.csv")
 
 
 if __name__ == "__main__":

@@ -223,7 +223,7 @@ def _sparse_vector(
             if report is None:
                 out.append(code)
             else:
-                released = report(v, noisy_threshold, lambda k: ans.noisy(x[i], a**k))  # noqa: B023 (called here)
+                released = report(v, noisy_threshold, lambda k, q=x[i]: ans.noisy(q, a**k))
                 out.append((code, ite(code == TRUE, released, 0)))
         return tuple(out)
 

@@ -211,9 +211,8 @@ def _adaptive_svt(name: str, n, m, T, N, eps0, margin, alpha, cut, top_gap: bool
             top = v_top - threshold >= cut
             low = ~top & (v_low >= threshold)
             code = ite(stopped, STOPPED, ite(top, TOP, ite(low, TRUE, FALSE)))
-            value = ite(
-                code == TOP, v_top if top_gap is False else v_top - threshold, ite(code == TRUE, v_low - threshold, 0)
-            )
+            released_top = v_top - threshold if top_gap else v_top
+            value = ite(code == TOP, released_top, ite(code == TRUE, v_low - threshold, 0))
             out.append((code, value))
             cost = (cost + ite(code == TOP, 1, ite(code == TRUE, 2, 0))).clamp(2 * bound, limit + 1)
         return tuple(out)

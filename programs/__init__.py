@@ -1,5 +1,21 @@
 """Mechanisms written in the wmcdp DSL, by name (see ``wmcdp programs``)."""
 
+from .checkdp import (
+    CHECKDP,
+    adaptive_svt,
+    bad_adaptive_svt,
+    bad_gap_svt,
+    bad_partial_sum,
+    bad_smart_sum,
+    bad_svt1,
+    gap_svt,
+    monotone_svt,
+    num_svt,
+    partial_sum,
+    prefix_sum,
+    smart_sum,
+    svt,
+)
 from .geometric import geometric_above_threshold, truncated_geometric
 from .kary import kary_rr
 from .opendp import (
@@ -46,6 +62,48 @@ PROGRAMS = {
     "opendp_rr_bitvec_lengths": opendp_rr_bitvec_lengths,
     "opendp_geometric_bounded": opendp_geometric_bounded,
     "opendp_noisy_max": opendp_noisy_max,
+    "svt": svt,
+    "monotone_svt": monotone_svt,
+    "gap_svt": gap_svt,
+    "num_svt": num_svt,
+    "adaptive_svt": adaptive_svt,
+    "partial_sum": partial_sum,
+    "prefix_sum": prefix_sum,
+    "smart_sum": smart_sum,
+    "bad_svt1": bad_svt1,
+    "bad_gap_svt": bad_gap_svt,
+    "bad_adaptive_svt": bad_adaptive_svt,
+    "bad_partial_sum": bad_partial_sum,
+    "bad_smart_sum": bad_smart_sum,
 }
 
-__all__ = ["PROGRAMS", *PROGRAMS]
+_STATDP = "StatDP (Ding et al., CCS 2018)"
+_CHECKDP = "CheckDP (Wang et al., CCS 2020), cmla-psu/checkdp"
+_OPENDP = "OpenDP's measurement, as written in the DSL (programs/opendp.py)"
+
+#: name -> where the program comes from (``wmcdp programs`` prints it)
+ORIGINS = {
+    "randomized_response": "Warner 1965; the wmcdp paper's running example",
+    "rr_counting": "randomized response with a released count (the wmcdp paper)",
+    "kary_rr_histogram": "k-ary randomized response histogram (Kairouz, Oh, Viswanath 2014)",
+    "truncated_geometric": "Ghosh, Roughgarden, Sundararajan 2009",
+    "geometric_above_threshold": "the wmcdp paper, Alg. 5",
+    "noisy_max": f"{_STATDP} Alg. 5; {_CHECKDP} examples/noisymax.c (NoisyMax)",
+    "noisy_max_value": f"{_STATDP} Alg. 7; {_CHECKDP} examples/badnoisymax.c (BadNoisyMax)",
+    "histogram": f"{_STATDP} Alg. 9",
+    "histogram_wrong_scale": f"{_STATDP} Alg. 10",
+    "sparse_vector": f"{_STATDP} Alg. 11 (Lyu, Su, Li 2017, Alg. 1)",
+    "isvt1": f"{_STATDP} Alg. 12",
+    "isvt2": f"{_STATDP} Alg. 14; {_CHECKDP} examples/badsparsevector2.c (BadSVT2)",
+    "isvt3": f"{_STATDP} Alg. 13; {_CHECKDP} examples/badsparsevector3.c (BadSVT3)",
+    "isvt4": f"{_STATDP} Alg. 15",
+    "kary_rr": "Kairouz, Oh, Viswanath 2014",
+    **{name: _OPENDP for name in PROGRAMS if name.startswith("opendp_")},
+    **{
+        b.program: f"{_CHECKDP} {b.source} ({b.name})"
+        for b in CHECKDP
+        if b.program not in ("noisy_max", "noisy_max_value", "isvt2", "isvt3")
+    },
+}
+
+__all__ = ["CHECKDP", "ORIGINS", "PROGRAMS", *PROGRAMS]

@@ -162,6 +162,15 @@ def histogram_wrong_scale(n: int, m: int, eps0=None, margin: int = 1, alpha=None
 # -- sparse vector (StatDP Algorithms 11-15) -------------------------------------------
 
 
+#: the value a sparse vector releases with a TRUE answer: ``report(v, noisy threshold, fresh)``
+Report = Callable[[Int, Int, Callable[[int], Int]], Int | int]
+
+
+def report_answer(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
+    """Release the noisy answer that was compared with the threshold."""
+    return v
+
+
 def _threshold(T: object, m: int) -> int:
     value = as_number(T, "T")
     if not isinstance(value, int) or not 0 <= value <= m:
@@ -182,13 +191,16 @@ def _sparse_vector(
     laplace_scale: Callable[[Number, int], Number],
     threshold_power: Callable[[int], int],
     query_power: int | None,
-    report_value: bool,
+    report: Report | None,
     description: str,
+    neighbours: str | Callable = "all-entries",
 ) -> Program:
     """The sparse vector family. ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest
     noise ratio; the threshold noise has ratio ``a^threshold_power(N)``, the query noise
     ``a^query_power`` (None: no query noise). ``N = None``: no bound on TRUE answers (then N = 1
-    in the two formulas)."""
+    in the two formulas). ``report`` None: one code per query; else ``(code, value)`` with
+    ``value = report(v, noisy threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is
+    new noise of ratio ``a^k`` on the query's answer."""
     ans = _Answers(n, m, margin)
     t = _threshold(T, ans.m)
     bound = None if N is None else positive_int(N, "N")
@@ -208,10 +220,14 @@ def _sparse_vector(
                 stopped = count >= bound
                 code = ite(stopped, STOPPED, code)
                 count = (count + above).clamp(0, bound)  # only count >= N is ever read
-            out.append((code, ite(code == TRUE, v, 0)) if report_value else code)
+            if report is None:
+                out.append(code)
+            else:
+                released = report(v, noisy_threshold, lambda k, q=x[i]: ans.noisy(q, a**k))
+                out.append((code, ite(code == TRUE, released, 0)))
         return tuple(out)
 
-    return ans.program(name, body, "all-entries", extra, description)
+    return ans.program(name, body, neighbours, extra, description)
 
 
 def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
@@ -235,7 +251,7 @@ def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
         laplace_scale=lambda e, N: 2 * N / e,
         threshold_power=lambda N: N,
         query_power=1,
-        report_value=False,
+        report=None,
         description="Lyu et al. sparse vector; codes 0=FALSE 1=TRUE 2=stopped",
     )
 
@@ -257,7 +273,7 @@ def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
         laplace_scale=lambda e, _: 1 / e,
         threshold_power=lambda _: 1,
         query_power=None,
-        report_value=False,
+        report=None,
         description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE",
     )
 
@@ -279,7 +295,7 @@ def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
         laplace_scale=lambda e, _: 2 / e,
         threshold_power=lambda _: 1,
         query_power=1,
-        report_value=False,
+        report=None,
         description="incorrect SVT: no bound on TRUE answers; codes 0=FALSE 1=TRUE",
     )
 
@@ -302,7 +318,7 @@ def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None
         laplace_scale=lambda e, _: 4 / e,
         threshold_power=lambda _: 1,
         query_power=3,
-        report_value=False,
+        report=None,
         description="incorrect SVT: query noise does not scale with N; codes 0=FALSE 1=TRUE 2=stopped",
     )
 
@@ -325,6 +341,6 @@ def isvt4(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None
         laplace_scale=lambda e, N: 2 * N / e,
         threshold_power=lambda N: N,
         query_power=1,
-        report_value=True,
+        report=report_answer,
         description="incorrect SVT: reports the noisy answer when above",
     )

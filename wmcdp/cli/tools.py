@@ -9,7 +9,7 @@ from ..base.errors import WmcdpError
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
-from ..lang.registry import builtin_programs, find_relation, find_sets, parameters
+from ..lang.registry import builtin_programs, find_relation, find_sets, parameters, program_origin
 from ..lang.shape import format_value, jsonable
 from ..notions.sampling import crosscheck, sample
 from .common import (
@@ -183,7 +183,7 @@ def _programs(args: argparse.Namespace) -> str:
     for name, factory in sorted(builtin_programs().items()):
         params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
         doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
-        lines.append(f"{name}({params})\n    {doc}")
+        lines.append(f"{name}({params})\n    {doc}\n    origin: {program_origin(name)}")
     return "\n".join(lines)
 
 

@@ -23,6 +23,13 @@ def builtin_programs() -> dict[str, Callable[..., Program]]:
     return PROGRAMS
 
 
+def program_origin(name: str) -> str:
+    """Where the built-in program ``name`` comes from (its paper, library or benchmark file); "" if not recorded."""
+    from wmcdp.programs import ORIGINS
+
+    return ORIGINS.get(name, "")
+
+
 def load_function(spec: str) -> Callable:
     """The function named by ``path/to/file.py:function``."""
     return _load_file(spec)[1]

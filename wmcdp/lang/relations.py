@@ -1,4 +1,4 @@
-"""Neighbour relations: which inputs of a program's domain are neighbours (DESIGN.md, "Neighbour relations").
+"""Neighbour relations: which inputs of a program's domain are neighbours (docs/dsl.md, "Neighbour relations").
 
 ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry moves by +-1, all others equal),
 ``all-entries`` (every entry moves by at most 1), or a user relation given as a generator of neighbours or as a

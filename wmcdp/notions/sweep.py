@@ -25,8 +25,9 @@ from ..base.errors import WmcdpError
 from ..base.numbers import Number, exact_text, format_number, is_exact, parse_number
 from ..count.probabilities import as_compiled
 from ..lang.program import Program, Value
-from ..lang.registry import build_program, find_program, find_relation, find_sets, parameters
+from ..lang.registry import build_program, find_program, find_relation, parameters
 from ..lang.shape import format_value
+from ..plan.given_sets import find_sets
 from ..plan.pairs import PairWitness
 from .accuracy import synthesize_accuracy
 from .approximate import synthesize_approximate

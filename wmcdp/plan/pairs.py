@@ -1,6 +1,6 @@
 """Neighbouring pairs ``(x, x')`` and per-pair sums over all outputs: the ground of every notion beyond pure ε.
 
-Approximate DP, Rényi DP and privacy-loss distributions (DESIGN.md, "Beyond pure ε") are
+Approximate DP, Rényi DP and privacy-loss distributions (docs/beyond.md) are
 maxima over a set of neighbouring pairs, taken in both orders, of a sum over *every*
 output ``y`` of a term in ``P(y | x)`` and ``P(y | x')``. A :class:`PairSource` delivers
 those pairs with their masses, in one of two number systems (:func:`wmcdp.count.probabilities.masses_arith`):

@@ -20,15 +20,16 @@ from .program import Program
 def builtin_programs() -> dict[str, Callable[..., Program]]:
     from wmcdp.programs import PROGRAMS
 
-    return PROGRAMS
+    programs: dict[str, Callable[..., Program]] = PROGRAMS
+    return programs
 
 
-def load_function(spec: str) -> Callable:
+def load_function(spec: str) -> Callable[..., Any]:
     """The function named by ``path/to/file.py:function``."""
     return _load_file(spec)[1]
 
 
-def _load_file(spec: str) -> tuple[str, Callable]:
+def _load_file(spec: str) -> tuple[str, Callable[..., Any]]:
     """Import ``path/to/file.py`` (its folder first on the import path, so it can import its
     neighbours) and return ``(function name, function)``."""
     path_text, _, func_name = spec.rpartition(":")

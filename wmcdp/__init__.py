@@ -14,7 +14,9 @@ The package is in layers, one folder each, every module importing only from its 
 below: :mod:`.base` (errors, limits, numbers), :mod:`.lang` (the DSL and the sets), :mod:`.compile`
 (decision diagrams), :mod:`.count` (weighted model counting, Algorithm 1), :mod:`.plan` (the planner,
 independent parts, symmetries), :mod:`.notions` (Algorithms 2 and 3 and the notions beyond pure ε),
-:mod:`.report` (tables, figures), and on top :mod:`.audit` and :mod:`.cli`.
+:mod:`.report` (tables, figures), and on top :mod:`.audit` and :mod:`.cli`. The modules at the top of the
+package beside this one (``wmcdp.sets``, ``wmcdp.approximate``, ...) are the 0.1 paths, deprecated aliases
+that warn and re-export (kept until at least 0.4).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Approximate DP: the tight δ(ε) and ε(δ) of a program, with the pair that attains them.
 
-For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+For a set of neighbouring pairs, in both orders (docs/beyond.md):
 
     δ(ε) = max over pairs (x, x') of  Σ_y max(0, P(y|x) − e^ε P(y|x'))      (the hockey-stick divergence)
     ε(δ) = the smallest ε ≥ 0 with δ(ε) ≤ δ

@@ -1,6 +1,6 @@
 """Rényi DP and zero-concentrated DP: the tight ``D_α`` of a program over its neighbouring pairs.
 
-For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+For a set of neighbouring pairs, in both orders (docs/beyond.md):
 
     D_α = max over pairs (x, x') of  1/(α − 1) · ln Σ_y P(y|x)^α P(y|x')^(1−α)      (α > 1)
     D_∞ = max over pairs and outputs of ln(P(y|x) / P(y|x'))                       (the pure ε)

@@ -96,3 +96,10 @@ def test_the_wheel_carries_py_typed(tmp_path):
     with zipfile.ZipFile(tmp_path / name) as wheel:
         files = set(wheel.namelist())
     assert {"wmcdp/py.typed", "wmcdp/__init__.py", "wmcdp/sets.py", "wmcdp/programs/__init__.py"} <= files
+
+
+def test_import_wmcdp_stays_cheap():
+    """The type checkers' imports never run: ``import wmcdp`` loads none of its submodules (PEP 562 loading)."""
+    script = "import sys, wmcdp; print(sorted(m for m in sys.modules if m.startswith('wmcdp')))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['wmcdp']"

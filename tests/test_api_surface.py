@@ -122,3 +122,18 @@ def test_every_subpackage_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "wmcdp").rglob("__init__.py")}
     assert found | {"wmcdp.programs", "wmcdp.symmetry_sets"} == listed
+
+
+def test_the_api_page_and_the_exports_agree():
+    """docs/api.md has a reference entry (``::: module.name``) for every exported name, and every entry is an
+    export: its ``module.name`` is the very object ``wmcdp.name``."""
+    import wmcdp
+
+    entries = re.findall(r"^::: ([\w.]+)$", (ROOT / "docs" / "api.md").read_text(), re.M)
+    referenced = {path.rpartition(".")[2]: path for path in entries}
+    assert sorted(set(wmcdp.__all__) - {"__version__"} - set(referenced)) == []
+    assert sorted(set(referenced) - set(wmcdp.__all__)) == []
+    assert len(entries) == len(referenced)  # no name twice
+    for name, path in referenced.items():
+        module = importlib.import_module(path.rpartition(".")[0])
+        assert getattr(module, name) is getattr(wmcdp, name), path

@@ -23,7 +23,8 @@ from wmcdp import Bits, Program, WmcdpError, synthesize_privacy
 from wmcdp.base.limits import resource_limits
 from wmcdp.base.numbers import exact_text
 from wmcdp.cli import main
-from wmcdp.lang.registry import build_program, find_sets
+from wmcdp.lang.registry import build_program
+from wmcdp.plan.given_sets import find_sets
 from wmcdp.lang.relations import relation_from_function
 from wmcdp.notions.approximate import synthesize_approximate
 

@@ -1,27 +1,49 @@
 """The package's folders are its layers: a module imports only from its own layer and the layers below, and no
-modules import each other in a circle (imports inside functions count; those only for type checkers do not)."""
+modules import each other in a circle (imports inside functions count; those only for type checkers do not).
+
+The built-in programs and proved sets live in top-level folders of the checkout but install as ``wmcdp.programs``
+and ``wmcdp.symmetry_sets``; they are checked too, each at the layer it needs: a program is written in the DSL
+(``wmcdp.programs`` is at the ``lang`` layer: base and lang only), and the proved sets are built from the planner's
+pair sources (``wmcdp.symmetry_sets`` is at the ``plan`` layer). The 0.1 module paths kept as deprecated aliases
+(``wmcdp.sets``, ...) are compatibility shims at the package's top, above every layer, like ``wmcdp`` itself."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
 
 import wmcdp
+import wmcdp.programs
+import wmcdp.symmetry_sets
 
 PACKAGE = Path(wmcdp.__file__).parent
 #: lowest first; the package's own __init__ and __main__ stand above them all
 LAYERS = ["base", "lang", "compile", "count", "plan", "notions", "report", "audit", "cli"]
+#: the folders outside wmcdp/ that install inside it, and their layers
+FOLDERS = {"programs": "lang", "symmetry_sets": "plan"}
+#: the 0.1 module paths, deprecated aliases above every layer (nothing in the package imports them)
+SHIMS = {f"wmcdp.{name}" for name in ("sets", "approximate", "renyi", "loss", "limits", "registry", "distributed")}
 
 
-def _name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+def _name(path: Path, root: Path, package: str) -> str:
+    parts = [package, *path.relative_to(root).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _modules() -> dict[str, Path]:
+    modules = {_name(p, PACKAGE, "wmcdp"): p for p in PACKAGE.rglob("*.py")}
+    for folder in FOLDERS:
+        root = Path(getattr(wmcdp, folder).__file__).parent
+        modules.update({_name(p, root, f"wmcdp.{folder}"): p for p in root.rglob("*.py")})
+    return modules
+
+
+@functools.cache
 def _graph() -> nx.DiGraph:
-    modules = {_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = _modules()
     graph = nx.DiGraph()
     graph.add_nodes_from(modules)
     for name, path in modules.items():
@@ -55,12 +77,26 @@ def _graph() -> nx.DiGraph:
 
 def _layer(module: str) -> int | None:
     parts = module.split(".")
-    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+    folder = FOLDERS.get(parts[1], parts[1]) if len(parts) > 1 else None
+    return LAYERS.index(folder) if folder in LAYERS else None
 
 
 def test_every_module_is_in_a_layer_folder():
-    loose = [m for m in _graph() if _layer(m) is None and m not in ("wmcdp", "wmcdp.__main__")]
+    loose = [m for m in _graph() if _layer(m) is None and m not in {"wmcdp", "wmcdp.__main__", *SHIMS}]
     assert loose == []
+
+
+def test_the_programs_and_proved_sets_are_checked():
+    graph = _graph()
+    assert {"wmcdp.programs.randomized_response", "wmcdp.symmetry_sets.randomized_response"} <= set(graph)
+    assert ("wmcdp.symmetry_sets.randomized_response", "wmcdp.plan.pairs") in graph.edges
+
+
+def test_the_shims_stand_apart():
+    """Every 0.1 alias exists, and no module of the package imports one (they only re-export)."""
+    graph = _graph()
+    assert set(graph) >= SHIMS
+    assert [f"{a} -> {b}" for a, b in graph.edges if b in SHIMS] == []
 
 
 def test_no_import_circles():

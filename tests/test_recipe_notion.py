@@ -19,7 +19,7 @@ import brute
 from wmcdp.base.numbers import Number, exact_text
 from wmcdp.cli import main
 from wmcdp.lang.program import Program
-from wmcdp.lang.registry import find_sets
+from wmcdp.plan.given_sets import find_sets
 from wmcdp.lang.shape import format_value
 from wmcdp.notions.markdown import code, markdown_table
 from wmcdp.notions.notion import PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, swept_axis, unregister

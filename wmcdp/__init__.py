@@ -14,13 +14,15 @@ The package is in layers, one folder each, every module importing only from its 
 below: :mod:`.base` (errors, limits, numbers), :mod:`.lang` (the DSL and the sets), :mod:`.compile`
 (decision diagrams), :mod:`.count` (weighted model counting, Algorithm 1), :mod:`.plan` (the planner,
 independent parts, symmetries), :mod:`.notions` (Algorithms 2 and 3 and the notions beyond pure ε),
-:mod:`.report` (tables, figures), and on top :mod:`.audit` and :mod:`.cli`.
+:mod:`.report` (tables, figures), and on top :mod:`.audit` and :mod:`.cli`. The modules at the top of the
+package beside this one (``wmcdp.sets``, ``wmcdp.approximate``, ...) are the 0.1 paths, deprecated aliases
+that warn and re-export (kept until at least 0.4).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
@@ -64,7 +66,7 @@ _EXPORTS = {
     "AccuracySet": "lang.sets",
     "InferenceSet": "lang.sets",
     "PrivacySet": "lang.sets",
-    "Relation": "lang.sets",
+    "Relation": "lang.relations",
     "exhaustive_accuracy": "lang.sets",
     "exhaustive_inference": "lang.sets",
     "exhaustive_privacy": "lang.sets",
@@ -112,6 +114,83 @@ _EXPORTS = {
     "LimitExceeded": "base.limits",
     "resource_limits": "base.limits",
 }
+
+if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (a test holds both lists equal)
+    from .audit.diffprivlib import audit_diffprivlib as audit_diffprivlib
+    from .audit.multifreq import audit_multifreq as audit_multifreq
+    from .audit.opendp import AuditRow as AuditRow
+    from .audit.opendp import audit_opendp as audit_opendp
+    from .audit.pureldp import audit_pureldp as audit_pureldp
+    from .audit.pydp import audit_pydp as audit_pydp
+    from .audit.tmlt import audit_tmlt as audit_tmlt
+    from .base.certified import Enclosure as Enclosure
+    from .base.certified import Real as Real
+    from .base.errors import CoverageError as CoverageError
+    from .base.errors import WmcdpError as WmcdpError
+    from .base.limits import LimitExceeded as LimitExceeded
+    from .base.limits import resource_limits as resource_limits
+    from .compile import Compiled as Compiled
+    from .compile import compile_program as compile_program
+    from .count.distributed import Workers as Workers
+    from .count.probabilities import DenseTable as DenseTable
+    from .count.probabilities import ProbabilityTable as ProbabilityTable
+    from .count.probabilities import inference as inference
+    from .lang import Bits as Bits
+    from .lang import Bool as Bool
+    from .lang import Int as Int
+    from .lang import IntVector as IntVector
+    from .lang import Program as Program
+    from .lang import discrete as discrete
+    from .lang import flip as flip
+    from .lang import ite as ite
+    from .lang import truncated_geometric as truncated_geometric
+    from .lang import uniform as uniform
+    from .lang.models import GridModel as GridModel
+    from .lang.models import grid_model as grid_model
+    from .lang.parameter import Parameter as Parameter
+    from .lang.relations import Relation as Relation
+    from .lang.sets import AccuracySet as AccuracySet
+    from .lang.sets import InferenceSet as InferenceSet
+    from .lang.sets import PrivacySet as PrivacySet
+    from .lang.sets import exhaustive_accuracy as exhaustive_accuracy
+    from .lang.sets import exhaustive_inference as exhaustive_inference
+    from .lang.sets import exhaustive_privacy as exhaustive_privacy
+    from .notions.accuracy import AccuracyResult as AccuracyResult
+    from .notions.accuracy import synthesize_accuracy as synthesize_accuracy
+    from .notions.approximate import ApproximateResult as ApproximateResult
+    from .notions.approximate import ProfilePoint as ProfilePoint
+    from .notions.approximate import privacy_profile as privacy_profile
+    from .notions.approximate import synthesize_approximate as synthesize_approximate
+    from .notions.loss import PrivacyLoss as PrivacyLoss
+    from .notions.loss import privacy_loss_distribution as privacy_loss_distribution
+    from .notions.piecewise_results import PiecewiseAccuracyResult as PiecewiseAccuracyResult
+    from .notions.piecewise_results import PiecewiseDeltaResult as PiecewiseDeltaResult
+    from .notions.piecewise_results import PiecewisePrivacyResult as PiecewisePrivacyResult
+    from .notions.privacy import PrivacyResult as PrivacyResult
+    from .notions.privacy import PrivacyWitness as PrivacyWitness
+    from .notions.privacy import synthesize_privacy as synthesize_privacy
+    from .notions.renyi import RenyiOrder as RenyiOrder
+    from .notions.renyi import RenyiResult as RenyiResult
+    from .notions.renyi import synthesize_renyi as synthesize_renyi
+    from .notions.sampling import crosscheck as crosscheck
+    from .notions.sampling import sample as sample
+    from .notions.sweep import AccuracyRow as AccuracyRow
+    from .notions.sweep import PrivacyRow as PrivacyRow
+    from .notions.sweep import parse_over as parse_over
+    from .notions.sweep import sweep_accuracy as sweep_accuracy
+    from .notions.sweep import sweep_approximate as sweep_approximate
+    from .notions.sweep import sweep_privacy as sweep_privacy
+    from .notions.sweep import sweep_renyi as sweep_renyi
+    from .notions.sweep import to_dataframe as to_dataframe
+    from .plan import PlanReport as PlanReport
+    from .plan.pairs import PairSet as PairSet
+    from .plan.pairs import PairWitness as PairWitness
+    from .plan.symmetry import AutoSets as AutoSets
+    from .plan.symmetry import find_symmetry as find_symmetry
+    from .plan.symmetry import pair_distributions as pair_distributions
+    from .plan.symmetry import privacy_plan as privacy_plan
+    from .report.plot import plot_rows as plot_rows
+    from .report.tables import render_rows as render_rows
 
 __all__ = ["__version__", *_EXPORTS]
 

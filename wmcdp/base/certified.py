@@ -142,7 +142,7 @@ class Real:
         elif isinstance(other, (int, Fraction)) and not isinstance(other, bool):
             right = Real(_text(other), ball=_constant(Fraction(other)))
         else:
-            return NotImplemented
+            return NotImplemented  # type: ignore[no-any-return]  # (typeshed types it as Any) Python tries the other side
         a, b = (right, self) if swap else (self, right)
         return Real(f"({a.text}) {symbol} ({b.text})", ball=lambda: op(a._ball(), b._ball()))
 

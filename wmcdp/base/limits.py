@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import WmcdpError
 
@@ -64,7 +64,7 @@ def _timed_out(lim: Limits, stage: str) -> LimitExceeded:
     return LimitExceeded(f"timed out after {lim.timeout:g} s during {stage}; no bound was computed")
 
 
-def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
+def _on_alarm(signum: int, frame: object) -> None:  # pragma: no cover - timing dependent
     check("the computation")
 
 
@@ -129,7 +129,7 @@ def out_of_memory(stage: str) -> LimitExceeded:
     )
 
 
-F = TypeVar("F", bound=Callable)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def limited(fn: F) -> F:
@@ -137,8 +137,12 @@ def limited(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(
-        *args, max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None, **kwargs
-    ):
+        *args: Any,
+        max_nodes: int | None = None,
+        timeout: float | None = None,
+        max_memory: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
         with resource_limits(max_nodes, timeout, max_memory):
             return fn(*args, **kwargs)
 

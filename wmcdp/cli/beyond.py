@@ -7,12 +7,13 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number
-from ..lang.registry import find_relation, find_sets
+from ..lang.registry import find_relation
 from ..lang.shape import format_value, jsonable
 from ..notions.accounting import VERSION
 from ..notions.approximate import ACCOUNTANTS, ApproximateResult, Threshold, privacy_profile, synthesize_approximate
 from ..notions.renyi import RenyiResult, synthesize_renyi
 from ..notions.sweep import ProfileRow, parse_over
+from ..plan.given_sets import find_sets
 from ..plan.pairs import PairWitness
 from ..report.tables import FORMATS
 from .common import (

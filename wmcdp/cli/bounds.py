@@ -7,10 +7,11 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number, parse_number
-from ..lang.registry import find_relation, find_sets
+from ..lang.registry import find_relation
 from ..lang.shape import format_value, jsonable
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
 from ..notions.privacy import PrivacyResult, synthesize_privacy
+from ..plan.given_sets import find_sets
 from .common import (
     certified_arg,
     dumps,

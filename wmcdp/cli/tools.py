@@ -9,9 +9,10 @@ from ..base.errors import WmcdpError
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
-from ..lang.registry import builtin_programs, find_relation, find_sets, parameters, program_origin
+from ..lang.registry import builtin_programs, find_relation, parameters, program_origin
 from ..lang.shape import format_value, jsonable
 from ..notions.sampling import crosscheck, sample
+from ..plan.given_sets import find_sets
 from .common import (
     Disagreement,
     compiled_of,

@@ -33,10 +33,10 @@ from ..base.errors import WmcdpError
 from ..base.limits import check, watching_nodes
 from ..base.numbers import is_symbolic
 from ..lang.circuit import FALSE, NOT, TRUE, VAR
-from ..lang.program import Program, Trace
+from ..lang.program import Program, Trace, Vector
 from ..lang.shape import leaves
 from .bdd import BDDBackend
-from .flat import Group, min_path_log2
+from .flat import Flat, Group, min_path_log2
 from .sdd import SDDBackend
 
 #: the knowledge compilers by name; both offer the same duck-typed node operations
@@ -77,7 +77,8 @@ class Compiled:
         keeps one terminal and complemented edges, so wmcdp reports n + 1).
         """
         assignment = self.input_assignment(self.domain.check(x))
-        return self.backend.shared_size([self.backend.condition(o, assignment) for o in self.outputs])
+        size: int = self.backend.shared_size([self.backend.condition(o, assignment) for o in self.outputs])
+        return size
 
     @property
     def outputs_on_top(self) -> bool:
@@ -85,11 +86,11 @@ class Compiled:
         return self.trace.output_guards is not None
 
     @property
-    def shape(self):
+    def shape(self) -> Any:  # a Shape; callers read the fields of its kind (an IntShape's lo, ...)
         return self.trace.shape
 
     @property
-    def domain(self):
+    def domain(self) -> Vector:
         return self.program.inputs
 
     def input_assignment(self, x: tuple[int, ...]) -> dict[int, bool]:
@@ -116,13 +117,14 @@ class Compiled:
 
     # -- counting ---------------------------------------------------------------------------
     @property
-    def weights(self):
+    def weights(self) -> dict[int, Any]:  # variable -> BitWeight (numbers, reals or functions of a parameter)
         return self.trace.circuit.weights
 
     @cached_property
-    def flat(self):
+    def flat(self) -> Flat:
         """``phi`` flattened (BDD backend only)."""
-        return self.backend.flatten(self.phi)
+        flat: Flat = self.backend.flatten(self.phi)
+        return flat
 
     @cached_property
     def random_support(self) -> list[int]:
@@ -141,7 +143,9 @@ class Compiled:
     @cached_property
     def _denominators(self) -> list[int]:
         self.refuse_symbolic()
-        return [math.lcm(w.one.denominator, w.zero.denominator) for w in map(self.weights.get, self.random_support)]
+        return [
+            math.lcm(w.one.denominator, w.zero.denominator) for w in map(self.weights.__getitem__, self.random_support)
+        ]
 
     @cached_property
     def denominator(self) -> int:
@@ -157,7 +161,8 @@ class Compiled:
         self.refuse_symbolic()
         if self.backend.name == "bdd":
             return min_path_log2(self.flat, self.weights)
-        return self.backend.min_path_log2(self.phi, self.weights)
+        log2: float = self.backend.min_path_log2(self.phi, self.weights)
+        return log2
 
     @cached_property
     def symbolic(self) -> Any:

@@ -102,7 +102,7 @@ class Workers:
 
     # -- jobs --------------------------------------------------------------------------------
     @staticmethod
-    def _job(compiled: Any, exact: Any) -> dict:
+    def _job(compiled: Any, exact: Any) -> dict[str, Any]:
         """What a worker needs to build the program again: its name or ``FILE.py:FUNC`` and its parameters
         when it has them (a built-in, or a program from the command line), else the program itself,
         pickled by value with ``cloudpickle`` (its body is any function, a lambda included)."""
@@ -197,7 +197,7 @@ def _load() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def worker_counter(job: dict) -> Any:
+def worker_counter(job: dict[str, Any]) -> Any:
     """On a worker: the counter of the job's program (built again from its source, or unpickled)."""
     from .probabilities import Counter, as_compiled, number_system
 

@@ -140,7 +140,8 @@ class Counter:
                 f"than {wmc.MAX_AXES}; use symmetry sets or explicit sets"
             )
         if getattr(self.arith, "interned", False):  # a parametric run: ids of functions (wmcdp.notions.piecewise)
-            return self.arith.count(u, plan)
+            counts: np.ndarray = self.arith.count(u, plan)
+            return counts
         return count(self.compiled, u, plan, self.arith, self.pool)
 
     def _fits(self, plan: wmc.Plan, u: Any = None) -> bool:
@@ -274,7 +275,7 @@ class ProbabilityTable:
     """The matrix ``M`` of Algorithm 1 for an explicit inference set: per input, its outputs and values."""
 
     arith: Any
-    rows: dict[Value, tuple[tuple, np.ndarray]]
+    rows: dict[Value, tuple[tuple[Value, ...], np.ndarray]]
 
     def row(self, x: Value, ys: Sequence[Value]) -> np.ndarray:
         """``M(x, y)`` for ``y`` in ``ys`` (all must be in the inference set)."""
@@ -297,12 +298,12 @@ class ProbabilityTable:
 def _pick(arith: Any, row: np.ndarray, indices: Sequence[int | None]) -> np.ndarray:
     """``row[index]`` for each index, and zero where the program cannot output the value (None)."""
     known = np.array([-1 if i is None else i for i in indices], dtype=np.int64)
-    out = row[np.where(known < 0, 0, known)].copy()
+    out: np.ndarray = row[np.where(known < 0, 0, known)].copy()
     out[known < 0] = arith.zero
     return out
 
 
-def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple, np.ndarray]]:
+def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple[Value, ...], np.ndarray]]:
     """Algorithm 1 over an explicit set: the rows ``M(x, ys)`` for each input of ``I``."""
     c = counter.compiled
     xs = [c.domain.check(x) for x in I.by_input]
@@ -320,7 +321,7 @@ def explicit_rows(counter: Counter, I: InferenceSet) -> dict[Value, tuple[tuple,
 
     offsets = {x: [offsets_of(y) for y in ys] for x, ys in I.by_input.items()}
     ny = math.prod(g.size for g in groups)
-    rows: dict[Value, tuple[tuple, np.ndarray]] = {}
+    rows: dict[Value, tuple[tuple[Value, ...], np.ndarray]] = {}
     if c.outputs_on_top or ny <= DENSE_RATIO * len(I) / len(xs):
         for start, block in counter.distributions(digits):
             for k in range(len(block)):
@@ -397,7 +398,8 @@ def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) 
     """Counts in ``arith`` as masses in :func:`masses_arith`: float counts become natural logs, exact ones
     integer numerators (int64 or Python ints)."""
     if not arith.exact:
-        return arith.as_log(values)
+        logs: np.ndarray = arith.as_log(values)
+        return logs
     if isinstance(arith, wmc.Scaled):  # numerators as integers (small denominators count in exact float64)
         return values.astype(np.int64) if values.dtype == np.float64 else values
     denominator = compiled.denominator  # type: ignore[union-attr]

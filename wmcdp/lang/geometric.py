@@ -39,7 +39,7 @@ def geometric_ratio(alpha: object = None, scale: object = None) -> Number:
         raise WmcdpError("give exactly one of alpha (the ratio, in (0, 1)) and scale (alpha = e^(-1/scale))")
     if alpha is not None:
         if is_symbolic(alpha):
-            return alpha.check_open_unit("alpha")  # type: ignore[attr-defined]
+            return alpha.check_open_unit("alpha")  # type: ignore[attr-defined,no-any-return]
         a = as_number(alpha, "alpha")
         if not 0 < a < 1:
             raise WmcdpError(f"alpha must be in (0, 1), got {format_number(a)}")

@@ -64,7 +64,7 @@ class Vector:
 
     @property
     def size(self) -> int:
-        return len(self.entry_values) ** self.n
+        return int(len(self.entry_values) ** self.n)
 
     def values(self) -> Iterator[tuple[int, ...]]:
         """Every input, in lexicographic order."""
@@ -90,8 +90,9 @@ class Vector:
         dtype = np.min_scalar_type(len(self.entry_values) - 1)
         if self.lo >= 0 and self.hi <= 255:  # bytes() turns a tuple of small ints into memory in one C loop
             raw = np.frombuffer(b"".join(map(bytes, xs)), dtype=np.uint8).reshape(len(xs), self.n)
-            return (raw - np.uint8(self.lo)).astype(dtype, copy=False)
-        out = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
+            digits: np.ndarray = (raw - np.uint8(self.lo)).astype(dtype, copy=False)
+            return digits
+        out: np.ndarray = np.array(xs, dtype=np.int64).reshape(len(xs), self.n) - self.lo
         return out.astype(dtype)
 
     def digits(self, codes: np.ndarray) -> np.ndarray:
@@ -159,7 +160,7 @@ def IntVector(n: int, lo: int, hi: int) -> Vector:
     return Vector(n, lo, hi)
 
 
-class SymbolicInput(Sequence):
+class SymbolicInput(Sequence[Any]):
     """The program's input during tracing; entry ``i`` gets its variables when first read.
 
     Creating input variables on first use interleaves each entry with the noise drawn for
@@ -175,7 +176,7 @@ class SymbolicInput(Sequence):
     def __len__(self) -> int:
         return self._domain.n
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return tuple(self[k] for k in range(*i.indices(len(self))))
         if not -len(self) <= i < len(self):
@@ -231,7 +232,7 @@ class Program:
 
     name: str
     inputs: Vector
-    body: Callable[[Sequence], object]
+    body: Callable[[Sequence[Any]], object]
     params: Mapping[str, Any] = field(default_factory=dict)
     neighbours: Any = "hamming"  # a relation's name, a wmcdp.lang.relations.Relation, or a function
     target: Callable[[tuple[int, ...]], Number] | None = None
@@ -278,7 +279,7 @@ class Program:
             shape, roots = shape_of(self._call(tuple(entries)), circuit)
         return shape.decode([1 if r == TRUE else 0 for r in roots])
 
-    def _call(self, x: Sequence) -> object:
+    def _call(self, x: Sequence[Any]) -> object:
         """The body on ``x``; any error it raises becomes one line naming the program and the line of its code."""
         try:
             return self.body(x)

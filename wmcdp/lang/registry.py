@@ -20,22 +20,24 @@ from .program import Program
 def builtin_programs() -> dict[str, Callable[..., Program]]:
     from wmcdp.programs import PROGRAMS
 
-    return PROGRAMS
+    programs: dict[str, Callable[..., Program]] = PROGRAMS
+    return programs
 
 
 def program_origin(name: str) -> str:
     """Where the built-in program ``name`` comes from (its paper, library or benchmark file); "" if not recorded."""
     from wmcdp.programs import ORIGINS
 
-    return ORIGINS.get(name, "")
+    origin: str = ORIGINS.get(name, "")
+    return origin
 
 
-def load_function(spec: str) -> Callable:
+def load_function(spec: str) -> Callable[..., Any]:
     """The function named by ``path/to/file.py:function``."""
     return _load_file(spec)[1]
 
 
-def _load_file(spec: str) -> tuple[str, Callable]:
+def _load_file(spec: str) -> tuple[str, Callable[..., Any]]:
     """Import ``path/to/file.py`` (its folder first on the import path, so it can import its
     neighbours) and return ``(function name, function)``."""
     path_text, _, func_name = spec.rpartition(":")
@@ -119,48 +121,3 @@ def find_relation(spec: str) -> Any:
     if spec.rpartition(":")[0].endswith(".py"):
         return relation_from_function(load_function(spec))
     return neighbour_relation(spec)
-
-
-def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
-    """``(C, I)`` for ``kind == "privacy"``, ``(A, I)`` for ``"accuracy"``, ``(P, I)`` for ``"pairs"``
-    (approximate and Rényi DP; ``I`` may be None there: whole output distributions); ``(None, None)``
-    is the planner's choice.
-
-    ``spec`` is ``"plan"`` (the default: :mod:`wmcdp.plan`), ``"exhaustive"`` (``("exhaustive", None)``),
-    ``"symmetry"`` (the program's proved sets from
-    :mod:`wmcdp.symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
-    program's symmetries itself, :mod:`wmcdp.plan.symmetry`) or ``path/to/file.py:function``, called
-    as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
-    """
-    if spec == "plan":
-        return None, None
-    if spec == "exhaustive":
-        return "exhaustive", None
-    if spec == "auto":
-        return "auto", None
-    if spec == "symmetry":
-        from wmcdp import symmetry_sets
-
-        make = getattr(symmetry_sets, kind.upper()).get(program.name)
-        if make is None:
-            raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use exhaustive sets")
-    elif spec.rpartition(":")[0].endswith(".py"):
-        make = load_function(spec)
-    else:
-        raise WmcdpError(f"sets must be plan, exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
-    try:
-        result = make(*extra, **program.params)
-    except WmcdpError:
-        raise
-    except USER_FAILURES as exc:  # the user's sets are arbitrary code; report, don't crash
-        raise WmcdpError(f"the sets from {spec} failed: {type(exc).__name__}: {exc}") from None
-    names = {"privacy": ("C", "I"), "accuracy": ("A", "I"), "pairs": ("P", "I")}[kind]
-    if (
-        not isinstance(result, (tuple, list))
-        or len(result) != 2
-        or result[0] is None
-        or (kind != "pairs" and result[1] is None)
-    ):
-        raise WmcdpError(f"the sets from {spec} must be a pair ({names[0]}, {names[1]}) of sets, got {result!r:.80}")
-    first, I = result
-    return first, I

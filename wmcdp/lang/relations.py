@@ -1,4 +1,4 @@
-"""Neighbour relations: which inputs of a program's domain are neighbours (DESIGN.md, "Neighbour relations").
+"""Neighbour relations: which inputs of a program's domain are neighbours (docs/dsl.md, "Neighbour relations").
 
 ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry moves by +-1, all others equal),
 ``all-entries`` (every entry moves by at most 1), or a user relation given as a generator of neighbours or as a
@@ -12,7 +12,7 @@ import inspect
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -85,7 +85,7 @@ class Relation:
     def direction_count(self, domain: Vector) -> int:
         """How many directions :meth:`directions` has (built-in relations only)."""
         n, k = domain.n, len(domain.entry_values)
-        return {"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3**n - 1)
+        return int({"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3**n - 1))
 
     def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
         """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
@@ -100,7 +100,7 @@ class Relation:
         steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
         return tuple(v + s for v, s in zip(x, steps))
 
-    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple, tuple, int, int]]:
+    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...], int, int]]:
         """The relation as slices of the table of all inputs (built-in relations only).
 
         With the inputs laid out as an array with one axis per entry (``(k,) * n``), each item
@@ -127,10 +127,13 @@ class Relation:
                     2 * i,
                 )
         else:
-            middle = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
-            rank = lambda steps: (lambda index: index - (index > middle))(  # noqa: E731
-                sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
-            )
+            middle: int = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
+
+            def rank(steps: tuple[int, ...]) -> int:
+                """The position of ``steps`` among the nonzero steps in product order."""
+                index: int = sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
+                return index - (index > middle)
+
             for steps in itertools.product((-1, 0, 1), repeat=n):
                 nonzero = [s for s in steps if s]
                 if not nonzero or nonzero[0] != 1:
@@ -145,9 +148,9 @@ class Relation:
         if self.name == "hamming":
             return domain.size * n * (k - 1)
         if self.name == "one-entry":
-            return n * 2 * (k - 1) * k ** (n - 1)
+            return int(n * 2 * (k - 1) * k ** (n - 1))  # int(): typeshed gives int ** int as Any
         if self.name == "all-entries":
-            return (3 * k - 2) ** n - k**n
+            return int((3 * k - 2) ** n - k**n)
         return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
 
 
@@ -179,7 +182,7 @@ NEIGHBOURS: dict[str, Relation] = {
 }
 
 
-def neighbour_relation(relation: str | Relation | Callable) -> Relation:
+def neighbour_relation(relation: str | Relation | Callable[..., Any]) -> Relation:
     """A built-in relation by name, a :class:`Relation`, or a user function (:func:`relation_from_function`)."""
     if isinstance(relation, Relation):
         return relation
@@ -194,7 +197,7 @@ def neighbour_relation(relation: str | Relation | Callable) -> Relation:
         ) from None
 
 
-def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
+def relation_from_function(fn: Callable[..., Any], name: str | None = None) -> Relation:
     """A user relation: ``fn(x)`` yields the neighbours of ``x``, or ``fn(x, x_prime)`` says whether they are.
 
     Which one is read from the number of parameters ``fn`` requires (one: a generator,
@@ -255,7 +258,7 @@ def relation_from_function(fn: Callable, name: str | None = None) -> Relation:
     return Relation(label, neighbours, checked=False)
 
 
-def _call_relation(fn: Callable, label: str, *args):
+def _call_relation(fn: Callable[..., Any], label: str, *args: Any) -> Any:
     try:
         return fn(*args)
     except (WmcdpError, LimitExceeded):
@@ -264,7 +267,7 @@ def _call_relation(fn: Callable, label: str, *args):
         raise _failed(label, args, exc) from None
 
 
-def _user_items(items: Iterator, label: str, x: tuple[int, ...]) -> Iterator:
+def _user_items(items: Iterator[Any], label: str, x: tuple[int, ...]) -> Iterator[Any]:
     """The items of a user's iterator, its failures (raised while it runs) reported as :func:`_call_relation` does."""
     while True:
         try:
@@ -278,7 +281,7 @@ def _user_items(items: Iterator, label: str, x: tuple[int, ...]) -> Iterator:
         yield item
 
 
-def _failed(label: str, args: tuple, exc: BaseException) -> WmcdpError:
+def _failed(label: str, args: tuple[Any, ...], exc: BaseException) -> WmcdpError:
     return WmcdpError(
         f"the neighbour relation {label} failed on {', '.join(format_value(a) for a in args)}: "
         f"{type(exc).__name__}: {exc}"
@@ -292,9 +295,9 @@ def check_relation(relation: Relation, domain: Vector, inputs: Iterable[tuple[in
     """
     if relation.checked:
         return
-    cache: dict[tuple, set] = {}
+    cache: dict[tuple[Any, ...], set[Any]] = {}
 
-    def of(x: tuple[int, ...]) -> set:
+    def of(x: tuple[int, ...]) -> set[Any]:
         if x not in cache:
             cache[x] = set(relation.neighbours(domain, x))
         return cache[x]

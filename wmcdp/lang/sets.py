@@ -34,15 +34,15 @@ from .shape import Shape, format_value
 class InferenceSet:
     """``I``: for each input ``x``, the outputs ``y`` whose ``P(y | x)`` Algorithm 1 computes."""
 
-    def __init__(self, by_input: dict[Value, tuple]) -> None:
+    def __init__(self, by_input: dict[Value, tuple[Any, ...]]) -> None:
         self.by_input = by_input
-        self._as_set: dict[int, frozenset] = {}
+        self._as_set: dict[int, frozenset[Any]] = {}
 
     @classmethod
     def of(cls, pairs: Iterable[tuple[Value, Value]]) -> InferenceSet:
-        grouped: dict[Value, list] = {}
-        seen: set = set()
-        memo: dict = {}
+        grouped: dict[Value, list[Any]] = {}
+        seen: set[Any] = set()
+        memo: dict[Any, Any] = {}
         for _k, pair in enumerate(pairs):
             x, y = _pair(pair, "inference set", 2)
             x, y = _freeze(x, memo), _freeze(y, memo)
@@ -57,7 +57,7 @@ class InferenceSet:
     def __iter__(self) -> Iterator[tuple[Value, Value]]:
         return ((x, y) for x, ys in self.by_input.items() for y in ys)
 
-    def first_missing(self, x: Value, ys: Sequence) -> Value | None:
+    def first_missing(self, x: Value, ys: Sequence[Any]) -> Value | None:
         """The first ``y`` in ``ys`` with ``(x, y)`` not in this set, else None."""
         have = self.by_input.get(x)
         if have is None:
@@ -75,12 +75,12 @@ class InferenceSet:
 class PrivacySet:
     """``C``: triples ``(x, x', y)`` as blocks ``(x, x', ys)``, in a fixed order."""
 
-    blocks: tuple[tuple[Value, Value, tuple], ...]
+    blocks: tuple[tuple[Value, Value, tuple[Any, ...]], ...]
 
     @classmethod
     def of(cls, triples: Iterable[tuple[Value, Value, Value]]) -> PrivacySet:
-        blocks: list[tuple[Value, Value, list]] = []
-        memo: dict = {}
+        blocks: list[tuple[Value, Value, list[Any]]] = []
+        memo: dict[Any, Any] = {}
         for triple in triples:
             x, xp, y = _pair(triple, "privacy set", 3)
             x, xp, y = _freeze(x, memo), _freeze(xp, memo), _freeze(y, memo)
@@ -112,7 +112,7 @@ class AccuracySet:
 
     @classmethod
     def of(cls, inputs: Iterable[Value]) -> AccuracySet:
-        memo: dict = {}
+        memo: dict[Any, Any] = {}
         return cls(tuple(_freeze(x, memo) for x in inputs))
 
     def __len__(self) -> int:
@@ -122,7 +122,7 @@ class AccuracySet:
         return iter(self.inputs)
 
 
-def _pair(item: object, what: str, size: int) -> tuple:
+def _pair(item: object, what: str, size: int) -> tuple[Any, ...]:
     """An element of a set as a tuple of ``size`` parts, or a clear error."""
     if not isinstance(item, (tuple, list)) or len(item) != size:
         shape = "(x, y) pairs" if size == 2 else "(x, x', y) triples"
@@ -181,7 +181,7 @@ def check_exhaustive(
         )
 
 
-def all_outputs(outputs: Shape | Sequence[Value]) -> tuple:
+def all_outputs(outputs: Shape | Sequence[Value]) -> tuple[Any, ...]:
     """``Y`` as a tuple (a shape's every value, in its order)."""
     if isinstance(outputs, tuple):
         return outputs
@@ -199,7 +199,7 @@ class ExhaustiveInference:
     """``I = X x Y`` over a program's domain and outputs (``outputs``: the output shape, or Y itself)."""
 
     domain: Vector
-    outputs: Shape | tuple
+    outputs: Shape | tuple[Any, ...]
 
     def __len__(self) -> int:
         return self.domain.size * _count(self.outputs)
@@ -214,7 +214,7 @@ class ExhaustivePrivacy:
     """``C = {(x, x', y) : x ~ x', y in Y}``: inputs in lexicographic order, neighbours in the relation's order."""
 
     domain: Vector
-    outputs: Shape | tuple
+    outputs: Shape | tuple[Any, ...]
     relation: Relation
 
     def __len__(self) -> int:
@@ -232,7 +232,7 @@ class ExhaustivePrivacy:
                 yield x, xp
 
     @property
-    def blocks(self) -> Iterator[tuple[Value, Value, tuple]]:
+    def blocks(self) -> Iterator[tuple[Value, Value, tuple[Any, ...]]]:
         ys = all_outputs(self.outputs)
         return ((x, xp, ys) for x, xp in self.pairs())
 
@@ -250,7 +250,7 @@ class ExhaustiveAccuracy:
         return self.domain.values()
 
 
-def _count(outputs: Shape | tuple) -> int:
+def _count(outputs: Shape | tuple[Any, ...]) -> int:
     return outputs.size if isinstance(outputs, Shape) else len(outputs)
 
 
@@ -282,7 +282,7 @@ def describe_pair(x: Value, y: Value) -> str:
     return f"(x={format_value(x)}, y={format_value(y)})"
 
 
-def accuracy_targets(program: Program, V: Callable | Mapping | None) -> Callable[[Value], Number]:
+def accuracy_targets(program: Program, V: Callable[..., Any] | Mapping[Any, Any] | None) -> Callable[[Value], Number]:
     """The target ``V_x`` of every input (Def. 5): ``V`` a function or a mapping of inputs, or the program's
     declared target; a missing, failing or non-finite target is one clear error."""
     if V is None:
@@ -297,7 +297,7 @@ def accuracy_targets(program: Program, V: Callable | Mapping | None) -> Callable
                 raise WmcdpError(f"the targets V have no value for the input {format_value(x)}")
             return mapping[x]
 
-        fn: Callable = lookup
+        fn: Callable[..., Any] = lookup
     else:
         fn = V
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, NoReturn, Union
 
 import numpy as np
 
@@ -63,21 +63,21 @@ class Bool:
     def _bin(self, other: object, op: Callable[[Circuit, int, int], int]) -> Bool:
         o = _as_bool(other)
         if o is None:
-            return NotImplemented
+            return NotImplemented  # type: ignore[no-any-return]  # (typeshed types it as Any) Python tries the other side
         return Bool(op(current(), self.node, o.node))
 
-    def __and__(self, other):
+    def __and__(self, other: object) -> Bool:
         return self._bin(other, Circuit.conj)
 
-    def __or__(self, other):
+    def __or__(self, other: object) -> Bool:
         return self._bin(other, Circuit.disj)
 
-    def __xor__(self, other):
+    def __xor__(self, other: object) -> Bool:
         return self._bin(other, Circuit.xor)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Bool:  # type: ignore[override]  # symbolic: a Bool, not a bool
         if isinstance(other, Int) or (isinstance(other, int) and not isinstance(other, bool) and other not in (0, 1)):
             return self.as_int() == other
         o = _as_bool(other)
@@ -85,7 +85,7 @@ class Bool:
             return NotImplemented
         return ~Bool(current().xor(self.node, o.node))
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Bool:  # type: ignore[override]
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else ~eq
 
@@ -97,39 +97,39 @@ class Bool:
         return Int({0: c.negate(self.node), 1: self.node})
 
     # arithmetic treats a Bool as 0/1, so sum(bools) counts
-    def __add__(self, other):
+    def __add__(self, other: object) -> Int:
         return self.as_int() + other
 
-    def __radd__(self, other):
+    def __radd__(self, other: object) -> Int:
         return self.as_int() + other
 
-    def __sub__(self, other):
+    def __sub__(self, other: object) -> Int:
         return self.as_int() - other
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: object) -> Int:
         return (-self.as_int()) + other
 
-    def __mul__(self, other):
+    def __mul__(self, other: object) -> Int:
         return self.as_int() * other
 
     __rmul__ = __mul__
 
-    def __neg__(self):
+    def __neg__(self) -> Int:
         return -self.as_int()
 
-    def __abs__(self):
+    def __abs__(self) -> Int:
         return self.as_int()
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> Bool:
         return self.as_int() < other
 
-    def __le__(self, other):
+    def __le__(self, other: object) -> Bool:
         return self.as_int() <= other
 
-    def __gt__(self, other):
+    def __gt__(self, other: object) -> Bool:
         return self.as_int() > other
 
-    def __ge__(self, other):
+    def __ge__(self, other: object) -> Bool:
         return self.as_int() >= other
 
     def clamp(self, lo: int, hi: int) -> Int:
@@ -144,8 +144,8 @@ def _as_bool(value: object) -> Bool | None:
     return None
 
 
-def _unsupported(op: str, kind: str, supported: str):
-    def method(self, *args):
+def _unsupported(op: str, kind: str, supported: str) -> Callable[..., NoReturn]:
+    def method(self: object, *args: object) -> NoReturn:
         raise WmcdpError(f"the DSL has no {op} on {kind} values; {kind} supports {supported}")
 
     return method
@@ -233,7 +233,7 @@ class Int:
     def _combine(self, other: object, f: Callable[[int, int], int]) -> Int:
         o = _as_int(other)
         if o is None:
-            return NotImplemented
+            return NotImplemented  # type: ignore[no-any-return]  # (typeshed types it as Any) Python tries the other side
         c = current()
         out: dict[int, int] = {}
         for a, ga in self.guards.items():
@@ -245,26 +245,26 @@ class Int:
     def _compare(self, other: object, f: Callable[[int, int], bool]) -> Bool:
         o = _as_int(other)
         if o is None:
-            return NotImplemented
+            return NotImplemented  # type: ignore[no-any-return]  # (typeshed types it as Any) Python tries the other side
         c = current()
         return Bool(c.any(c.conj(ga, gb) for a, ga in self.guards.items() for b, gb in o.guards.items() if f(a, b)))
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> Int:
         o = _as_int(other)
         if o is None:
             return NotImplemented
         return Int._sum((self._terms or [self]) + (o._terms or [o]))
 
-    def __sub__(self, other):
+    def __sub__(self, other: object) -> Int:
         return self._combine(other, lambda a, b: a - b)
 
-    def __mul__(self, other):
+    def __mul__(self, other: object) -> Int:
         return self._combine(other, lambda a, b: a * b)
 
     __radd__ = __add__
     __rmul__ = __mul__
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: object) -> Int:
         return self._combine(other, lambda a, b: b - a)
 
     def __neg__(self) -> Int:
@@ -277,22 +277,22 @@ class Int:
             out[abs(v)] = c.disj(out.get(abs(v), FALSE), g)
         return Int(out)
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> Bool:
         return self._compare(other, lambda a, b: a < b)
 
-    def __le__(self, other):
+    def __le__(self, other: object) -> Bool:
         return self._compare(other, lambda a, b: a <= b)
 
-    def __gt__(self, other):
+    def __gt__(self, other: object) -> Bool:
         return self._compare(other, lambda a, b: a > b)
 
-    def __ge__(self, other):
+    def __ge__(self, other: object) -> Bool:
         return self._compare(other, lambda a, b: a >= b)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Bool:  # type: ignore[override]  # symbolic: a Bool, not a bool
         return self._compare(other, lambda a, b: a == b)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Bool:  # type: ignore[override]
         return self._compare(other, lambda a, b: a != b)
 
     __hash__ = None  # type: ignore[assignment]
@@ -514,7 +514,7 @@ def uniform(lo: int, hi: int) -> Int:
     )
 
 
-def ite(cond: object, then: object, otherwise: object):
+def ite(cond: object, then: object, otherwise: object) -> Any:
     """If-then-else on a symbolic condition; works on Bools, Ints and tuples/lists of them.
 
     The result is a Bool when both branches are Bools (or Python bools), else an Int.

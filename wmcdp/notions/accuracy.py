@@ -28,7 +28,6 @@ from ..count.distributed import check_workers, local_only
 from ..count.probabilities import Counter, as_compiled, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
-from ..lang.registry import find_sets
 from ..lang.sets import (
     AccuracySet,
     ExhaustiveAccuracy,
@@ -39,6 +38,7 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
+from ..plan.given_sets import find_sets
 from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
 from .markdown import accuracy_markdown

@@ -1,6 +1,6 @@
 """Approximate DP: the tight δ(ε) and ε(δ) of a program, with the pair that attains them.
 
-For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+For a set of neighbouring pairs, in both orders (docs/beyond.md):
 
     δ(ε) = max over pairs (x, x') of  Σ_y max(0, P(y|x) − e^ε P(y|x'))      (the hockey-stick divergence)
     ε(δ) = the smallest ε ≥ 0 with δ(ε) ≤ δ
@@ -63,7 +63,7 @@ from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
-from ..lang.registry import find_sets
+from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown

@@ -31,7 +31,6 @@ from ..count.probabilities import (
 )
 from ..count.scan import RatioScan, ratio_scan
 from ..lang.program import Program, Value
-from ..lang.registry import find_sets
 from ..lang.relations import Relation, check_relation, neighbour_relation
 from ..lang.sets import (
     ExhaustiveInference,
@@ -42,6 +41,7 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
+from ..plan.given_sets import find_sets
 from ..plan.pairs import privacy_sets_at
 from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples

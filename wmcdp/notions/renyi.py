@@ -1,6 +1,6 @@
 """Rényi DP and zero-concentrated DP: the tight ``D_α`` of a program over its neighbouring pairs.
 
-For a set of neighbouring pairs, in both orders (DESIGN.md, "Beyond pure ε"):
+For a set of neighbouring pairs, in both orders (docs/beyond.md):
 
     D_α = max over pairs (x, x') of  1/(α − 1) · ln Σ_y P(y|x)^α P(y|x')^(1−α)      (α > 1)
     D_∞ = max over pairs and outputs of ln(P(y|x) / P(y|x'))                       (the pure ε)
@@ -33,7 +33,7 @@ from ..base.limits import limited
 from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
-from ..lang.registry import find_sets
+from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, logsumexp
 from .markdown import renyi_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis

@@ -1,6 +1,6 @@
 """Neighbouring pairs ``(x, x')`` and per-pair sums over all outputs: the ground of every notion beyond pure ε.
 
-Approximate DP, Rényi DP and privacy-loss distributions (DESIGN.md, "Beyond pure ε") are
+Approximate DP, Rényi DP and privacy-loss distributions (docs/beyond.md) are
 maxima over a set of neighbouring pairs, taken in both orders, of a sum over *every*
 output ``y`` of a term in ``P(y | x)`` and ``P(y | x')``. A :class:`PairSource` delivers
 those pairs with their masses, in one of two number systems (:func:`wmcdp.count.probabilities.masses_arith`):
@@ -50,8 +50,8 @@ from ..lang.relations import Relation, check_relation, neighbour_relation
 from ..lang.sets import InferenceSet, PrivacySet, _freeze, all_outputs, check_exhaustive
 from ..lang.shape import Shape, format_value
 
-Partial = Callable[[np.ndarray, np.ndarray], tuple]
-Combine = Callable[[tuple, tuple], tuple]
+Partial = Callable[[np.ndarray, np.ndarray], tuple[Any, ...]]
+Combine = Callable[[tuple[Any, ...], tuple[Any, ...]], tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -170,9 +170,11 @@ class PairSource:
     diagram_size: int | None
     symmetry: str = ""  # the proved group the pairs are taken up to (pairs="auto"), else ""
     compiled: Any = None  # the compiled program whose pairs these are (exhaustive and auto pairs), else None
-    claims: tuple = ()  # (claim, how it was proved) of what a planned source relies on
+    claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of what a planned source relies on
 
-    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
+    def totals(
+        self, partial: Partial, combine: Combine, cells: int = 4
+    ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
         """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
 
         ``cells`` is how many temporary array cells ``partial`` makes per mass (for chunk sizes).
@@ -221,8 +223,10 @@ class ExhaustivePairs(PairSource):
     def _pairs(self, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return pair_directions(self.counter.compiled.domain, self.relation, chunk)
 
-    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
-        acc: dict[int, tuple] = {}
+    def totals(
+        self, partial: Partial, combine: Combine, cells: int = 4
+    ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
+        acc: dict[int, tuple[Any, ...]] = {}
         keys_of: dict[int, np.ndarray] = {}
         size = self.counter.compiled.shape.size
         for _y0, table in self._stripes():
@@ -327,7 +331,9 @@ class RowPairs(PairSource):
             check("a pass over the pairs")
             yield np.arange(start, min(start + chunk, len(self.src)), dtype=np.int64)
 
-    def totals(self, partial: Partial, combine: Combine, cells: int = 4) -> Iterator[tuple[np.ndarray, tuple]]:
+    def totals(
+        self, partial: Partial, combine: Combine, cells: int = 4
+    ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
         for part in self._chunks(cells):
             yield self.keys[part], partial(self.table[self.src[part]], self.table[self.dst[part]])
 
@@ -574,7 +580,8 @@ def logsumexp(x: np.ndarray) -> np.ndarray:
     shift = np.where(finite, m, 0.0)
     with np.errstate(under="ignore", divide="ignore"):
         s = np.log(np.sum(np.exp(x - shift[..., None]), axis=-1))
-    return np.where(finite, shift + s, m)
+    out: np.ndarray = np.where(finite, shift + s, m)
+    return out
 
 
 def log1mexp(z: np.ndarray) -> np.ndarray:

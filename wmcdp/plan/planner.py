@@ -105,11 +105,11 @@ class PlanReport:
     seconds: float = 0.0
     parts: int = 0  # independent parts (product plans)
     distinct_parts: int = 0  # parts analysed (one per canonical form)
-    part_plans: tuple = ()  # the plan of each distinct part
-    considered: tuple = ()  # (kind, estimated seconds, note) of every plan weighed
-    claims: tuple = ()  # (claim, how it was proved) of every fact the plan relies on
+    part_plans: tuple[PlanReport, ...] = ()  # the plan of each distinct part
+    considered: tuple[tuple[str, float | None, str], ...] = ()  # (kind, estimated seconds, note) of every plan weighed
+    claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of every fact the plan relies on
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "kind": self.kind,
             "structure": self.structure,
@@ -233,7 +233,7 @@ class Product:
         return tuple(out)
 
     # -- mapping a part's witness back to the program's inputs and outputs ------------------------
-    def embed_input(self, values: dict[int, tuple]) -> tuple[int, ...]:
+    def embed_input(self, values: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
         """A program input: the part inputs ``values[part index]`` on their entries, the domain's lowest value
         elsewhere."""
         domain = self.program.inputs
@@ -323,12 +323,12 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
     else:
         cells, steps = 2 * table, compiled.size
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
-    count = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
+    count: float = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
     if relation is None or not relation.builtin:
         return count
     triples = relation.count_pairs(compiled.domain) * compiled.shape.size
     per_triple = triple_seconds(compiled, exact)
-    slices = relation.direction_count(compiled.domain) * SLICE_SECONDS
+    slices: float = relation.direction_count(compiled.domain) * SLICE_SECONDS
     return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
 
 

@@ -102,9 +102,9 @@ class AutoSets:
     attempts: int  # candidate generators tried
     seconds: float  # detection and proofs
     note: str = ""
-    claims: tuple = ()  # (claim, how it was proved) of every fact the sets rely on
+    claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of every fact the sets rely on
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "symmetry": self.symmetry,
             "group_order": self.order,
@@ -244,7 +244,7 @@ class PrivacyPlan:
     seconds: float
     proofs: int
     attempts: int
-    claims: tuple = ()  # (claim, how it was proved) of every fact the orbit sets rely on
+    claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of every fact the orbit sets rely on
     listed: bool = False  # the output orbits are those of the support, listed from the diagram
     _sizes: tuple[int, int] | None = field(default=None, repr=False)
 
@@ -427,7 +427,7 @@ def _candidates(n: int) -> int:
 
 
 def accuracy_blocks(
-    compiled: Compiled, sym: Symmetry, V: Callable | Mapping | None, budget: Any = None
+    compiled: Compiled, sym: Symmetry, V: Callable[..., Any] | Mapping[Any, Any] | None, budget: Any = None
 ) -> tuple[list[list[int]], str]:
     """The blocks of ``sym`` whose outputs are unchanged, cut to those under which the target ``V`` is invariant,
     and how that was decided.
@@ -467,7 +467,7 @@ class _TargetInput(SymbolicInput):
     __hash__ = None  # type: ignore[assignment]
 
 
-def traced_target(compiled: Compiled, V: Callable | Mapping | None) -> Compiled | None:
+def traced_target(compiled: Compiled, V: Callable[..., Any] | Mapping[Any, Any] | None) -> Compiled | None:
     """``V`` run on symbolic inputs and compiled (a BDD with ``V``'s value as its output, no random bits), or
     None when it does not trace: a Mapping, an error on symbolic values (``if`` on a symbolic value, comparing
     the whole input), a result that is not a DSL Bool or Int, a random choice, or a value that differs from
@@ -513,7 +513,9 @@ def _traced_value(target: Compiled, x: tuple[int, ...]) -> Any:
     return target.shape.decode([int(model[name]) for name in names])
 
 
-def _enumerated_blocks(compiled: Compiled, blocks: list[list[int]], target: Callable[[tuple], Any]) -> list[list[int]]:
+def _enumerated_blocks(
+    compiled: Compiled, blocks: list[list[int]], target: Callable[[tuple[Any, ...]], Any]
+) -> list[list[int]]:
     """``blocks`` split where ``V`` is not invariant, decided on every input: ``V(x) == V(tau x)`` for each adjacent
     transposition ``tau`` of a block and every ``x`` (runs of adjacent transpositions that hold generate the
     symmetric group on the run)."""
@@ -561,7 +563,7 @@ class AccuracyPlan:
 
 def accuracy_plan(
     prog: Program | Compiled,
-    V: Callable | Mapping | None = None,
+    V: Callable[..., Any] | Mapping[Any, Any] | None = None,
     *,
     backend: str = "bdd",
     force: bool = False,
@@ -594,13 +596,15 @@ def accuracy_plan(
     return AccuracyPlan(A, replace(report, seconds=time.perf_counter() - start))
 
 
-def accuracy_report(prog: Program | Compiled, V: Callable | Mapping | None = None, *, backend: str = "bdd") -> AutoSets:
+def accuracy_report(
+    prog: Program | Compiled, V: Callable[..., Any] | Mapping[Any, Any] | None = None, *, backend: str = "bdd"
+) -> AutoSets:
     """The accuracy orbit set's sizes alone (for ``wmcdp symmetry``)."""
     return _accuracy_orbits(as_compiled(prog, backend), V, None, time.perf_counter())[2]
 
 
 def _accuracy_orbits(
-    compiled: Compiled, V: Callable | Mapping | None, budget: Any, start: float
+    compiled: Compiled, V: Callable[..., Any] | Mapping[Any, Any] | None, budget: Any, start: float
 ) -> tuple[Symmetry, int, AutoSets]:
     """The group an accuracy orbit set uses (the blocks whose outputs are unchanged and ``V`` invariant), the
     number of input orbits, and their report."""

@@ -12,7 +12,6 @@ from ..lang.shape import format_value, jsonable
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
 from ..notions.privacy import PrivacyResult, synthesize_privacy
 from .common import (
-    certified_arg,
     dumps,
     exact_mode,
     interval_json,
@@ -21,14 +20,12 @@ from .common import (
     mode_text,
     plan_json,
     plan_rows,
-    privacy_args,
     sets_label,
     show,
-    synthesis_args,
     table,
     workers_of,
 )
-from .symbolic import program_and_parameter, symbolic_args
+from .symbolic import program_and_parameter
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -102,7 +99,7 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
     return C, I, relation, shown
 
 
-def _privacy(args: argparse.Namespace) -> str:
+def run_privacy(args: argparse.Namespace) -> str:
     from .tools import parse_input
 
     program, parameter = program_and_parameter(args)
@@ -160,7 +157,7 @@ def _privacy(args: argparse.Namespace) -> str:
     return table(title, rows)
 
 
-def _accuracy(args: argparse.Namespace) -> str:
+def run_accuracy(args: argparse.Namespace) -> str:
     program, parameter = program_and_parameter(args)
     alpha = parse_number(args.alpha, exact=True)
     A, I = find_sets("accuracy", args.sets, program, alpha)
@@ -212,23 +209,3 @@ def _accuracy(args: argparse.Namespace) -> str:
         lines += [f"  {format_value(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
         text += "\n" + "\n".join(lines)
     return text
-
-
-def register(sub: Any) -> None:
-    q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
-    privacy_args(q)
-    q.add_argument(
-        "--at",
-        metavar="X",
-        help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
-    )
-    symbolic_args(q)
-    certified_arg(q)
-    q.set_defaults(run=_privacy)
-
-    q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
-    synthesis_args(q)
-    q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
-    q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
-    symbolic_args(q)
-    q.set_defaults(run=_accuracy)

@@ -18,10 +18,6 @@ from .common import (
     dumps,
     exact_mode,
     json_number,
-    limit_args,
-    number_args,
-    privacy_args,
-    program_args,
     program_of,
     table,
     workers_of,
@@ -51,7 +47,7 @@ def _positive(value: int, option: str) -> int:
     return value
 
 
-def _sample(args: argparse.Namespace) -> str:
+def run_sample(args: argparse.Namespace) -> str:
     program = program_of(args)
     x = parse_input(args.input, program)
     _positive(args.show, "--show")
@@ -84,7 +80,7 @@ def _sample(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _crosscheck(args: argparse.Namespace) -> str:
+def run_crosscheck(args: argparse.Namespace) -> str:
     program = program_of(args)
     C, I = find_sets("privacy", args.sets, program)
     if C not in (None, "auto", "exhaustive") and args.neighbours:
@@ -146,7 +142,7 @@ def _crosscheck(args: argparse.Namespace) -> str:
     return out
 
 
-def _size(args: argparse.Namespace) -> str:
+def run_size(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = {name: compile_program(program, name) for name in ([args.backend] if args.backend else BACKENDS)}
     if args.dot:
@@ -178,42 +174,10 @@ def _size(args: argparse.Namespace) -> str:
     return table(f"{program.label()}: compiled diagram sizes", rows)
 
 
-def _programs(args: argparse.Namespace) -> str:
+def run_programs(args: argparse.Namespace) -> str:
     lines = []
     for name, factory in sorted(builtin_programs().items()):
         params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
         doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
         lines.append(f"{name}({params})\n    {doc}")
     return "\n".join(lines)
-
-
-def register(sub: Any) -> None:
-    def sampling(q: argparse.ArgumentParser, k: int) -> None:
-        q.add_argument("-k", type=int, default=k, help=f"number of samples (default {k})")
-        q.add_argument("--seed", type=int, default=0, help="seed of the random number generator (default 0)")
-
-    q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
-    program_args(q)
-    number_args(q)
-    limit_args(q)
-    q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
-    sampling(q, 10_000)
-    q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
-    q.set_defaults(run=_sample)
-
-    q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
-    privacy_args(q)
-    sampling(q, 100_000)
-    q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
-    q.set_defaults(run=_crosscheck)
-
-    q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
-    program_args(q)
-    q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
-    q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
-    q.add_argument("--input", help="report the output-bit size for this concrete input (as Dice counts)")
-    limit_args(q)
-    q.set_defaults(run=_size)
-
-    q = sub.add_parser("programs", help="list the built-in programs and their parameters")
-    q.set_defaults(run=_programs)

@@ -60,7 +60,7 @@ def test_the_parsers_list_the_implementation_names():
     from wmcdp.notions.approximate import ACCOUNTANTS
     from wmcdp.report.tables import FORMATS
 
-    assert parsers.BACKENDS == tuple(BACKENDS)
-    assert parsers.NEIGHBOURS == tuple(NEIGHBOURS)
-    assert parsers.FORMATS == tuple(FORMATS)
-    assert parsers.ACCOUNTANTS == tuple(ACCOUNTANTS)
+    assert tuple(BACKENDS) == parsers.BACKENDS
+    assert tuple(NEIGHBOURS) == parsers.NEIGHBOURS
+    assert tuple(FORMATS) == parsers.FORMATS
+    assert tuple(ACCOUNTANTS) == parsers.ACCOUNTANTS

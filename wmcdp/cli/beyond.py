@@ -8,7 +8,7 @@ from typing import Any
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number
 from ..lang.registry import find_relation, find_sets
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, witness_text
 from ..notions.accounting import VERSION
 from ..notions.approximate import ApproximateResult, Threshold, privacy_profile, synthesize_approximate
 from ..notions.renyi import RenyiResult, synthesize_renyi
@@ -118,8 +118,8 @@ def run_approx(args: argparse.Namespace) -> str:
         ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
         *(interval_rows(r) if given == "epsilon" else []),
         ("e^epsilon", show(r.ratio, r.exact, r.epsilon)),
-        ("witness x", format_value(r.witness.x)),
-        ("witness x'", format_value(r.witness.x_prime)),
+        ("witness x", witness_text(r.witness.x)),
+        ("witness x'", witness_text(r.witness.x_prime)),
         ("compose", str(r.compose)),
     ]
     if r.compose > 1:
@@ -173,15 +173,15 @@ def run_renyi(args: argparse.Namespace) -> str:
     r = synthesize_renyi(program, args.orders, **pair_sets(args, program), certified=args.certified, **_options(args))
     if args.json:
         return dumps(renyi_json(r, _extra(args, program)))
-    width = max(len(format_value(o.witness.x)) for o in r.orders)
+    width = max(len(witness_text(o.witness.x)) for o in r.orders)
     lines = [
         f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
         f"{mode_text(r.exact, args)})",
         f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'",
     ]
     lines += [
-        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
-        f"{format_value(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
+        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {witness_text(o.witness.x):<{width}}  "
+        f"{witness_text(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
         for o, i in zip(r.orders, r.intervals or [None] * len(r.orders))
     ]
     if r.zcdp_rho is not None:

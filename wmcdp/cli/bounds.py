@@ -8,7 +8,7 @@ from typing import Any
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number, parse_number
 from ..lang.registry import find_relation, find_sets
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, witness_text
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
 from ..notions.privacy import PrivacyResult, synthesize_privacy
 from .common import (
@@ -139,9 +139,9 @@ def run_privacy(args: argparse.Namespace) -> str:
         ("epsilon", format_number(r.epsilon)),
         *interval_rows(r),
         ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
-        ("witness x", format_value(r.witness.x)),
-        ("witness x'", format_value(r.witness.x_prime)),
-        ("witness y", format_value(r.witness.y)),
+        ("witness x", witness_text(r.witness.x)),
+        ("witness x'", witness_text(r.witness.x_prime)),
+        ("witness y", witness_text(r.witness.y)),
         ("P(y | x)", show(r.p_x, r.exact, r.log_p_x)),
         ("P(y | x')", show(r.p_x_prime, r.exact, r.log_p_x_prime)),
         ("diagram size", f"{r.diagram_size} nodes"),
@@ -192,7 +192,7 @@ def run_accuracy(args: argparse.Namespace) -> str:
     rows = [
         ("1 - beta", show(r.one_minus_beta, r.exact)),
         ("beta", show(r.beta, r.exact)),
-        ("witness x", format_value(r.witness)),
+        ("witness x", witness_text(r.witness)),
         ("diagram size", f"{r.diagram_size} nodes"),
         *sets_rows(r.sets, "accuracy"),
         *plan_rows(r.plan),
@@ -204,8 +204,8 @@ def run_accuracy(args: argparse.Namespace) -> str:
     )
     text = table(title, rows)
     if r.top:
-        width = max(len(format_value(x)) for x, _ in r.top)
+        width = max(len(witness_text(x)) for x, _ in r.top)
         lines = [f"the {len(r.top)} inputs with the lowest 1 - beta:", f"  {'input':<{width}}  1 - beta"]
-        lines += [f"  {format_value(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
+        lines += [f"  {witness_text(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
         text += "\n" + "\n".join(lines)
     return text

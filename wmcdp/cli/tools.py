@@ -10,7 +10,7 @@ from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
 from ..lang.registry import builtin_programs, find_relation, find_sets, parameters
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
 from .common import (
     Disagreement,
@@ -29,8 +29,12 @@ PER_INPUT_LIMIT = 4096
 
 def parse_input(text: str, program) -> tuple[int, ...]:
     """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
-    entries separated by commas otherwise (``2,0,1``, ``10,-1``)."""
+    entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
+    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`)."""
     t = text.strip()
+    if "^" in t or t.startswith("("):
+        value = read_witness(t)
+        return program.inputs.check(list(value) if isinstance(value, tuple) else [value])
     domain = program.inputs
     one_digit = domain.lo >= 0 and domain.hi <= 9
     parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
@@ -68,14 +72,14 @@ def run_sample(args: argparse.Namespace) -> str:
                 ],
             }
         )
-    width = max(len(format_value(y)) for y, _ in shown)
+    width = max(len(witness_text(y)) for y, _ in shown)
     lines = [
-        f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
+        f"{program.label()} on x = {witness_text(x)}: {args.k} samples (seed {args.seed}), "
         f"{len(counts)} distinct outputs",
         f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)",
     ]
     lines += [
-        f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
+        f"  {witness_text(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
     ]
     return "\n".join(lines)
 
@@ -125,8 +129,8 @@ def run_crosscheck(args: argparse.Namespace) -> str:
         )
     else:
         lines = [
-            f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
-            f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
+            f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {witness_text(w.x)}, "
+            f"x' = {witness_text(w.x_prime)}, y = {witness_text(w.y)}",
             f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval",
         ]
         for name, row in zip(("x", "x'"), r.rows):
@@ -167,7 +171,7 @@ def run_size(args: argparse.Namespace) -> str:
         out.update({f"{k}_per_input": {"min": min(v), "max": max(v)} for k, v in per_input.items()})
         return dumps(out)
     rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
-    which = f"input {format_value(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
+    which = f"input {witness_text(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
     rows += [
         (f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})") for k, v in per_input.items()
     ]

@@ -88,3 +88,9 @@ def test_json_keeps_every_entry_and_input_takes_the_printed_form(capsys):
     from_runs = capsys.readouterr().out
     assert main(["sample", *argv[1:], "--input", plain, "-k", "50"]) == 0
     assert capsys.readouterr().out == from_runs and "^" in printed["witness x'"]
+
+
+def test_an_input_outside_the_domain_is_named_in_the_runs_form(capsys):
+    argv = ["sample", "randomized_response", "-p", "n=200", "-p", "lam=0.2", "--input", "(0^199, 7)"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "wmcdp: error: input (0^199, 7) is outside the domain {0,1}^200\n"

@@ -28,19 +28,23 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .parsers import Parser
 
 EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
-#: ``sweep`` and ``audit`` load their implementation with their options: until one of them is chosen it is a
-#: name and a line of help in ``wmcdp --help``
+#: ``sweep`` and ``audit`` define their options in their own modules, which load their implementation: until one
+#: of them is chosen it is only a name and a line of help in ``wmcdp --help``
 _LOADED_WHEN_CHOSEN = {
     "sweep": "a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot",
     "audit": "check a DP library's claimed epsilons against exact tight ones",
 }
 
 
-def _parser(command: str | None = None):
+def _parser(command: str | None = None) -> Parser:
     """The ``wmcdp`` parser for a run of ``command``: the other commands in :data:`_LOADED_WHEN_CHOSEN` only
     listed; every command in full when ``command`` is None (the whole tree, as tests read it)."""
     from importlib import import_module

@@ -94,3 +94,14 @@ def test_an_input_outside_the_domain_is_named_in_the_runs_form(capsys):
     argv = ["sample", "randomized_response", "-p", "n=200", "-p", "lam=0.2", "--input", "(0^199, 7)"]
     assert main(argv) == 2
     assert capsys.readouterr().err == "wmcdp: error: input (0^199, 7) is outside the domain {0,1}^200\n"
+
+
+@pytest.mark.parametrize("argv,shown", [
+    (["approx", "randomized_response", "-p", "n=200", "-p", "lam=1/4", "--epsilon", "ln:2"], "1 0^199"),
+    (["renyi", "randomized_response", "-p", "n=200", "-p", "lam=1/4", "--orders", "2,inf"], "1 0^199"),
+    (["accuracy", "rr_counting", "-p", "n=100", "-p", "lam=1/4", "--alpha", "3", "--top", "2"], "1^100"),
+])
+def test_every_printer_writes_long_witnesses_in_runs(argv, shown, capsys):
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert shown in out and "0" * 81 not in out and "1" * 81 not in out

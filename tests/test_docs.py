@@ -97,3 +97,32 @@ def test_commands_run(page, command, tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     # an audit that finds a violated claim exits with 1 by design (docs/audits.md): the OpenDP audit does
     assert code == 0 or (code == 1 and argv[0] == "audit" and "VIOLATED" in out.out + out.err), out.err
+
+
+def test_table_cells_show_their_pipes():
+    """Python-Markdown keeps the backslash of ``\\|`` inside a code span in a table, so such a cell is written
+    ``<code>a&#124;b</code>``, which the site and GitHub both show as ``a|b``."""
+    for page in PAGES:
+        for line in page.read_text().splitlines():
+            if line.startswith("|"):
+                assert not any("\\|" in span for span in re.findall(r"`([^`]*)`", line)), (page.name, line)
+
+
+#: the bounds docs/symbolic.md shows as formulas: each is what the command prints with --format latex
+SYMBOLIC_FORMULAS = [
+    "privacy randomized_response -p n=4 --symbolic lam=0:1",
+    "privacy truncated_geometric -p m=4 --symbolic alpha=1/10:9/10",
+    "accuracy rr_counting -p n=8 --alpha 3 --symbolic lam=0:1/2",
+    "approx randomized_response -p n=3 --epsilon ln:3/2 --symbolic lam=0:1",
+]
+
+
+@pytest.mark.parametrize("command", SYMBOLIC_FORMULAS)
+def test_the_formulas_on_the_symbolic_page_are_the_commands_latex(command, capsys):
+    from wmcdp.cli import main
+
+    assert main([*shlex.split(command), "--format", "latex"]) == 0
+    latex = capsys.readouterr().out.strip()
+    for name, symbol in (("lam", r"\lambda"), ("alpha", r"\alpha")):  # the page writes the parameters as Greek
+        latex = re.sub(rf"(?<![\\a-z]){name}(?![a-z])", lambda _: symbol, latex)
+    assert f"$$\n{latex}\n$$" in (ROOT / "docs" / "symbolic.md").read_text()

@@ -158,7 +158,7 @@ def test_a_full_disk_is_one_line():
 def test_interrupt_while_starting_is_one_line(monkeypatch, capsys):
     import wmcdp.cli as cli
 
-    def interrupted():
+    def interrupted(*args):
         raise KeyboardInterrupt
     monkeypatch.setattr(cli, "_parser", interrupted)
     assert cli.main(["programs"]) == 130

@@ -18,8 +18,9 @@ NAME is a built-in program or ``path/to/file.py:function``. User errors print on
 on stderr and exit with status 2; limits (``--max-nodes``, ``--timeout``, memory) exit
 with 3; a crosscheck whose sampling contradicts the exact probabilities, and an audit that
 finds a violated claim or a model its sampling contradicts, exit with 1;
-Ctrl-C exits with 130. Heavy modules are imported inside :func:`main`, so even an
-interrupt while they load ends in one line.
+Ctrl-C exits with 130. The parsers load nothing heavy (:mod:`.parsers`): a command imports its implementation
+when it runs, inside :func:`main`, so ``wmcdp --help`` starts fast and even an interrupt while a module loads
+ends in one line.
 """
 
 from __future__ import annotations
@@ -27,26 +28,41 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .parsers import Parser
 
 EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
 
 
-def _parser():
-    from . import audit, beyond, bounds, sweep, symmetry, tools
-    from .common import Parser
+#: ``sweep`` and ``audit`` define their options in their own modules, which load their implementation: until one
+#: of them is chosen it is only a name and a line of help in ``wmcdp --help``
+_LOADED_WHEN_CHOSEN = {
+    "sweep": "a bound over a range of one parameter: table, CSV, LaTeX, JSON, plot",
+    "audit": "check a DP library's claimed epsilons against exact tight ones",
+}
 
-    p = Parser(
+
+def _parser(command: str | None = None) -> Parser:
+    """The ``wmcdp`` parser for a run of ``command``: the other commands in :data:`_LOADED_WHEN_CHOSEN` only
+    listed; every command in full when ``command`` is None (the whole tree, as tests read it)."""
+    from importlib import import_module
+
+    from . import parsers
+
+    p = parsers.Parser(
         prog="wmcdp",
         description="Exact, tight DP and accuracy bounds by weighted model counting. "
         "wmcdp --version prints the version.",
     )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    bounds.register(sub)
-    beyond.register(sub)
-    tools.register(sub)
-    sweep.register(sub)
-    symmetry.register(sub)
-    audit.register(sub)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=parsers.Parser)
+    parsers.register(sub)
+    for name, text in _LOADED_WHEN_CHOSEN.items():
+        if command in (None, name):
+            import_module(f"{__name__}.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=text)
     return p
 
 
@@ -54,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from ..base.errors import WmcdpError
         from ..base.limits import LimitExceeded, resource_limits
-        from .common import Disagreement, memory_size
+        from .parsers import Disagreement, memory_size
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -64,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return _emit(f"wmcdp {__version__}", 0)
     try:
-        args = _parser().parse_args(arguments)
+        args = _parser(arguments[0] if arguments else "").parse_args(arguments)
         memory = getattr(args, "max_memory", None)
         with resource_limits(
             getattr(args, "max_nodes", None),

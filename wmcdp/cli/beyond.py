@@ -8,16 +8,14 @@ from typing import Any
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number
 from ..lang.registry import find_relation
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, witness_text
 from ..notions.accounting import VERSION
-from ..notions.approximate import ACCOUNTANTS, ApproximateResult, Threshold, privacy_profile, synthesize_approximate
+from ..notions.approximate import ApproximateResult, Threshold, privacy_profile, synthesize_approximate
 from ..notions.renyi import RenyiResult, synthesize_renyi
 from ..notions.sweep import ProfileRow, parse_over
 from ..plan.given_sets import find_sets
 from ..plan.pairs import PairWitness
-from ..report.tables import FORMATS
 from .common import (
-    certified_arg,
     dumps,
     exact_mode,
     interval_json,
@@ -26,7 +24,6 @@ from .common import (
     mode_text,
     plan_json,
     plan_rows,
-    privacy_args,
     program_of,
     show,
     table,
@@ -91,7 +88,7 @@ def approximate_json(r: ApproximateResult, extra: dict) -> dict:
     return out
 
 
-def _approx(args: argparse.Namespace) -> str:
+def run_approx(args: argparse.Namespace) -> str:
     from .symbolic import output, program_and_parameter
 
     program, parameter = program_and_parameter(args)
@@ -122,8 +119,8 @@ def _approx(args: argparse.Namespace) -> str:
         ("delta", show(r.delta, r.exact, r.log_delta) + ("  (given)" if given == "delta" else "")),
         *(interval_rows(r) if given == "epsilon" else []),
         ("e^epsilon", show(r.ratio, r.exact, r.epsilon)),
-        ("witness x", format_value(r.witness.x)),
-        ("witness x'", format_value(r.witness.x_prime)),
+        ("witness x", witness_text(r.witness.x)),
+        ("witness x'", witness_text(r.witness.x_prime)),
         ("compose", str(r.compose)),
     ]
     if r.compose > 1:
@@ -172,20 +169,20 @@ def renyi_json(r: RenyiResult, extra: dict) -> dict:
     }
 
 
-def _renyi(args: argparse.Namespace) -> str:
+def run_renyi(args: argparse.Namespace) -> str:
     program = program_of(args)
     r = synthesize_renyi(program, args.orders, **pair_sets(args, program), certified=args.certified, **_options(args))
     if args.json:
         return dumps(renyi_json(r, _extra(args, program)))
-    width = max(len(format_value(o.witness.x)) for o in r.orders)
+    width = max(len(witness_text(o.witness.x)) for o in r.orders)
     lines = [
         f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
         f"{mode_text(r.exact, args)})",
         f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'",
     ]
     lines += [
-        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {format_value(o.witness.x):<{width}}  "
-        f"{format_value(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
+        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {witness_text(o.witness.x):<{width}}  "
+        f"{witness_text(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
         for o, i in zip(r.orders, r.intervals or [None] * len(r.orders))
     ]
     if r.zcdp_rho is not None:
@@ -222,7 +219,7 @@ def parse_epsilons(text: str) -> list[Any]:
     return out
 
 
-def _profile(args: argparse.Namespace) -> str:
+def run_profile(args: argparse.Namespace) -> str:
     if args.json:
         if args.fmt not in ("table", "json"):
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
@@ -245,57 +242,4 @@ def _profile(args: argparse.Namespace) -> str:
     return emit(rows, args)
 
 
-# -- the parsers -------------------------------------------------------------------------------
-
-
-def composition_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--compose", type=int, default=1, metavar="K", help="K runs on the same pair (default 1)")
-    q.add_argument(
-        "--accountant",
-        default="exact",
-        metavar="|".join(ACCOUNTANTS),
-        help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])",
-    )
-    q.add_argument(
-        "--interval",
-        type=float,
-        default=1e-4,
-        metavar="H",
-        help="dp-accounting's discretisation interval (default 1e-4)",
-    )
-
-
-def pair_args(q: argparse.ArgumentParser) -> None:
-    privacy_args(q)
-    q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
-
-
-def register(sub: Any) -> None:
-    from .symbolic import symbolic_args
-
-    q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
-    pair_args(q)
-    q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
-    q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
-    composition_args(q)
-    symbolic_args(q)
-    certified_arg(q)
-    q.set_defaults(run=_approx)
-
-    q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
-    pair_args(q)
-    q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
-    certified_arg(q)
-    q.set_defaults(run=_renyi)
-
-    q = sub.add_parser("profile", help="the privacy profile delta(epsilon) over a grid of epsilons")
-    pair_args(q)
-    q.add_argument("--epsilons", required=True, help="start:stop:step, a list v1,v2,..., or both; ln:R is exact")
-    composition_args(q)
-    q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
-    q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
-    q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
-    q.set_defaults(run=_profile)
-
-
-__all__ = ["register", "pair_sets", "approximate_json", "renyi_json", "parse_epsilons"]
+__all__ = ["run_approx", "run_renyi", "run_profile", "pair_sets", "approximate_json", "renyi_json", "parse_epsilons"]

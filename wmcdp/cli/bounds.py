@@ -8,12 +8,11 @@ from typing import Any
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number, parse_number
 from ..lang.registry import find_relation
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, witness_text
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
 from ..notions.privacy import PrivacyResult, synthesize_privacy
 from ..plan.given_sets import find_sets
 from .common import (
-    certified_arg,
     dumps,
     exact_mode,
     interval_json,
@@ -22,14 +21,12 @@ from .common import (
     mode_text,
     plan_json,
     plan_rows,
-    privacy_args,
     sets_label,
     show,
-    synthesis_args,
     table,
     workers_of,
 )
-from .symbolic import program_and_parameter, symbolic_args
+from .symbolic import program_and_parameter
 
 
 def privacy_json(r: PrivacyResult, extra: dict) -> dict:
@@ -103,7 +100,7 @@ def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]
     return C, I, relation, shown
 
 
-def _privacy(args: argparse.Namespace) -> str:
+def run_privacy(args: argparse.Namespace) -> str:
     from .tools import parse_input
 
     program, parameter = program_and_parameter(args)
@@ -143,9 +140,9 @@ def _privacy(args: argparse.Namespace) -> str:
         ("epsilon", format_number(r.epsilon)),
         *interval_rows(r),
         ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
-        ("witness x", format_value(r.witness.x)),
-        ("witness x'", format_value(r.witness.x_prime)),
-        ("witness y", format_value(r.witness.y)),
+        ("witness x", witness_text(r.witness.x)),
+        ("witness x'", witness_text(r.witness.x_prime)),
+        ("witness y", witness_text(r.witness.y)),
         ("P(y | x)", show(r.p_x, r.exact, r.log_p_x)),
         ("P(y | x')", show(r.p_x_prime, r.exact, r.log_p_x_prime)),
         ("diagram size", f"{r.diagram_size} nodes"),
@@ -161,7 +158,7 @@ def _privacy(args: argparse.Namespace) -> str:
     return table(title, rows)
 
 
-def _accuracy(args: argparse.Namespace) -> str:
+def run_accuracy(args: argparse.Namespace) -> str:
     program, parameter = program_and_parameter(args)
     alpha = parse_number(args.alpha, exact=True)
     A, I = find_sets("accuracy", args.sets, program, alpha)
@@ -196,7 +193,7 @@ def _accuracy(args: argparse.Namespace) -> str:
     rows = [
         ("1 - beta", show(r.one_minus_beta, r.exact)),
         ("beta", show(r.beta, r.exact)),
-        ("witness x", format_value(r.witness)),
+        ("witness x", witness_text(r.witness)),
         ("diagram size", f"{r.diagram_size} nodes"),
         *sets_rows(r.sets, "accuracy"),
         *plan_rows(r.plan),
@@ -208,28 +205,8 @@ def _accuracy(args: argparse.Namespace) -> str:
     )
     text = table(title, rows)
     if r.top:
-        width = max(len(format_value(x)) for x, _ in r.top)
+        width = max(len(witness_text(x)) for x, _ in r.top)
         lines = [f"the {len(r.top)} inputs with the lowest 1 - beta:", f"  {'input':<{width}}  1 - beta"]
-        lines += [f"  {format_value(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
+        lines += [f"  {witness_text(x):<{width}}  {show(v, r.exact)}" for x, v in r.top]
         text += "\n" + "\n".join(lines)
     return text
-
-
-def register(sub: Any) -> None:
-    q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
-    privacy_args(q)
-    q.add_argument(
-        "--at",
-        metavar="X",
-        help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
-    )
-    symbolic_args(q)
-    certified_arg(q)
-    q.set_defaults(run=_privacy)
-
-    q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
-    synthesis_args(q)
-    q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
-    q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
-    symbolic_args(q)
-    q.set_defaults(run=_accuracy)

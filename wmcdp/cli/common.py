@@ -1,39 +1,37 @@
-"""What every ``wmcdp`` command shares: the parser, ``-p`` parameters, number modes, output helpers."""
+"""What every ``wmcdp`` command shares when it runs: ``-p`` parameters, number modes, output helpers.
+
+The parser and the shared options live in :mod:`.parsers` (which loads nothing heavy); they are named here too."""
 
 from __future__ import annotations
 
 import argparse
 import math
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from fractions import Fraction
 from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.jsontext import json_text
-from ..base.limits import MAX_MEMORY
 from ..base.numbers import in_float_range, log_text, parse_number, scientific_text, show
-from ..compile import BACKENDS, Compiled, compile_program
+from ..compile import Compiled, compile_program
 from ..lang.program import Program
 from ..lang.registry import build_program
-from ..lang.relations import NEIGHBOURS
+from .parsers import (
+    Disagreement,
+    Parser,
+    certified_arg,
+    limit_args,
+    memory_size,
+    number_args,
+    privacy_args,
+    program_args,
+    synthesis_args,
+)
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_LIMIT = 3
 EXIT_DISAGREE = 1
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
-
-    def error(self, message: str):
-        raise WmcdpError(message)
-
-
-class Disagreement(Exception):
-    """A check contradicts the exact result (exit status 1); the message is the full report."""
 
 
 def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
@@ -63,14 +61,6 @@ def _real_or_text(text: str) -> Any:
         return Real(text)
     except WmcdpError:
         return text
-
-
-def certified_arg(q: argparse.ArgumentParser) -> None:
-    q.add_argument(
-        "--certified",
-        action="store_true",
-        help="a rigorous enclosure for weights given as exp, log or sqrt of rationals (-p lam='1/(1+exp(1/2))')",
-    )
 
 
 def interval_rows(r: Any) -> list[tuple[str, str]]:
@@ -105,25 +95,6 @@ def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Com
     return compile_program(
         program, "bdd" if backend is None else backend, exact_floats=bool(getattr(args, "exact_floats", False))
     )
-
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]i?[bB]?|[bB])?\s*$")
-
-
-_UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-
-def memory_size(text: str) -> int:
-    """``--max-memory``: bytes, or a number with K, M, G or T (binary units: 4G = 4 GiB)."""
-    m = _SIZE.match(text)
-    if not m:
-        raise WmcdpError(f"--max-memory {text!r} is not a size such as 4G, 512M or 1073741824")
-    unit = (m.group(2) or "b")[0].lower()
-    number = m.group(1)
-    whole_digits = len(number.partition(".")[0].lstrip("0"))
-    if whole_digits > 20 or len(number) > 60 or (size := int(Fraction(number) * _UNITS[unit])) > MAX_MEMORY:
-        raise WmcdpError(f"--max-memory {text:.40} is not a size from 1M to 1 EiB (2^60 bytes)")
-    return size
 
 
 def json_number(value: Any, log: float | None = None) -> Any:
@@ -162,67 +133,6 @@ def mode_text(exact: bool, args: argparse.Namespace) -> str:
     return "exact" if getattr(args, "exact", False) else "exact: every weight is rational"
 
 
-# -- shared options -------------------------------------------------------------------------
-
-
-def program_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("program", help="built-in program name or path/to/file.py:function")
-    q.add_argument(
-        "-p",
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="program parameter (repeatable); '1/5' is exact",
-    )
-    q.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def number_args(q: argparse.ArgumentParser) -> None:
-    mode = q.add_mutually_exclusive_group()
-    mode.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
-    mode.add_argument(
-        "--exact-floats",
-        action="store_true",
-        help="exact rationals, reading each float probability as its exact binary64 value",
-    )
-
-
-def limit_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
-    q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
-    q.add_argument(
-        "--max-memory",
-        metavar="SIZE",
-        help="memory cap, e.g. 4G (default: 3/4 of the machine's memory); counts use at most a quarter",
-    )
-
-
-def synthesis_args(q: argparse.ArgumentParser) -> None:
-    program_args(q)
-    q.add_argument(
-        "--sets",
-        default="plan",
-        metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC",
-        help="the planner's choice (default: independent parts, proved symmetries or exhaustive sets, "
-        "whichever is cheapest), exhaustive sets, the program's hand-proved symmetry sets, orbit "
-        "sets of the symmetries wmcdp proves (auto), or your own",
-    )
-    q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
-    number_args(q)
-    q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
-    limit_args(q)
-    spread = q.add_mutually_exclusive_group()
-    spread.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="spread exhaustive sets over N local processes, at most two per processor "
-        "(a Dask LocalCluster; needs wmcdp[distributed])",
-    )
-    spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
-
-
 @contextmanager
 def workers_of(args: argparse.Namespace) -> Iterator[Any]:
     """The Dask workers of ``--workers`` / ``--scheduler`` for the block (None without them)."""
@@ -258,13 +168,6 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
         *[("claim", line) for line in plan.claims_text()],
         ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s"),
     ]
-
-
-def privacy_args(q: argparse.ArgumentParser) -> None:
-    synthesis_args(q)
-    q.add_argument(
-        "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
-    )
 
 
 __all__ = [

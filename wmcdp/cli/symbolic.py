@@ -19,22 +19,6 @@ from ..notions.piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaR
 from .common import dumps, params, table
 
 
-def symbolic_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument(
-        "--symbolic",
-        metavar="NAME=LO:HI",
-        help="the bound as a function of the parameter NAME over [LO, HI] (rationals): exact pieces",
-    )
-    q.add_argument(
-        "--format",
-        dest="fmt",
-        default="table",
-        choices=["table", "json", "latex"],
-        help="with --symbolic: the pieces as a table, JSON, or a LaTeX cases environment",
-    )
-    q.add_argument("--plot", metavar="FILE", help="with --symbolic: draw the bound against the parameter")
-
-
 def parameter_of(args: argparse.Namespace) -> Parameter | None:
     """The Parameter of ``--symbolic NAME=LO:HI`` (None without the option)."""
     spec = getattr(args, "symbolic", None)

@@ -8,13 +8,12 @@ from typing import Any
 
 from ..base.numbers import format_number
 from ..lang.registry import find_relation
-from ..lang.relations import NEIGHBOURS
 from ..plan.parts import classes, split
 from ..plan.symmetry import accuracy_report, privacy_plan
-from .common import compiled_of, dumps, limit_args, program_args, program_of, table
+from .common import compiled_of, dumps, program_of, table
 
 
-def _symmetry(args: argparse.Namespace) -> str:
+def run_symmetry(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = compiled_of(args, program)
     relation = find_relation(args.neighbours) if args.neighbours else None
@@ -61,12 +60,3 @@ def _symmetry(args: argparse.Namespace) -> str:
     if privacy.note:
         rows.append(("note", privacy.note))
     return table(f"{program.label()}: proved structure (neighbours {plan.relation})", rows)
-
-
-def register(sub: Any) -> None:
-    q = sub.add_parser("symmetry", help="the symmetries wmcdp proves for a program and its orbit-set sizes")
-    program_args(q)
-    q.add_argument("--backend", default="bdd", metavar="bdd|sdd", help="knowledge compiler (proofs always use a BDD)")
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
-    limit_args(q)
-    q.set_defaults(run=_symmetry)

@@ -10,7 +10,7 @@ from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
 from ..lang.registry import builtin_programs, find_relation, parameters, program_origin
-from ..lang.shape import format_value, jsonable
+from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
 from ..plan.given_sets import find_sets
 from .common import (
@@ -19,10 +19,6 @@ from .common import (
     dumps,
     exact_mode,
     json_number,
-    limit_args,
-    number_args,
-    privacy_args,
-    program_args,
     program_of,
     table,
     workers_of,
@@ -34,8 +30,12 @@ PER_INPUT_LIMIT = 4096
 
 def parse_input(text: str, program) -> tuple[int, ...]:
     """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
-    entries separated by commas otherwise (``2,0,1``, ``10,-1``)."""
+    entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
+    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`)."""
     t = text.strip()
+    if "^" in t or t.startswith("("):
+        value = read_witness(t)
+        return program.inputs.check(list(value) if isinstance(value, tuple) else [value])
     domain = program.inputs
     one_digit = domain.lo >= 0 and domain.hi <= 9
     parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
@@ -52,7 +52,7 @@ def _positive(value: int, option: str) -> int:
     return value
 
 
-def _sample(args: argparse.Namespace) -> str:
+def run_sample(args: argparse.Namespace) -> str:
     program = program_of(args)
     x = parse_input(args.input, program)
     _positive(args.show, "--show")
@@ -73,19 +73,19 @@ def _sample(args: argparse.Namespace) -> str:
                 ],
             }
         )
-    width = max(len(format_value(y)) for y, _ in shown)
+    width = max(len(witness_text(y)) for y, _ in shown)
     lines = [
-        f"{program.label()} on x = {format_value(x)}: {args.k} samples (seed {args.seed}), "
+        f"{program.label()} on x = {witness_text(x)}: {args.k} samples (seed {args.seed}), "
         f"{len(counts)} distinct outputs",
         f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)",
     ]
     lines += [
-        f"  {format_value(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
+        f"  {witness_text(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
     ]
     return "\n".join(lines)
 
 
-def _crosscheck(args: argparse.Namespace) -> str:
+def run_crosscheck(args: argparse.Namespace) -> str:
     program = program_of(args)
     C, I = find_sets("privacy", args.sets, program)
     if C not in (None, "auto", "exhaustive") and args.neighbours:
@@ -130,8 +130,8 @@ def _crosscheck(args: argparse.Namespace) -> str:
         )
     else:
         lines = [
-            f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {format_value(w.x)}, "
-            f"x' = {format_value(w.x_prime)}, y = {format_value(w.y)}",
+            f"{program.label()}: epsilon = {format_number(r.privacy.epsilon)} at x = {witness_text(w.x)}, "
+            f"x' = {witness_text(w.x_prime)}, y = {witness_text(w.y)}",
             f"  {'input':<8}  {'exact P(y|input)':>16}  {'sampled':>10}  {r.confidence:.1%} interval",
         ]
         for name, row in zip(("x", "x'"), r.rows):
@@ -147,7 +147,7 @@ def _crosscheck(args: argparse.Namespace) -> str:
     return out
 
 
-def _size(args: argparse.Namespace) -> str:
+def run_size(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = {name: compile_program(program, name) for name in ([args.backend] if args.backend else BACKENDS)}
     if args.dot:
@@ -172,49 +172,17 @@ def _size(args: argparse.Namespace) -> str:
         out.update({f"{k}_per_input": {"min": min(v), "max": max(v)} for k, v in per_input.items()})
         return dumps(out)
     rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
-    which = f"input {format_value(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
+    which = f"input {witness_text(xs[0])}" if args.input else f"each of the {len(xs)} inputs"
     rows += [
         (f"{k.upper()} per input", f"{min(v)}..{max(v)} nodes (output bits for {which})") for k, v in per_input.items()
     ]
     return table(f"{program.label()}: compiled diagram sizes", rows)
 
 
-def _programs(args: argparse.Namespace) -> str:
+def run_programs(args: argparse.Namespace) -> str:
     lines = []
     for name, factory in sorted(builtin_programs().items()):
         params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
         doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
         lines.append(f"{name}({params})\n    {doc}\n    origin: {program_origin(name)}")
     return "\n".join(lines)
-
-
-def register(sub: Any) -> None:
-    def sampling(q: argparse.ArgumentParser, k: int) -> None:
-        q.add_argument("-k", type=int, default=k, help=f"number of samples (default {k})")
-        q.add_argument("--seed", type=int, default=0, help="seed of the random number generator (default 0)")
-
-    q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
-    program_args(q)
-    number_args(q)
-    limit_args(q)
-    q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
-    sampling(q, 10_000)
-    q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
-    q.set_defaults(run=_sample)
-
-    q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
-    privacy_args(q)
-    sampling(q, 100_000)
-    q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
-    q.set_defaults(run=_crosscheck)
-
-    q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
-    program_args(q)
-    q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
-    q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
-    q.add_argument("--input", help="report the output-bit size for this concrete input (as Dice counts)")
-    limit_args(q)
-    q.set_defaults(run=_size)
-
-    q = sub.add_parser("programs", help="list the built-in programs and their parameters")
-    q.set_defaults(run=_programs)

@@ -26,7 +26,7 @@ from ..base.limits import LimitExceeded
 from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
 from .relations import NEIGHBOURS, Relation
-from .shape import Shape, format_value, shape_of
+from .shape import Shape, shape_of, witness_text
 from .values import Bool, Int, tracing
 
 Value = Any  # a concrete input or output: int, or a tuple of them
@@ -126,7 +126,7 @@ class Vector:
     def _check(self, x: object) -> tuple[int, ...]:
         t = self._check_form(x)
         if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
-            raise WmcdpError(f"input {format_value(t)} is outside the domain {self.describe()}")
+            raise WmcdpError(f"input {witness_text(t)} is outside the domain {self.describe()}")
         return t
 
     def _check_form(self, x: object) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import numbers
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -326,6 +327,121 @@ def format_value(value: object) -> str:
     return str(value)
 
 
+#: a value whose :func:`format_value` text is longer than this is written with runs (:func:`witness_text`)
+RUNS_FROM = 80
+#: the shortest run of equal entries written as ``value^count``
+RUN = 4
+
+
+def witness_text(value: object) -> str:
+    """Text for a witness of any length: :func:`format_value` when that is at most :data:`RUNS_FROM` characters
+    or no longer than the *runs form*; else the runs form, which :func:`read_witness` reads back exactly:
+
+    - a bit vector is groups separated by spaces: a maximal run of ``k >= RUN`` equal bits is ``b^k``, the bits
+      between such runs are written out (``0^99999 1``, ``1101 0^40 11``);
+    - any other tuple is ``(item, item, ...)``; a maximal run of ``k >= RUN`` equal entries is one item
+      ``text^k`` (``(3^500, 2)``); a bit vector inside it is bracketed, ``[0^50 1]``, to tell it from an integer;
+    - an integer (or a text constant) is written as it is.
+    """
+    plain = format_value(value)
+    if len(plain) <= RUNS_FROM:
+        return plain
+    runs = _runs(value, top=True)
+    return runs if len(runs) < len(plain) else plain
+
+
+def _is_bits(value: object) -> bool:
+    return isinstance(value, tuple) and bool(value) and all(v in (0, 1) and isinstance(v, int) for v in value)
+
+
+def _runs(value: object, top: bool) -> str:
+    if isinstance(value, tuple) and _is_bits(value):
+        groups: list[str] = []
+        for bit, run in itertools.groupby(value):
+            k = len(list(run))
+            if k >= RUN:
+                groups.append(f"{bit}^{k}")
+            elif groups and "^" not in groups[-1]:
+                groups[-1] += str(bit) * k
+            else:
+                groups.append(str(bit) * k)
+        text = " ".join(groups)
+        return text if top else f"[{text}]"
+    if isinstance(value, tuple):
+        items = []
+        for item, run in itertools.groupby(value):
+            k = len(list(run))
+            text = _runs(item, top=False)
+            items += [f"{text}^{k}"] if k >= RUN else [text] * k
+        return "(" + ", ".join(items) + ")"
+    return str(value)
+
+
+def read_witness(text: str) -> object:
+    """The value of a :func:`witness_text` in the runs form (or of a plain bit string such as ``0101``): a bit
+    vector, an integer, or a tuple of these (nested), as :func:`witness_text` describes."""
+    reader = _Reader(text.strip())
+    value = reader.value(top=True)
+    if reader.rest:
+        raise WmcdpError(f"cannot read {text[:60]!r}: unexpected {reader.rest[:20]!r}")
+    return value
+
+
+class _Reader:
+    """A recursive-descent reader of the runs form; ``rest`` is the text not read yet."""
+
+    _BITS = re.compile(r"[01]+(\^\d+)?( [01]+(\^\d+)?)*")
+    _INT = re.compile(r"-?\d+")
+    _WORD = re.compile(r"[^,()\[\]^]+")
+
+    def __init__(self, text: str):
+        self.rest = text
+
+    def _take(self, pattern: re.Pattern[str]) -> str:
+        m = pattern.match(self.rest)
+        if not m:
+            raise WmcdpError(f"cannot read the witness text at {self.rest[:20]!r}")
+        self.rest = self.rest[m.end() :]
+        return m.group(0)
+
+    def _expect(self, token: str) -> None:
+        if not self.rest.startswith(token):
+            raise WmcdpError(f"cannot read the witness text at {self.rest[:20]!r}: expected {token!r}")
+        self.rest = self.rest[len(token) :]
+
+    def _bits(self) -> tuple[int, ...]:
+        out: list[int] = []
+        for group in self._take(self._BITS).split(" "):
+            digits, _, count = group.partition("^")
+            out += [int(digits)] * int(count) if count else [int(d) for d in digits]
+        return tuple(out)
+
+    def value(self, top: bool = False) -> object:
+        if self.rest.startswith("("):
+            self._expect("(")
+            items: list[object] = []
+            while not self.rest.startswith(")"):
+                if items:
+                    self._expect(", ")
+                item = self.value()
+                count = 1
+                if self.rest.startswith("^"):
+                    self._expect("^")
+                    count = int(self._take(self._INT))
+                items += [item] * count
+            self._expect(")")
+            return tuple(items)
+        if top and self._BITS.fullmatch(self.rest):
+            return self._bits()
+        if self.rest.startswith("["):
+            self._expect("[")
+            bits = self._bits()
+            self._expect("]")
+            return bits
+        word = self._take(self._WORD)
+        return int(word) if self._INT.fullmatch(word) else word
+
+
 def jsonable(value: object):
     """Inputs and outputs as JSON: tuples become lists."""
     if isinstance(value, (tuple, list)):
@@ -342,5 +458,7 @@ __all__ = [
     "shape_of",
     "leaves",
     "format_value",
+    "witness_text",
+    "read_witness",
     "jsonable",
 ]

@@ -1,0 +1,303 @@
+"""The ``wmcdp`` commands' options, and what :func:`wmcdp.cli.main` needs before a command runs.
+
+This module imports only the standard library and :mod:`wmcdp.base.errors` / :mod:`wmcdp.base.limits`:
+``wmcdp --help`` and ``wmcdp privacy --help`` build these parsers without loading a compiler, numpy or
+networkx. Each command's run function is named here and imported when that command runs (:func:`_run`).
+The names the options list (backends, neighbour relations, formats, accountants) are written out here;
+tests/test_startup.py checks them against the implementation's own tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from importlib import import_module
+from typing import Any
+
+from ..base.errors import WmcdpError
+from ..base.limits import MAX_MEMORY
+
+#: the knowledge compilers (``wmcdp.compile.BACKENDS``)
+BACKENDS = ("bdd", "sdd")
+#: the built-in neighbour relations (``wmcdp.lang.relations.NEIGHBOURS``)
+NEIGHBOURS = ("hamming", "one-entry", "all-entries")
+#: the formats of rows (``wmcdp.report.tables.FORMATS``)
+FORMATS = ("table", "csv", "markdown", "latex", "json")
+#: how ``--compose`` composes (``wmcdp.notions.approximate.ACCOUNTANTS``)
+ACCOUNTANTS = ("exact", "dp-accounting")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
+
+    def error(self, message: str):
+        raise WmcdpError(message)
+
+
+class Disagreement(Exception):
+    """A check contradicts the exact result (exit status 1); the message is the full report."""
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]i?[bB]?|[bB])?\s*$")
+_UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """``--max-memory``: bytes, or a number with K, M, G or T (binary units: 4G = 4 GiB)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise WmcdpError(f"--max-memory {text!r} is not a size such as 4G, 512M or 1073741824")
+    unit = (m.group(2) or "b")[0].lower()
+    number = m.group(1)
+    whole_digits = len(number.partition(".")[0].lstrip("0"))
+    if whole_digits > 20 or len(number) > 60 or (size := int(Fraction(number) * _UNITS[unit])) > MAX_MEMORY:
+        raise WmcdpError(f"--max-memory {text:.40} is not a size from 1M to 1 EiB (2^60 bytes)")
+    return size
+
+
+def _run(module: str, function: str) -> Callable[[argparse.Namespace], str]:
+    """The run of a command: ``wmcdp.cli.<module>.<function>``, imported only when the command runs."""
+
+    def run(args: argparse.Namespace) -> str:
+        return getattr(import_module(f"{__package__}.{module}"), function)(args)
+
+    return run
+
+
+# -- shared options -------------------------------------------------------------------------
+
+
+def program_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("program", help="built-in program name or path/to/file.py:function")
+    q.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="program parameter (repeatable); '1/5' is exact",
+    )
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def number_args(q: argparse.ArgumentParser) -> None:
+    mode = q.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="exact rationals (decimals parse as fractions)")
+    mode.add_argument(
+        "--exact-floats",
+        action="store_true",
+        help="exact rationals, reading each float probability as its exact binary64 value",
+    )
+
+
+def limit_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--max-nodes", type=int, metavar="N", help="stop (exit 3) when the diagram exceeds N nodes")
+    q.add_argument("--timeout", type=float, metavar="S", help="stop (exit 3) after S seconds")
+    q.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory cap, e.g. 4G (default: 3/4 of the machine's memory); counts use at most a quarter",
+    )
+
+
+def certified_arg(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--certified",
+        action="store_true",
+        help="a rigorous enclosure for weights given as exp, log or sqrt of rationals (-p lam='1/(1+exp(1/2))')",
+    )
+
+
+def synthesis_args(q: argparse.ArgumentParser) -> None:
+    program_args(q)
+    q.add_argument(
+        "--sets",
+        default="plan",
+        metavar="plan|exhaustive|symmetry|auto|FILE.py:FUNC",
+        help="the planner's choice (default: independent parts, proved symmetries or exhaustive sets, "
+        "whichever is cheapest), exhaustive sets, the program's hand-proved symmetry sets, orbit "
+        "sets of the symmetries wmcdp proves (auto), or your own",
+    )
+    q.add_argument("--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler")
+    number_args(q)
+    q.add_argument("--force", action="store_true", help="run exhaustive sets over the size limits")
+    limit_args(q)
+    spread = q.add_mutually_exclusive_group()
+    spread.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="spread exhaustive sets over N local processes, at most two per processor "
+        "(a Dask LocalCluster; needs wmcdp[distributed])",
+    )
+    spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
+
+
+def privacy_args(q: argparse.ArgumentParser) -> None:
+    synthesis_args(q)
+    q.add_argument(
+        "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
+    )
+
+
+def symbolic_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--symbolic",
+        metavar="NAME=LO:HI",
+        help="the bound as a function of the parameter NAME over [LO, HI] (rationals): exact pieces",
+    )
+    q.add_argument(
+        "--format",
+        dest="fmt",
+        default="table",
+        choices=["table", "json", "latex"],
+        help="with --symbolic: the pieces as a table, JSON, or a LaTeX cases environment",
+    )
+    q.add_argument("--plot", metavar="FILE", help="with --symbolic: draw the bound against the parameter")
+
+
+def composition_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--compose", type=int, default=1, metavar="K", help="K runs on the same pair (default 1)")
+    q.add_argument(
+        "--accountant",
+        default="exact",
+        metavar="|".join(ACCOUNTANTS),
+        help="compose exactly (default) or through dp-accounting's PLD (needs wmcdp[accounting])",
+    )
+    q.add_argument(
+        "--interval",
+        type=float,
+        default=1e-4,
+        metavar="H",
+        help="dp-accounting's discretisation interval (default 1e-4)",
+    )
+
+
+def pair_args(q: argparse.ArgumentParser) -> None:
+    privacy_args(q)
+    q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
+
+
+def sampling_args(q: argparse.ArgumentParser, k: int) -> None:
+    q.add_argument("-k", type=int, default=k, help=f"number of samples (default {k})")
+    q.add_argument("--seed", type=int, default=0, help="seed of the random number generator (default 0)")
+
+
+# -- the commands ---------------------------------------------------------------------------
+
+
+def _bounds(sub: Any) -> None:
+    q = sub.add_parser("privacy", help="tight epsilon and its witness (Algorithm 2)")
+    privacy_args(q)
+    q.add_argument(
+        "--at",
+        metavar="X",
+        help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
+    )
+    symbolic_args(q)
+    certified_arg(q)
+    q.set_defaults(run=_run("bounds", "run_privacy"))
+
+    q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
+    synthesis_args(q)
+    q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
+    q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
+    symbolic_args(q)
+    q.set_defaults(run=_run("bounds", "run_accuracy"))
+
+
+def _beyond(sub: Any) -> None:
+    q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
+    pair_args(q)
+    q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
+    q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
+    composition_args(q)
+    symbolic_args(q)
+    certified_arg(q)
+    q.set_defaults(run=_run("beyond", "run_approx"))
+
+    q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
+    pair_args(q)
+    q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
+    certified_arg(q)
+    q.set_defaults(run=_run("beyond", "run_renyi"))
+
+    q = sub.add_parser("profile", help="the privacy profile delta(epsilon) over a grid of epsilons")
+    pair_args(q)
+    q.add_argument("--epsilons", required=True, help="start:stop:step, a list v1,v2,..., or both; ln:R is exact")
+    composition_args(q)
+    q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
+    q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
+    q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
+    q.set_defaults(run=_run("beyond", "run_profile"))
+
+
+def _tools(sub: Any) -> None:
+    q = sub.add_parser("sample", help="run a program on one concrete input with a seeded RNG")
+    program_args(q)
+    number_args(q)
+    limit_args(q)
+    q.add_argument("--input", required=True, help="the input: 0101 for bits, 2,0,1 for integers")
+    sampling_args(q, 10_000)
+    q.add_argument("--show", type=int, default=20, help="list this many most frequent outputs")
+    q.set_defaults(run=_run("tools", "run_sample"))
+
+    q = sub.add_parser("crosscheck", help="confirm the probabilities behind the privacy bound by sampling")
+    privacy_args(q)
+    sampling_args(q, 100_000)
+    q.add_argument("--confidence", type=float, default=0.999, help="interval confidence (default 0.999)")
+    q.set_defaults(run=_run("tools", "run_crosscheck"))
+
+    q = sub.add_parser("size", help="compiled diagram sizes (BDD and SDD)")
+    program_args(q)
+    q.add_argument("--backend", choices=sorted(BACKENDS), help="only this backend (default: both)")
+    q.add_argument("--dot", metavar="FILE", help="write the diagram phi as Graphviz DOT (the BDD unless --backend sdd)")
+    q.add_argument("--input", help="report the output-bit size for this concrete input (as Dice counts)")
+    limit_args(q)
+    q.set_defaults(run=_run("tools", "run_size"))
+
+    q = sub.add_parser("programs", help="list the built-in programs and their parameters")
+    q.set_defaults(run=_run("tools", "run_programs"))
+
+
+def _symmetry(sub: Any) -> None:
+    q = sub.add_parser("symmetry", help="the symmetries wmcdp proves for a program and its orbit-set sizes")
+    program_args(q)
+    q.add_argument(
+        "--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler (proofs always use a BDD)"
+    )
+    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+    limit_args(q)
+    q.set_defaults(run=_run("symmetry", "run_symmetry"))
+
+
+def register(sub: Any) -> None:
+    """Add the commands defined here (all but ``sweep`` and ``audit``) to the ``wmcdp`` subparsers."""
+    _bounds(sub)
+    _beyond(sub)
+    _tools(sub)
+    _symmetry(sub)
+
+
+__all__ = [
+    "ACCOUNTANTS",
+    "BACKENDS",
+    "FORMATS",
+    "NEIGHBOURS",
+    "Disagreement",
+    "Parser",
+    "certified_arg",
+    "composition_args",
+    "limit_args",
+    "memory_size",
+    "number_args",
+    "pair_args",
+    "privacy_args",
+    "program_args",
+    "register",
+    "sampling_args",
+    "symbolic_args",
+    "synthesis_args",
+]

@@ -105,3 +105,17 @@ def test_every_printer_writes_long_witnesses_in_runs(argv, shown, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert shown in out and "0" * 81 not in out and "1" * 81 not in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex"])
+def test_sweep_tables_write_long_witnesses_in_runs_and_json_keeps_them(fmt, capsys):
+    # randomized_response's worst triple at any lam < 1/2: x = 0^n, x' = 1 0^(n-1), y = 0^n
+    argv = ["sweep", "privacy", "randomized_response", "-p", "n=120", "--over", "lam=1/10,1/5", "--exact"]
+    assert main(argv + ["--format", fmt]) == 0
+    out = capsys.readouterr().out.replace(r"\textasciicircum{}", "^")  # LaTeX writes ^ as a text symbol
+    assert "0^120" in out and "0^119" in out and "0" * 81 not in out
+    assert main(argv + ["--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["witness_x"], r["witness_x_prime"], r["witness_y"]) for r in rows] == [
+        ("0" * 120, "1" + "0" * 119, "0" * 120)
+    ] * 2

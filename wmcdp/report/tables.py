@@ -2,7 +2,8 @@
 
 CSV and JSON carry every column of :func:`wmcdp.notions.sweep.records` (floats at full
 precision, ``*_exact`` fraction strings for exact runs, an infinite epsilon as ``inf``);
-the table, Markdown and LaTeX show the columns people read.
+the table, Markdown and LaTeX show the columns people read, a long witness in the runs form
+(:func:`wmcdp.lang.shape.witness_text`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..base.errors import WmcdpError
 from ..base.jsontext import json_text
 from ..base.numbers import format_number
+from ..lang.shape import RUNS_FROM, read_witness, witness_text
 from ..notions.catalogue import notion
 from ..notions.sweep import Row, records
 
@@ -26,7 +29,19 @@ def _cell(record: dict[str, Any], key: str, exact: frozenset[str]) -> str:
     value = record[key]
     if key == "seconds":
         return f"{value:.4f}"
+    if key.startswith("witness") and isinstance(value, str):
+        return _witness_cell(value)
     return value if isinstance(value, str) else format_number(value)
+
+
+def _witness_cell(text: str) -> str:
+    """A witness as the human formats show it: in the runs form when long (JSON and CSV keep every entry)."""
+    if len(text) <= RUNS_FROM:
+        return text
+    try:
+        return witness_text(read_witness(text))
+    except WmcdpError:
+        return text
 
 
 def _grid(rows: Sequence[Row], latex: bool = False) -> tuple[list[str], list[list[str]], list[bool]]:

@@ -41,7 +41,7 @@ class Part:
 
     leaves: tuple[int, ...]
     entries: tuple[int, ...]
-    form: tuple
+    form: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -166,13 +166,13 @@ def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, i
 
 def _canonical(
     circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int], position: dict[int, int]
-) -> tuple[tuple, list[int]]:
+) -> tuple[tuple[Any, ...], list[int]]:
     """``(canonical form, entries in local order)`` of the part with these leaf roots (module docstring)."""
     gates = circuit.gates
     local: dict[int, int] = {FALSE: 0, TRUE: 1}
     entries: dict[int, int] = {}
     randoms: dict[int, int] = {}
-    form: list[tuple] = []
+    form: list[tuple[Any, ...]] = []
     for leaf in roots:
         for root in leaf:
             stack = [(root, False)]
@@ -204,7 +204,7 @@ def _canonical(
 
 def classes(parts: list[Part]) -> list[PartClass]:
     """Parts grouped by canonical form, in order of first appearance."""
-    by_form: dict[tuple, list[int]] = {}
+    by_form: dict[tuple[Any, ...], list[int]] = {}
     for i, part in enumerate(parts):
         by_form.setdefault(part.form, []).append(i)
     return [PartClass(tuple(members)) for members in by_form.values()]

@@ -85,7 +85,7 @@ def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
 
 def planned_privacy(
     prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
-):
+) -> Any:
     """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
     :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
     :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again)."""
@@ -233,7 +233,9 @@ def _combine_sum(product: Product, results: list[Any], exact_run: bool) -> _Comb
     return combined
 
 
-def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable):
+def _product_privacy(
+    product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable[..., Any]
+) -> Any:
     """The parts' results combined: the result of the worst part (rule "max", :func:`_combine_max`) or of the
     first (rule "sum", :func:`_combine_sum`), with the whole program's ε, witness and probabilities."""
     results = [run(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
@@ -273,7 +275,7 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     )
 
 
-def _piecewise_product(product: Product, results: list, relation: Relation, exact: Any, start: float):
+def _piecewise_product(product: Product, results: list[Any], relation: Relation, exact: Any, start: float) -> Any:
     """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
     parameter is a constant; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's witness is its part's
     triple with every other part at an output of positive probability at its lowest input: the likeliest inside
@@ -357,7 +359,7 @@ def _output_at(row: list[tuple[Any, Any]], z: Any) -> tuple[Any, Any]:
 
 def _log_of(r: Any, which: str) -> float:
     """``ln P(y | x)`` (``which="x"``) or ``ln P(y | x')`` of a float-mode result (its log when it keeps one)."""
-    log = r.log_p_x if which == "x" else r.log_p_x_prime
+    log: float | None = r.log_p_x if which == "x" else r.log_p_x_prime
     if log is not None:
         return log
     p = r.p_x if which == "x" else r.p_x_prime
@@ -376,7 +378,7 @@ def planned_accuracy(
     exact: Any,
     force: bool,
     run: Callable[..., Any],
-):
+) -> Any:
     """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries; ``run`` is
     :func:`wmcdp.synthesize_accuracy`, called with ``A`` ``"exhaustive"`` or a proved
     :class:`~wmcdp.plan.symmetry.AccuracyPlan`."""

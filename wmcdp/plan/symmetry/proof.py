@@ -30,7 +30,7 @@ import bisect
 import itertools
 import random
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ...base.limits import LimitExceeded, check, memory_cap
@@ -151,7 +151,8 @@ class Prover:
 
     def _random_maps(self, perm: dict[int, int]) -> Iterator[dict[int, int]]:
         seen: list[dict[int, int]] = []
-        for source in (lambda: self._segments, self._owners):
+        sources: tuple[Callable[[], dict[int, list[int]]], ...] = (lambda: self._segments, self._owners)
+        for source in sources:
             m = _positional(source(), perm)
             if m is not None and m not in seen and all(self.weights[v] == self.weights[w] for v, w in m.items()):
                 seen.append(m)

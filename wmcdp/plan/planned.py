@@ -83,39 +83,52 @@ def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
 # -- pure epsilon -------------------------------------------------------------------------------
 
 
-def planned_privacy(
-    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
+def _exhaustive_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    reason: str,
+    size: int | None,
+    estimate: Any,
+    detection: float,
+    start: float,
+    considered: list[tuple[Any, ...]],
 ) -> Any:
-    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
-    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
-    :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again)."""
+    """Algorithm 2 on the exhaustive sets (every neighbouring pair, every output), its plan reported with
+    ``reason`` (``detection``: seconds spent seeking a symmetry)."""
+    r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+    plan = PlanReport(
+        "exhaustive",
+        reason,
+        size,
+        size,
+        estimate,
+        detection,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _symmetric_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    budget: Any,
+    estimate: Any,
+    exhaustive_size: int | None,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any:
+    """Algorithm 2 on the orbit sets of the proved symmetry (a :class:`~wmcdp.plan.symmetry.PrivacyPlan`), or on
+    the exhaustive sets when their estimate is no larger; refuses (without ``force``) when the exhaustive sets
+    are over the size limits and the orbit sets too."""
     from .symmetry.runs import privacy_plan
 
-    start = time.perf_counter()
-    program, trace, compiled = traced(prog, exact)
-    backend = compiled.backend.name if compiled is not None else backend
-    relation = _relation(program, neighbours)
-    product = product_of(program, trace, relation, backend)
-    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        return _product_privacy(product, relation, exact, force, start, run)
-    whole = compiled_whole(program, trace, compiled, backend)
-    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
-    budget, estimate = detection_budget(whole, relation)
-    considered = [("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")]
-    if budget is None:
-        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-        why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
-        plan = PlanReport(
-            "exhaustive",
-            f"no structure sought ({why})",
-            exhaustive_size,
-            exhaustive_size,
-            estimate,
-            0.0,
-            time.perf_counter() - start,
-            considered=tuple(considered),
-        )
-        return replace(r, seconds=plan.seconds, plan=plan)
     sym = privacy_plan(
         whole, relation, budget=budget, limit=ORBIT_MAX_TRIPLES if estimate is None and not force else None
     )
@@ -131,18 +144,10 @@ def planned_privacy(
     orbit = orbit_estimate(whole, pairs, triples)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
-        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-        plan = PlanReport(
-            "exhaustive",
-            f"symmetry {sym.symmetry.describe()} does not pay",
-            exhaustive_size,
-            exhaustive_size,
-            estimate,
-            sym.seconds,
-            time.perf_counter() - start,
-            considered=tuple(considered),
+        reason = f"symmetry {sym.symmetry.describe()} does not pay"
+        return _exhaustive_privacy(
+            whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
         )
-        return replace(r, seconds=plan.seconds, plan=plan)
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
@@ -156,6 +161,38 @@ def planned_privacy(
         claims=sym.claims,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def planned_privacy(
+    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
+) -> Any:
+    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
+    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
+    :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again): a product of
+    independent parts (:func:`_product_privacy`), the exhaustive sets when no structure is sought
+    (:func:`_exhaustive_privacy`), or the orbit sets of a proved symmetry (:func:`_symmetric_privacy`)."""
+    start = time.perf_counter()
+    program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    product = product_of(program, trace, relation, backend)
+    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
+        return _product_privacy(product, relation, exact, force, start, run)
+    whole = compiled_whole(program, trace, compiled, backend)
+    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
+    budget, estimate = detection_budget(whole, relation)
+    considered: list[tuple[Any, ...]] = [
+        ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
+    ]
+    if budget is not None:
+        return _symmetric_privacy(
+            whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
+        )
+    why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
+    reason = f"no structure sought ({why})"
+    return _exhaustive_privacy(
+        whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
+    )
 
 
 @dataclass
@@ -275,59 +312,81 @@ def _product_privacy(
     )
 
 
-def _piecewise_product(product: Product, results: list[Any], relation: Relation, exact: Any, start: float) -> Any:
-    """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
-    parameter is a constant; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's witness is its part's
-    triple with every other part at an output of positive probability at its lowest input: the likeliest inside
-    the piece, and where that one's probability vanishes at a point of the piece, a single-point piece there
-    with an output of positive probability at that point."""
-    from ..base.envelope import Piece, by_start, max_of_piecewise, point_piece, with_points
+def _part_pieces(results: list[Any], parameter: Any) -> list[list[Any]]:
+    """Each part's ratio as pieces over the parameter's interval, each piece's witness ``(part, triple)``: a
+    part without the parameter is one constant piece (its exact ratio, or ``1/0`` for an infinite one)."""
+    from ..base.envelope import Piece
     from ..base.errors import WmcdpError
     from ..base.polys import Poly, fmpq
-    from ..base.roots import between, compare, real_roots
 
-    symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
-    p = symbolic.parameter
     parts = []
     for c, r in enumerate(results):
-        if getattr(r, "pieces", None) is None:  # no parameter in this part: its ratio on the whole interval
-            if r.ratio != math.inf and not isinstance(r.ratio, Fraction):
-                raise WmcdpError("a bound as a function of a parameter needs exact weights: give floats as fractions")
-            constant = (Poly([1]), Poly([])) if r.ratio == math.inf else (Poly([fmpq(r.ratio)]), Poly([1]))
-            parts.append([Piece(p.lo, p.hi, *constant, (c, r.witness))])
-        else:
+        if getattr(r, "pieces", None) is not None:
             parts.append([Piece(q.start, q.end, q.num, q.den, (c, q.witness)) for q in r.pieces])
-    outputs = [_part_outputs(compiled, exact) for compiled in product.compiled]
+            continue
+        if r.ratio != math.inf and not isinstance(r.ratio, Fraction):
+            raise WmcdpError("a bound as a function of a parameter needs exact weights: give floats as fractions")
+        constant = (Poly([1]), Poly([])) if r.ratio == math.inf else (Poly([fmpq(r.ratio)]), Poly([1]))
+        parts.append([Piece(parameter.lo, parameter.hi, *constant, (c, r.witness))])
+    return parts
 
-    def embed(part_witness: Any, ys: dict[int, Any]) -> Any:
-        c, w = part_witness
-        index = product.members[c][0]
-        ys = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
-        return replace(
-            w,
-            x=product.embed_input({index: w.x}),
-            x_prime=product.embed_input({index: w.x_prime}),
-            y=product.embed_output(ys),
-        )
+
+def _embed_piece_witness(product: Product, part_witness: tuple[int, Any], ys: dict[int, Any]) -> Any:
+    """A part's witness triple as one of the program: part ``c``'s first member at the triple, every member of
+    class ``j`` at output ``ys[j]``, the other entries at the domain's lowest value."""
+    c, w = part_witness
+    index = product.members[c][0]
+    outputs = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
+    return replace(
+        w,
+        x=product.embed_input({index: w.x}),
+        x_prime=product.embed_input({index: w.x_prime}),
+        y=product.embed_output(outputs),
+    )
+
+
+def _witnessed_pieces(product: Product, maximum: list[Any], outputs: list[list[tuple[Any, Any]]]) -> list[Any]:
+    """The pieces of the pointwise maximum with witnesses of the whole program (:func:`_piecewise_product`):
+    every other class at its likeliest output inside the piece, plus a single-point piece at each point of the
+    piece where a chosen output's probability vanishes (every class's output chosen at that point)."""
+    from ..base.envelope import Piece, by_start, point_piece, with_points
+    from ..base.roots import between, compare, real_roots
 
     pieces, points = [], []
-    for q in max_of_piecewise(parts, p.lo, p.hi):
+    for q in maximum:
         inside = q.start if compare(q.start, q.end) == 0 else between(q.start, q.end)
         ys = {j: _output_at(row, inside)[0] for j, row in enumerate(outputs)}
-        pieces.append(Piece(q.start, q.end, q.num, q.den, embed(q.witness, ys)))
+        pieces.append(Piece(q.start, q.end, q.num, q.den, _embed_piece_witness(product, q.witness, ys)))
         if compare(q.start, q.end) == 0:
             continue
         chosen = [_output_at(row, inside)[1] for row in outputs]
         for z, _ in (root for num in chosen if num.degree() > 0 for root in real_roots(num, q.start, q.end)):
             at_z = {j: _output_at(row, z)[0] for j, row in enumerate(outputs)}  # every part's output chosen at z
-            points.append(point_piece(z, q.num, q.den, embed(q.witness, at_z)))
+            points.append(point_piece(z, q.num, q.den, _embed_piece_witness(product, q.witness, at_z)))
     points.sort(key=by_start)
+    return with_points(pieces, points)
+
+
+def _piecewise_product(product: Product, results: list[Any], relation: Relation, exact: Any, start: float) -> Any:
+    """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
+    parameter is a constant, :func:`_part_pieces`; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's
+    witness is its part's triple with every other part at an output of positive probability at its lowest input:
+    the likeliest inside the piece, and where that one's probability vanishes at a point of the piece, a
+    single-point piece there with an output of positive probability at that point (:func:`_witnessed_pieces`)."""
+    from ..base.envelope import max_of_piecewise
+
+    symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
+    p = symbolic.parameter
+    parts = _part_pieces(results, p)
+    outputs = [_part_outputs(compiled, exact) for compiled in product.compiled]
+    maximum = max_of_piecewise(parts, p.lo, p.hi)
+    pieces = _witnessed_pieces(product, maximum, outputs)
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape
     plan = product.report([r.plan for r in results], None, relation.count_pairs(domain) * shape.size, seconds)
     return replace(
         symbolic,
-        pieces=tuple(with_points(pieces, points)),
+        pieces=tuple(pieces),
         degree=max(getattr(r, "degree", 0) for r in results),
         diagram_size=sum(r.diagram_size for r in results),
         seconds=seconds,

@@ -36,7 +36,7 @@ from typing import Any
 from ...base.limits import LimitExceeded, check, memory_cap
 from ...base.partition import Partition
 from ...compile import Compiled
-from ...lang.circuit import NOT, VAR
+from ...lang.circuit import NOT, VAR, Circuit
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 from .probes import Probes
 
@@ -113,40 +113,10 @@ class Prover:
         return out
 
     def _owners(self) -> dict[int, list[int]]:
-        """Per entry, the random bits whose first gate with any input reads that entry alone."""
+        """Per entry, the random bits whose first gate with any input reads that entry alone (computed once)."""
         if self._owned is None:
-            circuit = self.compiled.trace.circuit
             entry_of = {v: e for e, bits in self.bits.items() for v in bits}
-            reads = [0] * len(circuit.gates)
-            randoms = [0] * len(circuit.gates)
-            owned = 0
-            every = sum(1 << v for v in self.weights)
-            out: dict[int, list[int]] = {}
-            for node, gate in enumerate(circuit.gates):
-                if owned == every:  # each random bit has met its first input
-                    break
-                if node % 4096 == 0:
-                    check("symmetry detection")
-                if gate[0] == VAR:
-                    v = gate[1]
-                    if v in entry_of:
-                        reads[node] = 1 << entry_of[v]
-                    elif v in self.weights:
-                        randoms[node] = 1 << v
-                    continue
-                if gate[0] == "const":
-                    continue
-                e = r = 0
-                for arg in gate[1:]:
-                    e |= reads[arg]
-                    r |= randoms[arg]
-                reads[node], randoms[node] = e, r
-                new = r & ~owned
-                if e and new:
-                    owned |= new
-                    if e & (e - 1) == 0:
-                        out.setdefault(e.bit_length() - 1, []).extend(_bits_of(new))
-            self._owned = {e: sorted(vs) for e, vs in out.items()}
+            self._owned = _first_owners(self.compiled.trace.circuit, entry_of, self.weights)
         return self._owned
 
     def _random_maps(self, perm: dict[int, int]) -> Iterator[dict[int, int]]:
@@ -383,45 +353,48 @@ class Prover:
         ``o_j(rho x, rho theta) = o_sigma(j)(x, theta)`` for every assignment, which is the symmetry.
         Only existing gates are looked up (nothing is added); a miss proves nothing."""
         trace = self.compiled.trace
-        circuit = trace.circuit
-        gates, index, var_node = circuit.gates, circuit._index, circuit.var_node
         out_vars = self.compiled.output_vars
         position = {v: j for j, v in enumerate(out_vars)}
         image: dict[int, int] = {0: 0, 1: 1}
         for j, root in enumerate(trace.output_roots):
             want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
-            stack = [root]
-            while stack:
-                node = stack[-1]
-                if node in image:
-                    stack.pop()
-                    continue
-                gate = gates[node]
-                if gate[0] == VAR:
-                    w = renaming.get(gate[1], gate[1])
-                    if w >= len(var_node):
-                        return False
-                    image[node] = var_node[w]
-                    stack.pop()
-                    continue
-                pending = [c for c in gate[1:] if c not in image]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                stack.pop()
-                kids = [image[c] for c in gate[1:]]
-                if gate[0] == NOT:
-                    a = kids[0]
-                    found = 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
-                else:
-                    found = index.get((gate[0], min(kids), max(kids)))
-                if found is None:
-                    return False
-                image[node] = found
+            if not self._map_cone(root, renaming, image):
+                return False
             if image[root] != want:
                 self._charge(len(image))
                 return False
         self._charge(len(image))
+        return True
+
+    def _map_cone(self, root: int, renaming: dict[int, int], image: dict[int, int]) -> bool:
+        """Extend ``image`` (gate -> the existing gate of its renamed formula) over the cone of ``root``, children
+        first; False when some image does not exist (a variable renamed past the circuit's, or a gate never
+        built, :func:`_existing_gate`)."""
+        circuit = self.compiled.trace.circuit
+        gates, var_node = circuit.gates, circuit.var_node
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if node in image:
+                stack.pop()
+                continue
+            gate = gates[node]
+            if gate[0] == VAR:
+                w = renaming.get(gate[1], gate[1])
+                if w >= len(var_node):
+                    return False
+                image[node] = var_node[w]
+                stack.pop()
+                continue
+            pending = [c for c in gate[1:] if c not in image]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            found = _existing_gate(circuit, gate[0], [image[c] for c in gate[1:]])
+            if found is None:
+                return False
+            image[node] = found
         return True
 
     def how(self) -> str:
@@ -566,6 +539,53 @@ class _Joined:
         for e in self.entries:
             groups.setdefault(self.partition.find(e), []).append(e)
         return [Block(tuple(g), self.kind_of[r] or FIXED) for r, g in sorted(groups.items()) if len(g) > 1]
+
+
+def _first_owners(circuit: Circuit, entry_of: dict[int, int], weights: Any) -> dict[int, list[int]]:
+    """Per entry, the random bits whose first gate with any input reads that entry alone: one pass over the
+    gates (children before parents) carrying the entries and the random bits each gate reads as bit masks,
+    until every random bit has met its first input."""
+    reads = [0] * len(circuit.gates)
+    randoms = [0] * len(circuit.gates)
+    owned = 0
+    every = sum(1 << v for v in weights)
+    out: dict[int, list[int]] = {}
+    for node, gate in enumerate(circuit.gates):
+        if owned == every:  # each random bit has met its first input
+            break
+        if node % 4096 == 0:
+            check("symmetry detection")
+        if gate[0] == VAR:
+            v = gate[1]
+            if v in entry_of:
+                reads[node] = 1 << entry_of[v]
+            elif v in weights:
+                randoms[node] = 1 << v
+            continue
+        if gate[0] == "const":
+            continue
+        e = r = 0
+        for arg in gate[1:]:
+            e |= reads[arg]
+            r |= randoms[arg]
+        reads[node], randoms[node] = e, r
+        new = r & ~owned
+        if e and new:
+            owned |= new
+            if e & (e - 1) == 0:
+                out.setdefault(e.bit_length() - 1, []).extend(_bits_of(new))
+    return {e: sorted(vs) for e, vs in out.items()}
+
+
+def _existing_gate(circuit: Circuit, kind: str, kids: list[int]) -> int | None:
+    """The gate ``kind(kids)`` when the hash-consed circuit already has it (None otherwise): NOT of a constant
+    is the other constant and NOT of a NOT its argument, as the circuit builds them; a binary gate is looked
+    up with its children in order."""
+    gates, index = circuit.gates, circuit._index
+    if kind == NOT:
+        a = kids[0]
+        return 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
+    return index.get((kind, min(kids), max(kids)))
 
 
 def _positional(source: dict[int, list[int]], perm: dict[int, int]) -> dict[int, int] | None:

@@ -9,8 +9,8 @@ from wmcdp.programs import randomized_response, rr_counting
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
 from wmcdp.lang.sets import InferenceSet, exhaustive_inference
-from wmcdp.count import wmc
-from wmcdp.count.wmc import Extended
+from wmcdp.count import steps
+from wmcdp.count.floats import Extended
 
 
 def _rr_ref(lam):
@@ -75,7 +75,7 @@ def inference_pass(request, monkeypatch):
     buffer goes through the pool, so reuse happens even on these small programs."""
     import importlib
     inf = importlib.import_module("wmcdp.count.probabilities")
-    monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
+    monkeypatch.setattr(steps.Pool, "MIN_CELLS", 1)
     if request.param == "stripes":
         monkeypatch.setattr(inf, "memory_budget", lambda: 1)
     if request.param == "batch of inputs":
@@ -165,7 +165,7 @@ def test_exhaustive_randomized_response_at_sizes_that_reuse_buffers(pooled, monk
     """Closed form |ln((1 - lam)/lam)| where the counting arrays are large enough to be pooled and reused."""
     from wmcdp import synthesize_privacy
     if pooled:
-        monkeypatch.setattr(wmc.Pool, "MIN_CELLS", 1)
+        monkeypatch.setattr(steps.Pool, "MIN_CELLS", 1)
     for n in (9, 10, 11):
         r = synthesize_privacy(randomized_response(n, 0.2))
         assert r.epsilon == pytest.approx(__import__("math").log(4), rel=1e-13)

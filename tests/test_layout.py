@@ -2,7 +2,7 @@
 
 A program whose output is one Int compiles as the decision tree over its output bits with
 the value guards as leaves (:func:`wmcdp.compile._value_tree`); counts below the last group
-bit run a level at a time (``wmcdp.count.wmc._Region``), in 80-bit floats for Extended counts
+bit run a level at a time (``wmcdp.count.region.Region``), in 80-bit floats for Extended counts
 where numpy has them; the flat form is read from CUDD's DDDMP dump. Each is checked here
 against an independent formula or evaluation.
 """
@@ -20,7 +20,7 @@ import brute
 from wmcdp.programs import randomized_response, rr_counting, truncated_geometric
 from wmcdp.programs.suite import noisy_max
 from wmcdp import Bits, Program, flip, ite, uniform
-from wmcdp.count import wmc
+from wmcdp.count import floats, wmc
 from wmcdp.compile import compile_program
 from wmcdp.count.probabilities import count, number_system
 
@@ -78,19 +78,19 @@ def _distributions(compiled, xs, arith):
 @pytest.mark.parametrize("wide", [True, False])
 def test_extended_counts_match_the_binomial_closed_form_wide_and_per_cell(wide, monkeypatch):
     """P(y | x) down to lam^n = 1e-330 (below the smallest float), in log space to 1e-13, against exact sums."""
-    if wide and wmc.WIDE is None:
+    if wide and floats.WIDE is None:
         pytest.skip("numpy's long double is float64 on this platform")
     if not wide:
-        monkeypatch.setattr(wmc, "WIDE", None)
+        monkeypatch.setattr(floats, "WIDE", None)
     n, lam = 110, Fraction(1, 1000)
     c = compile_program(rr_counting(n, float(lam)))
-    assert number_system(c, None) is wmc.Extended and c.min_path_log2 < wmc.LINEAR_MIN_LOG2
+    assert number_system(c, None) is floats.Extended and c.min_path_log2 < floats.LINEAR_MIN_LOG2
     xs = [[0] * n, [1] * 40 + [0] * (n - 40), [1] * n]
-    values = _distributions(c, xs, wmc.Extended)
+    values = _distributions(c, xs, floats.Extended)
     for x, row in zip(xs, values):
         want = _binomial_count(n, sum(x), lam)
         for y in range(n + 1):
-            got = wmc.Extended.log_probability(row[y])
+            got = floats.Extended.log_probability(row[y])
             ln_want = math.log(want[y].numerator) - math.log(want[y].denominator)
             assert got == pytest.approx(ln_want, rel=1e-13, abs=1e-13), (sum(x), y)
 

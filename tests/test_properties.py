@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import brute
 from wmcdp import Bits, IntVector, Program, discrete, flip, inference, ite, uniform
 from wmcdp.compile import compile_program
-from wmcdp.count import wmc
+from wmcdp.count import steps
 from wmcdp.lang.sets import exhaustive_inference
 
 settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -155,7 +155,7 @@ def _run(stmts, outputs, ops, x):
 
 @given(programs())
 def test_random_programs_match_brute_force(case):
-    with patch.object(wmc.Pool, "MIN_CELLS", 1):  # every buffer through the pool: reuse on small programs too
+    with patch.object(steps.Pool, "MIN_CELLS", 1):  # every buffer through the pool: reuse on small programs too
         _match_brute_force(case)
 
 

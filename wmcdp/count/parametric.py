@@ -1,13 +1,13 @@
 """Parametric weighted model counting: every ``P(y | x)`` as a rational function of the parameter.
 
 Write a random bit's weights as ``a_v(t)/d_v(t)`` and ``b_v(t)/d_v(t)`` with polynomials ``a_v + b_v = d_v``
-(the exact scheme of :class:`wmcdp.count.wmc.Scaled`, over polynomials). A pass over the diagram finds one
+(the exact scheme of :class:`wmcdp.count.exact.Scaled`, over polynomials). A pass over the diagram finds one
 polynomial ``M`` and a degree ``K`` such that ``Q(t) = P(y | x)(t) * M(t)`` is a polynomial of degree at most
 ``K`` for every cell (:func:`_common_denominator`; ``M`` divides ``D = prod_v d_v``, and ``M = D`` with
 ``K = sum_v max(deg a_v, deg b_v, deg d_v)`` always holds: every path multiplies one of ``a_v``, ``b_v`` or,
 a skipped bit, ``d_v`` per random bit). So ``Q`` is fixed by its
 values at ``K + 1`` points, and those are exact counts: :class:`Parametric` counts the compiled diagram once
-per point ``t_0 < ... < t_K`` of the interval (each an exact :class:`~wmcdp.count.wmc.Scaled` count with the
+per point ``t_0 < ... < t_K`` of the interval (each an exact :class:`~wmcdp.count.exact.Scaled` count with the
 weights at ``t_i``), stacks the counts, and gives every cell the *id* of its vector of values; equal vectors
 are equal functions. The notions scan the id tables with the machinery of the numeric runs
 (:class:`EnvelopeScan` in place of the running maximum collects the distinct ratio pairs), and only the
@@ -30,6 +30,7 @@ from ..base.polys import Poly, fmpq, fraction, poly_at
 from ..lang.parameter import Function, Parameter
 from ..lang.weights import BitWeight
 from . import wmc
+from .exact import Scaled
 from .sdd import count_sdd
 
 
@@ -54,7 +55,7 @@ class Point:
 
     t: Fraction
     weights: dict[int, BitWeight]
-    arith: wmc.Scaled
+    arith: Scaled
     prefix: list[int]  # products of the bits' denominators above each level (skipped bits)
     scale: Fraction  # M(t) / arith.denominator: turns a count's numerator into Q(t)
 
@@ -92,7 +93,7 @@ class Parametric:
         self.points = []
         for t in ts:
             weights = {v: _at(w, t) for v, w in compiled.weights.items()}
-            ds = [wmc.Scaled.coefficients(weights[v])[2] for v in support]
+            ds = [Scaled.coefficients(weights[v])[2] for v in support]
             prefix: list[int] = []
             if bdd:
                 level_d = {compiled.backend.level_of(v): d for v, d in zip(support, ds)}
@@ -100,7 +101,7 @@ class Parametric:
                 for level in range(compiled.backend.levels + 1):
                     prefix.append(acc)
                     acc *= level_d.get(level, 1)
-            arith = wmc.Scaled(math.prod(ds))
+            arith = Scaled(math.prod(ds))
             self.points.append(Point(t, weights, arith, prefix, poly_at(denominator, t) / arith.denominator))
         self._basis = _lagrange_basis([p.t for p in self.points])
         self._ids: dict[tuple[int, ...], int] = {}

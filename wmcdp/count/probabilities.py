@@ -35,7 +35,10 @@ from ..compile.flat import Group
 from ..lang.program import Program, Value
 from ..lang.sets import ExhaustiveInference, InferenceSet
 from . import wmc
+from .exact import SCALED_MAX_BITS, Rational, Scaled
+from .floats import LINEAR_MIN_LOG2, WIDE_MIN_LOG2, Extended, Linear
 from .sdd import count_sdd
+from .steps import Pool
 
 #: batch the (input, output) pairs themselves when |Y| > DENSE_RATIO * (outputs asked per input): both
 #: ways traverse all of phi, with arrays of |Y| cells per input or of one cell per pair (unless the
@@ -67,9 +70,9 @@ def number_system(compiled: Compiled, exact: Any) -> Any:
     """The arithmetic of a run: ``exact`` is True, False, None (exact when every weight is rational) or "binary".
 
     Exact when asked (or when every weight is rational and ``exact`` is None): integer numerators over the
-    diagram's common denominator (:class:`wmcdp.count.wmc.Scaled`), or rationals when that denominator is too
+    diagram's common denominator (:class:`wmcdp.count.exact.Scaled`), or rationals when that denominator is too
     large; else linear floats when no path weight is below 2**-1000, else floats with a separate exponent per
-    cell (:class:`wmcdp.count.wmc.Extended`). A program with a symbolic parameter counts functions of it
+    cell (:class:`wmcdp.count.floats.Extended`). A program with a symbolic parameter counts functions of it
     (:class:`wmcdp.count.parametric.Parametric`).
     """
     if exact not in (True, False, None, "binary"):
@@ -92,25 +95,25 @@ def number_system(compiled: Compiled, exact: Any) -> Any:
                 "or read floats as their exact binary values (--exact-floats); a probability given by exp, log "
                 "or sqrt is enclosed rigorously with certified=True (--certified)"
             )
-        if compiled._denominator_bits() > wmc.SCALED_MAX_BITS:
-            return wmc.Rational
-        return wmc.Scaled(compiled.denominator)
-    return wmc.Linear if compiled.min_path_log2 >= wmc.LINEAR_MIN_LOG2 else wmc.Extended
+        if compiled._denominator_bits() > SCALED_MAX_BITS:
+            return Rational
+        return Scaled(compiled.denominator)
+    return Linear if compiled.min_path_log2 >= LINEAR_MIN_LOG2 else Extended
 
 
-def count(compiled: Compiled, u: Any, plan: wmc.Plan, arith: Any, pool: wmc.Pool | None = None) -> np.ndarray:
+def count(compiled: Compiled, u: Any, plan: wmc.Plan, arith: Any, pool: Pool | None = None) -> np.ndarray:
     """``WMC(u)`` (``u``: ``phi`` or one of its cofactors) as an array ``(B, size_0, size_1, ...)``.
 
     Exact counts are numerators over the diagram's :attr:`~wmcdp.compile.Compiled.denominator`.
     """
     if compiled.backend.name == "sdd":
-        return count_sdd(u, plan, arith, compiled.denominator if isinstance(arith, wmc.Scaled) else None)
+        return count_sdd(u, plan, arith, compiled.denominator if isinstance(arith, Scaled) else None)
     flat = compiled.flat if u is compiled.phi else compiled.backend.flatten(u)
     skip = None
-    if isinstance(arith, wmc.Scaled):
+    if isinstance(arith, Scaled):
         prefix = compiled._skip_products
         skip = lambda a, b: prefix[b] // prefix[a]  # noqa: E731
-    wide = arith is wmc.Extended and compiled.min_path_log2 >= wmc.WIDE_MIN_LOG2
+    wide = arith is Extended and compiled.min_path_log2 >= WIDE_MIN_LOG2
     return wmc.evaluate(flat, plan, arith, compiled.backend.level_of, skip=skip, pool=pool, wide=wide)
 
 
@@ -121,7 +124,7 @@ class Counter:
         self.compiled = compiled
         self.arith = arith
         self.itemsize = 16 if arith.dtype in (object, np.complex128) else 8
-        self.pool = wmc.Pool()  # buffers shared by the counts of one run (the stripes of a table)
+        self.pool = Pool()  # buffers shared by the counts of one run (the stripes of a table)
 
     # -- variables as batches -------------------------------------------------------------
     def input_batch(self, digits: np.ndarray) -> dict[int, np.ndarray]:
@@ -387,11 +390,11 @@ class Logs:
 
 def masses_arith(arith: Any, compiled: Compiled | None = None) -> Any:
     """The number system pair masses are given in: :class:`Logs` for float counts; exact counts
-    as integer numerators over one denominator (:class:`wmcdp.count.wmc.Scaled`; rational counts are
+    as integer numerators over one denominator (:class:`wmcdp.count.exact.Scaled`; rational counts are
     put over the common denominator of ``compiled``)."""
     if not arith.exact:
         return Logs
-    return arith if isinstance(arith, wmc.Scaled) else wmc.Scaled(compiled.denominator)  # type: ignore[union-attr]
+    return arith if isinstance(arith, Scaled) else Scaled(compiled.denominator)  # type: ignore[union-attr]
 
 
 def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) -> np.ndarray:
@@ -400,7 +403,7 @@ def to_masses(arith: Any, values: np.ndarray, compiled: Compiled | None = None) 
     if not arith.exact:
         logs: np.ndarray = arith.as_log(values)
         return logs
-    if isinstance(arith, wmc.Scaled):  # numerators as integers (small denominators count in exact float64)
+    if isinstance(arith, Scaled):  # numerators as integers (small denominators count in exact float64)
         return values.astype(np.int64) if values.dtype == np.float64 else values
     denominator = compiled.denominator  # type: ignore[union-attr]
     out = np.empty(values.shape, dtype=object)  # rationals: numerators over the common denominator

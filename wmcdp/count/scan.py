@@ -31,7 +31,7 @@ import gmpy2
 import numpy as np
 
 from ..base.numbers import ln_ratio
-from .wmc import Linear
+from .floats import Linear
 
 #: float ratios within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12

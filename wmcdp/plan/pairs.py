@@ -5,7 +5,7 @@ maxima over a set of neighbouring pairs, taken in both orders, of a sum over *ev
 output ``y`` of a term in ``P(y | x)`` and ``P(y | x')``. A :class:`PairSource` delivers
 those pairs with their masses, in one of two number systems (:func:`wmcdp.count.probabilities.masses_arith`):
 natural logs in float64 (float mode; linear counts are converted) or integer numerators
-over one common denominator (exact mode, :class:`wmcdp.count.wmc.Scaled`).
+over one common denominator (exact mode, :class:`wmcdp.count.exact.Scaled`).
 
 * :class:`ExhaustivePairs`: every ordered neighbour pair of the program's domain, described,
   not listed — the joint table comes in stripes of outputs

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.limits import check
+from ..base.partition import Partition
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit
 from ..lang.program import Program, Trace, Vector
 from ..lang.shape import Shape, TupleShape, leaves
@@ -40,7 +41,7 @@ class Part:
 
     leaves: tuple[int, ...]
     entries: tuple[int, ...]
-    form: tuple
+    form: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -76,69 +77,69 @@ def _leaf_roots(trace: Trace) -> list[list[int]]:
     return out
 
 
-def split(trace: Trace) -> list[Part] | None:
-    """The independent parts of a traced program (module docstring), or None when there are fewer than two."""
-    circuit = trace.circuit
-    leaf_roots = _leaf_roots(trace)
-    if len(leaf_roots) < 2:
-        return None
-    gates = circuit.gates
-    needed = _reachable(circuit, trace.output_roots)
-    parent = list(range(len(needed)))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    def union(a: int, b: int) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
+def _connect(trace: Trace, needed: bytearray, leaf_roots: list[list[int]]) -> Partition:
+    """The reachable gates joined into parts: a gate with its children, the bits of one input entry,
+    and the bits of one output leaf (module docstring)."""
+    circuit, gates = trace.circuit, trace.circuit.gates
+    components = Partition(len(needed))
     for node in range(2, len(needed)):
         if node % 65536 == 0:
             check("independence analysis")
-        if needed[node]:
-            gate = gates[node]
-            if gate[0] != VAR:
-                for child in gate[1:]:
-                    if child > TRUE:
-                        union(node, child)
-    entry_of: dict[int, int] = {}
-    for entry, var_ids in trace.input_bits.items():
-        entry_of.update((v, entry) for v in var_ids)
-        live = [node for node in (circuit.var_node[v] for v in var_ids) if node < len(needed) and needed[node]]
-        for node in live[1:]:
-            union(live[0], node)
+        if needed[node] and gates[node][0] != VAR:
+            for child in gates[node][1:]:
+                if child > TRUE:
+                    components.union(node, child)
+    for var_ids in trace.input_bits.values():
+        components.join(
+            [node for node in (circuit.var_node[v] for v in var_ids) if node < len(needed) and needed[node]]
+        )
     for roots in leaf_roots:
-        live = [r for r in roots if r > TRUE]
-        for r in live[1:]:
-            union(live[0], r)
-    # the entries each component reads
-    reads: dict[int, set[int]] = {}
-    for node in range(2, len(needed)):
-        if needed[node] and gates[node][0] == VAR and gates[node][1] in entry_of:
-            reads.setdefault(find(node), set()).add(entry_of[gates[node][1]])
-    components: dict[int, list[int]] = {}
+        components.join([r for r in roots if r > TRUE])
+    return components
+
+
+def _leaf_groups(
+    trace: Trace, needed: bytearray, leaf_roots: list[list[int]], components: Partition, entry_of: dict[int, int]
+) -> list[list[int]] | None:
+    """The output leaves of each part, ordered by first leaf; leaves whose component reads no input entry
+    join the first part. None when fewer than two components read an entry."""
+    gates = trace.circuit.gates
+    reads = {
+        components.find(node)
+        for node in range(2, len(needed))
+        if needed[node] and gates[node][0] == VAR and gates[node][1] in entry_of
+    }
+    by_component: dict[int, list[int]] = {}
     loose: list[int] = []
     for k, roots in enumerate(leaf_roots):
         live = [r for r in roots if r > TRUE]
-        comp = find(live[0]) if live else None
+        comp = components.find(live[0]) if live else None
         if comp is None or comp not in reads:
             loose.append(k)
         else:
-            components.setdefault(comp, []).append(k)
-    if len(components) < 2:
+            by_component.setdefault(comp, []).append(k)
+    if len(by_component) < 2:
         return None
-    ordered = sorted(components.items(), key=lambda item: item[1][0])
-    groups = [list(ks) for _, ks in ordered]
+    groups = sorted(by_component.values(), key=lambda ks: ks[0])
     groups[0] = sorted(groups[0] + loose)
+    return groups
+
+
+def split(trace: Trace) -> list[Part] | None:
+    """The independent parts of a traced program (module docstring), or None when there are fewer than two."""
+    leaf_roots = _leaf_roots(trace)
+    if len(leaf_roots) < 2:
+        return None
+    circuit = trace.circuit
+    needed = _reachable(circuit, trace.output_roots)
+    entry_of = {v: entry for entry, var_ids in trace.input_bits.items() for v in var_ids}
+    groups = _leaf_groups(trace, needed, leaf_roots, _connect(trace, needed, leaf_roots), entry_of)
+    if groups is None:
+        return None
     position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
     hashes = _structure_hashes(circuit, needed, position)
     parts = []
-    for _, ks in zip(ordered, groups):
+    for ks in groups:
         form, entries = _canonical(circuit, [leaf_roots[k] for k in ks], hashes, entry_of, position)
         parts.append(Part(tuple(ks), tuple(entries), form))
     return parts
@@ -165,13 +166,13 @@ def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, i
 
 def _canonical(
     circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int], position: dict[int, int]
-) -> tuple[tuple, list[int]]:
+) -> tuple[tuple[Any, ...], list[int]]:
     """``(canonical form, entries in local order)`` of the part with these leaf roots (module docstring)."""
     gates = circuit.gates
     local: dict[int, int] = {FALSE: 0, TRUE: 1}
     entries: dict[int, int] = {}
     randoms: dict[int, int] = {}
-    form: list[tuple] = []
+    form: list[tuple[Any, ...]] = []
     for leaf in roots:
         for root in leaf:
             stack = [(root, False)]
@@ -203,27 +204,20 @@ def _canonical(
 
 def classes(parts: list[Part]) -> list[PartClass]:
     """Parts grouped by canonical form, in order of first appearance."""
-    by_form: dict[tuple, list[int]] = {}
+    by_form: dict[tuple[Any, ...], list[int]] = {}
     for i, part in enumerate(parts):
         by_form.setdefault(part.form, []).append(i)
     return [PartClass(tuple(members)) for members in by_form.values()]
 
 
-def part_trace(trace: Trace, part: Part) -> Trace:
-    """The sub-circuit of one part as a trace of its own: entries renumbered ``0..len(part.entries)-1``
-    in the part's local order, variables created in their original relative order (so the variable
-    order that kept the whole diagram small keeps the part's small), output the part's leaves."""
-    circuit = trace.circuit
-    leaf_roots = _leaf_roots(trace)
-    roots = [r for k in part.leaves for r in leaf_roots[k]]
-    needed = _reachable(circuit, roots)
-    sub = Circuit(exact_floats=circuit.exact_floats)
+def _copy_variables(
+    trace: Trace, sub: Circuit, variables: list[int], part: Part
+) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Create the part's variables in ``sub`` in their original relative order: ``(new variable of each old
+    one, bits of each local entry)``. An entry's bits are created together, at the place of its first bit
+    (as SymbolicInput does)."""
     local_entry = {e: i for i, e in enumerate(part.entries)}
     entry_of = {v: e for e, bits in trace.input_bits.items() for v in bits}
-    variables = sorted(
-        gate[1] for node, gate in enumerate(circuit.gates[: len(needed)]) if needed[node] and gate[0] == VAR
-    )
-    # an entry's bits are created together, at the place of its first bit (as SymbolicInput does)
     new_var: dict[int, int] = {}
     input_bits: dict[int, list[int]] = {}
     for v in variables:
@@ -231,15 +225,17 @@ def part_trace(trace: Trace, part: Part) -> Trace:
             continue
         if v in entry_of:
             e = entry_of[v]
-            bits = trace.input_bits[e]
             input_bits[local_entry[e]] = []
-            for b in bits:
-                node = sub.input_var()
-                new_var[b] = sub.gates[node][1]
+            for b in trace.input_bits[e]:
+                new_var[b] = sub.gates[sub.input_var()][1]
                 input_bits[local_entry[e]].append(new_var[b])
         else:
-            node = sub.random_var(circuit.weights[v])
-            new_var[v] = sub.gates[node][1]
+            new_var[v] = sub.gates[sub.random_var(trace.circuit.weights[v])][1]
+    return new_var, input_bits
+
+
+def _copy_gates(circuit: Circuit, sub: Circuit, needed: bytearray, new_var: dict[int, int]) -> dict[int, int]:
+    """The reachable gates rebuilt in ``sub`` over the renamed variables: old gate -> new gate."""
     built: dict[int, int] = {FALSE: FALSE, TRUE: TRUE}
     ops = {AND: sub.conj, OR: sub.disj, XOR: sub.xor}
     for node in range(2, len(needed)):
@@ -252,6 +248,23 @@ def part_trace(trace: Trace, part: Part) -> Trace:
             built[node] = sub.negate(built[gate[1]])
         else:
             built[node] = ops[gate[0]](built[gate[1]], built[gate[2]])
+    return built
+
+
+def part_trace(trace: Trace, part: Part) -> Trace:
+    """The sub-circuit of one part as a trace of its own: entries renumbered ``0..len(part.entries)-1``
+    in the part's local order, variables created in their original relative order (so the variable
+    order that kept the whole diagram small keeps the part's small), output the part's leaves."""
+    circuit = trace.circuit
+    leaf_roots = _leaf_roots(trace)
+    roots = [r for k in part.leaves for r in leaf_roots[k]]
+    needed = _reachable(circuit, roots)
+    sub = Circuit(exact_floats=circuit.exact_floats)
+    variables = sorted(
+        gate[1] for node, gate in enumerate(circuit.gates[: len(needed)]) if needed[node] and gate[0] == VAR
+    )
+    new_var, input_bits = _copy_variables(trace, sub, variables, part)
+    built = _copy_gates(circuit, sub, needed, new_var)
     shapes = leaves(trace.shape)
     part_shapes = [shapes[k] for k in part.leaves]
     shape: Shape = TupleShape(tuple(part_shapes)) if len(part_shapes) > 1 else part_shapes[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -83,39 +83,52 @@ def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
 # -- pure epsilon -------------------------------------------------------------------------------
 
 
-def planned_privacy(
-    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
-):
-    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
-    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
-    :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again)."""
+def _exhaustive_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    reason: str,
+    size: int | None,
+    estimate: Any,
+    detection: float,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any:
+    """Algorithm 2 on the exhaustive sets (every neighbouring pair, every output), its plan reported with
+    ``reason`` (``detection``: seconds spent seeking a symmetry)."""
+    r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+    plan = PlanReport(
+        "exhaustive",
+        reason,
+        size,
+        size,
+        estimate,
+        detection,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _symmetric_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    budget: Any,
+    estimate: Any,
+    exhaustive_size: int | None,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any:
+    """Algorithm 2 on the orbit sets of the proved symmetry (a :class:`~wmcdp.plan.symmetry.PrivacyPlan`), or on
+    the exhaustive sets when their estimate is no larger; refuses (without ``force``) when the exhaustive sets
+    are over the size limits and the orbit sets too."""
     from .symmetry.runs import privacy_plan
 
-    start = time.perf_counter()
-    program, trace, compiled = traced(prog, exact)
-    backend = compiled.backend.name if compiled is not None else backend
-    relation = _relation(program, neighbours)
-    product = product_of(program, trace, relation, backend)
-    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        return _product_privacy(product, relation, exact, force, start, run)
-    whole = compiled_whole(program, trace, compiled, backend)
-    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
-    budget, estimate = detection_budget(whole, relation)
-    considered = [("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")]
-    if budget is None:
-        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-        why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
-        plan = PlanReport(
-            "exhaustive",
-            f"no structure sought ({why})",
-            exhaustive_size,
-            exhaustive_size,
-            estimate,
-            0.0,
-            time.perf_counter() - start,
-            considered=tuple(considered),
-        )
-        return replace(r, seconds=plan.seconds, plan=plan)
     sym = privacy_plan(
         whole, relation, budget=budget, limit=ORBIT_MAX_TRIPLES if estimate is None and not force else None
     )
@@ -131,18 +144,10 @@ def planned_privacy(
     orbit = orbit_estimate(whole, pairs, triples)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
-        r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-        plan = PlanReport(
-            "exhaustive",
-            f"symmetry {sym.symmetry.describe()} does not pay",
-            exhaustive_size,
-            exhaustive_size,
-            estimate,
-            sym.seconds,
-            time.perf_counter() - start,
-            considered=tuple(considered),
+        reason = f"symmetry {sym.symmetry.describe()} does not pay"
+        return _exhaustive_privacy(
+            whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
         )
-        return replace(r, seconds=plan.seconds, plan=plan)
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
@@ -158,57 +163,142 @@ def planned_privacy(
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
-def _product_privacy(product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable):
-    """The parts' results combined: the result of the worst part (rule "max") or of the first (rule "sum"), with
-    the whole program's ε, witness and probabilities."""
+def planned_privacy(
+    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
+) -> Any:
+    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
+    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
+    :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again): a product of
+    independent parts (:func:`_product_privacy`), the exhaustive sets when no structure is sought
+    (:func:`_exhaustive_privacy`), or the orbit sets of a proved symmetry (:func:`_symmetric_privacy`)."""
+    start = time.perf_counter()
+    program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    product = product_of(program, trace, relation, backend)
+    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
+        return _product_privacy(product, relation, exact, force, start, run)
+    whole = compiled_whole(program, trace, compiled, backend)
+    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
+    budget, estimate = detection_budget(whole, relation)
+    considered: list[tuple[Any, ...]] = [
+        ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
+    ]
+    if budget is not None:
+        return _symmetric_privacy(
+            whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
+        )
+    why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
+    reason = f"no structure sought ({why})"
+    return _exhaustive_privacy(
+        whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
+    )
+
+
+@dataclass
+class _Combined:
+    """A product's ε and witness triple put together from its parts' results: the result whose fields the
+    product's result keeps (``base``), ``epsilon`` and ``ratio``, each member's ``x``, ``x'`` and ``y``, and
+    ``P(y | x)`` and ``P(y | x')`` as factors ``(p, count)`` for :func:`_product_probability`."""
+
+    base: Any
+    epsilon: Any
+    ratio: Any
+    xs: dict[int, Any]
+    xps: dict[int, Any]
+    ys: dict[int, Any]
+    factors_x: list[tuple[Any, int]]
+    factors_xp: list[tuple[Any, int]]
+
+
+def _side(r: Any, which: str, exact_run: bool) -> Any:
+    """``P(y | x)`` (``which="x"``) or ``P(y | x')`` of a part's result: exact, or its natural log."""
+    if not exact_run:
+        return _log_of(r, which)
+    return r.p_x if which == "x" else r.p_x_prime
+
+
+def _combine_max(product: Product, results: list[Any], exact_run: bool, exact: Any) -> _Combined:
+    """Rule "max" (neighbours differ in one part): the worst part's ε and triple, with every other member of
+    the product at its likeliest output at the lowest input (so ``P(y | x)`` and ``P(y | x')`` gain the same
+    factor per other member)."""
+    c = combine_max([r.ratio if exact_run else r.epsilon for r in results])
+    r, index = results[c], product.members[c][0]
+    combined = _Combined(
+        r,
+        r.epsilon,
+        r.ratio,
+        {index: r.witness.x},
+        {index: r.witness.x_prime},
+        {index: r.witness.y},
+        [(_side(r, "x", exact_run), 1)],
+        [(_side(r, "x_prime", exact_run), 1)],
+    )
+    for j, compiled in enumerate(product.compiled):
+        others = [m for m in product.members[j] if m != index]
+        if not others:
+            continue
+        y, p = _likeliest(compiled, exact)
+        combined.ys.update({m: y for m in others})
+        combined.factors_x.append((p, len(others)))
+        combined.factors_xp.append((p, len(others)))
+    return combined
+
+
+def _sum_epsilon(results: list[Any], counts: list[int], exact_run: bool) -> tuple[Any, Any]:
+    """``(ε, e^ε)`` of rule "sum": ``ε = sum_c count_c ε_c``, the ratio ``prod_c ratio_c^count_c`` exactly
+    when every part's ratio is exact and finite (else the ratio is formed from ε, as the text shows it)."""
+    if exact_run and all(r.ratio != math.inf for r in results):
+        ratio = Fraction(1)
+        for r, count in zip(results, counts):
+            ratio *= Fraction(r.ratio) ** count
+        return log_of(ratio), ratio
+    epsilon = sum(r.epsilon * count for r, count in zip(results, counts))
+    return epsilon, math.exp(epsilon) if epsilon < 709.78 else math.inf
+
+
+def _combine_sum(product: Product, results: list[Any], exact_run: bool) -> _Combined:
+    """Rule "sum" (neighbours may differ in every part): every member of a class at its class's triple, ε the
+    sum of the members' ε (:func:`_sum_epsilon`)."""
+    combined = _Combined(results[0], None, None, {}, {}, {}, [], [])
+    for r, members in zip(results, product.members):
+        for m in members:
+            combined.xs[m], combined.xps[m], combined.ys[m] = r.witness.x, r.witness.x_prime, r.witness.y
+        combined.factors_x.append((_side(r, "x", exact_run), len(members)))
+        combined.factors_xp.append((_side(r, "x_prime", exact_run), len(members)))
+    combined.epsilon, combined.ratio = _sum_epsilon(results, [len(m) for m in product.members], exact_run)
+    return combined
+
+
+def _product_privacy(
+    product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable[..., Any]
+) -> Any:
+    """The parts' results combined: the result of the worst part (rule "max", :func:`_combine_max`) or of the
+    first (rule "sum", :func:`_combine_sum`), with the whole program's ε, witness and probabilities."""
     results = [run(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
     if any(getattr(r, "pieces", None) is not None for r in results):
         return _piecewise_product(product, results, relation, exact, start)
     exact_run = all(r.exact for r in results)
-    counts = [len(m) for m in product.members]
     if product.rule == "max":
-        c = combine_max([r.ratio if exact_run else r.epsilon for r in results])
-        r, index = results[c], product.members[c][0]
-        xs, xps, ys = {index: r.witness.x}, {index: r.witness.x_prime}, {index: r.witness.y}
-        factors_x: list[tuple[Any, int]] = [(r.p_x if exact_run else _log_of(r, "x"), 1)]
-        factors_xp: list[tuple[Any, int]] = [(r.p_x_prime if exact_run else _log_of(r, "x_prime"), 1)]
-        for j, compiled in enumerate(product.compiled):
-            others = [m for m in product.members[j] if m != index]
-            if not others:
-                continue
-            y, p = _likeliest(compiled, exact)
-            ys.update({m: y for m in others})
-            factors_x.append((p, len(others)))
-            factors_xp.append((p, len(others)))
-        epsilon, ratio = r.epsilon, r.ratio
+        combined = _combine_max(product, results, exact_run, exact)
     else:
-        xs, xps, ys, factors_x, factors_xp = {}, {}, {}, [], []
-        for r, members in zip(results, product.members):
-            for m in members:
-                xs[m], xps[m], ys[m] = r.witness.x, r.witness.x_prime, r.witness.y
-            factors_x.append((r.p_x if exact_run else _log_of(r, "x"), len(members)))
-            factors_xp.append((r.p_x_prime if exact_run else _log_of(r, "x_prime"), len(members)))
-        if exact_run and all(r.ratio != math.inf for r in results):
-            ratio = Fraction(1)
-            for r, count in zip(results, counts):
-                ratio *= Fraction(r.ratio) ** count
-            epsilon = log_of(ratio)
-        else:
-            epsilon = sum(r.epsilon * count for r, count in zip(results, counts))
-            ratio = math.exp(epsilon) if epsilon < 709.78 else math.inf  # the text forms it from epsilon
-    base = results[c] if product.rule == "max" else results[0]
+        combined = _combine_sum(product, results, exact_run)
     witness = replace(
-        base.witness, x=product.embed_input(xs), x_prime=product.embed_input(xps), y=product.embed_output(ys)
+        combined.base.witness,
+        x=product.embed_input(combined.xs),
+        x_prime=product.embed_input(combined.xps),
+        y=product.embed_output(combined.ys),
     )
     size = sum(r.plan.size or 0 for r in results if r.plan is not None)
     domain, shape = product.program.inputs, product.trace.shape
     seconds = time.perf_counter() - start
     plan = product.report([r.plan for r in results], size, relation.count_pairs(domain) * shape.size, seconds)
+    factors_x, factors_xp = combined.factors_x, combined.factors_xp
     logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
     return replace(
-        base,
-        epsilon=epsilon,
-        ratio=ratio,
+        combined.base,
+        epsilon=combined.epsilon,
+        ratio=combined.ratio,
         witness=witness,
         p_x=_product_probability(factors_x, exact_run),
         p_x_prime=_product_probability(factors_xp, exact_run),
@@ -222,59 +312,81 @@ def _product_privacy(product: Product, relation: Relation, exact: Any, force: bo
     )
 
 
-def _piecewise_product(product: Product, results: list, relation: Relation, exact: Any, start: float):
-    """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
-    parameter is a constant; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's witness is its part's
-    triple with every other part at an output of positive probability at its lowest input: the likeliest inside
-    the piece, and where that one's probability vanishes at a point of the piece, a single-point piece there
-    with an output of positive probability at that point."""
-    from ..base.envelope import Piece, by_start, max_of_piecewise, point_piece, with_points
+def _part_pieces(results: list[Any], parameter: Any) -> list[list[Any]]:
+    """Each part's ratio as pieces over the parameter's interval, each piece's witness ``(part, triple)``: a
+    part without the parameter is one constant piece (its exact ratio, or ``1/0`` for an infinite one)."""
+    from ..base.envelope import Piece
     from ..base.errors import WmcdpError
     from ..base.polys import Poly, fmpq
-    from ..base.roots import between, compare, real_roots
 
-    symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
-    p = symbolic.parameter
     parts = []
     for c, r in enumerate(results):
-        if getattr(r, "pieces", None) is None:  # no parameter in this part: its ratio on the whole interval
-            if r.ratio != math.inf and not isinstance(r.ratio, Fraction):
-                raise WmcdpError("a bound as a function of a parameter needs exact weights: give floats as fractions")
-            constant = (Poly([1]), Poly([])) if r.ratio == math.inf else (Poly([fmpq(r.ratio)]), Poly([1]))
-            parts.append([Piece(p.lo, p.hi, *constant, (c, r.witness))])
-        else:
+        if getattr(r, "pieces", None) is not None:
             parts.append([Piece(q.start, q.end, q.num, q.den, (c, q.witness)) for q in r.pieces])
-    outputs = [_part_outputs(compiled, exact) for compiled in product.compiled]
+            continue
+        if r.ratio != math.inf and not isinstance(r.ratio, Fraction):
+            raise WmcdpError("a bound as a function of a parameter needs exact weights: give floats as fractions")
+        constant = (Poly([1]), Poly([])) if r.ratio == math.inf else (Poly([fmpq(r.ratio)]), Poly([1]))
+        parts.append([Piece(parameter.lo, parameter.hi, *constant, (c, r.witness))])
+    return parts
 
-    def embed(part_witness: Any, ys: dict[int, Any]) -> Any:
-        c, w = part_witness
-        index = product.members[c][0]
-        ys = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
-        return replace(
-            w,
-            x=product.embed_input({index: w.x}),
-            x_prime=product.embed_input({index: w.x_prime}),
-            y=product.embed_output(ys),
-        )
+
+def _embed_piece_witness(product: Product, part_witness: tuple[int, Any], ys: dict[int, Any]) -> Any:
+    """A part's witness triple as one of the program: part ``c``'s first member at the triple, every member of
+    class ``j`` at output ``ys[j]``, the other entries at the domain's lowest value."""
+    c, w = part_witness
+    index = product.members[c][0]
+    outputs = {**{m: ys[j] for j, members in enumerate(product.members) for m in members}, index: w.y}
+    return replace(
+        w,
+        x=product.embed_input({index: w.x}),
+        x_prime=product.embed_input({index: w.x_prime}),
+        y=product.embed_output(outputs),
+    )
+
+
+def _witnessed_pieces(product: Product, maximum: list[Any], outputs: list[list[tuple[Any, Any]]]) -> list[Any]:
+    """The pieces of the pointwise maximum with witnesses of the whole program (:func:`_piecewise_product`):
+    every other class at its likeliest output inside the piece, plus a single-point piece at each point of the
+    piece where a chosen output's probability vanishes (every class's output chosen at that point)."""
+    from ..base.envelope import Piece, by_start, point_piece, with_points
+    from ..base.roots import between, compare, real_roots
 
     pieces, points = [], []
-    for q in max_of_piecewise(parts, p.lo, p.hi):
+    for q in maximum:
         inside = q.start if compare(q.start, q.end) == 0 else between(q.start, q.end)
         ys = {j: _output_at(row, inside)[0] for j, row in enumerate(outputs)}
-        pieces.append(Piece(q.start, q.end, q.num, q.den, embed(q.witness, ys)))
+        pieces.append(Piece(q.start, q.end, q.num, q.den, _embed_piece_witness(product, q.witness, ys)))
         if compare(q.start, q.end) == 0:
             continue
         chosen = [_output_at(row, inside)[1] for row in outputs]
         for z, _ in (root for num in chosen if num.degree() > 0 for root in real_roots(num, q.start, q.end)):
             at_z = {j: _output_at(row, z)[0] for j, row in enumerate(outputs)}  # every part's output chosen at z
-            points.append(point_piece(z, q.num, q.den, embed(q.witness, at_z)))
+            points.append(point_piece(z, q.num, q.den, _embed_piece_witness(product, q.witness, at_z)))
     points.sort(key=by_start)
+    return with_points(pieces, points)
+
+
+def _piecewise_product(product: Product, results: list[Any], relation: Relation, exact: Any, start: float) -> Any:
+    """A product's ε as a function (rule "max"): the pointwise maximum of the parts' ε (a part without the
+    parameter is a constant, :func:`_part_pieces`; :func:`~wmcdp.base.envelope.max_of_piecewise`). A piece's
+    witness is its part's triple with every other part at an output of positive probability at its lowest input:
+    the likeliest inside the piece, and where that one's probability vanishes at a point of the piece, a
+    single-point piece there with an output of positive probability at that point (:func:`_witnessed_pieces`)."""
+    from ..base.envelope import max_of_piecewise
+
+    symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
+    p = symbolic.parameter
+    parts = _part_pieces(results, p)
+    outputs = [_part_outputs(compiled, exact) for compiled in product.compiled]
+    maximum = max_of_piecewise(parts, p.lo, p.hi)
+    pieces = _witnessed_pieces(product, maximum, outputs)
     seconds = time.perf_counter() - start
     domain, shape = product.program.inputs, product.trace.shape
     plan = product.report([r.plan for r in results], None, relation.count_pairs(domain) * shape.size, seconds)
     return replace(
         symbolic,
-        pieces=tuple(with_points(pieces, points)),
+        pieces=tuple(pieces),
         degree=max(getattr(r, "degree", 0) for r in results),
         diagram_size=sum(r.diagram_size for r in results),
         seconds=seconds,
@@ -306,7 +418,7 @@ def _output_at(row: list[tuple[Any, Any]], z: Any) -> tuple[Any, Any]:
 
 def _log_of(r: Any, which: str) -> float:
     """``ln P(y | x)`` (``which="x"``) or ``ln P(y | x')`` of a float-mode result (its log when it keeps one)."""
-    log = r.log_p_x if which == "x" else r.log_p_x_prime
+    log: float | None = r.log_p_x if which == "x" else r.log_p_x_prime
     if log is not None:
         return log
     p = r.p_x if which == "x" else r.p_x_prime
@@ -325,7 +437,7 @@ def planned_accuracy(
     exact: Any,
     force: bool,
     run: Callable[..., Any],
-):
+) -> Any:
     """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries; ``run`` is
     :func:`wmcdp.synthesize_accuracy`, called with ``A`` ``"exhaustive"`` or a proved
     :class:`~wmcdp.plan.symmetry.AccuracyPlan`."""
@@ -385,6 +497,97 @@ def planned_accuracy(
 # -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
 
 
+def _symmetry_pairs(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    budget: Any,
+    estimate: Any,
+    considered: list[tuple[Any, ...]],
+    exhaustive_size: Any,
+) -> tuple[Any, PlanReport] | None:
+    """The pair source over orbits of the proved symmetry and its plan, when the symmetry pays (its estimated
+    work below the exhaustive estimate, or no exhaustive estimate at all); None otherwise. Adds the symmetry's
+    estimate to ``considered``; refuses (over the orbit limits, without ``force``) when nothing else is left."""
+    from .pairs import auto_pairs
+    from .symmetry.group import OutputAction, PairOrbits, PairTypes
+    from .symmetry.runs import proved_symmetry, relation_claim
+
+    detection = time.perf_counter()
+    sym, prover = proved_symmetry(whole, budget)
+    blocks = sym.covering()
+    flips = {b.entries[0] for b in sym.blocks if b.flips}
+    pairs = PairOrbits(
+        whole.domain.n,
+        blocks,
+        PairTypes.of(relation.name, len(whole.domain.entry_values)),
+        flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
+    ).count()
+    outputs = OutputAction(whole.shape, whole.domain.n).count_orbits(sym)
+    if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
+        refuse_default(
+            f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
+            f"{size_text(pairs)} pairs with up to {size_text(outputs)} output orbits each "
+            f"(limit {ORBIT_MAX_PAIRS} in all)",
+            sym.describe(),
+        )
+    orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
+    considered.append(("symmetry", orbit, sym.describe()))
+    if estimate is not None and orbit >= estimate:
+        return None
+    source = auto_pairs(whole, relation, exact, symmetry=sym)
+    claims = (
+        (f"the program is invariant under {sym.describe()}", prover.how()),
+        relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
+    )
+    seconds = time.perf_counter() - detection
+    plan = PlanReport(
+        "symmetry", source.symmetry, pairs, exhaustive_size, orbit, seconds, considered=tuple(considered), claims=claims
+    )
+    return source, plan
+
+
+def _exhaustive_pairs(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    sought: bool,
+    estimate: Any,
+    considered: list[tuple[Any, ...]],
+    exhaustive_size: Any,
+    detection: float,
+) -> tuple[Any, PlanReport]:
+    """Every neighbouring pair (after the size and relation checks) and its plan; ``sought``: a symmetry was
+    sought and did not pay (``detection`` is when the search began)."""
+    from ..lang.relations import check_relation
+    from ..lang.sets import check_exhaustive
+    from .pairs import ExhaustivePairs, check_some_pair
+
+    check_exhaustive(whole.domain, whole.shape.size, relation, force)
+    check_relation(relation, whole.domain)
+    check_some_pair(relation, whole.domain)
+    counter = Counter(whole, number_system(whole, exact))
+    why = (
+        "no symmetry that pays"
+        if sought
+        else "no structure sought (exhaustive sets are quick)"
+        if relation.builtin
+        else f"no structure sought (user relation {relation.name})"
+    )
+    plan = PlanReport(
+        "exhaustive",
+        why,
+        exhaustive_size,
+        exhaustive_size,
+        estimate,
+        time.perf_counter() - detection if sought else 0.0,
+        considered=tuple(considered),
+    )
+    return ExhaustivePairs(counter, relation), plan
+
+
 def planned_pairs(
     prog: Program | Compiled,
     neighbours: Any,
@@ -398,14 +601,9 @@ def planned_pairs(
     """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan (its rule one
     of ``rules``), where each class's result is ``run(representative, rule)`` (the notion through the planner
     again, or what the notion needs of a part under that rule), or
-    ``(source, report)``: the pair source the notion runs on, and its plan. A program with a symbolic parameter
+    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`_symmetry_pairs` when a
+    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
-    from ..lang.relations import check_relation
-    from ..lang.sets import check_exhaustive
-    from .pairs import ExhaustivePairs, auto_pairs, check_some_pair
-    from .symmetry.group import OutputAction, PairOrbits, PairTypes
-    from .symmetry.runs import proved_symmetry, relation_claim
-
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     if _symbolic(trace):
@@ -421,69 +619,14 @@ def planned_pairs(
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     budget, estimate = detection_budget(whole, relation, pairs=True)
-    considered = [("exhaustive", estimate, "")]
+    considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
     detection = time.perf_counter()
     if budget is not None:
-        sym, prover = proved_symmetry(whole, budget)
-        act = OutputAction(whole.shape, whole.domain.n)
-        blocks = sym.covering()
-        flips = {b.entries[0] for b in sym.blocks if b.flips}
-        pairs = (
-            PairOrbits(
-                whole.domain.n,
-                blocks,
-                PairTypes.of(relation.name, len(whole.domain.entry_values)),
-                flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
-            )
-        ).count()
-        outputs = act.count_orbits(sym)
-        if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
-            refuse_default(
-                f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",
-                f"{size_text(pairs)} pairs with up to {size_text(outputs)} output orbits each "
-                f"(limit {ORBIT_MAX_PAIRS} in all)",
-                sym.describe(),
-            )
-        orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
-        considered.append(("symmetry", orbit, sym.describe()))
-        if estimate is None or orbit < estimate:
-            source = auto_pairs(whole, relation, exact, symmetry=sym)
-            claims = (
-                (f"the program is invariant under {sym.describe()}", prover.how()),
-                relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
-            )
-            plan = PlanReport(
-                "symmetry",
-                source.symmetry,
-                pairs,
-                exhaustive_size,
-                orbit,
-                time.perf_counter() - detection,
-                considered=tuple(considered),
-                claims=claims,
-            )
-            return source, plan
-    check_exhaustive(whole.domain, whole.shape.size, relation, force)
-    check_relation(relation, whole.domain)
-    check_some_pair(relation, whole.domain)
-    counter = Counter(whole, number_system(whole, exact))
-    why = (
-        "no symmetry that pays"
-        if budget is not None
-        else "no structure sought (exhaustive sets are quick)"
-        if relation.builtin
-        else f"no structure sought (user relation {relation.name})"
-    )
-    plan = PlanReport(
-        "exhaustive",
-        why,
-        exhaustive_size,
-        exhaustive_size,
-        estimate,
-        0.0 if budget is None else time.perf_counter() - detection,
-        considered=tuple(considered),
-    )
-    return ExhaustivePairs(counter, relation), plan
+        chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
+        if chosen is not None:
+            return chosen
+    sought = budget is not None
+    return _exhaustive_pairs(whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection)
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:

@@ -42,6 +42,8 @@ from ..base.errors import WmcdpError
 from ..base.numbers import ln, size_text
 from ..compile import Compiled, compile_trace
 from ..count import wmc
+from ..count.exact import Scaled
+from ..count.floats import Extended, Linear
 from ..count.probabilities import number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
@@ -337,9 +339,9 @@ def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
     float arrays, int64 or Python int numerators over a common denominator, or rationals (and functions of a
     symbolic parameter)."""
     arith = number_system(compiled, exact)
-    if arith is wmc.Linear or arith is wmc.Extended:
+    if arith is Linear or arith is Extended:
         return TRIPLE_SECONDS
-    if isinstance(arith, wmc.Scaled):
+    if isinstance(arith, Scaled):
         return {object: OBJECT_TRIPLE_SECONDS, np.int64: INT_TRIPLE_SECONDS}.get(arith.dtype, TRIPLE_SECONDS)
     return RATIONAL_TRIPLE_SECONDS
 

@@ -30,12 +30,13 @@ import bisect
 import itertools
 import random
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ...base.limits import LimitExceeded, check, memory_cap
+from ...base.partition import Partition
 from ...compile import Compiled
-from ...lang.circuit import NOT, VAR
+from ...lang.circuit import NOT, VAR, Circuit
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 from .probes import Probes
 
@@ -112,45 +113,16 @@ class Prover:
         return out
 
     def _owners(self) -> dict[int, list[int]]:
-        """Per entry, the random bits whose first gate with any input reads that entry alone."""
+        """Per entry, the random bits whose first gate with any input reads that entry alone (computed once)."""
         if self._owned is None:
-            circuit = self.compiled.trace.circuit
             entry_of = {v: e for e, bits in self.bits.items() for v in bits}
-            reads = [0] * len(circuit.gates)
-            randoms = [0] * len(circuit.gates)
-            owned = 0
-            every = sum(1 << v for v in self.weights)
-            out: dict[int, list[int]] = {}
-            for node, gate in enumerate(circuit.gates):
-                if owned == every:  # each random bit has met its first input
-                    break
-                if node % 4096 == 0:
-                    check("symmetry detection")
-                if gate[0] == VAR:
-                    v = gate[1]
-                    if v in entry_of:
-                        reads[node] = 1 << entry_of[v]
-                    elif v in self.weights:
-                        randoms[node] = 1 << v
-                    continue
-                if gate[0] == "const":
-                    continue
-                e = r = 0
-                for arg in gate[1:]:
-                    e |= reads[arg]
-                    r |= randoms[arg]
-                reads[node], randoms[node] = e, r
-                new = r & ~owned
-                if e and new:
-                    owned |= new
-                    if e & (e - 1) == 0:
-                        out.setdefault(e.bit_length() - 1, []).extend(_bits_of(new))
-            self._owned = {e: sorted(vs) for e, vs in out.items()}
+            self._owned = _first_owners(self.compiled.trace.circuit, entry_of, self.weights)
         return self._owned
 
     def _random_maps(self, perm: dict[int, int]) -> Iterator[dict[int, int]]:
         seen: list[dict[int, int]] = []
-        for source in (lambda: self._segments, self._owners):
+        sources: tuple[Callable[[], dict[int, list[int]]], ...] = (lambda: self._segments, self._owners)
+        for source in sources:
             m = _positional(source(), perm)
             if m is not None and m not in seen and all(self.weights[v] == self.weights[w] for v, w in m.items()):
                 seen.append(m)
@@ -260,6 +232,38 @@ class Prover:
         return image
 
     # -- proofs -----------------------------------------------------------------------------
+    def _output_maps(self, perm: dict[int, int], kind: str) -> tuple[dict[int, int] | None, dict[int, int]] | None:
+        """``(relabel, out_renaming)`` of the output action ``kind`` under ``perm``: for the index action the
+        relabelled offsets (:meth:`_relabelling`) and no renamed output variable, else no relabelling and the
+        renamed output variables (:meth:`_output_renaming`); None when the action does not apply."""
+        if kind != INDEX:
+            out_renaming = self._output_renaming(perm, kind)
+            return None if out_renaming is None else (None, out_renaming)
+        relabel = self._relabelling(perm) if self.action.applicable(INDEX) else None
+        return None if relabel is None else (relabel, {})
+
+    def _renamed(self, target: Any, renaming: dict[int, int], relabel: dict[int, int] | None) -> Any:
+        """``target`` under the substitution (one CUDD rename, or a composition that also substitutes the
+        index functions of :meth:`_index_functions`), within the budget (:meth:`_budgeted`; None: abandoned)."""
+        be = self.backend
+        if relabel is None:
+            return self._budgeted(lambda: be.rename(target, renaming), target)
+        mapping = {v: be.var(w) for v, w in renaming.items()}
+        mapping.update(self._index_functions(relabel))
+        return self._budgeted(lambda: be.compose(target, mapping), target)
+
+    def _renamings(self, perm: dict[int, int], out_renaming: dict[int, int]) -> Iterator[dict[int, int]]:
+        """The candidate substitutions of ``perm``: its input bits renamed (bit ``b`` of entry ``e`` to bit ``b``
+        of ``perm[e]``), with each candidate map of random bits (:meth:`_random_maps`) and the output renaming;
+        only those that permute the variables (each counted as an attempt)."""
+        in_map = {v: w for e, f in perm.items() for v, w in zip(self.bits[e], self.bits[f])}
+        for rmap in self._random_maps(perm):
+            check("symmetry detection")
+            self.attempts += 1
+            renaming = {**in_map, **rmap, **out_renaming}
+            if set(renaming) == set(renaming.values()):  # only a permutation of variables proves anything
+                yield renaming
+
     def prove(self, perm: dict[int, int], kind: str, u: Any = None) -> bool:
         """Whether ``perm`` (entry -> entry, moved entries only) with the output action ``kind`` is
         proved a symmetry of ``phi`` (or, kind ``fixed``, of the cofactor ``u`` of :meth:`cofactor`).
@@ -272,27 +276,20 @@ class Prover:
         if any(e not in self.bits for e in perm):
             # entries the program never reads: permuting them alone changes nothing
             return kind in (UNCHANGED, FIXED) and all(e not in self.bits for e in perm)
-        relabel = None
-        if kind == INDEX:
-            relabel = self._relabelling(perm) if self.action.applicable(INDEX) else None
-            if relabel is None:
-                return False
-            out_renaming: dict[int, int] | None = {}
-        else:
-            out_renaming = self._output_renaming(perm, kind)
-            if out_renaming is None:
-                return False
+        maps = self._output_maps(perm, kind)
+        return maps is not None and self._prove_renamings(perm, kind, u, *maps)
+
+    def _prove_renamings(
+        self, perm: dict[int, int], kind: str, u: Any, relabel: dict[int, int] | None, out_renaming: dict[int, int]
+    ) -> bool:
+        """:meth:`prove` for a permutation of read entries whose output action applies: each candidate
+        substitution (:meth:`_renamings`) in turn is proved on the circuit (:meth:`_structural`), refuted by
+        samples (:meth:`_refuted`) or by counts at probe pairs (asked once, a refutation of every candidate),
+        or proved or refuted by diagram equality (module docstring; abandoned past the budget)."""
         target = self.phi if u is None else u
-        be = self.backend
-        in_map = {v: w for e, f in perm.items() for v, w in zip(self.bits[e], self.bits[f])}
         counted: bool | None = None  # whether counts at the probe pairs refute the candidate (asked once)
-        for rmap in self._random_maps(perm):
-            check("symmetry detection")
-            self.attempts += 1
-            renaming = {**in_map, **rmap, **out_renaming}  # type: ignore[dict-item]
-            if set(renaming) != set(renaming.values()):  # only a permutation of variables proves anything
-                continue
-            if u is None and relabel is None and self._structural(renaming, out_renaming):  # type: ignore[arg-type]
+        for renaming in self._renamings(perm, out_renaming):
+            if u is None and relabel is None and self._structural(renaming, out_renaming):
                 self.proofs += 1
                 self.structural += 1
                 return True
@@ -302,12 +299,7 @@ class Prover:
                 counted = u is None and self.probes.refutes(min(perm), self._image(perm, kind, relabel))
             if counted:
                 return False
-            if relabel is None:
-                image = self._budgeted(lambda r=renaming: be.rename(target, r), target)
-            else:
-                mapping = {v: be.var(w) for v, w in renaming.items()}
-                mapping.update(self._index_functions(relabel))
-                image = self._budgeted(lambda m=mapping: be.compose(target, m), target)
+            image = self._renamed(target, renaming, relabel)
             if image is None:
                 return False
             if image == target:
@@ -361,45 +353,48 @@ class Prover:
         ``o_j(rho x, rho theta) = o_sigma(j)(x, theta)`` for every assignment, which is the symmetry.
         Only existing gates are looked up (nothing is added); a miss proves nothing."""
         trace = self.compiled.trace
-        circuit = trace.circuit
-        gates, index, var_node = circuit.gates, circuit._index, circuit.var_node
         out_vars = self.compiled.output_vars
         position = {v: j for j, v in enumerate(out_vars)}
         image: dict[int, int] = {0: 0, 1: 1}
         for j, root in enumerate(trace.output_roots):
             want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
-            stack = [root]
-            while stack:
-                node = stack[-1]
-                if node in image:
-                    stack.pop()
-                    continue
-                gate = gates[node]
-                if gate[0] == VAR:
-                    w = renaming.get(gate[1], gate[1])
-                    if w >= len(var_node):
-                        return False
-                    image[node] = var_node[w]
-                    stack.pop()
-                    continue
-                pending = [c for c in gate[1:] if c not in image]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                stack.pop()
-                kids = [image[c] for c in gate[1:]]
-                if gate[0] == NOT:
-                    a = kids[0]
-                    found = 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
-                else:
-                    found = index.get((gate[0], min(kids), max(kids)))
-                if found is None:
-                    return False
-                image[node] = found
+            if not self._map_cone(root, renaming, image):
+                return False
             if image[root] != want:
                 self._charge(len(image))
                 return False
         self._charge(len(image))
+        return True
+
+    def _map_cone(self, root: int, renaming: dict[int, int], image: dict[int, int]) -> bool:
+        """Extend ``image`` (gate -> the existing gate of its renamed formula) over the cone of ``root``, children
+        first; False when some image does not exist (a variable renamed past the circuit's, or a gate never
+        built, :func:`_existing_gate`)."""
+        circuit = self.compiled.trace.circuit
+        gates, var_node = circuit.gates, circuit.var_node
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if node in image:
+                stack.pop()
+                continue
+            gate = gates[node]
+            if gate[0] == VAR:
+                w = renaming.get(gate[1], gate[1])
+                if w >= len(var_node):
+                    return False
+                image[node] = var_node[w]
+                stack.pop()
+                continue
+            pending = [c for c in gate[1:] if c not in image]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            found = _existing_gate(circuit, gate[0], [image[c] for c in gate[1:]])
+            if found is None:
+                return False
+            image[node] = found
         return True
 
     def how(self) -> str:
@@ -466,67 +461,131 @@ class Prover:
         return None
 
     # -- groups -----------------------------------------------------------------------------
+    def _prove_whole(self, entries: list[int], kinds: Sequence[str], u: Any) -> str | None:
+        """An output action under which every permutation of ``entries`` is proved: a transposition and a
+        cycle, which generate the symmetric group of ``entries``; None when no action in ``kinds`` proves both."""
+        for kind in sorted(kinds, key=lambda k: k != self._last_kind):
+            first = {entries[0]: entries[1], entries[1]: entries[0]}
+            cycle = {e: entries[(k + 1) % len(entries)] for k, e in enumerate(entries)}
+            if self.prove(first, kind, u) and (len(entries) == 2 or self.prove(cycle, kind, u)):
+                self._last_kind = kind
+                return kind
+        return None
+
+    def _join(self, joined: _Joined, a: int, b: int, kinds: Sequence[str], u: Any) -> None:
+        """Join the blocks of ``a`` and ``b`` when the transposition ``(a b)`` is proved under their blocks'
+        action (any of ``kinds`` when neither block has one yet; blocks of two different actions stay apart)."""
+        ra, rb = joined.partition.find(a), joined.partition.find(b)
+        if ra == rb:
+            return
+        known: set[str] = {k for k in (joined.kind_of[ra], joined.kind_of[rb]) if k is not None}
+        if len(known) > 1:
+            return
+        kind = self._prove_any({a: b, b: a}, list(known) or kinds, u)
+        if kind is not None:
+            joined.union(a, b, kind)
+
     def blocks(
         self, entries: Sequence[int], kinds: Sequence[str], start: Sequence[Sequence[int]] = (), u: Any = None
     ) -> list[Block]:
         """Blocks of ``entries`` joined by proved generators, starting from the known blocks ``start``
         (whose action must be ``kinds[0]``).
 
-        First the whole of ``entries`` is tried at once (a transposition and a cycle generate
-        its symmetric group); else adjacent entries, then the blocks pairwise, by transpositions.
+        First the whole of ``entries`` is tried at once (:meth:`_prove_whole`); else adjacent entries, then the
+        blocks pairwise (at most :data:`MAX_ATTEMPTS` proof attempts, within the budget), by transpositions.
         """
         entries = sorted(entries)
         if len(entries) < 2:
             return []
-        parent = {e: e for e in entries}
-        kind_of: dict[int, str | None] = {e: None for e in entries}
-
-        def find(e: int) -> int:
-            while parent[e] != e:
-                parent[e] = parent[parent[e]]
-                e = parent[e]
-            return e
-
-        def union(a: int, b: int, kind: str) -> None:
-            ra, rb = find(a), find(b)
-            parent[max(ra, rb)] = min(ra, rb)
-            kind_of[min(ra, rb)] = kind
-
-        for block in start:
-            block = [e for e in block if e in parent]
-            for e in block[1:]:
-                union(block[0], e, kinds[0])
-        if len({find(e) for e in entries}) > 1:
-            for kind in sorted(kinds, key=lambda k: k != self._last_kind):
-                first = {entries[0]: entries[1], entries[1]: entries[0]}
-                cycle = {e: entries[(k + 1) % len(entries)] for k, e in enumerate(entries)}
-                if self.prove(first, kind, u) and (len(entries) == 2 or self.prove(cycle, kind, u)):
-                    self._last_kind = kind
-                    return [Block(tuple(entries), kind)]
-
-        def join(a: int, b: int) -> None:
-            ra, rb = find(a), find(b)
-            if ra == rb:
-                return
-            known: set[str] = {k for k in (kind_of[ra], kind_of[rb]) if k is not None}
-            if len(known) > 1:
-                return
-            kind = self._prove_any({a: b, b: a}, list(known) or kinds, u)
-            if kind is not None:
-                union(a, b, kind)
-
+        joined = _Joined(entries, start, kinds[0])
+        if len(joined.roots()) > 1:
+            whole = self._prove_whole(entries, kinds, u)
+            if whole is not None:
+                return [Block(tuple(entries), whole)]
         for a, b in zip(entries, entries[1:]):
-            join(a, b)
+            self._join(joined, a, b, kinds, u)
         spent = self.attempts
-        roots = sorted({find(e) for e in entries})
-        for a, b in itertools.combinations(roots, 2):
+        for a, b in itertools.combinations(joined.roots(), 2):
             if self.attempts - spent > MAX_ATTEMPTS or self.over_budget():
                 break
-            join(a, b)
+            self._join(joined, a, b, kinds, u)
+        return joined.blocks()
+
+
+class _Joined:
+    """Entries joined into blocks: a :class:`~wmcdp.base.partition.Partition` of the entries and, per block
+    (its smallest entry), the output action of the generators that joined it (None: a single entry)."""
+
+    def __init__(self, entries: list[int], start: Sequence[Sequence[int]], kind: str) -> None:
+        self.entries = entries
+        self.partition = Partition(entries[-1] + 1)
+        self.kind_of: dict[int, str | None] = {e: None for e in entries}
+        for block in start:
+            members = [e for e in block if e in self.kind_of]
+            for e in members[1:]:
+                self.union(members[0], e, kind)
+
+    def union(self, a: int, b: int, kind: str) -> None:
+        """Join the blocks of ``a`` and ``b``, joined by generators of action ``kind``."""
+        self.kind_of[self.partition.union(a, b)] = kind
+
+    def roots(self) -> list[int]:
+        """The blocks' smallest entries, in order."""
+        return sorted({self.partition.find(e) for e in self.entries})
+
+    def blocks(self) -> list[Block]:
+        """The blocks of more than one entry (action ``fixed`` when none was recorded)."""
         groups: dict[int, list[int]] = {}
-        for e in entries:
-            groups.setdefault(find(e), []).append(e)
-        return [Block(tuple(g), kind_of[r] or FIXED) for r, g in sorted(groups.items()) if len(g) > 1]
+        for e in self.entries:
+            groups.setdefault(self.partition.find(e), []).append(e)
+        return [Block(tuple(g), self.kind_of[r] or FIXED) for r, g in sorted(groups.items()) if len(g) > 1]
+
+
+def _first_owners(circuit: Circuit, entry_of: dict[int, int], weights: Any) -> dict[int, list[int]]:
+    """Per entry, the random bits whose first gate with any input reads that entry alone: one pass over the
+    gates (children before parents) carrying the entries and the random bits each gate reads as bit masks,
+    until every random bit has met its first input."""
+    reads = [0] * len(circuit.gates)
+    randoms = [0] * len(circuit.gates)
+    owned = 0
+    every = sum(1 << v for v in weights)
+    out: dict[int, list[int]] = {}
+    for node, gate in enumerate(circuit.gates):
+        if owned == every:  # each random bit has met its first input
+            break
+        if node % 4096 == 0:
+            check("symmetry detection")
+        if gate[0] == VAR:
+            v = gate[1]
+            if v in entry_of:
+                reads[node] = 1 << entry_of[v]
+            elif v in weights:
+                randoms[node] = 1 << v
+            continue
+        if gate[0] == "const":
+            continue
+        e = r = 0
+        for arg in gate[1:]:
+            e |= reads[arg]
+            r |= randoms[arg]
+        reads[node], randoms[node] = e, r
+        new = r & ~owned
+        if e and new:
+            owned |= new
+            if e & (e - 1) == 0:
+                out.setdefault(e.bit_length() - 1, []).extend(_bits_of(new))
+    return {e: sorted(vs) for e, vs in out.items()}
+
+
+def _existing_gate(circuit: Circuit, kind: str, kids: list[int]) -> int | None:
+    """The gate ``kind(kids)`` when the hash-consed circuit already has it (None otherwise): NOT of a constant
+    is the other constant and NOT of a NOT its argument, as the circuit builds them; a binary gate is looked
+    up with its children in order."""
+    gates, index = circuit.gates, circuit._index
+    if kind == NOT:
+        a = kids[0]
+        return 1 - a if a <= 1 else gates[a][1] if gates[a][0] == NOT else index.get((NOT, a))
+    return index.get((kind, min(kids), max(kids)))
 
 
 def _positional(source: dict[int, list[int]], perm: dict[int, int]) -> dict[int, int] | None:

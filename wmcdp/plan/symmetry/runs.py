@@ -321,70 +321,11 @@ def privacy_plan(
     relation = _relation_name(compiled, neighbours)
     prover, note = prover_for(compiled, budget)
     sym = _detected(prover, note)
-    act = prover.action
-    reps_count = act.count_orbits(sym)
-    support, psi = _support(prover)
-    listed_support = support <= SUPPORT_LIMIT and support < reps_count
-    if listed_support:
-        listed = _listed_outputs(prover, psi, sym)
-        reps_count = len(listed)
-        output_reps: Callable[[], Iterator[np.ndarray]] = lambda: iter([listed])  # noqa: E731
-    else:
-        output_reps = lambda: act.orbits(sym)  # noqa: E731
+    reps_count, output_reps, listed_support = _output_representatives(prover, sym)
     k = len(compiled.domain.entry_values)
     types = PairTypes.of(relation, k)
-    outputs = None
-    per_output = f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
-    if reps_count <= PER_OUTPUT_LIMIT and reps_count * _candidates(sym.n) > PER_OUTPUT_CHECKS:
-        per_output = (
-            f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
-            "each uses the symmetries that fix it"
-        )
-    elif reps_count <= PER_OUTPUT_LIMIT and limit is not None and _fewest_triples(prover, output_reps, types) > limit:
-        per_output = (
-            f"none: even one block per output of the entries it reads leaves over {limit} triples; "
-            "each uses the symmetries that fix it"
-        )
-    elif reps_count <= PER_OUTPUT_LIMIT and not prover.over_budget():
-        outputs = []
-        for chunk in output_reps():
-            for offsets in chunk:
-                if prover.over_budget():
-                    break
-                found = refine(prover, offsets, act.stabilizer(sym, offsets))
-                if found is not None:
-                    blocks, irrelevant = found
-                    outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
-    if outputs is not None and prover.over_budget():
-        outputs = None  # type: ignore[assignment]
-        per_output = "abandoned past the detection budget; each output uses the symmetries that fix it"
-    if outputs is not None:
-        largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
-        unread = max((len(o.fixed) for _, o in outputs), default=0)
-        unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
-        per_output = (
-            f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits "
-            f"(blocks up to S_{largest}{unread_text})"
-        )
-    claims = []
-    if sym.blocks:
-        claims.append((f"the program is invariant under {sym.describe()}", prover.how()))
-    claims.append(relation_claim(relation, k, any(b.flips for b in sym.blocks)))
-    if listed_support:
-        claims.append(
-            (
-                f"outputs outside the {reps_count} listed orbits have probability 0 for every input",
-                "the support of phi over the output bits (existential quantification of the diagram)",
-            )
-        )
-    if outputs is not None:
-        claims.append(
-            (
-                f"P(y | .) keeps its per-output blocks and ignores its unread entries ({len(outputs)} output orbits)",
-                "proved on each phi | y as the program's generators are (circuit renaming or diagram equality); "
-                "unread entries: none of their bits is in the support of phi | y",
-            )
-        )
+    outputs, per_output = _per_output_groups(prover, sym, reps_count, output_reps, types, limit)
+    claims = _privacy_claims(prover, sym, relation, k, reps_count if listed_support else None, outputs)
     return PrivacyPlan(
         compiled,
         sym,
@@ -396,9 +337,101 @@ def privacy_plan(
         time.perf_counter() - start,
         prover.proofs,
         prover.attempts,
-        tuple(claims) if sym.blocks or outputs is not None else (),
+        claims,
         listed_support,
     )
+
+
+#: the output orbits' representatives, in chunks of offsets
+OutputReps = Callable[[], Iterator[np.ndarray]]
+
+
+def _output_representatives(prover: Prover, sym: Symmetry) -> tuple[int, OutputReps, bool]:
+    """How many output orbits there are, their representatives, and whether these are the listed support: when
+    the outputs of nonzero probability are at most :data:`SUPPORT_LIMIT` and fewer than the orbits, only their
+    orbits are listed (:func:`_listed_outputs`); otherwise every orbit of the output action."""
+    act = prover.action
+    reps_count = act.count_orbits(sym)
+    support, psi = _support(prover)
+    if support <= SUPPORT_LIMIT and support < reps_count:
+        listed = _listed_outputs(prover, psi, sym)
+        return len(listed), lambda: iter([listed]), True
+    return reps_count, lambda: act.orbits(sym), False
+
+
+def _per_output_groups(
+    prover: Prover, sym: Symmetry, reps_count: int, output_reps: OutputReps, types: PairTypes, limit: int | None
+) -> tuple[list[tuple[np.ndarray, PairOrbits]] | None, str]:
+    """The groups of ``P(y | .)`` proved for each output orbit (:func:`~.proof.refine`) and the plan's line about
+    them; None when they are not sought (too many orbits or transpositions to try, or even the largest groups
+    leave more than ``limit`` triples) or abandoned past the detection budget."""
+    if reps_count > PER_OUTPUT_LIMIT:
+        return None, f"none: {reps_count} output orbits (over {PER_OUTPUT_LIMIT}); each uses the symmetries that fix it"
+    if reps_count * _candidates(sym.n) > PER_OUTPUT_CHECKS:
+        return None, (
+            f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
+            "each uses the symmetries that fix it"
+        )
+    if limit is not None and _fewest_triples(prover, output_reps, types) > limit:
+        return None, (
+            f"none: even one block per output of the entries it reads leaves over {limit} triples; "
+            "each uses the symmetries that fix it"
+        )
+    abandoned = "abandoned past the detection budget; each output uses the symmetries that fix it"
+    if prover.over_budget():
+        return None, abandoned
+    outputs = []
+    for chunk in output_reps():
+        for offsets in chunk:
+            if prover.over_budget():
+                return None, abandoned
+            found = refine(prover, offsets, prover.action.stabilizer(sym, offsets))
+            if found is not None:
+                blocks, irrelevant = found
+                outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
+    if prover.over_budget():
+        return None, abandoned
+    largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
+    unread = max((len(o.fixed) for _, o in outputs), default=0)
+    unread_text = f", up to {unread} entries unread by P(y | .)" if unread else ""
+    return outputs, (
+        f"groups of P(y | .) proved on phi | y for {len(outputs)} output orbits (blocks up to S_{largest}{unread_text})"
+    )
+
+
+def _privacy_claims(
+    prover: Prover,
+    sym: Symmetry,
+    relation: str,
+    k: int,
+    listed: int | None,
+    outputs: list[tuple[np.ndarray, PairOrbits]] | None,
+) -> tuple[tuple[str, str], ...]:
+    """The claims a pure-ε plan relies on, each with how it was proved: the program's invariance, the relation's
+    over entries of ``k`` values, the listed support (``listed`` orbits) and the per-output groups; none when the
+    plan uses no symmetry."""
+    if not sym.blocks and outputs is None:
+        return ()
+    claims = []
+    if sym.blocks:
+        claims.append((f"the program is invariant under {sym.describe()}", prover.how()))
+    claims.append(relation_claim(relation, k, any(b.flips for b in sym.blocks)))
+    if listed is not None:
+        claims.append(
+            (
+                f"outputs outside the {listed} listed orbits have probability 0 for every input",
+                "the support of phi over the output bits (existential quantification of the diagram)",
+            )
+        )
+    if outputs is not None:
+        claims.append(
+            (
+                f"P(y | .) keeps its per-output blocks and ignores its unread entries ({len(outputs)} output orbits)",
+                "proved on each phi | y as the program's generators are (circuit renaming or diagram equality); "
+                "unread entries: none of their bits is in the support of phi | y",
+            )
+        )
+    return tuple(claims)
 
 
 def _fewest_triples(prover: Prover, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes) -> int:
@@ -666,41 +699,54 @@ class PairDistribution:
 
 def _output_orbits(act: OutputAction, sym: Symmetry, x: np.ndarray, xp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One output per orbit of the stabilizer of ``(x, x')`` in ``sym``, with the orbits' sizes."""
+    classes = _stabilizer_classes(sym, x, xp)
+    dtype = object if act.n > 60 else np.int64
+    if any(kind == TUPLE for kind, _ in classes):
+        return _tuple_orbits(act, [c for kind, c in classes if kind == TUPLE], dtype)
+    return _index_orbits(act, [c for kind, c in classes if kind == INDEX], dtype)
+
+
+def _stabilizer_classes(sym: Symmetry, x: np.ndarray, xp: np.ndarray) -> list[tuple[str, list[int]]]:
+    """The stabilizer of ``(x, x')`` in ``sym``: each block cut into classes of entries where the pair has the
+    same values ``(x_e, x'_e)``, with the block's kind; the stabilizer permutes each class in full."""
     classes: list[tuple[str, list[int]]] = []
     for block in sym.blocks:
         by_type: dict[tuple[int, int], list[int]] = {}
         for e in block.entries:
             by_type.setdefault((int(x[e]), int(xp[e])), []).append(e)
         classes.extend((block.kind, c) for c in by_type.values())
-    big = act.n > 60
-    dtype = object if big else np.int64
-    if any(kind == TUPLE for kind, _ in classes):
-        units = [c for kind, c in classes if kind == TUPLE]
-        covered = {e for c in units for e in c}
-        units += [[e] for e in range(act.n) if e not in covered]
-        units.sort(key=min)
-        parts, weights = [], []
-        for unit in units:
-            rows = multisets(len(unit), act.part_size(unit[0]))
-            parts.append(rows)
-            weights.append(np.array([_multinomial(row) for row in rows], dtype=dtype))
-        codes_list, mult_list = [], []
-        columns = [e for u in units for e in u]
-        index_parts = [np.arange(len(p))[:, None] for p in parts]
-        for idx in product_rows(index_parts, 1 << 16):
-            codes = np.zeros((len(idx), act.n), dtype=np.int64)
-            codes[:, columns] = np.concatenate([p[idx[:, j]] for j, p in enumerate(parts)], axis=1)
-            mult = np.ones(len(idx), dtype=dtype)
-            for j, w in enumerate(weights):
-                mult = mult * w[idx[:, j]]
-            codes_list.append(act.from_part_codes(codes))
-            mult_list.append(mult)
-        return np.concatenate(codes_list), np.concatenate(mult_list)
+    return classes
+
+
+def _tuple_orbits(act: OutputAction, classes: list[list[int]], dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Output orbits when the classes permute output entries (``TUPLE``): per class, the multisets of its
+    entries' values, each of multinomial size; entries in no class are fixed (a unit of one); the orbits are the
+    products of these, listed in chunks of 2^16."""
+    covered = {e for c in classes for e in c}
+    units = sorted(classes + [[e] for e in range(act.n) if e not in covered], key=min)
+    parts = [multisets(len(unit), act.part_size(unit[0])) for unit in units]
+    weights = [np.array([_multinomial(row) for row in rows], dtype=dtype) for rows in parts]
+    columns = [e for u in units for e in u]
+    codes_list, mult_list = [], []
+    for idx in product_rows([np.arange(len(p))[:, None] for p in parts], 1 << 16):
+        codes = np.zeros((len(idx), act.n), dtype=np.int64)
+        codes[:, columns] = np.concatenate([p[idx[:, j]] for j, p in enumerate(parts)], axis=1)
+        mult = np.ones(len(idx), dtype=dtype)
+        for j, w in enumerate(weights):
+            mult = mult * w[idx[:, j]]
+        codes_list.append(act.from_part_codes(codes))
+        mult_list.append(mult)
+    return np.concatenate(codes_list), np.concatenate(mult_list)
+
+
+def _index_orbits(act: OutputAction, classes: list[list[int]], dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Output orbits when the classes permute which entry an index output names (``INDEX``): the outputs naming
+    entries of one class form one orbit of the class's size, kept as its first entry's output."""
     total = math.prod(act.sizes)
     offsets = act.offsets_of(np.arange(total, dtype=np.int64))
     mult = np.ones(total, dtype=dtype)
-    for kind, c in classes:
-        if kind == INDEX and len(c) > 1:
+    for c in classes:
+        if len(c) > 1:
             labels = [act.index_offset(e) for e in c]
             mult[labels[0]] = len(c)
             mult[labels[1:]] = 0  # type: ignore[index]

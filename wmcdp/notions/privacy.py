@@ -205,14 +205,37 @@ def _triples(
     :class:`~wmcdp.plan.symmetry.PrivacyPlan`), the data-centric pairs of ``at``, the exhaustive sets, or
     explicit blocks; sizes, domains and coverage checked."""
     if isinstance(C, (str, PrivacyPlan)):
-        if isinstance(C, str) and C != "auto":
-            raise WmcdpError(f"C must be a privacy set, None (the planner), 'exhaustive' or 'auto', got {C!r}")
-        if I is not None:
-            raise WmcdpError("sets 'auto' build their own inference set; leave I out")
-        if at is not None:
-            raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not orbit sets")
-        return OrbitTriples(privacy_plan(compiled, neighbours) if isinstance(C, str) else C, force)
+        return _orbit_triples(compiled, C, I, neighbours, at, force)
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    C, I = _sets(compiled, C, I, relation, at, force)
+    if isinstance(C, PrivacySet):
+        if len(C.blocks) == 0:
+            raise WmcdpError("the privacy set is empty")
+        for x, xp, _ys in C.blocks:
+            compiled.domain.check(x), compiled.domain.check(xp)
+        if isinstance(I, InferenceSet):
+            check_privacy_coverage(C, I)
+        return BlockTriples(C, I)
+    if isinstance(I, InferenceSet):
+        _check_exhaustive_covered(C, I)
+        return BlockTriples(PrivacySet(tuple(C.blocks)), I)
+    return ExhaustiveTriples(C.relation, exact)
+
+
+def _orbit_triples(compiled: Compiled, C: Any, I: Any, neighbours: Any, at: Any, force: bool) -> OrbitTriples:
+    """The orbit sets of ``C`` (``"auto"``: the program's proved plan), which build their own inference set."""
+    if isinstance(C, str) and C != "auto":
+        raise WmcdpError(f"C must be a privacy set, None (the planner), 'exhaustive' or 'auto', got {C!r}")
+    if I is not None:
+        raise WmcdpError("sets 'auto' build their own inference set; leave I out")
+    if at is not None:
+        raise WmcdpError("at (the data-centric pairs of one database) takes the exhaustive sets, not orbit sets")
+    return OrbitTriples(privacy_plan(compiled, neighbours) if isinstance(C, str) else C, force)
+
+
+def _sets(compiled: Compiled, C: Any, I: Any, relation: Any, at: Any, force: bool) -> tuple[Any, Any]:
+    """The privacy and inference sets: the data-centric ones of ``at``, the exhaustive ones for a None (within
+    the size limits unless ``force``), or the caller's, as :class:`PrivacySet` and :class:`InferenceSet`."""
     if at is not None:
         if C is not None or I is not None:
             raise WmcdpError(
@@ -233,18 +256,7 @@ def _triples(
         I = ExhaustiveInference(compiled.domain, compiled.shape)
     elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
         I = InferenceSet.of(I)
-    if isinstance(C, PrivacySet):
-        if len(C.blocks) == 0:
-            raise WmcdpError("the privacy set is empty")
-        for x, xp, _ys in C.blocks:
-            compiled.domain.check(x), compiled.domain.check(xp)
-        if isinstance(I, InferenceSet):
-            check_privacy_coverage(C, I)
-        return BlockTriples(C, I)
-    if isinstance(I, InferenceSet):
-        _check_exhaustive_covered(C, I)
-        return BlockTriples(PrivacySet(tuple(C.blocks)), I)
-    return ExhaustiveTriples(C.relation, exact)
+    return C, I
 
 
 # -- pure epsilon (Algorithm 2) --------------------------------------------------------------

@@ -531,23 +531,12 @@ def pair_source(
 
     if isinstance(pairs, str) and pairs == "exhaustive":
         pairs = None
-    domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
-    if at is not None:
-        if pairs is not None or I is not None:
-            raise WmcdpError(
-                "at (the data-centric pairs of one database) replaces the exhaustive sets; "
-                "give at or explicit sets, not both"
-            )
-    elif pairs is None and I is not None:
-        raise WmcdpError("an inference set I needs an explicit pair set")
+    _check_arguments(pairs, I, at)
     if isinstance(pairs, str):
-        if pairs != "auto":
-            raise WmcdpError(f"pairs must be a pair set, None (the planner), 'exhaustive' or 'auto', got {pairs!r}")
-        if I is not None or at is not None:
-            raise WmcdpError("pairs 'auto' make their own rows; give no I and no at")
         return auto_pairs(as_compiled(prog, backend, exact), neighbours, exact)
     if pairs is not None:
         pairs = pairs if isinstance(pairs, PairSet) else PairSet.of(pairs)
+        domain = prog.inputs if isinstance(prog, Program) else getattr(prog, "domain", None)
         if domain is not None:
             check_pairs(domain, pairs)
     if isinstance(I, ShuffledInference):
@@ -571,6 +560,23 @@ def pair_source(
     else:
         rows = inference_rows(counter, I if isinstance(I, InferenceSet) else InferenceSet.of(I), inputs)
     return RowPairs.of(masses_arith(counter.arith, compiled), rows, inputs, pairs, compiled.size)
+
+
+def _check_arguments(pairs: Any, I: Any, at: Value | None) -> None:
+    """Refuse the combinations :func:`pair_source` does not take: ``at`` beside explicit sets, an inference set
+    without a pair set, a pair set named other than ``"auto"``, and ``"auto"`` beside ``I`` or ``at``."""
+    if at is not None and (pairs is not None or I is not None):
+        raise WmcdpError(
+            "at (the data-centric pairs of one database) replaces the exhaustive sets; "
+            "give at or explicit sets, not both"
+        )
+    if at is None and pairs is None and I is not None:
+        raise WmcdpError("an inference set I needs an explicit pair set")
+    if isinstance(pairs, str):
+        if pairs != "auto":
+            raise WmcdpError(f"pairs must be a pair set, None (the planner), 'exhaustive' or 'auto', got {pairs!r}")
+        if I is not None or at is not None:
+            raise WmcdpError("pairs 'auto' make their own rows; give no I and no at")
 
 
 def logsumexp(x: np.ndarray) -> np.ndarray:

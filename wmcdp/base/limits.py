@@ -73,6 +73,23 @@ def resource_limits(
     max_nodes: int | None = None, timeout: float | None = None, max_memory: int | None = None
 ) -> Iterator[None]:
     """Apply a node cap (live decision-diagram nodes), a timeout (seconds) and a memory cap (bytes)."""
+    _check_limits(max_nodes, timeout, max_memory)
+    if max_nodes is None and timeout is None and max_memory is None:
+        yield
+        return
+    deadline = None if timeout is None else time.monotonic() + timeout
+    lim = Limits(max_nodes, timeout, deadline, max_memory)
+    with _alarm(timeout if threading.current_thread() is threading.main_thread() else None):
+        _active.append(lim)
+        try:
+            yield
+        finally:
+            _active.remove(lim)
+
+
+def _check_limits(max_nodes: int | None, timeout: float | None, max_memory: int | None) -> None:
+    """Refuse a node cap below 1, a timeout that is not a positive finite number of seconds, and a memory cap
+    outside 1 MiB .. :data:`MAX_MEMORY` (booleans are not numbers here)."""
     if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
         raise WmcdpError(f"max_nodes must be a whole number >= 1, got {max_nodes!r}")
     if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
@@ -81,28 +98,27 @@ def resource_limits(
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or not 1 << 20 <= max_memory <= MAX_MEMORY
     ):
         raise WmcdpError(f"max_memory must be a number of bytes from 1 MiB to 1 EiB (2^60), got {max_memory!r}")
-    if max_nodes is None and timeout is None and max_memory is None:
+
+
+@contextmanager
+def _alarm(timeout: float | None) -> Iterator[None]:
+    """A SIGALRM every 0.05 s from ``timeout`` seconds on (at most :data:`MAX_TIMER`, sooner if an outer timer is
+    due first), whose handler runs :func:`check`; the outer handler and timer are restored after. None: no alarm
+    (no timeout, or not the main thread, where signals cannot be handled)."""
+    if timeout is None:
         yield
         return
-    deadline = None if timeout is None else time.monotonic() + timeout
-    lim = Limits(max_nodes, timeout, deadline, max_memory)
-    use_timer = deadline is not None and threading.current_thread() is threading.main_thread()
-    if use_timer:
-        assert timeout is not None
-        previous_handler = signal.signal(signal.SIGALRM, _on_alarm)
-        previous_timer = signal.getitimer(signal.ITIMER_REAL)
-        due = min(timeout, MAX_TIMER) if previous_timer[0] == 0 else min(timeout, MAX_TIMER, previous_timer[0])
-        signal.setitimer(signal.ITIMER_REAL, due, 0.05)
-    _active.append(lim)
+    previous_handler = signal.signal(signal.SIGALRM, _on_alarm)
+    previous_timer = signal.getitimer(signal.ITIMER_REAL)
+    due = min(timeout, MAX_TIMER) if previous_timer[0] == 0 else min(timeout, MAX_TIMER, previous_timer[0])
+    signal.setitimer(signal.ITIMER_REAL, due, 0.05)
     try:
         yield
     finally:
-        _active.remove(lim)
-        if use_timer:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous_handler)
-            if previous_timer[0]:
-                signal.setitimer(signal.ITIMER_REAL, *previous_timer)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_timer[0]:
+            signal.setitimer(signal.ITIMER_REAL, *previous_timer)
 
 
 def check(stage: str, nodes: int | None = None, what: str = "the decision diagram") -> None:

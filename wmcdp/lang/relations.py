@@ -100,7 +100,7 @@ class Relation:
         steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
         return tuple(v + s for v, s in zip(x, steps))
 
-    def pair_slices(self, domain: Vector) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...], int, int]]:
+    def pair_slices(self, domain: Vector) -> Iterator[Slices]:
         """The relation as slices of the table of all inputs (built-in relations only).
 
         With the inputs laid out as an array with one axis per entry (``(k,) * n``), each item
@@ -111,36 +111,8 @@ class Relation:
         """
         if not self.builtin:
             raise ValueError("only built-in relations have slices")
-        k, n = len(domain.entry_values), domain.n
-        full = (slice(None),) * n
-        if self.name == "hamming":
-            for i in range(n):
-                for u in range(k):
-                    for v in range(u + 1, k):
-                        yield (full[:i] + (u,) + full[i + 1 :], full[:i] + (v,) + full[i + 1 :], i * k + v, i * k + u)
-        elif self.name == "one-entry":
-            for i in range(n):
-                yield (
-                    full[:i] + (slice(0, k - 1),) + full[i + 1 :],
-                    full[:i] + (slice(1, k),) + full[i + 1 :],
-                    2 * i + 1,
-                    2 * i,
-                )
-        else:
-            middle: int = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
-
-            def rank(steps: tuple[int, ...]) -> int:
-                """The position of ``steps`` among the nonzero steps in product order."""
-                index: int = sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
-                return index - (index > middle)
-
-            for steps in itertools.product((-1, 0, 1), repeat=n):
-                nonzero = [s for s in steps if s]
-                if not nonzero or nonzero[0] != 1:
-                    continue
-                a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
-                b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
-                yield a, b, rank(steps), rank(tuple(-s for s in steps))
+        slices = {"hamming": _hamming_slices, "one-entry": _one_entry_slices}.get(self.name, _all_entries_slices)
+        return slices(len(domain.entry_values), domain.n)
 
     def count_pairs(self, domain: Vector) -> int:
         """The number of ordered neighbour pairs ``(x, x')`` of the domain."""
@@ -152,6 +124,45 @@ class Relation:
         if self.name == "all-entries":
             return int((3 * k - 2) ** n - k**n)
         return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
+
+
+#: one item of :meth:`Relation.pair_slices`: the index of x, that of x', and the two directions
+Slices = tuple[tuple[Any, ...], tuple[Any, ...], int, int]
+
+
+def _hamming_slices(k: int, n: int) -> Iterator[Slices]:
+    """Hamming neighbours: entry ``i`` is ``u`` in x and ``v > u`` in x' (directions ``i k + v`` and ``i k + u``)."""
+    full = (slice(None),) * n
+    for i in range(n):
+        for u in range(k):
+            for v in range(u + 1, k):
+                yield full[:i] + (u,) + full[i + 1 :], full[:i] + (v,) + full[i + 1 :], i * k + v, i * k + u
+
+
+def _one_entry_slices(k: int, n: int) -> Iterator[Slices]:
+    """One-entry neighbours: entry ``i`` one step up from x to x' (direction ``2i + 1``; back down ``2i``)."""
+    full = (slice(None),) * n
+    for i in range(n):
+        yield full[:i] + (slice(0, k - 1),) + full[i + 1 :], full[:i] + (slice(1, k),) + full[i + 1 :], 2 * i + 1, 2 * i
+
+
+def _all_entries_slices(k: int, n: int) -> Iterator[Slices]:
+    """All-entries neighbours: a step of -1, 0 or +1 on every entry, not all 0, whose first nonzero step is +1 (the
+    opposite steps are the backward direction); directions rank the nonzero steps in product order."""
+    middle: int = sum(3 ** (n - 1 - i) for i in range(n))  # the all-zero steps in product order
+
+    def rank(steps: tuple[int, ...]) -> int:
+        """The position of ``steps`` among the nonzero steps in product order."""
+        index: int = sum((s + 1) * 3 ** (n - 1 - i) for i, s in enumerate(steps))
+        return index - (index > middle)
+
+    for steps in itertools.product((-1, 0, 1), repeat=n):
+        nonzero = [s for s in steps if s]
+        if not nonzero or nonzero[0] != 1:
+            continue
+        a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
+        b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
+        yield a, b, rank(steps), rank(tuple(-s for s in steps))
 
 
 def _hamming(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:

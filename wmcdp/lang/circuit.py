@@ -14,7 +14,7 @@ idempotence, ``a & ~a``) so that constant program parts never reach the compiler
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..base.limits import check
 from .weights import BitWeight
@@ -24,6 +24,9 @@ TRUE = 1
 
 VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
 
+#: a gate: ("const", value), (VAR, variable id), (NOT, node), or (AND | OR | XOR, node, node)
+Gate = tuple[str, int] | tuple[str, int, int]
+
 
 class Circuit:
     """Hash-consed gates plus the weight of every random variable."""
@@ -32,8 +35,8 @@ class Circuit:
         self.rng = rng  # when set, random choices are drawn now (concrete execution)
         #: read every float probability as the exact rational value of its binary64
         self.exact_floats = exact_floats
-        self.gates: list[tuple] = [("const", False), ("const", True)]
-        self._index: dict[tuple, int] = {}
+        self.gates: list[Gate] = [("const", False), ("const", True)]
+        self._index: dict[Gate, int] = {}
         self.var_node: list[int] = []  # variable id -> its node
         self.weights: dict[int, BitWeight] = {}  # random variable id -> its literal weights
         self.inputs: set[int] = set()  # input variable ids
@@ -72,7 +75,7 @@ class Circuit:
         return len(self.var_node)
 
     # -- gates -----------------------------------------------------------------------
-    def _add(self, gate: tuple) -> int:
+    def _add(self, gate: Gate) -> int:
         node = self._index.get(gate)
         if node is None:
             node = len(self.gates)
@@ -149,7 +152,7 @@ class Circuit:
         return self._balanced(list(nodes), self.conj, TRUE)
 
     @staticmethod
-    def _balanced(nodes: list[int], op, unit: int) -> int:
+    def _balanced(nodes: list[int], op: Callable[[int, int], int], unit: int) -> int:
         if not nodes:
             return unit
         while len(nodes) > 1:

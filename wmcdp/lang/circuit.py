@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..base.limits import check
 from .weights import BitWeight
@@ -24,8 +25,9 @@ TRUE = 1
 
 VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
 
-#: a gate: ("const", value), (VAR, variable id), (NOT, node), or (AND | OR | XOR, node, node)
-Gate = tuple[str, int] | tuple[str, int, int]
+#: a gate: ("const", value), (VAR, variable id), (NOT, node), or (AND | OR | XOR, node, node); its length varies
+#: with its kind, which callers test before they index it
+Gate = tuple[Any, ...]
 
 
 class Circuit:
@@ -90,12 +92,14 @@ class Circuit:
             return 1 - a
         gate = self.gates[a]
         if gate[0] == NOT:
-            return gate[1]
+            child: int = gate[1]
+            return child
         return self._add((NOT, a))
 
     def _complementary(self, a: int, b: int) -> bool:
         ga, gb = self.gates[a], self.gates[b]
-        return (ga[0] == NOT and ga[1] == b) or (gb[0] == NOT and gb[1] == a)
+        complementary: bool = (ga[0] == NOT and ga[1] == b) or (gb[0] == NOT and gb[1] == a)
+        return complementary
 
     def conj(self, a: int, b: int) -> int:
         if a == FALSE or b == FALSE:

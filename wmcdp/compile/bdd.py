@@ -27,7 +27,6 @@ from ..lang.circuit import XOR
 from .base import OperatorBackend
 from .flat import Flat, build_flat
 
-
 T = TypeVar("T")
 
 

@@ -52,7 +52,7 @@ def _reduced(num: Poly, den: Poly) -> tuple[Poly, Poly]:
     return num / lead, den / lead
 
 
-def envelope(candidates: list, lo: Point, hi: Point, *, upper: bool = True) -> list[Piece]:
+def envelope(candidates: list[tuple[Any, ...]], lo: Point, hi: Point, *, upper: bool = True) -> list[Piece]:
     """The pieces of ``max_j num_j / den_j`` (``min`` when not ``upper``) over ``[lo, hi]``. A candidate may
     carry its own interval, ``(num, den, witness, start, end)``: it takes part only there."""
     if any(len(c) == 5 for c in candidates):
@@ -134,7 +134,7 @@ def _sweep(fs: list[tuple[Poly, Poly, Any]], lo: Point, hi: Point, sign: int) ->
         cur, e = best(meeting, r), r
 
 
-def _partial(candidates: list, lo: Point, hi: Point, upper: bool) -> list[Piece]:
+def _partial(candidates: list[tuple[Any, ...]], lo: Point, hi: Point, upper: bool) -> list[Piece]:
     """The envelope of candidates defined on sub-intervals: between consecutive ends of those intervals the
     same candidates take part, and the envelope of those is taken there."""
     ends = [lo, hi] + [c[3] for c in candidates] + [c[4] for c in candidates]
@@ -199,7 +199,7 @@ def _point_piece(candidates: list[tuple[Poly, Poly, Any]], z: Point) -> Piece:
     constant at a rational ``z`` (``den`` zero: infinity), else as the candidate's reduced function."""
     if isinstance(z, Fraction):  # exact values, the first largest (max keeps the first of equal keys)
         values = [(poly_at(num, z), poly_at(den, z), j) for j, (num, den, _) in enumerate(candidates)]
-        ratios = [(math.inf if b == 0 else a / b, j) for a, b, j in values if (a, b) != (0, 0)]
+        ratios = [(math.inf if b == 0 else a / b, j) for a, b, j in values if a != 0 or b != 0]
         if ratios:
             j = max(ratios, key=lambda item: item[0])[1]
             return point_piece(z, *_reduced(candidates[j][0], candidates[j][1]), j)

@@ -29,7 +29,8 @@ FLOAT_INTS = 1 << 53
 
 def int_text(n: int) -> str:
     """The exact decimal digits of an int of any size (no int-to-str digit limit)."""
-    return gmpy2.mpz(n).digits(10)
+    digits: str = gmpy2.mpz(n).digits(10)  # gmpy2's digits() is not annotated
+    return digits
 
 
 def fraction_text(q: Fraction) -> str:

@@ -120,7 +120,9 @@ def probability(value: object, name: str = "probability") -> Number:
     """Validate a probability in [0, 1] (Fraction, int, float or a string like "1/5"; a function of a
     symbolic parameter must lie in [0, 1] on the parameter's whole interval)."""
     if is_symbolic(value):
-        return value.check_probability(name)  # type: ignore[attr-defined]
+        # a Function of the parameter (lang.parameter, not importable here), which passes for a Number (is_exact)
+        checked: Number = value.check_probability(name)  # type: ignore[attr-defined]
+        return checked
     if is_real(value):
         if not 0 <= value <= 1:  # type: ignore[operator]
             raise WmcdpError(f"{name} must be in [0, 1], got {value} = {float(value):.10g}")  # type: ignore[arg-type]

@@ -71,7 +71,8 @@ def _isolated(text: str, coefficients: tuple[int, ...]) -> tuple[tuple[Fraction,
     """Isolating intervals of the real roots of an irreducible polynomial, in increasing order."""
     f = flint.fmpz_poly(list(coefficients))
     out = []
-    found: list = f.complex_roots()  # (acb ball, multiplicity) pairs, the real roots first
+    # (acb ball, multiplicity) pairs, the real roots first; python-flint's stub says list[acb]
+    found: list[tuple[flint.acb, int]] = f.complex_roots()  # type: ignore[assignment]
     for root, _ in found:
         if root.imag.is_zero():
             mid, rad = _dyadic(root.real.mid()), _dyadic(root.real.rad())
@@ -83,7 +84,7 @@ def real_roots(p: Poly, lo: Point, hi: Point) -> list[tuple[Point, int]]:
     """The distinct real roots of ``p`` (not the zero polynomial) in ``[lo, hi]`` with their multiplicities,
     in increasing order."""
     out: list[tuple[Point, int]] = []
-    factored: tuple = p.numer().factor()
+    factored = p.numer().factor()  # (content, [(factor, multiplicity)])
     factors = factored[1]
     for f, mult in factors:
         c = [int(v) for v in f.coeffs()]

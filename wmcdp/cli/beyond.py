@@ -7,6 +7,7 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number
+from ..lang.program import Program
 from ..lang.registry import find_relation
 from ..lang.shape import jsonable, witness_text
 from ..notions.accounting import VERSION
@@ -32,7 +33,7 @@ from .sweep import emit
 from .tools import parse_input
 
 
-def pair_sets(args: argparse.Namespace, program) -> dict[str, Any]:
+def pair_sets(args: argparse.Namespace, program: Program) -> dict[str, Any]:
     """Keyword arguments ``pairs``, ``I``, ``at``, ``neighbours`` of the API from ``--sets``, ``--at`` and
     ``--neighbours``."""
     P, I = find_sets("pairs", args.sets, program)
@@ -47,7 +48,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"backend": args.backend, "exact": exact_mode(args), "force": args.force}
 
 
-def _shown_sets(args: argparse.Namespace, program, plan: Any = None) -> str:
+def _shown_sets(args: argparse.Namespace, program: Program, plan: Any = None) -> str:
     where = f", at {args.at}" if getattr(args, "at", None) else ""
     neighbours = args.neighbours or (program.neighbours if isinstance(program.neighbours, str) else "own")
     shown = neighbours if args.sets in ("plan", "exhaustive", "auto") else "(fixed by the set)"
@@ -55,11 +56,11 @@ def _shown_sets(args: argparse.Namespace, program, plan: Any = None) -> str:
     return f"{sets}{where}, neighbours {shown}"
 
 
-def witness_json(w: PairWitness) -> dict:
+def witness_json(w: PairWitness) -> dict[str, Any]:
     return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
 
 
-def _extra(args: argparse.Namespace, program) -> dict[str, Any]:
+def _extra(args: argparse.Namespace, program: Program) -> dict[str, Any]:
     return {
         "program": program.name,
         "params": {k: format_number(v) for k, v in program.params.items()},
@@ -72,7 +73,7 @@ def _extra(args: argparse.Namespace, program) -> dict[str, Any]:
 # -- approx ------------------------------------------------------------------------------------
 
 
-def approximate_json(r: ApproximateResult, extra: dict) -> dict:
+def approximate_json(r: ApproximateResult, extra: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta, r.log_delta)}
     if r.exact and not isinstance(r.delta, float):
         out["delta_exact"] = exact_text(r.delta)
@@ -146,7 +147,7 @@ def run_approx(args: argparse.Namespace) -> str:
 # -- renyi -------------------------------------------------------------------------------------
 
 
-def renyi_json(r: RenyiResult, extra: dict) -> dict:
+def renyi_json(r: RenyiResult, extra: dict[str, Any]) -> dict[str, Any]:
     intervals = r.intervals or [None] * len(r.orders)
     return {
         "orders": [

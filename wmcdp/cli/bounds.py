@@ -7,6 +7,7 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number, parse_number
+from ..lang.program import Program
 from ..lang.registry import find_relation
 from ..lang.shape import jsonable, witness_text
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
@@ -29,7 +30,7 @@ from .common import (
 from .symbolic import program_and_parameter
 
 
-def privacy_json(r: PrivacyResult, extra: dict) -> dict:
+def privacy_json(r: PrivacyResult, extra: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "ratio": json_number(r.ratio, r.epsilon)}
     if r.exact:
         out["ratio_exact"] = exact_text(r.ratio)
@@ -44,7 +45,7 @@ def privacy_json(r: PrivacyResult, extra: dict) -> dict:
     return out
 
 
-def accuracy_json(r: AccuracyResult, extra: dict) -> dict:
+def accuracy_json(r: AccuracyResult, extra: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"one_minus_beta": float(r.one_minus_beta), "beta": float(r.beta)}
     if r.exact:
         out["one_minus_beta_exact"] = exact_text(r.one_minus_beta)
@@ -58,7 +59,7 @@ def accuracy_json(r: AccuracyResult, extra: dict) -> dict:
     return out
 
 
-def sets_json(sets: Any) -> dict:
+def sets_json(sets: Any) -> dict[str, Any]:
     """The ``symmetry`` and ``set_sizes`` keys of a run with ``--sets auto`` (nothing otherwise)."""
     if sets is None:
         return {}
@@ -84,7 +85,7 @@ def sets_rows(sets: Any, kind: str) -> list[tuple[str, str]]:
     return rows
 
 
-def privacy_sets(args: argparse.Namespace, program) -> tuple[Any, Any, Any, str]:
+def privacy_sets(args: argparse.Namespace, program: Program) -> tuple[Any, Any, Any, str]:
     """``(C, I, neighbours for the API, neighbours as shown)`` from ``--sets`` and ``--neighbours``."""
     C, I = find_sets("privacy", args.sets, program)
     if C not in (None, "auto", "exhaustive"):

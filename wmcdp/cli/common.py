@@ -145,7 +145,7 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
         yield workers
 
 
-def plan_json(plan: Any) -> dict:
+def plan_json(plan: Any) -> dict[str, Any]:
     """The ``plan`` key of a result computed by the planner (nothing otherwise)."""
     return {} if plan is None else {"plan": plan.as_dict()}
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 from importlib import import_module
-from typing import Any
+from typing import Any, NoReturn
 
 from ..base.errors import WmcdpError
 from ..base.limits import MAX_MEMORY
@@ -32,7 +32,7 @@ ACCOUNTANTS = ("exact", "dp-accounting")
 class Parser(argparse.ArgumentParser):
     """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         raise WmcdpError(message)
 
 
@@ -61,7 +61,8 @@ def _run(module: str, function: str) -> Callable[[argparse.Namespace], str]:
     """The run of a command: ``wmcdp.cli.<module>.<function>``, imported only when the command runs."""
 
     def run(args: argparse.Namespace) -> str:
-        return getattr(import_module(f"{__package__}.{module}"), function)(args)
+        text: str = getattr(import_module(f"{__package__}.{module}"), function)(args)
+        return text
 
     return run
 

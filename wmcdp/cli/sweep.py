@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..base.errors import WmcdpError
 from ..compile import BACKENDS
 from ..notions.catalogue import commands
 from ..notions.notion import Option
-from ..notions.sweep import parse_over, sweep
+from ..notions.sweep import Row, parse_over, sweep
 from ..report.progress import Progress
 from ..report.tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
@@ -125,7 +126,7 @@ def run_sweep(args: argparse.Namespace) -> str:
     return emit(rows, args)
 
 
-def emit(rows: list, args: argparse.Namespace) -> str:
+def emit(rows: Sequence[Row], args: argparse.Namespace) -> str:
     """Rows in the format ``args.fmt``, drawn to ``args.plot`` and written to ``args.output`` when given."""
     text = render_rows(rows, args.fmt)
     try:

@@ -9,6 +9,7 @@ from ..base.errors import WmcdpError
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
+from ..lang.program import Program
 from ..lang.registry import builtin_programs, find_relation, parameters, program_origin
 from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
@@ -28,7 +29,7 @@ from .common import (
 PER_INPUT_LIMIT = 4096
 
 
-def parse_input(text: str, program) -> tuple[int, ...]:
+def parse_input(text: str, program: Program) -> tuple[int, ...]:
     """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
     entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
     ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`)."""

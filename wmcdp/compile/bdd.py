@@ -15,8 +15,9 @@ import os
 import random
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
 
 import numpy as np
 from dd import cudd
@@ -25,6 +26,8 @@ from ..base.limits import memory_cap, out_of_memory
 from ..lang.circuit import XOR
 from .base import OperatorBackend
 from .flat import Flat, build_flat
+
+T = TypeVar("T")
 
 
 class BDDBackend(OperatorBackend):
@@ -72,7 +75,7 @@ class BDDBackend(OperatorBackend):
     def operators(self) -> dict[str, Any]:
         return {**super().operators(), XOR: functools.partial(self.bdd.apply, "xor")}
 
-    def guarded(self) -> Any:
+    def guarded(self) -> AbstractContextManager[None]:
         return _cudd_memory()
 
     def condition(self, u: Any, assignment: Mapping[int, bool]) -> Any:
@@ -103,12 +106,14 @@ class BDDBackend(OperatorBackend):
     @staticmethod
     def size(u: Any) -> int:
         """Nodes of ``u`` as CUDD counts them (one terminal, complemented edges)."""
-        return u.dag_size
+        size: int = u.dag_size  # dd.cudd has no annotations
+        return size
 
     @staticmethod
     def shared_size(nodes: Sequence[Any]) -> int:
         """Nodes of several diagrams, shared nodes counted once."""
-        return cudd.count_nodes(list(nodes))
+        count: int = cudd.count_nodes(list(nodes))  # dd.cudd has no annotations
+        return count
 
     def flatten(self, u: Any) -> Flat:
         """``u`` as a :class:`~wmcdp.compile.flat.Flat` diagram, complemented edges resolved.
@@ -217,7 +222,7 @@ class BDDBackend(OperatorBackend):
 
 
 @contextlib.contextmanager
-def _cudd_memory():
+def _cudd_memory() -> Iterator[None]:
     """CUDD out of its memory cap (a NULL node) becomes a limit, not a crash."""
     try:
         yield
@@ -227,7 +232,7 @@ def _cudd_memory():
         raise
 
 
-def _guarded(operation):
+def _guarded(operation: Callable[[], T]) -> T:
     """Run one CUDD operation under :func:`_cudd_memory`."""
     with _cudd_memory():
         return operation()

@@ -24,7 +24,8 @@ def variable_labels(compiled: Compiled) -> dict[int, str]:
 
 def to_dot(compiled: Compiled) -> str:
     """The diagram ``phi`` of ``compiled`` as a DOT digraph (BDD or SDD, as compiled)."""
-    return compiled.backend.to_dot(compiled.phi, variable_labels(compiled))
+    text: str = compiled.backend.to_dot(compiled.phi, variable_labels(compiled))
+    return text
 
 
 __all__ = ["to_dot", "variable_labels"]

@@ -42,12 +42,14 @@ class SDDBackend(OperatorBackend):
 
     def node_count(self) -> int:
         """Nodes in the whole manager."""
-        return self.manager.count()
+        count: int = self.manager.count()  # pysdd has no annotations
+        return count
 
     @staticmethod
     def size(u: Any) -> int:
         """Decision nodes of ``u`` (``sdd_count``)."""
-        return u.count()
+        count: int = u.count()  # pysdd has no annotations
+        return count
 
     @staticmethod
     def shared_size(nodes: Sequence[Any]) -> int:

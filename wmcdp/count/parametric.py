@@ -130,7 +130,8 @@ class Parametric:
             columns = [c.astype(np.int64) for c in columns]
             first, inverse = _groups(columns)
             ids = np.array([self._id(tuple(int(c[k]) for c in columns)) for k in first], dtype=np.int64)
-            return ids[inverse]
+            cell_ids: np.ndarray = ids[inverse]
+            return cell_ids
         return np.array([self._id(tuple(int(v) for v in row)) for row in zip(*columns)], dtype=np.int64)
 
     def _id(self, vector: tuple[int, ...]) -> int:

@@ -33,6 +33,9 @@ import numpy as np
 from ..base.numbers import ln_ratio
 from .floats import Linear
 
+#: what a :class:`RatioScan` sends back from a worker: its value, witness key and witness (P(y|x), P(y|x'))
+ScanState = tuple[Any, tuple[int, int] | None, tuple[Any, Any] | None]
+
 #: float ratios within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
 #: the float filter of exact mode keeps ratios within this relative distance of the maximum
@@ -245,12 +248,12 @@ class RatioScan:
         self.value = top
         self.key, self._ab = min(keep, key=lambda item: item[0])  # type: ignore[arg-type, return-value]
 
-    def state(self) -> tuple:
+    def state(self) -> ScanState:
         """What a worker sends back (plain values)."""
         return self.value, self.key, self._ab
 
     @classmethod
-    def of_state(cls, arith: Any, state: tuple) -> RatioScan:
+    def of_state(cls, arith: Any, state: ScanState) -> RatioScan:
         scan = cls(arith)
         scan.value, scan.key, scan._ab = state
         return scan
@@ -293,9 +296,8 @@ class RatioScan:
 
 def _reverse_mask(r: np.ndarray, threshold: float) -> np.ndarray:
     """``b/a >= threshold`` from ``r = a/b`` (``a = 0 < b`` gives an infinite reverse ratio)."""
-    if threshold == math.inf:
-        return r == 0
-    return r <= 1.0 / threshold
+    mask: np.ndarray = r == 0 if threshold == math.inf else r <= 1.0 / threshold
+    return mask
 
 
 def _products_exact(a: np.ndarray, b: np.ndarray) -> bool:
@@ -358,7 +360,8 @@ def _compare(a: np.ndarray, b: np.ndarray, a_star: Any, b_star: Any) -> np.ndarr
     if a.dtype == np.float64 and max(float(a_star), float(b_star), float(a.max()), float(b.max())) < 2**26:
         return np.sign(a * float(b_star) - float(a_star) * b).astype(np.int64)
     if a.dtype == np.int64 and max(int(a_star), int(b_star), int(a.max()), int(b.max())) < 2**31:
-        return np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
+        signs: np.ndarray = np.sign(a * np.int64(b_star) - np.int64(a_star) * b)
+        return signs
     a_star, b_star = _exact(a_star), _exact(b_star)
     a = a.astype(np.int64) if a.dtype == np.float64 else a
     b = b.astype(np.int64) if b.dtype == np.float64 else b

@@ -39,7 +39,8 @@ def count_sdd(u: Any, plan: Plan, arith: Any, denominator: int | None = None) ->
             return np.array([zero, one] if positive else [one, zero], dtype=dtype).reshape(shape)
         if v in plan.batch:
             bits = plan.batch[v] if positive else ~plan.batch[v]
-            return np.where(bits, one, zero).astype(dtype).reshape((-1,) + scalar[1:])
+            batch: np.ndarray = np.where(bits, one, zero).astype(dtype).reshape((-1,) + scalar[1:])
+            return batch
         w = plan.weights.get(v)
         if w is None:  # a variable the count does not sum over weighs 1
             return np.full(scalar, one, dtype=dtype)
@@ -54,7 +55,7 @@ def count_sdd(u: Any, plan: Plan, arith: Any, denominator: int | None = None) ->
         return literal(f.literal)
 
     def decision(elements: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        total = mul(*elements[0])
+        total: np.ndarray = mul(*elements[0])
         for p, q in elements[1:]:
             total = add(total, mul(p, q))
         return total

@@ -14,7 +14,8 @@ idempotence, ``a & ~a``) so that constant program parts never reach the compiler
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..base.limits import check
 from .weights import BitWeight
@@ -24,6 +25,10 @@ TRUE = 1
 
 VAR, NOT, AND, OR, XOR = "var", "not", "and", "or", "xor"
 
+#: a gate: ("const", value), (VAR, variable id), (NOT, node), or (AND | OR | XOR, node, node); its length varies
+#: with its kind, which callers test before they index it
+Gate = tuple[Any, ...]
+
 
 class Circuit:
     """Hash-consed gates plus the weight of every random variable."""
@@ -32,8 +37,8 @@ class Circuit:
         self.rng = rng  # when set, random choices are drawn now (concrete execution)
         #: read every float probability as the exact rational value of its binary64
         self.exact_floats = exact_floats
-        self.gates: list[tuple] = [("const", False), ("const", True)]
-        self._index: dict[tuple, int] = {}
+        self.gates: list[Gate] = [("const", False), ("const", True)]
+        self._index: dict[Gate, int] = {}
         self.var_node: list[int] = []  # variable id -> its node
         self.weights: dict[int, BitWeight] = {}  # random variable id -> its literal weights
         self.inputs: set[int] = set()  # input variable ids
@@ -72,7 +77,7 @@ class Circuit:
         return len(self.var_node)
 
     # -- gates -----------------------------------------------------------------------
-    def _add(self, gate: tuple) -> int:
+    def _add(self, gate: Gate) -> int:
         node = self._index.get(gate)
         if node is None:
             node = len(self.gates)
@@ -87,12 +92,14 @@ class Circuit:
             return 1 - a
         gate = self.gates[a]
         if gate[0] == NOT:
-            return gate[1]
+            child: int = gate[1]
+            return child
         return self._add((NOT, a))
 
     def _complementary(self, a: int, b: int) -> bool:
         ga, gb = self.gates[a], self.gates[b]
-        return (ga[0] == NOT and ga[1] == b) or (gb[0] == NOT and gb[1] == a)
+        complementary: bool = (ga[0] == NOT and ga[1] == b) or (gb[0] == NOT and gb[1] == a)
+        return complementary
 
     def conj(self, a: int, b: int) -> int:
         if a == FALSE or b == FALSE:
@@ -149,7 +156,7 @@ class Circuit:
         return self._balanced(list(nodes), self.conj, TRUE)
 
     @staticmethod
-    def _balanced(nodes: list[int], op, unit: int) -> int:
+    def _balanced(nodes: list[int], op: Callable[[int, int], int], unit: int) -> int:
         if not nodes:
             return unit
         while len(nodes) > 1:

@@ -205,7 +205,7 @@ class ExhaustiveInference:
         return self.domain.size * _count(self.outputs)
 
     def __iter__(self) -> Iterator[tuple[Value, Value]]:
-        ys = self.outputs.values if isinstance(self.outputs, Shape) else lambda: iter(self.outputs)  # type: ignore[arg-type]
+        ys = self.outputs.values if isinstance(self.outputs, Shape) else lambda: iter(self.outputs)
         return ((x, y) for x in self.domain.values() for y in ys())
 
 

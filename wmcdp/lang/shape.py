@@ -19,6 +19,7 @@ import numbers
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import SupportsInt, TypeGuard
 
 import numpy as np
 
@@ -30,14 +31,14 @@ from .values import Bool, Int
 class Shape:
     width: int
 
-    def values(self) -> Iterator:
+    def values(self) -> Iterator[object]:
         raise NotImplementedError
 
-    def encode(self, value) -> list[int] | None:
+    def encode(self, value: object) -> list[int] | None:
         """The output bits of ``value``, or None when the program cannot output it."""
         raise NotImplementedError
 
-    def decode(self, bits: list[int]):
+    def decode(self, bits: list[int]) -> object:
         """The value whose output bits are ``bits`` (``len(bits) == width``)."""
         raise NotImplementedError
 
@@ -52,13 +53,13 @@ class Shape:
     def describe(self) -> str:
         raise NotImplementedError
 
-    def offsets(self, value) -> list[int] | None:
+    def offsets(self, value: object) -> list[int] | None:
         """Per leaf (:func:`leaves`), the position of ``value``'s part among the leaf's values;
         None if the program cannot output ``value``.
 
         Raises :class:`WmcdpError` when ``value`` does not have this shape's form.
         """
-        out = []
+        out: list[int] = []
         for leaf, v in zip(leaves(self), self._leaf_values(value)):
             offset = leaf.offset(v)
             if offset is None:
@@ -66,7 +67,7 @@ class Shape:
             out.append(offset)
         return out
 
-    def index(self, value) -> int | None:
+    def index(self, value: object) -> int | None:
         """The position of ``value`` in ``values()``, None if the program cannot output it."""
         offsets = self.offsets(value)
         if offsets is None:
@@ -76,22 +77,22 @@ class Shape:
             index = index * leaf.size + offset
         return index
 
-    def value_at(self, index: int):
+    def value_at(self, index: int) -> object:
         """The output value at position ``index`` of ``values()``."""
-        parts = []
+        parts: list[int] = []
         for leaf in reversed(leaves(self)):
             index, offset = divmod(index, leaf.size)
             parts.append(leaf.lo + offset if isinstance(leaf, IntShape) else offset)
         return self._build(iter(reversed(parts)))
 
-    def _leaf_values(self, value) -> list:
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
         raise NotImplementedError
 
-    def _build(self, parts: Iterator):
+    def _build(self, parts: Iterator[int]) -> object:
         raise NotImplementedError
 
 
-def _integer(value) -> bool:
+def _integer(value: object) -> TypeGuard[SupportsInt]:
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)))
 
 
@@ -99,13 +100,13 @@ def _integer(value) -> bool:
 class BoolShape(Shape):
     width = 1
 
-    def values(self):
+    def values(self) -> Iterator[object]:
         return iter((0, 1))
 
-    def encode(self, value):
+    def encode(self, value: object) -> list[int] | None:
         return [int(value)] if value in (0, 1) and not isinstance(value, tuple) else None
 
-    def decode(self, bits):
+    def decode(self, bits: list[int]) -> object:
         return bits[0]
 
     size = 2
@@ -115,15 +116,15 @@ class BoolShape(Shape):
     def describe(self) -> str:
         return "0 or 1"
 
-    def offset(self, value) -> int | None:
+    def offset(self, value: SupportsInt) -> int | None:
         return int(value) if int(value) in (0, 1) else None
 
-    def _leaf_values(self, value) -> list:
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
         if not (_integer(value) or isinstance(value, (bool, np.bool_))):
             raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
         return [value]
 
-    def _build(self, parts):
+    def _build(self, parts: Iterator[int]) -> object:
         return next(parts)
 
 
@@ -136,16 +137,16 @@ class IntShape(Shape):
     def width(self) -> int:  # type: ignore[override]
         return (self.hi - self.lo).bit_length()
 
-    def values(self):
+    def values(self) -> Iterator[object]:
         return iter(range(self.lo, self.hi + 1))
 
-    def encode(self, value):
+    def encode(self, value: object) -> list[int] | None:
         if isinstance(value, tuple) or not isinstance(value, int) or not self.lo <= value <= self.hi:
             return None
         off, w = value - self.lo, self.width
         return [(off >> (w - 1 - k)) & 1 for k in range(w)]
 
-    def decode(self, bits):
+    def decode(self, bits: list[int]) -> object:
         off = 0
         for b in bits:
             off = (off << 1) | b
@@ -160,16 +161,16 @@ class IntShape(Shape):
     def describe(self) -> str:
         return f"an integer in {self.lo}..{self.hi}"
 
-    def offset(self, value) -> int | None:
+    def offset(self, value: SupportsInt) -> int | None:
         v = int(value)
         return v - self.lo if self.lo <= v <= self.hi else None
 
-    def _leaf_values(self, value) -> list:
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
         if not _integer(value):
             raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
         return [value]
 
-    def _build(self, parts):
+    def _build(self, parts: Iterator[int]) -> object:
         return next(parts)
 
 
@@ -179,25 +180,29 @@ class ConstShape(Shape):
     width = 0
     size = 1
 
-    def values(self):
+    def values(self) -> Iterator[object]:
         return iter((self.value,))
 
-    def encode(self, value):
+    def encode(self, value: object) -> list[int] | None:
         return [] if value == self.value else None
 
-    def decode(self, bits):
+    def decode(self, bits: list[int]) -> object:
         return self.value
 
     def describe(self) -> str:
         return repr(self.value)
 
-    def _leaf_values(self, value) -> list:
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
         if value != self.value:
             raise _NoOutput
         return []
 
-    def _build(self, parts):
+    def _build(self, parts: Iterator[int]) -> object:
         return self.value
+
+
+#: an output part that takes bits: a Bool or an Int
+Leaf = BoolShape | IntShape  # noqa: E305
 
 
 class _NoOutput(Exception):
@@ -219,17 +224,18 @@ class TupleShape(Shape):
             total *= p.size
         return total
 
-    def values(self):
+    def values(self) -> Iterator[object]:
         return itertools.product(*(p.values() for p in self.parts))
 
-    def decode(self, bits):
-        out, k = [], 0
+    def decode(self, bits: list[int]) -> object:
+        out: list[object] = []
+        k = 0
         for part in self.parts:
             out.append(part.decode(bits[k : k + part.width]))
             k += part.width
         return tuple(out)
 
-    def encode(self, value):
+    def encode(self, value: object) -> list[int] | None:
         if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
             return None
         bits: list[int] = []
@@ -243,7 +249,7 @@ class TupleShape(Shape):
     def describe(self) -> str:
         return "(" + ", ".join(p.describe() for p in self.parts) + ")"
 
-    def offsets(self, value) -> list[int] | None:
+    def offsets(self, value: object) -> list[int] | None:
         flat = self._flat_bounds
         if (
             flat is not None
@@ -271,24 +277,24 @@ class TupleShape(Shape):
             np.array([p.lo + p.size - 1 for p in self.parts], dtype=np.int64),  # type: ignore[attr-defined]
         )
 
-    def _leaf_values(self, value) -> list:
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
         if not isinstance(value, (tuple, list)) or len(value) != len(self.parts):
             raise WmcdpError(f"output {value!r} is not of the program's output form {self.describe()}")
-        out: list = []
+        out: list[SupportsInt] = []
         for part, v in zip(self.parts, value):
             out.extend(part._leaf_values(v))
         return out
 
-    def _build(self, parts):
+    def _build(self, parts: Iterator[int]) -> object:
         return tuple(part._build(parts) for part in self.parts)
 
 
 @functools.lru_cache(maxsize=64)
-def leaves(shape: Shape) -> tuple:
+def leaves(shape: Shape) -> tuple[Leaf, ...]:
     """The Bool and Int parts of an output shape, in output order (constants take no bits)."""
     if isinstance(shape, TupleShape):
         return tuple(leaf for part in shape.parts for leaf in leaves(part))
-    return () if isinstance(shape, ConstShape) else (shape,)
+    return (shape,) if isinstance(shape, (BoolShape, IntShape)) else ()  # a ConstShape takes no bits
 
 
 def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Shape, list[int]]:
@@ -442,7 +448,7 @@ class _Reader:
         return int(word) if self._INT.fullmatch(word) else word
 
 
-def jsonable(value: object):
+def jsonable(value: object) -> object:
     """Inputs and outputs as JSON: tuples become lists."""
     if isinstance(value, (tuple, list)):
         return [jsonable(v) for v in value]

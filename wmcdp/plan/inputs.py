@@ -68,7 +68,9 @@ class WindowInputs:
     def __init__(self, inputs: list[Value]) -> None:
         self.inputs = inputs
 
-    def _rows(self, counter: Counter, first: np.ndarray, last: np.ndarray, lo: int) -> dict:
+    def _rows(
+        self, counter: Counter, first: np.ndarray, last: np.ndarray, lo: int
+    ) -> dict[Value, tuple[tuple[Value, ...], np.ndarray]]:
         windows = {x: tuple(range(lo + int(f), lo + int(l) + 1)) for x, f, l in zip(self.inputs, first, last)}
         return explicit_rows(counter, InferenceSet(windows))
 
@@ -114,7 +116,9 @@ def _stripe_sums(
     return inside, outside
 
 
-def _window_task(job: dict, fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray) -> tuple:
+def _window_task(
+    job: dict[str, Any], fixed: int, stripes: list[int], first: np.ndarray, last: np.ndarray
+) -> tuple[Any, Any]:
     """On a worker (:meth:`wmcdp.count.distributed.Workers.stripes`): window sums of some stripes."""
     return _stripe_sums(worker_counter(job), first, last, fixed, stripes)
 

@@ -23,7 +23,7 @@ from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..count.distributed import local_only, worker_counter
 from ..count.probabilities import Counter, DenseTable, ProbabilityTable, explicit_rows, memory_budget
-from ..count.scan import RatioScan
+from ..count.scan import RatioScan, ScanState
 from ..lang.program import Value
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import ExhaustiveInference, InferenceSet, PrivacySet
@@ -205,11 +205,13 @@ def scan_exhaustive(
             )
 
 
-def _first_code(selection: tuple, places: list[int]) -> int:
+def _first_code(selection: tuple[int | slice, ...], places: list[int]) -> int:
     return sum((s if isinstance(s, int) else (s.start or 0)) * p for s, p in zip(selection, places))
 
 
-def _positions(selection: tuple, shape: tuple, places: list[int], count: int, rank: int, y0: int):
+def _positions(
+    selection: tuple[int | slice, ...], shape: tuple[int, ...], places: list[int], count: int, rank: int, y0: int
+) -> Callable[[int], tuple[int, int]]:
     """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output."""
 
     def position(j: int) -> tuple[int, int]:
@@ -266,7 +268,7 @@ def _scan_blocks(table: DenseTable | ProbabilityTable, C: PrivacySet, scan: Rati
         start = stop
 
 
-def _stripes_task(job: dict, fixed: int, stripes: list[int], relation: str) -> tuple:
+def _stripes_task(job: dict[str, Any], fixed: int, stripes: list[int], relation: str) -> ScanState:
     """On a worker (:meth:`wmcdp.count.distributed.Workers.stripes`): scan some stripes; the scan's state goes
     back."""
     counter = worker_counter(job)

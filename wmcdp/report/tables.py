@@ -25,7 +25,8 @@ FORMATS = ("table", "csv", "markdown", "latex", "json")
 
 def _cell(record: dict[str, Any], key: str, exact: frozenset[str]) -> str:
     if key in exact and record.get(f"{key}_exact"):
-        return record[f"{key}_exact"]
+        text: str = record[f"{key}_exact"]
+        return text
     value = record[key]
     if key == "seconds":
         return f"{value:.4f}"

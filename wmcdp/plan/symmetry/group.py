@@ -177,7 +177,7 @@ class PairOrbits:
     blocks: list[list[int]]
     types: PairTypes
     fixed: list[int] = field(default_factory=list)
-    flipped: frozenset = frozenset()  # blocks (by index) whose entries a reflection moved to the lower half in x
+    flipped: frozenset[int] = frozenset()  # blocks (by index) whose entries a reflection moved to the lower half in x
 
     def _types(self, b: int) -> PairTypes:
         return self.types.x_lower_half() if b in self.flipped else self.types
@@ -186,7 +186,8 @@ class PairOrbits:
         """Sorted type rows of block ``b`` with no moved entry ("none"), one ("one") or at least one ("some")."""
         t, size = self._types(b), len(self.blocks[b])
         if moved == "none":
-            return t.still[multisets(size, len(t.still))]
+            still: np.ndarray = t.still[multisets(size, len(t.still))]
+            return still
         if moved == "one":
             rest = t.still[multisets(size - 1, len(t.still))]
             rows = np.concatenate([np.repeat(t.moved, len(rest))[:, None], np.tile(rest, (len(t.moved), 1))], axis=1)
@@ -501,7 +502,7 @@ class OutputAction:
     def canonical(self, offsets: np.ndarray, sym: Symmetry) -> np.ndarray:
         """Each output's orbit representative under ``sym`` (part codes reflected into their lower half, then
         sorted; smallest index label)."""
-        out = offsets.copy()
+        out: np.ndarray = offsets.copy()
         tuples = [b.entries for b in sym.blocks if b.kind == TUPLE]
         if tuples:
             codes = self.part_codes(out)

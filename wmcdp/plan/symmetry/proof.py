@@ -380,7 +380,8 @@ class Prover:
                 continue
             gate = gates[node]
             if gate[0] == VAR:
-                w = renaming.get(gate[1], gate[1])
+                v: int = gate[1]
+                w = renaming.get(v, v)
                 if w >= len(var_node):
                     return False
                 image[node] = var_node[w]

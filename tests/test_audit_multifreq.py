@@ -89,27 +89,27 @@ def grr(value: int, k: int, eps: float, choose) -> int:
 
 def reference(case, x, choose):
     if case.mechanism == "GRR_Client":
-        return grr(x, case.k, case.epsilon, choose)
+        return grr(x, case.spec.k, case.spec.epsilon, choose)
     if case.mechanism == "UE_Client":
-        p = np.exp(case.epsilon / 2) / (np.exp(case.epsilon / 2) + 1)
-        p, q = (1 / 2, 1 / (np.exp(case.epsilon) + 1)) if case.optimal else (p, 1 - p)
-        return tuple(choose({1: at_most(t), 0: 1 - at_most(t)}) for t in (p if i == x else q for i in range(case.k)))
+        p = np.exp(case.spec.epsilon / 2) / (np.exp(case.spec.epsilon / 2) + 1)
+        p, q = (1 / 2, 1 / (np.exp(case.spec.epsilon) + 1)) if case.spec.optimal else (p, 1 - p)
+        return tuple(choose({1: at_most(t), 0: 1 - at_most(t)}) for t in (p if i == x else q for i in range(case.spec.k)))
     import xxhash
 
-    g = int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
-    seeds = separating_seeds(case.k, g)
+    g = int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
+    seeds = separating_seeds(case.spec.k, g)
     seed = choose({s: F(1, len(seeds)) for s in seeds})
-    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.epsilon, choose), seed)
+    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.spec.epsilon, choose), seed)
 
 
 @pytest.mark.parametrize("label", [c.label for c in cases()])
 def test_clients_against_references(label):
     (case,) = cases(label)
-    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
-    assert dict(zip(case.inputs, distributions(case))) == ref
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
+    assert dict(zip(case.spec.inputs, distributions(case))) == ref
     (row,) = audit_multifreq(only=label)
     ratio = brute.local_ratio(ref)
-    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.epsilon, ratio)
+    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.spec.epsilon, ratio)
 
 
 def test_at_least_twenty_cases():
@@ -141,6 +141,6 @@ def test_reports_run_with_the_library_alone(tmp_path, label):
     code = "import sys\nsys.modules['wmcdp'] = None\n" + script
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     (case,) = cases(label)
-    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
     lines = out.stdout.splitlines()
     assert f"exact ratio: {brute.local_ratio(ref)}" in lines and lines[-1] == "VIOLATED"

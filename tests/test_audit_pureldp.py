@@ -53,13 +53,13 @@ def expected_verdict(claim: float, ratio: F | float) -> str:
 def check_case(label: str, reference) -> None:
     """The audit's row of the case against ``reference(client, x, choose)`` enumerated by brute force."""
     (case,) = cases(label)
-    client = case.build()
-    ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.inputs}
-    assert dict(zip(case.inputs, distributions(case))) == ref
+    client = case.spec.build()
+    ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.spec.inputs}
+    assert dict(zip(case.spec.inputs, distributions(case))) == ref
     (row,) = audit_pureldp(only=label)
     ratio = brute.local_ratio(ref)
     assert row.ratio_exact == ("inf" if ratio == math.inf else str(ratio))
-    assert row.verdict == expected_verdict(case.claimed(client), ratio)
+    assert row.verdict == expected_verdict(case.spec.claimed(client), ratio)
 
 
 def uniform(n: int) -> dict:
@@ -107,8 +107,8 @@ def test_local_hashing_with_its_seed_model():
     for case in cases("LHClient"):
         if case.mechanism != "LHClient":
             continue
-        client = case.build()
-        seeds = separating_seeds(case.d, client.g, range(10_000))
+        client = case.spec.build()
+        seeds = separating_seeds(case.spec.d, client.g, range(10_000))
         check_case(
             case.label,
             lambda c, x, choose, seeds=seeds: (lambda s: (lh_perturb(c, x, s, choose), s))(
@@ -174,7 +174,7 @@ def test_rappor_never_clears_a_bit(label):
 def test_at_least_twenty_cases_over_epsilon_and_domain():
     all_cases = cases()
     assert len(all_cases) >= 20
-    assert len({c.label for c in all_cases}) == len(all_cases) and len({c.d for c in all_cases}) >= 5
+    assert len({c.label for c in all_cases}) == len(all_cases) and len({c.spec.d for c in all_cases}) >= 5
 
 
 # -- the exact execution itself ---------------------------------------------------------------
@@ -263,7 +263,7 @@ def test_report_of_direct_encoding(tmp_path):
     label = "DEClient epsilon=1.0, d=2"
     text = _report(tmp_path, label)
     (case,) = cases(label)
-    c = case.build()
+    c = case.spec.build()
     p, pp = below(c.p), (1 - below(c.p)) / (c.d - 1)
     assert (F(_field(text, "P(y | x)")), F(_field(text, "P(y | x')"))) == (p, pp)
     with localcontext() as ctx:
@@ -280,7 +280,7 @@ def test_report_of_rappor_with_an_impossible_output(tmp_path):
     label = "RAPPORClient f=convert_eps_to_f(5.0)"
     text = _report(tmp_path, label)
     (case,) = cases(label)
-    c = case.build()
+    c = case.spec.build()
     (row,) = audit_pureldp(only=label)
     x, y = int(row.witness[0]), eval(row.witness[2])
     assert f"- **Witness:** `x = {row.witness[0]}`, `x' = {row.witness[1]}`, `y = {row.witness[2]}`." in text

@@ -37,9 +37,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..base.errors import WmcdpError
-from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
-from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
 
 #: the multi-freq-ldpy version the models follow
@@ -53,13 +51,10 @@ def _oracles() -> Any:
     return sys.modules["multi_freq_ldpy.pure_frequency_oracles"]
 
 
-def multifreq_version() -> str:
-    return installed_version(_oracles, "multi-freq-ldpy")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One client at one epsilon and domain size ``k``; ``optimal`` chooses OUE or OLH."""
+class Client:
+    """A case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the client at one epsilon and
+    domain size ``k``; ``optimal`` chooses OUE or OLH."""
 
     mechanism: str
     epsilon: float
@@ -72,26 +67,69 @@ class Case:
         return f"epsilon={self.epsilon!r}, k={self.k}{extra}"
 
     @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
-
-    @property
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.k))
 
 
-def _cases() -> list[Case]:
-    out = [Case("GRR_Client", eps, k) for eps, k in ((0.1, 2), (0.5, 3), (1.0, 2), (1.0, 10), (2.0, 4))]
-    out += [Case("GRR_Client", eps, k) for eps, k in ((3.0, 5), (5.0, 2), (8.0, 6))]
-    out += [Case("UE_Client", eps, 4, opt) for eps in (0.5, 1.0, 3.0) for opt in (False, True)]
-    out += [Case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
-    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
-    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
+#: how every multi-freq-ldpy model is validated
+VALIDATION = (
+    "the client's Python source (.py_func) run on every path of numba's draws (exact); the compiled client's "
+    "reports against the model (chi-square)"
+)
+
+
+def _case(mechanism: str, epsilon: float, k: int, optimal: bool | None = None) -> AuditCase:
+    spec = Client(mechanism, epsilon, k, optimal)
+    return AuditCase("multi-freq-ldpy", mechanism, spec.params, "epsilon", _row, draw_counts, VALIDATION, spec)
+
+
+def _cases() -> list[AuditCase]:
+    out = [_case("GRR_Client", eps, k) for eps, k in ((0.1, 2), (0.5, 3), (1.0, 2), (1.0, 10), (2.0, 4))]
+    out += [_case("GRR_Client", eps, k) for eps, k in ((3.0, 5), (5.0, 2), (8.0, 6))]
+    out += [_case("UE_Client", eps, 4, opt) for eps in (0.5, 1.0, 3.0) for opt in (False, True)]
+    out += [_case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
+    out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
+    out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "multi-freq-ldpy")
+#: every client of ``multi_freq_ldpy.pure_frequency_oracles`` and the other solutions, described once
+MECHANISMS = (
+    Mechanism(
+        "GRR_Client",
+        "audited",
+        "kept when `np.random.binomial(1, p) == 1`, else `np.random.choice` of the other values",
+    ),
+    Mechanism(
+        "UE_Client",
+        "audited",
+        "SUE with `optimal=False`, OUE: each bit 1 when `np.random.random() <= p` (the value's) or `<= q`",
+    ),
+    Mechanism(
+        "LH_Client",
+        "audited",
+        "BLH with `optimal=False`, OLH: seed `np.random.randint(0, sys.maxsize)` "
+        "(published; the seed model of pure-ldp's local hashing), `xxh32(str(value), seed) % g`, then "
+        "`GRR_Client` over `g` values",
+    ),
+    Mechanism("SS_Client", "planned", "subset selection: `np.random.choice` without replacement"),
+    Mechanism("ADP_Client", "planned", "chooses GRR or OUE by their variances, then runs it"),
+    Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
+    Mechanism(
+        "long_freq_est (L_GRR, L_OUE, L_SUE, L_OSUE, L_SOUE, L_LH, L_ADP, dBitFlipPM)",
+        "planned",
+        "longitudinal solutions: two rounds of the randomizers above (memoization)",
+    ),
+    Mechanism("mdim_freq_est (SPL, SMP, RSpFD)", "planned", "multidimensional solutions over the pure oracles"),
+)
+
+#: multi-freq-ldpy as an audited library
+LIBRARY = AuditedLibrary(
+    "multi-freq-ldpy", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq", __name__, _oracles, _cases, MECHANISMS
+)
+cases = LIBRARY.cases
+audit_multifreq = LIBRARY.audit
+multifreq_version = LIBRARY.version
 
 
 def _plain(y: Any) -> Hashable:
@@ -124,41 +162,41 @@ def separating_seeds(k: int, g: int) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def _g(case: Case) -> int:
+def _g(case: AuditCase) -> int:
     """LH.py's hash range: 2, or ``int(round(np.exp(epsilon))) + 1`` for OLH."""
-    return int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
+    return int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
 
 
-def _run(case: Case, x: int) -> Hashable:
+def _run(case: AuditCase, x: int) -> Hashable:
     """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
-    lib = _oracles()
-    if case.mechanism == "GRR_Client":
-        return _plain(lib.GRR.GRR_Client.py_func(x, case.k, case.epsilon))
-    if case.mechanism == "UE_Client":
-        return _plain(lib.UE.UE_Client.py_func(x, case.k, case.epsilon, case.optimal))
-    seeds = separating_seeds(case.k, _g(case))
+    lib, c = _oracles(), case.spec
+    if c.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
+    if c.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client.py_func(x, c.k, c.epsilon, c.optimal))
+    seeds = separating_seeds(c.k, _g(case))
     randint = np.random.randint
     np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
         seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
     )
     compiled, lib.LH.GRR_Client = lib.LH.GRR_Client, lib.GRR.GRR_Client.py_func
     try:
-        return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+        return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
     finally:
         np.random.randint, lib.LH.GRR_Client = randint, compiled
 
 
-def _public(case: Case, x: int) -> Hashable:
+def _public(case: AuditCase, x: int) -> Hashable:
     """One report of the library's own (compiled) client, with numba's generator."""
-    lib = _oracles()
-    if case.mechanism == "GRR_Client":
-        return _plain(lib.GRR.GRR_Client(x, case.k, case.epsilon))
-    if case.mechanism == "UE_Client":
-        return _plain(lib.UE.UE_Client(x, case.k, case.epsilon, case.optimal))
-    return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+    lib, c = _oracles(), case.spec
+    if c.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client(x, c.k, c.epsilon))
+    if c.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client(x, c.k, c.epsilon, c.optimal))
+    return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
 
 
-def _view(case: Case, x: int, y: Hashable) -> Hashable:
+def _view(case: AuditCase, x: int, y: Hashable) -> Hashable:
     """What a sampling check counts: for local hashing whether the report is the value's hash (module docstring)."""
     if case.mechanism != "LH_Client":
         return y
@@ -168,74 +206,42 @@ def _view(case: Case, x: int, y: Hashable) -> Hashable:
     return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
 
 
-def _check_exp(case: Case) -> None:
+def _check_exp(case: AuditCase) -> None:
     """The Python source computes with numpy's exp, the compiled code with libm's: they must agree here."""
-    for t in (case.epsilon, case.epsilon / 2):
+    for t in (case.spec.epsilon, case.spec.epsilon / 2):
         if float(np.exp(t)) != math.exp(t):
             raise WmcdpError(f"numpy's exp({t!r}) is not libm's: the Python source is not the compiled client here")
 
 
-def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
     _check_exp(case)
-    return [exact_distribution(functools.partial(_run, case, x)) for x in case.inputs]
+    return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
 
 
-def draw_counts(case: Case, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
     """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
     return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
 
 
-def _draw_numbered(number: int, x: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], x, draws)
-
-
-def _viewed(case: Case, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
-    out: dict[Hashable, float] = {}
-    for y, p in dist.items():
-        key = _view(case, x, y)
-        out[key] = out.get(key, 0.0) + float(p)
-    return out
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
-    dists = distributions(case)
-    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
-    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
-    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
-    row = AuditRow(
-        case.mechanism,
-        case.params,
-        1,
-        case.epsilon,
-        r.epsilon,
-        "inf" if r.ratio == math.inf else str(r.ratio),
-        verdict(case.epsilon, r.ratio, r.epsilon, True),
-        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
-        0.0,
-        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
-        reproducer=reproducer(case, multifreq_version(), case.inputs[i], case.inputs[j], y),
+def _row(case: AuditCase) -> Modelled:
+    spec: Client = case.spec
+    return local_row(
+        case,
+        spec.inputs,
+        distributions(case),
+        spec.epsilon,
+        lambda x, xp, y: reproducer(case, LIBRARY.version(), x, xp, y),
+        functools.partial(_view, case),
     )
-    return row, [(repr(case.inputs[v]), _viewed(case, case.inputs[v], dists[v]), case.inputs[v]) for v in (i, j)]
-
-
-def audit_multifreq(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
-    with ``sample``, the compiled clients' reports on the witness's two values are tested against the model."""
-    _oracles()
-    check_options(sample, level, processes, "multifreq")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Client",
     "audit_multifreq",
     "cases",
     "distributions",
@@ -303,7 +309,7 @@ def prob(value):
 '''
 
 
-def reproducer(case: Case, version: str, x: int, xp: int, y: Hashable) -> str:
+def reproducer(case: AuditCase, version: str, x: int, xp: int, y: Hashable) -> str:
     """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
     from .pureldp import TAIL
 
@@ -314,9 +320,9 @@ def reproducer(case: Case, version: str, x: int, xp: int, y: Hashable) -> str:
             version=version,
             module=module,
             mechanism=case.mechanism,
-            epsilon=case.epsilon,
-            k=case.k,
-            optimal=case.optimal,
+            epsilon=case.spec.epsilon,
+            k=case.spec.k,
+            optimal=case.spec.optimal,
             x=x,
             xp=xp,
             y=y,

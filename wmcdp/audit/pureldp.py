@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable
@@ -56,9 +55,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
-from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
 
 #: the pure-ldp version the models follow
@@ -69,28 +66,19 @@ def _pure_ldp() -> Any:
     return library("pure_ldp.frequency_oracles", "pure-ldp", "pure-ldp", "pureldp")
 
 
-def pureldp_version() -> str:
-    return installed_version(_pure_ldp, "pure-ldp")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One client at one set of parameters; the inputs are the items ``1 .. d``, every two neighbours. ``call``
-    builds the client and ``claim`` reads its claimed epsilon (``client`` names it), both Python expressions
-    over ``pure_ldp.frequency_oracles`` and ``pure_ldp.core.generate_hash``: the reproducers run them too."""
+class Client:
+    """A case's client (the :class:`~wmcdp.audit.core.AuditCase`'s ``spec``); the inputs are the items
+    ``1 .. d``, every two neighbours. ``call`` builds the client and ``claim`` reads its claimed epsilon
+    (``client`` names it), both Python expressions over ``pure_ldp.frequency_oracles`` and
+    ``pure_ldp.core.generate_hash``: the reproducers run them too."""
 
-    mechanism: str
-    params: str
     call: str
     claim: str
     d: int
     family: str  # the reproducer's randomizer: de, ue, lh, hr or rappor
     run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
     view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
-
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
 
     @property
     def inputs(self) -> tuple[int, ...]:
@@ -123,15 +111,23 @@ def _plain(y: Any) -> Hashable:
     return int(y) if isinstance(y, (int, np.integer)) else y
 
 
-def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> Case:
-    return Case(mechanism, params, f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+#: how every pure-ldp model is validated
+VALIDATION = (
+    "the client's own privatise run on every path of its draws (exact); its reports with the library's own "
+    "generators against the model (chi-square)"
+)
 
 
-def _de(eps: float, d: int) -> Case:
+def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> AuditCase:
+    client = Client(f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+    return AuditCase("pure-ldp", mechanism, params, claim, _row, draw_counts, VALIDATION, client)
+
+
+def _de(eps: float, d: int) -> AuditCase:
     return _case("DEClient", f"epsilon={eps!r}, d={d}", d, "de")
 
 
-def _ue(eps: float, d: int, oue: bool) -> Case:
+def _ue(eps: float, d: int, oue: bool) -> AuditCase:
     return _case("UEClient", f"epsilon={eps!r}, d={d}, use_oue={oue}", d, "ue")
 
 
@@ -173,36 +169,31 @@ def _seeded(client: Any, x: int) -> Hashable:
     return (_plain(client._perturb(x, seed)), seed)
 
 
-def _lh(eps: float, d: int, olh: bool) -> Case:
+def _lh(eps: float, d: int, olh: bool) -> AuditCase:
     params = f"epsilon={eps!r}, d={d}, " + ("use_olh=True" if olh else "g=2")
     return _case("LHClient", params, d, "lh", run=_seeded, view=_hit)
 
 
-def _fast_lh(eps: float, d: int, k: int) -> Case:
+def _fast_lh(eps: float, d: int, k: int) -> AuditCase:
     return _case("FastLHClient", f"epsilon={eps!r}, d={d}, k={k}, use_olh=True", d, "lh")
 
 
-def _hr(eps: float, d: int) -> Case:
+def _hr(eps: float, d: int) -> AuditCase:
     return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
 
 
-def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> Case:
+def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> AuditCase:
     """With ``eps``: ``f = RAPPORClient.convert_eps_to_f(eps)`` (the method does not read its client) and the
     claim is ``eps``; else the claim is ``convert_f_to_eps(f, k)``. The hash functions: seeds ``0, 1, ...``."""
     ff = f"RAPPORClient.convert_eps_to_f(None, {eps!r})" if eps is not None else repr(f)
     family = f"[[generate_hash({m}, c * {k} + j) for j in range({k})] for c in range({cohorts})]"
-    case = _case(
-        "RAPPORClient",
-        f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}",
-        d,
-        "rappor",
-        repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})",
-    )
+    claim = repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})"
+    case = _case("RAPPORClient", f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}", d, "rappor", claim)
     shown = f"f=convert_eps_to_f({eps!r})" if eps is not None else f"f={f!r}"
     return replace(case, params=f"{shown}, m={m}, k={k}, cohorts={cohorts}, d={d}")
 
 
-def _cases() -> list[Case]:
+def _cases() -> list[AuditCase]:
     out = [_de(eps, d) for eps, d in ((0.1, 2), (0.5, 4), (1.0, 2), (1.0, 16), (2.0, 8), (5.0, 4), (10.0, 3))]
     out += [_ue(eps, 4, False) for eps in (0.5, 1.0, 5.0)]
     out += [_ue(eps, d, True) for eps, d in ((0.5, 4), (1.0, 4), (2.0, 6), (5.0, 4))]
@@ -215,83 +206,98 @@ def _cases() -> list[Case]:
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "pure-ldp")
+#: every client of ``pure_ldp.frequency_oracles``, described once (docs/audits.md shows this table)
+MECHANISMS = (
+    Mechanism(
+        "DEClient",
+        "audited",
+        "direct encoding (GRR): kept when `random.random() < p`, else `random.randint(0, d - 2)` over the others",
+    ),
+    Mechanism(
+        "UEClient",
+        "audited",
+        "SUE; OUE with `use_oue=True`: every bit `np.random.choice([1, 0], "
+        "p=[q, 1 - q])`, the item's bit `random.random() < p`",
+    ),
+    Mechanism(
+        "LHClient",
+        "audited",
+        "BLH with `g=2`; OLH with `use_olh=True`: `xxh32(str(index), seed) % g`, "
+        "replaced by `np.random.randint(0, g)` when `np.random.random_sample() > p - q`. The seed "
+        "(`random.randint(0, sys.maxsize)`) is published and drawn alike for every item, so the ratio at "
+        "`(y, seed)` is the perturbation's given the seed: the audit enumerates a set of seeds that hashes "
+        "every pair of items apart (conditioning on it scales both inputs alike)",
+    ),
+    Mechanism("FastLHClient", "audited", "as `LHClient` with the seed from `0 .. k - 1`, every seed enumerated"),
+    Mechanism(
+        "HadamardResponseClient",
+        "audited",
+        "ε ≤ 1: `Hadamard_Rand_high_priv.encode_symbol`; above: "
+        "`Hadamard_Rand_general_original.encode_symbol` with the identity permutation as `hash_funcs`",
+    ),
+    Mechanism(
+        "RAPPORClient",
+        "audited",
+        "a published cohort, its hash functions (`generate_hash(m, seed)`, seeds "
+        "`0, 1, ...`) set Bloom filter bits, each bit reported by `random.random() <` `1 - 0.5 f` or `f / 2`. "
+        "The claims: `convert_f_to_eps(f, k)`, and ε itself for `f = convert_eps_to_f(ε)`",
+    ),
+    Mechanism("HadamardMechClient", "planned", "its `privatise` returns a `zip` iterator when it flips"),
+    Mechanism("CMSClient", "planned", "count-mean sketch: hash functions drawn by the server, a sign flip per bit"),
+    Mechanism("SketchResponseClient", "planned", "the Hadamard count sketch"),
+    Mechanism("PCSClient", "planned", "the private count sketch"),
+    Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
+)
+
+#: pure-ldp as an audited library
+LIBRARY = AuditedLibrary("pure-ldp", "pure-ldp", "pure-ldp", "pureldp", __name__, _pure_ldp, _cases, MECHANISMS)
+cases = LIBRARY.cases
+audit_pureldp = LIBRARY.audit
+pureldp_version = LIBRARY.version
 
 
-def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact output distribution of the client on every item of the case (module docstring)."""
-    client = case.build()
+    spec: Client = case.spec
+    client = spec.build()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # HR's float randint bound (Python 3.11 allows it)
-        return [exact_distribution(functools.partial(case.run, client, x)) for x in case.inputs]
+        return [exact_distribution(functools.partial(spec.run, client, x)) for x in spec.inputs]
 
 
-def draw_counts(case: Case, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
     """``draws`` reports of the library's own ``privatise`` on ``x`` (its own generators), as the case counts them."""
-    client = case.build()
+    spec: Client = case.spec
+    client = spec.build()
     out: Counter = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for _ in range(draws):
-            out[case.view(client, x, _privatise(client, x))] += 1
+            out[spec.view(client, x, _privatise(client, x))] += 1
     return out
 
 
-def _draw_numbered(number: int, x: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], x, draws)
-
-
-def _viewed(case: Case, client: Any, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
-    out: dict[Hashable, float] = {}
-    for y, p in dist.items():
-        key = case.view(client, x, y)
-        out[key] = out.get(key, 0.0) + float(p)
-    return out
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+def _row(case: AuditCase) -> Modelled:
     """The case's row, and the witness's two inputs to sample with the model's distributions there."""
-    dists = distributions(case)
-    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
-    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
-    client = case.build()
-    claimed = case.claimed(client)
-    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
-    row = AuditRow(
-        case.mechanism,
-        case.params,
-        1,
+    spec: Client = case.spec
+    client = spec.build()
+    claimed = spec.claimed(client)
+    return local_row(
+        case,
+        spec.inputs,
+        distributions(case),
         claimed,
-        r.epsilon,
-        "inf" if r.ratio == math.inf else str(r.ratio),
-        verdict(claimed, r.ratio, r.epsilon, True),
-        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
-        0.0,
-        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
-        reproducer=reproducer(case, pureldp_version(), claimed, case.inputs[i], case.inputs[j], y),
+        lambda x, xp, y: reproducer(case, LIBRARY.version(), claimed, x, xp, y),
+        lambda x, y: spec.view(client, x, y),
     )
-    checks = [(repr(case.inputs[k]), _viewed(case, client, case.inputs[k], dists[k]), case.inputs[k]) for k in (i, j)]
-    return row, checks
-
-
-def audit_pureldp(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
-    with ``sample``, the library's own reports on the witness's two inputs are tested against the model."""
-    _pure_ldp()
-    check_options(sample, level, processes, "pureldp")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Client",
     "audit_pureldp",
     "cases",
     "distributions",
@@ -435,10 +441,17 @@ print(f"reports of x in cohort 0 with one of its own bits cleared: {cleared} of 
 }
 
 
-def reproducer(case: Case, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
+def reproducer(case: AuditCase, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
     """A standalone script (pure-ldp alone) that computes the witness's probabilities from the client's lines
     and prints them, the exact ratio and the verdict."""
     head = _HEAD.format(
-        label=case.label, version=version, claim_text=repr(claimed), call=case.call, claim=case.claim, x=x, xp=xp, y=y
+        label=case.label,
+        version=version,
+        claim_text=repr(claimed),
+        call=case.spec.call,
+        claim=case.spec.claim,
+        x=x,
+        xp=xp,
+        y=y,
     )
-    return head + _BODIES[case.family] + TAIL
+    return head + _BODIES[case.spec.family] + TAIL

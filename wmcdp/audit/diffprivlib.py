@@ -56,19 +56,17 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real, arb_of
-from ..lang import Program
 from ..lang.models import GRID, GridModel, grid_model
 from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
 from .core import (
+    AuditCase,
+    AuditedLibrary,
     AuditRow,
+    Mechanism,
+    Modelled,
     certified_verdict,
-    check_options,
     choice_program,
-    installed_version,
     library,
-    run_audit,
-    select_cases,
     verdict,
 )
 
@@ -83,10 +81,6 @@ def _diffprivlib() -> Any:
 MODELLED = "0.6.6"
 
 
-def diffprivlib_version() -> str:
-    return installed_version(_diffprivlib, "diffprivlib")
-
-
 class GridDraw(secrets.SystemRandom):
     """A generator whose ``random()`` returns the double it was set to (diffprivlib accepts any SystemRandom)."""
 
@@ -97,11 +91,10 @@ class GridDraw(secrets.SystemRandom):
 
 
 @dataclass(frozen=True)
-class Case:
-    """One diffprivlib mechanism at one set of parameters: its inputs, their neighbours, and how to build it."""
+class Sampler:
+    """A case's mechanism (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the claim, the inputs, their
+    neighbours, and how to build and run it."""
 
-    mechanism: str
-    params: str
     claimed: float
     inputs: tuple[Any, ...]
     neighbours: Callable[[Any, Any], bool]
@@ -114,12 +107,21 @@ class Case:
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
     exact_model: Callable[[Any], dict[Hashable, Any]] | None = None  # (mechanism) -> distribution, not a grid model
 
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
+
+#: how every diffprivlib model is validated
+VALIDATION = (
+    "the library's own randomise run at grid points (bisection, checked at every run's ends and 10 000 random "
+    "points per segment); its public randomise with its own generator against the model (chi-square)"
+)
 
 
-def _sampler(case: Case, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
+def _case(mechanism: str, params: str, spec: Sampler) -> AuditCase:
+    return AuditCase(
+        "diffprivlib", mechanism, params, "the epsilon it is built with", _row, draw_counts, VALIDATION, spec
+    )
+
+
+def _sampler(case: Sampler, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
     draw = GridDraw()
     mechanism = case.build(lib, draw, x if case.per_input else None)
 
@@ -144,81 +146,89 @@ def _post(post: Callable[[Any, Any], Hashable], mechanism: Any) -> Callable[[Has
     return lambda y: y if isinstance(y, str) else post(mechanism, y)
 
 
-def _binary(eps: float) -> Case:
-    return Case(
+def _binary(eps: float) -> AuditCase:
+    return _case(
         "Binary",
         f"epsilon={eps!r}",
-        eps,
-        ("a", "b"),
-        lambda x, y: x != y,
-        lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
-        lambda m, x: m.randomise(x),
+        Sampler(
+            eps,
+            ("a", "b"),
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
+            lambda m, x: m.randomise(x),
+        ),
     )
 
 
-def _geometric(eps: float) -> Case:
-    return Case(
+def _geometric(eps: float) -> AuditCase:
+    return _case(
         "Geometric",
         f"epsilon={eps!r}",
-        eps,
-        (0, 1),
-        lambda x, y: abs(x - y) == 1,
-        lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
-        lambda m, x: m.randomise(x),
-        ((0, HALF - 1), (HALF, GRID - 1)),
+        Sampler(
+            eps,
+            (0, 1),
+            lambda x, y: abs(x - y) == 1,
+            lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
+            lambda m, x: m.randomise(x),
+            ((0, HALF - 1), (HALF, GRID - 1)),
+        ),
     )
 
 
-def _bounded(kind: str, eps: float, upper: int) -> Case:
+def _bounded(kind: str, eps: float, upper: int) -> AuditCase:
     """Truncated: clipped (monotone in the draw). Folded: reflected at the bounds, not monotone, so the model
     is the inner Geometric draw (monotone on each half of the grid), then the library's own ``_fold``."""
     folded = kind == "GeometricFolded"
-    return Case(
+    return _case(
         kind,
         f"epsilon={eps!r}, lower=0, upper={upper}",
-        eps,
-        tuple(range(upper + 1)),
-        lambda x, y: abs(x - y) == 1,
-        lambda lib, rng, _: getattr(lib.mechanisms, kind)(
-            epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
+        Sampler(
+            eps,
+            tuple(range(upper + 1)),
+            lambda x, y: abs(x - y) == 1,
+            lambda lib, rng, _: getattr(lib.mechanisms, kind)(
+                epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
+            ),
+            (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
+            ((0, HALF - 1), (HALF, GRID - 1)),
+            post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
+            public=(lambda m, x: m.randomise(x)) if folded else None,
         ),
-        (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
-        ((0, HALF - 1), (HALF, GRID - 1)),
-        post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
-        public=(lambda m, x: m.randomise(x)) if folded else None,
     )
 
 
-def _exponential(eps: float, utility: Sequence[float]) -> Case:
+def _exponential(eps: float, utility: Sequence[float]) -> AuditCase:
     """The utility vector as the data: its neighbours move every utility by at most the sensitivity (1)."""
     moved: list[tuple[float, ...]] = [()]
     for u in utility:
         moved = [m + (u + d,) for m in moved for d in (0, -1, 1)]
     base = moved[0]
-    return Case(
+    return _case(
         "Exponential",
         f"epsilon={eps!r}, sensitivity=1, utility={list(utility)!r}",
-        eps,
-        tuple(moved),
-        lambda x, y: (x == base) != (y == base),
-        lambda lib, rng, utility: lib.mechanisms.Exponential(
-            epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+        Sampler(
+            eps,
+            tuple(moved),
+            lambda x, y: (x == base) != (y == base),
+            lambda lib, rng, utility: lib.mechanisms.Exponential(
+                epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+            ),
+            lambda m, _: m.randomise(),
+            per_input=True,
         ),
-        lambda m, _: m.randomise(),
-        per_input=True,
     )
 
 
-def _permute_and_flip(eps: float, utility: Sequence[float]) -> Case:
+def _permute_and_flip(eps: float, utility: Sequence[float]) -> AuditCase:
     base = _exponential(eps, utility)
-    return replace(
-        base,
-        mechanism="PermuteAndFlip",
+    spec = replace(
+        base.spec,
         build=lambda lib, rng, utility: lib.mechanisms.PermuteAndFlip(
             epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
         ),
         exact_model=permute_and_flip_distribution,
     )
+    return replace(base, mechanism="PermuteAndFlip", spec=spec)
 
 
 def grid_at_most(t: float) -> Fraction:
@@ -297,19 +307,21 @@ def permute_and_flip_distribution(mechanism: Any) -> dict[Hashable, Any]:
     return out
 
 
-def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Case:
+def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> AuditCase:
     """Every two values of the domain are neighbours; the utilities between them are the metric."""
     domain = tuple(sorted({v for a, b, _ in utility for v in (a, b)}))
-    return Case(
+    return _case(
         "ExponentialCategorical",
         f"epsilon={eps!r}, utility_list={list(utility)!r}",
-        eps,
-        domain,
-        lambda x, y: x != y,
-        lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
-            epsilon=eps, utility_list=list(utility), random_state=rng
+        Sampler(
+            eps,
+            domain,
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
+                epsilon=eps, utility_list=list(utility), random_state=rng
+            ),
+            lambda m, x: m.randomise(x),
         ),
-        lambda m, x: m.randomise(x),
     )
 
 
@@ -322,7 +334,7 @@ CATEGORIES = (
 )
 
 
-def _cases() -> list[Case]:
+def _cases() -> list[AuditCase]:
     out = [_binary(eps) for eps in (0.01, 0.5, 1.0, 5.0, 20.0, 36.0, 40.0)]
     out += [_geometric(eps) for eps in (0.5, 1.0, 5.0)]
     for kind in ("GeometricTruncated", "GeometricFolded"):
@@ -334,12 +346,85 @@ def _cases() -> list[Case]:
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "diffprivlib")
+#: every public mechanism of ``diffprivlib.mechanisms``, described once
+MECHANISMS = (
+    Mechanism(
+        "Binary", "audited", "the two labels, neighbours; flip when `u·(e^ε + 1) > e^ε + δ`: one threshold on the grid"
+    ),
+    Mechanism(
+        "Geometric",
+        "audited",
+        "inputs 0 and 1 (the output is the input plus a noise that does not depend "
+        "on it, so every neighbouring pair has these ratios); the inverse CDF, monotone on each half of the "
+        "grid; the grid makes its support finite",
+    ),
+    Mechanism(
+        "GeometricTruncated",
+        "audited",
+        "every value of `[lower, upper]`, one apart; the Geometric draw, then the library's `_truncate`",
+    ),
+    Mechanism(
+        "GeometricFolded",
+        "audited",
+        "every value of `[lower, upper]`, one apart; the Geometric draw (on "
+        "the grid), then the library's `_fold` (folding is not monotone, the draw is)",
+    ),
+    Mechanism(
+        "Exponential",
+        "audited",
+        "a utility vector and the 3^n − 1 vectors around it (every utility moved "
+        "by at most the sensitivity); the first cumulative probability at least `u`; an exact ε over these "
+        "pairs, a lower bound on the worst case",
+    ),
+    Mechanism(
+        "ExponentialCategorical",
+        "audited",
+        "every value of the domain, every two neighbours; `u` times the "
+        "input's normalising constant against the running sums of `exp(−ε·utility/factor/sensitivity)`",
+    ),
+    Mechanism(
+        "PermuteAndFlip",
+        "audited",
+        "inputs as `Exponential`; many draws: a candidate at `int(u · len)`, "
+        "accepted by `bernoulli_neg_exp`, a loop of draws `u <= γ/k` with no bound on their number; its grid "
+        "probability is an infinite series enclosed as an exact real, so the verdict comes from a certified "
+        "enclosure; every candidate rejected is the outcome `raises RuntimeError`",
+    ),
+    Mechanism("ExponentialHierarchical", "planned", "the exponential mechanism over a hierarchy's utility"),
+    Mechanism("GaussianDiscrete", "planned", "discrete Gaussian by rejection from discrete Laplace draws"),
+    Mechanism("Laplace", "not auditable", "continuous output (a float noise: every output has probability 0)"),
+    Mechanism("LaplaceTruncated", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceFolded", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceBoundedDomain", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceBoundedNoise", "not auditable", "continuous output; claims (ε, δ) for bounded noise"),
+    Mechanism("Gaussian", "not auditable", "continuous output"),
+    Mechanism("GaussianAnalytic", "not auditable", "continuous output"),
+    Mechanism(
+        "Snapping",
+        "not auditable",
+        "continuous output rounded to a power-of-two grid of the noise's scale: a float per input, no finite model",
+    ),
+    Mechanism("Staircase", "not auditable", "continuous output"),
+    Mechanism("Uniform", "not auditable", "continuous output"),
+    Mechanism("Vector", "not auditable", "a continuous random vector added to an objective function"),
+    Mechanism("Bingham", "not auditable", "a continuous unit vector"),
+)
+
+#: diffprivlib as an audited library
+LIBRARY = AuditedLibrary(
+    "diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib", __name__, _diffprivlib, _cases, MECHANISMS
+)
+cases = LIBRARY.cases
+audit_diffprivlib = LIBRARY.audit
+diffprivlib_version = LIBRARY.version
 
 
-def models(case: Case) -> list[GridModel]:
+def models(case: AuditCase) -> list[GridModel]:
     """The grid model of the mechanism on every input of the case."""
+    return _models(case.spec)
+
+
+def _models(case: Sampler) -> list[GridModel]:
     lib = _diffprivlib()
     out = []
     for x in case.inputs:
@@ -351,76 +436,53 @@ def models(case: Case) -> list[GridModel]:
     return out
 
 
-def distributions(case: Case) -> list[dict[Hashable, Any]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Any]]:
     """The exact output distribution on every input of the case: from grid models, or the case's own
     exact model (whose probabilities may be exact reals)."""
-    if case.exact_model is None:
-        return [g.distribution() for g in models(case)]
+    spec: Sampler = case.spec
+    if spec.exact_model is None:
+        return [g.distribution() for g in _models(spec)]
     lib = _diffprivlib()
-    return [case.exact_model(case.build(lib, GridDraw(), x if case.per_input else None)) for x in case.inputs]
+    return [spec.exact_model(spec.build(lib, GridDraw(), x if spec.per_input else None)) for x in spec.inputs]
 
 
-def _program(case: Case, dists: list[dict[Hashable, Any]]) -> tuple[Program, list[Hashable], Any]:
-    return choice_program(case.mechanism, case.inputs, case.neighbours, dists)
-
-
-def draw_counts(case: Case, x: Any, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter:
     """``draws`` outputs of the mechanism on ``x``: its public ``randomise`` with diffprivlib's own (secure)
     generator, whatever part of it the model follows."""
-    lib = _diffprivlib()
+    lib, spec = _diffprivlib(), case.spec
     rng = secrets.SystemRandom()
-    mechanism = case.build(lib, rng, x if case.per_input else None)
+    mechanism = spec.build(lib, rng, x if spec.per_input else None)
     out: Counter = Counter()
     for _ in range(draws):
         try:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out[_plain((case.public or case.randomise)(mechanism, x))] += 1
+                out[_plain((spec.public or spec.randomise)(mechanism, x))] += 1
         except (ArithmeticError, ValueError, RuntimeError) as exc:
             out[f"raises {type(exc).__name__}"] += 1
     return out
 
 
-def _draw_numbered(number: int, x: Any, draws: int) -> Counter:
-    """:func:`draw_counts` for the case numbered ``number`` (what a worker process is sent)."""
-    return draw_counts(_cases()[number], x, draws)
-
-
-def audit_diffprivlib(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose ``"mechanism params"``
-    label contains it); with ``sample``, diffprivlib's own draws on the witness's two inputs are tested
-    against the model (chi-square at ``level``), drawn in ``processes`` worker processes while this one models
-    the next cases."""
-    _diffprivlib()
-    check_options(sample, level, processes, "diffprivlib")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+def _row(case: AuditCase) -> Modelled:
     """The case's row (a certified enclosure when the model's probabilities are exact reals), and the
     witness's two inputs to sample with the model's distributions there."""
+    spec: Sampler = case.spec
     dists = distributions(case)
-    prog, outputs, relation = _program(case, dists)
-    certified = case.exact_model is not None
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
+    certified = spec.exact_model is not None
     r = synthesize_privacy(
         prog, "exhaustive", neighbours=relation, force=True, exact=None if certified else True, certified=certified
     )
-    x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
+    x, xp = spec.inputs[r.witness.x[0]], spec.inputs[r.witness.x_prime[0]]
     row = AuditRow(
         case.mechanism,
         case.params,
-        case.d_in,
-        case.claimed,
+        spec.d_in,
+        spec.claimed,
         r.interval.hi if certified else r.epsilon,
         None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
-        certified_verdict(case.claimed, case.claimed, r.interval.lo, r.interval.hi)
+        certified_verdict(spec.claimed, spec.claimed, r.interval.lo, r.interval.hi)
         if certified
-        else verdict(case.claimed, r.ratio, r.epsilon, True),
+        else verdict(spec.claimed, r.ratio, r.epsilon, True),
         (repr(x), repr(xp), repr(outputs[r.witness.y])),
         0.0,
     )
@@ -430,7 +492,10 @@ def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], A
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Sampler",
     "GridDraw",
     "audit_diffprivlib",
     "bernoulli_neg_exp_one",

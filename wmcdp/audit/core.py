@@ -299,9 +299,34 @@ def coverage_table(lib: AuditedLibrary) -> str:
     """The Markdown table of the library's public mechanisms: status and model (or why not, or what is missing)."""
     lines = ["| mechanism | status | model, or why not |", "|---|---|---|"]
     for m in lib.mechanisms:
-        cells = (f"`{m.name}`", m.status, m.note)
+        cells = (_code_name(m.name), m.status, m.note)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
+
+
+#: the lines around a library's coverage table in docs/audits.md
+COVERAGE_BEGIN, COVERAGE_END = "<!-- coverage {name} -->", "<!-- end coverage -->"
+
+
+def _code_name(name: str) -> str:
+    """A mechanism's name as the table shows it: its first word as code (a name with code spans as it is)."""
+    if "`" in name:
+        return name
+    first, _, rest = name.partition(" ")
+    return f"`{first}` {rest}".rstrip()
+
+
+def with_coverage_tables(text: str) -> str:
+    """``text`` (docs/audits.md) with the table between ``<!-- coverage NAME -->`` and ``<!-- end coverage -->``
+    regenerated from each library's :class:`Mechanism` descriptions; a library without its block is an error."""
+    for name in LIBRARIES:
+        begin = COVERAGE_BEGIN.format(name=name)
+        start = text.find(begin)
+        end = text.find(COVERAGE_END, start)
+        if start < 0 or end < 0:
+            raise WmcdpError(f"no coverage block for {name}: {begin} ... {COVERAGE_END}")
+        text = text[:start] + f"{begin}\n{coverage_table(audited(name))}\n" + text[end:]
+    return text
 
 
 def _draw(name: str, number: int, x: Any, draws: int) -> Counter:
@@ -549,6 +574,7 @@ __all__ = [
     "LIBRARIES",
     "audited",
     "coverage_table",
+    "with_coverage_tables",
     "local_row",
     "viewed",
     "verdict",

@@ -116,11 +116,15 @@ MECHANISMS = (
     Mechanism("ADP_Client", "planned", "chooses GRR or OUE by their variances, then runs it"),
     Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
     Mechanism(
-        "long_freq_est (L_GRR, L_OUE, L_SUE, L_OSUE, L_SOUE, L_LH, L_ADP, dBitFlipPM)",
+        "`long_freq_est`: `L_GRR`, `L_OUE`, `L_SUE`, `L_OSUE`, `L_SOUE`, `L_LH`, `L_ADP`, `dBitFlipPM`",
         "planned",
         "longitudinal solutions: two rounds of the randomizers above (memoization)",
     ),
-    Mechanism("mdim_freq_est (SPL, SMP, RSpFD)", "planned", "multidimensional solutions over the pure oracles"),
+    Mechanism(
+        "`mdim_freq_est`: `SPL_Solution`, `SMP_Solution`, `RSpFD_Solution`",
+        "planned",
+        "multidimensional solutions over the pure oracles",
+    ),
 )
 
 #: multi-freq-ldpy as an audited library

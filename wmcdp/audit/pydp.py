@@ -144,13 +144,17 @@ MECHANISMS = (
         "distribution follows the C++ sampler (64-bit integer draws), which Python cannot reach",
     ),
     Mechanism(
-        "BoundedSum, BoundedMean, BoundedVariance, BoundedStandardDeviation",
+        "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
         "not auditable",
         "continuous (float) Laplace noise",
     ),
-    Mechanism("Max, Min, Median, Percentile", "not auditable", "continuous (float) outputs of a noisy quantile tree"),
     Mechanism(
-        "LaplacePrivacyMechanism, GaussianPrivacyMechanism (numerical_mechanisms)", "not auditable", "continuous noise"
+        "`Max`, `Min`, `Median`, `Percentile`", "not auditable", "continuous (float) outputs of a noisy quantile tree"
+    ),
+    Mechanism(
+        "`LaplacePrivacyMechanism`, `GaussianPrivacyMechanism` (numerical_mechanisms)",
+        "not auditable",
+        "continuous noise",
     ),
 )
 

@@ -143,7 +143,7 @@ MECHANISMS = (
     ),
     Mechanism("AddLaplaceNoise", "not auditable", "continuous output (float Laplace noise)"),
     Mechanism(
-        "AddNoiseToValue, AddNoiseToColumn",
+        "`AddNoiseToValue`, `AddNoiseToColumn`",
         "not auditable",
         "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
     ),

@@ -359,11 +359,10 @@ def run_audit(
                 row, inputs = case.model(case)
             rows.append(replace(row, seconds=time.perf_counter() - start))
             if sample:
+                # a worker process is sent the library's name and the case's number (it cannot be sent functions)
+                job = (case.draw, case) if processes == 1 else (_draw, lib.name, number[case.label])
                 pending.append(
-                    [
-                        (shown, want, _named(case.label, submit(_draw, lib.name, number[case.label], x, sample)))
-                        for shown, want, x in inputs
-                    ]
+                    [(shown, want, _named(case.label, submit(*job, x, sample))) for shown, want, x in inputs]
                 )
 
         def waiting(k: int) -> None:

@@ -19,7 +19,9 @@ choices, with those draws replaced:
 * ``np.random.choice(a)`` is a uniform index (``randint(0, len(a))``, in numpy and in numba);
   ``np.random.choice(a, size, p=p)`` follows numpy's legacy ``RandomState.choice`` (numpy/random/mtrand.pyx):
   ``cdf = p.cumsum(); cdf /= cdf[-1]``, then ``cdf.searchsorted(u, side='right')`` per uniform double ``u``,
-  that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`.
+  that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`;
+  ``np.random.choice(a, size, replace=False)`` is the first ``size`` entries of a Fisher-Yates shuffle of
+  uniform integers (:func:`_without_replacement`, numba's and numpy's legacy ``permutation``).
 
 Paths are walked depth first by replaying the function with the choices made so far, so the function must
 be deterministic apart from these draws. The result maps each output to its exact probability (a Fraction).
@@ -168,9 +170,9 @@ def _np_random_sample(path: _Path) -> Callable[..., Any]:
 
 def _np_choice(path: _Path) -> Callable[..., Any]:
     def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
-        if not replace:
-            raise TypeError("np.random.choice is modelled with replacement only")
         values = np.arange(a) if isinstance(a, (int, np.integer)) else np.array(a)
+        if not replace and size is not None:
+            return _without_replacement(path, values, size, p)
         if p is None and size is None:  # randint(0, len(a)): numpy's mtrand.pyx and numba's choice_impl
             return values[_uniform_index(path, len(values))]
         p = np.array(p, dtype=np.float64)
@@ -188,6 +190,24 @@ def _np_choice(path: _Path) -> Callable[..., Any]:
         return picks[0] if size is None else np.array(picks).reshape(size)
 
     return choice
+
+
+def _without_replacement(path: _Path, values: Any, size: Any, p: Any) -> Any:
+    """``np.random.choice(values, size, replace=False)`` as numba compiles it (numba/np/random/legacy.py
+    ``choice_impl``): ``np.random.permutation`` of a copy, a Fisher-Yates shuffle from the last index down with
+    ``j = randint(0, i + 1)`` (numba/cpython/randomimpl.py ``do_shuffle_impl``), then its first ``size``
+    entries. numpy's legacy ``RandomState.choice`` without ``p`` takes the first ``size`` of its own
+    ``permutation``, the same shuffle of exactly uniform integers."""
+    if p is not None:
+        raise TypeError("np.random.choice without replacement is modelled without p")
+    count = int(np.prod(size))
+    if count > len(values):
+        raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+    shuffled = values.copy()
+    for i in range(len(shuffled) - 1, 0, -1):
+        j = _uniform_index(path, i + 1)
+        shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    return shuffled[:count].reshape(size)
 
 
 def _np_binomial(path: _Path) -> Callable[..., int]:

@@ -18,7 +18,13 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
   ``np.random.randint(0, sys.maxsize)`` (published), ``xxh32(str(value), seed) % g``, then ``GRR_Client`` on
   the hash over ``g`` values. As for pure-ldp's local hashing the seed is part of the output and drawn alike
   for every value: the audit enumerates a set of seeds that separates every pair (the seed model of
-  :mod:`wmcdp.audit.pureldp`), and runs ``GRR_Client``'s Python source in place of the compiled one.
+  :mod:`wmcdp.audit.pureldp`), and runs ``GRR_Client``'s Python source in place of the compiled one;
+* ``SS_Client`` (``pure_frequency_oracles/SS.py``, lines 11-46): ``sub_k = int(max(1, np.rint(k / (np.exp(eps)
+  + 1))))``; when ``np.random.random() <= p_v`` the report is the value followed by ``np.random.choice`` of
+  ``sub_k - 1`` others without replacement, else ``sub_k`` others; numba draws those as the first entries of a
+  Fisher-Yates shuffle (:mod:`wmcdp.audit.execution`). The report is the ordered array the client returns;
+* ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
+  parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
@@ -29,7 +35,7 @@ import functools
 import math
 import sys
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -46,7 +52,7 @@ MODELLED = "0.2.5"
 
 def _oracles() -> Any:
     """The package ``multi_freq_ldpy.pure_frequency_oracles`` with its modules GRR, UE and LH imported."""
-    for name in ("GRR", "UE", "LH"):
+    for name in ("GRR", "UE", "LH", "SS", "ADP"):
         library(f"multi_freq_ldpy.pure_frequency_oracles.{name}", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
     return sys.modules["multi_freq_ldpy.pure_frequency_oracles"]
 
@@ -90,6 +96,11 @@ def _cases() -> list[AuditCase]:
     out += [_case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
     out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
     out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
+    out += [_case("SS_Client", eps, k) for eps, k in ((0.5, 4), (1.0, 6), (0.5, 6), (2.0, 4), (3.0, 3))]
+    out += [
+        _case("ADP_Client", eps, k, opt)
+        for eps, k, opt in ((1.0, 3, True), (1.0, 8, True), (0.1, 8, True), (0.5, 8, False))
+    ]
     return out
 
 
@@ -112,8 +123,18 @@ MECHANISMS = (
         "(published; the seed model of pure-ldp's local hashing), `xxh32(str(value), seed) % g`, then "
         "`GRR_Client` over `g` values",
     ),
-    Mechanism("SS_Client", "planned", "subset selection: `np.random.choice` without replacement"),
-    Mechanism("ADP_Client", "planned", "chooses GRR or OUE by their variances, then runs it"),
+    Mechanism(
+        "SS_Client",
+        "audited",
+        "subset selection of `sub_k = max(1, rint(k / (e^ε + 1)))` values: the value "
+        "first when `np.random.random() <= p_v`, then `np.random.choice` without replacement of the others "
+        "(numba's: the first entries of a Fisher-Yates shuffle); the report is the ordered array",
+    ),
+    Mechanism(
+        "ADP_Client",
+        "audited",
+        "plain Python: `GRR_Client` or `UE_Client` (their Python source) by the smaller `VAR_Pure` variance",
+    ),
     Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
     Mechanism(
         "`long_freq_est`: `L_GRR`, `L_OUE`, `L_SUE`, `L_OSUE`, `L_SOUE`, `L_LH`, `L_ADP`, `dBitFlipPM`",
@@ -178,6 +199,10 @@ def _run(case: AuditCase, x: int) -> Hashable:
         return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
     if c.mechanism == "UE_Client":
         return _plain(lib.UE.UE_Client.py_func(x, c.k, c.epsilon, c.optimal))
+    if c.mechanism == "SS_Client":
+        return _plain(lib.SS.SS_Client.py_func(x, c.k, c.epsilon))
+    if c.mechanism == "ADP_Client":
+        return _python_clients(lib.ADP, lambda: lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
     seeds = separating_seeds(c.k, _g(case))
     randint = np.random.randint
     np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
@@ -190,6 +215,18 @@ def _run(case: AuditCase, x: int) -> Hashable:
         np.random.randint, lib.LH.GRR_Client = randint, compiled
 
 
+def _python_clients(module: Any, run: Callable[[], Any]) -> Hashable:
+    """``run()`` with the compiled ``GRR_Client`` and ``UE_Client`` that ``module`` imported replaced by their
+    Python source (the draws of :mod:`wmcdp.audit.execution` reach only Python code)."""
+    lib = _oracles()
+    compiled = module.GRR_Client, module.UE_Client
+    module.GRR_Client, module.UE_Client = lib.GRR.GRR_Client.py_func, lib.UE.UE_Client.py_func
+    try:
+        return _plain(run())
+    finally:
+        module.GRR_Client, module.UE_Client = compiled
+
+
 def _public(case: AuditCase, x: int) -> Hashable:
     """One report of the library's own (compiled) client, with numba's generator."""
     lib, c = _oracles(), case.spec
@@ -197,6 +234,10 @@ def _public(case: AuditCase, x: int) -> Hashable:
         return _plain(lib.GRR.GRR_Client(x, c.k, c.epsilon))
     if c.mechanism == "UE_Client":
         return _plain(lib.UE.UE_Client(x, c.k, c.epsilon, c.optimal))
+    if c.mechanism == "SS_Client":
+        return _plain(lib.SS.SS_Client(x, c.k, c.epsilon))
+    if c.mechanism == "ADP_Client":
+        return _plain(lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
     return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
 
 
@@ -295,17 +336,48 @@ def grr(value, report, size):  # GRR.py lines 27-38: kept when binomial(1, p) ==
     return keep if report == value else (1 - keep) / (size - 1)
 
 
+def ue(value, report):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+    p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+    p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
+    out = Fraction(1)
+    for i, bit in enumerate(report):
+        one = at_most(p if i == value else q)
+        out *= one if bit else 1 - one
+    return out
+
+
+def ss(value, report):  # SS.py: the value first when np.random.random() <= p_v, the rest an ordered sample of the
+    sub_k = int(max(1, np.rint(k / (np.exp(epsilon) + 1))))  # others without replacement (uniform: numba's
+    p_v = sub_k * np.exp(epsilon) / (sub_k * np.exp(epsilon) + k - sub_k)  # Fisher-Yates shuffle)
+    keep = at_most(p_v)
+    out = Fraction(0)
+    if report[0] == value and value not in report[1:]:
+        out += keep / math.perm(k - 1, sub_k - 1)
+    if value not in report:
+        out += (1 - keep) / math.perm(k - 1, sub_k)
+    return out
+
+
+def adp(value, report):  # ADP.py: GRR_Client or UE_Client, whichever VAR_Pure says has the smaller variance
+    from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
+
+    p_grr = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
+    p_ue = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+    p_ue, q_ue = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p_ue, 1 - p_ue)
+    if VAR_Pure(p_grr, (1 - p_grr) / (k - 1)) <= VAR_Pure(p_ue, q_ue):
+        return grr(value, report, k)
+    return ue(value, report)
+
+
 def prob(value):
     if {mechanism!r} == "GRR_Client":
         return grr(value, y, k)
-    if {mechanism!r} == "UE_Client":  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
-        p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
-        p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
-        out = Fraction(1)
-        for i, bit in enumerate(y):
-            one = at_most(p if i == value else q)
-            out *= one if bit else 1 - one
-        return out
+    if {mechanism!r} == "UE_Client":
+        return ue(value, y)
+    if {mechanism!r} == "SS_Client":
+        return ss(value, y)
+    if {mechanism!r} == "ADP_Client":
+        return adp(value, y)
     g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
     report, seed = y  # value, so its probability cancels from the ratio
     return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g)
@@ -317,7 +389,7 @@ def reproducer(case: AuditCase, version: str, x: int, xp: int, y: Hashable) -> s
     """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
     from .pureldp import TAIL
 
-    module = {"GRR_Client": "GRR", "UE_Client": "UE", "LH_Client": "LH"}[case.mechanism]
+    module = case.mechanism.removesuffix("_Client")
     return (
         _SCRIPT.format(
             label=case.label,

@@ -5,6 +5,7 @@ draws against the models; the command line. Skips without pure-ldp (``pip instal
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -33,8 +34,6 @@ def below(t: float) -> F:
 def at_most(t: float) -> F:
     """P(u <= t)."""
     return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
-
-
 
 
 def expected_verdict(claim: float, ratio: F | float) -> str:
@@ -151,6 +150,36 @@ def hr_reference(c, x, choose):
 @pytest.mark.parametrize("label", [c.label for c in cases("HadamardResponseClient")])
 def test_hadamard_response(label):
     check_case(label, hr_reference)
+
+
+def hm_reference(c, x, choose):
+    """The Hadamard mechanism from its definition: t uniform indices j, the sign vector of H[x - 1, j] (Sylvester's
+    Hadamard matrix, scipy's) kept with P(u < p), else one of the 2^t - 1 others uniformly."""
+    from scipy.linalg import hadamard
+
+    size = 1 << (c.d - 1).bit_length()
+    h = hadamard(max(size, 2))
+    js = tuple(choose(uniform(c.d)) for _ in range(c.t))
+    true = tuple(int(h[x - 1, j]) for j in js)
+    if not choose({True: below(c.p), False: 1 - below(c.p)}):
+        others = [v for v in itertools.product((-1, 1), repeat=c.t) if v != true]
+        true = choose({v: F(1, len(others)) for v in others})
+    return tuple(zip(js, true))
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("HadamardMechClient")])
+def test_hadamard_mechanism(label):
+    check_case(label, hm_reference)
+
+
+def test_report_of_the_hadamard_mechanism(tmp_path):
+    """The script of a Hadamard mechanism finding runs without wmcdp and prints the brute-force ratio."""
+    label = "HadamardMechClient epsilon=1.0, d=4, t=2"
+    (case,) = cases(label)
+    c = case.spec.build()
+    ref = {x: brute.distribution(lambda x, choose: hm_reference(c, x, choose), x) for x in case.spec.inputs}
+    out = _script_output(_report(tmp_path, label))
+    assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
 
 
 def rappor_reference(c, x, choose):

@@ -26,6 +26,10 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   partner, kept by ``random.random() > pri_para``); above 1
   ``Hadamard_Rand_general_original.encode_symbol`` (lines 339-371) of the permuted item, with the identity
   permutation as ``hash_funcs`` (a bijection of the items: every pair is still audited);
+* ``HadamardMechClient`` (``hadamard_mechanism/hadamard_mechanism_client.py``, lines 38-87): ``t`` indices
+  ``random.randint(0, d - 1)`` (published) with their coefficients ``(-1)^popcount(index & j)``; when
+  ``random.random() >= self.p`` the coefficients are replaced by one of the other ``2^t - 1`` sign vectors,
+  ``random.randint(0, len(new_hashes) - 1)``, and the report is a ``zip`` of the pairs (read as a tuple);
 * ``RAPPORClient`` (``rappor/rappor_client.py``, lines 48-73): a cohort ``random.randint(0, cohorts - 1)``
   (published), its ``k`` hash functions set bits of an ``m``-bit Bloom filter, and each bit is reported 1
   when ``random.random() < 1 - 0.5 f`` (a set bit) or ``< 1/2 * f`` (a clear one). The hash functions are
@@ -103,7 +107,10 @@ def _privatise(client: Any, x: int) -> Hashable:
 
 
 def _plain(y: Any) -> Hashable:
-    """An output as a hashable Python value (numpy integers and arrays, RAPPOR's list)."""
+    """An output as a hashable Python value (numpy integers and arrays, RAPPOR's list, the Hadamard mechanism's
+    list or ``zip`` of pairs)."""
+    if isinstance(y, zip) or (isinstance(y, list) and any(isinstance(v, tuple) for v in y)):
+        y = tuple(y)
     if isinstance(y, tuple):
         return tuple(_plain(v) for v in y)
     if isinstance(y, (list, np.ndarray)):
@@ -182,6 +189,10 @@ def _hr(eps: float, d: int) -> AuditCase:
     return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
 
 
+def _hm(eps: float, d: int, t: int) -> AuditCase:
+    return _case("HadamardMechClient", f"epsilon={eps!r}, d={d}, t={t}", d, "hm")
+
+
 def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> AuditCase:
     """With ``eps``: ``f = RAPPORClient.convert_eps_to_f(eps)`` (the method does not read its client) and the
     claim is ``eps``; else the claim is ``convert_f_to_eps(f, k)``. The hash functions: seeds ``0, 1, ...``."""
@@ -201,6 +212,7 @@ def _cases() -> list[AuditCase]:
     out += [_lh(eps, d, True) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 4))]
     out += [_fast_lh(1.0, 4, 8)]
     out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
+    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 8, 3))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
     return out
@@ -242,7 +254,13 @@ MECHANISMS = (
         "`0, 1, ...`) set Bloom filter bits, each bit reported by `random.random() <` `1 - 0.5 f` or `f / 2`. "
         "The claims: `convert_f_to_eps(f, k)`, and ε itself for `f = convert_eps_to_f(ε)`",
     ),
-    Mechanism("HadamardMechClient", "planned", "its `privatise` returns a `zip` iterator when it flips"),
+    Mechanism(
+        "HadamardMechClient",
+        "audited",
+        "`t` published indices `random.randint(0, d - 1)`, their Hadamard "
+        "coefficients `(-1)^popcount(index & j)` kept unless `random.random() >= p`, else another of the "
+        "`2^t - 1` sign vectors by `random.randint` (a `zip` of the pairs, read as a tuple)",
+    ),
     Mechanism("CMSClient", "planned", "count-mean sketch: hash functions drawn by the server, a sign flip per bit"),
     Mechanism("SketchResponseClient", "planned", "the Hadamard count sketch"),
     Mechanism("PCSClient", "planned", "the private count sketch"),
@@ -417,6 +435,15 @@ def prob(item):  # k2k_hadamard.py: every out1 of the uniform draw, kept or move
             first, second = out1, moved if bin(out_pos & col).count("1") % 2 == 0 else moved ^ (col & -col)
         total += Fraction(1, hr.outsz) * (keep * (first == y) + (1 - keep) * (second == y))
     return total
+
+""",
+    "hm": """
+
+def prob(item):  # hadamard_mechanism_client.py lines 55-87: t uniform indices j (published) and their coefficients
+    js, coeffs = tuple(j for j, _ in y), tuple(c for _, c in y)  # (-1)^popcount(index & j), kept when u < p,
+    true = tuple((-1) ** bin((item - 1) & j).count("1") for j in js)  # else another sign vector of the 2^t - 1
+    keep = below(client.p)
+    return Fraction(1, client.d**client.t) * (keep if coeffs == true else (1 - keep) / (2**client.t - 1))
 
 """,
     "rappor": """

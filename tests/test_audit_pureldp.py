@@ -152,6 +152,23 @@ def test_hadamard_response(label):
     check_case(label, hr_reference)
 
 
+def cms_reference(c, x, choose):
+    """Apple's count-mean sketch from its definition: a uniform hash index j, the +1 at xxh64(str(x), seed=j) % m
+    in a vector of -1s, each entry negated with P(u < prob)."""
+    import xxhash
+
+    j = choose(uniform(c.k))
+    hot = xxhash.xxh64(str(x), seed=j).intdigest() % c.m
+    flip = below(c.prob)
+    v = tuple((1 if i == hot else -1) * choose({-1: flip, 1: 1 - flip}) for i in range(c.m))
+    return (v, j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("CMSClient")])
+def test_count_mean_sketch(label):
+    check_case(label, cms_reference)
+
+
 def hm_reference(c, x, choose):
     """The Hadamard mechanism from its definition: t uniform indices j, the sign vector of H[x - 1, j] (Sylvester's
     Hadamard matrix, scipy's) kept with P(u < p), else one of the 2^t - 1 others uniformly."""
@@ -172,12 +189,17 @@ def test_hadamard_mechanism(label):
     check_case(label, hm_reference)
 
 
-def test_report_of_the_hadamard_mechanism(tmp_path):
-    """The script of a Hadamard mechanism finding runs without wmcdp and prints the brute-force ratio."""
-    label = "HadamardMechClient epsilon=1.0, d=4, t=2"
+@pytest.mark.parametrize(
+    "label, reference",
+    [("HadamardMechClient epsilon=1.0, d=4, t=2", "hm"), ("CMSClient epsilon=1.0, k=1, m=4, d=4", "cms")],
+)
+def test_report_of_the_hadamard_mechanism_and_the_sketch(tmp_path, label, reference):
+    """The script of a Hadamard mechanism or count-mean sketch finding runs without wmcdp and prints the
+    brute-force ratio."""
+    randomizer = {"hm": hm_reference, "cms": cms_reference}[reference]
     (case,) = cases(label)
     c = case.spec.build()
-    ref = {x: brute.distribution(lambda x, choose: hm_reference(c, x, choose), x) for x in case.spec.inputs}
+    ref = {x: brute.distribution(lambda x, choose: randomizer(c, x, choose), x) for x in case.spec.inputs}
     out = _script_output(_report(tmp_path, label))
     assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
 

@@ -21,7 +21,8 @@ choices, with those draws replaced:
   ``cdf = p.cumsum(); cdf /= cdf[-1]``, then ``cdf.searchsorted(u, side='right')`` per uniform double ``u``,
   that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`;
   ``np.random.choice(a, size, replace=False)`` is the first ``size`` entries of a Fisher-Yates shuffle of
-  uniform integers (:func:`_without_replacement`, numba's and numpy's legacy ``permutation``).
+  uniform integers (:func:`_without_replacement`, numba's and numpy's legacy ``permutation``);
+* ``np.random.rand(*shape)`` is an array of those doubles, compared with a number elementwise (:class:`GridArray`).
 
 Paths are walked depth first by replaying the function with the choices made so far, so the function must
 be deterministic apart from these draws. The result maps each output to its exact probability (a Fraction).
@@ -129,6 +130,30 @@ class GridUniform:
         return f"GridUniform(k in {self.lo}..{self.hi})"
 
 
+class GridArray:
+    """``np.random.rand(*shape)``: independent :class:`GridUniform` doubles whose comparison with a number is
+    numpy's elementwise one, a boolean array of that shape (each entry's comparison a branch of the path)."""
+
+    def __init__(self, path: _Path, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.items = [GridUniform(path) for _ in range(math.prod(shape))]
+
+    def _compare(self, test: Callable[[GridUniform], bool]) -> Any:
+        return np.array([test(u) for u in self.items], dtype=bool).reshape(self.shape)
+
+    def __lt__(self, t: Any) -> Any:
+        return self._compare(lambda u: u < t)
+
+    def __le__(self, t: Any) -> Any:
+        return self._compare(lambda u: u <= t)
+
+    def __gt__(self, t: Any) -> Any:
+        return self._compare(lambda u: u > t)
+
+    def __ge__(self, t: Any) -> Any:
+        return self._compare(lambda u: u >= t)
+
+
 class _Random(random.Random):
     """CPython's ``random.Random`` with its two primitives made choices of the path."""
 
@@ -166,6 +191,13 @@ def _np_random_sample(path: _Path) -> Callable[..., Any]:
         return GridUniform(path)
 
     return random_sample
+
+
+def _np_rand(path: _Path) -> Callable[..., Any]:
+    def rand(*shape: int) -> Any:
+        return GridUniform(path) if not shape else GridArray(path, tuple(int(n) for n in shape))
+
+    return rand
 
 
 def _np_choice(path: _Path) -> Callable[..., Any]:
@@ -255,6 +287,7 @@ def _drawing(path: _Path) -> Iterator[None]:
         (random, "randrange"): rng.randrange,
         (np.random, "random_sample"): _np_random_sample(path),
         (np.random, "random"): _np_random_sample(path),
+        (np.random, "rand"): _np_rand(path),
         (np.random, "randint"): _np_randint(path),
         (np.random, "choice"): _np_choice(path),
         (np.random, "binomial"): _np_binomial(path),

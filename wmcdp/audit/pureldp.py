@@ -26,6 +26,10 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   partner, kept by ``random.random() > pri_para``); above 1
   ``Hadamard_Rand_general_original.encode_symbol`` (lines 339-371) of the permuted item, with the identity
   permutation as ``hash_funcs`` (a bijection of the items: every pair is still audited);
+* ``CMSClient`` (``apple_cms/cms_client.py``, lines 54-84, with ``is_hadamard=False``): a hash index
+  ``random.randint(0, k - 1)`` (published), the ``-1/+1`` one-hot vector of ``h_j(str(item))`` and each entry
+  flipped where ``np.random.rand(m) < self.prob``; the hash functions are ``generate_hash_funcs(k, m)``, the
+  ones ``CMSServer`` makes (``generate_hash(m, i)``, ``i < k``);
 * ``HadamardMechClient`` (``hadamard_mechanism/hadamard_mechanism_client.py``, lines 38-87): ``t`` indices
   ``random.randint(0, d - 1)`` (published) with their coefficients ``(-1)^popcount(index & j)``; when
   ``random.random() >= self.p`` the coefficients are replaced by one of the other ``2^t - 1`` sign vectors,
@@ -80,7 +84,7 @@ class Client:
     call: str
     claim: str
     d: int
-    family: str  # the reproducer's randomizer: de, ue, lh, hr or rappor
+    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, hm or rappor
     run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
     view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
 
@@ -89,9 +93,10 @@ class Client:
         return tuple(range(1, self.d + 1))
 
     def build(self) -> Any:
-        from pure_ldp.core import generate_hash
+        from pure_ldp.core import generate_hash, generate_hash_funcs
 
-        return eval(self.call, {**vars(_pure_ldp()), "generate_hash": generate_hash})  # noqa: S307 (our text)
+        names = {**vars(_pure_ldp()), "generate_hash": generate_hash, "generate_hash_funcs": generate_hash_funcs}
+        return eval(self.call, names)  # noqa: S307 (our text)
 
     def claimed(self, client: Any) -> float:
         return float(eval(self.claim, {"client": client}))  # noqa: S307 (our text)
@@ -189,6 +194,12 @@ def _hr(eps: float, d: int) -> AuditCase:
     return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
 
 
+def _cms(eps: float, d: int, k: int, m: int) -> AuditCase:
+    """The hash functions are ``generate_hash_funcs(k, m)`` (``generate_hash(m, i)`` for ``i < k``), CMSServer's."""
+    case = _case("CMSClient", f"epsilon={eps!r}, hash_funcs=generate_hash_funcs({k}, {m}), m={m}", d, "cms")
+    return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, d={d}")
+
+
 def _hm(eps: float, d: int, t: int) -> AuditCase:
     return _case("HadamardMechClient", f"epsilon={eps!r}, d={d}, t={t}", d, "hm")
 
@@ -212,6 +223,7 @@ def _cases() -> list[AuditCase]:
     out += [_lh(eps, d, True) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 4))]
     out += [_fast_lh(1.0, 4, 8)]
     out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
+    out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 2, 8))]
     out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 8, 3))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
@@ -261,7 +273,15 @@ MECHANISMS = (
         "coefficients `(-1)^popcount(index & j)` kept unless `random.random() >= p`, else another of the "
         "`2^t - 1` sign vectors by `random.randint` (a `zip` of the pairs, read as a tuple)",
     ),
-    Mechanism("CMSClient", "planned", "count-mean sketch: hash functions drawn by the server, a sign flip per bit"),
+    Mechanism(
+        "CMSClient",
+        "audited",
+        "count-mean sketch with `is_hadamard=False`: a published hash index "
+        "`random.randint(0, k - 1)`, the ±1 one-hot vector of `h_j(str(item))`, each entry flipped when "
+        "`np.random.rand(m)` is below `prob`; the hash functions are CMSServer's `generate_hash_funcs(k, m)`. "
+        "With `is_hadamard=True` (HCMS) planned: `random.choices` multiplies the uniform double by the total "
+        "weight, a float product the exact execution does not follow yet",
+    ),
     Mechanism("SketchResponseClient", "planned", "the Hadamard count sketch"),
     Mechanism("PCSClient", "planned", "the private count sketch"),
     Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
@@ -340,7 +360,7 @@ from decimal import Decimal, getcontext
 from fractions import Fraction
 
 import numpy as np
-from pure_ldp.core import generate_hash
+from pure_ldp.core import generate_hash, generate_hash_funcs
 from pure_ldp.frequency_oracles import *
 
 GRID = 2**53
@@ -435,6 +455,17 @@ def prob(item):  # k2k_hadamard.py: every out1 of the uniform draw, kept or move
             first, second = out1, moved if bin(out_pos & col).count("1") % 2 == 0 else moved ^ (col & -col)
         total += Fraction(1, hr.outsz) * (keep * (first == y) + (1 - keep) * (second == y))
     return total
+
+""",
+    "cms": """
+
+def prob(item):  # cms_client.py lines 54-84: a published hash index j, the -1/+1 one-hot vector of h_j(str(item)),
+    v, j = y  # each entry flipped when np.random.rand() < prob
+    hot, flip = client.hash_funcs[j](str(item)), below(client.prob)
+    out = Fraction(1, client.k)
+    for i, entry in enumerate(v):
+        out *= flip if entry != (1 if i == hot else -1) else 1 - flip
+    return out
 
 """,
     "hm": """

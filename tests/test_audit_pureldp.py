@@ -169,6 +169,25 @@ def test_count_mean_sketch(label):
     check_case(label, cms_reference)
 
 
+def sr_reference(c, x, choose):
+    """Sketch response from its definition: a uniform hash index j, the sketch cell xxh64(str(x - 1), seed=j) % m,
+    then optimal local hashing of that cell over lh_k uniform seeds (kept with P(u <= p - q), else uniform)."""
+    import xxhash
+
+    j = choose(uniform(c.k))
+    cell = xxhash.xxh64(str(x - 1), seed=j).intdigest() % c.m
+    lh = c.client
+    seed = choose(uniform(lh.k))
+    hashed = xxhash.xxh32(str(cell), seed=seed).intdigest() % lh.g
+    keep = at_most(lh.p - lh.q)
+    return ((hashed if choose({True: keep, False: 1 - keep}) else choose(uniform(lh.g)), seed), j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("SketchResponseClient")])
+def test_sketch_response(label):
+    check_case(label, sr_reference)
+
+
 def hm_reference(c, x, choose):
     """The Hadamard mechanism from its definition: t uniform indices j, the sign vector of H[x - 1, j] (Sylvester's
     Hadamard matrix, scipy's) kept with P(u < p), else one of the 2^t - 1 others uniformly."""
@@ -191,12 +210,15 @@ def test_hadamard_mechanism(label):
 
 @pytest.mark.parametrize(
     "label, reference",
-    [("HadamardMechClient epsilon=1.0, d=4, t=2", "hm"), ("CMSClient epsilon=1.0, k=1, m=4, d=4", "cms")],
+    [
+        ("HadamardMechClient epsilon=1.0, d=4, t=2", "hm"),
+        ("CMSClient epsilon=1.0, k=1, m=4, d=4", "cms"),
+        ("SketchResponseClient epsilon=1.0, k=2, m=4, lh_k=8, d=4", "sr"),
+    ],
 )
-def test_report_of_the_hadamard_mechanism_and_the_sketch(tmp_path, label, reference):
-    """The script of a Hadamard mechanism or count-mean sketch finding runs without wmcdp and prints the
-    brute-force ratio."""
-    randomizer = {"hm": hm_reference, "cms": cms_reference}[reference]
+def test_report_of_the_hadamard_mechanism_and_the_sketches(tmp_path, label, reference):
+    """The script of a Hadamard mechanism or sketch finding runs without wmcdp and prints the brute-force ratio."""
+    randomizer = {"hm": hm_reference, "cms": cms_reference, "sr": sr_reference}[reference]
     (case,) = cases(label)
     c = case.spec.build()
     ref = {x: brute.distribution(lambda x, choose: randomizer(c, x, choose), x) for x in case.spec.inputs}

@@ -30,6 +30,9 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   ``random.randint(0, k - 1)`` (published), the ``-1/+1`` one-hot vector of ``h_j(str(item))`` and each entry
   flipped where ``np.random.rand(m) < self.prob``; the hash functions are ``generate_hash_funcs(k, m)``, the
   ones ``CMSServer`` makes (``generate_hash(m, i)``, ``i < k``);
+* ``SketchResponseClient`` (``sketch_response/sketch_response_client.py``, lines 88-109, count-mean
+  sketching): a hash index ``random.randint(0, k - 1)`` (published), then its default ``FastLHClient`` (OLH,
+  ``lh_k`` seeds, ``index_mapper`` the identity) on ``h_j(index)``, with ``generate_hash_funcs(k, m)``;
 * ``HadamardMechClient`` (``hadamard_mechanism/hadamard_mechanism_client.py``, lines 38-87): ``t`` indices
   ``random.randint(0, d - 1)`` (published) with their coefficients ``(-1)^popcount(index & j)``; when
   ``random.random() >= self.p`` the coefficients are replaced by one of the other ``2^t - 1`` sign vectors,
@@ -84,7 +87,7 @@ class Client:
     call: str
     claim: str
     d: int
-    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, hm or rappor
+    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, sr, hm or rappor
     run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
     view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
 
@@ -200,6 +203,14 @@ def _cms(eps: float, d: int, k: int, m: int) -> AuditCase:
     return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, d={d}")
 
 
+def _sketch_response(eps: float, d: int, k: int, m: int, lh_k: int) -> AuditCase:
+    """Count-mean sketching (``count_sketch=False``) with ``generate_hash_funcs(k, m)`` and the default
+    ``FastLHClient`` (OLH) over ``lh_k`` seeds, every one enumerated."""
+    call = f"epsilon={eps!r}, m={m}, hash_funcs=generate_hash_funcs({k}, {m}), lh_k={lh_k}"
+    case = _case("SketchResponseClient", call, d, "sr")
+    return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, lh_k={lh_k}, d={d}")
+
+
 def _hm(eps: float, d: int, t: int) -> AuditCase:
     return _case("HadamardMechClient", f"epsilon={eps!r}, d={d}, t={t}", d, "hm")
 
@@ -224,6 +235,8 @@ def _cases() -> list[AuditCase]:
     out += [_fast_lh(1.0, 4, 8)]
     out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
     out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 2, 8))]
+    out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
+    out += [_sketch_response(2.0, 6, 2, 8, 16)]
     out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 8, 3))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
@@ -282,7 +295,13 @@ MECHANISMS = (
         "With `is_hadamard=True` (HCMS) planned: `random.choices` multiplies the uniform double by the total "
         "weight, a float product the exact execution does not follow yet",
     ),
-    Mechanism("SketchResponseClient", "planned", "the Hadamard count sketch"),
+    Mechanism(
+        "SketchResponseClient",
+        "audited",
+        "a published hash index `random.randint(0, k - 1)`, then the "
+        "default `FastLHClient` (OLH over `lh_k` seeds, every one enumerated) on `h_j(index)`; the hash "
+        "functions are `generate_hash_funcs(k, m)`. With `count_sketch=True` planned",
+    ),
     Mechanism("PCSClient", "planned", "the private count sketch"),
     Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
 )
@@ -466,6 +485,18 @@ def prob(item):  # cms_client.py lines 54-84: a published hash index j, the -1/+
     for i, entry in enumerate(v):
         out *= flip if entry != (1 if i == hot else -1) else 1 - flip
     return out
+
+""",
+    "sr": """
+import xxhash
+
+
+def prob(item):  # sketch_response_client.py lines 88-109: a published hash index j, then FastLHClient (index
+    (value, seed), j = y  # mapper x -> x) on h_j(item - 1): a published seed in 0 .. lh_k - 1, kept when
+    lh = client.client  # u <= p - q, else np.random.randint(0, g)
+    keep = at_most(lh.p - lh.q)
+    hashed = xxhash.xxh32(str(client.hash_funcs[j](item - 1)), seed=seed).intdigest() % lh.g
+    return Fraction(1, client.k * lh.k) * ((keep if value == hashed else 0) + (1 - keep) / lh.g)
 
 """,
     "hm": """

@@ -142,6 +142,7 @@ MECHANISMS = (
         "claimed ε against the claimed δ (the library's exact expression)",
     ),
     Mechanism("AddLaplaceNoise", "not auditable", "continuous output (float Laplace noise)"),
+    Mechanism("AddGaussianNoise", "not auditable", "continuous output (float Gaussian noise)"),
     Mechanism(
         "`AddNoiseToValue`, `AddNoiseToColumn`",
         "not auditable",

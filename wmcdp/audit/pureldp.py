@@ -302,7 +302,13 @@ MECHANISMS = (
         "default `FastLHClient` (OLH over `lh_k` seeds, every one enumerated) on `h_j(index)`; the hash "
         "functions are `generate_hash_funcs(k, m)`. With `count_sketch=True` planned",
     ),
-    Mechanism("PCSClient", "planned", "the private count sketch"),
+    Mechanism(
+        "PCSClient",
+        "planned",
+        "the private count sketch: its sign comes from `random.choices` with weights "
+        "(a float product of the uniform double, as HCMS) and its other bits from numpy's legacy "
+        "`np.random.binomial(1, 0.5, w)`, neither followed by the exact execution yet",
+    ),
     Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
 )
 

@@ -29,6 +29,9 @@ The models follow diffprivlib 0.6.6's source:
   when ``np.isclose`` finds every normalising constant equal, 2 otherwise: lines 389-411); monotone in ``u``.
   The input is a categorical value and every two values are neighbours (the sensitivity is the largest
   utility);
+* ``ExponentialHierarchical`` (``mechanisms/exponential.py``, lines 473-562): ``ExponentialCategorical`` with
+  the utility list its ``_build_utility_list`` makes (the hierarchy's height minus the common prefix of two
+  leaves); the inputs are the leaves, every two neighbours;
 * ``PermuteAndFlip.randomise`` (``mechanisms/exponential.py``, lines 254-279) draws many uniforms: a
   candidate at ``int(u * len(candidate_ids))`` (its grid distribution found by :func:`grid_model`), then
   ``bernoulli_neg_exp(-log_probability)`` (``mechanisms/base.py``, lines 234-269), which subtracts 1 from
@@ -325,6 +328,28 @@ def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Audit
     )
 
 
+def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
+    """``ExponentialHierarchical``: ``ExponentialCategorical`` over the leaves, its utilities the hierarchy's
+    distances (exponential.py lines 499-562); every two leaves are neighbours."""
+
+    def leaves(node: Any) -> list[str]:
+        return [node] if isinstance(node, str) else [leaf for child in node for leaf in leaves(child)]
+
+    return _case(
+        "ExponentialHierarchical",
+        f"epsilon={eps!r}, hierarchy={hierarchy!r}",
+        Sampler(
+            eps,
+            tuple(sorted(leaves(hierarchy))),
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.ExponentialHierarchical(
+                epsilon=eps, hierarchy=hierarchy, random_state=rng
+            ),
+            lambda m, x: m.randomise(x),
+        ),
+    )
+
+
 #: utilities of three categories: balanced (every normalising constant equal, the factor 2 dropped), a hair
 #: from balanced (np.isclose still says balanced), and unbalanced
 CATEGORIES = (
@@ -343,6 +368,8 @@ def _cases() -> list[AuditCase]:
     out += [_exponential(1.0, (0.0, 1e-9, 1.0))]  # utilities a hair from a tie
     out += [_categorical(eps, u) for u in CATEGORIES for eps in (0.1, 1.0, 40.0)]
     out += [_permute_and_flip(eps, (0.0, 1.0, 2.0)) for eps in (1.0, 5.0, 40.0)]
+    out += [_hierarchical(eps, [["a", "b"], ["c", "d"]]) for eps in (0.5, 1.0, 5.0)]
+    out += [_hierarchical(1.0, [["a", "b"], ["c"]])]
     return out
 
 
@@ -390,7 +417,12 @@ MECHANISMS = (
         "probability is an infinite series enclosed as an exact real, so the verdict comes from a certified "
         "enclosure; every candidate rejected is the outcome `raises RuntimeError`",
     ),
-    Mechanism("ExponentialHierarchical", "planned", "the exponential mechanism over a hierarchy's utility"),
+    Mechanism(
+        "ExponentialHierarchical",
+        "audited",
+        "`ExponentialCategorical` over the leaves, every two "
+        "neighbours, its utilities the hierarchy's distances (height minus the common prefix)",
+    ),
     Mechanism("GaussianDiscrete", "planned", "discrete Gaussian by rejection from discrete Laplace draws"),
     Mechanism("Laplace", "not auditable", "continuous output (a float noise: every output has probability 0)"),
     Mechanism("LaplaceTruncated", "not auditable", "continuous output inside the bounds"),

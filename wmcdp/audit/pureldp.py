@@ -234,10 +234,10 @@ def _cases() -> list[AuditCase]:
     out += [_lh(eps, d, True) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 4))]
     out += [_fast_lh(1.0, 4, 8)]
     out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
-    out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 2, 8))]
+    out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 1, 8))]
     out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
     out += [_sketch_response(2.0, 6, 2, 8, 16)]
-    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 8, 3))]
+    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
     return out

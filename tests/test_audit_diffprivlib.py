@@ -174,3 +174,29 @@ def _at(mechanism, u, x):
     draw.u = u
     mechanism._rng = draw
     return mechanism.randomise(x)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "ExponentialHierarchical epsilon=1.0, hierarchy=[['a', 'b'], ['c', 'd']]",
+        "ExponentialCategorical epsilon=1.0, utility_list=[('a', 'b', 1.0), ('b', 'c', 1.0), ('a', 'c', 1.0)]",
+    ],
+)
+def test_categorical_reports_run_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, counts the witness's grid points with the library's own
+    randomise (bisection) and prints the exact ratio of the grid models."""
+    import subprocess
+    import sys
+
+    assert main(["audit", "diffprivlib", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    script = path.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    (case,) = cases(label)
+    dists = dict(zip(case.spec.inputs, (m.distribution() for m in models(case))))
+    ratio = max(dists[x][y] / dists[xp][y] for x in dists for xp in dists for y in dists[x] if x != xp)
+    lines = out.stdout.splitlines()
+    assert f"exact ratio: {ratio}" in lines and lines[-1] == "VIOLATED"

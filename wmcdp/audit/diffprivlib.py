@@ -109,6 +109,7 @@ class Sampler:
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
     exact_model: Callable[[Any], dict[Hashable, Any]] | None = None  # (mechanism) -> distribution, not a grid model
+    call: str | None = None  # the constructor as text (``random_state=draw``), for a categorical reproducer
 
 
 #: how every diffprivlib model is validated
@@ -324,6 +325,7 @@ def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Audit
                 epsilon=eps, utility_list=list(utility), random_state=rng
             ),
             lambda m, x: m.randomise(x),
+            call=f"ExponentialCategorical(epsilon={eps!r}, utility_list={list(utility)!r}, random_state=draw)",
         ),
     )
 
@@ -346,6 +348,7 @@ def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
                 epsilon=eps, hierarchy=hierarchy, random_state=rng
             ),
             lambda m, x: m.randomise(x),
+            call=f"ExponentialHierarchical(epsilon={eps!r}, hierarchy={hierarchy!r}, random_state=draw)",
         ),
     )
 
@@ -504,7 +507,9 @@ def _row(case: AuditCase) -> Modelled:
     r = synthesize_privacy(
         prog, "exhaustive", neighbours=relation, force=True, exact=None if certified else True, certified=certified
     )
-    x, xp = spec.inputs[r.witness.x[0]], spec.inputs[r.witness.x_prime[0]]
+    i, j = r.witness.x[0], r.witness.x_prime[0]
+    x, xp, y = spec.inputs[i], spec.inputs[j], outputs[r.witness.y]
+    scripted = spec.call is not None and not certified
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -515,10 +520,12 @@ def _row(case: AuditCase) -> Modelled:
         certified_verdict(spec.claimed, spec.claimed, r.interval.lo, r.interval.hi)
         if certified
         else verdict(spec.claimed, r.ratio, r.epsilon, True),
-        (repr(x), repr(xp), repr(outputs[r.witness.y])),
+        (repr(x), repr(xp), repr(y)),
         0.0,
+        witness_probabilities=(str(dists[i].get(y, 0)), str(dists[j].get(y, 0))) if scripted else None,
+        reproducer=categorical_reproducer(case, LIBRARY.version(), x, xp, y) if scripted else None,
     )
-    inputs = [(r.witness.x[0], x), (r.witness.x_prime[0], xp)]
+    inputs = [(i, x), (j, xp)]
     return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 
 
@@ -539,3 +546,68 @@ __all__ = [
     "models",
     "permute_and_flip_distribution",
 ]
+
+
+# -- reproducers: a script per categorical finding that needs diffprivlib alone ----------------------
+
+_CATEGORICAL = '''"""{label}: diffprivlib {version} claims epsilon = {claim!r}, yet the output y = {y!r} is more likely
+under x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
+Needs only diffprivlib: randomise draws one double u = self._rng.random() and returns the first value of the
+library's order whose running sum of probabilities reaches u times the input's normalising constant
+(mechanisms/exponential.py, ExponentialCategorical.randomise), so each output is a run of grid points
+u = k / 2**53 (CPython's and numpy's 53-bit doubles); the script finds the runs' ends by bisection, calling
+randomise itself with a generator that returns the chosen u."""
+import secrets
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from diffprivlib.mechanisms import *
+
+GRID = 2**53
+
+
+class Draw(secrets.SystemRandom):  # check_random_state hands a SystemRandom back unchanged
+    u = 0.0
+
+    def random(self):
+        return self.u
+
+
+draw = Draw()
+mechanism = {call}
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
+order = list(mechanism._normalising_constant.keys())
+
+
+def place(item, k):  # the output's place in the library's order at u = k / 2**53
+    draw.u = k / GRID
+    return order.index(mechanism.randomise(item))
+
+
+def first(item, at_least):  # the smallest k whose output is at or after place at_least (2**53 if none)
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if place(item, mid) >= at_least:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def prob(item):
+    i = order.index(y)
+    return Fraction(first(item, i + 1) - first(item, i), GRID)
+
+'''
+
+
+def categorical_reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Hashable) -> str:
+    """A standalone script (diffprivlib alone) that counts the grid points of ``y`` under ``x`` and ``x'`` with
+    the library's own ``randomise`` and prints the probabilities, the exact ratio and the verdict."""
+    from .pureldp import TAIL
+
+    spec: Sampler = case.spec
+    text = _CATEGORICAL.format(label=case.label, version=version, claim=spec.claimed, call=spec.call, x=x, xp=xp, y=y)
+    return text + TAIL

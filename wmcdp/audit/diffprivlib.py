@@ -32,6 +32,14 @@ The models follow diffprivlib 0.6.6's source:
 * ``ExponentialHierarchical`` (``mechanisms/exponential.py``, lines 473-562): ``ExponentialCategorical`` with
   the utility list its ``_build_utility_list`` makes (the hierarchy's height minus the common prefix of two
   leaves); the inputs are the leaves, every two neighbours;
+* ``GaussianDiscrete.randomise`` (``mechanisms/gaussian.py``, lines 273-294) claims (epsilon, delta) at the scale
+  ``_find_scale`` solves for: a loop of rounds, each a geometric count of ``bernoulli_neg_exp(tau)`` successes, a
+  sign ``u < 0.5`` (a negative zero starts the round again) and an acceptance
+  ``bernoulli_neg_exp((|y| - tau sigma^2)^2 / 2 / sigma^2)``; so ``P(y)`` is ``b^|y| a(y)`` normalised, with
+  ``b`` and ``a(y)`` the grid probabilities of :func:`bernoulli_neg_exp_one` (exact reals). The inputs are 0 and
+  1 (the output is the input plus a noise that does not depend on it); the outputs ``-W .. W + 1`` are kept and
+  the rest merged (the same mass, below ``2^-200``, for both inputs), so the certified tight delta at the claimed
+  epsilon of that model, and that plus ``2^-200``, enclose the mechanism's;
 * ``PermuteAndFlip.randomise`` (``mechanisms/exponential.py``, lines 254-279) draws many uniforms: a
   candidate at ``int(u * len(candidate_ids))`` (its grid distribution found by :func:`grid_model`), then
   ``bernoulli_neg_exp(-log_probability)`` (``mechanisms/base.py``, lines 234-269), which subtracts 1 from
@@ -59,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real, arb_of
+from ..base.errors import WmcdpError
 from ..lang.models import GRID, GridModel, grid_model
 from ..notions.privacy import synthesize_privacy
 from .core import (
@@ -353,6 +362,29 @@ def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
     )
 
 
+def _gaussian_discrete(eps: float, delta: float) -> AuditCase:
+    """``GaussianDiscrete`` at sensitivity 1: its own certified model (:func:`_gaussian_row`), inputs 0 and 1."""
+    spec = Sampler(
+        eps,
+        (0, 1),
+        lambda x, y: x != y,
+        lambda lib, rng, _: lib.mechanisms.GaussianDiscrete(epsilon=eps, delta=delta, sensitivity=1, random_state=rng),
+        lambda m, x: m.randomise(x),
+        public=lambda m, x: _gauss_code(int(m.randomise(x)), _gauss_window(m)),
+    )
+    claim = "(epsilon, delta)-DP at the epsilon and delta it is built with"
+    return AuditCase(
+        "diffprivlib",
+        "GaussianDiscrete",
+        f"epsilon={eps!r}, delta={delta!r}",
+        claim,
+        _gaussian_row,
+        draw_counts,
+        VALIDATION,
+        replace(spec, call=repr(delta)),
+    )
+
+
 #: utilities of three categories: balanced (every normalising constant equal, the factor 2 dropped), a hair
 #: from balanced (np.isclose still says balanced), and unbalanced
 CATEGORIES = (
@@ -373,6 +405,7 @@ def _cases() -> list[AuditCase]:
     out += [_permute_and_flip(eps, (0.0, 1.0, 2.0)) for eps in (1.0, 5.0, 40.0)]
     out += [_hierarchical(eps, [["a", "b"], ["c", "d"]]) for eps in (0.5, 1.0, 5.0)]
     out += [_hierarchical(1.0, [["a", "b"], ["c"]])]
+    out += [_gaussian_discrete(eps, delta) for eps, delta in ((1.0, 1e-5), (0.5, 1e-3), (2.0, 1e-6), (1.0, 0.01))]
     return out
 
 
@@ -426,7 +459,15 @@ MECHANISMS = (
         "`ExponentialCategorical` over the leaves, every two "
         "neighbours, its utilities the hierarchy's distances (height minus the common prefix)",
     ),
-    Mechanism("GaussianDiscrete", "planned", "discrete Gaussian by rejection from discrete Laplace draws"),
+    Mechanism(
+        "GaussianDiscrete",
+        "audited",
+        "claims (ε, δ); Canonne, Kamath and Steinke's rejection sampler: a "
+        "geometric count of `bernoulli_neg_exp(tau)` successes, a sign `u < 0.5` (a negative zero rejected), "
+        "accepted by `bernoulli_neg_exp((|y| − tau σ²)² / 2 / σ²)`, each a series enclosed as an exact real; "
+        "inputs 0 and 1, outputs within a window and the rest merged (equal for both inputs, under "
+        "2^-200); the tight δ at the claimed ε is certified",
+    ),
     Mechanism("Laplace", "not auditable", "continuous output (a float noise: every output has probability 0)"),
     Mechanism("LaplaceTruncated", "not auditable", "continuous output inside the bounds"),
     Mechanism("LaplaceFolded", "not auditable", "continuous output inside the bounds"),
@@ -542,6 +583,7 @@ __all__ = [
     "diffprivlib_version",
     "distributions",
     "draw_counts",
+    "gaussian_discrete_outputs",
     "grid_at_most",
     "models",
     "permute_and_flip_distribution",
@@ -611,3 +653,145 @@ def categorical_reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Ha
     spec: Sampler = case.spec
     text = _CATEGORICAL.format(label=case.label, version=version, claim=spec.claimed, call=spec.call, x=x, xp=xp, y=y)
     return text + TAIL
+
+
+# -- GaussianDiscrete: a certified model of an infinite rejection sampler ---------------------------
+
+#: the mass outside the discrete Gaussian model's output window is below 2^-GAUSS_TAIL_BITS
+GAUSS_TAIL_BITS = 200
+#: a bound on P(bernoulli_neg_exp(1) = 1) on the grid (e^-1 moved by a few 2^-53; checked when used)
+P1_BOUND = 0.37
+
+
+def _gauss_parameters(mechanism: Any) -> tuple[float, float]:
+    """``(tau, sigma2)`` as ``GaussianDiscrete.randomise`` computes them (gaussian.py lines 279-280)."""
+    return float(1 / (1 + np.floor(mechanism._scale))), float(mechanism._scale**2)
+
+
+def _gamma(y: int, tau: float, sigma2: float) -> float:
+    """The acceptance's ``gamma`` for the draw ``y`` (gaussian.py line 292), in the library's float operations."""
+    return float((abs(y) - tau * sigma2) ** 2 / 2 / sigma2)
+
+
+def _window_for(tau: float, sigma2: float, bits: int) -> int:
+    """``W >= tau sigma2 + sigma2`` with ``gamma(W + 1) >= 2 + (bits + 4) / log2(1 / P1_BOUND)``. Past ``W`` each
+    step of ``|y|`` adds at least 0.9 to ``gamma`` (``(2(|y| - tau sigma2) + 1) / (2 sigma2) > 1``), the acceptance
+    needs ``ceil(gamma) - 1`` successes of ``bernoulli_neg_exp(1)``, so ``q(y) <= P1_BOUND^(gamma - 1)`` and both
+    tails together hold less than ``2 P1_BOUND^(gamma(W + 1) - 1) / (1 - P1_BOUND^0.9) < 2^-bits``."""
+    need = 2 + (bits + 4) / math.log2(1 / P1_BOUND)
+    w = math.ceil(tau * sigma2 + sigma2)
+    while _gamma(w + 1, tau, sigma2) < need:
+        w += 1
+    return w
+
+
+def _gauss_window(mechanism: Any) -> int:
+    return _window_for(*_gauss_parameters(mechanism), GAUSS_TAIL_BITS)
+
+
+def _gauss_code(o: int, w: int) -> int:
+    """An output's code: ``o + w`` for ``o`` in ``-w .. w + 1``, and ``2w + 2`` for every other output."""
+    return o + w if -w <= o <= w + 1 else 2 * w + 2
+
+
+def _gauss_weights(mechanism: Any) -> tuple[Callable[[int], Real], Callable[[int], Real]]:
+    """``(q, tail)``: ``q(y)``, the chance that one round of the loop returns ``y`` up to the factor
+    ``(1 - b)/2`` common to every ``y`` (``b^|y|`` from the geometric count, times the acceptance), and
+    ``tail(m) = sum over y >= m of q(y)`` as an exact real (a partial sum to a depth fixed by the working
+    precision and the bound of :func:`_window_for` past it)."""
+    tau, sigma2 = _gauss_parameters(mechanism)
+    if not bernoulli_neg_exp_one(1.0).enclosure(64)[1] < P1_BOUND:
+        raise WmcdpError("P(bernoulli_neg_exp(1) = 1) on the grid is not below the bound the tails use")
+    b = bernoulli_neg_exp_one(tau)
+    memo: dict[int, Real] = {}
+
+    def q(y: int) -> Real:
+        if abs(y) not in memo:
+            memo[abs(y)] = b ** abs(y) * bernoulli_neg_exp_one(_gamma(abs(y), tau, sigma2))
+        return memo[abs(y)]
+
+    def tail(m: int) -> Real:
+        def ball() -> Any:
+            import flint
+
+            # q(m) >= 2^-(1.5 (m + gamma(m)) + 2) (b and the acceptance are at least e^-1 per step and e^-gamma
+            # less a vanishing part), so a rest below 2^-bits is 2^-(prec + 8) relative to the sum
+            prec = flint.ctx.prec
+            bits = prec + 12 + math.ceil(1.5 * (m + _gamma(m, tau, sigma2)))
+            depth = max(_window_for(tau, sigma2, bits), m)
+            total = sum((q(y).ball(prec) for y in range(m, depth + 1)), flint.arb(0))
+            rest = flint.arb(2) ** (-bits)
+            return total + flint.arb(0, rest.mid() + rest.rad())
+
+        return Real(f"sum of the discrete Gaussian's weights from {m}", ball=ball)
+
+    return q, tail
+
+
+def gaussian_discrete_outputs(mechanism: Any) -> list[dict[int, Any]]:
+    """The output distributions of ``randomise(0)`` and ``randomise(1)`` in the codes of :func:`_gauss_code`:
+    each output of the window ``-W .. W + 1`` exactly, the rest merged (the same mass for both inputs)."""
+    w = _gauss_window(mechanism)
+    q, tail = _gauss_weights(mechanism)
+    z = q(0) + 2 * tail(1)
+    outside = 2 * tail(w + 1) / z  # y < -w or y > w + 1 for input 0; y < -w - 1 or y > w for input 1
+    return [{**{o + w: q(o - x) / z for o in range(-w, w + 2)}, 2 * w + 2: outside} for x in (0, 1)]
+
+
+def _gaussian_row(case: AuditCase) -> Modelled:
+    """The tight delta at the claimed epsilon of the windowed model (a lower bound on the mechanism's: merging
+    outputs lowers it), up to the merged mass (its upper bound), against the claimed delta; the tight epsilon at
+    the claimed delta; and the two inputs to sample."""
+    from ..notions.approximate import synthesize_approximate
+
+    spec: Sampler = case.spec
+    eps, delta = spec.claimed, float(spec.call or 0)
+    mechanism = spec.build(_diffprivlib(), GridDraw(), None)
+    w = _gauss_window(mechanism)
+    dists = gaussian_discrete_outputs(mechanism)
+    prog, _, _ = choice_program(case.mechanism, (0, 1), lambda a, b: a != b, dists)
+    at_eps = synthesize_approximate(prog, epsilon=eps, certified=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(delta), certified=True, force=True)
+    lo, hi = at_eps.interval.lo, at_eps.interval.hi + 2.0**-GAUSS_TAIL_BITS
+    x, xp = at_eps.witness.x[0], at_eps.witness.x_prime[0]
+    row = AuditRow(
+        case.mechanism,
+        case.params + f" (scale={mechanism._scale!r}, outputs -{w}..{w + 1} and the rest merged)",
+        1,
+        eps,
+        at_delta.interval.hi,
+        None,
+        certified_verdict(delta, delta, lo, hi),
+        (str(x), str(xp), ""),
+        0.0,
+        claimed_delta=delta,
+        delta=hi,
+        reproducer=_GAUSSIAN.format(label=case.label, version=LIBRARY.version(), epsilon=eps, delta=delta),
+    )
+    return row, [(str(v), {y: float(p) for y, p in dists[v].items()}, v) for v in (x, xp)]
+
+
+_GAUSSIAN = '''"""{label}: diffprivlib {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet at the
+scale its _find_scale chose the sampler's delta at that epsilon is larger. randomise is Canonne, Kamath and Steinke's
+rejection sampler (mechanisms/gaussian.py lines 273-294): its output is value + Y with P(Y = y) proportional to
+exp(-y^2 / (2 scale^2)) (the 2^-53 grid of its uniform draws moves this by about 2^-53 relative), so between the
+inputs 0 and 1, delta(epsilon) = sum over o of max(0, P(Y = o) - e^epsilon P(Y = o - 1)), computed here at 50
+digits with diffprivlib alone."""
+from decimal import Decimal, getcontext
+
+from diffprivlib.mechanisms import GaussianDiscrete
+
+getcontext().prec = 50
+epsilon, delta = {epsilon!r}, {delta!r}
+mechanism = GaussianDiscrete(epsilon=epsilon, delta=delta)
+s = Decimal(mechanism._scale)
+W = int(40 * mechanism._scale) + 10  # the weights past W are below e^-800
+w = {{y: (-(Decimal(y) ** 2) / (2 * s * s)).exp() for y in range(-W - 1, W + 2)}}
+z = sum(w.values())
+e = Decimal(epsilon).exp()
+exact = sum(max(Decimal(0), (w[o] - e * w[o - 1]) / z) for o in range(-W, W + 2))
+print(f"scale = {{mechanism._scale!r}}")
+print(f"delta(epsilon) = {{exact:.20e}}")
+print(f"claimed delta  = {{Decimal(delta):.20e}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''

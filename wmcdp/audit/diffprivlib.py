@@ -728,7 +728,7 @@ def _gauss_weights(mechanism: Any) -> tuple[Callable[[int], Real], Callable[[int
     return q, tail
 
 
-def gaussian_discrete_outputs(mechanism: Any) -> list[dict[int, Any]]:
+def gaussian_discrete_outputs(mechanism: Any) -> list[dict[Hashable, Any]]:
     """The output distributions of ``randomise(0)`` and ``randomise(1)`` in the codes of :func:`_gauss_code`:
     each output of the window ``-W .. W + 1`` exactly, the rest merged (the same mass for both inputs)."""
     w = _gauss_window(mechanism)

@@ -208,9 +208,11 @@ def test_gaussian_discrete_against_the_closed_form():
     (mpmath), and the verdict against the claim; the library's own draws against the model."""
     mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
-    rows = audit_diffprivlib(only="GaussianDiscrete", sample=20_000, processes=1)
-    assert len(rows) == 4 and all(r.model_agrees for r in rows)
-    for row, case in zip(rows, cases("GaussianDiscrete")):
+    label = "GaussianDiscrete epsilon=0.5, delta=0.001"  # violated; and a claim that holds
+    rows = audit_diffprivlib(only="delta=0.0", sample=20_000, processes=1)
+    assert [r.mechanism for r in rows] == ["GaussianDiscrete"] * 2 and all(r.model_agrees for r in rows)
+    assert rows[0].verdict == "VIOLATED" and rows[1].verdict == "loose" and cases(label)[0].label == label
+    for row, case in zip(rows, cases("delta=0.0")):
         scale = float(row.params.split("scale=")[1].split(",")[0])
         eps, delta = case.spec.claimed, row.claimed_delta
         w = {y: mp.e ** (-(mp.mpf(y) ** 2) / (2 * mp.mpf(scale) ** 2)) for y in range(-60 * 5 - 2, 60 * 5 + 3)}

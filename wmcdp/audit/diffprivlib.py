@@ -550,7 +550,6 @@ def _row(case: AuditCase) -> Modelled:
     )
     i, j = r.witness.x[0], r.witness.x_prime[0]
     x, xp, y = spec.inputs[i], spec.inputs[j], outputs[r.witness.y]
-    scripted = spec.call is not None and not certified
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -563,9 +562,11 @@ def _row(case: AuditCase) -> Modelled:
         else verdict(spec.claimed, r.ratio, r.epsilon, True),
         (repr(x), repr(xp), repr(y)),
         0.0,
-        witness_probabilities=(str(dists[i].get(y, 0)), str(dists[j].get(y, 0))) if scripted else None,
-        reproducer=categorical_reproducer(case, LIBRARY.version(), x, xp, y) if scripted else None,
     )
+    if spec.call is not None and not certified:  # a categorical case: the witness's grid probabilities, a script
+        found = (str(dists[i].get(y, 0)), str(dists[j].get(y, 0)))
+        script = categorical_reproducer(case, LIBRARY.version(), x, xp, y)
+        row = replace(row, witness_probabilities=found, reproducer=script)
     inputs = [(i, x), (j, xp)]
     return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 

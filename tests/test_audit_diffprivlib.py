@@ -143,3 +143,80 @@ def test_permute_and_flip_fails_with_a_ratio_of_two_to_the_106():
 def test_permute_and_flip_draws_agree_with_the_model():
     (row,) = audit_diffprivlib(sample=20_000, only="PermuteAndFlip epsilon=5.0", processes=1)
     assert [s.draws for s in row.samples] == [20_000, 20_000] and row.model_agrees
+
+
+@pytest.mark.parametrize("hierarchy", [[["a", "b"], ["c", "d"]], [["a", "b"], ["c"]]])
+def test_exponential_hierarchical_is_categorical_over_the_hierarchy_distances(hierarchy):
+    """Its grid model is ExponentialCategorical's (checked against the running sums above) over the utilities
+    written here from the hierarchy: two leaves under one parent are 1 apart, else 2 (its height); and the
+    verdict's exact ratio is the largest ratio of those distributions over pairs of leaves."""
+    parent = {leaf: k for k, group in enumerate(hierarchy) for leaf in group}
+    leaves = sorted(parent)
+    utility = [(a, b, 1 if parent[a] == parent[b] else 2) for a in leaves for b in leaves if a < b]
+    (case,) = cases(f"ExponentialHierarchical epsilon=1.0, hierarchy={hierarchy!r}")
+    lib = pytest.importorskip("diffprivlib")
+    from wmcdp.lang.models import grid_model
+
+    for leaf, model in zip(leaves, models(case)):
+        mechanism = lib.mechanisms.ExponentialCategorical(epsilon=1.0, utility_list=utility)
+        assert model.counts() == grid_model(lambda u, m=mechanism, x=leaf: _at(m, u, x)).counts()
+    dists = {x: m.distribution() for x, m in zip(leaves, models(case))}
+    ratio = max(dists[x][y] / dists[xp][y] for x in leaves for xp in leaves for y in dists[x] if x != xp)
+    (row,) = audit_diffprivlib(only=case.label)
+    assert row.ratio_exact == str(ratio)
+
+
+def _at(mechanism, u, x):
+    """The categorical mechanism's randomise at the grid point u (its generator stubbed)."""
+    from wmcdp.audit.diffprivlib import GridDraw
+
+    draw = GridDraw()
+    draw.u = u
+    mechanism._rng = draw
+    return mechanism.randomise(x)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "ExponentialHierarchical epsilon=1.0, hierarchy=[['a', 'b'], ['c', 'd']]",
+        "ExponentialCategorical epsilon=1.0, utility_list=[('a', 'b', 1.0), ('b', 'c', 1.0), ('a', 'c', 1.0)]",
+    ],
+)
+def test_categorical_reports_run_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, counts the witness's grid points with the library's own
+    randomise (bisection) and prints the exact ratio of the grid models."""
+    import subprocess
+    import sys
+
+    assert main(["audit", "diffprivlib", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    script = path.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    assert "wmcdp" not in script
+    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    (case,) = cases(label)
+    dists = dict(zip(case.spec.inputs, (m.distribution() for m in models(case))))
+    ratio = max(dists[x][y] / dists[xp][y] for x in dists for xp in dists for y in dists[x] if x != xp)
+    lines = out.stdout.splitlines()
+    assert f"exact ratio: {ratio}" in lines and lines[-1] == "VIOLATED"
+
+
+def test_gaussian_discrete_against_the_closed_form():
+    """Its output is the input plus a noise with P(y) proportional to exp(-y^2 / (2 scale^2)) (Canonne, Kamath and
+    Steinke), up to the 2^-53 grid: the certified delta at the claimed epsilon against that sum at 40 digits
+    (mpmath), and the verdict against the claim; the library's own draws against the model."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    label = "GaussianDiscrete epsilon=0.5, delta=0.001"  # violated; and a claim that holds
+    rows = audit_diffprivlib(only="delta=0.0", sample=20_000, processes=1)
+    assert [r.mechanism for r in rows] == ["GaussianDiscrete"] * 2 and all(r.model_agrees for r in rows)
+    assert rows[0].verdict == "VIOLATED" and rows[1].verdict == "loose" and cases(label)[0].label == label
+    for row, case in zip(rows, cases("delta=0.0")):
+        scale = float(row.params.split("scale=")[1].split(",")[0])
+        eps, delta = case.spec.claimed, row.claimed_delta
+        w = {y: mp.e ** (-(mp.mpf(y) ** 2) / (2 * mp.mpf(scale) ** 2)) for y in range(-60 * 5 - 2, 60 * 5 + 3)}
+        z = sum(w.values())
+        exact = sum(max(0, (w[o] - mp.e ** mp.mpf(eps) * w[o - 1]) / z) for o in range(-60 * 5 - 1, 60 * 5 + 3))
+        assert abs(row.delta - float(exact)) <= 1e-12 * float(exact)
+        assert row.verdict == ("VIOLATED" if exact > delta else "loose")

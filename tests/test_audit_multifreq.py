@@ -5,6 +5,7 @@ the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from decimal import Decimal, localcontext
@@ -69,9 +70,9 @@ def test_binomial_model_against_numba_draw_for_draw():
         assert exact_distribution(lambda p=p: np.random.binomial(1, p))[1] == keep_probability(p)
 
 
-
-
-def expected_verdict(claim: float, ratio: F) -> str:
+def expected_verdict(claim: float, ratio: F | float) -> str:
+    if ratio == math.inf:
+        return "VIOLATED"
     with localcontext() as ctx:
         ctx.prec = 50
         gap = Decimal(claim) - (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
@@ -87,29 +88,63 @@ def grr(value: int, k: int, eps: float, choose) -> int:
     return choose({v: F(1, k - 1) for v in range(k) if v != value})
 
 
+def ue(x: int, k: int, eps: float, optimal: bool, choose) -> tuple:
+    p = np.exp(eps / 2) / (np.exp(eps / 2) + 1)
+    p, q = (1 / 2, 1 / (np.exp(eps) + 1)) if optimal else (p, 1 - p)
+    return tuple(choose({1: at_most(t), 0: 1 - at_most(t)}) for t in (p if i == x else q for i in range(k)))
+
+
+def subset_selection(x: int, k: int, eps: float, choose) -> tuple:
+    """Ye and Barg's subset selection as SS.py writes it: the value first with probability P(u <= p_v), then an
+    ordered sample without replacement of the others (every arrangement alike)."""
+    sub_k = int(max(1, np.rint(k / (np.exp(eps) + 1))))
+    p_v = sub_k * np.exp(eps) / (sub_k * np.exp(eps) + k - sub_k)
+    others = [v for v in range(k) if v != x]
+    if choose({True: at_most(p_v), False: 1 - at_most(p_v)}):
+        return (x,) + choose({t: F(1, math.perm(k - 1, sub_k - 1)) for t in itertools.permutations(others, sub_k - 1)})
+    return choose({t: F(1, math.perm(k - 1, sub_k)) for t in itertools.permutations(others, sub_k)})
+
+
+def adaptive(x: int, k: int, eps: float, optimal: bool, choose):
+    """ADP.py: GRR when Wang et al.'s variance q(1 - q)/(p - q)^2 is at most UE's, else UE."""
+    p_grr = np.exp(eps) / (np.exp(eps) + k - 1)
+    p_ue = np.exp(eps / 2) / (np.exp(eps / 2) + 1)
+    p_ue, q_ue = (1 / 2, 1 / (np.exp(eps) + 1)) if optimal else (p_ue, 1 - p_ue)
+
+    def variance(p, q):
+        return q * (1 - q) / (p - q) ** 2
+
+    if variance(p_grr, (1 - p_grr) / (k - 1)) <= variance(p_ue, q_ue):
+        return grr(x, k, eps, choose)
+    return ue(x, k, eps, optimal, choose)
+
+
 def reference(case, x, choose):
+    c = case.spec
     if case.mechanism == "GRR_Client":
-        return grr(x, case.k, case.epsilon, choose)
+        return grr(x, c.k, c.epsilon, choose)
     if case.mechanism == "UE_Client":
-        p = np.exp(case.epsilon / 2) / (np.exp(case.epsilon / 2) + 1)
-        p, q = (1 / 2, 1 / (np.exp(case.epsilon) + 1)) if case.optimal else (p, 1 - p)
-        return tuple(choose({1: at_most(t), 0: 1 - at_most(t)}) for t in (p if i == x else q for i in range(case.k)))
+        return ue(x, c.k, c.epsilon, c.optimal, choose)
+    if case.mechanism == "SS_Client":
+        return subset_selection(x, c.k, c.epsilon, choose)
+    if case.mechanism == "ADP_Client":
+        return adaptive(x, c.k, c.epsilon, c.optimal, choose)
     import xxhash
 
-    g = int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
-    seeds = separating_seeds(case.k, g)
+    g = int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
+    seeds = separating_seeds(case.spec.k, g)
     seed = choose({s: F(1, len(seeds)) for s in seeds})
-    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.epsilon, choose), seed)
+    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.spec.epsilon, choose), seed)
 
 
 @pytest.mark.parametrize("label", [c.label for c in cases()])
 def test_clients_against_references(label):
     (case,) = cases(label)
-    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
-    assert dict(zip(case.inputs, distributions(case))) == ref
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
+    assert dict(zip(case.spec.inputs, distributions(case))) == ref
     (row,) = audit_multifreq(only=label)
     ratio = brute.local_ratio(ref)
-    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.epsilon, ratio)
+    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.spec.epsilon, ratio)
 
 
 def test_at_least_twenty_cases():
@@ -118,7 +153,7 @@ def test_at_least_twenty_cases():
 
 def test_compiled_draws_agree_with_the_models():
     rows = audit_multifreq(sample=20_000, only="epsilon=1.0, k=", processes=1)
-    assert {r.mechanism for r in rows} == {"GRR_Client", "UE_Client", "LH_Client"}
+    assert {r.mechanism for r in rows} == {"GRR_Client", "UE_Client", "LH_Client", "SS_Client", "ADP_Client"}
     assert all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
 
 
@@ -128,7 +163,16 @@ def test_command_line(capsys):
     assert out["library"] == "multi-freq-ldpy" and out["violated"] == 1
 
 
-@pytest.mark.parametrize("label", ["GRR_Client epsilon=1.0, k=2", "LH_Client epsilon=1.0, k=4, optimal=False"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "GRR_Client epsilon=1.0, k=2",
+        "LH_Client epsilon=1.0, k=4, optimal=False",
+        "SS_Client epsilon=0.5, k=4",
+        "SS_Client epsilon=3.0, k=3",
+        "ADP_Client epsilon=0.1, k=8, optimal=True",
+    ],
+)
 def test_reports_run_with_the_library_alone(tmp_path, label):
     """The report's script, with wmcdp unimportable, prints the exact ratio of the reference randomizer."""
     import subprocess
@@ -141,6 +185,6 @@ def test_reports_run_with_the_library_alone(tmp_path, label):
     code = "import sys\nsys.modules['wmcdp'] = None\n" + script
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     (case,) = cases(label)
-    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.inputs}
+    ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
     lines = out.stdout.splitlines()
-    assert f"exact ratio: {brute.local_ratio(ref)}" in lines and lines[-1] == "VIOLATED"
+    assert f"exact ratio: {brute.local_ratio(ref)}" in lines and lines[-1].startswith("VIOLATED")

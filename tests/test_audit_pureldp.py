@@ -5,6 +5,7 @@ draws against the models; the command line. Skips without pure-ldp (``pip instal
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -35,8 +36,6 @@ def at_most(t: float) -> F:
     return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
 
 
-
-
 def expected_verdict(claim: float, ratio: F | float) -> str:
     """VIOLATED iff ln(ratio) > claim, tight within 4 ulp (or 2^-50), decided with 50 decimal digits."""
     if ratio == math.inf:
@@ -53,13 +52,13 @@ def expected_verdict(claim: float, ratio: F | float) -> str:
 def check_case(label: str, reference) -> None:
     """The audit's row of the case against ``reference(client, x, choose)`` enumerated by brute force."""
     (case,) = cases(label)
-    client = case.build()
-    ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.inputs}
-    assert dict(zip(case.inputs, distributions(case))) == ref
+    client = case.spec.build()
+    ref = {x: brute.distribution(lambda x, choose: reference(client, x, choose), x) for x in case.spec.inputs}
+    assert dict(zip(case.spec.inputs, distributions(case))) == ref
     (row,) = audit_pureldp(only=label)
     ratio = brute.local_ratio(ref)
     assert row.ratio_exact == ("inf" if ratio == math.inf else str(ratio))
-    assert row.verdict == expected_verdict(case.claimed(client), ratio)
+    assert row.verdict == expected_verdict(case.spec.claimed(client), ratio)
 
 
 def uniform(n: int) -> dict:
@@ -107,8 +106,8 @@ def test_local_hashing_with_its_seed_model():
     for case in cases("LHClient"):
         if case.mechanism != "LHClient":
             continue
-        client = case.build()
-        seeds = separating_seeds(case.d, client.g, range(10_000))
+        client = case.spec.build()
+        seeds = separating_seeds(case.spec.d, client.g, range(10_000))
         check_case(
             case.label,
             lambda c, x, choose, seeds=seeds: (lambda s: (lh_perturb(c, x, s, choose), s))(
@@ -153,6 +152,80 @@ def test_hadamard_response(label):
     check_case(label, hr_reference)
 
 
+def cms_reference(c, x, choose):
+    """Apple's count-mean sketch from its definition: a uniform hash index j, the +1 at xxh64(str(x), seed=j) % m
+    in a vector of -1s, each entry negated with P(u < prob)."""
+    import xxhash
+
+    j = choose(uniform(c.k))
+    hot = xxhash.xxh64(str(x), seed=j).intdigest() % c.m
+    flip = below(c.prob)
+    v = tuple((1 if i == hot else -1) * choose({-1: flip, 1: 1 - flip}) for i in range(c.m))
+    return (v, j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("CMSClient")])
+def test_count_mean_sketch(label):
+    check_case(label, cms_reference)
+
+
+def sr_reference(c, x, choose):
+    """Sketch response from its definition: a uniform hash index j, the sketch cell xxh64(str(x - 1), seed=j) % m,
+    then optimal local hashing of that cell over lh_k uniform seeds (kept with P(u <= p - q), else uniform)."""
+    import xxhash
+
+    j = choose(uniform(c.k))
+    cell = xxhash.xxh64(str(x - 1), seed=j).intdigest() % c.m
+    lh = c.client
+    seed = choose(uniform(lh.k))
+    hashed = xxhash.xxh32(str(cell), seed=seed).intdigest() % lh.g
+    keep = at_most(lh.p - lh.q)
+    return ((hashed if choose({True: keep, False: 1 - keep}) else choose(uniform(lh.g)), seed), j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("SketchResponseClient")])
+def test_sketch_response(label):
+    check_case(label, sr_reference)
+
+
+def hm_reference(c, x, choose):
+    """The Hadamard mechanism from its definition: t uniform indices j, the sign vector of H[x - 1, j] (Sylvester's
+    Hadamard matrix, scipy's) kept with P(u < p), else one of the 2^t - 1 others uniformly."""
+    from scipy.linalg import hadamard
+
+    size = 1 << (c.d - 1).bit_length()
+    h = hadamard(max(size, 2))
+    js = tuple(choose(uniform(c.d)) for _ in range(c.t))
+    true = tuple(int(h[x - 1, j]) for j in js)
+    if not choose({True: below(c.p), False: 1 - below(c.p)}):
+        others = [v for v in itertools.product((-1, 1), repeat=c.t) if v != true]
+        true = choose({v: F(1, len(others)) for v in others})
+    return tuple(zip(js, true))
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("HadamardMechClient")])
+def test_hadamard_mechanism(label):
+    check_case(label, hm_reference)
+
+
+@pytest.mark.parametrize(
+    "label, reference",
+    [
+        ("HadamardMechClient epsilon=1.0, d=4, t=2", "hm"),
+        ("CMSClient epsilon=1.0, k=1, m=4, d=4", "cms"),
+        ("SketchResponseClient epsilon=1.0, k=2, m=4, lh_k=8, d=4", "sr"),
+    ],
+)
+def test_report_of_the_hadamard_mechanism_and_the_sketches(tmp_path, label, reference):
+    """The script of a Hadamard mechanism or sketch finding runs without wmcdp and prints the brute-force ratio."""
+    randomizer = {"hm": hm_reference, "cms": cms_reference, "sr": sr_reference}[reference]
+    (case,) = cases(label)
+    c = case.spec.build()
+    ref = {x: brute.distribution(lambda x, choose: randomizer(c, x, choose), x) for x in case.spec.inputs}
+    out = _script_output(_report(tmp_path, label))
+    assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
+
+
 def rappor_reference(c, x, choose):
     """A set bit is reported 1 when u < 1 - 0.5 f and left set otherwise (rappor_client.py line 45 only ever
     writes 1): it is always 1; a clear bit is 1 with P(u < f / 2)."""
@@ -174,7 +247,7 @@ def test_rappor_never_clears_a_bit(label):
 def test_at_least_twenty_cases_over_epsilon_and_domain():
     all_cases = cases()
     assert len(all_cases) >= 20
-    assert len({c.label for c in all_cases}) == len(all_cases) and len({c.d for c in all_cases}) >= 5
+    assert len({c.label for c in all_cases}) == len(all_cases) and len({c.spec.d for c in all_cases}) >= 5
 
 
 # -- the exact execution itself ---------------------------------------------------------------
@@ -263,7 +336,7 @@ def test_report_of_direct_encoding(tmp_path):
     label = "DEClient epsilon=1.0, d=2"
     text = _report(tmp_path, label)
     (case,) = cases(label)
-    c = case.build()
+    c = case.spec.build()
     p, pp = below(c.p), (1 - below(c.p)) / (c.d - 1)
     assert (F(_field(text, "P(y | x)")), F(_field(text, "P(y | x')"))) == (p, pp)
     with localcontext() as ctx:
@@ -280,7 +353,7 @@ def test_report_of_rappor_with_an_impossible_output(tmp_path):
     label = "RAPPORClient f=convert_eps_to_f(5.0)"
     text = _report(tmp_path, label)
     (case,) = cases(label)
-    c = case.build()
+    c = case.spec.build()
     (row,) = audit_pureldp(only=label)
     x, y = int(row.witness[0]), eval(row.witness[2])
     assert f"- **Witness:** `x = {row.witness[0]}`, `x' = {row.witness[1]}`, `y = {row.witness[2]}`." in text

@@ -67,9 +67,9 @@ def test_tight_delta_matches_a_brute_force(label):
     (case,) = cases(label)
     keep = keep_probabilities(case)
     (row,) = audit_pydp(only=label)
-    expected = brute_delta(keep, case.epsilon)
+    expected = brute_delta(keep, case.spec.epsilon)
     assert row.delta == pytest.approx(float(expected), rel=1e-15)
-    assert row.verdict == ("VIOLATED" if expected > case.delta else "loose")
+    assert row.verdict == ("VIOLATED" if expected > case.spec.delta else "loose")
     assert row.verdict == "VIOLATED" and row.epsilon == math.inf  # P(keep | 1) = delta + ulp(delta) > delta
 
 

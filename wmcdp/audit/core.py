@@ -3,6 +3,7 @@ chi-square check of a model against the library's own draws."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import signal
@@ -21,6 +22,7 @@ from ..base.errors import WmcdpError
 from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
+from ..notions.privacy import synthesize_privacy
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -188,41 +190,188 @@ def with_checks(
     return out
 
 
+#: what a case's model gives: its row and, per witness input to sample, ``(shown input, the model's
+#: distribution there, the input as the case's ``draw`` takes it)``
+Modelled = tuple[AuditRow, list[tuple[str, dict[Any, Any], Any]]]
+
+#: the states of a public mechanism in a library's coverage
+STATUSES = ("audited", "not auditable", "planned")
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One public mechanism of an audited library, described once: whether it is ``audited`` (``note``: its
+    model), ``not auditable`` (``note``: why, such as a continuous output) or ``planned`` (``note``: what is
+    missing). docs/audits.md's coverage tables are generated from these (:func:`coverage_table`)."""
+
+    name: str
+    status: str
+    note: str
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """One audited mechanism at one set of parameters, the same shape for every library: ``claim`` says where
+    the claimed guarantee is read, ``model(case)`` builds the exact model and gives the case's row with the
+    witness inputs to sample (:data:`Modelled`), ``draw(case, input, k)`` counts ``k`` outputs of the library's
+    own code on an input, as the model names them, and ``validation`` says how the model is checked against
+    the library. ``spec`` holds the library's own parameters, which ``model`` and ``draw`` read."""
+
+    library: str  # the audit's name, as ``wmcdp audit`` takes it
+    mechanism: str
+    params: str
+    claim: str
+    model: Callable[[AuditCase], Modelled]
+    draw: Callable[[AuditCase, Any, int], Counter]
+    validation: str
+    spec: Any = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.mechanism} {self.params}"
+
+
+@dataclass(frozen=True)
+class AuditedLibrary:
+    """An audited library: its names, how to load it, its cases and the coverage of its public mechanisms.
+    ``module`` is the wmcdp module that holds the models (its ``MODELLED`` is the version they follow)."""
+
+    name: str  # as ``wmcdp audit`` takes it
+    title: str  # as messages name the audit
+    distribution: str  # on PyPI
+    extra: str  # wmcdp's optional extra that installs it
+    module: str
+    load: Callable[[], Any]
+    build_cases: Callable[[], list[AuditCase]]
+    mechanisms: tuple[Mechanism, ...]
+
+    @property
+    def modelled(self) -> str:
+        """The library version the models follow."""
+        return str(importlib.import_module(self.module).MODELLED)
+
+    def version(self) -> str:
+        """The installed version (one line saying how to install the library when it is missing)."""
+        return installed_version(self.load, self.distribution)
+
+    def cases(self, only: str | None = None) -> list[AuditCase]:
+        """The audit's cases; with ``only``, those whose ``"mechanism params"`` label contains it."""
+        return select_cases(self.build_cases(), only, self.title)
+
+    def audit(
+        self,
+        sample: int = 0,
+        level: float = 1e-3,
+        only: str | None = None,
+        progress: Callable[[int, int, str], None] | None = None,
+        processes: int = 2,
+    ) -> list[AuditRow]:
+        """One :class:`AuditRow` per case (with ``only``: per case whose ``"mechanism params"`` label contains
+        it). With ``sample``, the library's own outputs on each witness input (``sample`` of them) are tested
+        against the model by chi-square at the family-wise ``level``, drawn in ``processes`` worker processes
+        while this one models the next cases (1: all here). ``progress(done, total, note)`` hears of each step:
+        a case modelled, then (when sampling) a case's draws tested."""
+        self.load()
+        check_options(sample, level, processes, self.extra)
+        return run_audit(self, self.cases(only), sample, level, progress, processes)
+
+
+#: the audited libraries: ``wmcdp audit`` name -> the module that holds the models (its ``LIBRARY``)
+LIBRARIES = {
+    "opendp": "opendp",
+    "diffprivlib": "diffprivlib",
+    "pydp": "pydp",
+    "tmlt": "tmlt",
+    "pure-ldp": "pureldp",
+    "multi-freq-ldpy": "multifreq",
+}
+
+
+def audited(name: str) -> AuditedLibrary:
+    """The audited library ``name`` (as ``wmcdp audit`` takes it); its module imports no audited library."""
+    if name not in LIBRARIES:
+        raise WmcdpError(f"no audited library {name!r}; the libraries are {', '.join(LIBRARIES)}")
+    found: AuditedLibrary = importlib.import_module(f"{__package__}.{LIBRARIES[name]}").LIBRARY
+    return found
+
+
+def coverage_table(lib: AuditedLibrary) -> str:
+    """The Markdown table of the library's public mechanisms: status and model (or why not, or what is missing)."""
+    lines = ["| mechanism | status | model, or why not |", "|---|---|---|"]
+    for m in lib.mechanisms:
+        cells = (_code_name(m.name), m.status, m.note)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+#: the lines around a library's coverage table in docs/audits.md
+COVERAGE_BEGIN, COVERAGE_END = "<!-- coverage {name} -->", "<!-- end coverage -->"
+
+
+def _code_name(name: str) -> str:
+    """A mechanism's name as the table shows it: its first word as code (a name with code spans as it is)."""
+    if "`" in name:
+        return name
+    first, _, rest = name.partition(" ")
+    return f"`{first}` {rest}".rstrip()
+
+
+def with_coverage_tables(text: str) -> str:
+    """``text`` (docs/audits.md) with the table between ``<!-- coverage NAME -->`` and ``<!-- end coverage -->``
+    regenerated from each library's :class:`Mechanism` descriptions; a library without its block is an error."""
+    for name in LIBRARIES:
+        begin = COVERAGE_BEGIN.format(name=name)
+        start = text.find(begin)
+        end = text.find(COVERAGE_END, start)
+        if start < 0 or end < 0:
+            raise WmcdpError(f"no coverage block for {name}: {begin} ... {COVERAGE_END}")
+        text = text[:start] + f"{begin}\n{coverage_table(audited(name))}\n" + text[end:]
+    return text
+
+
+def _draw(name: str, number: int, x: Any, draws: int) -> Counter:
+    """The library's own draws for case ``number`` of the audit ``name`` (what a worker process is sent)."""
+    case = audited(name).build_cases()[number]
+    return case.draw(case, x, draws)
+
+
 def run_audit(
-    all_cases: list[Any],
-    chosen: list[Any],
-    row_of: Callable[[Any], tuple[AuditRow, list[tuple[str, dict[Any, Any], Any]]]],
-    draw: Callable[[int, Any, int], Counter],
+    lib: AuditedLibrary,
+    chosen: list[AuditCase],
     sample: int,
     level: float,
     progress: Callable[[int, int, str], None] | None,
     processes: int,
 ) -> list[AuditRow]:
-    """The rows of the ``chosen`` cases, in order. ``row_of(case)`` gives the case's row and, per witness
-    input to sample, ``(shown, expected distribution, input)``; with ``sample``, ``draw(number, input,
-    sample)`` (a module-level function: the case by its place in ``all_cases``) collects the library's
-    counts in ``processes`` worker processes while this one computes the next cases, and the rows get their
-    model checks (:func:`with_checks`)."""
-    number = {c.label: k for k, c in enumerate(all_cases)}
+    """The rows of the ``chosen`` cases of ``lib``, in order. Each case's ``model`` gives its row and the
+    witness inputs to sample; with ``sample``, its ``draw`` collects the library's counts in ``processes``
+    worker processes (the case sent by its place in ``lib.build_cases()``) while this one models the next
+    cases, and the rows get their model checks (:func:`with_checks`)."""
+    number = {c.label: k for k, c in enumerate(lib.build_cases())}
+    steps = len(chosen) * (2 if sample else 1)
     rows, pending = [], []
     with workers(processes if sample else 1) as submit:
         for done, case in enumerate(chosen):
             if progress:
-                progress(done, len(chosen), case.label)
+                progress(done, steps, case.label)
             start = time.perf_counter()
             with _naming(case.label):
-                row, inputs = row_of(case)
+                row, inputs = case.model(case)
             rows.append(replace(row, seconds=time.perf_counter() - start))
             if sample:
+                # a worker process is sent the library's name and the case's number (it cannot be sent functions)
+                job = (case.draw, case) if processes == 1 else (_draw, lib.name, number[case.label])
                 pending.append(
-                    [
-                        (shown, want, _named(case.label, submit(draw, number[case.label], x, sample)))
-                        for shown, want, x in inputs
-                    ]
+                    [(shown, want, _named(case.label, submit(*job, x, sample))) for shown, want, x in inputs]
                 )
-        rows = with_checks(rows, pending, level)  # (inside the block: the workers end with it)
+
+        def waiting(k: int) -> None:
+            if progress:
+                progress(len(chosen) + k, steps, f"the library's draws for {chosen[k].label}")
+
+        rows = with_checks(rows, pending, level, waiting)  # (inside the block: the workers end with it)
     if progress:
-        progress(len(chosen), len(chosen), "")
+        progress(steps, steps, "")
     return rows
 
 
@@ -242,6 +391,51 @@ def choice_program(
         neighbours=relation,
     )
     return prog, outputs, relation
+
+
+def local_row(
+    case: AuditCase,
+    inputs: Sequence[Any],
+    dists: list[dict[Hashable, Fraction]],
+    claimed: float,
+    reproduce: Callable[[Any, Any, Hashable], str] | None = None,
+    view: Callable[[Any, Hashable], Hashable] | None = None,
+) -> Modelled:
+    """The row of a local-DP case (every two distinct inputs neighbours) whose exact output distributions on
+    ``inputs`` are ``dists``: the exact tight ratio, the verdict, the witness with its two probabilities and
+    ``reproduce(x, x', y)``'s script; the witness's two inputs are sampled as ``view(x, y)`` counts them."""
+    prog, outputs, relation = choice_program(case.mechanism, inputs, lambda a, b: a != b, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
+    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        claimed,
+        r.epsilon,
+        "inf" if r.ratio == math.inf else str(r.ratio),
+        verdict(claimed, r.ratio, r.epsilon, True),
+        (repr(inputs[i]), repr(inputs[j]), repr(y)),
+        0.0,
+        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
+        reproducer=None if reproduce is None else reproduce(inputs[i], inputs[j], y),
+    )
+    return row, [
+        (repr(inputs[k]), viewed(dists[k], functools.partial(_view, view, inputs[k])), inputs[k]) for k in (i, j)
+    ]
+
+
+def _view(view: Callable[[Any, Hashable], Hashable] | None, x: Any, y: Hashable) -> Hashable:
+    return y if view is None else view(x, y)
+
+
+def viewed(dist: dict[Hashable, Any], view: Callable[[Hashable], Hashable]) -> dict[Hashable, float]:
+    """The distribution of ``view(y)`` (what a sampling check counts), in floats."""
+    out: dict[Hashable, float] = {}
+    for y, p in dist.items():
+        key = view(y)
+        out[key] = out.get(key, 0.0) + float(p)
+    return out
 
 
 @contextmanager
@@ -371,6 +565,17 @@ __all__ = [
     "FLOAT_TOLERANCE",
     "SampleCheck",
     "AuditRow",
+    "AuditCase",
+    "AuditedLibrary",
+    "Mechanism",
+    "Modelled",
+    "STATUSES",
+    "LIBRARIES",
+    "audited",
+    "coverage_table",
+    "with_coverage_tables",
+    "local_row",
+    "viewed",
     "verdict",
     "certified_verdict",
     "check_model",

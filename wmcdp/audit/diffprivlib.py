@@ -29,6 +29,17 @@ The models follow diffprivlib 0.6.6's source:
   when ``np.isclose`` finds every normalising constant equal, 2 otherwise: lines 389-411); monotone in ``u``.
   The input is a categorical value and every two values are neighbours (the sensitivity is the largest
   utility);
+* ``ExponentialHierarchical`` (``mechanisms/exponential.py``, lines 473-562): ``ExponentialCategorical`` with
+  the utility list its ``_build_utility_list`` makes (the hierarchy's height minus the common prefix of two
+  leaves); the inputs are the leaves, every two neighbours;
+* ``GaussianDiscrete.randomise`` (``mechanisms/gaussian.py``, lines 273-294) claims (epsilon, delta) at the scale
+  ``_find_scale`` solves for: a loop of rounds, each a geometric count of ``bernoulli_neg_exp(tau)`` successes, a
+  sign ``u < 0.5`` (a negative zero starts the round again) and an acceptance
+  ``bernoulli_neg_exp((|y| - tau sigma^2)^2 / 2 / sigma^2)``; so ``P(y)`` is ``b^|y| a(y)`` normalised, with
+  ``b`` and ``a(y)`` the grid probabilities of :func:`bernoulli_neg_exp_one` (exact reals). The inputs are 0 and
+  1 (the output is the input plus a noise that does not depend on it); the outputs ``-W .. W + 1`` are kept and
+  the rest merged (the same mass, below ``2^-200``, for both inputs), so the certified tight delta at the claimed
+  epsilon of that model, and that plus ``2^-200``, enclose the mechanism's;
 * ``PermuteAndFlip.randomise`` (``mechanisms/exponential.py``, lines 254-279) draws many uniforms: a
   candidate at ``int(u * len(candidate_ids))`` (its grid distribution found by :func:`grid_model`), then
   ``bernoulli_neg_exp(-log_probability)`` (``mechanisms/base.py``, lines 234-269), which subtracts 1 from
@@ -56,19 +67,18 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real, arb_of
-from ..lang import Program
+from ..base.errors import WmcdpError
 from ..lang.models import GRID, GridModel, grid_model
 from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
 from .core import (
+    AuditCase,
+    AuditedLibrary,
     AuditRow,
+    Mechanism,
+    Modelled,
     certified_verdict,
-    check_options,
     choice_program,
-    installed_version,
     library,
-    run_audit,
-    select_cases,
     verdict,
 )
 
@@ -83,10 +93,6 @@ def _diffprivlib() -> Any:
 MODELLED = "0.6.6"
 
 
-def diffprivlib_version() -> str:
-    return installed_version(_diffprivlib, "diffprivlib")
-
-
 class GridDraw(secrets.SystemRandom):
     """A generator whose ``random()`` returns the double it was set to (diffprivlib accepts any SystemRandom)."""
 
@@ -97,11 +103,10 @@ class GridDraw(secrets.SystemRandom):
 
 
 @dataclass(frozen=True)
-class Case:
-    """One diffprivlib mechanism at one set of parameters: its inputs, their neighbours, and how to build it."""
+class Sampler:
+    """A case's mechanism (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the claim, the inputs, their
+    neighbours, and how to build and run it."""
 
-    mechanism: str
-    params: str
     claimed: float
     inputs: tuple[Any, ...]
     neighbours: Callable[[Any, Any], bool]
@@ -113,13 +118,23 @@ class Case:
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
     exact_model: Callable[[Any], dict[Hashable, Any]] | None = None  # (mechanism) -> distribution, not a grid model
-
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
+    call: str | None = None  # the constructor as text (``random_state=draw``), for a categorical reproducer
 
 
-def _sampler(case: Case, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
+#: how every diffprivlib model is validated
+VALIDATION = (
+    "the library's own randomise run at grid points (bisection, checked at every run's ends and 10 000 random "
+    "points per segment); its public randomise with its own generator against the model (chi-square)"
+)
+
+
+def _case(mechanism: str, params: str, spec: Sampler) -> AuditCase:
+    return AuditCase(
+        "diffprivlib", mechanism, params, "the epsilon it is built with", _row, draw_counts, VALIDATION, spec
+    )
+
+
+def _sampler(case: Sampler, lib: Any, x: Any) -> tuple[Callable[[float], Hashable], Any]:
     draw = GridDraw()
     mechanism = case.build(lib, draw, x if case.per_input else None)
 
@@ -144,81 +159,89 @@ def _post(post: Callable[[Any, Any], Hashable], mechanism: Any) -> Callable[[Has
     return lambda y: y if isinstance(y, str) else post(mechanism, y)
 
 
-def _binary(eps: float) -> Case:
-    return Case(
+def _binary(eps: float) -> AuditCase:
+    return _case(
         "Binary",
         f"epsilon={eps!r}",
-        eps,
-        ("a", "b"),
-        lambda x, y: x != y,
-        lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
-        lambda m, x: m.randomise(x),
+        Sampler(
+            eps,
+            ("a", "b"),
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
+            lambda m, x: m.randomise(x),
+        ),
     )
 
 
-def _geometric(eps: float) -> Case:
-    return Case(
+def _geometric(eps: float) -> AuditCase:
+    return _case(
         "Geometric",
         f"epsilon={eps!r}",
-        eps,
-        (0, 1),
-        lambda x, y: abs(x - y) == 1,
-        lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
-        lambda m, x: m.randomise(x),
-        ((0, HALF - 1), (HALF, GRID - 1)),
+        Sampler(
+            eps,
+            (0, 1),
+            lambda x, y: abs(x - y) == 1,
+            lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
+            lambda m, x: m.randomise(x),
+            ((0, HALF - 1), (HALF, GRID - 1)),
+        ),
     )
 
 
-def _bounded(kind: str, eps: float, upper: int) -> Case:
+def _bounded(kind: str, eps: float, upper: int) -> AuditCase:
     """Truncated: clipped (monotone in the draw). Folded: reflected at the bounds, not monotone, so the model
     is the inner Geometric draw (monotone on each half of the grid), then the library's own ``_fold``."""
     folded = kind == "GeometricFolded"
-    return Case(
+    return _case(
         kind,
         f"epsilon={eps!r}, lower=0, upper={upper}",
-        eps,
-        tuple(range(upper + 1)),
-        lambda x, y: abs(x - y) == 1,
-        lambda lib, rng, _: getattr(lib.mechanisms, kind)(
-            epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
+        Sampler(
+            eps,
+            tuple(range(upper + 1)),
+            lambda x, y: abs(x - y) == 1,
+            lambda lib, rng, _: getattr(lib.mechanisms, kind)(
+                epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
+            ),
+            (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
+            ((0, HALF - 1), (HALF, GRID - 1)),
+            post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
+            public=(lambda m, x: m.randomise(x)) if folded else None,
         ),
-        (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
-        ((0, HALF - 1), (HALF, GRID - 1)),
-        post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
-        public=(lambda m, x: m.randomise(x)) if folded else None,
     )
 
 
-def _exponential(eps: float, utility: Sequence[float]) -> Case:
+def _exponential(eps: float, utility: Sequence[float]) -> AuditCase:
     """The utility vector as the data: its neighbours move every utility by at most the sensitivity (1)."""
     moved: list[tuple[float, ...]] = [()]
     for u in utility:
         moved = [m + (u + d,) for m in moved for d in (0, -1, 1)]
     base = moved[0]
-    return Case(
+    return _case(
         "Exponential",
         f"epsilon={eps!r}, sensitivity=1, utility={list(utility)!r}",
-        eps,
-        tuple(moved),
-        lambda x, y: (x == base) != (y == base),
-        lambda lib, rng, utility: lib.mechanisms.Exponential(
-            epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+        Sampler(
+            eps,
+            tuple(moved),
+            lambda x, y: (x == base) != (y == base),
+            lambda lib, rng, utility: lib.mechanisms.Exponential(
+                epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
+            ),
+            lambda m, _: m.randomise(),
+            per_input=True,
         ),
-        lambda m, _: m.randomise(),
-        per_input=True,
     )
 
 
-def _permute_and_flip(eps: float, utility: Sequence[float]) -> Case:
+def _permute_and_flip(eps: float, utility: Sequence[float]) -> AuditCase:
     base = _exponential(eps, utility)
-    return replace(
-        base,
-        mechanism="PermuteAndFlip",
+    spec = replace(
+        base.spec,
         build=lambda lib, rng, utility: lib.mechanisms.PermuteAndFlip(
             epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
         ),
         exact_model=permute_and_flip_distribution,
     )
+    return replace(base, mechanism="PermuteAndFlip", spec=spec)
 
 
 def grid_at_most(t: float) -> Fraction:
@@ -297,19 +320,68 @@ def permute_and_flip_distribution(mechanism: Any) -> dict[Hashable, Any]:
     return out
 
 
-def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Case:
+def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> AuditCase:
     """Every two values of the domain are neighbours; the utilities between them are the metric."""
     domain = tuple(sorted({v for a, b, _ in utility for v in (a, b)}))
-    return Case(
+    return _case(
         "ExponentialCategorical",
         f"epsilon={eps!r}, utility_list={list(utility)!r}",
-        eps,
-        domain,
-        lambda x, y: x != y,
-        lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
-            epsilon=eps, utility_list=list(utility), random_state=rng
+        Sampler(
+            eps,
+            domain,
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
+                epsilon=eps, utility_list=list(utility), random_state=rng
+            ),
+            lambda m, x: m.randomise(x),
+            call=f"ExponentialCategorical(epsilon={eps!r}, utility_list={list(utility)!r}, random_state=draw)",
         ),
+    )
+
+
+def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
+    """``ExponentialHierarchical``: ``ExponentialCategorical`` over the leaves, its utilities the hierarchy's
+    distances (exponential.py lines 499-562); every two leaves are neighbours."""
+
+    def leaves(node: Any) -> list[str]:
+        return [node] if isinstance(node, str) else [leaf for child in node for leaf in leaves(child)]
+
+    return _case(
+        "ExponentialHierarchical",
+        f"epsilon={eps!r}, hierarchy={hierarchy!r}",
+        Sampler(
+            eps,
+            tuple(sorted(leaves(hierarchy))),
+            lambda x, y: x != y,
+            lambda lib, rng, _: lib.mechanisms.ExponentialHierarchical(
+                epsilon=eps, hierarchy=hierarchy, random_state=rng
+            ),
+            lambda m, x: m.randomise(x),
+            call=f"ExponentialHierarchical(epsilon={eps!r}, hierarchy={hierarchy!r}, random_state=draw)",
+        ),
+    )
+
+
+def _gaussian_discrete(eps: float, delta: float) -> AuditCase:
+    """``GaussianDiscrete`` at sensitivity 1: its own certified model (:func:`_gaussian_row`), inputs 0 and 1."""
+    spec = Sampler(
+        eps,
+        (0, 1),
+        lambda x, y: x != y,
+        lambda lib, rng, _: lib.mechanisms.GaussianDiscrete(epsilon=eps, delta=delta, sensitivity=1, random_state=rng),
         lambda m, x: m.randomise(x),
+        public=lambda m, x: _gauss_code(int(m.randomise(x)), _gauss_window(m)),
+    )
+    claim = "(epsilon, delta)-DP at the epsilon and delta it is built with"
+    return AuditCase(
+        "diffprivlib",
+        "GaussianDiscrete",
+        f"epsilon={eps!r}, delta={delta!r}",
+        claim,
+        _gaussian_row,
+        draw_counts,
+        VALIDATION,
+        replace(spec, call=repr(delta)),
     )
 
 
@@ -322,7 +394,7 @@ CATEGORIES = (
 )
 
 
-def _cases() -> list[Case]:
+def _cases() -> list[AuditCase]:
     out = [_binary(eps) for eps in (0.01, 0.5, 1.0, 5.0, 20.0, 36.0, 40.0)]
     out += [_geometric(eps) for eps in (0.5, 1.0, 5.0)]
     for kind in ("GeometricTruncated", "GeometricFolded"):
@@ -331,15 +403,104 @@ def _cases() -> list[Case]:
     out += [_exponential(1.0, (0.0, 1e-9, 1.0))]  # utilities a hair from a tie
     out += [_categorical(eps, u) for u in CATEGORIES for eps in (0.1, 1.0, 40.0)]
     out += [_permute_and_flip(eps, (0.0, 1.0, 2.0)) for eps in (1.0, 5.0, 40.0)]
+    out += [_hierarchical(eps, [["a", "b"], ["c", "d"]]) for eps in (0.5, 1.0, 5.0)]
+    out += [_hierarchical(1.0, [["a", "b"], ["c"]])]
+    out += [_gaussian_discrete(eps, delta) for eps, delta in ((1.0, 1e-5), (0.5, 1e-3), (2.0, 1e-6), (1.0, 0.01))]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "diffprivlib")
+#: every public mechanism of ``diffprivlib.mechanisms``, described once
+MECHANISMS = (
+    Mechanism(
+        "Binary", "audited", "the two labels, neighbours; flip when `u·(e^ε + 1) > e^ε + δ`: one threshold on the grid"
+    ),
+    Mechanism(
+        "Geometric",
+        "audited",
+        "inputs 0 and 1 (the output is the input plus a noise that does not depend "
+        "on it, so every neighbouring pair has these ratios); the inverse CDF, monotone on each half of the "
+        "grid; the grid makes its support finite",
+    ),
+    Mechanism(
+        "GeometricTruncated",
+        "audited",
+        "every value of `[lower, upper]`, one apart; the Geometric draw, then the library's `_truncate`",
+    ),
+    Mechanism(
+        "GeometricFolded",
+        "audited",
+        "every value of `[lower, upper]`, one apart; the Geometric draw (on "
+        "the grid), then the library's `_fold` (folding is not monotone, the draw is)",
+    ),
+    Mechanism(
+        "Exponential",
+        "audited",
+        "a utility vector and the 3^n − 1 vectors around it (every utility moved "
+        "by at most the sensitivity); the first cumulative probability at least `u`; an exact ε over these "
+        "pairs, a lower bound on the worst case",
+    ),
+    Mechanism(
+        "ExponentialCategorical",
+        "audited",
+        "every value of the domain, every two neighbours; `u` times the "
+        "input's normalising constant against the running sums of `exp(−ε·utility/factor/sensitivity)`",
+    ),
+    Mechanism(
+        "PermuteAndFlip",
+        "audited",
+        "inputs as `Exponential`; many draws: a candidate at `int(u · len)`, "
+        "accepted by `bernoulli_neg_exp`, a loop of draws `u <= γ/k` with no bound on their number; its grid "
+        "probability is an infinite series enclosed as an exact real, so the verdict comes from a certified "
+        "enclosure; every candidate rejected is the outcome `raises RuntimeError`",
+    ),
+    Mechanism(
+        "ExponentialHierarchical",
+        "audited",
+        "`ExponentialCategorical` over the leaves, every two "
+        "neighbours, its utilities the hierarchy's distances (height minus the common prefix)",
+    ),
+    Mechanism(
+        "GaussianDiscrete",
+        "audited",
+        "claims (ε, δ); Canonne, Kamath and Steinke's rejection sampler: a "
+        "geometric count of `bernoulli_neg_exp(tau)` successes, a sign `u < 0.5` (a negative zero rejected), "
+        "accepted by `bernoulli_neg_exp((|y| − tau σ²)² / 2 / σ²)`, each a series enclosed as an exact real; "
+        "inputs 0 and 1, outputs within a window and the rest merged (equal for both inputs, under "
+        "2^-200); the tight δ at the claimed ε is certified",
+    ),
+    Mechanism("Laplace", "not auditable", "continuous output (a float noise: every output has probability 0)"),
+    Mechanism("LaplaceTruncated", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceFolded", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceBoundedDomain", "not auditable", "continuous output inside the bounds"),
+    Mechanism("LaplaceBoundedNoise", "not auditable", "continuous output; claims (ε, δ) for bounded noise"),
+    Mechanism("Gaussian", "not auditable", "continuous output"),
+    Mechanism("GaussianAnalytic", "not auditable", "continuous output"),
+    Mechanism(
+        "Snapping",
+        "not auditable",
+        "continuous output rounded to a power-of-two grid of the noise's scale: a float per input, no finite model",
+    ),
+    Mechanism("Staircase", "not auditable", "continuous output"),
+    Mechanism("Uniform", "not auditable", "continuous output"),
+    Mechanism("Vector", "not auditable", "a continuous random vector added to an objective function"),
+    Mechanism("Bingham", "not auditable", "a continuous unit vector"),
+)
+
+#: diffprivlib as an audited library
+LIBRARY = AuditedLibrary(
+    "diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib", __name__, _diffprivlib, _cases, MECHANISMS
+)
+cases = LIBRARY.cases
+audit_diffprivlib = LIBRARY.audit
+diffprivlib_version = LIBRARY.version
 
 
-def models(case: Case) -> list[GridModel]:
+def models(case: AuditCase) -> list[GridModel]:
     """The grid model of the mechanism on every input of the case."""
+    return _models(case.spec)
+
+
+def _models(case: Sampler) -> list[GridModel]:
     lib = _diffprivlib()
     out = []
     for x in case.inputs:
@@ -351,86 +512,71 @@ def models(case: Case) -> list[GridModel]:
     return out
 
 
-def distributions(case: Case) -> list[dict[Hashable, Any]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Any]]:
     """The exact output distribution on every input of the case: from grid models, or the case's own
     exact model (whose probabilities may be exact reals)."""
-    if case.exact_model is None:
-        return [g.distribution() for g in models(case)]
+    spec: Sampler = case.spec
+    if spec.exact_model is None:
+        return [g.distribution() for g in _models(spec)]
     lib = _diffprivlib()
-    return [case.exact_model(case.build(lib, GridDraw(), x if case.per_input else None)) for x in case.inputs]
+    return [spec.exact_model(spec.build(lib, GridDraw(), x if spec.per_input else None)) for x in spec.inputs]
 
 
-def _program(case: Case, dists: list[dict[Hashable, Any]]) -> tuple[Program, list[Hashable], Any]:
-    return choice_program(case.mechanism, case.inputs, case.neighbours, dists)
-
-
-def draw_counts(case: Case, x: Any, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter:
     """``draws`` outputs of the mechanism on ``x``: its public ``randomise`` with diffprivlib's own (secure)
     generator, whatever part of it the model follows."""
-    lib = _diffprivlib()
+    lib, spec = _diffprivlib(), case.spec
     rng = secrets.SystemRandom()
-    mechanism = case.build(lib, rng, x if case.per_input else None)
+    mechanism = spec.build(lib, rng, x if spec.per_input else None)
     out: Counter = Counter()
     for _ in range(draws):
         try:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out[_plain((case.public or case.randomise)(mechanism, x))] += 1
+                out[_plain((spec.public or spec.randomise)(mechanism, x))] += 1
         except (ArithmeticError, ValueError, RuntimeError) as exc:
             out[f"raises {type(exc).__name__}"] += 1
     return out
 
 
-def _draw_numbered(number: int, x: Any, draws: int) -> Counter:
-    """:func:`draw_counts` for the case numbered ``number`` (what a worker process is sent)."""
-    return draw_counts(_cases()[number], x, draws)
-
-
-def audit_diffprivlib(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose ``"mechanism params"``
-    label contains it); with ``sample``, diffprivlib's own draws on the witness's two inputs are tested
-    against the model (chi-square at ``level``), drawn in ``processes`` worker processes while this one models
-    the next cases."""
-    _diffprivlib()
-    check_options(sample, level, processes, "diffprivlib")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+def _row(case: AuditCase) -> Modelled:
     """The case's row (a certified enclosure when the model's probabilities are exact reals), and the
     witness's two inputs to sample with the model's distributions there."""
+    spec: Sampler = case.spec
     dists = distributions(case)
-    prog, outputs, relation = _program(case, dists)
-    certified = case.exact_model is not None
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
+    certified = spec.exact_model is not None
     r = synthesize_privacy(
         prog, "exhaustive", neighbours=relation, force=True, exact=None if certified else True, certified=certified
     )
-    x, xp = case.inputs[r.witness.x[0]], case.inputs[r.witness.x_prime[0]]
+    i, j = r.witness.x[0], r.witness.x_prime[0]
+    x, xp, y = spec.inputs[i], spec.inputs[j], outputs[r.witness.y]
     row = AuditRow(
         case.mechanism,
         case.params,
-        case.d_in,
-        case.claimed,
+        spec.d_in,
+        spec.claimed,
         r.interval.hi if certified else r.epsilon,
         None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
-        certified_verdict(case.claimed, case.claimed, r.interval.lo, r.interval.hi)
+        certified_verdict(spec.claimed, spec.claimed, r.interval.lo, r.interval.hi)
         if certified
-        else verdict(case.claimed, r.ratio, r.epsilon, True),
-        (repr(x), repr(xp), repr(outputs[r.witness.y])),
+        else verdict(spec.claimed, r.ratio, r.epsilon, True),
+        (repr(x), repr(xp), repr(y)),
         0.0,
     )
-    inputs = [(r.witness.x[0], x), (r.witness.x_prime[0], xp)]
+    if spec.call is not None and not certified:  # a categorical case: the witness's grid probabilities, a script
+        found = (str(dists[i].get(y, 0)), str(dists[j].get(y, 0)))
+        script = categorical_reproducer(case, LIBRARY.version(), x, xp, y)
+        row = replace(row, witness_probabilities=found, reproducer=script)
+    inputs = [(i, x), (j, xp)]
     return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Sampler",
     "GridDraw",
     "audit_diffprivlib",
     "bernoulli_neg_exp_one",
@@ -438,7 +584,215 @@ __all__ = [
     "diffprivlib_version",
     "distributions",
     "draw_counts",
+    "gaussian_discrete_outputs",
     "grid_at_most",
     "models",
     "permute_and_flip_distribution",
 ]
+
+
+# -- reproducers: a script per categorical finding that needs diffprivlib alone ----------------------
+
+_CATEGORICAL = '''"""{label}: diffprivlib {version} claims epsilon = {claim!r}, yet the output y = {y!r} is more likely
+under x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
+Needs only diffprivlib: randomise draws one double u = self._rng.random() and returns the first value of the
+library's order whose running sum of probabilities reaches u times the input's normalising constant
+(mechanisms/exponential.py, ExponentialCategorical.randomise), so each output is a run of grid points
+u = k / 2**53 (CPython's and numpy's 53-bit doubles); the script finds the runs' ends by bisection, calling
+randomise itself with a generator that returns the chosen u."""
+import secrets
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from diffprivlib.mechanisms import *
+
+GRID = 2**53
+
+
+class Draw(secrets.SystemRandom):  # check_random_state hands a SystemRandom back unchanged
+    u = 0.0
+
+    def random(self):
+        return self.u
+
+
+draw = Draw()
+mechanism = {call}
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
+order = list(mechanism._normalising_constant.keys())
+
+
+def place(item, k):  # the output's place in the library's order at u = k / 2**53
+    draw.u = k / GRID
+    return order.index(mechanism.randomise(item))
+
+
+def first(item, at_least):  # the smallest k whose output is at or after place at_least (2**53 if none)
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if place(item, mid) >= at_least:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def prob(item):
+    i = order.index(y)
+    return Fraction(first(item, i + 1) - first(item, i), GRID)
+
+'''
+
+
+def categorical_reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Hashable) -> str:
+    """A standalone script (diffprivlib alone) that counts the grid points of ``y`` under ``x`` and ``x'`` with
+    the library's own ``randomise`` and prints the probabilities, the exact ratio and the verdict."""
+    from .pureldp import TAIL
+
+    spec: Sampler = case.spec
+    text = _CATEGORICAL.format(label=case.label, version=version, claim=spec.claimed, call=spec.call, x=x, xp=xp, y=y)
+    return text + TAIL
+
+
+# -- GaussianDiscrete: a certified model of an infinite rejection sampler ---------------------------
+
+#: the mass outside the discrete Gaussian model's output window is below 2^-GAUSS_TAIL_BITS
+GAUSS_TAIL_BITS = 200
+#: a bound on P(bernoulli_neg_exp(1) = 1) on the grid (e^-1 moved by a few 2^-53; checked when used)
+P1_BOUND = 0.37
+
+
+def _gauss_parameters(mechanism: Any) -> tuple[float, float]:
+    """``(tau, sigma2)`` as ``GaussianDiscrete.randomise`` computes them (gaussian.py lines 279-280)."""
+    return float(1 / (1 + np.floor(mechanism._scale))), float(mechanism._scale**2)
+
+
+def _gamma(y: int, tau: float, sigma2: float) -> float:
+    """The acceptance's ``gamma`` for the draw ``y`` (gaussian.py line 292), in the library's float operations."""
+    return float((abs(y) - tau * sigma2) ** 2 / 2 / sigma2)
+
+
+def _window_for(tau: float, sigma2: float, bits: int) -> int:
+    """``W >= tau sigma2 + sigma2`` with ``gamma(W + 1) >= 2 + (bits + 4) / log2(1 / P1_BOUND)``. Past ``W`` each
+    step of ``|y|`` adds at least 0.9 to ``gamma`` (``(2(|y| - tau sigma2) + 1) / (2 sigma2) > 1``), the acceptance
+    needs ``ceil(gamma) - 1`` successes of ``bernoulli_neg_exp(1)``, so ``q(y) <= P1_BOUND^(gamma - 1)`` and both
+    tails together hold less than ``2 P1_BOUND^(gamma(W + 1) - 1) / (1 - P1_BOUND^0.9) < 2^-bits``."""
+    need = 2 + (bits + 4) / math.log2(1 / P1_BOUND)
+    w = math.ceil(tau * sigma2 + sigma2)
+    while _gamma(w + 1, tau, sigma2) < need:
+        w += 1
+    return w
+
+
+def _gauss_window(mechanism: Any) -> int:
+    return _window_for(*_gauss_parameters(mechanism), GAUSS_TAIL_BITS)
+
+
+def _gauss_code(o: int, w: int) -> int:
+    """An output's code: ``o + w`` for ``o`` in ``-w .. w + 1``, and ``2w + 2`` for every other output."""
+    return o + w if -w <= o <= w + 1 else 2 * w + 2
+
+
+def _gauss_weights(mechanism: Any) -> tuple[Callable[[int], Real], Callable[[int], Real]]:
+    """``(q, tail)``: ``q(y)``, the chance that one round of the loop returns ``y`` up to the factor
+    ``(1 - b)/2`` common to every ``y`` (``b^|y|`` from the geometric count, times the acceptance), and
+    ``tail(m) = sum over y >= m of q(y)`` as an exact real (a partial sum to a depth fixed by the working
+    precision and the bound of :func:`_window_for` past it)."""
+    tau, sigma2 = _gauss_parameters(mechanism)
+    if not bernoulli_neg_exp_one(1.0).enclosure(64)[1] < P1_BOUND:
+        raise WmcdpError("P(bernoulli_neg_exp(1) = 1) on the grid is not below the bound the tails use")
+    b = bernoulli_neg_exp_one(tau)
+    memo: dict[int, Real] = {}
+
+    def q(y: int) -> Real:
+        if abs(y) not in memo:
+            memo[abs(y)] = b ** abs(y) * bernoulli_neg_exp_one(_gamma(abs(y), tau, sigma2))
+        return memo[abs(y)]
+
+    def tail(m: int) -> Real:
+        def ball() -> Any:
+            import flint
+
+            # q(m) >= 2^-(1.5 (m + gamma(m)) + 2) (b and the acceptance are at least e^-1 per step and e^-gamma
+            # less a vanishing part), so a rest below 2^-bits is 2^-(prec + 8) relative to the sum
+            prec = flint.ctx.prec
+            bits = prec + 12 + math.ceil(1.5 * (m + _gamma(m, tau, sigma2)))
+            depth = max(_window_for(tau, sigma2, bits), m)
+            total = sum((q(y).ball(prec) for y in range(m, depth + 1)), flint.arb(0))
+            rest = flint.arb(2) ** (-bits)
+            return total + flint.arb(0, rest.mid() + rest.rad())
+
+        return Real(f"sum of the discrete Gaussian's weights from {m}", ball=ball)
+
+    return q, tail
+
+
+def gaussian_discrete_outputs(mechanism: Any) -> list[dict[Hashable, Any]]:
+    """The output distributions of ``randomise(0)`` and ``randomise(1)`` in the codes of :func:`_gauss_code`:
+    each output of the window ``-W .. W + 1`` exactly, the rest merged (the same mass for both inputs)."""
+    w = _gauss_window(mechanism)
+    q, tail = _gauss_weights(mechanism)
+    z = q(0) + 2 * tail(1)
+    outside = 2 * tail(w + 1) / z  # y < -w or y > w + 1 for input 0; y < -w - 1 or y > w for input 1
+    return [{**{o + w: q(o - x) / z for o in range(-w, w + 2)}, 2 * w + 2: outside} for x in (0, 1)]
+
+
+def _gaussian_row(case: AuditCase) -> Modelled:
+    """The tight delta at the claimed epsilon of the windowed model (a lower bound on the mechanism's: merging
+    outputs lowers it), up to the merged mass (its upper bound), against the claimed delta; the tight epsilon at
+    the claimed delta; and the two inputs to sample."""
+    from ..notions.approximate import synthesize_approximate
+
+    spec: Sampler = case.spec
+    eps, delta = spec.claimed, float(spec.call or 0)
+    mechanism = spec.build(_diffprivlib(), GridDraw(), None)
+    w = _gauss_window(mechanism)
+    dists = gaussian_discrete_outputs(mechanism)
+    prog, _, _ = choice_program(case.mechanism, (0, 1), lambda a, b: a != b, dists)
+    at_eps = synthesize_approximate(prog, epsilon=eps, certified=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(delta), certified=True, force=True)
+    lo, hi = at_eps.interval.lo, at_eps.interval.hi + 2.0**-GAUSS_TAIL_BITS
+    x, xp = at_eps.witness.x[0], at_eps.witness.x_prime[0]
+    row = AuditRow(
+        case.mechanism,
+        case.params + f" (scale={mechanism._scale!r}, outputs -{w}..{w + 1} and the rest merged)",
+        1,
+        eps,
+        at_delta.interval.hi,
+        None,
+        certified_verdict(delta, delta, lo, hi),
+        (str(x), str(xp), ""),
+        0.0,
+        claimed_delta=delta,
+        delta=hi,
+        reproducer=_GAUSSIAN.format(label=case.label, version=LIBRARY.version(), epsilon=eps, delta=delta),
+    )
+    return row, [(str(v), {y: float(p) for y, p in dists[v].items()}, v) for v in (x, xp)]
+
+
+_GAUSSIAN = '''"""{label}: diffprivlib {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet at the
+scale its _find_scale chose the sampler's delta at that epsilon is larger. randomise is Canonne, Kamath and Steinke's
+rejection sampler (mechanisms/gaussian.py lines 273-294): its output is value + Y with P(Y = y) proportional to
+exp(-y^2 / (2 scale^2)) (the 2^-53 grid of its uniform draws moves this by about 2^-53 relative), so between the
+inputs 0 and 1, delta(epsilon) = sum over o of max(0, P(Y = o) - e^epsilon P(Y = o - 1)), computed here at 50
+digits with diffprivlib alone."""
+from decimal import Decimal, getcontext
+
+from diffprivlib.mechanisms import GaussianDiscrete
+
+getcontext().prec = 50
+epsilon, delta = {epsilon!r}, {delta!r}
+mechanism = GaussianDiscrete(epsilon=epsilon, delta=delta)
+s = Decimal(mechanism._scale)
+W = int(40 * mechanism._scale) + 10  # the weights past W are below e^-800
+w = {{y: (-(Decimal(y) ** 2) / (2 * s * s)).exp() for y in range(-W - 1, W + 2)}}
+z = sum(w.values())
+e = Decimal(epsilon).exp()
+exact = sum(max(Decimal(0), (w[o] - e * w[o - 1]) / z) for o in range(-W, W + 2))
+print(f"scale = {{mechanism._scale!r}}")
+print(f"delta(epsilon) = {{exact:.20e}}")
+print(f"claimed delta  = {{Decimal(delta):.20e}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''

@@ -19,7 +19,10 @@ choices, with those draws replaced:
 * ``np.random.choice(a)`` is a uniform index (``randint(0, len(a))``, in numpy and in numba);
   ``np.random.choice(a, size, p=p)`` follows numpy's legacy ``RandomState.choice`` (numpy/random/mtrand.pyx):
   ``cdf = p.cumsum(); cdf /= cdf[-1]``, then ``cdf.searchsorted(u, side='right')`` per uniform double ``u``,
-  that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`.
+  that is the number of ``cdf`` entries ``<= u``, here by comparisons of a :class:`GridUniform`;
+  ``np.random.choice(a, size, replace=False)`` is the first ``size`` entries of a Fisher-Yates shuffle of
+  uniform integers (:func:`_without_replacement`, numba's and numpy's legacy ``permutation``);
+* ``np.random.rand(*shape)`` is an array of those doubles, compared with a number elementwise (:class:`GridArray`).
 
 Paths are walked depth first by replaying the function with the choices made so far, so the function must
 be deterministic apart from these draws. The result maps each output to its exact probability (a Fraction).
@@ -127,6 +130,30 @@ class GridUniform:
         return f"GridUniform(k in {self.lo}..{self.hi})"
 
 
+class GridArray:
+    """``np.random.rand(*shape)``: independent :class:`GridUniform` doubles whose comparison with a number is
+    numpy's elementwise one, a boolean array of that shape (each entry's comparison a branch of the path)."""
+
+    def __init__(self, path: _Path, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.items = [GridUniform(path) for _ in range(math.prod(shape))]
+
+    def _compare(self, test: Callable[[GridUniform], bool]) -> Any:
+        return np.array([test(u) for u in self.items], dtype=bool).reshape(self.shape)
+
+    def __lt__(self, t: Any) -> Any:
+        return self._compare(lambda u: u < t)
+
+    def __le__(self, t: Any) -> Any:
+        return self._compare(lambda u: u <= t)
+
+    def __gt__(self, t: Any) -> Any:
+        return self._compare(lambda u: u > t)
+
+    def __ge__(self, t: Any) -> Any:
+        return self._compare(lambda u: u >= t)
+
+
 class _Random(random.Random):
     """CPython's ``random.Random`` with its two primitives made choices of the path."""
 
@@ -166,11 +193,18 @@ def _np_random_sample(path: _Path) -> Callable[..., Any]:
     return random_sample
 
 
+def _np_rand(path: _Path) -> Callable[..., Any]:
+    def rand(*shape: int) -> Any:
+        return GridUniform(path) if not shape else GridArray(path, tuple(int(n) for n in shape))
+
+    return rand
+
+
 def _np_choice(path: _Path) -> Callable[..., Any]:
     def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
-        if not replace:
-            raise TypeError("np.random.choice is modelled with replacement only")
         values = np.arange(a) if isinstance(a, (int, np.integer)) else np.array(a)
+        if not replace and size is not None:
+            return _without_replacement(path, values, size, p)
         if p is None and size is None:  # randint(0, len(a)): numpy's mtrand.pyx and numba's choice_impl
             return values[_uniform_index(path, len(values))]
         p = np.array(p, dtype=np.float64)
@@ -188,6 +222,24 @@ def _np_choice(path: _Path) -> Callable[..., Any]:
         return picks[0] if size is None else np.array(picks).reshape(size)
 
     return choice
+
+
+def _without_replacement(path: _Path, values: Any, size: Any, p: Any) -> Any:
+    """``np.random.choice(values, size, replace=False)`` as numba compiles it (numba/np/random/legacy.py
+    ``choice_impl``): ``np.random.permutation`` of a copy, a Fisher-Yates shuffle from the last index down with
+    ``j = randint(0, i + 1)`` (numba/cpython/randomimpl.py ``do_shuffle_impl``), then its first ``size``
+    entries. numpy's legacy ``RandomState.choice`` without ``p`` takes the first ``size`` of its own
+    ``permutation``, the same shuffle of exactly uniform integers."""
+    if p is not None:
+        raise TypeError("np.random.choice without replacement is modelled without p")
+    count = int(np.prod(size))
+    if count > len(values):
+        raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+    shuffled = values.copy()
+    for i in range(len(shuffled) - 1, 0, -1):
+        j = _uniform_index(path, i + 1)
+        shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    return shuffled[:count].reshape(size)
 
 
 def _np_binomial(path: _Path) -> Callable[..., int]:
@@ -235,6 +287,7 @@ def _drawing(path: _Path) -> Iterator[None]:
         (random, "randrange"): rng.randrange,
         (np.random, "random_sample"): _np_random_sample(path),
         (np.random, "random"): _np_random_sample(path),
+        (np.random, "rand"): _np_rand(path),
         (np.random, "randint"): _np_randint(path),
         (np.random, "choice"): _np_choice(path),
         (np.random, "binomial"): _np_binomial(path),

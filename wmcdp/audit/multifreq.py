@@ -18,7 +18,13 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
   ``np.random.randint(0, sys.maxsize)`` (published), ``xxh32(str(value), seed) % g``, then ``GRR_Client`` on
   the hash over ``g`` values. As for pure-ldp's local hashing the seed is part of the output and drawn alike
   for every value: the audit enumerates a set of seeds that separates every pair (the seed model of
-  :mod:`wmcdp.audit.pureldp`), and runs ``GRR_Client``'s Python source in place of the compiled one.
+  :mod:`wmcdp.audit.pureldp`), and runs ``GRR_Client``'s Python source in place of the compiled one;
+* ``SS_Client`` (``pure_frequency_oracles/SS.py``, lines 11-46): ``sub_k = int(max(1, np.rint(k / (np.exp(eps)
+  + 1))))``; when ``np.random.random() <= p_v`` the report is the value followed by ``np.random.choice`` of
+  ``sub_k - 1`` others without replacement, else ``sub_k`` others; numba draws those as the first entries of a
+  Fisher-Yates shuffle (:mod:`wmcdp.audit.execution`). The report is the ordered array the client returns;
+* ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
+  parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
@@ -29,7 +35,7 @@ import functools
 import math
 import sys
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -37,9 +43,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..base.errors import WmcdpError
-from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
-from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
 
 #: the multi-freq-ldpy version the models follow
@@ -48,18 +52,15 @@ MODELLED = "0.2.5"
 
 def _oracles() -> Any:
     """The package ``multi_freq_ldpy.pure_frequency_oracles`` with its modules GRR, UE and LH imported."""
-    for name in ("GRR", "UE", "LH"):
+    for name in ("GRR", "UE", "LH", "SS", "ADP"):
         library(f"multi_freq_ldpy.pure_frequency_oracles.{name}", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
     return sys.modules["multi_freq_ldpy.pure_frequency_oracles"]
 
 
-def multifreq_version() -> str:
-    return installed_version(_oracles, "multi-freq-ldpy")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One client at one epsilon and domain size ``k``; ``optimal`` chooses OUE or OLH."""
+class Client:
+    """A case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the client at one epsilon and
+    domain size ``k``; ``optimal`` chooses OUE or OLH."""
 
     mechanism: str
     epsilon: float
@@ -72,26 +73,88 @@ class Case:
         return f"epsilon={self.epsilon!r}, k={self.k}{extra}"
 
     @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
-
-    @property
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.k))
 
 
-def _cases() -> list[Case]:
-    out = [Case("GRR_Client", eps, k) for eps, k in ((0.1, 2), (0.5, 3), (1.0, 2), (1.0, 10), (2.0, 4))]
-    out += [Case("GRR_Client", eps, k) for eps, k in ((3.0, 5), (5.0, 2), (8.0, 6))]
-    out += [Case("UE_Client", eps, 4, opt) for eps in (0.5, 1.0, 3.0) for opt in (False, True)]
-    out += [Case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
-    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
-    out += [Case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
+#: how every multi-freq-ldpy model is validated
+VALIDATION = (
+    "the client's Python source (.py_func) run on every path of numba's draws (exact); the compiled client's "
+    "reports against the model (chi-square)"
+)
+
+
+def _case(mechanism: str, epsilon: float, k: int, optimal: bool | None = None) -> AuditCase:
+    spec = Client(mechanism, epsilon, k, optimal)
+    return AuditCase("multi-freq-ldpy", mechanism, spec.params, "epsilon", _row, draw_counts, VALIDATION, spec)
+
+
+def _cases() -> list[AuditCase]:
+    out = [_case("GRR_Client", eps, k) for eps, k in ((0.1, 2), (0.5, 3), (1.0, 2), (1.0, 10), (2.0, 4))]
+    out += [_case("GRR_Client", eps, k) for eps, k in ((3.0, 5), (5.0, 2), (8.0, 6))]
+    out += [_case("UE_Client", eps, 4, opt) for eps in (0.5, 1.0, 3.0) for opt in (False, True)]
+    out += [_case("UE_Client", eps, 6, opt) for eps, opt in ((2.0, True), (5.0, False))]
+    out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 4, False), (2.0, 4, False), (0.5, 4, True))]
+    out += [_case("LH_Client", eps, k, opt) for eps, k, opt in ((1.0, 6, True), (3.0, 4, True))]
+    out += [_case("SS_Client", eps, k) for eps, k in ((0.5, 4), (1.0, 6), (0.5, 6), (2.0, 4), (3.0, 3))]
+    out += [
+        _case("ADP_Client", eps, k, opt)
+        for eps, k, opt in ((1.0, 3, True), (1.0, 8, True), (0.1, 8, True), (0.5, 8, False))
+    ]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "multi-freq-ldpy")
+#: every client of ``multi_freq_ldpy.pure_frequency_oracles`` and the other solutions, described once
+MECHANISMS = (
+    Mechanism(
+        "GRR_Client",
+        "audited",
+        "kept when `np.random.binomial(1, p) == 1`, else `np.random.choice` of the other values",
+    ),
+    Mechanism(
+        "UE_Client",
+        "audited",
+        "SUE with `optimal=False`, OUE: each bit 1 when `np.random.random() <= p` (the value's) or `<= q`",
+    ),
+    Mechanism(
+        "LH_Client",
+        "audited",
+        "BLH with `optimal=False`, OLH: seed `np.random.randint(0, sys.maxsize)` "
+        "(published; the seed model of pure-ldp's local hashing), `xxh32(str(value), seed) % g`, then "
+        "`GRR_Client` over `g` values",
+    ),
+    Mechanism(
+        "SS_Client",
+        "audited",
+        "subset selection of `sub_k = max(1, rint(k / (e^ε + 1)))` values: the value "
+        "first when `np.random.random() <= p_v`, then `np.random.choice` without replacement of the others "
+        "(numba's: the first entries of a Fisher-Yates shuffle); the report is the ordered array",
+    ),
+    Mechanism(
+        "ADP_Client",
+        "audited",
+        "plain Python: `GRR_Client` or `UE_Client` (their Python source) by the smaller `VAR_Pure` variance",
+    ),
+    Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
+    Mechanism(
+        "`long_freq_est`: `L_GRR`, `L_OUE`, `L_SUE`, `L_OSUE`, `L_SOUE`, `L_LH`, `L_ADP`, `dBitFlipPM`",
+        "planned",
+        "longitudinal solutions: two rounds of the randomizers above (memoization)",
+    ),
+    Mechanism(
+        "`mdim_freq_est`: `SPL_Solution`, `SMP_Solution`, `RSpFD_Solution`",
+        "planned",
+        "multidimensional solutions over the pure oracles",
+    ),
+)
+
+#: multi-freq-ldpy as an audited library
+LIBRARY = AuditedLibrary(
+    "multi-freq-ldpy", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq", __name__, _oracles, _cases, MECHANISMS
+)
+cases = LIBRARY.cases
+audit_multifreq = LIBRARY.audit
+multifreq_version = LIBRARY.version
 
 
 def _plain(y: Any) -> Hashable:
@@ -124,41 +187,61 @@ def separating_seeds(k: int, g: int) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def _g(case: Case) -> int:
+def _g(case: AuditCase) -> int:
     """LH.py's hash range: 2, or ``int(round(np.exp(epsilon))) + 1`` for OLH."""
-    return int(round(np.exp(case.epsilon))) + 1 if case.optimal else 2
+    return int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
 
 
-def _run(case: Case, x: int) -> Hashable:
+def _run(case: AuditCase, x: int) -> Hashable:
     """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
-    lib = _oracles()
-    if case.mechanism == "GRR_Client":
-        return _plain(lib.GRR.GRR_Client.py_func(x, case.k, case.epsilon))
-    if case.mechanism == "UE_Client":
-        return _plain(lib.UE.UE_Client.py_func(x, case.k, case.epsilon, case.optimal))
-    seeds = separating_seeds(case.k, _g(case))
+    lib, c = _oracles(), case.spec
+    if c.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
+    if c.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client.py_func(x, c.k, c.epsilon, c.optimal))
+    if c.mechanism == "SS_Client":
+        return _plain(lib.SS.SS_Client.py_func(x, c.k, c.epsilon))
+    if c.mechanism == "ADP_Client":
+        return _python_clients(lib.ADP, lambda: lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
+    seeds = separating_seeds(c.k, _g(case))
     randint = np.random.randint
     np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
         seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
     )
     compiled, lib.LH.GRR_Client = lib.LH.GRR_Client, lib.GRR.GRR_Client.py_func
     try:
-        return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+        return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
     finally:
         np.random.randint, lib.LH.GRR_Client = randint, compiled
 
 
-def _public(case: Case, x: int) -> Hashable:
-    """One report of the library's own (compiled) client, with numba's generator."""
+def _python_clients(module: Any, run: Callable[[], Any]) -> Hashable:
+    """``run()`` with the compiled ``GRR_Client`` and ``UE_Client`` that ``module`` imported replaced by their
+    Python source (the draws of :mod:`wmcdp.audit.execution` reach only Python code)."""
     lib = _oracles()
-    if case.mechanism == "GRR_Client":
-        return _plain(lib.GRR.GRR_Client(x, case.k, case.epsilon))
-    if case.mechanism == "UE_Client":
-        return _plain(lib.UE.UE_Client(x, case.k, case.epsilon, case.optimal))
-    return _plain(lib.LH.LH_Client(x, case.k, case.epsilon, case.optimal))
+    compiled = module.GRR_Client, module.UE_Client
+    module.GRR_Client, module.UE_Client = lib.GRR.GRR_Client.py_func, lib.UE.UE_Client.py_func
+    try:
+        return _plain(run())
+    finally:
+        module.GRR_Client, module.UE_Client = compiled
 
 
-def _view(case: Case, x: int, y: Hashable) -> Hashable:
+def _public(case: AuditCase, x: int) -> Hashable:
+    """One report of the library's own (compiled) client, with numba's generator."""
+    lib, c = _oracles(), case.spec
+    if c.mechanism == "GRR_Client":
+        return _plain(lib.GRR.GRR_Client(x, c.k, c.epsilon))
+    if c.mechanism == "UE_Client":
+        return _plain(lib.UE.UE_Client(x, c.k, c.epsilon, c.optimal))
+    if c.mechanism == "SS_Client":
+        return _plain(lib.SS.SS_Client(x, c.k, c.epsilon))
+    if c.mechanism == "ADP_Client":
+        return _plain(lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
+    return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
+
+
+def _view(case: AuditCase, x: int, y: Hashable) -> Hashable:
     """What a sampling check counts: for local hashing whether the report is the value's hash (module docstring)."""
     if case.mechanism != "LH_Client":
         return y
@@ -168,74 +251,42 @@ def _view(case: Case, x: int, y: Hashable) -> Hashable:
     return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
 
 
-def _check_exp(case: Case) -> None:
+def _check_exp(case: AuditCase) -> None:
     """The Python source computes with numpy's exp, the compiled code with libm's: they must agree here."""
-    for t in (case.epsilon, case.epsilon / 2):
+    for t in (case.spec.epsilon, case.spec.epsilon / 2):
         if float(np.exp(t)) != math.exp(t):
             raise WmcdpError(f"numpy's exp({t!r}) is not libm's: the Python source is not the compiled client here")
 
 
-def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
     _check_exp(case)
-    return [exact_distribution(functools.partial(_run, case, x)) for x in case.inputs]
+    return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
 
 
-def draw_counts(case: Case, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
     """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
     return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
 
 
-def _draw_numbered(number: int, x: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], x, draws)
-
-
-def _viewed(case: Case, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
-    out: dict[Hashable, float] = {}
-    for y, p in dist.items():
-        key = _view(case, x, y)
-        out[key] = out.get(key, 0.0) + float(p)
-    return out
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
-    dists = distributions(case)
-    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
-    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
-    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
-    row = AuditRow(
-        case.mechanism,
-        case.params,
-        1,
-        case.epsilon,
-        r.epsilon,
-        "inf" if r.ratio == math.inf else str(r.ratio),
-        verdict(case.epsilon, r.ratio, r.epsilon, True),
-        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
-        0.0,
-        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
-        reproducer=reproducer(case, multifreq_version(), case.inputs[i], case.inputs[j], y),
+def _row(case: AuditCase) -> Modelled:
+    spec: Client = case.spec
+    return local_row(
+        case,
+        spec.inputs,
+        distributions(case),
+        spec.epsilon,
+        lambda x, xp, y: reproducer(case, LIBRARY.version(), x, xp, y),
+        functools.partial(_view, case),
     )
-    return row, [(repr(case.inputs[v]), _viewed(case, case.inputs[v], dists[v]), case.inputs[v]) for v in (i, j)]
-
-
-def audit_multifreq(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
-    with ``sample``, the compiled clients' reports on the witness's two values are tested against the model."""
-    _oracles()
-    check_options(sample, level, processes, "multifreq")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Client",
     "audit_multifreq",
     "cases",
     "distributions",
@@ -285,17 +336,48 @@ def grr(value, report, size):  # GRR.py lines 27-38: kept when binomial(1, p) ==
     return keep if report == value else (1 - keep) / (size - 1)
 
 
+def ue(value, report):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+    p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+    p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
+    out = Fraction(1)
+    for i, bit in enumerate(report):
+        one = at_most(p if i == value else q)
+        out *= one if bit else 1 - one
+    return out
+
+
+def ss(value, report):  # SS.py: the value first when np.random.random() <= p_v, the rest an ordered sample of the
+    sub_k = int(max(1, np.rint(k / (np.exp(epsilon) + 1))))  # others without replacement (uniform: numba's
+    p_v = sub_k * np.exp(epsilon) / (sub_k * np.exp(epsilon) + k - sub_k)  # Fisher-Yates shuffle)
+    keep = at_most(p_v)
+    out = Fraction(0)
+    if report[0] == value and value not in report[1:]:
+        out += keep / math.perm(k - 1, sub_k - 1)
+    if value not in report:
+        out += (1 - keep) / math.perm(k - 1, sub_k)
+    return out
+
+
+def adp(value, report):  # ADP.py: GRR_Client or UE_Client, whichever VAR_Pure says has the smaller variance
+    from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
+
+    p_grr = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
+    p_ue = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
+    p_ue, q_ue = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p_ue, 1 - p_ue)
+    if VAR_Pure(p_grr, (1 - p_grr) / (k - 1)) <= VAR_Pure(p_ue, q_ue):
+        return grr(value, report, k)
+    return ue(value, report)
+
+
 def prob(value):
     if {mechanism!r} == "GRR_Client":
         return grr(value, y, k)
-    if {mechanism!r} == "UE_Client":  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
-        p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
-        p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
-        out = Fraction(1)
-        for i, bit in enumerate(y):
-            one = at_most(p if i == value else q)
-            out *= one if bit else 1 - one
-        return out
+    if {mechanism!r} == "UE_Client":
+        return ue(value, y)
+    if {mechanism!r} == "SS_Client":
+        return ss(value, y)
+    if {mechanism!r} == "ADP_Client":
+        return adp(value, y)
     g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
     report, seed = y  # value, so its probability cancels from the ratio
     return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g)
@@ -303,20 +385,20 @@ def prob(value):
 '''
 
 
-def reproducer(case: Case, version: str, x: int, xp: int, y: Hashable) -> str:
+def reproducer(case: AuditCase, version: str, x: int, xp: int, y: Hashable) -> str:
     """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
     from .pureldp import TAIL
 
-    module = {"GRR_Client": "GRR", "UE_Client": "UE", "LH_Client": "LH"}[case.mechanism]
+    module = case.mechanism.removesuffix("_Client")
     return (
         _SCRIPT.format(
             label=case.label,
             version=version,
             module=module,
             mechanism=case.mechanism,
-            epsilon=case.epsilon,
-            k=case.k,
-            optimal=case.optimal,
+            epsilon=case.spec.epsilon,
+            k=case.spec.k,
+            optimal=case.spec.optimal,
             x=x,
             xp=xp,
             y=y,

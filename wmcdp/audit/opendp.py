@@ -23,7 +23,6 @@ Needs the optional extra: ``pip install 'wmcdp[audit]'`` (opendp 0.16 and scipy)
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,14 +30,23 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
 from ..lang.program import Program
 from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
-from .core import TIGHT_ULPS, AuditRow, SampleCheck, check_model, check_options, library, verdict, with_checks, workers
+from .core import (
+    TIGHT_ULPS,
+    AuditCase,
+    AuditedLibrary,
+    AuditRow,
+    Mechanism,
+    Modelled,
+    SampleCheck,
+    check_model,
+    library,
+    verdict,
+)
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
@@ -54,20 +62,11 @@ def _opendp() -> Any:
 MODELLED = "0.16.0"
 
 
-def opendp_version() -> str:
-    """The installed opendp's version (the audit's models follow 0.16)."""
-    from importlib.metadata import version
-
-    _opendp()
-    return version("opendp")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One OpenDP measurement at one set of parameters, with its model and how inputs and outputs translate."""
+class Measurement:
+    """A case's OpenDP measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``), with its model and how
+    inputs and outputs translate."""
 
-    mechanism: str  # the OpenDP constructor
-    params: str  # the parameters, as shown
     d_in: int
     build: Callable[[Any], Any]  # dp -> the OpenDP measurement
     model: Callable[[], Program]  # the wmcdp model of its sampler
@@ -76,6 +75,17 @@ class Case:
     show: Callable[[tuple], str] = repr  # a model input as OpenDP's value, for people
     show_output: Callable[[Any], str] = repr  # a model output as OpenDP's value, for people
     exact: Any = "binary"  # "binary": exact binary64 parameters; False: a float model
+
+
+#: how every OpenDP model is validated
+VALIDATION = (
+    "OpenDP's own draws (batches from make_composition) on the witness's two inputs against the model (chi-square)"
+)
+
+
+def _case(mechanism: str, params: str, *spec: Any, **kw: Any) -> AuditCase:
+    claim = "pure epsilon: the privacy map at d_in"
+    return AuditCase("opendp", mechanism, params, claim, _row, draw_counts, VALIDATION, Measurement(*spec, **kw))
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -106,11 +116,11 @@ def _lengths_to_opendp(n: int) -> Callable[[tuple], bytes]:
     return lambda x: bytes(2 * n // 8 if x[0] else n // 8)
 
 
-def _cases() -> list[Case]:
+def _cases() -> list[AuditCase]:
     from wmcdp.programs import opendp as models
 
-    def rr_bool(prob: float) -> Case:
-        return Case(
+    def rr_bool(prob: float) -> AuditCase:
+        return _case(
             "make_randomized_response_bool",
             f"prob={prob!r}",
             1,
@@ -122,9 +132,9 @@ def _cases() -> list[Case]:
             lambda y: str(bool(y)),
         )
 
-    def rr_categorical(t: int, prob: float, label: str) -> Case:
+    def rr_categorical(t: int, prob: float, label: str) -> AuditCase:
         names = [f"c{k}" for k in range(t)]
-        return Case(
+        return _case(
             "make_randomized_response",
             f"t={t}, prob={label}",
             1,
@@ -136,8 +146,8 @@ def _cases() -> list[Case]:
             lambda y: names[y],
         )
 
-    def bitvec(n: int, m: int, f: float) -> Case:
-        return Case(
+    def bitvec(n: int, m: int, f: float) -> AuditCase:
+        return _case(
             "make_randomized_response_bitvec",
             f"{n} bits, max_weight={m}, f={f!r}",
             1,
@@ -151,12 +161,12 @@ def _cases() -> list[Case]:
             lambda y: _bits_to_bytes(y).hex(),
         )
 
-    def bitvec_lengths(n: int, m: int, f: float) -> Case:
+    def bitvec_lengths(n: int, m: int, f: float) -> AuditCase:
         def to_model(data: Any) -> tuple:
             bits = _bytes_to_bits(data)
             return (len(bits),) + bits + (0,) * (2 * n - len(bits))
 
-        return Case(
+        return _case(
             "make_randomized_response_bitvec",
             f"{n} or {2 * n} bits, max_weight={m}, f={f!r}",
             1,
@@ -170,8 +180,8 @@ def _cases() -> list[Case]:
             lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
         )
 
-    def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> Case:
-        return Case(
+    def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> AuditCase:
+        return _case(
             "make_geometric",
             f"T={T}, bounds=({lower}, {upper}), scale={scale!r}",
             d_in,
@@ -185,8 +195,8 @@ def _cases() -> list[Case]:
             str,
         )
 
-    def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> Case:
-        return Case(
+    def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> AuditCase:
+        return _case(
             "make_noisy_max",
             f"{n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}",
             d_in,
@@ -246,93 +256,94 @@ def draw(dp: Any, measurement: Any, value: Any, draws: int) -> Iterator[Any]:
                 yield from batch(value)
 
 
-def draw_counts(number: int, x: tuple, draws: int) -> Counter:
-    """OpenDP's outputs on the model input ``x`` of case ``number`` (its position in ``cases()``), as model
-    outputs and counted. Module level, so that a worker process can run it: it builds its own measurement."""
-    dp = _opendp()
-    case = _cases()[number]
-    return Counter(case.from_opendp(y) for y in draw(dp, case.build(dp), case.to_opendp(x), draws))
+def draw_counts(case: AuditCase, x: tuple, draws: int) -> Counter:
+    """OpenDP's outputs on the model input ``x`` of the case, as model outputs and counted."""
+    dp, spec = _opendp(), case.spec
+    return Counter(spec.from_opendp(y) for y in draw(dp, spec.build(dp), spec.to_opendp(x), draws))
 
 
 # -- the audit --------------------------------------------------------------------------------
 
 
-def _numbered(only: str | None) -> list[tuple[int, Case]]:
-    everything = _cases()
-    chosen = [(k, c) for k, c in enumerate(everything) if not only or only in f"{c.mechanism} {c.params}"]
-    if not chosen:
-        raise WmcdpError(
-            f"no case of the OpenDP audit matches {only!r}; the mechanisms are "
-            f"{', '.join(sorted({c.mechanism for c in everything}))}"
-        )
-    return chosen
+def _row(case: AuditCase) -> Modelled:
+    """The case's row: the claim of OpenDP's privacy map against the tight epsilon of the model, and the
+    witness's two inputs to sample with the model's distributions there."""
+    spec: Measurement = case.spec
+    measurement = spec.build(_opendp())
+    claimed = float(measurement.map(spec.d_in))
+    compiled = compile_program(spec.model(), exact_floats=spec.exact == "binary")
+    r = synthesize_privacy(compiled, exact=spec.exact, force=True)
+    w = r.witness
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        claimed,
+        r.epsilon,
+        None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
+        verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
+        (spec.show(w.x), spec.show(w.x_prime), spec.show_output(w.y)),
+        0.0,
+    )
+    return row, [(spec.show(x), model_distribution(compiled, x, spec.exact), x) for x in (w.x, w.x_prime)]
 
 
-def cases(only: str | None = None) -> list[Case]:
-    """The audit's cases; with ``only``, those whose ``"mechanism params"`` label contains it."""
-    return [c for _, c in _numbered(only)]
+#: OpenDP's measurement constructors (``opendp.measurements``), described once
+MECHANISMS = (
+    Mechanism(
+        "make_randomized_response_bool",
+        "audited",
+        "keep the bit with probability `prob` (a Bernoulli of the stored double, sampled exactly)",
+    ),
+    Mechanism(
+        "make_randomized_response",
+        "audited",
+        "keep the category with probability `prob`, else a uniform "
+        "other one; an input outside the categories answers uniformly",
+    ),
+    Mechanism(
+        "make_randomized_response_bitvec",
+        "audited",
+        "each bit flipped with probability `f / 2`, the claim from `max_weight`; inputs of two lengths too",
+    ),
+    Mechanism(
+        "make_geometric",
+        "audited",
+        "with bounds: the bounded geometric sampler over the integer type, on every input of the bounds (`i32`, `u32`)",
+    ),
+    Mechanism(
+        "make_noisy_max",
+        "audited",
+        "report-noisy-max over small integer scores (float model of the sampler: its probabilities are irrational)",
+    ),
+    Mechanism(
+        "make_geometric without bounds",
+        "planned",
+        "the unbounded sampler's support is infinite: needs a tail argument as for diffprivlib's Geometric",
+    ),
+    Mechanism(
+        "`make_laplace`, `make_gaussian`, `make_noise` on integer domains",
+        "planned",
+        "discrete Laplace and discrete Gaussian samplers over integers",
+    ),
+    Mechanism("make_noisy_top_k", "planned", "k > 1"),
+    Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
+    Mechanism("`make_laplace_threshold`, `make_gaussian_threshold`, `make_noise_threshold`", "planned", "on counts"),
+    Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
+    Mechanism("`make_laplace`, `make_gaussian`, `make_noise` on float domains", "not auditable", "continuous output"),
+    Mechanism("make_canonical_noise", "not auditable", "continuous output"),
+    Mechanism(
+        "`make_alp_queryable`, `make_private_expr`, `make_private_lazyframe`, `make_user_measurement`",
+        "not auditable",
+        "queryables, Polars plans and user code: no fixed sampler to model",
+    ),
+)
 
-
-def audit_opendp(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`AuditRow` per case of the audit (with ``only``: per case whose ``"mechanism params"``
-    label contains it). With ``sample``, OpenDP's draws are made in ``processes`` worker processes while
-    this one computes the next cases (1: all here). ``progress(done, total, note)`` hears of each step:
-    a case computed, then (when sampling) a case's draws tested."""
-    dp = _opendp()
-    check_options(sample, level, processes, "audit")
-    chosen = _numbered(only)
-    steps = len(chosen) * (2 if sample else 1)
-    rows, pending = [], []
-    with workers(processes if sample else 1) as submit:
-        for done, (number, case) in enumerate(chosen):
-            if progress:
-                progress(done, steps, f"{case.mechanism} {case.params}")
-            start = time.perf_counter()
-            measurement = case.build(dp)
-            claimed = float(measurement.map(case.d_in))
-            compiled = compile_program(case.model(), exact_floats=case.exact == "binary")
-            r = synthesize_privacy(compiled, exact=case.exact, force=True)
-            w = r.witness
-            rows.append(
-                AuditRow(
-                    case.mechanism,
-                    case.params,
-                    case.d_in,
-                    claimed,
-                    r.epsilon,
-                    None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
-                    verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
-                    (case.show(w.x), case.show(w.x_prime), case.show_output(w.y)),
-                    time.perf_counter() - start,
-                )
-            )
-            if sample:
-                pending.append(
-                    [
-                        (
-                            case.show(x),
-                            model_distribution(compiled, x, case.exact),
-                            submit(draw_counts, number, x, sample),
-                        )
-                        for x in (w.x, w.x_prime)
-                    ]
-                )
-
-        def waiting(k: int) -> None:
-            if progress:
-                _, case = chosen[k]
-                progress(len(chosen) + k, steps, f"OpenDP's draws for {case.mechanism} {case.params}")
-
-        rows = with_checks(rows, pending, level, waiting)
-    if progress:
-        progress(steps, steps, "")
-    return rows
+#: OpenDP as an audited library
+LIBRARY = AuditedLibrary("opendp", "OpenDP", "opendp", "audit", __name__, _opendp, _cases, MECHANISMS)
+cases = LIBRARY.cases
+audit_opendp = LIBRARY.audit
+opendp_version = LIBRARY.version
 
 
 __all__ = [
@@ -340,7 +351,10 @@ __all__ = [
     "BATCH",
     "TIGHT_ULPS",
     "AuditRow",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Measurement",
     "SampleCheck",
     "audit_opendp",
     "cases",

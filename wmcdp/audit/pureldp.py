@@ -26,6 +26,17 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   partner, kept by ``random.random() > pri_para``); above 1
   ``Hadamard_Rand_general_original.encode_symbol`` (lines 339-371) of the permuted item, with the identity
   permutation as ``hash_funcs`` (a bijection of the items: every pair is still audited);
+* ``CMSClient`` (``apple_cms/cms_client.py``, lines 54-84, with ``is_hadamard=False``): a hash index
+  ``random.randint(0, k - 1)`` (published), the ``-1/+1`` one-hot vector of ``h_j(str(item))`` and each entry
+  flipped where ``np.random.rand(m) < self.prob``; the hash functions are ``generate_hash_funcs(k, m)``, the
+  ones ``CMSServer`` makes (``generate_hash(m, i)``, ``i < k``);
+* ``SketchResponseClient`` (``sketch_response/sketch_response_client.py``, lines 88-109, count-mean
+  sketching): a hash index ``random.randint(0, k - 1)`` (published), then its default ``FastLHClient`` (OLH,
+  ``lh_k`` seeds, ``index_mapper`` the identity) on ``h_j(index)``, with ``generate_hash_funcs(k, m)``;
+* ``HadamardMechClient`` (``hadamard_mechanism/hadamard_mechanism_client.py``, lines 38-87): ``t`` indices
+  ``random.randint(0, d - 1)`` (published) with their coefficients ``(-1)^popcount(index & j)``; when
+  ``random.random() >= self.p`` the coefficients are replaced by one of the other ``2^t - 1`` sign vectors,
+  ``random.randint(0, len(new_hashes) - 1)``, and the report is a ``zip`` of the pairs (read as a tuple);
 * ``RAPPORClient`` (``rappor/rappor_client.py``, lines 48-73): a cohort ``random.randint(0, cohorts - 1)``
   (published), its ``k`` hash functions set bits of an ``m``-bit Bloom filter, and each bit is reported 1
   when ``random.random() < 1 - 0.5 f`` (a set bit) or ``< 1/2 * f`` (a clear one). The hash functions are
@@ -46,7 +57,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable
@@ -56,9 +66,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..notions.privacy import synthesize_privacy
-from ..notions.sweep import ProgressCallback
-from .core import AuditRow, check_options, choice_program, installed_version, library, run_audit, select_cases, verdict
+from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
 
 #: the pure-ldp version the models follow
@@ -69,37 +77,29 @@ def _pure_ldp() -> Any:
     return library("pure_ldp.frequency_oracles", "pure-ldp", "pure-ldp", "pureldp")
 
 
-def pureldp_version() -> str:
-    return installed_version(_pure_ldp, "pure-ldp")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One client at one set of parameters; the inputs are the items ``1 .. d``, every two neighbours. ``call``
-    builds the client and ``claim`` reads its claimed epsilon (``client`` names it), both Python expressions
-    over ``pure_ldp.frequency_oracles`` and ``pure_ldp.core.generate_hash``: the reproducers run them too."""
+class Client:
+    """A case's client (the :class:`~wmcdp.audit.core.AuditCase`'s ``spec``); the inputs are the items
+    ``1 .. d``, every two neighbours. ``call`` builds the client and ``claim`` reads its claimed epsilon
+    (``client`` names it), both Python expressions over ``pure_ldp.frequency_oracles`` and
+    ``pure_ldp.core.generate_hash``: the reproducers run them too."""
 
-    mechanism: str
-    params: str
     call: str
     claim: str
     d: int
-    family: str  # the reproducer's randomizer: de, ue, lh, hr or rappor
+    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, sr, hm or rappor
     run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
     view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
-
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
 
     @property
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(1, self.d + 1))
 
     def build(self) -> Any:
-        from pure_ldp.core import generate_hash
+        from pure_ldp.core import generate_hash, generate_hash_funcs
 
-        return eval(self.call, {**vars(_pure_ldp()), "generate_hash": generate_hash})  # noqa: S307 (our text)
+        names = {**vars(_pure_ldp()), "generate_hash": generate_hash, "generate_hash_funcs": generate_hash_funcs}
+        return eval(self.call, names)  # noqa: S307 (our text)
 
     def claimed(self, client: Any) -> float:
         return float(eval(self.claim, {"client": client}))  # noqa: S307 (our text)
@@ -115,7 +115,10 @@ def _privatise(client: Any, x: int) -> Hashable:
 
 
 def _plain(y: Any) -> Hashable:
-    """An output as a hashable Python value (numpy integers and arrays, RAPPOR's list)."""
+    """An output as a hashable Python value (numpy integers and arrays, RAPPOR's list, the Hadamard mechanism's
+    list or ``zip`` of pairs)."""
+    if isinstance(y, zip) or (isinstance(y, list) and any(isinstance(v, tuple) for v in y)):
+        y = tuple(y)
     if isinstance(y, tuple):
         return tuple(_plain(v) for v in y)
     if isinstance(y, (list, np.ndarray)):
@@ -123,15 +126,23 @@ def _plain(y: Any) -> Hashable:
     return int(y) if isinstance(y, (int, np.integer)) else y
 
 
-def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> Case:
-    return Case(mechanism, params, f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+#: how every pure-ldp model is validated
+VALIDATION = (
+    "the client's own privatise run on every path of its draws (exact); its reports with the library's own "
+    "generators against the model (chi-square)"
+)
 
 
-def _de(eps: float, d: int) -> Case:
+def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> AuditCase:
+    client = Client(f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
+    return AuditCase("pure-ldp", mechanism, params, claim, _row, draw_counts, VALIDATION, client)
+
+
+def _de(eps: float, d: int) -> AuditCase:
     return _case("DEClient", f"epsilon={eps!r}, d={d}", d, "de")
 
 
-def _ue(eps: float, d: int, oue: bool) -> Case:
+def _ue(eps: float, d: int, oue: bool) -> AuditCase:
     return _case("UEClient", f"epsilon={eps!r}, d={d}, use_oue={oue}", d, "ue")
 
 
@@ -173,36 +184,49 @@ def _seeded(client: Any, x: int) -> Hashable:
     return (_plain(client._perturb(x, seed)), seed)
 
 
-def _lh(eps: float, d: int, olh: bool) -> Case:
+def _lh(eps: float, d: int, olh: bool) -> AuditCase:
     params = f"epsilon={eps!r}, d={d}, " + ("use_olh=True" if olh else "g=2")
     return _case("LHClient", params, d, "lh", run=_seeded, view=_hit)
 
 
-def _fast_lh(eps: float, d: int, k: int) -> Case:
+def _fast_lh(eps: float, d: int, k: int) -> AuditCase:
     return _case("FastLHClient", f"epsilon={eps!r}, d={d}, k={k}, use_olh=True", d, "lh")
 
 
-def _hr(eps: float, d: int) -> Case:
+def _hr(eps: float, d: int) -> AuditCase:
     return _case("HadamardResponseClient", f"epsilon={eps!r}, d={d}, hash_funcs=list(range({d}))", d, "hr")
 
 
-def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> Case:
+def _cms(eps: float, d: int, k: int, m: int) -> AuditCase:
+    """The hash functions are ``generate_hash_funcs(k, m)`` (``generate_hash(m, i)`` for ``i < k``), CMSServer's."""
+    case = _case("CMSClient", f"epsilon={eps!r}, hash_funcs=generate_hash_funcs({k}, {m}), m={m}", d, "cms")
+    return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, d={d}")
+
+
+def _sketch_response(eps: float, d: int, k: int, m: int, lh_k: int) -> AuditCase:
+    """Count-mean sketching (``count_sketch=False``) with ``generate_hash_funcs(k, m)`` and the default
+    ``FastLHClient`` (OLH) over ``lh_k`` seeds, every one enumerated."""
+    call = f"epsilon={eps!r}, m={m}, hash_funcs=generate_hash_funcs({k}, {m}), lh_k={lh_k}"
+    case = _case("SketchResponseClient", call, d, "sr")
+    return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, lh_k={lh_k}, d={d}")
+
+
+def _hm(eps: float, d: int, t: int) -> AuditCase:
+    return _case("HadamardMechClient", f"epsilon={eps!r}, d={d}, t={t}", d, "hm")
+
+
+def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: float | None = None) -> AuditCase:
     """With ``eps``: ``f = RAPPORClient.convert_eps_to_f(eps)`` (the method does not read its client) and the
     claim is ``eps``; else the claim is ``convert_f_to_eps(f, k)``. The hash functions: seeds ``0, 1, ...``."""
     ff = f"RAPPORClient.convert_eps_to_f(None, {eps!r})" if eps is not None else repr(f)
     family = f"[[generate_hash({m}, c * {k} + j) for j in range({k})] for c in range({cohorts})]"
-    case = _case(
-        "RAPPORClient",
-        f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}",
-        d,
-        "rappor",
-        repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})",
-    )
+    claim = repr(eps) if eps is not None else f"client.convert_f_to_eps(client.f, {k})"
+    case = _case("RAPPORClient", f"f={ff}, m={m}, hash_funcs={family}, num_of_cohorts={cohorts}", d, "rappor", claim)
     shown = f"f=convert_eps_to_f({eps!r})" if eps is not None else f"f={f!r}"
     return replace(case, params=f"{shown}, m={m}, k={k}, cohorts={cohorts}, d={d}")
 
 
-def _cases() -> list[Case]:
+def _cases() -> list[AuditCase]:
     out = [_de(eps, d) for eps, d in ((0.1, 2), (0.5, 4), (1.0, 2), (1.0, 16), (2.0, 8), (5.0, 4), (10.0, 3))]
     out += [_ue(eps, 4, False) for eps in (0.5, 1.0, 5.0)]
     out += [_ue(eps, d, True) for eps, d in ((0.5, 4), (1.0, 4), (2.0, 6), (5.0, 4))]
@@ -210,88 +234,133 @@ def _cases() -> list[Case]:
     out += [_lh(eps, d, True) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 4))]
     out += [_fast_lh(1.0, 4, 8)]
     out += [_hr(eps, d) for eps, d in ((0.5, 4), (1.0, 8), (2.0, 4), (5.0, 8))]
+    out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 1, 8))]
+    out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
+    out += [_sketch_response(2.0, 6, 2, 8, 16)]
+    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "pure-ldp")
+#: every client of ``pure_ldp.frequency_oracles``, described once (docs/audits.md shows this table)
+MECHANISMS = (
+    Mechanism(
+        "DEClient",
+        "audited",
+        "direct encoding (GRR): kept when `random.random() < p`, else `random.randint(0, d - 2)` over the others",
+    ),
+    Mechanism(
+        "UEClient",
+        "audited",
+        "SUE; OUE with `use_oue=True`: every bit `np.random.choice([1, 0], "
+        "p=[q, 1 - q])`, the item's bit `random.random() < p`",
+    ),
+    Mechanism(
+        "LHClient",
+        "audited",
+        "BLH with `g=2`; OLH with `use_olh=True`: `xxh32(str(index), seed) % g`, "
+        "replaced by `np.random.randint(0, g)` when `np.random.random_sample() > p - q`. The seed "
+        "(`random.randint(0, sys.maxsize)`) is published and drawn alike for every item, so the ratio at "
+        "`(y, seed)` is the perturbation's given the seed: the audit enumerates a set of seeds that hashes "
+        "every pair of items apart (conditioning on it scales both inputs alike)",
+    ),
+    Mechanism("FastLHClient", "audited", "as `LHClient` with the seed from `0 .. k - 1`, every seed enumerated"),
+    Mechanism(
+        "HadamardResponseClient",
+        "audited",
+        "ε ≤ 1: `Hadamard_Rand_high_priv.encode_symbol`; above: "
+        "`Hadamard_Rand_general_original.encode_symbol` with the identity permutation as `hash_funcs`",
+    ),
+    Mechanism(
+        "RAPPORClient",
+        "audited",
+        "a published cohort, its hash functions (`generate_hash(m, seed)`, seeds "
+        "`0, 1, ...`) set Bloom filter bits, each bit reported by `random.random() <` `1 - 0.5 f` or `f / 2`. "
+        "The claims: `convert_f_to_eps(f, k)`, and ε itself for `f = convert_eps_to_f(ε)`",
+    ),
+    Mechanism(
+        "HadamardMechClient",
+        "audited",
+        "`t` published indices `random.randint(0, d - 1)`, their Hadamard "
+        "coefficients `(-1)^popcount(index & j)` kept unless `random.random() >= p`, else another of the "
+        "`2^t - 1` sign vectors by `random.randint` (a `zip` of the pairs, read as a tuple)",
+    ),
+    Mechanism(
+        "CMSClient",
+        "audited",
+        "count-mean sketch with `is_hadamard=False`: a published hash index "
+        "`random.randint(0, k - 1)`, the ±1 one-hot vector of `h_j(str(item))`, each entry flipped when "
+        "`np.random.rand(m)` is below `prob`; the hash functions are CMSServer's `generate_hash_funcs(k, m)`. "
+        "With `is_hadamard=True` (HCMS) planned: `random.choices` multiplies the uniform double by the total "
+        "weight, a float product the exact execution does not follow yet",
+    ),
+    Mechanism(
+        "SketchResponseClient",
+        "audited",
+        "a published hash index `random.randint(0, k - 1)`, then the "
+        "default `FastLHClient` (OLH over `lh_k` seeds, every one enumerated) on `h_j(index)`; the hash "
+        "functions are `generate_hash_funcs(k, m)`. With `count_sketch=True` planned",
+    ),
+    Mechanism(
+        "PCSClient",
+        "planned",
+        "the private count sketch: its sign comes from `random.choices` with weights "
+        "(a float product of the uniform double, as HCMS) and its other bits from numpy's legacy "
+        "`np.random.binomial(1, 0.5, w)`, neither followed by the exact execution yet",
+    ),
+    Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
+)
+
+#: pure-ldp as an audited library
+LIBRARY = AuditedLibrary("pure-ldp", "pure-ldp", "pure-ldp", "pureldp", __name__, _pure_ldp, _cases, MECHANISMS)
+cases = LIBRARY.cases
+audit_pureldp = LIBRARY.audit
+pureldp_version = LIBRARY.version
 
 
-def distributions(case: Case) -> list[dict[Hashable, Fraction]]:
+def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact output distribution of the client on every item of the case (module docstring)."""
-    client = case.build()
+    spec: Client = case.spec
+    client = spec.build()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # HR's float randint bound (Python 3.11 allows it)
-        return [exact_distribution(functools.partial(case.run, client, x)) for x in case.inputs]
+        return [exact_distribution(functools.partial(spec.run, client, x)) for x in spec.inputs]
 
 
-def draw_counts(case: Case, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
     """``draws`` reports of the library's own ``privatise`` on ``x`` (its own generators), as the case counts them."""
-    client = case.build()
+    spec: Client = case.spec
+    client = spec.build()
     out: Counter = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for _ in range(draws):
-            out[case.view(client, x, _privatise(client, x))] += 1
+            out[spec.view(client, x, _privatise(client, x))] += 1
     return out
 
 
-def _draw_numbered(number: int, x: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], x, draws)
-
-
-def _viewed(case: Case, client: Any, x: int, dist: dict[Hashable, Fraction]) -> dict[Hashable, float]:
-    out: dict[Hashable, float] = {}
-    for y, p in dist.items():
-        key = case.view(client, x, y)
-        out[key] = out.get(key, 0.0) + float(p)
-    return out
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Hashable, float], Any]]]:
+def _row(case: AuditCase) -> Modelled:
     """The case's row, and the witness's two inputs to sample with the model's distributions there."""
-    dists = distributions(case)
-    prog, outputs, relation = choice_program(case.mechanism, case.inputs, lambda a, b: a != b, dists)
-    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, exact=True)
-    client = case.build()
-    claimed = case.claimed(client)
-    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
-    row = AuditRow(
-        case.mechanism,
-        case.params,
-        1,
+    spec: Client = case.spec
+    client = spec.build()
+    claimed = spec.claimed(client)
+    return local_row(
+        case,
+        spec.inputs,
+        distributions(case),
         claimed,
-        r.epsilon,
-        "inf" if r.ratio == math.inf else str(r.ratio),
-        verdict(claimed, r.ratio, r.epsilon, True),
-        (repr(case.inputs[i]), repr(case.inputs[j]), repr(y)),
-        0.0,
-        witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
-        reproducer=reproducer(case, pureldp_version(), claimed, case.inputs[i], case.inputs[j], y),
+        lambda x, xp, y: reproducer(case, LIBRARY.version(), claimed, x, xp, y),
+        lambda x, y: spec.view(client, x, y),
     )
-    checks = [(repr(case.inputs[k]), _viewed(case, client, case.inputs[k], dists[k]), case.inputs[k]) for k in (i, j)]
-    return row, checks
-
-
-def audit_pureldp(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case (with ``only``: per case whose label contains it);
-    with ``sample``, the library's own reports on the witness's two inputs are tested against the model."""
-    _pure_ldp()
-    check_options(sample, level, processes, "pureldp")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
 
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Client",
     "audit_pureldp",
     "cases",
     "distributions",
@@ -316,7 +385,7 @@ from decimal import Decimal, getcontext
 from fractions import Fraction
 
 import numpy as np
-from pure_ldp.core import generate_hash
+from pure_ldp.core import generate_hash, generate_hash_funcs
 from pure_ldp.frequency_oracles import *
 
 GRID = 2**53
@@ -413,6 +482,38 @@ def prob(item):  # k2k_hadamard.py: every out1 of the uniform draw, kept or move
     return total
 
 """,
+    "cms": """
+
+def prob(item):  # cms_client.py lines 54-84: a published hash index j, the -1/+1 one-hot vector of h_j(str(item)),
+    v, j = y  # each entry flipped when np.random.rand() < prob
+    hot, flip = client.hash_funcs[j](str(item)), below(client.prob)
+    out = Fraction(1, client.k)
+    for i, entry in enumerate(v):
+        out *= flip if entry != (1 if i == hot else -1) else 1 - flip
+    return out
+
+""",
+    "sr": """
+import xxhash
+
+
+def prob(item):  # sketch_response_client.py lines 88-109: a published hash index j, then FastLHClient (index
+    (value, seed), j = y  # mapper x -> x) on h_j(item - 1): a published seed in 0 .. lh_k - 1, kept when
+    lh = client.client  # u <= p - q, else np.random.randint(0, g)
+    keep = at_most(lh.p - lh.q)
+    hashed = xxhash.xxh32(str(client.hash_funcs[j](item - 1)), seed=seed).intdigest() % lh.g
+    return Fraction(1, client.k * lh.k) * ((keep if value == hashed else 0) + (1 - keep) / lh.g)
+
+""",
+    "hm": """
+
+def prob(item):  # hadamard_mechanism_client.py lines 55-87: t uniform indices j (published) and their coefficients
+    js, coeffs = tuple(j for j, _ in y), tuple(c for _, c in y)  # (-1)^popcount(index & j), kept when u < p,
+    true = tuple((-1) ** bin((item - 1) & j).count("1") for j in js)  # else another sign vector of the 2^t - 1
+    keep = below(client.p)
+    return Fraction(1, client.d**client.t) * (keep if coeffs == true else (1 - keep) / (2**client.t - 1))
+
+""",
     "rappor": """
 
 def prob(item):  # rappor_client.py lines 40-46: a set bit is only ever written 1; a clear one is 1 when u < f / 2
@@ -435,10 +536,17 @@ print(f"reports of x in cohort 0 with one of its own bits cleared: {cleared} of 
 }
 
 
-def reproducer(case: Case, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
+def reproducer(case: AuditCase, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:
     """A standalone script (pure-ldp alone) that computes the witness's probabilities from the client's lines
     and prints them, the exact ratio and the verdict."""
     head = _HEAD.format(
-        label=case.label, version=version, claim_text=repr(claimed), call=case.call, claim=case.claim, x=x, xp=xp, y=y
+        label=case.label,
+        version=version,
+        claim_text=repr(claimed),
+        call=case.spec.call,
+        claim=case.spec.claim,
+        x=x,
+        xp=xp,
+        y=y,
     )
-    return head + _BODIES[case.family] + TAIL
+    return head + _BODIES[case.spec.family] + TAIL

@@ -48,16 +48,7 @@ from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, flip
 from ..lang.relations import relation_from_function
 from ..notions.approximate import synthesize_approximate
-from ..notions.sweep import ProgressCallback
-from .core import (
-    TIGHT_ULPS,
-    AuditRow,
-    check_options,
-    installed_version,
-    library,
-    run_audit,
-    select_cases,
-)
+from .core import TIGHT_ULPS, AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, library
 
 #: the largest window of user counts a model may need
 MAX_WINDOW = 20_000
@@ -73,13 +64,10 @@ def _pydp() -> Any:
 MODELLED = "1.1.5"
 
 
-def pydp_version() -> str:
-    return installed_version(_pydp, "python-dp")
-
-
 @dataclass(frozen=True)
-class Case:
-    """One partition selection strategy at one (epsilon, delta, max_partitions_contributed)."""
+class Strategy:
+    """A case's partition selection strategy (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``) at one
+    (epsilon, delta, max_partitions_contributed)."""
 
     strategy: str  # "truncated_geometric", "laplace" or "gaussian"
     epsilon: float
@@ -103,28 +91,78 @@ class Case:
         text = f"epsilon={self.epsilon!r}, delta={self.delta!r}, max_partitions_contributed={self.partitions}"
         return text + ("" if self.pre_threshold is None else f", pre_threshold={self.pre_threshold}")
 
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
-
     def build(self) -> Any:
         return _pydp().create_partition_strategy(
             self.strategy, self.epsilon, self.delta, self.partitions, pre_threshold=self.pre_threshold
         )
 
 
-def _cases() -> list[Case]:
+#: how every python-dp model is validated
+VALIDATION = "the library's own should_keep on every nonzero count of the witness against the model (chi-square)"
+
+
+def _case(
+    strategy: str, epsilon: float, delta: float, partitions: int = 1, pre_threshold: int | None = None
+) -> AuditCase:
+    spec = Strategy(strategy, epsilon, delta, partitions, pre_threshold)
+    claim = "(epsilon, delta)-DP at the epsilon and delta it is built with"
+    return AuditCase("pydp", spec.mechanism, spec.params, claim, _row, draw_counts, VALIDATION, spec)
+
+
+def _cases() -> list[AuditCase]:
     out = [
-        Case("truncated_geometric", eps, delta)
+        _case("truncated_geometric", eps, delta)
         for eps, delta in ((0.1, 1e-10), (1.0, 1e-5), (1.0, 1e-10), (1.0, 1e-16), (5.0, 1e-5), (40.0, 1e-5))
     ]
-    out += [Case("truncated_geometric", 2.0, 1e-5, 2), Case("truncated_geometric", 1.0, 1e-5, 1, pre_threshold=5)]
-    out += [Case(kind, 1.0, 1e-5) for kind in ("laplace", "gaussian")]
+    out += [_case("truncated_geometric", 2.0, 1e-5, 2), _case("truncated_geometric", 1.0, 1e-5, 1, pre_threshold=5)]
+    out += [_case(kind, 1.0, 1e-5) for kind in ("laplace", "gaussian")]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "python-dp")
+#: every public mechanism of ``pydp.algorithms``, described once
+MECHANISMS = (
+    Mechanism(
+        "TruncatedGeometricPartitionSelection",
+        "audited",
+        "`should_keep(n)` is `UniformDouble() <= "
+        "probability_of_keep(n)` in the C++; `UniformDouble` draws a 52-bit mantissa in a geometric binade, "
+        "so `P(UniformDouble() <= t) = t + ulp(t)` exactly for a double `t < 1`; with `pre_threshold`, no "
+        "draw (never kept) below it, the same comparison from there on",
+    ),
+    Mechanism(
+        "LaplacePartitionSelection (declared)",
+        "audited",
+        "continuous noise added in C++ that Python cannot "
+        "reach: the model is the keep probability the library states (`probability_of_keep`), so the verdict "
+        "is about that statement; `--sample` checks it against `should_keep`",
+    ),
+    Mechanism("GaussianPartitionSelection (declared)", "audited", "as the Laplace strategy"),
+    Mechanism(
+        "Count",
+        "planned",
+        "a count plus the C++ library's Laplace noise, rounded: an integer output whose "
+        "distribution follows the C++ sampler (64-bit integer draws), which Python cannot reach",
+    ),
+    Mechanism(
+        "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
+        "not auditable",
+        "continuous (float) Laplace noise",
+    ),
+    Mechanism(
+        "`Max`, `Min`, `Median`, `Percentile`", "not auditable", "continuous (float) outputs of a noisy quantile tree"
+    ),
+    Mechanism(
+        "`LaplacePrivacyMechanism`, `GaussianPrivacyMechanism` (numerical_mechanisms)",
+        "not auditable",
+        "continuous noise",
+    ),
+)
+
+#: python-dp as an audited library
+LIBRARY = AuditedLibrary("pydp", "python-dp", "python-dp", "pydp", __name__, _pydp, _cases, MECHANISMS)
+cases = LIBRARY.cases
+audit_pydp = LIBRARY.audit
+pydp_version = LIBRARY.version
 
 
 def uniform_double_at_most(t: float) -> Fraction:
@@ -136,17 +174,17 @@ def uniform_double_at_most(t: float) -> Fraction:
     return Fraction(t) + Fraction(math.ulp(t))
 
 
-def keep_probabilities(case: Case) -> list[Fraction]:
+def keep_probabilities(case: AuditCase) -> list[Fraction]:
     """``P(keep | n)`` for ``n = 0 .. N`` (the window: ``N`` is the first count kept with probability 1)."""
-    strategy = case.build()
+    strategy = case.spec.build()
     stated = strategy.probability_of_keep
     out = [Fraction(0)]
     for n in range(1, MAX_WINDOW + 1):
         t = float(stated(n))
-        if n < (case.pre_threshold or 0):
+        if n < (case.spec.pre_threshold or 0):
             out.append(Fraction(0))  # no draw
         else:
-            out.append(uniform_double_at_most(t) if case.exact else _declared(t))
+            out.append(uniform_double_at_most(t) if case.spec.exact else _declared(t))
         if t >= 1:
             break
     else:
@@ -177,8 +215,8 @@ def _moves(m: int) -> Callable[[tuple[int, ...]], Iterator[tuple[int, ...]]]:
     return neighbours
 
 
-def _program(case: Case, keep: list[Fraction]) -> Program:
-    m = case.partitions
+def _program(case: AuditCase, keep: list[Fraction]) -> Program:
+    m = case.spec.partitions
     relation = relation_from_function(_moves(m), "one user in at most max_partitions_contributed partitions")
     return Program(
         "partition_selection",
@@ -215,76 +253,57 @@ def hockey_stick_exceeds(p: dict[Any, Fraction], q: dict[Any, Fraction], epsilon
         precision *= 2
 
 
-def delta_verdict(case: Case, keep: list[Fraction], delta: float, pairs: list[tuple[tuple, tuple]]) -> str:
+def delta_verdict(case: AuditCase, keep: list[Fraction], delta: float, pairs: list[tuple[tuple, tuple]]) -> str:
     """``VIOLATED`` when some pair's delta at the claimed epsilon exceeds the claimed delta (decided
     rigorously), ``tight`` when the largest is within 4 ulp of the claim, ``loose`` otherwise. ``delta`` is
     the largest rounded to nearest: it decides unless it equals the claim, when ``pairs`` (the neighbouring
     pairs, both orders) are decided one by one."""
-    claim = case.delta
+    claim = case.spec.delta
     if delta > claim:
         return "VIOLATED"
     if delta == claim and any(
-        hockey_stick_exceeds(distribution(keep, x), distribution(keep, y), case.epsilon, claim) for x, y in pairs
+        hockey_stick_exceeds(distribution(keep, x), distribution(keep, y), case.spec.epsilon, claim) for x, y in pairs
     ):
         return "VIOLATED"
     return "tight" if claim - delta <= TIGHT_ULPS * math.ulp(claim) else "loose"
 
 
-def _pairs(case: Case, size: int) -> list[tuple[tuple, tuple]]:
+def _pairs(case: AuditCase, size: int) -> list[tuple[tuple, tuple]]:
     """Every ordered pair of neighbouring counts below ``size``."""
-    moves = _moves(case.partitions)
+    moves = _moves(case.spec.partitions)
     return [
         (x, y)
-        for x in itertools.product(range(size), repeat=case.partitions)
+        for x in itertools.product(range(size), repeat=case.spec.partitions)
         for y in moves(x)
         if all(0 <= v < size for v in y)
     ]
 
 
-def draw_counts(case: Case, n: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, n: int, draws: int) -> Counter:
     """``draws`` decisions of the library's own ``should_keep(n)``."""
-    strategy = case.build()
+    strategy = case.spec.build()
     return Counter(bool(strategy.should_keep(n)) for _ in range(draws))
 
 
-def _draw_numbered(number: int, n: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], n, draws)
-
-
-def audit_pydp(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case: the claimed (epsilon, delta), the tight delta at
-    the claimed epsilon and the tight epsilon at the claimed delta; with ``sample``, the library's
-    ``should_keep`` on every nonzero count of the witness against the model (chi-square at ``level``)."""
-    _pydp()
-    check_options(sample, level, processes, "pydp")
-    return run_audit(_cases(), cases(only), _row, _draw_numbered, sample, level, progress, processes)
-
-
-def _row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[Any, Any], int]]]:
+def _row(case: AuditCase) -> Modelled:
     """The case's row, and every nonzero count of its witness to sample."""
     keep = keep_probabilities(case)
     prog = _program(case, keep)
-    at_eps = synthesize_approximate(prog, epsilon=case.epsilon, exact=True, force=True)
-    at_delta = synthesize_approximate(prog, delta=Fraction(case.delta), exact=True, force=True)
+    at_eps = synthesize_approximate(prog, epsilon=case.spec.epsilon, exact=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(case.spec.delta), exact=True, force=True)
     x, xp = at_eps.witness.x, at_eps.witness.x_prime
-    pairs = _pairs(case, len(keep)) if at_eps.delta == case.delta else []
+    pairs = _pairs(case, len(keep)) if at_eps.delta == case.spec.delta else []
     row = AuditRow(
         case.mechanism,
         case.params,
-        case.partitions,
-        case.epsilon,
+        case.spec.partitions,
+        case.spec.epsilon,
         at_delta.epsilon,
         None,
         delta_verdict(case, keep, float(at_eps.delta), pairs),
         (repr(x), repr(xp), ""),
         0.0,
-        claimed_delta=case.delta,
+        claimed_delta=case.spec.delta,
         delta=float(at_eps.delta),
     )
     return row, [(f"n={n}", _expected(keep[n]), n) for n in sorted({n for n in (*x, *xp) if n > 0})]
@@ -296,7 +315,10 @@ def _expected(p: Fraction) -> dict[bool, Fraction]:
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Strategy",
     "audit_pydp",
     "cases",
     "delta_verdict",

@@ -57,16 +57,7 @@ from ..lang import IntVector, Program, discrete
 from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
 from ..notions.renyi import synthesize_renyi
-from ..notions.sweep import ProgressCallback
-from .core import (
-    AuditRow,
-    certified_verdict,
-    check_options,
-    installed_version,
-    library,
-    run_audit,
-    select_cases,
-)
+from .core import AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, certified_verdict, library
 
 
 def _tmlt() -> Any:
@@ -77,13 +68,11 @@ def _tmlt() -> Any:
 MODELLED = "0.20.0"
 
 
-def tmlt_version() -> str:
-    return installed_version(_tmlt, "tmlt.core")
-
-
 @dataclass(frozen=True)
-class Case:
-    """``AddGeometricNoise(alpha)`` at ``d_in``, or partition selection at a requested ``(epsilon, delta)``."""
+class Measurement:
+    """A case's measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): ``AddGeometricNoise(alpha)``
+    or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, or partition selection at a requested
+    ``(epsilon, delta)``."""
 
     mechanism: str  # "AddGeometricNoise", "AddDiscreteGaussianNoise" or "GeometricPartitionSelection"
     alpha: Fraction | None = None  # the geometric's alpha, or the discrete Gaussian's sigma^2
@@ -99,26 +88,76 @@ class Case:
             return f"sigma_squared={self.alpha}, d_in={self.d_in}"
         return f"epsilon={self.epsilon}, delta={self.delta}"
 
-    @property
-    def label(self) -> str:
-        return f"{self.mechanism} {self.params}"
+
+#: how every tmlt.core model is validated
+VALIDATION = "the library's own noise on the witness's two inputs against the model (chi-square)"
+#: where each measurement's claim is read
+CLAIMS = {
+    "AddGeometricNoise": "pure epsilon = d_in / alpha (privacy_function)",
+    "AddDiscreteGaussianNoise": "rho = d_in^2 / (2 sigma_squared), zCDP (privacy_function)",
+    "GeometricPartitionSelection": "(epsilon, delta) = privacy_function(1)",
+}
 
 
-def _cases() -> list[Case]:
+def _case(mechanism: str, *args: Any, **kw: Any) -> AuditCase:
+    spec = Measurement(mechanism, *args, **kw)
+    return AuditCase("tmlt", mechanism, spec.params, CLAIMS[mechanism], _sampled_row, draw_counts, VALIDATION, spec)
+
+
+def _cases() -> list[AuditCase]:
     out = [
-        Case("AddGeometricNoise", Fraction(a), d)
+        _case("AddGeometricNoise", Fraction(a), d)
         for a, d in (("1/3", 1), ("1", 1), ("5/2", 1), ("10", 1), ("1/10", 2), ("1/3", 2))
     ]
-    out += [Case("AddDiscreteGaussianNoise", Fraction(v), d) for v, d in (("1/3", 1), ("1", 2), ("1/100", 1))]
+    out += [_case("AddDiscreteGaussianNoise", Fraction(v), d) for v, d in (("1/3", 1), ("1", 2), ("1/100", 1))]
     out += [
-        Case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
+        _case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
         for e, d in (("1", "1e-5"), ("3", "1e-5"), ("1/2", "1e-10"), ("5/2", "1e-16"), ("40", "1e-5"))
     ]
     return out
 
 
-def cases(only: str | None = None) -> list[Case]:
-    return select_cases(_cases(), only, "tmlt")
+#: the public measurements of tmlt.core with a discrete output, described once
+MECHANISMS = (
+    Mechanism(
+        "AddGeometricNoise",
+        "audited",
+        "claim `d_in / alpha`; inputs 0 and `d_in` (the output is the input "
+        "plus a noise that does not depend on it); outputs `k` in `0 .. d_in` and the two tails, each tail "
+        "merging outputs of one likelihood ratio",
+    ),
+    Mechanism(
+        "AddDiscreteGaussianNoise",
+        "audited",
+        "claim ρ = `d_in² / (2 sigma_squared)` (zCDP); the tight ρ "
+        "is `d_in² / (2 s)` at the sampled `s` (Canonne, Kamath and Steinke 2020, Prop. 5), checked against "
+        "the certified `D_2` of the model (outputs `−W .. d_in + W`, both tails merged, each under 2^-200)",
+    ),
+    Mechanism(
+        "GeometricPartitionSelection",
+        "audited",
+        "from `create_partition_selection_measurement(epsilon, "
+        "delta)`, claim `privacy_function(1)`; one partition's user count 0 (absent) to threshold + 1; "
+        'outputs "dropped", the released counts up to threshold + 2 and the tail above; the tight δ at the '
+        "claimed ε against the claimed δ (the library's exact expression)",
+    ),
+    Mechanism("AddLaplaceNoise", "not auditable", "continuous output (float Laplace noise)"),
+    Mechanism("AddGaussianNoise", "not auditable", "continuous output (float Gaussian noise)"),
+    Mechanism(
+        "`AddNoiseToValue`, `AddNoiseToColumn`",
+        "not auditable",
+        "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
+    ),
+    Mechanism(
+        "SparseVectorPrefixSums", "planned", "the sparse vector technique over prefix sums, with geometric noise"
+    ),
+)
+
+#: tmlt.core as an audited library
+LIBRARY = AuditedLibrary("tmlt", "tmlt", "tmlt.core", "tmlt", __name__, _tmlt, _cases, MECHANISMS)
+cases = LIBRARY.cases
+audit_tmlt = LIBRARY.audit
+tmlt_version = LIBRARY.version
 
 
 def sampler_scale(alpha: Fraction) -> Fraction:
@@ -163,9 +202,9 @@ def noise_outputs(q: Real, d: int) -> list[dict[int, Real]]:
     return out
 
 
-def _noise_program(case: Case) -> Program:
-    assert case.alpha is not None
-    dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
+def _noise_program(case: AuditCase) -> Program:
+    assert case.spec.alpha is not None
+    dists = noise_outputs(_q(sampler_scale(case.spec.alpha)), case.spec.d_in)
     return _choice_program("tmlt_geometric", dists)
 
 
@@ -223,12 +262,12 @@ def gauss_outputs(s: Fraction, d: int) -> list[dict[int, Real]]:
     return out
 
 
-def _gauss_row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
+def _gauss_row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
     """The tight rho from the closed form, checked against the certified ``D_2`` of the merged model."""
-    assert case.alpha is not None
-    s = sampler_scale_of("AddDiscreteGaussianNoise", case.alpha)
-    claim, true = Fraction(case.d_in**2) / (2 * case.alpha), Fraction(case.d_in**2) / (2 * s)
-    dists = gauss_outputs(s, case.d_in)
+    assert case.spec.alpha is not None
+    s = sampler_scale_of("AddDiscreteGaussianNoise", case.spec.alpha)
+    claim, true = Fraction(case.spec.d_in**2) / (2 * case.spec.alpha), Fraction(case.spec.d_in**2) / (2 * s)
+    dists = gauss_outputs(s, case.spec.d_in)
     r = synthesize_renyi(_choice_program("tmlt_discrete_gaussian", dists), [2], certified=True)
     (interval,) = r.intervals or ()
     closed = float(2 * true)
@@ -242,12 +281,12 @@ def _gauss_row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, i
     row = AuditRow(
         case.mechanism,
         case.params + f" (sampled at sigma_squared={float(s)!r})",
-        case.d_in,
+        case.spec.d_in,
         float(claim),
         t_high,
         None,
         certified_verdict(low, high, t_low, t_high),
-        ("0", str(case.d_in), "rho (zCDP)"),
+        ("0", str(case.spec.d_in), "rho (zCDP)"),
         0.0,
     )
     return row, dists, (0, 1)
@@ -256,7 +295,7 @@ def _gauss_row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, i
 # -- partition selection ------------------------------------------------------------------------
 
 
-def partition_selection(case: Case) -> tuple[Any, int, Fraction, float, tuple[float, float]]:
+def partition_selection(case: AuditCase) -> tuple[Any, int, Fraction, float, tuple[float, float]]:
     """The library's measurement for the case: ``(measurement, threshold, alpha, claimed epsilon, claimed
     delta as the floats just below and above it)``. The claimed delta is the library's exact expression
     (such as ``1/(exp(9) + exp(12))``), enclosed as an exact real: its ``to_float(round_up=True)`` adds a
@@ -265,7 +304,7 @@ def partition_selection(case: Case) -> tuple[Any, int, Fraction, float, tuple[fl
     from tmlt.core.measurements.aggregations import create_partition_selection_measurement
 
     domain = SparkDataFrameDomain(schema={"A": SparkStringColumnDescriptor()})
-    m = create_partition_selection_measurement(domain, case.epsilon, case.delta)
+    m = create_partition_selection_measurement(domain, case.spec.epsilon, case.spec.delta)
     eps, delta = m.privacy_function(1)
     alpha = Fraction(str(m.alpha.expr))
     return m, int(m.threshold), alpha, float(Fraction(str(eps.expr))), real_bracket(Real(str(delta.expr)))
@@ -302,16 +341,19 @@ def _selection_program(q: Real, threshold: int) -> Program:
 # -- verdicts -----------------------------------------------------------------------------------
 
 
-def draw_counts(case: Case, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
     """The library's own noise on input ``x`` (codes as the model's outputs)."""
     noise = _tmlt()
     if case.mechanism == "AddDiscreteGaussianNoise":
-        assert case.alpha is not None
-        g, w = noise.AddDiscreteGaussianNoise(case.alpha), gauss_window(sampler_scale_of(case.mechanism, case.alpha))
-        return Counter(min(max(g(x * case.d_in), -w - 1), case.d_in + w + 1) + w + 1 for _ in range(draws))
+        assert case.spec.alpha is not None
+        g, w = (
+            noise.AddDiscreteGaussianNoise(case.spec.alpha),
+            gauss_window(sampler_scale_of(case.mechanism, case.spec.alpha)),
+        )
+        return Counter(min(max(g(x * case.spec.d_in), -w - 1), case.spec.d_in + w + 1) + w + 1 for _ in range(draws))
     if case.mechanism == "AddGeometricNoise":
-        m = noise.AddGeometricNoise(case.alpha)
-        d = case.d_in
+        m = noise.AddGeometricNoise(case.spec.alpha)
+        d = case.spec.d_in
         return Counter(_noise_code(m(x * d), d) for _ in range(draws))
     _, threshold, alpha, _, _ = partition_selection(case)
     m = noise.AddGeometricNoise(alpha)
@@ -333,58 +375,40 @@ def _selection_code(count: int, threshold: int) -> int:
     return min(count, threshold + 3) - threshold + 1
 
 
-def _draw_numbered(number: int, x: int, draws: int) -> Counter:
-    return draw_counts(_cases()[number], x, draws)
-
-
 def _floats(dist: dict[int, Any]) -> dict[int, float]:
     return {y: float(p) for y, p in dist.items() if p > 0}
 
 
-def audit_tmlt(
-    sample: int = 0,
-    level: float = 1e-3,
-    only: str | None = None,
-    progress: ProgressCallback | None = None,
-    processes: int = 2,
-) -> list[AuditRow]:
-    """One :class:`~wmcdp.audit.core.AuditRow` per case, from certified enclosures (the row's ``epsilon`` is
-    the enclosure's upper end; for partition selection ``delta`` is the upper end of the tight delta's)."""
-    _tmlt()
-    check_options(sample, level, processes, "tmlt")
-    return run_audit(_cases(), cases(only), _sampled_row, _draw_numbered, sample, level, progress, processes)
-
-
-def _sampled_row(case: Case) -> tuple[AuditRow, list[tuple[str, dict[int, float], int]]]:
+def _sampled_row(case: AuditCase) -> Modelled:
     """The case's row, and the witness's two inputs to sample with the model's distributions there."""
     row, dists, (x, xp) = _row(case)
     return row, [(f"x={v}", _floats(dists[v]), v) for v in (x, xp)]
 
 
-def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
+def _row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
     """The case's row, the model's distributions and the witness's two inputs (as the model numbers them)."""
     if case.mechanism == "AddDiscreteGaussianNoise":
         return _gauss_row(case)
     if case.mechanism == "AddGeometricNoise":
-        assert case.alpha is not None
-        claim = float(Fraction(case.d_in) / case.alpha)
+        assert case.spec.alpha is not None
+        claim = float(Fraction(case.spec.d_in) / case.spec.alpha)
         prog = _noise_program(case)
         r = synthesize_privacy(prog, "exhaustive", certified=True)
         lo, hi = r.interval.lo, r.interval.hi
-        low, high = float_bracket(Fraction(case.d_in) / case.alpha)
-        dists = noise_outputs(_q(sampler_scale(case.alpha)), case.d_in)
+        low, high = float_bracket(Fraction(case.spec.d_in) / case.spec.alpha)
+        dists = noise_outputs(_q(sampler_scale(case.spec.alpha)), case.spec.d_in)
         row = AuditRow(
             case.mechanism,
             case.params,
-            case.d_in,
+            case.spec.d_in,
             claim,
             hi,
             None,
             certified_verdict(low, high, lo, hi),
             (
-                str(r.witness.x[0] * case.d_in),
-                str(r.witness.x_prime[0] * case.d_in),
-                noise_label(r.witness.y, case.d_in),
+                str(r.witness.x[0] * case.spec.d_in),
+                str(r.witness.x_prime[0] * case.spec.d_in),
+                noise_label(r.witness.y, case.spec.d_in),
             ),
             0.0,
         )
@@ -412,7 +436,10 @@ def _row(case: Case) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
 
 __all__ = [
     "MODELLED",
-    "Case",
+    "LIBRARY",
+    "MECHANISMS",
+    "VALIDATION",
+    "Measurement",
     "audit_tmlt",
     "cases",
     "draw_counts",

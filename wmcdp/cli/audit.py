@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..audit.core import version_warning
+from ..audit.core import LIBRARIES, audited, version_warning
 from ..audit.findings import write_reports
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
@@ -76,61 +76,20 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     return text
 
 
-def _library(name: str) -> tuple[Any, Any, Any, int, str, str]:
-    """``(audit, cases, version, steps per case, modelled version, distribution)`` of an audited library."""
-    if name == "opendp":
-        from ..audit import opendp
-
-        return opendp.audit_opendp, opendp.cases, opendp.opendp_version, 2, opendp.MODELLED, "opendp"
-    if name == "pydp":
-        from ..audit import pydp
-
-        return pydp.audit_pydp, pydp.cases, pydp.pydp_version, 1, pydp.MODELLED, "python-dp"
-    if name == "pure-ldp":
-        from ..audit import pureldp
-
-        return pureldp.audit_pureldp, pureldp.cases, pureldp.pureldp_version, 1, pureldp.MODELLED, "pure-ldp"
-    if name == "multi-freq-ldpy":
-        from ..audit import multifreq
-
-        return (
-            multifreq.audit_multifreq,
-            multifreq.cases,
-            multifreq.multifreq_version,
-            1,
-            multifreq.MODELLED,
-            "multi-freq-ldpy",
-        )
-    if name == "tmlt":
-        from ..audit import tmlt
-
-        return tmlt.audit_tmlt, tmlt.cases, tmlt.tmlt_version, 1, tmlt.MODELLED, "tmlt.core"
-    from ..audit import diffprivlib
-
-    return (
-        diffprivlib.audit_diffprivlib,
-        diffprivlib.cases,
-        diffprivlib.diffprivlib_version,
-        1,
-        diffprivlib.MODELLED,
-        "diffprivlib",
-    )
-
-
 def _audit(args: argparse.Namespace) -> str:
-    audit, cases, library_version, per_case, modelled, distribution = _library(args.library)
+    lib = audited(args.library)
     if args.json:
         if args.fmt != "table":
             raise WmcdpError("--json and --format are two ways to choose the format; give one")
         args.fmt = "json"
-    steps = len(cases(args.only)) * (per_case if args.sample else 1)  # (an --only naming no case fails first)
-    version = library_version()
-    warning = version_warning(version, modelled, distribution)
+    steps = len(lib.cases(args.only)) * (2 if args.sample else 1)  # (an --only naming no case fails first)
+    version = lib.version()
+    warning = version_warning(version, lib.modelled, lib.distribution)
     if warning:
         print(f"wmcdp: warning: {warning}", file=sys.stderr)
     show = args.fmt != "json" and sys.stderr.isatty()
     with Progress(steps, enabled=show) as bar:
-        rows = audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
+        rows = lib.audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
     sampled = args.sample > 0
     reports = [] if args.report is None else write_reports(args.report, args.library, version, rows)
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
@@ -163,7 +122,7 @@ def register(sub: Any) -> None:
     q = sub.add_parser("audit", help="check a DP library's claimed epsilons against exact tight ones")
     q.add_argument(
         "library",
-        choices=["opendp", "diffprivlib", "pydp", "tmlt", "pure-ldp", "multi-freq-ldpy"],
+        choices=list(LIBRARIES),
         help="the library to audit (each needs its extra: wmcdp[audit] for opendp, else wmcdp[LIBRARY] as in the docs)",
     )
     q.add_argument(

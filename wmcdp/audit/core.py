@@ -4,6 +4,7 @@ chi-square check of a model against the library's own draws."""
 from __future__ import annotations
 
 import functools
+import html
 import importlib
 import math
 import signal
@@ -300,8 +301,22 @@ def coverage_table(lib: AuditedLibrary) -> str:
     lines = ["| mechanism | status | model, or why not |", "|---|---|---|"]
     for m in lib.mechanisms:
         cells = (_code_name(m.name), m.status, m.note)
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(_table_cell(c) for c in cells) + " |")
     return "\n".join(lines)
+
+
+def _table_cell(text: str) -> str:
+    """``text`` as a Markdown table cell: ``|`` escaped outside code; a code span holding ``|`` written as HTML
+    ``<code>`` with ``&#124;`` (inside a code span the backslash of ``\\|`` would show)."""
+    parts = text.split("`")
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            parts[i] = part.replace("|", "\\|")
+        elif "|" in part:
+            parts[i] = "<code>" + html.escape(part, quote=False).replace("|", "&#124;") + "</code>"
+        else:
+            parts[i] = f"`{part}`"
+    return "".join(parts)
 
 
 #: the lines around a library's coverage table in docs/audits.md

@@ -145,7 +145,7 @@ def certified_verdict(claim_low: float, claim_high: float, lo: float, hi: float)
 # -- sampling ---------------------------------------------------------------------------------
 
 
-def _chi_square(counts: Counter, expected: dict, draws: int) -> tuple[float, int, float]:
+def _chi_square(counts: Counter[Any], expected: dict[Any, Any], draws: int) -> tuple[float, int, float]:
     """Pearson's chi-square of ``counts`` against ``draws`` times ``expected`` (outputs expecting fewer than
     5 draws are pooled); an output the model gives probability 0 but OpenDP produced fails outright."""
     from scipy.stats import chi2
@@ -167,7 +167,7 @@ def _chi_square(counts: Counter, expected: dict, draws: int) -> tuple[float, int
     return statistic, degrees, float(chi2.sf(statistic, degrees))
 
 
-def check_model(shown: str, expected: dict[Any, Any], counts: Counter, level: float) -> SampleCheck:
+def check_model(shown: str, expected: dict[Any, Any], counts: Counter[Any], level: float) -> SampleCheck:
     """The chi-square test of the library's ``counts`` on the input ``shown`` against the model's ``expected``."""
     draws = sum(counts.values())
     statistic, degrees, p_value = _chi_square(counts, expected, draws)
@@ -223,7 +223,7 @@ class AuditCase:
     params: str
     claim: str
     model: Callable[[AuditCase], Modelled]
-    draw: Callable[[AuditCase, Any, int], Counter]
+    draw: Callable[[AuditCase, Any, int], Counter[Any]]
     validation: str
     spec: Any = None
 
@@ -344,7 +344,7 @@ def with_coverage_tables(text: str) -> str:
     return text
 
 
-def _draw(name: str, number: int, x: Any, draws: int) -> Counter:
+def _draw(name: str, number: int, x: Any, draws: int) -> Counter[Any]:
     """The library's own draws for case ``number`` of the audit ``name`` (what a worker process is sent)."""
     case = audited(name).build_cases()[number]
     return case.draw(case, x, draws)

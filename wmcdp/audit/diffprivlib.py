@@ -522,13 +522,13 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Any]]:
     return [spec.exact_model(spec.build(lib, GridDraw(), x if spec.per_input else None)) for x in spec.inputs]
 
 
-def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter[Any]:
     """``draws`` outputs of the mechanism on ``x``: its public ``randomise`` with diffprivlib's own (secure)
     generator, whatever part of it the model follows."""
     lib, spec = _diffprivlib(), case.spec
     rng = secrets.SystemRandom()
     mechanism = spec.build(lib, rng, x if spec.per_input else None)
-    out: Counter = Counter()
+    out: Counter[Any] = Counter()
     for _ in range(draws):
         try:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

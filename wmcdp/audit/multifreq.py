@@ -264,7 +264,7 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
 
 
-def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
     return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
 

@@ -70,9 +70,9 @@ class Measurement:
     d_in: int
     build: Callable[[Any], Any]  # dp -> the OpenDP measurement
     model: Callable[[], Program]  # the wmcdp model of its sampler
-    to_opendp: Callable[[tuple], Any]  # a model input -> OpenDP's input
+    to_opendp: Callable[[tuple[Any, ...]], Any]  # a model input -> OpenDP's input
     from_opendp: Callable[[Any], Any]  # OpenDP's output -> the model's output
-    show: Callable[[tuple], str] = repr  # a model input as OpenDP's value, for people
+    show: Callable[[tuple[Any, ...]], str] = repr  # a model input as OpenDP's value, for people
     show_output: Callable[[Any], str] = repr  # a model output as OpenDP's value, for people
     exact: Any = "binary"  # "binary": exact binary64 parameters; False: a float model
 
@@ -91,15 +91,15 @@ def _case(mechanism: str, params: str, *spec: Any, **kw: Any) -> AuditCase:
 # -- the cases ------------------------------------------------------------------------------
 
 
-def _bool(x: tuple) -> bool:
+def _bool(x: tuple[Any, ...]) -> bool:
     return bool(x[0])
 
 
-def _category(t: int) -> Callable[[tuple], str]:
+def _category(t: int) -> Callable[[tuple[Any, ...]], str]:
     return lambda x: f"c{x[0]}" if x[0] < t else "not-a-category"
 
 
-def _bits_to_bytes(x: tuple) -> bytes:
+def _bits_to_bytes(x: tuple[Any, ...]) -> bytes:
     """Model bits (bit i of the vector) as OpenDP's bytes (Lsb0: bit i is bit i % 8 of byte i // 8)."""
     out = bytearray(len(x) // 8)
     for i, b in enumerate(x):
@@ -107,12 +107,12 @@ def _bits_to_bytes(x: tuple) -> bytes:
     return bytes(out)
 
 
-def _bytes_to_bits(data: Any) -> tuple:
+def _bytes_to_bits(data: Any) -> tuple[Any, ...]:
     data = bytes(data)
     return tuple((data[i // 8] >> (i % 8)) & 1 for i in range(8 * len(data)))
 
 
-def _lengths_to_opendp(n: int) -> Callable[[tuple], bytes]:
+def _lengths_to_opendp(n: int) -> Callable[[tuple[Any, ...]], bytes]:
     return lambda x: bytes(2 * n // 8 if x[0] else n // 8)
 
 
@@ -162,7 +162,7 @@ def _cases() -> list[AuditCase]:
         )
 
     def bitvec_lengths(n: int, m: int, f: float) -> AuditCase:
-        def to_model(data: Any) -> tuple:
+        def to_model(data: Any) -> tuple[Any, ...]:
             bits = _bytes_to_bits(data)
             return (len(bits),) + bits + (0,) * (2 * n - len(bits))
 
@@ -237,7 +237,7 @@ def _cases() -> list[AuditCase]:
 # -- sampling ---------------------------------------------------------------------------------
 
 
-def model_distribution(compiled: Compiled, x: tuple, exact: Any) -> dict[Any, Any]:
+def model_distribution(compiled: Compiled, x: tuple[Any, ...], exact: Any) -> dict[Any, Any]:
     """``{y: P(y | x)}`` over the outputs the model gives a positive probability (one whole distribution)."""
     counter = ModelCounter(compiled, number_system(compiled, exact))
     digits = compiled.domain.digit_array([compiled.domain.check(x)])
@@ -256,7 +256,7 @@ def draw(dp: Any, measurement: Any, value: Any, draws: int) -> Iterator[Any]:
                 yield from batch(value)
 
 
-def draw_counts(case: AuditCase, x: tuple, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: tuple[Any, ...], draws: int) -> Counter[Any]:
     """OpenDP's outputs on the model input ``x`` of the case, as model outputs and counted."""
     dp, spec = _opendp(), case.spec
     return Counter(spec.from_opendp(y) for y in draw(dp, spec.build(dp), spec.to_opendp(x), draws))

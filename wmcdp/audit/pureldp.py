@@ -172,7 +172,8 @@ def _hit(client: Any, x: int, y: Hashable) -> Hashable:
     import xxhash
 
     value, seed = cast(tuple[int, int], y)
-    return value == xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
+    own: int = xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
+    return value == own
 
 
 def _seeded(client: Any, x: int) -> Hashable:
@@ -328,11 +329,11 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
         return [exact_distribution(functools.partial(spec.run, client, x)) for x in spec.inputs]
 
 
-def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """``draws`` reports of the library's own ``privatise`` on ``x`` (its own generators), as the case counts them."""
     spec: Client = case.spec
     client = spec.build()
-    out: Counter = Counter()
+    out: Counter[Any] = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for _ in range(draws):

@@ -253,7 +253,9 @@ def hockey_stick_exceeds(p: dict[Any, Fraction], q: dict[Any, Fraction], epsilon
         precision *= 2
 
 
-def delta_verdict(case: AuditCase, keep: list[Fraction], delta: float, pairs: list[tuple[tuple, tuple]]) -> str:
+def delta_verdict(
+    case: AuditCase, keep: list[Fraction], delta: float, pairs: list[tuple[tuple[Any, ...], tuple[Any, ...]]]
+) -> str:
     """``VIOLATED`` when some pair's delta at the claimed epsilon exceeds the claimed delta (decided
     rigorously), ``tight`` when the largest is within 4 ulp of the claim, ``loose`` otherwise. ``delta`` is
     the largest rounded to nearest: it decides unless it equals the claim, when ``pairs`` (the neighbouring
@@ -268,7 +270,7 @@ def delta_verdict(case: AuditCase, keep: list[Fraction], delta: float, pairs: li
     return "tight" if claim - delta <= TIGHT_ULPS * math.ulp(claim) else "loose"
 
 
-def _pairs(case: AuditCase, size: int) -> list[tuple[tuple, tuple]]:
+def _pairs(case: AuditCase, size: int) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
     """Every ordered pair of neighbouring counts below ``size``."""
     moves = _moves(case.spec.partitions)
     return [
@@ -279,7 +281,7 @@ def _pairs(case: AuditCase, size: int) -> list[tuple[tuple, tuple]]:
     ]
 
 
-def draw_counts(case: AuditCase, n: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, n: int, draws: int) -> Counter[Any]:
     """``draws`` decisions of the library's own ``should_keep(n)``."""
     strategy = case.spec.build()
     return Counter(bool(strategy.should_keep(n)) for _ in range(draws))

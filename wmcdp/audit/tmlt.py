@@ -341,7 +341,7 @@ def _selection_program(q: Real, threshold: int) -> Program:
 # -- verdicts -----------------------------------------------------------------------------------
 
 
-def draw_counts(case: AuditCase, x: int, draws: int) -> Counter:
+def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """The library's own noise on input ``x`` (codes as the model's outputs)."""
     noise = _tmlt()
     if case.mechanism == "AddDiscreteGaussianNoise":

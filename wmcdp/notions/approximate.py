@@ -64,11 +64,13 @@ from ..base.numbers import as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.pairs import Best, PairSource, PairWitness, float_logs, log1mexp, logsumexp, pair_source
+from ..plan.shuffled_rr import ShuffledCounting
 from .loss import compose_count, composed_pairs, product_pairs
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
 ACCOUNTANTS = ("exact", "dp-accounting")
+SHUFFLED_PROOF = "wmcdp.plan.shuffled_rr"
 
 
 # -- ε as a threshold ----------------------------------------------------------------------
@@ -497,6 +499,8 @@ def synthesize_approximate(
 
     if symbolic_parameter(prog) is not None:
         return symbolic(prog)
+    if isinstance(pairs, ShuffledCounting) and k == 1 and at is None and not exact:
+        return _shuffled(pairs, threshold, delta, start)
     if pairs is None and I is None and at is None:
         from ..plan.planned import finish, pair_witness
         from ..plan.planner import Product, combine_max
@@ -615,6 +619,54 @@ def _certified(
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
 
 
+def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
+    """One point of shuffled binary RR at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as ``interval``."""
+    from ..base.certified import Enclosure, exp_outward
+    from ..plan.planner import PlanReport
+
+    if threshold is not None:
+        point = pairs.delta(threshold.epsilon)
+        interval = Enclosure(exp_outward(point.lo, False), exp_outward(point.hi, True), 53, "delta")
+    else:
+        point = pairs.epsilon(float(parse_delta(delta, False)))
+        interval = Enclosure(point.lo, point.hi, 53, "epsilon")
+    x, x_prime = pairs.pair(point.witness[0] if pairs.lam <= Fraction(1, 2) else pairs.n - point.witness[0])
+    how = f"proved in {SHUFFLED_PROOF}; tested against every neighbouring pair at n <= 8"
+    claims = tuple(
+        (claim, how)
+        for claim in (
+            "the output law depends on the others' count j only (independent reports, counted)",
+            "each pair's hockey-stick sum has one threshold (Z_j log-concave)",
+            "a block of configurations is bounded by its common users' noise (post-processing)",
+        )
+    )
+    seconds = time.perf_counter() - start
+    plan = PlanReport(
+        "symmetry",
+        f"shuffled binary RR: {point.evaluations} block and configuration bounds over the {pairs.n} configurations "
+        "of the other users",
+        point.evaluations,
+        2 * pairs.n,
+        seconds=seconds,
+        claims=claims,
+    )
+    return ApproximateResult(
+        epsilon=point.epsilon,
+        delta=point.delta,
+        ratio=_ratio_of(point.epsilon),
+        witness=PairWitness(x, x_prime),
+        compose=1,
+        exact=False,
+        accountant="exact",
+        diagram_size=pairs.diagram_size,
+        seconds=seconds,
+        symmetry="the others' count j, both orders by y -> n - y",
+        plan=plan,
+        log_delta=point.log_delta if threshold is not None else None,
+        interval=interval,
+    )
+
+
 def _comparable(r: ApproximateResult | ProfilePoint) -> Any:
     """δ of a part's result, to maximise over the parts: exact whenever the run is."""
     return r.delta if r.exact_delta is None else r.exact_delta
@@ -651,6 +703,12 @@ def privacy_profile(
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
     plan = None
+    if isinstance(pairs, ShuffledCounting) and k == 1 and at is None and not exact:
+        results = [_shuffled(pairs, th, None, start) for th in thresholds]
+        return [
+            ProfilePoint(th.epsilon, r.delta, r.witness, th.text(), r.plan, r.log_delta, r.interval)
+            for th, r in zip(thresholds, results)
+        ]
     if pairs is None and I is None and at is None:
         from ..plan.planned import finish, pair_witness
         from ..plan.planner import Product, combine_max

@@ -119,7 +119,9 @@ def _exact_epsilon(n, lam, delta):
     return math.log(best)
 
 
-@pytest.mark.parametrize("n, lam, delta", [(40, Fraction(1, 4), Fraction(1, 10**6)), (25, Fraction(1, 10), Fraction(1, 100))])
+@pytest.mark.parametrize(
+    "n, lam, delta", [(40, Fraction(1, 4), Fraction(1, 10**6)), (25, Fraction(1, 10), Fraction(1, 100))]
+)
 def test_epsilon_for_delta_is_certified(n, lam, delta):
     point = ShuffledCounting.of(n, lam).epsilon(float(delta))
     exact = _exact_epsilon(n, lam, delta)

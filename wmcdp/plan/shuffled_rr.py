@@ -385,9 +385,9 @@ class ShuffledCounting:
     diagram_size: int = 0  # of the one-user randomizer, as the rows of the smaller sets report it
 
     @classmethod
-    def of(cls, n: int, lam: object, diagram_size: int = 0) -> ShuffledCounting:
+    def of(cls, n: int, lam: float | Fraction | int, diagram_size: int = 0) -> ShuffledCounting:
         """``lam`` exactly as given (a float is the rational it is)."""
-        value = Fraction(lam)  # type: ignore[arg-type]
+        value = Fraction(lam)
         if not 0 <= value <= 1:
             raise WmcdpError(f"lam must be a probability, got {lam}")
         return cls(int(n), value, diagram_size)

@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -499,7 +499,7 @@ def synthesize_approximate(
 
     if symbolic_parameter(prog) is not None:
         return symbolic(prog)
-    if isinstance(pairs, ShuffledCounting) and k == 1 and at is None and not exact:
+    if _at_scale(pairs, k, at, exact):
         return _shuffled(pairs, threshold, delta, start)
     if pairs is None and I is None and at is None:
         from ..plan.planned import finish, pair_witness
@@ -619,6 +619,20 @@ def _certified(
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
 
 
+def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[ShuffledCounting]:
+    """Shuffled binary RR past :data:`wmcdp.plan.shuffled_rr.SCALE_FROM` users, one run, float mode: its own
+    reductions (other requests reach :func:`wmcdp.plan.pairs.pair_source`, which refuses them in one line)."""
+    return isinstance(pairs, ShuffledCounting) and compose == 1 and at is None and not exact
+
+
+def _shuffled_profile(pairs: ShuffledCounting, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
+    results = [_shuffled(pairs, th, None, start) for th in thresholds]
+    return [
+        ProfilePoint(th.epsilon, r.delta, r.witness, th.text(), r.plan, r.log_delta, r.interval)
+        for th, r in zip(thresholds, results)
+    ]
+
+
 def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
     """One point of shuffled binary RR at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as ``interval``."""
     from ..base.certified import Enclosure, exp_outward
@@ -703,12 +717,8 @@ def privacy_profile(
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
     plan = None
-    if isinstance(pairs, ShuffledCounting) and k == 1 and at is None and not exact:
-        results = [_shuffled(pairs, th, None, start) for th in thresholds]
-        return [
-            ProfilePoint(th.epsilon, r.delta, r.witness, th.text(), r.plan, r.log_delta, r.interval)
-            for th, r in zip(thresholds, results)
-        ]
+    if _at_scale(pairs, k, at, exact):
+        return _shuffled_profile(pairs, thresholds, start)
     if pairs is None and I is None and at is None:
         from ..plan.planned import finish, pair_witness
         from ..plan.planner import Product, combine_max

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -450,7 +451,9 @@ class ShuffledCounting:
         return ShuffledPoint(hi, delta, log_d, lo, hi, self._ones(j), total)
 
 
-def _solve(evaluate, log_d: float, eps: float, top: float, width: float) -> tuple[float, float, int]:
+def _solve(
+    evaluate: Callable[[float], Worst], log_d: float, eps: float, top: float, width: float
+) -> tuple[float, float, int]:
     """``(lo, hi, j)`` with ``lo < ε(δ) ≤ hi`` certified (``evaluate(hi).hi ≤ ln δ``; ``lo`` = 0 or
     ``evaluate(lo).lo > ln δ``) and ``hi − lo ≤ width · hi``: Newton steps on ``ln δ(ε)`` (slope ``−e^ε B/δ``)
     aimed a little past the root, bisection when they leave the bracket; ``j``: the configuration at ``hi``."""

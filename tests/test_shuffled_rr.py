@@ -11,6 +11,7 @@ from fractions import Fraction
 import brute
 import pytest
 
+from wmcdp.base.errors import WmcdpError
 from wmcdp.cli import main
 from wmcdp.plan.shuffled_rr import Noise, ShuffledCounting, Threshold, hockey
 
@@ -138,6 +139,9 @@ def test_edges():
     rr = ShuffledCounting.of(10, Fraction(1, 4))
     assert rr.delta(math.log(3)).delta == 0  # ε ≥ ε0 = ln 3
     assert rr.epsilon(1.0).epsilon == 0
+    for eps in (math.nextafter(rr.epsilon0, 0), rr.epsilon0 - 1e-15):  # δ below float resolution: one clear error
+        with pytest.raises(WmcdpError, match="pure epsilon"):
+            rr.delta(eps)
 
 
 def test_block_value_is_the_noise_hockey():
@@ -149,15 +153,32 @@ def test_block_value_is_the_noise_hockey():
 
 
 def test_cli_uses_the_reduction_past_1000_users(capsys):
-    assert main(["approx", "rr_counting", "-p", "n=1001", "-p", "lam=1/4", "--delta", "1e-6", "--sets", "symmetry",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "approx",
+                "rr_counting",
+                "-p",
+                "n=1001",
+                "-p",
+                "lam=1/4",
+                "--delta",
+                "1e-6",
+                "--sets",
+                "symmetry",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert "shuffled binary RR" in out["plan"]["structure"]
     lo, hi = out["epsilon_interval"]
     assert lo <= out["epsilon"] <= hi and hi - lo < 1e-8
-    assert sum(out["witness"]["x_prime"]) == sum(out["witness"]["x"]) + 1 or sum(out["witness"]["x"]) == sum(
-        out["witness"]["x_prime"]
-    ) + 1
+    assert (
+        sum(out["witness"]["x_prime"]) == sum(out["witness"]["x"]) + 1
+        or sum(out["witness"]["x"]) == sum(out["witness"]["x_prime"]) + 1
+    )
 
 
 def test_cli_refuses_what_the_reduction_does_not_give(capsys):

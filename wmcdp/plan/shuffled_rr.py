@@ -236,6 +236,8 @@ class Threshold:
     def of(cls, epsilon: float, p: Fraction) -> Threshold:
         lp, lq = ln(p), ln(1 - p)
         x = lp - lq + epsilon  # ln(t p / q) < 0
+        if not x < 0:  # ε within rounding of ε0 = ln(q/p) (below it: the caller returned δ = 0 above it)
+            raise WmcdpError(f"epsilon {epsilon!r} is within float rounding of the pure epsilon ln(q/p) = {lq - lp!r}")
         ex = U * (abs(lp) + abs(lq) + abs(epsilon) + abs(x)) * 2
         log_a = lq + _log1mexp(x)
         y = lp - lq - epsilon  # ln(p / (t q))
@@ -334,8 +336,13 @@ def worst_delta(n: int, p: Fraction, epsilon: float, start: int = 0) -> Worst:
     first = bound(start, start, drop)
     while first.lo == -math.inf and first.hi > -math.inf:
         check("shuffled configurations")
-        drop = _drop(n, first.hi - 40)
+        drop, before = _drop(n, first.hi - 40), first.hi
         first = bound(start, start, drop)
+        if first.lo == -math.inf and first.hi > before - 1:  # wider windows do not help: the rounding dominates
+            raise WmcdpError(
+                f"delta at epsilon {epsilon!r} is below what float log space resolves here (its enclosure is "
+                f"[0, e^{first.hi:.6g}]); epsilon is too close to the pure epsilon ln(q/p) = {ln((1 - p) / p)!r}"
+            )
     leaves: list[tuple[Hockey, int]] = [(first, start)]
     heap: list[tuple[float, int, int, Hockey]] = [(-math.inf, 0, n - 1, first)]
     best_lo = first.lo

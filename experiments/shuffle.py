@@ -46,7 +46,18 @@ compiled program at small n.
     python experiments/shuffle.py             # full grid (about 2 minutes on 2 cores)
     python experiments/shuffle.py --quick     # n <= 100, smaller k-ary grid (seconds)
     python experiments/shuffle.py --big       # also k = 3 at n = 100 and k = 4 at n = 30 (ε0 = 1; about 5 more minutes)
+    python experiments/shuffle.py --scale     # only the scale table below (n = 10^3 .. 10^6; writes shuffle_scale.txt)
 Writes experiments/results/shuffle.txt, shuffle.csv and shuffle.png.
+
+**Scale** (``--scale``): ``rr_counting`` past n = 1000 through ``--sets symmetry`` runs
+:mod:`wmcdp.plan.shuffled_rr` (the others' count, one threshold per pair, post-processing block bounds over
+all n configurations, log space with certified enclosures). For n = 10^3 … 10^6 at ε0 = 4 (FMT's setting) and
+ε0 = ln 3 (λ = 1/4): best of 3 wall times and tracemalloc peak memory of δ(ε) at a fixed ε and of ε(δ = 1e-6),
+beside an independent computation in the same run (scipy binomial pmfs on windows of ±40 standard deviations,
+direct convolution of positive terms, the hockey-stick sum from its definition at the witness configuration;
+every configuration j up to n = 10^4, where it is the maximum over all of them), as a ratio. At n = 10^5,
+ε0 = 4 it prints FMT's numerical clone bound (bracket) beside the exact ε of binary RR, which is one ε0-LDP
+randomizer: FMT's [0.1675, 0.1728] bounds every such randomizer, so binary RR must be at or below it.
 """
 
 from __future__ import annotations
@@ -410,12 +421,94 @@ def figure(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=130)
 
 
+# -- scale: wmcdp.plan.shuffled_rr --------------------------------------------------------------
+
+SCALE_NS = (10**3, 10**4, 10**5, 10**6)
+SCALE_EPS = {4.0: 0.05, math.log(3): 0.03}   # ε0 → the fixed ε (δ stays in the float range of the scipy check)
+
+
+def scipy_delta_j(n: int, lam: float, eps: float, j: int) -> float:
+    """δ of configuration j (j ones among the other n − 1 users, the differing user 0 → 1), independently:
+    scipy pmfs on ±40σ windows, direct convolution, Σ_y max(0, P(y) − e^ε P'(y))."""
+    def window(N, p):
+        sd = math.sqrt(N * p * (1 - p)) + 1
+        k = np.arange(max(0, int(N * p - 40 * sd)), min(N, int(N * p + 40 * sd)) + 1)
+        return k[0], stats.binom.pmf(k, N, p)
+    a0, a = window(j, 1 - lam)
+    b0, b = window(n - 1 - j, lam)
+    z = np.convolve(a, b)
+    P = np.convolve(z, [1 - lam, lam])
+    Q = np.convolve(z, [lam, 1 - lam])
+    return float(np.maximum(P - math.exp(eps) * Q, 0).sum())
+
+
+def timed(fn, runs: int = 3):
+    import tracemalloc
+    best = math.inf
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, best, peak
+
+
+def scale_table(out: list[str]) -> None:
+    from wmcdp.plan.shuffled_rr import ShuffledCounting
+
+    out += [f"Scale: shuffled binary RR over every dataset (wmcdp.plan.shuffled_rr); δ at ε = 0.05 (ε0 = 4), 0.03 (ε0 = ln 3), "
+            f"ε at δ = {DELTA:g}; best of 3 runs, peak = tracemalloc peak of one more run",
+            f"{'ε0':>6} {'n':>8} | {'δ(ε) wmcdp':>22} {'rel. width':>10} {'j*':>6} {'evals':>6} {'t':>7} {'peak':>8} | "
+            f"{'scipy at j*':>22} {'ratio':>16} {'all j':>5} | {'ε(δ) wmcdp':>12} {'[lo, hi] width':>14} {'t':>7} "
+            f"{'peak':>8}", "-" * 182]
+    for eps0, eps in SCALE_EPS.items():
+        lam = rr_lam(eps0)
+        for n in SCALE_NS:
+            s = ShuffledCounting.of(n, lam)
+            d, td, md = timed(lambda: s.delta(eps))
+            e, te, me = timed(lambda: s.epsilon(DELTA))
+            j = d.witness[0]
+            ref = scipy_delta_j(n, lam, eps, j)
+            full = "-"
+            if n <= 10**4:  # the maximum over every configuration, independently
+                best = max(scipy_delta_j(n, lam, eps, k) for k in range(n))
+                assert abs(best - d.delta) <= 1e-9 * best, (n, eps0, best, d.delta)
+                full = "yes"
+            assert math.exp(d.lo) <= ref * (1 + 1e-9) and ref <= math.exp(d.hi) * (1 + 1e-9), (n, eps0, ref, d)
+            ratio = d.delta / ref if ref > 0 else math.nan
+            out.append(f"{eps0:>6.4f} {n:>8} | {d.delta:>22.15e} {d.hi - d.lo:>10.1e} {j:>6} {d.evaluations:>6} "
+                       f"{td:>6.2f}s {md / 2**20:>6.1f}MB | {ref:>22.15e} {ratio:>16.13f} {full:>5} | "
+                       f"{e.epsilon:>12.9f} {e.hi - e.lo:>14.1e} {te:>6.2f}s {me / 2**20:>6.1f}MB")
+            print(out[-1], flush=True)
+    e = ShuffledCounting.of(10**5, rr_lam(4.0)).epsilon(DELTA)
+    lo, hi = clone_bracket(4.0, 10**5, DELTA)
+    out += ["", f"FMT setting n = 10^5, ε0 = 4, δ = {DELTA:g}: exact ε of binary RR {e.epsilon:.6f} "
+                f"(certified [{e.lo:.9f}, {e.hi:.9f}]); FMT's numerical clone bound here [{lo:.4f}, {hi:.4f}] "
+                "(their paper: [0.1675, 0.1728]), for every ε0-LDP randomizer; closed form "
+                f"{fmt_row(closed_form(4.0, 10**5, DELTA))}"]
+    assert e.epsilon <= hi + EPS_TOL
+    print(out[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="n <= 100 and a smaller k-ary grid")
     ap.add_argument("--big", action="store_true", help="also k = 3 at n = 100 and k = 4 at n = 30 (ε0 = 1)")
+    ap.add_argument("--scale", action="store_true", help="only the scale table, n = 10^3 .. 10^6")
     args = ap.parse_args()
     start = time.perf_counter()
+    if args.scale:
+        out = [f"python {platform.python_version()}, numpy {np.__version__}; command: python experiments/shuffle.py "
+               "--scale", ""]
+        scale_table(out)
+        out += ["", f"all assertions passed; total wall time {time.perf_counter() - start:.1f} s"]
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "shuffle_scale.txt").write_text("\n".join(out) + "\n")
+        print(out[-1])
+        return
     ns = tuple(n for n in NS if n <= 100) if args.quick else NS
     out = [f"python {platform.python_version()}, numpy {np.__version__}, mpmath {mpmath.__version__}; "
            f"command: python experiments/shuffle.py{' --quick' if args.quick else ''}{' --big' if args.big else ''}", ""]

@@ -17,7 +17,7 @@ PRIVACY = {
 
 PAIRS = {
     "randomized_response": lambda n, **_: (rr.pairs(n), None),
-    "rr_counting": lambda n, lam: (rr.counting_pairs(n), rr.counting_inference(n, lam)),
+    "rr_counting": rr.counting_sets,
     "kary_rr_histogram": lambda n, k, lam: (rr.kary_pairs(n, k), rr.kary_inference(n, k, lam)),
 }
 

@@ -28,7 +28,10 @@ maximised over the pairs in both orders):
   ``(u_{k+1}, u_k)``, and every pair listed is itself a Hamming pair. ∎
   :func:`counting_inference` gives their rows from the one-user randomizer by
   convolution (:class:`wmcdp.plan.shuffle.ShuffledInference`; the count is the histogram of the
-  reports restricted to the ones).
+  reports restricted to the ones). Past ``n = 1000`` users (:data:`wmcdp.plan.shuffled_rr.SCALE_FROM`)
+  :func:`counting_sets` hands out the same pairs as :class:`wmcdp.plan.shuffled_rr.ShuffledCounting`, which
+  reduces each pair to one threshold and searches the ``n`` configurations with proved block bounds
+  (the module's docstring proves both), in log space with certified enclosures.
 * shuffled k-ary RR (``kary_rr_histogram``), :func:`kary_pairs`: with ``v(h)`` the sorted
   input whose histogram of values is ``h``, the pairs ``(v(h), v(h − e_0 + e_1))`` and their
   reverses for every ``h`` with ``h_0 ≥ 1`` and ``h_2 ≥ h_3 ≥ … ≥ h_{k−1}``. *Proof.* As for
@@ -54,6 +57,7 @@ from wmcdp.lang import Bits, IntVector, Program
 from wmcdp.lang.sets import AccuracySet, InferenceSet, PrivacySet
 from wmcdp.plan.pairs import PairSet
 from wmcdp.plan.shuffle import ShuffledInference
+from wmcdp.plan.shuffled_rr import SCALE_FROM, ShuffledCounting
 from wmcdp.programs.randomized_response import _respond, kary_report
 
 
@@ -105,6 +109,14 @@ def counting_inference(n: int, lam: Number) -> ShuffledInference:
     """The rows of RR counting: the count of ones among ``n`` shuffled one-bit RR reports."""
     local = Program("rr_report", Bits(1), lambda x: _respond(x, lam)[0], params={"lam": lam})
     return ShuffledInference(local, n, (1,))
+
+
+def counting_sets(n: int, lam: Number) -> tuple:
+    """``(P, I)`` of RR counting: the 2n pairs and their rows up to :data:`SCALE_FROM` users, beyond it the pairs as
+    :class:`ShuffledCounting` (δ(ε), ε(δ) and profiles in float mode)."""
+    if n > SCALE_FROM:
+        return ShuffledCounting.of(n, lam, counting_inference(n, lam).diagram_size), None
+    return counting_pairs(n), counting_inference(n, lam)
 
 
 def _sorted_input(h: tuple[int, ...]) -> tuple[int, ...]:

@@ -412,6 +412,16 @@ def outward(q: Fraction, up: bool) -> float | Fraction:
     return above if up else down
 
 
+def exp_outward(x: float, up: bool) -> float | Fraction:
+    """``e^x`` rounded outwards (:func:`outward`): a float, or an exact dyadic Fraction outside the float range
+    (``e^{-1000}`` is not 0); ``x = -inf`` gives 0."""
+    if x == -math.inf:
+        return 0.0
+    with gmpy2.context(precision=80, round=gmpy2.RoundUp if up else gmpy2.RoundDown, **_WIDE):
+        value = Fraction(*gmpy2.exp(gmpy2.mpfr(x)).as_integer_ratio())
+    return outward(value, up)
+
+
 _SMALLEST_NORMAL = Fraction(2) ** -1022
 _LARGEST = Fraction(sys.float_info.max)
 

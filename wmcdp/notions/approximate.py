@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
+from ..plan.shuffled_rr import ShuffledCounting
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
@@ -74,6 +75,7 @@ from .rows import ApproximateRow, ProfileRow
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
 ACCOUNTANTS = ("exact", "dp-accounting")
+SHUFFLED_PROOF = "wmcdp.plan.shuffled_rr"
 
 
 # -- ε as a threshold ----------------------------------------------------------------------
@@ -504,6 +506,9 @@ def synthesize_approximate(
 
         return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
 
+    if _at_scale(pairs, k, at, exact):
+        return _shuffled(pairs, threshold, delta, start)
+
     def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
         return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
@@ -610,6 +615,68 @@ def _certified(
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
 
 
+def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[ShuffledCounting]:
+    """Shuffled binary RR past :data:`wmcdp.plan.shuffled_rr.SCALE_FROM` users, one run, float mode: its own
+    reductions (other requests reach :func:`wmcdp.plan.pairs.pair_source`, which refuses them in one line)."""
+    return isinstance(pairs, ShuffledCounting) and compose == 1 and at is None and not exact
+
+
+def _shuffled_profile(pairs: ShuffledCounting, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
+    results = [_shuffled(pairs, th, None, start) for th in thresholds]
+    return [
+        ProfilePoint(th.epsilon, r.delta, r.witness, th.text(), r.plan, r.log_delta, r.interval)
+        for th, r in zip(thresholds, results)
+    ]
+
+
+def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
+    """One point of shuffled binary RR at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as ``interval``."""
+    from ..base.certified import Enclosure, exp_outward
+    from ..plan.planner import PlanReport
+
+    if threshold is not None:
+        point = pairs.delta(threshold.epsilon)
+        interval = Enclosure(exp_outward(point.lo, False), exp_outward(point.hi, True), 53, "delta")
+    else:
+        point = pairs.epsilon(float(parse_delta(delta, False)))
+        interval = Enclosure(point.lo, point.hi, 53, "epsilon")
+    x, x_prime = pairs.pair(point.witness[0] if pairs.lam <= Fraction(1, 2) else pairs.n - point.witness[0])
+    how = f"proved in {SHUFFLED_PROOF}; tested against every neighbouring pair at n <= 8"
+    claims = tuple(
+        (claim, how)
+        for claim in (
+            "the output law depends on the others' count j only (independent reports, counted)",
+            "each pair's hockey-stick sum has one threshold (Z_j log-concave)",
+            "a block of configurations is bounded by its common users' noise (post-processing)",
+        )
+    )
+    seconds = time.perf_counter() - start
+    plan = PlanReport(
+        "symmetry",
+        f"shuffled binary RR: {point.evaluations} block and configuration bounds over the {pairs.n} configurations "
+        "of the other users",
+        point.evaluations,
+        2 * pairs.n,
+        seconds=seconds,
+        claims=claims,
+    )
+    return ApproximateResult(
+        epsilon=point.epsilon,
+        delta=point.delta,
+        ratio=_ratio_of(point.epsilon),
+        witness=PairWitness(x, x_prime),
+        compose=1,
+        exact=False,
+        accountant="exact",
+        diagram_size=pairs.diagram_size,
+        seconds=seconds,
+        symmetry="the others' count j, both orders by y -> n - y",
+        plan=plan,
+        log_delta=point.log_delta if threshold is not None else None,
+        interval=interval,
+    )
+
+
 def _comparable(r: ApproximateResult | ProfilePoint) -> Any:
     """δ of a part's result, to maximise over the parts: exact whenever the run is."""
     return r.delta if r.exact_delta is None else r.exact_delta
@@ -645,6 +712,8 @@ def privacy_profile(
     k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
+    if _at_scale(pairs, k, at, exact):
+        return _shuffled_profile(pairs, thresholds, start)
 
     def part(c: Any) -> list[ProfilePoint]:
         return privacy_profile(

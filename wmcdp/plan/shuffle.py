@@ -54,15 +54,16 @@ class ShuffledInference:
 
     local: Program | Compiled
     n: int
-    counted: tuple
+    counted: tuple[Any, ...]
     backend: str = "bdd"
-    _compiled: dict = field(default_factory=dict, repr=False)
+    _compiled: dict[bool, Compiled] = field(default_factory=dict, repr=False)
 
     def compiled(self, exact: Any) -> Compiled:
         key = exact == "binary"
         if key not in self._compiled:
             self._compiled[key] = as_compiled(self.local, self.backend, exact)
-        return self._compiled[key]
+        compiled: Compiled = self._compiled[key]
+        return compiled
 
     @property
     def diagram_size(self) -> int:
@@ -119,7 +120,7 @@ def _check_range(probs: np.ndarray, n: int) -> None:
 
 def _step(dist: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """One more user whose report is counted ``j`` with weight ``weights[j]`` (last: counted nowhere)."""
-    out = dist * weights[-1]
+    out: np.ndarray = dist * weights[-1]
     for j in range(len(weights) - 1):
         if weights[j] != 0:
             lead = [slice(None)] * dist.ndim
@@ -159,7 +160,7 @@ def _distributions(steps: np.ndarray, histograms: list[tuple[int, ...]], n: int,
             out[r, : len(row)] = row[: n + 1]
         return out
     order = sorted(range(len(histograms)), key=lambda r: histograms[r])
-    path: list[tuple[int, ...]] = []  # the users added so far, as the prefix of values
+    path: list[int] = []  # the users added so far, as the prefix of values
     stack: list[np.ndarray] = [start]
     for r in order:
         target = [v for v in range(k) for _ in range(histograms[r][v])]
@@ -170,7 +171,7 @@ def _distributions(steps: np.ndarray, histograms: list[tuple[int, ...]], n: int,
         for v in target[common:]:
             check("shuffled distributions")
             stack.append(_step(stack[-1], steps[v]))
-            path.append(v)  # type: ignore[arg-type]
+            path.append(v)
         out[r] = stack[-1]
     return out
 

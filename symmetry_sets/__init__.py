@@ -18,7 +18,7 @@ PRIVACY = {
 PAIRS = {
     "randomized_response": lambda n, **_: (rr.pairs(n), None),
     "rr_counting": rr.counting_sets,
-    "kary_rr_histogram": lambda n, k, lam: (rr.kary_pairs(n, k), rr.kary_inference(n, k, lam)),
+    "kary_rr_histogram": rr.kary_sets,
 }
 
 ACCURACY = {

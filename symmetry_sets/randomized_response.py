@@ -44,6 +44,11 @@ maximised over the pairs in both orders):
   ``σ(j) = 1`` that sorts the counts of the remaining values (largest first) maps it to a
   listed pair with the same pair of distributions up to a relabelling of outputs, which
   leaves every sum over outputs unchanged. ∎
+  Past ``n = 1000`` users :func:`kary_sets` hands out, for ``k = 2``, the pairs as
+  :class:`wmcdp.plan.shuffled_rr.ShuffledCounting` (2-ary RR's count of reports 0 is ``n`` minus RR counting's
+  count of ones on the same dataset; reduction 0 of that module), and refuses ``k ≥ 3`` in one line: the
+  others' histograms there are not reduced to a small family by a proof, and the ``(n+1)^k`` histograms above
+  cannot be listed.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ import functools
 import itertools
 import math
 
+from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number
 from wmcdp.lang import Bits, IntVector, Program
 from wmcdp.lang.sets import AccuracySet, InferenceSet, PrivacySet
@@ -140,3 +146,16 @@ def kary_inference(n: int, k: int, lam: Number) -> ShuffledInference:
         "kary_rr_report", IntVector(1, 0, k - 1), lambda x: kary_report(x[0], k, lam), params={"k": k, "lam": lam}
     )
     return ShuffledInference(local, n, tuple(range(k - 1)))
+
+
+def kary_sets(n: int, k: int, lam: Number) -> tuple:
+    """``(P, I)`` of shuffled k-ary RR: the listed pairs and their rows up to :data:`SCALE_FROM` users; beyond it,
+    for ``k = 2``, the pairs of RR counting as :class:`ShuffledCounting` (the output ``c`` read as ``n − c``)."""
+    if n <= SCALE_FROM:
+        return kary_pairs(n, k), kary_inference(n, k, lam)
+    if k == 2:
+        return ShuffledCounting.of(n, lam, kary_inference(n, k, lam).diagram_size, two_ary=True), None
+    raise WmcdpError(
+        f"shuffled k-ary RR past n = {SCALE_FROM} users is computed for k = 2 only; for k >= 3 no proved reduction "
+        "of the other users' histograms to a small family is known here (use n <= 1000)"
+    )

@@ -640,11 +640,13 @@ def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, 
     else:
         point = pairs.epsilon(float(parse_delta(delta, False)))
         interval = Enclosure(point.lo, point.hi, 53, "epsilon")
-    x, x_prime = pairs.pair(point.witness[0] if pairs.lam <= Fraction(1, 2) else pairs.n - point.witness[0])
+    x, x_prime = pairs.witness(point)
     how = f"proved in {SHUFFLED_PROOF}; tested against every neighbouring pair at n <= 8"
+    two_ary = ("2-ary RR's count of reports 0 is n minus rr_counting's count of ones on the same dataset",)
     claims = tuple(
         (claim, how)
-        for claim in (
+        for claim in (two_ary if pairs.two_ary else ())
+        + (
             "the output law depends on the others' count j only (independent reports, counted)",
             "each pair's hockey-stick sum has one threshold (Z_j log-concave)",
             "a block of configurations is bounded by its common users' noise (post-processing)",
@@ -653,7 +655,7 @@ def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, 
     seconds = time.perf_counter() - start
     plan = PlanReport(
         "symmetry",
-        f"shuffled binary RR: {point.evaluations} block and configuration bounds over the {pairs.n} configurations "
+        f"shuffled {pairs.name}: {point.evaluations} block and configuration bounds over the {pairs.n} configurations "
         "of the other users",
         point.evaluations,
         2 * pairs.n,

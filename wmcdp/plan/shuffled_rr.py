@@ -5,6 +5,12 @@ probability ``1 − λ``, a zero with ``λ``). Neighbouring datasets differ in o
 ``q = 1 − λ``, ``t = e^ε``. The reductions below are proved here and tested against the enumeration of
 every pair of neighbouring datasets at small ``n`` (``tests/test_shuffled_rr.py``).
 
+**0. k-ary RR with k = 2.** ``kary_rr_histogram(n, 2, λ)`` releases the count ``C`` of reports 0; a user
+reports their own value with probability ``1 − λ``, so a report is 1 with probability ``1 − λ`` for a one and
+``λ`` for a zero, and ``n − C`` is exactly ``rr_counting(n, λ)``'s count ``Y`` on the *same* dataset:
+``P_2ary(c | x) = P_counting(n − c | x)``. A bijection of the outputs leaves every sum over outputs unchanged, so
+δ(ε), ε(δ) and every witness pair are those of ``rr_counting`` (:attr:`ShuffledCounting.two_ary` only renames).
+
 **1. Complement.** Complementing every bit maps neighbours to neighbours and the mechanism at ``λ`` to the
 one at ``1 − λ`` (``P_λ(y | x̄) = P_{1−λ}(y | x)``), so δ(ε) is the same for both; take ``p < 1/2``
 (``p = 1/2``: every dataset has the same output distribution, δ = 0; ``p = 0``: δ(ε) = 1 for every finite ε).
@@ -391,14 +397,24 @@ class ShuffledCounting:
     n: int
     lam: Fraction
     diagram_size: int = 0  # of the one-user randomizer, as the rows of the smaller sets report it
+    two_ary: bool = False  # the program is kary_rr_histogram with k = 2 (reduction 0: the same pairs)
 
     @classmethod
-    def of(cls, n: int, lam: float | Fraction | int, diagram_size: int = 0) -> ShuffledCounting:
+    def of(cls, n: int, lam: float | Fraction | int, diagram_size: int = 0, two_ary: bool = False) -> ShuffledCounting:
         """``lam`` exactly as given (a float is the rational it is)."""
         value = Fraction(lam)
         if not 0 <= value <= 1:
             raise WmcdpError(f"lam must be a probability, got {lam}")
-        return cls(int(n), value, diagram_size)
+        return cls(int(n), value, diagram_size, two_ary)
+
+    @property
+    def name(self) -> str:
+        """The mechanism, as the plan line names it."""
+        return "2-ary RR (binary RR counting, the output c as n - c)" if self.two_ary else "binary RR"
+
+    def witness(self, point: ShuffledPoint) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The witness datasets of ``point`` (the same for 2-ary RR, reduction 0)."""
+        return self.pair(point.witness[0] if self.lam <= Fraction(1, 2) else self.n - point.witness[0])
 
     @property
     def p(self) -> Fraction:

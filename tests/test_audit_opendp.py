@@ -333,3 +333,65 @@ def test_only_selects_by_label():
     assert len(labels) == len(set(labels))  # --only can pick any one case
     chosen = [f"{c.mechanism} {c.params}" for c in cases("make_geometric")]
     assert chosen == [label for label in labels if label.startswith("make_geometric ")]
+
+
+# -- the discrete Laplace on integer types (make_geometric without bounds, make_laplace) -------------
+
+def _saturated_laplace(T, scale, x, low, high):
+    """P(y | x) for y in low..high and the mass below and above, by summing the discrete Laplace's pmf
+    tanh(1 / 2s) e^(-|z| / s) over z (far past where it matters) and casting x + z saturating into T."""
+    from wmcdp.audit.opendp import ABOVE, BELOW, INTEGER_RANGES
+
+    lower, upper = INTEGER_RANGES[T]
+    s = mpmath.mpf(Fraction(scale).numerator) / Fraction(scale).denominator
+    reach = int(300 * scale) + 50
+    out = Counter()
+    for z in range(-reach, reach + 1):
+        y = min(max(x + z, lower), upper)
+        key = BELOW if y < low else ABOVE if y > high else y
+        out[key] += mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(z) / s)
+    return out
+
+
+@pytest.mark.parametrize("T, scale, inputs", [("u32", 3.0, (0, 1)), ("i32", 0.1, (2**31 - 4, 2**31 - 1)),
+                                              ("i32", 0.7, (-3, 1))])
+def test_discrete_laplace_model_against_the_pmf(T, scale, inputs):
+    from wmcdp.audit.opendp import IntegerLaplace, discrete_laplace_outputs
+
+    spec = IntegerLaplace(T, scale, inputs, lambda dp: None)
+    low, high = spec.window
+    with mpmath.workdps(60):
+        for x, dist in zip(inputs, discrete_laplace_outputs(spec)):
+            want = _saturated_laplace(T, scale, x, low, high)
+            assert set(dist) == {k for k, p in want.items() if p > 0}
+            for y, p in dist.items():
+                mid, rad = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_discrete_laplace_is_tight_at_d_over_scale():
+    """OpenDP's map claims d_in / scale rounded up (f64::inf_cast of the rational); the exact epsilon is
+    d_in / scale for the binary64 scale: 3 / 0.1000000000000000055... = 29.99999999999999833..., claimed as 30.0."""
+    exact = Fraction(3) / Fraction(0.1)
+    claim = _claim(lambda dp: dp.m.make_laplace(dp.atom_domain(T="i32"), dp.absolute_distance(T="i32"),
+                                                scale=0.1).map(3))
+    assert claim == 30.0 and 0 < Fraction(claim) - exact < Fraction(math.ulp(30.0))
+    row = _row("make_laplace T=i32, no bounds, scale=0.1")
+    assert row.claimed == claim and row.verdict == "tight" and row.ratio_exact is None
+    assert exact <= Fraction(row.epsilon) <= exact * (1 + Fraction(1, 2**49))  # the enclosure's upper end
+    assert row.witness[:2] == (str(2**31 - 1), str(2**31 - 4))  # the saturated output: e^30 as well
+
+
+def test_discrete_laplace_model_matches_opendp_and_a_wrong_scale_does_not():
+    pytest.importorskip("opendp")
+    from dataclasses import replace
+
+    from wmcdp.audit.opendp import audit_opendp, cases, check_model, discrete_laplace_outputs, draw_counts
+
+    (row,) = audit_opendp(sample=20000, level=1e-9, only="make_geometric T=u32, no bounds", processes=1)
+    assert row.verdict == "tight" and row.model_agrees and len(row.samples) == 2
+    (case,) = cases("make_geometric T=u32, no bounds")
+    # 20 % off: a chi-square noncentrality near 240 at 20 000 draws, detected with probability 1 - 1e-12
+    wrong = discrete_laplace_outputs(replace(case.spec, scale=3.6))[0]
+    counts = draw_counts(case, 0, 20000)
+    assert not check_model("0", {y: float(p) for y, p in wrong.items()}, counts, 1e-9).agrees

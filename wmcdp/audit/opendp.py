@@ -1,4 +1,4 @@
-"""Audit OpenDP's finite pure-DP measurements: the epsilon each privacy map claims against the tight one.
+"""Audit OpenDP's finite and integer pure-DP measurements: the epsilon each privacy map claims against the tight one.
 
 For every case of :func:`cases` the audit builds the OpenDP measurement, reads the claimed
 epsilon from its privacy map at ``d_in``, and computes with wmcdp the tight epsilon of a model of
@@ -10,6 +10,12 @@ relation, with float parameters read as their exact binary64 values. The verdict
 * ``loose``: the claim is further above;
 * ``VIOLATED``: the tight epsilon is larger than the claim (decided exactly for exact models:
   the natural log of the tight ratio is compared with the claim at 200 bits).
+
+The discrete Laplace on an integer type (``make_geometric`` without bounds, ``make_laplace`` on ``i32``, ``u32``,
+``i64``) has an infinite support: its probabilities are exact reals (powers of ``e^(-1/scale)``), kept exactly on
+a window of outputs around the two inputs with the tails beyond merged, and its epsilon is a certified enclosure
+(:func:`discrete_laplace_outputs`, :func:`_laplace_row`); the verdict is ``tight`` when the claim lies in the
+enclosure or within 4 ulp above it, ``VIOLATED`` when the enclosure lies above the claim.
 
 With ``sample`` draws, OpenDP itself is run ``sample`` times on each input of the witness and the
 counts are compared with the model's distribution by a chi-square test at level ``level``: the
@@ -24,12 +30,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ..base.certified import Real
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
@@ -43,7 +51,9 @@ from .core import (
     Mechanism,
     Modelled,
     SampleCheck,
+    certified_verdict,
     check_model,
+    choice_program,
     library,
     verdict,
 )
@@ -214,6 +224,17 @@ def _cases() -> list[AuditCase]:
             exact=False,
         )
 
+    def laplace(name: str, T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            return getattr(dp.m, name)(*space, scale=scale)
+
+        spec = IntegerLaplace(T, scale, inputs, build)
+        low, high = spec.window
+        params = f"T={T}, no bounds, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+
     return [
         rr_bool(0.75),
         rr_bool(0.6),
@@ -231,7 +252,117 @@ def _cases() -> list[AuditCase]:
         geometric("u32", 0, 5, 2.0, 1),
         noisy_max(3, 3, 1.0, 1, False),
         noisy_max(2, 4, 2.0, 1, True),
+        laplace("make_geometric", "i32", 2.0, (0, 1)),
+        laplace("make_geometric", "i32", 0.5, (-1, 2)),
+        laplace("make_geometric", "u32", 3.0, (0, 1)),
+        laplace("make_laplace", "i32", 0.1, (2**31 - 4, 2**31 - 1)),
+        laplace("make_laplace", "i64", 1.0, (5, 7)),
     ]
+
+
+# -- the discrete Laplace over an integer type: an infinite support, certified -------------------
+
+#: the range of each integer type OpenDP's FFI takes for the integer Laplace
+INTEGER_RANGES = {
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "u64": (0, 2**64 - 1),
+}
+#: the model keeps every output within ``WINDOW_SCALES * scale`` of the inputs (the rest has mass below e^-40)
+WINDOW_SCALES = 40
+#: the merged outputs below and above the window
+BELOW, ABOVE = "below the window", "above the window"
+
+
+@dataclass(frozen=True)
+class IntegerLaplace:
+    """A case of OpenDP's discrete Laplace on an integer atom domain (``make_geometric`` without bounds, or
+    ``make_laplace``): its inputs ``x0 < x1`` at distance ``d_in``, the type ``T`` and the scale; the model
+    keeps the outputs ``x0 - W .. x1 + W`` (clipped to the type) and merges the rest into :data:`BELOW` and
+    :data:`ABOVE`."""
+
+    T: str
+    scale: float
+    inputs: tuple[int, int]
+    build: Callable[[Any], Any]
+
+    @property
+    def d_in(self) -> int:
+        return self.inputs[1] - self.inputs[0]
+
+    @property
+    def window(self) -> tuple[int, int]:
+        lower, upper = INTEGER_RANGES[self.T]
+        w = math.ceil(WINDOW_SCALES * self.scale)
+        return max(lower, self.inputs[0] - w), min(upper, self.inputs[1] + w)
+
+    def to_opendp(self, x: Any) -> Any:
+        return x
+
+    def from_opendp(self, y: Any) -> Hashable:
+        low, high = self.window
+        return BELOW if y < low else ABOVE if y > high else int(y)
+
+
+def discrete_laplace_outputs(spec: IntegerLaplace) -> list[dict[Hashable, Real]]:
+    """``P(y | x)`` for each input ``x`` of ``spec``, as exact reals. OpenDP 0.16 casts the input to a big
+    integer, adds ``Z = sample_discrete_laplace(scale)`` and casts back saturating (``make_int_to_bigint``,
+    ``then_saturating_cast``). The sampler (``traits/samplers/cks20``) is Canonne, Kamath and Steinke's, exact
+    at the scale's binary64 value ``s`` read as a rational: a fair sign, a magnitude ``G`` with
+    ``P(G = m) = (1 - q) q^m`` (``sample_geometric_exp_fast`` at ``1/s``), a negative zero rejected; so
+    ``P(Z = z) = (1 - q) / (1 + q) q^|z|`` with ``q = e^(-1/s)``, and ``P(Z >= m) = P(Z <= -m) = q^m / (1 + q)``
+    for ``m >= 0``. The type's least and greatest values take the tails beyond them; outside the window the
+    two merged outputs take ``P(Z <= low - 1 - x)`` and ``P(Z >= high + 1 - x)``."""
+    lower, upper = INTEGER_RANGES[spec.T]
+    low, high = spec.window
+    q = Real(f"exp(-{1 / Fraction(spec.scale)})")
+
+    def tail(m: int) -> Real:  # P(Z >= m) = P(Z <= -m) for m >= 0
+        return q**m / (1 + q)
+
+    def at(o: int, x: int) -> Real:
+        if o == upper:
+            return tail(upper - x)
+        if o == lower:
+            return tail(x - lower)
+        return (1 - q) / (1 + q) * q ** abs(o - x)
+
+    out = []
+    for x in spec.inputs:
+        dist: dict[Hashable, Real] = {o: at(o, x) for o in range(low, high + 1)}
+        if low > lower:
+            dist[BELOW] = tail(x - low + 1)
+        if high < upper:
+            dist[ABOVE] = tail(high + 1 - x)
+        out.append(dist)
+    return out
+
+
+def _laplace_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` against the certified tight epsilon between the case's two
+    inputs. Merging outputs never raises a ratio (a merged ratio lies between the merged ones), and the largest
+    ratio, ``e^(d_in / s)``, is attained at every kept output at or below ``x0``: the model's epsilon is the
+    mechanism's on this pair, and no other pair at distance ``d_in`` does worse (``P(y | x) / P(y | x')`` is at
+    most ``e^(|x - x'| / s)`` for every ``y``, the saturated ones included). So the exact epsilon is ``d_in / s``."""
+    spec: IntegerLaplace = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    dists = discrete_laplace_outputs(spec)
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, lambda a, b: a != b, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    x, xp = spec.inputs[r.witness.x[0]], spec.inputs[r.witness.x_prime[0]]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        claimed,
+        r.interval.hi,
+        None,
+        certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
+        (str(x), str(xp), str(outputs[r.witness.y])),
+        0.0,
+    )
+    return row, [(str(v), {y: float(p) for y, p in dists[k].items()}, v) for k, v in enumerate(spec.inputs)]
 
 
 # -- sampling ---------------------------------------------------------------------------------
@@ -309,7 +440,15 @@ MECHANISMS = (
     Mechanism(
         "make_geometric",
         "audited",
-        "with bounds: the bounded geometric sampler over the integer type, on every input of the bounds (`i32`, `u32`)",
+        "with bounds: the bounded geometric sampler over the integer type, on every input of the bounds (`i32`, "
+        "`u32`); without bounds: OpenDP's exact discrete Laplace sampler added in big integers and cast back "
+        "saturating (`i32`, `u32`), certified: a window of outputs exactly, the tails beyond it merged",
+    ),
+    Mechanism(
+        "make_laplace",
+        "audited",
+        "on integer domains (`i32`, `i64`): the discrete Laplace of `make_geometric` without bounds, at the type's "
+        "greatest value too",
     ),
     Mechanism(
         "make_noisy_max",
@@ -317,14 +456,9 @@ MECHANISMS = (
         "report-noisy-max over small integer scores (float model of the sampler: its probabilities are irrational)",
     ),
     Mechanism(
-        "make_geometric without bounds",
+        "`make_gaussian`, `make_noise` on integer domains",
         "planned",
-        "the unbounded sampler's support is infinite: needs a tail argument as for diffprivlib's Geometric",
-    ),
-    Mechanism(
-        "`make_laplace`, `make_gaussian`, `make_noise` on integer domains",
-        "planned",
-        "discrete Laplace and discrete Gaussian samplers over integers",
+        "the discrete Gaussian sampler over integers (and `make_noise`'s choice of sampler)",
     ),
     Mechanism("make_noisy_top_k", "planned", "k > 1"),
     Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
@@ -354,12 +488,14 @@ __all__ = [
     "LIBRARY",
     "MECHANISMS",
     "VALIDATION",
+    "IntegerLaplace",
     "Measurement",
     "SampleCheck",
     "audit_opendp",
     "cases",
     "check_model",
     "draw",
+    "discrete_laplace_outputs",
     "draw_counts",
     "model_distribution",
     "opendp_version",

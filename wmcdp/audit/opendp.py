@@ -17,6 +17,10 @@ a window of outputs around the two inputs with the tails beyond merged, and its 
 (:func:`discrete_laplace_outputs`, :func:`_laplace_row`); the verdict is ``tight`` when the claim lies in the
 enclosure or within 4 ulp above it, ``VIOLATED`` when the enclosure lies above the claim.
 
+``make_noisy_top_k`` under max divergence peels ``k`` rounds of permute-and-flip, each accepting a candidate
+with probability ``e^(-gap / scale)``: its probabilities are exact reals too (:func:`noisy_top_k_outputs`),
+over every score vector of the case, and its epsilon a certified enclosure (:func:`_top_k_row`).
+
 With ``sample`` draws, OpenDP itself is run ``sample`` times on each input of the witness and the
 counts are compared with the model's distribution by a chi-square test at level ``level``: the
 audit checks the model, not only its arithmetic. The draws come in batches of :data:`BATCH` from
@@ -28,6 +32,7 @@ Needs the optional extra: ``pip install 'wmcdp[audit]'`` (opendp 0.16 and scipy)
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
@@ -235,6 +240,17 @@ def _cases() -> list[AuditCase]:
         claim = "pure epsilon: the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
 
+    def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
+            metric = dp.linf_distance(T="i32", monotonic=monotonic)
+            return dp.m.make_noisy_top_k(domain, metric, dp.max_divergence(), k, scale)
+
+        spec = NoisyTopK(n, top, k, scale, 1, monotonic, build)
+        params = f"k={k} of {n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_noisy_top_k", params, claim, _top_k_row, draw_counts, VALIDATION, spec)
+
     return [
         rr_bool(0.75),
         rr_bool(0.6),
@@ -257,6 +273,8 @@ def _cases() -> list[AuditCase]:
         laplace("make_geometric", "u32", 3.0, (0, 1)),
         laplace("make_laplace", "i32", 0.1, (2**31 - 4, 2**31 - 1)),
         laplace("make_laplace", "i64", 1.0, (5, 7)),
+        top_k(3, 2, 2, 1.0, False),
+        top_k(3, 2, 2, 2.0, True),
     ]
 
 
@@ -365,6 +383,100 @@ def _laplace_row(case: AuditCase) -> Modelled:
     return row, [(str(v), {y: float(p) for y, p in dists[k].items()}, v) for k, v in enumerate(spec.inputs)]
 
 
+# -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
+
+
+@dataclass(frozen=True)
+class NoisyTopK:
+    """A case of ``make_noisy_top_k(vector_domain(atom_domain(i32), size=n), linf_distance(monotonic),
+    max_divergence(), k, scale)``: every score vector in ``0..top`` is an input, neighbours at L-infinity
+    distance at most ``d_in`` (all moving the same way when ``monotonic``)."""
+
+    n: int
+    top: int
+    k: int
+    scale: float
+    d_in: int
+    monotonic: bool
+    build: Callable[[Any], Any]
+
+    @property
+    def inputs(self) -> list[tuple[int, ...]]:
+        return list(itertools.product(range(self.top + 1), repeat=self.n))
+
+    def neighbours(self, x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+        steps = [b - a for a, b in zip(x, y)]
+        close = x != y and max(abs(t) for t in steps) <= self.d_in
+        return close and (not self.monotonic or min(steps) >= 0 or max(steps) <= 0)
+
+    def to_opendp(self, x: Any) -> Any:
+        return list(x)
+
+    def from_opendp(self, y: Any) -> Hashable:
+        return tuple(int(i) for i in y)
+
+
+def permute_and_flip(scores: tuple[int, ...], scale: Fraction) -> list[Real]:
+    """``P(i)`` of OpenDP's ``permute_and_flip`` without replacement (``measurements/noisy_top_k/mod.rs``): the
+    candidates in a uniformly random order (Fisher-Yates with exact uniform draws), each accepted with
+    probability ``a_j = e^(-(max - x_j) / scale)`` (``sample_bernoulli_exp``, exact); the first accepted is the
+    output. So ``P(i) = a_i sum over the sets S of other candidates visited first of
+    |S|! (n - 1 - |S|)! / n! prod over S of (1 - a_j)``."""
+    n, best = len(scores), max(scores)
+    accept = [Real(f"exp(-{Fraction(best - x) / scale})") for x in scores]
+    out = []
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        total = Real("0")
+        for size in range(n):
+            for first in itertools.combinations(others, size):
+                term = Real(str(Fraction(math.factorial(size) * math.factorial(n - 1 - size), math.factorial(n))))
+                for j in first:
+                    term = term * (1 - accept[j])
+                total = total + term
+        out.append(accept[i] * total)
+    return out
+
+
+def noisy_top_k_outputs(scores: tuple[int, ...], scale: Fraction, k: int) -> dict[Hashable, Real]:
+    """``P(y)`` of ``peel_permute_and_flip``: ``k`` rounds of :func:`permute_and_flip`, each on the scores not
+    yet released; ``y`` the released indices in the order released."""
+    if k == 0:
+        return {(): Real("1")}
+    out: dict[Hashable, Real] = {}
+    for i, p in enumerate(permute_and_flip(scores, scale)):
+        rest = scores[:i] + scores[i + 1 :]
+        for tail, q in noisy_top_k_outputs(rest, scale, k - 1).items():
+            assert isinstance(tail, tuple)
+            out[(i,) + tuple(j + (j >= i) for j in tail)] = p * q
+    return out
+
+
+def _top_k_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` (``k`` times the range distance over the scale) against the
+    certified tight epsilon over every pair of neighbouring score vectors."""
+    spec: NoisyTopK = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    inputs = spec.inputs
+    dists: list[dict[Hashable, Any]] = [noisy_top_k_outputs(x, Fraction(spec.scale), spec.k) for x in inputs]
+    prog, outputs, relation = choice_program(case.mechanism, inputs, spec.neighbours, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
+    assert isinstance(y, tuple)
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        claimed,
+        r.interval.hi,
+        None,
+        certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
+        (str(list(inputs[i])), str(list(inputs[j])), str(list(y))),
+        0.0,
+    )
+    return row, [(str(list(inputs[m])), {y: float(p) for y, p in dists[m].items()}, inputs[m]) for m in (i, j)]
+
+
 # -- sampling ---------------------------------------------------------------------------------
 
 
@@ -460,7 +572,12 @@ MECHANISMS = (
         "planned",
         "the discrete Gaussian sampler over integers (and `make_noise`'s choice of sampler)",
     ),
-    Mechanism("make_noisy_top_k", "planned", "k > 1"),
+    Mechanism(
+        "make_noisy_top_k",
+        "audited",
+        "k > 1 under max divergence: k rounds of permute-and-flip on the scores left (exact reals, certified), over "
+        "every vector of 3 scores in `0..2`",
+    ),
     Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
     Mechanism("`make_laplace_threshold`, `make_gaussian_threshold`, `make_noise_threshold`", "planned", "on counts"),
     Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
@@ -490,6 +607,7 @@ __all__ = [
     "VALIDATION",
     "IntegerLaplace",
     "Measurement",
+    "NoisyTopK",
     "SampleCheck",
     "audit_opendp",
     "cases",
@@ -498,6 +616,8 @@ __all__ = [
     "discrete_laplace_outputs",
     "draw_counts",
     "model_distribution",
+    "noisy_top_k_outputs",
+    "permute_and_flip",
     "opendp_version",
     "verdict",
 ]

@@ -333,3 +333,138 @@ def test_only_selects_by_label():
     assert len(labels) == len(set(labels))  # --only can pick any one case
     chosen = [f"{c.mechanism} {c.params}" for c in cases("make_geometric")]
     assert chosen == [label for label in labels if label.startswith("make_geometric ")]
+
+
+# -- the discrete Laplace on integer types (make_geometric without bounds, make_laplace) -------------
+
+def _saturated_laplace(T, scale, x, low, high):
+    """P(y | x) for y in low..high and the mass below and above, by summing the discrete Laplace's pmf
+    tanh(1 / 2s) e^(-|z| / s) over z (far past where it matters) and casting x + z saturating into T."""
+    from wmcdp.audit.opendp import ABOVE, BELOW, INTEGER_RANGES
+
+    lower, upper = INTEGER_RANGES[T]
+    s = mpmath.mpf(Fraction(scale).numerator) / Fraction(scale).denominator
+    reach = int(300 * scale) + 50
+    out = Counter()
+    for z in range(-reach, reach + 1):
+        y = min(max(x + z, lower), upper)
+        key = BELOW if y < low else ABOVE if y > high else y
+        out[key] += mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(z) / s)
+    return out
+
+
+@pytest.mark.parametrize("T, scale, inputs", [("u32", 3.0, (0, 1)), ("i32", 0.1, (2**31 - 4, 2**31 - 1)),
+                                              ("i32", 0.7, (-3, 1))])
+def test_discrete_laplace_model_against_the_pmf(T, scale, inputs):
+    from wmcdp.audit.opendp import IntegerLaplace, discrete_laplace_outputs
+
+    spec = IntegerLaplace(T, scale, inputs, lambda dp: None)
+    low, high = spec.window
+    with mpmath.workdps(60):
+        for x, dist in zip(inputs, discrete_laplace_outputs(spec)):
+            want = _saturated_laplace(T, scale, x, low, high)
+            assert set(dist) == {k for k, p in want.items() if p > 0}
+            for y, p in dist.items():
+                mid, rad = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_discrete_laplace_is_tight_at_d_over_scale():
+    """OpenDP's map claims d_in / scale rounded up (f64::inf_cast of the rational); the exact epsilon is
+    d_in / scale for the binary64 scale: 3 / 0.1000000000000000055... = 29.99999999999999833..., claimed as 30.0."""
+    exact = Fraction(3) / Fraction(0.1)
+    claim = _claim(lambda dp: dp.m.make_laplace(dp.atom_domain(T="i32"), dp.absolute_distance(T="i32"),
+                                                scale=0.1).map(3))
+    assert claim == 30.0 and 0 < Fraction(claim) - exact < Fraction(math.ulp(30.0))
+    row = _row("make_laplace T=i32, no bounds, scale=0.1")
+    assert row.claimed == claim and row.verdict == "tight" and row.ratio_exact is None
+    assert exact <= Fraction(row.epsilon) <= exact * (1 + Fraction(1, 2**49))  # the enclosure's upper end
+    assert row.witness[:2] == (str(2**31 - 1), str(2**31 - 4))  # the saturated output: e^30 as well
+
+
+def test_discrete_laplace_model_matches_opendp_and_a_wrong_scale_does_not():
+    pytest.importorskip("opendp")
+    from dataclasses import replace
+
+    from wmcdp.audit.opendp import audit_opendp, cases, check_model, discrete_laplace_outputs, draw_counts
+
+    (row,) = audit_opendp(sample=20000, level=1e-9, only="make_geometric T=u32, no bounds", processes=1)
+    assert row.verdict == "tight" and row.model_agrees and len(row.samples) == 2
+    (case,) = cases("make_geometric T=u32, no bounds")
+    # 20 % off: a chi-square noncentrality near 240 at 20 000 draws, detected with probability 1 - 1e-12
+    wrong = discrete_laplace_outputs(replace(case.spec, scale=3.6))[0]
+    counts = draw_counts(case, 0, 20000)
+    assert not check_model("0", {y: float(p) for y, p in wrong.items()}, counts, 1e-9).agrees
+
+
+# -- noisy top-k (k > 1) under max divergence: peeled permute-and-flip ------------------------------
+
+def _pf_steps(scores, s, remaining):
+    """OpenDP's permute_and_flip step by step (mpmath): the next candidate uniform among those not visited,
+    accepted with e^(-(max - x) / s); ``{index: probability}``."""
+    out = Counter()
+    best = max(scores)
+    for c in remaining:
+        pick = mpmath.mpf(1) / len(remaining)
+        a = mpmath.exp(-(best - scores[c]) / s)
+        out[c] += pick * a
+        if a < 1:
+            rest = [d for d in remaining if d != c]
+            for d, p in _pf_steps(scores, s, rest).items():
+                out[d] += pick * (1 - a) * p
+    return out
+
+
+def _top_k_enumerated(scores, scale, k):
+    """peel_permute_and_flip: k rounds, each on the scores left, indices as released (mpmath, 60 digits)."""
+    if k == 0:
+        return {(): mpmath.mpf(1)}
+    s = mpmath.mpf(Fraction(scale).numerator) / Fraction(scale).denominator
+    out = {}
+    for i, p in _pf_steps(scores, s, list(range(len(scores)))).items():
+        rest = scores[:i] + scores[i + 1:]
+        for tail, q in _top_k_enumerated(rest, scale, k - 1).items():
+            out[(i,) + tuple(j + (j >= i) for j in tail)] = p * q
+    return out
+
+
+@pytest.mark.parametrize("scores, scale, k", [((0, 2, 1), 1.0, 2), ((1, 1, 0), 0.7, 3), ((3, 0, 1, 3), 2.0, 2)])
+def test_noisy_top_k_model_against_the_sampler_steps(scores, scale, k):
+    from wmcdp.audit.opendp import noisy_top_k_outputs
+
+    with mpmath.workdps(60):
+        want = _top_k_enumerated(scores, scale, k)
+        got = noisy_top_k_outputs(scores, Fraction(scale), k)
+        assert set(got) == set(want) and mpmath.fsum(want.values()) == pytest.approx(1, abs=1e-50)
+        for y, p in got.items():
+            mid, _ = p.enclosure(200)
+            assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_noisy_top_k_against_every_neighbouring_pair():
+    """k = 2 of 3 scores in 0..2, scale 1, non-monotonic: OpenDP claims k * 2 d_in / scale = 4; the tight
+    epsilon is the largest log-ratio over every pair of score vectors at L-infinity distance 1 and every output,
+    enumerated here (about 3.64: the claim is loose)."""
+    import itertools
+
+    claim = _claim(lambda dp: dp.m.make_noisy_top_k(dp.vector_domain(dp.atom_domain(T="i32"), size=3),
+                                                    dp.linf_distance(T="i32"), dp.max_divergence(), 2, 1.0).map(1))
+    assert claim == 4.0
+    with mpmath.workdps(60):
+        xs = list(itertools.product(range(3), repeat=3))
+        dists = {x: _top_k_enumerated(x, 1.0, 2) for x in xs}
+        worst = max(mpmath.log(dists[x][y] / dists[z][y]) for x in xs for z in xs
+                    if x != z and max(abs(a - b) for a, b in zip(x, z)) <= 1 for y in dists[x])
+    row = _row("make_noisy_top_k k=2 of 3 scores in 0..2, scale=1.0, monotonic=False")
+    assert row.claimed == claim and row.verdict == "loose" and row.ratio_exact is None
+    assert worst <= mpmath.mpf(row.epsilon) <= worst * (1 + mpmath.mpf(2) ** -48)
+    assert 3.6 < worst < 3.7
+
+
+def test_noisy_top_k_model_matches_opendp():
+    pytest.importorskip("opendp")
+    from wmcdp.audit.opendp import audit_opendp
+
+    (row,) = audit_opendp(sample=20000, level=1e-9, only="make_noisy_top_k k=2 of 3 scores in 0..2, scale=2.0",
+                          processes=1)
+    assert row.model_agrees and len(row.samples) == 2 and all(s.degrees == 5 for s in row.samples)

@@ -120,6 +120,21 @@ def test_tiny_weights_raise_the_precision():
     assert inside(mpmath.log((1 - lam) / lam), r.interval) and r.interval.precision > 64
 
 
+def test_radii_near_the_smallest_path_weight_raise_the_precision():
+    """A path weight within two radii of the precision (relative error rho >= 1) gives no enclosure: the
+    precision rises. Two inputs draw y in 0..8 with weights q^|y - 2x| / Z_x (q = e^-10.3): at 128 bits the radii
+    are 0.8 of the smallest path weight's bound (rho near 4), where the pure-epsilon bounds (1 -+ rho) / (1 +- rho)
+    are meaningless. The closed form is e^20.6 Z_1 / Z_0, attained at y = 0."""
+    q = Real("exp(-103/10)")
+    z = [sum((q ** abs(y - 2 * x) for y in range(1, 9)), q ** (2 * x)) for x in (0, 1)]
+    weights = [{y: q ** abs(y - 2 * x) / z[x] for y in range(9)} for x in (0, 1)]
+    prog = Program("two", IntVector(1, 0, 1), lambda x: discrete(lambda i: weights[i], x[0]))
+    r = synthesize_privacy(prog, "exhaustive", certified=True)
+    t = mpmath.mpf(103) / 10
+    zs = [mpmath.fsum(mpmath.exp(-t * abs(y - 2 * x)) for y in range(9)) for x in (0, 1)]
+    assert inside(2 * t + mpmath.log(zs[1] / zs[0]), r.interval) and r.interval.precision > 128
+
+
 def test_input_dependent_real_weights():
     """The exponential mechanism on {0, 1, 2} with weights exp(-|x - y|) (given as exact reals), neighbours one apart, against a
     60-digit enumeration of its ratios over neighbouring x."""

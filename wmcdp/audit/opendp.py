@@ -1,4 +1,4 @@
-"""Audit OpenDP's finite pure-DP measurements: the epsilon each privacy map claims against the tight one.
+"""Audit OpenDP's finite and integer pure-DP measurements: the epsilon each privacy map claims against the tight one.
 
 For every case of :func:`cases` the audit builds the OpenDP measurement, reads the claimed
 epsilon from its privacy map at ``d_in``, and computes with wmcdp the tight epsilon of a model of
@@ -11,6 +11,16 @@ relation, with float parameters read as their exact binary64 values. The verdict
 * ``VIOLATED``: the tight epsilon is larger than the claim (decided exactly for exact models:
   the natural log of the tight ratio is compared with the claim at 200 bits).
 
+The discrete Laplace on an integer type (``make_geometric`` without bounds, ``make_laplace`` on ``i32``, ``u32``,
+``i64``) has an infinite support: its probabilities are exact reals (powers of ``e^(-1/scale)``), kept exactly on
+a window of outputs around the two inputs with the tails beyond merged, and its epsilon is a certified enclosure
+(:func:`discrete_laplace_outputs`, :func:`_laplace_row`); the verdict is ``tight`` when the claim lies in the
+enclosure or within 4 ulp above it, ``VIOLATED`` when the enclosure lies above the claim.
+
+``make_noisy_top_k`` under max divergence peels ``k`` rounds of permute-and-flip, each accepting a candidate
+with probability ``e^(-gap / scale)``: its probabilities are exact reals too (:func:`noisy_top_k_outputs`),
+over every score vector of the case, and its epsilon a certified enclosure (:func:`_top_k_row`).
+
 With ``sample`` draws, OpenDP itself is run ``sample`` times on each input of the witness and the
 counts are compared with the model's distribution by a chi-square test at level ``level``: the
 audit checks the model, not only its arithmetic. The draws come in batches of :data:`BATCH` from
@@ -22,14 +32,17 @@ Needs the optional extra: ``pip install 'wmcdp[audit]'`` (opendp 0.16 and scipy)
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ..base.certified import Real
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
@@ -43,7 +56,9 @@ from .core import (
     Mechanism,
     Modelled,
     SampleCheck,
+    certified_verdict,
     check_model,
+    choice_program,
     library,
     verdict,
 )
@@ -214,6 +229,28 @@ def _cases() -> list[AuditCase]:
             exact=False,
         )
 
+    def laplace(name: str, T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            return getattr(dp.m, name)(*space, scale=scale)
+
+        spec = IntegerLaplace(T, scale, inputs, build)
+        low, high = spec.window
+        params = f"T={T}, no bounds, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+
+    def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
+            metric = dp.linf_distance(T="i32", monotonic=monotonic)
+            return dp.m.make_noisy_top_k(domain, metric, dp.max_divergence(), k, scale)
+
+        spec = NoisyTopK(n, top, k, scale, 1, monotonic, build)
+        params = f"k={k} of {n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_noisy_top_k", params, claim, _top_k_row, draw_counts, VALIDATION, spec)
+
     return [
         rr_bool(0.75),
         rr_bool(0.6),
@@ -231,7 +268,213 @@ def _cases() -> list[AuditCase]:
         geometric("u32", 0, 5, 2.0, 1),
         noisy_max(3, 3, 1.0, 1, False),
         noisy_max(2, 4, 2.0, 1, True),
+        laplace("make_geometric", "i32", 2.0, (0, 1)),
+        laplace("make_geometric", "i32", 0.5, (-1, 2)),
+        laplace("make_geometric", "u32", 3.0, (0, 1)),
+        laplace("make_laplace", "i32", 0.1, (2**31 - 4, 2**31 - 1)),
+        laplace("make_laplace", "i64", 1.0, (5, 7)),
+        top_k(3, 2, 2, 1.0, False),
+        top_k(3, 2, 2, 2.0, True),
     ]
+
+
+# -- the discrete Laplace over an integer type: an infinite support, certified -------------------
+
+#: the range of each integer type OpenDP's FFI takes for the integer Laplace
+INTEGER_RANGES = {
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "u64": (0, 2**64 - 1),
+}
+#: the model keeps every output within ``WINDOW_SCALES * scale`` of the inputs (the rest has mass below e^-40)
+WINDOW_SCALES = 40
+#: the merged outputs below and above the window
+BELOW, ABOVE = "below the window", "above the window"
+
+
+@dataclass(frozen=True)
+class IntegerLaplace:
+    """A case of OpenDP's discrete Laplace on an integer atom domain (``make_geometric`` without bounds, or
+    ``make_laplace``): its inputs ``x0 < x1`` at distance ``d_in``, the type ``T`` and the scale; the model
+    keeps the outputs ``x0 - W .. x1 + W`` (clipped to the type) and merges the rest into :data:`BELOW` and
+    :data:`ABOVE`."""
+
+    T: str
+    scale: float
+    inputs: tuple[int, int]
+    build: Callable[[Any], Any]
+
+    @property
+    def d_in(self) -> int:
+        return self.inputs[1] - self.inputs[0]
+
+    @property
+    def window(self) -> tuple[int, int]:
+        lower, upper = INTEGER_RANGES[self.T]
+        w = math.ceil(WINDOW_SCALES * self.scale)
+        return max(lower, self.inputs[0] - w), min(upper, self.inputs[1] + w)
+
+    def to_opendp(self, x: Any) -> Any:
+        return x
+
+    def from_opendp(self, y: Any) -> Hashable:
+        low, high = self.window
+        return BELOW if y < low else ABOVE if y > high else int(y)
+
+
+def discrete_laplace_outputs(spec: IntegerLaplace) -> list[dict[Hashable, Real]]:
+    """``P(y | x)`` for each input ``x`` of ``spec``, as exact reals. OpenDP 0.16 casts the input to a big
+    integer, adds ``Z = sample_discrete_laplace(scale)`` and casts back saturating (``make_int_to_bigint``,
+    ``then_saturating_cast``). The sampler (``traits/samplers/cks20``) is Canonne, Kamath and Steinke's, exact
+    at the scale's binary64 value ``s`` read as a rational: a fair sign, a magnitude ``G`` with
+    ``P(G = m) = (1 - q) q^m`` (``sample_geometric_exp_fast`` at ``1/s``), a negative zero rejected; so
+    ``P(Z = z) = (1 - q) / (1 + q) q^|z|`` with ``q = e^(-1/s)``, and ``P(Z >= m) = P(Z <= -m) = q^m / (1 + q)``
+    for ``m >= 0``. The type's least and greatest values take the tails beyond them; outside the window the
+    two merged outputs take ``P(Z <= low - 1 - x)`` and ``P(Z >= high + 1 - x)``."""
+    lower, upper = INTEGER_RANGES[spec.T]
+    low, high = spec.window
+    q = Real(f"exp(-{1 / Fraction(spec.scale)})")
+
+    def tail(m: int) -> Real:  # P(Z >= m) = P(Z <= -m) for m >= 0
+        return q**m / (1 + q)
+
+    def at(o: int, x: int) -> Real:
+        if o == upper:
+            return tail(upper - x)
+        if o == lower:
+            return tail(x - lower)
+        return (1 - q) / (1 + q) * q ** abs(o - x)
+
+    out = []
+    for x in spec.inputs:
+        dist: dict[Hashable, Real] = {o: at(o, x) for o in range(low, high + 1)}
+        if low > lower:
+            dist[BELOW] = tail(x - low + 1)
+        if high < upper:
+            dist[ABOVE] = tail(high + 1 - x)
+        out.append(dist)
+    return out
+
+
+def _laplace_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` against the certified tight epsilon between the case's two
+    inputs. Merging outputs never raises a ratio (a merged ratio lies between the merged ones), and the largest
+    ratio, ``e^(d_in / s)``, is attained at every kept output at or below ``x0``: the model's epsilon is the
+    mechanism's on this pair, and no other pair at distance ``d_in`` does worse (``P(y | x) / P(y | x')`` is at
+    most ``e^(|x - x'| / s)`` for every ``y``, the saturated ones included). So the exact epsilon is ``d_in / s``."""
+    spec: IntegerLaplace = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    dists = discrete_laplace_outputs(spec)
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, lambda a, b: a != b, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    x, xp = spec.inputs[r.witness.x[0]], spec.inputs[r.witness.x_prime[0]]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        claimed,
+        r.interval.hi,
+        None,
+        certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
+        (str(x), str(xp), str(outputs[r.witness.y])),
+        0.0,
+    )
+    return row, [(str(v), {y: float(p) for y, p in dists[k].items()}, v) for k, v in enumerate(spec.inputs)]
+
+
+# -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
+
+
+@dataclass(frozen=True)
+class NoisyTopK:
+    """A case of ``make_noisy_top_k(vector_domain(atom_domain(i32), size=n), linf_distance(monotonic),
+    max_divergence(), k, scale)``: every score vector in ``0..top`` is an input, neighbours at L-infinity
+    distance at most ``d_in`` (all moving the same way when ``monotonic``)."""
+
+    n: int
+    top: int
+    k: int
+    scale: float
+    d_in: int
+    monotonic: bool
+    build: Callable[[Any], Any]
+
+    @property
+    def inputs(self) -> list[tuple[int, ...]]:
+        return list(itertools.product(range(self.top + 1), repeat=self.n))
+
+    def neighbours(self, x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+        steps = [b - a for a, b in zip(x, y)]
+        close = x != y and max(abs(t) for t in steps) <= self.d_in
+        return close and (not self.monotonic or min(steps) >= 0 or max(steps) <= 0)
+
+    def to_opendp(self, x: Any) -> Any:
+        return list(x)
+
+    def from_opendp(self, y: Any) -> Hashable:
+        return tuple(int(i) for i in y)
+
+
+def permute_and_flip(scores: tuple[int, ...], scale: Fraction) -> list[Real]:
+    """``P(i)`` of OpenDP's ``permute_and_flip`` without replacement (``measurements/noisy_top_k/mod.rs``): the
+    candidates in a uniformly random order (Fisher-Yates with exact uniform draws), each accepted with
+    probability ``a_j = e^(-(max - x_j) / scale)`` (``sample_bernoulli_exp``, exact); the first accepted is the
+    output. So ``P(i) = a_i sum over the sets S of other candidates visited first of
+    |S|! (n - 1 - |S|)! / n! prod over S of (1 - a_j)``."""
+    n, best = len(scores), max(scores)
+    accept = [Real(f"exp(-{Fraction(best - x) / scale})") for x in scores]
+    out = []
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        total = Real("0")
+        for size in range(n):
+            for first in itertools.combinations(others, size):
+                term = Real(str(Fraction(math.factorial(size) * math.factorial(n - 1 - size), math.factorial(n))))
+                for j in first:
+                    term = term * (1 - accept[j])
+                total = total + term
+        out.append(accept[i] * total)
+    return out
+
+
+def noisy_top_k_outputs(scores: tuple[int, ...], scale: Fraction, k: int) -> dict[Hashable, Real]:
+    """``P(y)`` of ``peel_permute_and_flip``: ``k`` rounds of :func:`permute_and_flip`, each on the scores not
+    yet released; ``y`` the released indices in the order released."""
+    if k == 0:
+        return {(): Real("1")}
+    out: dict[Hashable, Real] = {}
+    for i, p in enumerate(permute_and_flip(scores, scale)):
+        rest = scores[:i] + scores[i + 1 :]
+        for tail, q in noisy_top_k_outputs(rest, scale, k - 1).items():
+            assert isinstance(tail, tuple)
+            out[(i,) + tuple(j + (j >= i) for j in tail)] = p * q
+    return out
+
+
+def _top_k_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` (``k`` times the range distance over the scale) against the
+    certified tight epsilon over every pair of neighbouring score vectors."""
+    spec: NoisyTopK = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    inputs = spec.inputs
+    dists: list[dict[Hashable, Any]] = [noisy_top_k_outputs(x, Fraction(spec.scale), spec.k) for x in inputs]
+    prog, outputs, relation = choice_program(case.mechanism, inputs, spec.neighbours, dists)
+    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
+    assert isinstance(y, tuple)
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        claimed,
+        r.interval.hi,
+        None,
+        certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
+        (str(list(inputs[i])), str(list(inputs[j])), str(list(y))),
+        0.0,
+    )
+    return row, [(str(list(inputs[m])), {y: float(p) for y, p in dists[m].items()}, inputs[m]) for m in (i, j)]
 
 
 # -- sampling ---------------------------------------------------------------------------------
@@ -309,7 +552,15 @@ MECHANISMS = (
     Mechanism(
         "make_geometric",
         "audited",
-        "with bounds: the bounded geometric sampler over the integer type, on every input of the bounds (`i32`, `u32`)",
+        "with bounds: the bounded geometric sampler over the integer type, on every input of the bounds (`i32`, "
+        "`u32`); without bounds: OpenDP's exact discrete Laplace sampler added in big integers and cast back "
+        "saturating (`i32`, `u32`), certified: a window of outputs exactly, the tails beyond it merged",
+    ),
+    Mechanism(
+        "make_laplace",
+        "audited",
+        "on integer domains (`i32`, `i64`): the discrete Laplace of `make_geometric` without bounds, at the type's "
+        "greatest value too",
     ),
     Mechanism(
         "make_noisy_max",
@@ -317,16 +568,16 @@ MECHANISMS = (
         "report-noisy-max over small integer scores (float model of the sampler: its probabilities are irrational)",
     ),
     Mechanism(
-        "make_geometric without bounds",
+        "`make_gaussian`, `make_noise` on integer domains",
         "planned",
-        "the unbounded sampler's support is infinite: needs a tail argument as for diffprivlib's Geometric",
+        "the discrete Gaussian sampler over integers (and `make_noise`'s choice of sampler)",
     ),
     Mechanism(
-        "`make_laplace`, `make_gaussian`, `make_noise` on integer domains",
-        "planned",
-        "discrete Laplace and discrete Gaussian samplers over integers",
+        "make_noisy_top_k",
+        "audited",
+        "k > 1 under max divergence: k rounds of permute-and-flip on the scores left (exact reals, certified), over "
+        "every vector of 3 scores in `0..2`",
     ),
-    Mechanism("make_noisy_top_k", "planned", "k > 1"),
     Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
     Mechanism("`make_laplace_threshold`, `make_gaussian_threshold`, `make_noise_threshold`", "planned", "on counts"),
     Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
@@ -354,14 +605,19 @@ __all__ = [
     "LIBRARY",
     "MECHANISMS",
     "VALIDATION",
+    "IntegerLaplace",
     "Measurement",
+    "NoisyTopK",
     "SampleCheck",
     "audit_opendp",
     "cases",
     "check_model",
     "draw",
+    "discrete_laplace_outputs",
     "draw_counts",
     "model_distribution",
+    "noisy_top_k_outputs",
+    "permute_and_flip",
     "opendp_version",
     "verdict",
 ]

@@ -368,12 +368,13 @@ def narrow(lo: float | Fraction, hi: float | Fraction) -> bool:
 
 def relative_error(radius: Fraction, min_path_log2: float) -> Fraction | None:
     """``ρ = E / (w − E)`` with ``w`` a lower bound of the smallest path weight (two bits below the float
-    ``log2`` the diagram reports, which covers its rounding); None when ``E`` is not below ``w``."""
+    ``log2`` the diagram reports, which covers its rounding); None unless ``ρ < 1`` (``E`` below ``w / 2``): the
+    pure ε and Rényi enclosures divide by ``1 − ρ``."""
     if radius == 0:
         return Fraction(0)
     exponent = math.floor(min_path_log2) - 2
     w = Fraction(2) ** exponent
-    if radius >= w:
+    if 2 * radius >= w:
         return None
     return radius / (w - radius)
 

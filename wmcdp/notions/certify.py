@@ -49,7 +49,7 @@ def _program(prog: Any) -> Program:
 
 def _runs(prog: Program, backend: str) -> Any:
     """``(precision, compiled midpoint program, E, ρ)`` at doubling precisions, from the first at which the
-    radii are below the smallest path weight (``ρ`` is defined)."""
+    radii are below half the smallest path weight (``ρ < 1``)."""
     precision = START_PRECISION
     while precision <= MAX_PRECISION:
         with weights_at(precision) as run:

@@ -66,3 +66,17 @@ def test_delta_matches_brute_force(sets: str | None) -> None:
     best, _ = brute.max_over_pairs(dists, hamming, lambda p, q: brute.hockey(p, q, t))
     r = synthesize_approximate(wide_rr(n), sets, epsilon="ln:3/2", exact=True)
     assert r.delta == best
+
+
+def test_pair_option_sized_by_the_support(capsys) -> None:
+    """The default plan sizes the pair option by the outputs that occur: sparse vector with N = 1 answers FALSE
+    until its first TRUE and then stops, so of its 3^8 output tuples only n + 1 = 9 occur (before, the plan
+    counted 4374 output orbits per pair). Its trivial group leaves 5,758,240 pairs, still over the limit: refused
+    with the sizes, exit 2."""
+    from wmcdp.cli import main
+
+    argv = ["renyi", "sparse_vector", "-p", "n=8", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"]
+    assert main([*argv, "--orders", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wmcdp: error: the default plan finds no run") and err.count("\n") == 1
+    assert "5758240 pairs with up to 9 output orbits each" in err

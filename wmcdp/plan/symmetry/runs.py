@@ -248,6 +248,22 @@ def listed_support(prover: Prover, outputs: int) -> tuple[int, Any] | None:
     return None
 
 
+def _pair_support(prover: Prover) -> np.ndarray | None:
+    """The outputs each neighbour pair lists (rows of leaf offsets): those of nonzero probability when
+    :func:`listed_support` lists them instead of the whole output shape; None for the whole shape."""
+    listed = listed_support(prover, math.prod(prover.action.sizes))
+    return None if listed is None else _support_rows(prover, listed[1])
+
+
+def pair_output_orbits(prover: Prover, sym: Symmetry) -> int:
+    """The output orbits per neighbour pair a pair run is sized by: the group's (counted in closed form,
+    :meth:`~.group.OutputAction.count_orbits`), or the outputs of nonzero probability when these are listed
+    (:func:`_pair_support`) and fewer."""
+    orbits = prover.action.count_orbits(sym)
+    listed = listed_support(prover, math.prod(prover.action.sizes))
+    return orbits if listed is None else min(orbits, listed[0])
+
+
 @dataclass
 class PrivacyPlan:
     """The orbit sets of a pure-ε run: per output orbit, its neighbour-pair orbits."""
@@ -818,8 +834,7 @@ def pair_distributions(
     act = prover.action
     counter = Counter(compiled, number_system(compiled, exact))
     domain = compiled.domain
-    listed = listed_support(prover, math.prod(act.sizes))
-    support = None if listed is None else _support_rows(prover, listed[1])
+    support = _pair_support(prover)
     blocks = sym.covering()
     flips = {b.entries[0] for b in sym.blocks if b.flips}
     orbits = PairOrbits(

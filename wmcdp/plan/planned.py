@@ -511,8 +511,8 @@ def _symmetry_pairs(
     work below the exhaustive estimate, or no exhaustive estimate at all); None otherwise. Adds the symmetry's
     estimate to ``considered``; refuses (over the orbit limits, without ``force``) when nothing else is left."""
     from .pairs import auto_pairs
-    from .symmetry.group import OutputAction, PairOrbits, PairTypes
-    from .symmetry.runs import proved_symmetry, relation_claim
+    from .symmetry.group import PairOrbits, PairTypes
+    from .symmetry.runs import pair_output_orbits, proved_symmetry, relation_claim
 
     detection = time.perf_counter()
     sym, prover = proved_symmetry(whole, budget)
@@ -524,7 +524,7 @@ def _symmetry_pairs(
         PairTypes.of(relation.name, len(whole.domain.entry_values)),
         flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
     ).count()
-    outputs = OutputAction(whole.shape, whole.domain.n).count_orbits(sym)
+    outputs = pair_output_orbits(prover, sym)
     if estimate is None and pairs * outputs > ORBIT_MAX_PAIRS and not force:
         refuse_default(
             f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs (limit {MAX_PAIRS})",

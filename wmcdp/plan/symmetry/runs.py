@@ -24,7 +24,9 @@ diagram as the program's are; a ``V`` that cannot be traced is evaluated on ever
 
 **Pairs for (ε, δ) and Rényi DP** (:func:`pair_distributions`): neighbour pairs up to
 ``G``, each with its output distribution over output orbits of the stabilizer of the pair,
-with multiplicities, so sums over all outputs are exact.
+with multiplicities, so sums over all outputs are exact. When the outputs of nonzero probability are few
+(:func:`listed_support`, fewer than the whole output shape), only they are listed and grouped into the
+stabilizer's orbits; the others add 0 to every such sum.
 """
 
 from __future__ import annotations
@@ -210,8 +212,8 @@ def _support(prover: Prover) -> tuple[float, Any]:
     return be.bdd.count(psi, nvars=len(c.output_vars)), psi
 
 
-def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
-    """The orbit representatives of the outputs in the support ``psi``, in output order."""
+def _support_rows(prover: Prover, psi: Any) -> np.ndarray:
+    """Every output in the support ``psi`` (a diagram over the output bits), as rows of leaf offsets."""
     be, c = prover.backend, prover.compiled
     names = [be._name[v] for v in c.output_vars]
     rows = []
@@ -226,8 +228,40 @@ def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
             offsets.append(offset)
             j += w
         rows.append(offsets)
-    offsets = np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))  # type: ignore[assignment]
-    return np.unique(prover.action.canonical(offsets, sym), axis=0)  # type: ignore[arg-type]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))
+
+
+def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
+    """The orbit representatives of the outputs in the support ``psi``, in output order."""
+    offsets = _support_rows(prover, psi)
+    return np.unique(prover.action.canonical(offsets, sym), axis=0)
+
+
+def listed_support(prover: Prover, outputs: int) -> tuple[int, Any] | None:
+    """``(number of outputs with nonzero probability for some input, their diagram)`` when they are to be listed
+    instead of ``outputs`` outputs: at most :data:`SUPPORT_LIMIT` and fewer; None otherwise. Nothing is
+    enumerated: the support is counted on its diagram (the existential quantification of ``phi`` over every bit
+    but the outputs')."""
+    support, psi = _support(prover)
+    if support <= SUPPORT_LIMIT and support < outputs:
+        return int(support), psi
+    return None
+
+
+def _pair_support(prover: Prover) -> np.ndarray | None:
+    """The outputs each neighbour pair lists (rows of leaf offsets): those of nonzero probability when
+    :func:`listed_support` lists them instead of the whole output shape; None for the whole shape."""
+    listed = listed_support(prover, math.prod(prover.action.sizes))
+    return None if listed is None else _support_rows(prover, listed[1])
+
+
+def pair_output_orbits(prover: Prover, sym: Symmetry) -> int:
+    """The output orbits per neighbour pair a pair run is sized by: the group's (counted in closed form,
+    :meth:`~.group.OutputAction.count_orbits`), or the outputs of nonzero probability when these are listed
+    (:func:`_pair_support`) and fewer."""
+    orbits = prover.action.count_orbits(sym)
+    listed = listed_support(prover, math.prod(prover.action.sizes))
+    return orbits if listed is None else min(orbits, listed[0])
 
 
 @dataclass
@@ -351,12 +385,11 @@ def _output_representatives(prover: Prover, sym: Symmetry) -> tuple[int, OutputR
     the outputs of nonzero probability are at most :data:`SUPPORT_LIMIT` and fewer than the orbits, only their
     orbits are listed (:func:`_listed_outputs`); otherwise every orbit of the output action."""
     act = prover.action
-    reps_count = act.count_orbits(sym)
-    support, psi = _support(prover)
-    if support <= SUPPORT_LIMIT and support < reps_count:
-        listed = _listed_outputs(prover, psi, sym)
+    support = listed_support(prover, act.count_orbits(sym))
+    if support is not None:
+        listed = _listed_outputs(prover, support[1], sym)
         return len(listed), lambda: iter([listed]), True
-    return reps_count, lambda: act.orbits(sym), False
+    return act.count_orbits(sym), lambda: act.orbits(sym), False
 
 
 def _per_output_groups(
@@ -697,9 +730,14 @@ class PairDistribution:
     arith: Any
 
 
-def _output_orbits(act: OutputAction, sym: Symmetry, x: np.ndarray, xp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One output per orbit of the stabilizer of ``(x, x')`` in ``sym``, with the orbits' sizes."""
+def _output_orbits(
+    act: OutputAction, sym: Symmetry, x: np.ndarray, xp: np.ndarray, support: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One output per orbit of the stabilizer of ``(x, x')`` in ``sym``, with the orbits' sizes: of the outputs
+    ``support`` (rows of leaf offsets) when given, else of the whole output shape."""
     classes = _stabilizer_classes(sym, x, xp)
+    if support is not None:
+        return _support_orbits(act, classes, support)
     dtype = object if act.n > 60 else np.int64
     if any(kind == TUPLE for kind, _ in classes):
         return _tuple_orbits(act, [c for kind, c in classes if kind == TUPLE], dtype)
@@ -716,6 +754,20 @@ def _stabilizer_classes(sym: Symmetry, x: np.ndarray, xp: np.ndarray) -> list[tu
             by_type.setdefault((int(x[e]), int(xp[e])), []).append(e)
         classes.extend((block.kind, c) for c in by_type.values())
     return classes
+
+
+def _support_orbits(
+    act: OutputAction, classes: list[tuple[str, list[int]]], support: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The orbits, under the stabilizer's ``classes``, of the outputs with nonzero probability (``support``, every
+    one of them): since ``P(sigma(y) | pi x) = P(y | x)`` for every element of the program's group, the support is
+    a union of orbits, so each orbit is kept as its canonical member (:meth:`~.group.OutputAction.canonical`)
+    with the number of support outputs in it, its size; the outputs left out have probability 0 for every input.
+    Moves are those :func:`_tuple_orbits` or :func:`_index_orbits` use."""
+    kind = TUPLE if any(k == TUPLE for k, _ in classes) else INDEX
+    stabilizer = Symmetry(act.n, tuple(Block(tuple(c), kind) for k, c in classes if k == kind and len(c) > 1))
+    outputs, sizes = np.unique(act.canonical(support, stabilizer), axis=0, return_counts=True)
+    return outputs, sizes.astype(np.int64)
 
 
 def _tuple_orbits(act: OutputAction, classes: list[list[int]], dtype: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -782,6 +834,7 @@ def pair_distributions(
     act = prover.action
     counter = Counter(compiled, number_system(compiled, exact))
     domain = compiled.domain
+    support = _pair_support(prover)
     blocks = sym.covering()
     flips = {b.entries[0] for b in sym.blocks if b.flips}
     orbits = PairOrbits(
@@ -793,7 +846,7 @@ def pair_distributions(
     for xs, xps in orbits.chunks(1 << 12):
         for x, xp in zip(xs, xps):
             check("pair distributions")
-            outputs, mult = _output_orbits(act, sym, x, xp)
+            outputs, mult = _output_orbits(act, sym, x, xp, support)
             digits = np.repeat(np.stack([x, xp]), len(outputs), axis=0)
             values = counter.pairs(digits, np.concatenate([outputs, outputs]))
             yield PairDistribution(

@@ -99,6 +99,20 @@ def _exhaustive_privacy(
     """Algorithm 2 on the exhaustive sets (every neighbouring pair, every output), its plan reported with
     ``reason`` (``detection``: seconds spent seeking a symmetry)."""
     r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
+    return _exhaustive_report(r, reason, size, estimate, detection, start, considered)
+
+
+def _exhaustive_report(
+    r: Any,
+    reason: str,
+    size: int | None,
+    estimate: Any,
+    detection: float,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any:
+    """The result ``r`` of a run on the exhaustive sets with its plan: ``reason``, the ``size`` inputs, the
+    ``estimate``, ``detection`` seconds spent seeking a symmetry, and the options ``considered``."""
     plan = PlanReport(
         "exhaustive",
         reason,
@@ -452,32 +466,14 @@ def planned_accuracy(
     considered = [("exhaustive", estimate, "")]
     if budget is None:
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        plan = PlanReport(
-            "exhaustive",
-            "no structure sought (exhaustive sets are quick)",
-            size,
-            size,
-            estimate,
-            0.0,
-            time.perf_counter() - start,
-            considered=tuple(considered),
+        return _exhaustive_report(
+            r, "no structure sought (exhaustive sets are quick)", size, estimate, 0.0, start, considered
         )
-        return replace(r, seconds=plan.seconds, plan=plan)
     orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None, planned=True)
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        plan = PlanReport(
-            "exhaustive",
-            "no symmetry that pays",
-            size,
-            size,
-            estimate,
-            detection,
-            time.perf_counter() - start,
-            considered=tuple(considered),
-        )
-        return replace(r, seconds=plan.seconds, plan=plan)
+        return _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
     plan = PlanReport(

@@ -24,11 +24,11 @@ import numpy as np
 
 from ..base.numbers import ln_ratio
 from ..lang.weights import BitWeight
-from .floats import NEG_INF
+from .floats import NEG_INF, Sums
 
 
 @dataclass
-class Scaled:
+class Scaled(Sums):
     """Exact probabilities as integer numerators over the common denominator ``denominator``."""
 
     denominator: int
@@ -50,18 +50,6 @@ class Scaled:
         """``(a, b, d)`` with ``w(v) = a/d`` and ``w(not v) = b/d``."""
         d = math.lcm(w.one.denominator, w.zero.denominator)  # type: ignore[union-attr]
         return w.one.numerator * (d // w.one.denominator), w.zero.numerator * (d // w.zero.denominator), d  # type: ignore[union-attr]
-
-    @staticmethod
-    def mul(a: Any, b: Any) -> Any:
-        return a * b
-
-    @staticmethod
-    def add(a: Any, b: Any) -> Any:
-        return a + b
-
-    @staticmethod
-    def total(v: np.ndarray, axis: int) -> np.ndarray:
-        return np.asarray(v.sum(axis=axis))
 
     def as_log(self, v: Any) -> np.ndarray:
         """Values as natural logs (approximate; -inf for 0)."""
@@ -87,7 +75,7 @@ class Scaled:
         return ln_ratio(int(v), self.denominator) if v > 0 else NEG_INF
 
 
-class Rational:
+class Rational(Sums):
     """Exact probabilities as rationals (gmpy2 ``mpq``), for diagrams whose common denominator
     :class:`Scaled` would need is too large to carry in every cell (many random bits with
     large denominators, most of them skipped by any one path)."""
@@ -101,18 +89,6 @@ class Rational:
     @staticmethod
     def coefficients(w: BitWeight) -> tuple[Any, Any]:
         return gmpy2.mpq(w.one), gmpy2.mpq(w.zero)
-
-    @staticmethod
-    def mul(a: Any, b: Any) -> Any:
-        return a * b
-
-    @staticmethod
-    def add(a: Any, b: Any) -> Any:
-        return a + b
-
-    @staticmethod
-    def total(v: np.ndarray, axis: int) -> np.ndarray:
-        return np.asarray(v.sum(axis=axis))
 
     @staticmethod
     def as_log(v: Any) -> np.ndarray:

@@ -36,18 +36,9 @@ LN2 = math.log(2)
 LINEAR_MIN_LOG2 = -1000.0
 
 
-class Linear:
-    """Probabilities as float64."""
-
-    name = "float"
-    exact = False
-    dtype = np.float64
-    zero = 0.0
-    one = 1.0
-
-    @staticmethod
-    def coefficients(w: BitWeight) -> tuple[float, float]:
-        return float(w.one), float(w.zero)
+class Sums:
+    """The arithmetic of the number systems whose values are the probabilities themselves (float64, integer
+    numerators, rationals): a conjunction multiplies, a disjunction adds, and a total sums along an axis."""
 
     @staticmethod
     def mul(a: Any, b: Any) -> Any:
@@ -60,6 +51,20 @@ class Linear:
     @staticmethod
     def total(v: np.ndarray, axis: int) -> np.ndarray:
         return np.asarray(v.sum(axis=axis))
+
+
+class Linear(Sums):
+    """Probabilities as float64."""
+
+    name = "float"
+    exact = False
+    dtype = np.float64
+    zero = 0.0
+    one = 1.0
+
+    @staticmethod
+    def coefficients(w: BitWeight) -> tuple[float, float]:
+        return float(w.one), float(w.zero)
 
     @staticmethod
     def as_float(v: Any) -> Any:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -366,21 +366,36 @@ def _laplace_row(case: AuditCase) -> Modelled:
     spec: IntegerLaplace = case.spec
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     dists = discrete_laplace_outputs(spec)
-    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, lambda a, b: a != b, dists)
+    row, _ = _certified_row(case, claimed, spec.inputs, lambda a, b: a != b, dists, str)
+    return row, [(str(v), {y: float(p) for y, p in dists[k].items()}, v) for k, v in enumerate(spec.inputs)]
+
+
+def _certified_row(
+    case: AuditCase,
+    claimed: float,
+    inputs: Sequence[Any],
+    neighbours: Callable[[Any, Any], bool],
+    dists: list[dict[Hashable, Any]],
+    show: Callable[[Any], str],
+) -> tuple[AuditRow, tuple[int, int]]:
+    """The row of a case whose output distributions ``dists`` (one per input, exact reals) are a choice program:
+    its certified tight epsilon over the ``neighbours`` pairs against ``claimed``, the witness shown by ``show``;
+    and the witness pair's places in ``inputs``."""
+    prog, outputs, relation = choice_program(case.mechanism, inputs, neighbours, dists)
     r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
-    x, xp = spec.inputs[r.witness.x[0]], spec.inputs[r.witness.x_prime[0]]
+    i, j = r.witness.x[0], r.witness.x_prime[0]
     row = AuditRow(
         case.mechanism,
         case.params,
-        spec.d_in,
+        case.spec.d_in,
         claimed,
         r.interval.hi,
         None,
         certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
-        (str(x), str(xp), str(outputs[r.witness.y])),
+        (show(inputs[i]), show(inputs[j]), show(outputs[r.witness.y])),
         0.0,
     )
-    return row, [(str(v), {y: float(p) for y, p in dists[k].items()}, v) for k, v in enumerate(spec.inputs)]
+    return row, (i, j)
 
 
 # -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
@@ -459,21 +474,7 @@ def _top_k_row(case: AuditCase) -> Modelled:
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     inputs = spec.inputs
     dists: list[dict[Hashable, Any]] = [noisy_top_k_outputs(x, Fraction(spec.scale), spec.k) for x in inputs]
-    prog, outputs, relation = choice_program(case.mechanism, inputs, spec.neighbours, dists)
-    r = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
-    i, j, y = r.witness.x[0], r.witness.x_prime[0], outputs[r.witness.y]
-    assert isinstance(y, tuple)
-    row = AuditRow(
-        case.mechanism,
-        case.params,
-        spec.d_in,
-        claimed,
-        r.interval.hi,
-        None,
-        certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi),
-        (str(list(inputs[i])), str(list(inputs[j])), str(list(y))),
-        0.0,
-    )
+    row, (i, j) = _certified_row(case, claimed, inputs, spec.neighbours, dists, lambda v: str(list(v)))
     return row, [(str(list(inputs[m])), {y: float(p) for y, p in dists[m].items()}, inputs[m]) for m in (i, j)]
 
 

@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("pure_ldp.frequency_oracles")
 
 import brute  # noqa: E402
+from reports import script_output  # noqa: E402
 
 from wmcdp.audit.execution import GRID, exact_distribution  # noqa: E402
 from wmcdp.audit.pureldp import audit_pureldp, cases, distributions  # noqa: E402
@@ -222,7 +223,7 @@ def test_report_of_the_hadamard_mechanism_and_the_sketches(tmp_path, label, refe
     (case,) = cases(label)
     c = case.spec.build()
     ref = {x: brute.distribution(lambda x, choose: randomizer(c, x, choose), x) for x in case.spec.inputs}
-    out = _script_output(_report(tmp_path, label))
+    out = script_output(_report(tmp_path, label))
     assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
 
 
@@ -321,15 +322,6 @@ def _field(text: str, name: str) -> str:
     return line.split(" = ", 1)[1].split(" (about")[0] if " = " in line else line
 
 
-def _script_output(text: str) -> list[str]:
-    """Run the report's script with wmcdp made unimportable."""
-    script = text.split("```python\n", 1)[1].split("```", 1)[0]
-    assert "wmcdp" not in script
-    code = "import sys\nsys.modules['wmcdp'] = None\n" + script
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    return done.stdout.splitlines()
-
-
 def test_report_of_direct_encoding(tmp_path):
     """The report's probabilities and sample size against the closed form of DE (below(p), its complement over
     d - 1) and the tester's formula at 50 digits; its script runs and prints the same exact ratio."""
@@ -345,7 +337,7 @@ def test_report_of_direct_encoding(tmp_path):
         spread = (1 - p) / p + (1 - pp) / pp
         n = Z**2 * Decimal(spread.numerator) / Decimal(spread.denominator) / gap**2
     assert f"about {float(n):.3g} outputs under each input" in text
-    out = _script_output(text)
+    out = script_output(text)
     assert f"exact ratio: {p / pp}" in out and out[-1] == "VIOLATED"
 
 
@@ -361,7 +353,7 @@ def test_report_of_rappor_with_an_impossible_output(tmp_path):
     assert F(_field(text, "P(y | x)")) == ref[y] and _field(text, "P(y | x')") == "0"
     n = math.exp(5.0) * math.log(1000) / float(ref[y])
     assert f"about {n:.3g} outputs under each input" in text
-    out = _script_output(text)
+    out = script_output(text)
     assert "exact ratio: inf" in out and "with one of its own bits cleared: 0 of 20000" in "\n".join(out)
 
 

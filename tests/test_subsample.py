@@ -18,6 +18,7 @@ import pytest
 from wmcdp import (
     Bits,
     IntVector,
+    Parameter,
     Program,
     WmcdpError,
     add_remove,
@@ -28,6 +29,7 @@ from wmcdp import (
     ite,
     privacy_loss_distribution,
     privacy_profile,
+    sample,
     subsample,
     synthesize_approximate,
     synthesize_privacy,
@@ -36,6 +38,7 @@ from wmcdp import (
 )
 from wmcdp.cli import main
 from wmcdp.lang.relations import NEIGHBOURS
+from wmcdp.notions.sampling import wilson_interval
 
 LAM = F(1, 4)  # randomized response flips with probability 1/4: e^ε = 3
 
@@ -123,6 +126,20 @@ def test_a_float_rate_gives_the_mixture_in_floats():
         assert dist.keys() == want.keys() and all(dist[y] == pytest.approx(float(want[y]), abs=1e-15) for y in dist)
 
 
+@pytest.mark.parametrize("how, x", [({"q": F(1, 2)}, (1, 1)), ({"n": 4}, (1, 1, 0, 0)), ({"n": 3}, (0, 1, 1))])
+def test_concrete_runs_follow_the_distribution(how, x):
+    """``sample`` runs the subsampled program on constants (the drawn subset only): its frequencies lie in Wilson
+    intervals around the exact probabilities, and it never gives an output of probability 0."""
+    program = subsample(Program("copy", Bits(2), lambda z: (z[0], z[1])), how.get("q"), n=how.get("n"))
+    exact = distributions(program)[x]
+    k = 3000
+    counts = sample(program, x, k, seed=1)
+    assert set(counts) <= set(exact)
+    for y, p in exact.items():
+        lo, hi = wilson_interval(counts[y], k, 1 - 1e-9)
+        assert lo <= p <= hi, (y, counts[y], p)
+
+
 # -- the edges --------------------------------------------------------------------------------
 
 
@@ -179,6 +196,13 @@ def test_poisson_amplification_is_attained_by_randomized_response(name, lam, q, 
     r = synthesize_privacy(subsample(make(n, lam), q))
     assert r.ratio == 1 + q * (ratio - 1)
     assert r.epsilon == pytest.approx(math.log1p(float(q * (ratio - 1))), rel=1e-15)
+
+
+def test_the_amplified_ratio_as_a_function_of_the_rate():
+    """With a symbolic rate the bound is the closed form itself: e^ε′ = 1 + 2q on all of [0, 1] for RR at e^ε = 3."""
+    r = synthesize_privacy(subsample(rr(2), Parameter("q", 0, 1)))
+    assert len(r.pieces) == 1
+    assert all(r.ratio_at(q) == 1 + 2 * q for q in (F(0), F(1, 7), F(1, 2), F(1)))
 
 
 @pytest.mark.parametrize("lam", [F(1, 4), F(1, 10)])

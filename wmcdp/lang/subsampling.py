@@ -23,6 +23,7 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import Number, as_int, format_number, probability
+from .circuit import FALSE
 from .program import Program, Vector
 from .relations import add_remove
 from .values import MAX_SELECTIONS, Bool, Int, current, flip, ite, uniform
@@ -113,7 +114,7 @@ def _record(pick: Int, x: Sequence[Any], slots: list[int]) -> Any:
     c = current()
     guards: dict[int, list[int]] = {}
     for k, slot in enumerate(slots):
-        guards.setdefault(slot, []).append(pick.guards[k])
+        guards.setdefault(slot, []).append(pick.guards.get(k, FALSE))  # a concrete run keeps the drawn k only
     chosen = sorted(guards)
     out = x[chosen[-1]]
     for slot in reversed(chosen[:-1]):

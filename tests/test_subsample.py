@@ -383,6 +383,15 @@ def test_the_commands_subsample(capsys):
     assert capsys.readouterr().out.strip().splitlines()[-1].split(",")[1] in ("0.25", "1/4")
 
 
+def test_a_subsample_of_a_program_with_a_symbolic_parameter(capsys):
+    """e^ε′ = 1 + q((1 − λ)/λ − 1) = (1/5 + (3/5)λ) / λ at q = 1/5, as a function of λ."""
+    out = _json(
+        capsys, ["privacy", "randomized_response", "-p", "n=2", "--symbolic", "lam=1/10:1/2", "--subsample", "1/5"]
+    )
+    assert [(p["numerator"], p["denominator"]) for p in out["pieces"]] == [(["1/5", "3/5"], ["0", "1"])]
+    assert out["program"] == "subsampled_randomized_response" and out["neighbours"] == "add-remove"
+
+
 def test_the_absent_value_on_the_command_line(capsys):
     """On bits with 1 as the empty slot the worst pair adds a 0: (q 3/4 + (1 − q) 1/4) / (1/4) = 1 + 2q at y = 0."""
     assert _json(capsys, ["privacy", *RR, "--subsample", "1/5", "--absent", "1"])["ratio_exact"] == "7/5"

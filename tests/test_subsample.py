@@ -354,6 +354,7 @@ def test_a_poisson_subsample_with_another_absent_value_is_private_under_its_rela
 
 def test_the_poisson_program_declares_add_remove():
     assert subsample(rr(2), F(1, 2)).neighbours == "add-remove"
+    assert subsample(kary(2), F(1, 2), absent=0).neighbours == "add-remove"  # the lowest value is the default
     other = subsample(kary(2), F(1, 2), absent=2).neighbours
     assert other.name == "add-remove(absent=2)" and other == add_remove(2)
 

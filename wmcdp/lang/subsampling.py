@@ -66,15 +66,13 @@ def _poisson(program: Program, q: Number, absent: int | None) -> Program:
     def body(x: Sequence[Any]) -> object:
         return program.body(_Slots(len(x), lambda i: ite(flip(q), x[i], value)))
 
-    params = {**program.params, "subsample_q": q}
-    if absent is not None:
-        params["absent"] = empty
+    lowest = empty == domain.lo
     return Program(
         f"subsampled_{program.name}",
         domain,
         body,
-        params,
-        neighbours="add-remove" if absent is None else add_remove(empty),
+        {**program.params, "subsample_q": q, **({} if lowest else {"absent": empty})},
+        neighbours="add-remove" if lowest else add_remove(empty),
         description=f"{program.name} on a Poisson subsample at rate {format_number(q)} (absent value {empty})",
     )
 

@@ -150,3 +150,28 @@ def product(dist: dict, k: int) -> dict:
     for _ in range(k):
         out = {ys + (y,): p * q for ys, p in out.items() for y, q in dist.items()}
     return out
+
+
+# -- subsampling (the mixtures over subsets, written out) ---------------------------------------
+
+def poisson_subsampled(fn: Callable, x: tuple, q, absent) -> dict:
+    """``P(y | x)`` of ``fn`` on a Poisson subsample: ``sum over S ⊆ slots of q^|S| (1-q)^(n-|S|) P_fn(y | x_S)``,
+    where ``x_S`` keeps the records of ``S`` and puts ``absent`` everywhere else."""
+    q, n, out = Fraction(q), len(x), {}
+    for kept in itertools.product((0, 1), repeat=n):
+        weight = math.prod(q if k else 1 - q for k in kept)
+        z = tuple(xi if k else absent for xi, k in zip(x, kept))
+        for y, p in distribution(fn, z).items():
+            out[y] = out.get(y, Fraction(0)) + weight * p
+    return out
+
+
+def sampled_without_replacement(fn: Callable, x: tuple, m: int) -> dict:
+    """``P(y | x)`` of ``fn`` on ``m`` of the records of ``x`` drawn without replacement: the uniform mixture over
+    the ``C(n, m)`` subsets ``S`` of ``P_fn(y | (x_s for s in S in increasing order))``."""
+    subsets = list(itertools.combinations(range(len(x)), m))
+    out: dict = {}
+    for S in subsets:
+        for y, p in distribution(fn, tuple(x[s] for s in S)).items():
+            out[y] = out.get(y, Fraction(0)) + Fraction(p, len(subsets))
+    return out

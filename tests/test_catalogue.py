@@ -150,12 +150,13 @@ CASES = [
      lambda: synthesize_accuracy(rr_counting(2, 0.2), alpha=1, V=lambda x: float("nan")),
      ["accuracy", "{f}:nan_target", "--alpha", "1"]),
     ("unknown neighbour relation",
-     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, "
+     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, add-remove, "
      "or give a function (FILE.py:FUNC)",
      lambda: synthesize_privacy(randomized_response(2, 0.2), neighbours="adjacent"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--neighbours", "adjacent"]),
     ("program declaring an unknown relation",
-     "program adj declares the unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries",
+     "program adj declares the unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, "
+     "add-remove",
      lambda: Program("adj", Bits(1), lambda x: x[0], neighbours="adjacent"), ["privacy", "{f}:adjacent"]),
     ("a neighbour relation that is not symmetric",
      "the neighbour relation one_way is not symmetric: 1 is a neighbour of 0, but not the other way round",

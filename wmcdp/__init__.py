@@ -39,6 +39,7 @@ _EXPORTS = {
     "ite": "lang",
     "truncated_geometric": "lang",
     "uniform": "lang",
+    "subsample": "lang.subsampling",
     # compilation and Algorithm 1
     "compile_program": "compile",
     "Compiled": "compile",
@@ -67,6 +68,7 @@ _EXPORTS = {
     "InferenceSet": "lang.sets",
     "PrivacySet": "lang.sets",
     "Relation": "lang.relations",
+    "add_remove": "lang.relations",
     "exhaustive_accuracy": "lang.sets",
     "exhaustive_inference": "lang.sets",
     "exhaustive_privacy": "lang.sets",
@@ -149,12 +151,14 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang.models import grid_model as grid_model
     from .lang.parameter import Parameter as Parameter
     from .lang.relations import Relation as Relation
+    from .lang.relations import add_remove as add_remove
     from .lang.sets import AccuracySet as AccuracySet
     from .lang.sets import InferenceSet as InferenceSet
     from .lang.sets import PrivacySet as PrivacySet
     from .lang.sets import exhaustive_accuracy as exhaustive_accuracy
     from .lang.sets import exhaustive_inference as exhaustive_inference
     from .lang.sets import exhaustive_privacy as exhaustive_privacy
+    from .lang.subsampling import subsample as subsample
     from .notions.accuracy import AccuracyResult as AccuracyResult
     from .notions.accuracy import synthesize_accuracy as synthesize_accuracy
     from .notions.approximate import ApproximateResult as ApproximateResult

@@ -86,7 +86,34 @@ def exact_mode(args: argparse.Namespace) -> Any:
 
 
 def program_of(args: argparse.Namespace) -> Program:
-    return build_program(args.program, params(args.param, bool(getattr(args, "exact", False))))
+    return subsampled(args, build_program(args.program, params(args.param, bool(getattr(args, "exact", False)))))
+
+
+def subsampled(args: argparse.Namespace, program: Program) -> Program:
+    """``program`` on the subsample of ``--subsample Q`` or ``--subsample-n N`` (with ``--absent V``), or
+    ``program`` itself without them (:func:`wmcdp.subsample`; ``Q`` parses as ``-p`` values do)."""
+    q, n, absent = (getattr(args, name, None) for name in ("subsample", "subsample_n", "absent"))
+    if q is None:
+        if absent is not None:
+            raise WmcdpError("--absent applies with --subsample (Poisson sampling) only")
+        if n is None:
+            return program
+    from ..lang.subsampling import subsample
+
+    return subsample(
+        program,
+        None if q is None else _option_number("--subsample", q, bool(getattr(args, "exact", False))),
+        n=None if n is None else _option_number("--subsample-n", n, True),
+        absent=None if absent is None else _option_number("--absent", absent, True),
+    )
+
+
+def _option_number(option: str, text: str, exact: bool) -> Any:
+    """The number an option gives (``1/5`` exact, a decimal a float unless ``exact``), or one line naming it."""
+    try:
+        return parse_number(text, exact=exact)
+    except WmcdpError as exc:
+        raise WmcdpError(f"{option}: {exc}") from None
 
 
 def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Compiled:

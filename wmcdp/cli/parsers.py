@@ -22,7 +22,7 @@ from ..base.limits import MAX_MEMORY
 #: the knowledge compilers (``wmcdp.compile.BACKENDS``)
 BACKENDS = ("bdd", "sdd")
 #: the built-in neighbour relations (``wmcdp.lang.relations.NEIGHBOURS``)
-NEIGHBOURS = ("hamming", "one-entry", "all-entries")
+NEIGHBOURS = ("hamming", "one-entry", "all-entries", "add-remove")
 #: the formats of rows (``wmcdp.report.tables.FORMATS``)
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 #: how ``--compose`` composes (``wmcdp.notions.approximate.ACCOUNTANTS``)
@@ -176,6 +176,25 @@ def composition_args(q: argparse.ArgumentParser) -> None:
     )
 
 
+def subsample_args(q: argparse.ArgumentParser) -> None:
+    """``--subsample Q`` / ``--subsample-n N`` (and ``--absent V``): the program on a random subsample of its records
+    (:func:`wmcdp.subsample`)."""
+    how = q.add_mutually_exclusive_group()
+    how.add_argument(
+        "--subsample",
+        metavar="Q",
+        help="run the program on a Poisson subsample at rate Q, under add/remove neighbours ('1/5' is exact)",
+    )
+    how.add_argument(
+        "--subsample-n",
+        metavar="N",
+        help="the program's m entries are m of N records drawn without replacement, under substitution (hamming)",
+    )
+    q.add_argument(
+        "--absent", metavar="V", help="with --subsample: the entry value of an empty slot (default: the lowest)"
+    )
+
+
 def pair_args(q: argparse.ArgumentParser) -> None:
     privacy_args(q)
     q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
@@ -197,6 +216,7 @@ def _bounds(sub: Any) -> None:
         metavar="X",
         help="the data-centric epsilon of the database X (0101 or 2,0,1): the pairs of X and its neighbours only",
     )
+    subsample_args(q)
     symbolic_args(q)
     certified_arg(q)
     q.set_defaults(run=_run("bounds", "run_privacy"))
@@ -215,6 +235,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
     q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)
+    subsample_args(q)
     symbolic_args(q)
     certified_arg(q)
     q.set_defaults(run=_run("beyond", "run_approx"))
@@ -222,6 +243,7 @@ def _beyond(sub: Any) -> None:
     q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
     pair_args(q)
     q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
+    subsample_args(q)
     certified_arg(q)
     q.set_defaults(run=_run("beyond", "run_renyi"))
 
@@ -229,6 +251,7 @@ def _beyond(sub: Any) -> None:
     pair_args(q)
     q.add_argument("--epsilons", required=True, help="start:stop:step, a list v1,v2,..., or both; ln:R is exact")
     composition_args(q)
+    subsample_args(q)
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
     q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
@@ -299,6 +322,7 @@ __all__ = [
     "program_args",
     "register",
     "sampling_args",
+    "subsample_args",
     "symbolic_args",
     "synthesis_args",
 ]

@@ -48,14 +48,14 @@ def _check_writable(path: str) -> None:
 def program_and_parameter(args: argparse.Namespace) -> tuple[Any, Parameter | None]:
     """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
     from ..lang.registry import build_program
-    from .common import program_of
+    from .common import program_of, subsampled
 
     parameter = parameter_of(args)
     if parameter is None:
         return program_of(args), None
     if getattr(args, "workers", None) or getattr(args, "scheduler", None):
         raise WmcdpError("--symbolic runs in one process; leave out --workers and --scheduler")
-    return build_program(args.program, symbolic_params(args, parameter)), parameter
+    return subsampled(args, build_program(args.program, symbolic_params(args, parameter))), parameter
 
 
 def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Neighbour relations: which inputs of a program's domain are neighbours (docs/dsl.md, "Neighbour relations").
 
 ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry moves by +-1, all others equal),
-``all-entries`` (every entry moves by at most 1), or a user relation given as a generator of neighbours or as a
+``all-entries`` (every entry moves by at most 1), ``add-remove`` (one record is added to or removed from a slot
+holding the *absent* value, :func:`add_remove`), or a user relation given as a generator of neighbours or as a
 symmetric predicate (:func:`relation_from_function`). A program declares one (:class:`wmcdp.Program`'s
 ``neighbours``); the sets, plans and notions enumerate its pairs (:meth:`Relation.directions`).
 """
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..base.errors import USER_FAILURES, WmcdpError
 from ..base.limits import LimitExceeded, check
+from ..base.numbers import as_int
 from .shape import format_value
 
 if TYPE_CHECKING:
@@ -186,10 +188,52 @@ def _all_entries(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]
             yield xp
 
 
+@dataclass(frozen=True)
+class _AddRemove:
+    """The neighbours of ``x`` under add/remove with the absent value ``absent`` (None: the domain's ``lo``).
+
+    A slot holding ``absent`` is empty; a neighbour adds a record to one empty slot (any other value, in increasing
+    order) or removes the record of one full slot (it becomes ``absent``), entries in order. The relation is
+    symmetric by construction: adding ``v`` to slot ``i`` of ``x`` and removing it from ``x'`` are the same pair.
+    """
+
+    absent: int | None
+
+    def __call__(self, domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        absent = domain.lo if self.absent is None else self.absent
+        if not domain.lo <= absent <= domain.hi:
+            raise WmcdpError(
+                f"the add-remove relation's absent value {absent} is outside the entry range {domain.lo}..{domain.hi}"
+            )
+        for i, xi in enumerate(x):
+            for v in domain.entry_values if xi == absent else (absent,):
+                if v != xi:
+                    yield x[:i] + (v,) + x[i + 1 :]
+
+
+def add_remove(absent: int | None = None) -> Relation:
+    """Add/remove neighbours: ``x`` and ``x'`` differ in exactly one entry, and one of the two values there is
+    ``absent`` (the value of a slot with no record; default: the domain's lower end ``lo``).
+
+    ``add_remove()`` is the named relation ``"add-remove"``. On bits (``{0,1}^n``) it is ``hamming`` whichever
+    value is absent: a changed bit always has a 0 and a 1 on its two sides. It is listed input by input (as a
+    relation you write, without the symmetry check): the planner's independent parts and proved symmetries
+    cover ``hamming``, ``one-entry`` and ``all-entries`` only, so on bits ``neighbours="hamming"`` gives the
+    same bound with those plans.
+    """
+    if absent is None:
+        return _ADD_REMOVE
+    value = as_int(absent, "the absent value")
+    return Relation(f"add-remove(absent={value})", _AddRemove(value))
+
+
+_ADD_REMOVE = Relation("add-remove", _AddRemove(None))
+
 NEIGHBOURS: dict[str, Relation] = {
     "hamming": Relation("hamming", _hamming, builtin=True),
     "one-entry": Relation("one-entry", _one_entry, builtin=True),
     "all-entries": Relation("all-entries", _all_entries, builtin=True),
+    "add-remove": _ADD_REMOVE,
 }
 
 

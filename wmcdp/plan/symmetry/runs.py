@@ -166,7 +166,8 @@ def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
     if not relation.builtin:
         raise WmcdpError(
-            f"automatic symmetry sets need a built-in neighbour relation ({', '.join(NEIGHBOURS)}), "
+            f"automatic symmetry sets need a built-in neighbour relation "
+            f"({', '.join(name for name, r in NEIGHBOURS.items() if r.builtin)}), "
             f"not the user relation {relation.name}"
         )
     return relation.name

@@ -11,7 +11,7 @@ from fractions import Fraction
 import brute
 import pytest
 
-from wmcdp import synthesize_approximate
+from wmcdp import privacy_profile, synthesize_approximate
 from wmcdp.base.errors import WmcdpError
 from wmcdp.lang import IntVector, Program, flip, ite, uniform
 from wmcdp.plan.shuffled_binary import ShuffledReports
@@ -99,6 +99,18 @@ def test_through_synthesize_approximate_at_ten_thousand_users():
     assert len(x) == 10**4 and sum(a != b for a, b in zip(x, x_prime)) == 1
 
 
+def test_profile_equals_the_enumeration():
+    """privacy_profile takes the same pair set: δ at each ε equals the maximum over every pair of datasets."""
+    n, ps = 4, (Fraction(1, 5), Fraction(1, 2), Fraction(2, 3))
+    dists = _datasets(n, ps)
+    local = _local(ps)
+    points = privacy_profile(local, [0.1, 0.5], ShuffledReports.of(local, n))
+    for point in points:
+        t = Fraction(math.exp(point.epsilon))  # the float e^ε itself, so the enumeration is at the same ε
+        exact, _ = brute.max_over_pairs(dists, _hamming(len(ps)), lambda p, q, t=t: brute.hockey(p, q, t))
+        assert float(point.interval.lo) * (1 - 1e-14) <= exact <= float(point.interval.hi) * (1 + 1e-14)
+
+
 def test_refusals():
     three = Program("three_reports", IntVector(1, 0, 1), lambda x: ite(x[0] == 0, uniform(0, 2), uniform(0, 1)))
     with pytest.raises(WmcdpError, match="has 3 reports"):
@@ -106,6 +118,16 @@ def test_refusals():
     certain = Program("certain", IntVector(1, 0, 1), lambda x: ite(x[0] == 0, flip(Fraction(1, 2)), flip(1)))
     with pytest.raises(WmcdpError, match="probability 0 or 1"):
         ShuffledReports.of(certain, 10**4)
+    two_users = Program("two_users", IntVector(2, 0, 1), lambda x: ite(x[0] == x[1], flip(Fraction(1, 3)), flip(0)))
+    with pytest.raises(WmcdpError, match="takes one user's value"):
+        ShuffledReports.of(two_users, 10**4)
+    with pytest.raises(WmcdpError, match="float mode"):
+        synthesize_approximate(
+            _local((Fraction(1, 5), Fraction(1, 2))),
+            ShuffledReports.of(_local((Fraction(1, 5), Fraction(1, 2))), 10**4),
+            delta=1e-6,
+            exact=True,
+        )
 
 
 # -- why k-ary RR with k >= 3 is refused at scale ------------------------------------------------------------------

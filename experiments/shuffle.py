@@ -60,6 +60,10 @@ every configuration j up to n = 10^4, where it is the maximum over all of them),
 randomizer: FMT's [0.1675, 0.1728] bounds every such randomizer, so binary RR must be at or below it. Then
 shuffled 2-ary RR (``kary_rr_histogram``, k = 2) at n = 1001, 10^4, 10^5 through the same symmetry sets (reduction 0:
 binary RR counting read as n − c), beside scipy's δ of its witness pair from the definition; k ≥ 3 is refused there.
+Then two two-report local randomizers written in the DSL (``ShuffledReports``, :mod:`wmcdp.plan.shuffled_binary`:
+the others at the two values of extreme report probability, two orientations) at n = 10^4, 10^5, 10^6: ε(δ = 1e-6)
+and δ at 0.9 ε(δ), beside scipy at the witness configuration, and at n = 10^4 beside scipy's maximum over every
+configuration of both orientations (``--reports`` runs this table alone).
 """
 
 from __future__ import annotations

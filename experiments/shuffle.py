@@ -60,6 +60,10 @@ every configuration j up to n = 10^4, where it is the maximum over all of them),
 randomizer: FMT's [0.1675, 0.1728] bounds every such randomizer, so binary RR must be at or below it. Then
 shuffled 2-ary RR (``kary_rr_histogram``, k = 2) at n = 1001, 10^4, 10^5 through the same symmetry sets (reduction 0:
 binary RR counting read as n − c), beside scipy's δ of its witness pair from the definition; k ≥ 3 is refused there.
+Then two two-report local randomizers written in the DSL (``ShuffledReports``, :mod:`wmcdp.plan.shuffled_binary`:
+the others at the two values of extreme report probability, two orientations) at n = 10^4, 10^5, 10^6: ε(δ = 1e-6)
+and δ at 0.9 ε(δ), beside scipy at the witness configuration, and at n = 10^4 beside scipy's maximum over every
+configuration of both orientations (``--reports`` runs this table alone).
 """
 
 from __future__ import annotations
@@ -78,7 +82,7 @@ sys.path.insert(0, str(HERE))
 
 import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
-from scipy import special, stats  # noqa: E402
+from scipy import signal, special, stats  # noqa: E402
 
 from wmcdp import symmetry_sets  # noqa: E402
 from wmcdp.programs import kary_rr_histogram, rr_counting  # noqa: E402
@@ -429,18 +433,18 @@ SCALE_NS = (10**3, 10**4, 10**5, 10**6)
 SCALE_EPS = {4.0: 0.05, math.log(3): 0.03}   # ε0 → the fixed ε (δ stays in the float range of the scipy check)
 
 
-def scipy_delta_j(n: int, lam: float, eps: float, j: int) -> float:
-    """δ of configuration j (j ones among the other n − 1 users, the differing user 0 → 1), independently:
-    scipy pmfs on ±40σ windows, direct convolution, Σ_y max(0, P(y) − e^ε P'(y))."""
+def scipy_delta_j(n: int, lo: float, hi: float, eps: float, j: int, convolve=np.convolve) -> float:
+    """δ of configuration j (j of the other n − 1 users report 1 with probability hi, the rest with lo; the
+    differing user with lo in x, hi in x'; binary RR: lo = λ, hi = 1 − λ), independently: scipy pmfs on ±40σ
+    windows, direct convolution (or ``signal.fftconvolve`` for scans of every j, absolute error ~1e-16, used only
+    where δ is far above it), Σ_y max(0, P(y) − e^ε P'(y))."""
     def window(N, p):
         sd = math.sqrt(N * p * (1 - p)) + 1
         k = np.arange(max(0, int(N * p - 40 * sd)), min(N, int(N * p + 40 * sd)) + 1)
-        return k[0], stats.binom.pmf(k, N, p)
-    a0, a = window(j, 1 - lam)
-    b0, b = window(n - 1 - j, lam)
-    z = np.convolve(a, b)
-    P = np.convolve(z, [1 - lam, lam])
-    Q = np.convolve(z, [lam, 1 - lam])
+        return stats.binom.pmf(k, N, p)
+    z = convolve(window(j, hi), window(n - 1 - j, lo))
+    P = np.convolve(z, [1 - lo, lo])
+    Q = np.convolve(z, [1 - hi, hi])
     return float(np.maximum(P - math.exp(eps) * Q, 0).sum())
 
 
@@ -472,11 +476,11 @@ def scale_table(out: list[str]) -> None:
             s = ShuffledCounting.of(n, lam)
             d, td, md = timed(lambda: s.delta(eps))
             e, te, me = timed(lambda: s.epsilon(DELTA))
-            j = d.witness[0]
-            ref = scipy_delta_j(n, lam, eps, j)
+            j = d.j
+            ref = scipy_delta_j(n, lam, 1 - lam, eps, j)
             full = "-"
             if n <= 10**4:  # the maximum over every configuration, independently
-                best = max(scipy_delta_j(n, lam, eps, k) for k in range(n))
+                best = max(scipy_delta_j(n, lam, 1 - lam, eps, k) for k in range(n))
                 assert abs(best - d.delta) <= 1e-9 * best, (n, eps0, best, d.delta)
                 full = "yes"
             assert math.exp(d.lo) <= ref * (1 + 1e-9) and ref <= math.exp(d.hi) * (1 + 1e-9), (n, eps0, ref, d)
@@ -540,18 +544,74 @@ def kary_scale_table(out: list[str]) -> None:
                "pairs reach k = 3 at n = 80 (109 s, 1.5 GB) and k = 4 at n = 25 (33 s, 1.2 GB) at λ = 1/4, ε = 0.5")
 
 
+REPORTS_NS = (10**4, 10**5, 10**6)
+REPORTS_AT = 0.9  # δ(ε) at ε = 0.9 ε(δ = 1e-6), so that δ stays well inside the float range of the scipy check
+
+
+def local_randomizers() -> dict:
+    """Two-report local randomizers written in the DSL: a value in 0..2 reporting 1 with probability 1/5, 1/2,
+    2/3; a one-sided bit reporting 1 with probability 1/10 (value 0) or 1/3 (value 1)."""
+    from wmcdp.lang import Bits, IntVector, Program, flip, ite
+
+    ps = (Fraction(1, 5), Fraction(1, 2), Fraction(2, 3))
+    three = Program("three_values", IntVector(1, 0, 2),
+                    lambda x: ite(x[0] == 0, flip(ps[0]), ite(x[0] == 1, flip(ps[1]), flip(ps[2]))))
+    one_sided = Program("one_sided_bit", Bits(1), lambda x: ite(x[0], flip(Fraction(1, 3)), flip(Fraction(1, 10))))
+    return {"three_values": three, "one_sided_bit": one_sided}
+
+
+def reports_scale_table(out: list[str]) -> None:
+    """Shuffles of two-report DSL local randomizers (wmcdp.plan.shuffled_binary: the others at the two extreme
+    values, two orientations, the shuffled_rr search), timed, beside scipy at the witness configuration, and at
+    n = 10^4 beside scipy's maximum over every configuration of both orientations (FFT convolution)."""
+    from wmcdp.plan.shuffled_binary import ShuffledReports
+
+    out += ["", "Scale: shuffled two-report local randomizers written in the DSL (wmcdp.plan.shuffled_binary), ε at "
+            f"δ = {DELTA:g}, δ at ε = {REPORTS_AT} ε(δ); best of 3 runs, tracemalloc peak of one more run",
+            f"{'randomizer':>14} {'n':>8} | {'ε':>9} {'δ(ε) wmcdp':>22} {'rel. width':>10} {'j*':>6} {'or.':>3} {'t':>7} "
+            f"{'peak':>8} | {'scipy at j*':>22} {'ratio':>16} {'all j':>5} | {'ε(δ) wmcdp':>12} "
+            f"{'[lo, hi] width':>14} {'t':>7} {'peak':>8}", "-" * 182]
+    for name, local in local_randomizers().items():
+        for n in REPORTS_NS:
+            s = ShuffledReports.of(local, n)
+            e, te, me = timed(lambda: s.epsilon(DELTA))
+            eps = REPORTS_AT * e.epsilon
+            d, td, md = timed(lambda: s.delta(eps))
+            b = s.orientations()[d.orientation]
+            ref = scipy_delta_j(n, float(b.lo), float(b.hi), eps, d.j)
+            assert math.exp(d.lo) <= ref * (1 + 1e-9) and ref <= math.exp(d.hi) * (1 + 1e-9), (name, n, ref, d)
+            full = "-"
+            if n <= 10**4:
+                best = max(scipy_delta_j(n, float(o.lo), float(o.hi), eps, j, signal.fftconvolve)
+                           for o in s.orientations() for j in range(n))
+                assert abs(best - d.delta) <= 1e-9 * best, (name, n, best, d.delta)
+                full = "yes"
+            out.append(f"{name:>14} {n:>8} | {eps:>9.6f} {d.delta:>22.15e} {d.hi - d.lo:>10.1e} {d.j:>6} {d.orientation:>3} "
+                       f"{td:>6.2f}s {md / 2**20:>6.1f}MB | {ref:>22.15e} {d.delta / ref:>16.13f} {full:>5} | "
+                       f"{e.epsilon:>12.9f} {e.hi - e.lo:>14.1e} {te:>6.2f}s {me / 2**20:>6.1f}MB")
+            print(out[-1], flush=True)
+    out.append("Three or more reports (k-ary RR with k >= 3, unary encoding): no reduction at scale; the listed pairs "
+               "of wmcdp.plan.shuffle reach k = 3 at n = 80 and k = 4 at n = 25 (see the k-ary line above).")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="n <= 100 and a smaller k-ary grid")
     ap.add_argument("--big", action="store_true", help="also k = 3 at n = 100 and k = 4 at n = 30 (ε0 = 1)")
-    ap.add_argument("--scale", action="store_true", help="only the scale table, n = 10^3 .. 10^6")
+    ap.add_argument("--scale", action="store_true", help="only the scale tables, n = 10^3 .. 10^6")
+    ap.add_argument("--reports", action="store_true", help="only the two-report randomizer scale table")
     args = ap.parse_args()
     start = time.perf_counter()
+    if args.reports:
+        out = []
+        reports_scale_table(out)
+        return
     if args.scale:
         out = [f"python {platform.python_version()}, numpy {np.__version__}; command: python experiments/shuffle.py "
                "--scale", ""]
         scale_table(out)
         kary_scale_table(out)
+        reports_scale_table(out)
         out += ["", f"all assertions passed; total wall time {time.perf_counter() - start:.1f} s"]
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / "shuffle_scale.txt").write_text("\n".join(out) + "\n")

@@ -47,8 +47,9 @@ maximised over the pairs in both orders):
   Past ``n = 1000`` users :func:`kary_sets` hands out, for ``k = 2``, the pairs as
   :class:`wmcdp.plan.shuffled_rr.ShuffledCounting` (2-ary RR's count of reports 0 is ``n`` minus RR counting's
   count of ones on the same dataset; reduction 0 of that module), and refuses ``k ≥ 3`` in one line: the
-  others' histograms there are not reduced to a small family by a proof, and the ``(n+1)^k`` histograms above
-  cannot be listed.
+  others' histograms there are not reduced to a small family by a proof (enumerating every dataset at ``n = 5``,
+  ``k = 3`` shows that neither "all others at a third value" nor "all others at the pair's two values" is always
+  worst, ``tests/test_shuffled_binary.py``), and the ``(n+1)^k`` histograms above cannot be listed.
 """
 
 from __future__ import annotations
@@ -157,5 +158,6 @@ def kary_sets(n: int, k: int, lam: Number) -> tuple:
         return ShuffledCounting.of(n, lam, kary_inference(n, k, lam).diagram_size, two_ary=True), None
     raise WmcdpError(
         f"shuffled k-ary RR past n = {SCALE_FROM} users is computed for k = 2 only; for k >= 3 no proved reduction "
-        "of the other users' histograms to a small family is known here (use n <= 1000)"
+        "of the other users' histograms to a small family is known here (neither 'all at a third value' nor 'all at "
+        "the pair's two values' is always worst; see wmcdp.plan.shuffled_binary); use n <= 1000"
     )

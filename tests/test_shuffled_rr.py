@@ -13,7 +13,7 @@ import pytest
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.cli import main
-from wmcdp.plan.shuffled_rr import Noise, ShuffledCounting, Threshold, hockey
+from wmcdp.plan.shuffled_rr import Binary, Noise, ShuffledCounting, Threshold, hockey
 
 
 def _counting(lam):
@@ -103,10 +103,8 @@ def test_search_encloses_the_enumeration(n, lam, t):
     point = ShuffledCounting.of(n, lam).delta(eps)
     assert math.exp(point.lo) * (1 - 1e-14) <= exact <= math.exp(point.hi) * (1 + 1e-14)
     assert point.hi - point.lo < 1e-9
-    s = ShuffledCounting.of(n, lam)
-    j = point.witness[0] if lam <= Fraction(1, 2) else n - point.witness[0]
-    x, x_prime = s.pair(j)
-    assert sum(x) == point.witness[0] and sum(x_prime) == point.witness[1]
+    x, x_prime = ShuffledCounting.of(n, lam).witness(point)
+    assert x_prime in _hamming(x)
     assert brute.hockey(dists[x], dists[x_prime], t) == exact
 
 
@@ -147,7 +145,8 @@ def test_edges():
 def test_block_value_is_the_noise_hockey():
     """The float hockey of one noise against the exact threshold formula (a block, not a configuration)."""
     p, eps = Fraction(1, 5), 0.4
-    h = hockey(Noise.of(4, 20, p, 80.0), Threshold.of(eps, p), p)
+    b = Binary(p, 1 - p)
+    h = hockey(Noise.of(4, 20, b, 80.0), Threshold.of(eps, b), b)
     exact = _threshold_delta(_noise(4, 20, p), p, Fraction(math.exp(eps)))
     assert math.exp(h.lo) * (1 - 1e-14) <= exact <= math.exp(h.hi) * (1 + 1e-14)
 

@@ -62,6 +62,7 @@ _EXPORTS = {
     "privacy_loss_distribution": "notions.loss",
     "PrivacyLoss": "notions.loss",
     "PairSet": "plan.pairs",
+    "ShuffledReports": "plan.shuffled_binary",
     "PairWitness": "plan.pairs",
     # sets, plans and symmetry
     "AccuracySet": "lang.sets",
@@ -189,6 +190,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .plan import PlanReport as PlanReport
     from .plan.pairs import PairSet as PairSet
     from .plan.pairs import PairWitness as PairWitness
+    from .plan.shuffled_binary import ShuffledReports as ShuffledReports
     from .plan.symmetry import AutoSets as AutoSets
     from .plan.symmetry import find_symmetry as find_symmetry
     from .plan.symmetry import pair_distributions as pair_distributions

@@ -65,7 +65,7 @@ from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
-from ..plan.shuffled_rr import ShuffledCounting
+from ..plan.shuffled_rr import ShuffledBinary
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
@@ -75,7 +75,6 @@ from .rows import ApproximateRow, ProfileRow
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
 ACCOUNTANTS = ("exact", "dp-accounting")
-SHUFFLED_PROOF = "wmcdp.plan.shuffled_rr"
 
 
 # -- ε as a threshold ----------------------------------------------------------------------
@@ -615,13 +614,14 @@ def _certified(
     return certified_epsilon(prog, lambda c, at_delta: run(c, delta=at_delta), Fraction(d), backend)
 
 
-def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[ShuffledCounting]:
-    """Shuffled binary RR past :data:`wmcdp.plan.shuffled_rr.SCALE_FROM` users, one run, float mode: its own
-    reductions (other requests reach :func:`wmcdp.plan.pairs.pair_source`, which refuses them in one line)."""
-    return isinstance(pairs, ShuffledCounting) and compose == 1 and at is None and not exact
+def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[ShuffledBinary]:
+    """A shuffle of one-bit reports at scale (binary RR past :data:`wmcdp.plan.shuffled_rr.SCALE_FROM` users, a
+    binary-report local randomizer, :mod:`wmcdp.plan.shuffled_binary`), one run, float mode: its own reductions
+    (other requests reach :func:`wmcdp.plan.pairs.pair_source`, which refuses them in one line)."""
+    return isinstance(pairs, ShuffledBinary) and compose == 1 and at is None and not exact
 
 
-def _shuffled_profile(pairs: ShuffledCounting, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
+def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
     results = [_shuffled(pairs, th, None, start) for th in thresholds]
     return [
         ProfilePoint(th.epsilon, r.delta, r.witness, th.text(), r.plan, r.log_delta, r.interval)
@@ -629,8 +629,9 @@ def _shuffled_profile(pairs: ShuffledCounting, thresholds: Sequence[Threshold], 
     ]
 
 
-def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
-    """One point of shuffled binary RR at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as ``interval``."""
+def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
+    """One point of a shuffle of one-bit reports at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as
+    ``interval``."""
     from ..base.certified import Enclosure, exp_outward
     from ..plan.planner import PlanReport
 
@@ -641,17 +642,8 @@ def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, 
         point = pairs.epsilon(float(parse_delta(delta, False)))
         interval = Enclosure(point.lo, point.hi, 53, "epsilon")
     x, x_prime = pairs.witness(point)
-    how = f"proved in {SHUFFLED_PROOF}; tested against every neighbouring pair at n <= 8"
-    two_ary = ("2-ary RR's count of reports 0 is n minus rr_counting's count of ones on the same dataset",)
-    claims = tuple(
-        (claim, how)
-        for claim in (two_ary if pairs.two_ary else ())
-        + (
-            "the output law depends on the others' count j only (independent reports, counted)",
-            "each pair's hockey-stick sum has one threshold (Z_j log-concave)",
-            "a block of configurations is bounded by its common users' noise (post-processing)",
-        )
-    )
+    how = f"proved in {pairs.proof}; tested against every neighbouring pair at small n"
+    claims = tuple((claim, how) for claim in pairs.claims)
     seconds = time.perf_counter() - start
     plan = PlanReport(
         "symmetry",
@@ -672,7 +664,7 @@ def _shuffled(pairs: ShuffledCounting, threshold: Threshold | None, delta: Any, 
         accountant="exact",
         diagram_size=pairs.diagram_size,
         seconds=seconds,
-        symmetry="the others' count j, both orders by y -> n - y",
+        symmetry=pairs.symmetry,
         plan=plan,
         log_delta=point.log_delta if threshold is not None else None,
         interval=interval,

@@ -528,12 +528,13 @@ def pair_source(
     itself is never compiled).
     """
     from .shuffle import ShuffledInference
-    from .shuffled_rr import SCALE_FROM, ShuffledCounting
+    from .shuffled_rr import SCALE_FROM, ShuffledBinary
 
-    if isinstance(pairs, ShuffledCounting):
+    if isinstance(pairs, ShuffledBinary):
         raise WmcdpError(
-            f"shuffled RR counting past n = {SCALE_FROM} users gives delta(epsilon), epsilon(delta) and profiles "
-            "of one run in float mode (no exact mode, Renyi, loss distribution, compose or at); use n <= 1000 for those"
+            f"shuffled RR counting past n = {SCALE_FROM} users (and any shuffle of one-bit reports at scale) gives "
+            "delta(epsilon), epsilon(delta) and profiles of one run in float mode (no exact mode, Renyi, loss "
+            "distribution, compose or at); use n <= 1000 for those"
         )
     if isinstance(pairs, str) and pairs == "exhaustive":
         pairs = None

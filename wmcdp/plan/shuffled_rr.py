@@ -38,6 +38,11 @@ hockey-stick divergence: ``δ_j ≤ a · D_r(W ‖ W + 1) = δ(W)``, computed li
 search over blocks (halved until single configurations) ends when the largest remaining block bound is
 below the best single configuration: the answer is then the maximum over *all* ``n`` configurations.
 
+**Orientations.** Reductions 3 and 4 use only that the differing user reports 1 with probability ``lo`` in ``x``
+and ``hi > lo`` in ``x'`` and each other user with ``hi`` or ``lo``: with ``P(y) = (1 − lo) Z(y) + lo Z(y−1)``,
+``a = (1 − lo) − t (1 − hi)``, ``c = t hi − lo`` (still ``c − a = t − 1``) they hold word for word for any such
+:class:`Binary` ``(lo, hi)``; RR is ``Binary(p, q)``, and :mod:`wmcdp.plan.shuffled_binary` uses two of them.
+
 **Float error.** Each binomial's log pmf is anchored at its mode by arb ball arithmetic (python-flint) and
 continued by cumulative sums of ``ln((N−k)/(k+1)) + ln(p/q)``; the error of every log is bounded a posteriori
 (each rounding ``≤ u·|result|``, libm's ``log``/``exp`` within :data:`LIBM_ULPS` ulp — the one assumption).
@@ -51,7 +56,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -170,7 +175,8 @@ def _lse(v: np.ndarray, err: np.ndarray) -> tuple[float, float]:
 
 @dataclass
 class Noise:
-    """``W = Bin(ones, q) ⊕ Bin(zeros, p)``: its log pmf ``ln W(y)`` and log distribution function ``ln F(y)``."""
+    """``W = Bin(ones, hi) ⊕ Bin(zeros, lo)`` (RR: ``Bin(ones, q) ⊕ Bin(zeros, p)``): its log pmf ``ln W(y)`` and
+    log distribution function ``ln F(y)``."""
 
     A: LogPmf
     B: LogPmf
@@ -178,8 +184,9 @@ class Noise:
     cdf_err: np.ndarray
 
     @classmethod
-    def of(cls, ones: int, zeros: int, p: Fraction, drop: float) -> Noise:
-        A, B = binomial_logs(ones, 1 - p, drop), binomial_logs(zeros, p, drop)
+    def of(cls, ones: int, zeros: int, b: Binary, drop: float) -> Noise:
+        """``ones`` users report 1 with probability ``b.hi``, ``zeros`` users with ``b.lo``."""
+        A, B = binomial_logs(ones, b.hi, drop), binomial_logs(zeros, b.lo, drop)
         cdf = np.logaddexp.accumulate(B.logs)
         err = np.maximum.accumulate(B.err) + U * (np.arange(1, len(cdf) + 1) * (LIBM_ULPS + 3) + np.abs(cdf))
         return cls(A, B, cdf, err)
@@ -229,8 +236,31 @@ class Hockey:
 
 
 @dataclass(frozen=True)
+class Binary:
+    """A pair of one-bit report laws as reduction 2 orients it: the differing user reports 1 with probability
+    ``lo`` in ``x`` and ``hi`` in ``x'`` (``lo ≤ hi``); ``j`` of the others report 1 with ``hi``, the rest with
+    ``lo``. Binary RR at ``p < 1/2`` is ``Binary(p, q)``."""
+
+    lo: Fraction
+    hi: Fraction
+
+    @property
+    def epsilon0(self) -> float:
+        """The orientation's largest log likelihood ratio, ``ln((1 − lo)/(1 − hi))`` (at ``y = 0``); ∞ at ``hi = 1``."""
+        if self.lo == self.hi:
+            return 0.0
+        return math.inf if self.hi == 1 else ln((1 - self.lo) / (1 - self.hi))
+
+    @property
+    def degenerate(self) -> bool:
+        """No noise at all (``lo = 0``, ``hi = 1``): the count of ``x`` never occurs under ``x'``, δ = 1."""
+        return self.lo == 0 and self.hi == 1
+
+
+@dataclass(frozen=True)
 class Threshold:
-    """``ln a``, ``ln(t − 1)``, ``ln r`` at ``ε`` for RR with ``p < 1/2`` (``a > 0``), each with an error bound."""
+    """``ln a``, ``ln(t − 1)``, ``ln r`` at ``ε`` for an orientation with ``a > 0``, each with an error bound:
+    ``a = (1 − lo) − t (1 − hi)``, ``c = t hi − lo``, ``r = c/a`` (RR: ``a = q − t p``, ``c = t q − p``)."""
 
     epsilon: float
     log_a: float
@@ -239,26 +269,27 @@ class Threshold:
     err: float
 
     @classmethod
-    def of(cls, epsilon: float, p: Fraction) -> Threshold:
-        lp, lq = ln(p), ln(1 - p)
-        x = lp - lq + epsilon  # ln(t p / q) < 0
-        if not x < 0:  # ε within rounding of ε0 = ln(q/p) (below it: the caller returned δ = 0 above it)
-            raise WmcdpError(f"epsilon {epsilon!r} is within float rounding of the pure epsilon ln(q/p) = {lq - lp!r}")
-        ex = U * (abs(lp) + abs(lq) + abs(epsilon) + abs(x)) * 2
-        log_a = lq + _log1mexp(x)
-        y = lp - lq - epsilon  # ln(p / (t q))
-        log_c = epsilon + lq + _log1mexp(y)
+    def of(cls, epsilon: float, b: Binary) -> Threshold:
+        l0, l1, m0, m1 = ln(1 - b.lo), ln(1 - b.hi), ln(b.lo), ln(b.hi)
+        x = l1 - l0 + epsilon  # ln(t (1 − hi) / (1 − lo)) < 0
+        if not x < 0:  # ε within rounding of ε0 (below it: the caller returned δ = 0 above it)
+            raise WmcdpError(f"epsilon {epsilon!r} is within float rounding of the pure epsilon {l0 - l1!r}")
+        ex = U * (abs(l0) + abs(l1) + abs(epsilon) + abs(x)) * 2
+        log_a = l0 + _log1mexp(x)
+        y = m0 - m1 - epsilon  # ln(lo / (t hi))
+        ey = U * (abs(m0) + abs(m1) + abs(epsilon) + abs(y)) * 2
+        log_c = epsilon + m1 + _log1mexp(y)
         log_t1 = epsilon + _log1mexp(-epsilon) if epsilon > 0 else -math.inf
-        err = _log1mexp_error(x, ex) + _log1mexp_error(y, ex)
+        err = _log1mexp_error(x, ex) + _log1mexp_error(y, ey)
         err += _log1mexp_error(-epsilon, U * epsilon) if epsilon > 0 else 0.0
-        err += U * (abs(log_a) + abs(log_c) + abs(epsilon) + abs(lq) + 4) * 2
+        err += U * (abs(log_a) + abs(log_c) + abs(epsilon) + abs(l0) + abs(m1) + 4) * 2
         return cls(epsilon, log_a, log_t1, log_c - log_a, err)
 
 
-def hockey(W: Noise, th: Threshold, p: Fraction) -> Hockey:
+def hockey(W: Noise, th: Threshold, b: Binary) -> Hockey:
     """δ of one noise at one threshold (reduction 3), with its float enclosure."""
     first, last = W.support
-    lq, lp = ln(1 - p), ln(p)
+    l0, l1 = ln(1 - b.lo), ln(1 - b.hi)
 
     def above(y: int) -> tuple[bool, bool]:  # (ρ(y) > r as computed, whether that is certain)
         z1, e1 = W.log_pmf(y)
@@ -299,8 +330,8 @@ def hockey(W: Noise, th: Threshold, p: Fraction) -> Hockey:
         absolute = float(np.logaddexp(absolute, left + math.log(4 * math.expm1(2 * rel) + 1e-300)))
     low = value + _log1mexp(absolute - value) if absolute < value else -math.inf
     high = float(np.logaddexp(value, absolute))
-    log_A = float(np.logaddexp(lq + z, f))
-    log_B = float(np.logaddexp(lp + z, f))
+    log_A = float(np.logaddexp(l0 + z, f))
+    log_B = float(np.logaddexp(l1 + z, f))
     return Hockey(value, low, high, log_A, log_B)
 
 
@@ -325,18 +356,18 @@ def _drop(n: int, floor: float) -> float:
     return 48.0 + math.log(2 * (n + 1)) + max(0.0, -floor)
 
 
-def worst_delta(n: int, p: Fraction, epsilon: float, start: int = 0) -> Worst:
-    """``max_j δ_j`` at ``ε`` for ``p < 1/2`` and ``ε < ln(q/p)`` by the best-first block search (reduction 4).
+def worst_delta(n: int, b: Binary, epsilon: float, start: int = 0) -> Worst:
+    """``max_j δ_j`` at ``ε < ε0`` of the orientation ``b`` by the best-first block search (reduction 4).
 
     ``start``: a configuration evaluated first (the previous maximiser of an ε(δ) iteration); its δ sizes the
     windows (they reach 1e-20 of it, and are widened until its δ is resolved)."""
-    th = Threshold.of(epsilon, p)
+    th = Threshold.of(epsilon, b)
     evaluations = 0
 
     def bound(j1: int, j2: int, drop: float) -> Hockey:
         nonlocal evaluations
         evaluations += 1
-        return hockey(Noise.of(j1, n - 1 - j2, p, drop), th, p)
+        return hockey(Noise.of(j1, n - 1 - j2, b, drop), th, b)
 
     drop = _drop(n, -60.0)
     first = bound(start, start, drop)
@@ -347,7 +378,7 @@ def worst_delta(n: int, p: Fraction, epsilon: float, start: int = 0) -> Worst:
         if first.lo == -math.inf and first.hi > before - 1:  # wider windows do not help: the rounding dominates
             raise WmcdpError(
                 f"delta at epsilon {epsilon!r} is below what float log space resolves here (its enclosure is "
-                f"[0, e^{first.hi:.6g}]); epsilon is too close to the pure epsilon ln(q/p) = {ln((1 - p) / p)!r}"
+                f"[0, e^{first.hi:.6g}]); epsilon is too close to the pure epsilon {b.epsilon0!r}"
             )
     leaves: list[tuple[Hockey, int]] = [(first, start)]
     heap: list[tuple[float, int, int, Hockey]] = [(-math.inf, 0, n - 1, first)]
@@ -360,9 +391,9 @@ def worst_delta(n: int, p: Fraction, epsilon: float, start: int = 0) -> Worst:
             best_lo = max(best_lo, h.lo)
             continue
         mid = (j1 + j2) // 2
-        for a, b in ((j1, mid), (mid + 1, j2)):
-            child = first if a == b == start else bound(a, b, drop)
-            heapq.heappush(heap, (-child.hi, a, b, child))
+        for a1, a2 in ((j1, mid), (mid + 1, j2)):
+            child = first if a1 == a2 == start else bound(a1, a2, drop)
+            heapq.heappush(heap, (-child.hi, a1, a2, child))
     h, j = max(leaves, key=lambda leaf: (leaf[0].log, -leaf[1]))
     top = max(leaf[0].hi for leaf in leaves)
     return Worst(h.log, best_lo, top, j, h.log_A, h.log_B, evaluations)
@@ -375,24 +406,119 @@ SCALE_FROM = 1000
 
 @dataclass(frozen=True)
 class ShuffledPoint:
-    """A point of the privacy curve of shuffled binary RR over every dataset: ``epsilon`` and ``delta`` (given
-    one, the other computed), the certified enclosure ``[lo, hi]`` of the computed one, the witness pair as the
-    numbers of ones ``(ones_x, ones_x_prime)`` of ``1^k 0^(n−k)`` (``λ ≤ 1/2``) or ``0^k 1^(n−k)`` (``λ > 1/2``,
-    ``k`` counting zeros), and the configurations evaluated."""
+    """A point of the privacy curve over every dataset: ``epsilon`` and ``delta`` (given one, the other computed),
+    the certified enclosure ``[lo, hi]`` of the computed one, the witness configuration ``j`` of the orientation
+    ``orientation`` (an index into :meth:`ShuffledBinary.orientations`), and the configurations evaluated."""
 
     epsilon: float
     delta: float
     log_delta: float
     lo: float
     hi: float
-    witness: tuple[int, int]
+    j: int
+    orientation: int
     evaluations: int
 
 
+def delta_point(n: int, b: Binary, epsilon: float, orientation: int = 0) -> ShuffledPoint:
+    """δ(ε) of one orientation over its ``n`` configurations, with its enclosure."""
+    if epsilon >= b.epsilon0:
+        return ShuffledPoint(epsilon, 0.0, -math.inf, -math.inf, -math.inf, 0, orientation, 0)
+    if b.degenerate:
+        return ShuffledPoint(epsilon, 1.0, 0.0, 0.0, 0.0, 0, orientation, 0)
+    w = worst_delta(n, b, epsilon)
+    return ShuffledPoint(epsilon, math.exp(w.log), w.log, w.lo, w.hi, w.j, orientation, w.evaluations)
+
+
+def epsilon_point(n: int, b: Binary, delta: float, orientation: int = 0) -> ShuffledPoint:
+    """ε(δ) of one orientation, the smallest ε with δ(ε) ≤ δ, by a certified root find (:func:`_solve`):
+    ``lo < ε(δ) ≤ hi`` with ``δ(hi) ≤ δ`` certified (``lo`` = 0 or a point with δ(lo) > δ certified);
+    ``epsilon`` is ``hi``."""
+    log_d = math.log(delta) if delta > 0 else -math.inf
+    if delta >= 1 or b.lo == b.hi:
+        return ShuffledPoint(0.0, delta, log_d, 0.0, 0.0, 0, orientation, 0)
+    if b.degenerate or delta == 0:
+        return ShuffledPoint(b.epsilon0, delta, log_d, b.epsilon0, b.epsilon0, 0, orientation, 0)
+    total = 0
+    drop = _drop(n, log_d - 40)
+
+    def one(eps: float) -> Worst:  # the configuration j = 0 alone: a start below ε(δ)
+        h = hockey(Noise.of(0, n - 1, b, drop), Threshold.of(eps, b), b)
+        return Worst(h.log, h.lo, h.hi, 0, h.log_A, h.log_B, 1)
+
+    start, _, _ = _solve(one, log_d, 0.0, b.epsilon0, 1e-6)
+    best = [0]
+
+    def every(eps: float) -> Worst:
+        nonlocal total
+        w = worst_delta(n, b, eps, best[0])
+        best[0], total = w.j, total + w.evaluations
+        return w
+
+    lo, hi, j = _solve(every, log_d, start, b.epsilon0, 1e-9)
+    return ShuffledPoint(hi, delta, log_d, lo, hi, j, orientation, total)
+
+
+def _worse(points: list[ShuffledPoint], value: Callable[[ShuffledPoint], float]) -> ShuffledPoint:
+    """The maximum over orientations: the computed value of the largest one, the enclosure ``[max lo, max hi]``
+    (each true value lies in its own enclosure, so their maximum lies in this one), the work of all."""
+    top = max(points, key=lambda p: (value(p), -p.orientation))
+    lo, hi = max(p.lo for p in points), max(p.hi for p in points)
+    return replace(top, lo=lo, hi=hi, evaluations=sum(p.evaluations for p in points))
+
+
+class ShuffledBinary:
+    """The pairs of a shuffle of one-bit reports over every dataset, by the reductions of this module: δ(ε) and
+    ε(δ) as the maximum over :meth:`orientations` of each one's ``n`` configurations."""
+
+    n: int
+    diagram_size: int
+
+    def orientations(self) -> tuple[Binary, ...]:
+        """The orientations whose maximum is the mechanism's curve."""
+        raise NotImplementedError
+
+    def witness(self, point: ShuffledPoint) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The neighbouring datasets ``(x, x')`` of a point's configuration."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        """The mechanism, as the plan line names it."""
+        raise NotImplementedError
+
+    @property
+    def claims(self) -> tuple[str, ...]:
+        """The proved steps the result rests on, as the plan lists them."""
+        raise NotImplementedError
+
+    #: the module that proves the reductions, as the plan cites it
+    proof = "wmcdp.plan.shuffled_rr"
+    #: the symmetry used, as the result reports it
+    symmetry = "the others' count j, both orders by y -> n - y"
+
+    @property
+    def epsilon0(self) -> float:
+        """The pure ε, the largest likelihood ratio of any orientation."""
+        return max(b.epsilon0 for b in self.orientations())
+
+    def delta(self, epsilon: float) -> ShuffledPoint:
+        """δ(ε) over every pair of neighbouring datasets, with its enclosure."""
+        points = [delta_point(self.n, b, epsilon, i) for i, b in enumerate(self.orientations())]
+        return _worse(points, lambda p: p.log_delta)
+
+    def epsilon(self, delta: float) -> ShuffledPoint:
+        """ε(δ) over every pair of neighbouring datasets (the largest of the orientations' ε(δ), each the
+        smallest ε with its δ(ε) ≤ δ), with its enclosure ``lo < ε(δ) ≤ hi``; ``epsilon`` is ``hi``."""
+        points = [epsilon_point(self.n, b, delta, i) for i, b in enumerate(self.orientations())]
+        return _worse(points, lambda p: p.epsilon)
+
+
 @dataclass(frozen=True)
-class ShuffledCounting:
+class ShuffledCounting(ShuffledBinary):
     """The pairs of ``rr_counting(n, lam)`` under the Hamming relation, as the reductions of this module: δ(ε)
-    and ε(δ) over every dataset without listing the ``2n`` pairs."""
+    and ε(δ) over every dataset without listing the ``2n`` pairs. One orientation, ``Binary(p, q)``: the reversed
+    pairs are its configurations read as ``y ↦ n − y`` (reduction 2)."""
 
     n: int
     lam: Fraction
@@ -409,69 +535,36 @@ class ShuffledCounting:
 
     @property
     def name(self) -> str:
-        """The mechanism, as the plan line names it."""
         return "2-ary RR (binary RR counting, the output c as n - c)" if self.two_ary else "binary RR"
 
-    def witness(self, point: ShuffledPoint) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The witness datasets of ``point`` (the same for 2-ary RR, reduction 0)."""
-        return self.pair(point.witness[0] if self.lam <= Fraction(1, 2) else self.n - point.witness[0])
+    @property
+    def claims(self) -> tuple[str, ...]:
+        two_ary = ("2-ary RR's count of reports 0 is n minus rr_counting's count of ones on the same dataset",)
+        return (two_ary if self.two_ary else ()) + (
+            "the output law depends on the others' count j only (independent reports, counted)",
+            "each pair's hockey-stick sum has one threshold (Z_j log-concave)",
+            "a block of configurations is bounded by its common users' noise (post-processing)",
+        )
 
     @property
     def p(self) -> Fraction:
         """The reduced ``p = min(λ, 1 − λ)`` (reduction 1)."""
         return min(self.lam, 1 - self.lam)
 
+    def orientations(self) -> tuple[Binary, ...]:
+        return (Binary(self.p, 1 - self.p),)
+
+    def witness(self, point: ShuffledPoint) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The witness datasets of ``point`` (the same for 2-ary RR, reduction 0)."""
+        return self.pair(point.j)
+
     def pair(self, j: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The witness datasets of configuration ``j`` (reduction 2, mapped back through the complement)."""
+        """The witness datasets of configuration ``j`` (reduction 2, mapped back through the complement):
+        ``1^j 0^(n−j)`` against ``1^(j+1) 0^(n−j−1)`` (``λ ≤ 1/2``), else their complements."""
         x, x_prime = (1,) * j + (0,) * (self.n - j), (1,) * (j + 1) + (0,) * (self.n - j - 1)
         if self.lam > Fraction(1, 2):
             return tuple(1 - v for v in x), tuple(1 - v for v in x_prime)
         return x, x_prime
-
-    def _ones(self, j: int) -> tuple[int, int]:
-        return (j, j + 1) if self.lam <= Fraction(1, 2) else (self.n - j, self.n - j - 1)
-
-    @property
-    def epsilon0(self) -> float:
-        """The pure ε, ``ln(q/p)`` (∞ at ``p = 0``)."""
-        return math.inf if self.p == 0 else ln((1 - self.p) / self.p)
-
-    def delta(self, epsilon: float) -> ShuffledPoint:
-        """δ(ε) over every pair of neighbouring datasets, with its enclosure."""
-        p = self.p
-        if p == Fraction(1, 2) or epsilon >= self.epsilon0:
-            return ShuffledPoint(epsilon, 0.0, -math.inf, -math.inf, -math.inf, self._ones(0), 0)
-        if p == 0:  # no noise: the count of x never occurs under x'
-            return ShuffledPoint(epsilon, 1.0, 0.0, 0.0, 0.0, self._ones(0), 0)
-        w = worst_delta(self.n, p, epsilon)
-        return ShuffledPoint(epsilon, math.exp(w.log), w.log, w.lo, w.hi, self._ones(w.j), w.evaluations)
-
-    def epsilon(self, delta: float) -> ShuffledPoint:
-        """ε(δ), the smallest ε with δ(ε) ≤ δ, by a certified root find (:func:`_solve`): ``lo < ε(δ) ≤ hi`` with
-        ``δ(hi) ≤ δ`` certified (``lo`` = 0 or a point with δ(lo) > δ certified); ``epsilon`` is ``hi``."""
-        p, log_d = self.p, math.log(delta) if delta > 0 else -math.inf
-        if delta >= 1 or p == Fraction(1, 2):
-            return ShuffledPoint(0.0, delta, log_d, 0.0, 0.0, self._ones(0), 0)
-        if p == 0 or delta == 0:
-            return ShuffledPoint(self.epsilon0, delta, log_d, self.epsilon0, self.epsilon0, self._ones(0), 0)
-        n, total = self.n, 0
-        drop = _drop(n, log_d - 40)
-
-        def one(eps: float) -> Worst:  # the configuration j = 0 alone: a start below ε(δ)
-            h = hockey(Noise.of(0, n - 1, p, drop), Threshold.of(eps, p), p)
-            return Worst(h.log, h.lo, h.hi, 0, h.log_A, h.log_B, 1)
-
-        start, _, _ = _solve(one, log_d, 0.0, self.epsilon0, 1e-6)
-        best = [0]
-
-        def every(eps: float) -> Worst:
-            nonlocal total
-            w = worst_delta(n, p, eps, best[0])
-            best[0], total = w.j, total + w.evaluations
-            return w
-
-        lo, hi, j = _solve(every, log_d, start, self.epsilon0, 1e-9)
-        return ShuffledPoint(hi, delta, log_d, lo, hi, self._ones(j), total)
 
 
 def _solve(

@@ -13,10 +13,11 @@ violated or a model check fails.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
-from ..audit.core import LIBRARIES, audited, version_warning
+from ..audit.core import LIBRARIES, POWER, audited, version_warning
 from ..audit.findings import write_reports
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
@@ -33,8 +34,19 @@ def _number(value: float) -> str:
 
 
 def _model_check(row: Any) -> str:
-    checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
-    return f"{'ok' if row.model_agrees else 'FAILS'} (p = {checks})"
+    """The row's model checks: the exact ones (points of the library's own code), then the sampled ones with
+    their p-values and power (the smallest relative shift of one output's probability each detects, the
+    weakest of the row's)."""
+    parts = []
+    if row.exact:
+        bad = [e for e in row.exact if not e.agrees]
+        points = sum(e.points for e in row.exact)
+        parts.append(f"exact at {points} points" if not bad else f"exact FAILS on {bad[0].input}: {bad[0].mismatch}")
+    if row.samples:
+        checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
+        weakest = max(s.detectable_relative for s in row.samples)
+        parts.append(f"p = {checks}, detects a {weakest:.2%} shift")
+    return f"{'ok' if row.model_agrees else 'FAILS'} ({'; '.join(parts)})"
 
 
 def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
@@ -42,13 +54,14 @@ def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
     epsilon (the exact eps column is then the tight epsilon at the claimed delta)."""
     deltas = any(r.claimed_delta is not None for r in rows)
     headers = list(HEADERS[:5]) + (list(DELTA_HEADERS) if deltas else []) + list(HEADERS[5:])
-    headers += ["model check"] if sampled else []
+    checked = sampled or any(r.exact for r in rows)
+    headers += ["model check"] if checked else []
     cells = []
     for r in rows:
         row = [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon)]
         if deltas:
             row += ["", ""] if r.claimed_delta is None else [_number(r.claimed_delta), _number(r.delta)]
-        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if sampled else []))
+        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if checked else []))
     return headers, cells
 
 
@@ -67,12 +80,21 @@ def _markdown(headers: list[str], cells: list[list[str]]) -> str:
 def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     counts = {v: sum(r.verdict == v for r in rows) for v in ("tight", "loose", "VIOLATED")}
     text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
+    exact = sum(len(r.exact) for r in rows)
+    if exact:
+        failed = sum(not e.agrees for r in rows for e in r.exact)
+        text += f"; {exact} exact model checks: " + ("all pass" if not failed else f"{failed} FAIL")
     if sampled:
-        failed = sum(not r.model_agrees for r in rows)
+        failed = sum(not s.agrees for r in rows for s in r.samples)
         tests = sum(len(r.samples) for r in rows)
         text += f"; {tests} model checks at family-wise level {level:g} (each at {level:g}/{tests}): " + (
             "all pass" if not failed else f"{failed} FAIL"
         )
+        shifts = [s.detectable_relative for r in rows for s in r.samples if math.isfinite(s.detectable_relative)]
+        if shifts:
+            text += (
+                f", each detecting (power {POWER:g}) a shift of one output's probability of {max(shifts):.2%} or less"
+            )
     return text
 
 

@@ -93,7 +93,8 @@ def _summary(rows: list[Any], sampled: bool, level: float) -> str:
         shifts = [s.detectable_relative for r in rows for s in r.samples if math.isfinite(s.detectable_relative)]
         if shifts:
             text += (
-                f", each detecting (power {POWER:g}) a shift of one output's probability of {max(shifts):.2%} or less"
+                f"; the weakest detects a {max(shifts):.2%} relative shift of one output's probability "
+                f"with probability {POWER:g}"
             )
     return text
 

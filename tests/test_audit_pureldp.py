@@ -459,3 +459,15 @@ def test_no_report_without_a_violation_and_an_unwritable_folder(tmp_path, capsys
     assert main(["audit", "pure-ldp", "--only", "DEClient epsilon=1.0, d=2", "--report", str(blocker / "in")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("wmcdp: error: cannot write the reports to")
+
+
+def test_library_draws_agree_with_the_sketch_models():
+    """HCMS, the private count sketch and count-sketch sketch response: the library's own reports against the
+    exact models (their random.choices and numpy binomial draws included)."""
+    rows = [
+        r
+        for o in ("is_hadamard=True, epsilon=1.0", "PCSClient epsilon=1.0", "count_sketch=True, epsilon=1.0")
+        for r in audit_pureldp(sample=20_000, only=o, processes=1)
+    ]
+    assert len(rows) == 3 and all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
+    assert all(0 < s.detectable_relative < 1 for r in rows for s in r.samples)

@@ -207,7 +207,7 @@ def _libm_checked() -> Iterator[None]:
     try:
         yield
     finally:
-        np.exp, np.log = saved  # type: ignore[assignment]
+        np.exp, np.log = saved
 
 
 def _solution(spec: Protocol) -> Callable[..., Any]:

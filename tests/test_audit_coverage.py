@@ -54,10 +54,14 @@ def _public(name: str) -> set[str]:
         return {n for n in dir(m) if n.endswith("Client")}
     if name == "multi-freq-ldpy":
         pytest.importorskip("multi_freq_ldpy")
+        import pkgutil
+
         out = set()
-        for module in ("GRR", "UE", "LH", "SS", "ADP", "HE"):
-            m = importlib.import_module(f"multi_freq_ldpy.pure_frequency_oracles.{module}")
-            out |= {n for n in vars(m) if n.endswith("_Client")}
+        for package in ("pure_frequency_oracles", "long_freq_est", "mdim_freq_est", "long_mdim_freq_est"):
+            path = importlib.import_module(f"multi_freq_ldpy.{package}").__path__
+            for info in pkgutil.iter_modules(path):
+                m = importlib.import_module(f"multi_freq_ldpy.{package}.{info.name}")
+                out |= {n for n, v in vars(m).items() if n.endswith("_Client") and v.__module__ == m.__name__}
         return out
     if name == "pydp":
         m = pytest.importorskip("pydp.algorithms.laplacian")

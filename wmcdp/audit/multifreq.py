@@ -270,14 +270,75 @@ MECHANISMS = (
     ),
     Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
     Mechanism(
-        "`long_freq_est`: `L_GRR`, `L_OUE`, `L_SUE`, `L_OSUE`, `L_SOUE`, `L_LH`, `L_ADP`, `dBitFlipPM`",
-        "planned",
-        "longitudinal solutions: two rounds of the randomizers above (memoization)",
+        "L_GRR_Client",
+        "audited",
+        "longitudinal: `GRR_Client` at `eps_perm` (the memoized first round), then at `log(p2 / q2)`; the claim is "
+        "`eps_1` per report (the output of one call, both rounds composed)",
+    ),
+    *(
+        Mechanism(
+            f"L_{name}_Client",
+            "audited",
+            f"longitudinal {rounds}: every bit through two rounds of `np.random.random() <= threshold`; claim `eps_1` "
+            "per report",
+        )
+        for name, rounds in (("OUE", "OUE then OUE"), ("SUE", "SUE then SUE"), ("OSUE", "OUE then SUE"))
     ),
     Mechanism(
-        "`mdim_freq_est`: `SPL_Solution`, `SMP_Solution`, `RSpFD_Solution`",
+        "L_SOUE_Client",
+        "audited",
+        "longitudinal SUE then OUE: every bit through two rounds of `np.random.random() <= threshold`; claim "
+        "`eps_1` per report",
+    ),
+    Mechanism(
+        "L_ADP_Client",
+        "audited",
+        "plain Python: `L_GRR_Client` or `L_OSUE_Client` by the smaller `VAR_Long_Pure`; claim `eps_1` per report",
+    ),
+    Mechanism(
+        "dBitFlipPM_Client",
+        "audited",
+        "`d_bits` of `b` buckets by `np.random.choice(..., replace=False)` (numba's Fisher-Yates), each bit SUE at "
+        "`eps_perm` (the value's bucket or not), the rest -1; claim `eps_perm` per report",
+    ),
+    Mechanism(
+        "L_LH_Client",
         "planned",
-        "multidimensional solutions over the pure oracles",
+        "local hashing's seed model (as `LH_Client`) around two rounds of `GRR_Client` over `g` values",
+    ),
+    *(
+        Mechanism(
+            f"{solution}_{oracle}_Client",
+            "audited",
+            (
+                "sampling: a published attribute `np.random.randint(d)` and its oracle at ε"
+                if solution == "SMP"
+                else "splitting: every attribute's oracle at ε / d"
+            )
+            + f" (`{oracle}_Client`'s Python source); inputs every tuple of values",
+        )
+        for solution in ("SMP", "SPL")
+        for oracle in ("GRR", "UE")
+    ),
+    Mechanism(
+        "`SMP_LH_Client`, `SMP_SS_Client`, `SMP_ADP_Client`, `SPL_LH_Client`, `SPL_SS_Client`, `SPL_ADP_Client`",
+        "planned",
+        "the same solutions over the other oracles (each audited alone above): cases to add",
+    ),
+    Mechanism(
+        "`RSpFD_GRR_Client`, `RSpFD_UE_zero_Client`, `RSpFD_UE_rnd_Client`, `RSpFD_ADP_Client`",
+        "planned",
+        "random sampling plus fake data: one sampled attribute's oracle and fake reports for the others",
+    ),
+    Mechanism(
+        ", ".join(
+            f"`{solution}_{name}_Client`"
+            for solution in ("SMP", "SPL")
+            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
+        ),
+        "planned",
+        "`long_mdim_freq_est`: the multidimensional solutions over the longitudinal protocols (each audited alone "
+        "above)",
     ),
 )
 

@@ -6,7 +6,9 @@ float arithmetic. The audit runs the library's own ``randomise`` with a stub gen
 and :func:`wmcdp.lang.models.grid_model` finds the exact distribution over the grid by bisection (checked at
 every run's ends and at 10 000 random ``k`` per segment). The distributions of all inputs become one wmcdp
 program, ``discrete(lambda i: distribution[i], x)``, whose tight epsilon over the mechanism's neighbour
-relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`).
+relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`). Each grid model
+is checked exactly by :func:`run_end_check` (the public ``randomise`` at both ends of every run), and every
+finding gets a standalone reproducer (:func:`reproducer`).
 
 The models follow diffprivlib 0.6.6's source:
 

@@ -26,6 +26,12 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
 * ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
   parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
+The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``;
+claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim ``eps_perm``) and the
+multidimensional SMP and SPL solutions over GRR and UE (claim ``epsilon`` over tuples of values) are
+:class:`Protocol` cases: run with every compiled function of the package replaced by its Python source
+(:func:`_pythonised`) and numpy's ``exp`` and ``log`` checked against libm's on every value (:func:`_libm_checked`).
+
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
 
@@ -486,6 +492,7 @@ __all__ = [
     "MECHANISMS",
     "VALIDATION",
     "Client",
+    "Protocol",
     "audit_multifreq",
     "cases",
     "distributions",

@@ -44,8 +44,8 @@ def _model_check(row: Any) -> str:
         parts.append(f"exact at {points} points" if not bad else f"exact FAILS on {bad[0].input}: {bad[0].mismatch}")
     if row.samples:
         checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
-        weakest = max(s.detectable_relative for s in row.samples)
-        parts.append(f"p = {checks}, detects a {weakest:.2%} shift")
+        shifts = [s.detectable_relative for s in row.samples if math.isfinite(s.detectable_relative)]
+        parts.append(f"p = {checks}" + (f", detects a {max(shifts):.2%} shift" if shifts else ""))
     return f"{'ok' if row.model_agrees else 'FAILS'} ({'; '.join(parts)})"
 
 

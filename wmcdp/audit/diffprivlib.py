@@ -594,6 +594,14 @@ def _significant(q: Fraction) -> str:
     return f"{text[0]}.{text[1:]}e{exponent}"
 
 
+def _judged(claimed: float, r: Any, certified: bool) -> tuple[float, str | None, str]:
+    """``(epsilon, exact ratio, verdict)`` of a privacy result: a certified enclosure's upper end and its verdict,
+    or the exact ratio's."""
+    if certified:
+        return r.interval.hi, None, certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi)
+    return r.epsilon, "inf" if r.ratio == math.inf else str(r.ratio), verdict(claimed, r.ratio, r.epsilon, True)
+
+
 def _row(case: AuditCase) -> Modelled:
     """The case's row (a certified enclosure when the model's probabilities are exact reals) with the witness's
     two probabilities, the reproducer and, for grid models, the exact check of every input's model
@@ -613,11 +621,7 @@ def _row(case: AuditCase) -> Modelled:
         case.params,
         spec.d_in,
         spec.claimed,
-        r.interval.hi if certified else r.epsilon,
-        None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
-        certified_verdict(spec.claimed, spec.claimed, r.interval.lo, r.interval.hi)
-        if certified
-        else verdict(spec.claimed, r.ratio, r.epsilon, True),
+        *_judged(spec.claimed, r, certified),
         (repr(x), repr(xp), repr(y)),
         0.0,
         witness_probabilities=(_shown_probability(dists[i].get(y, 0)), _shown_probability(dists[j].get(y, 0))),

@@ -275,10 +275,19 @@ def _cases() -> list[AuditCase]:
     out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 1, 8))]
     out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
     out += [_sketch_response(2.0, 6, 2, 8, 16)]
-    out += [_hcms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 6, 2, 8), (0.5, 4, 2, 4))]
+    return out + _hadamard_and_rappor_cases() + _count_sketch_cases()
+
+
+def _count_sketch_cases() -> list[AuditCase]:
+    """HCMS, the private count sketch and sketch response with count sketch."""
+    out = [_hcms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 6, 2, 8), (0.5, 4, 2, 4))]
     out += [_pcs(eps, d, l, w) for eps, d, l, w in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (0.5, 6, 1, 3))]
     out += [_sketch_response_cs(eps, d, k, m, h) for eps, d, k, m, h in ((1.0, 4, 1, 2, 4), (2.0, 4, 2, 2, 8))]
-    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
+    return out
+
+
+def _hadamard_and_rappor_cases() -> list[AuditCase]:
+    out = [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
     return out

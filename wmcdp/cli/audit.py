@@ -33,19 +33,30 @@ def _number(value: float) -> str:
     return repr(value)
 
 
+def _weakest(checks: Any) -> float | None:
+    """The largest relative shift of one output's probability among the checks' powers (None when none is known)."""
+    shifts = [c.detectable_relative for c in checks if math.isfinite(c.detectable_relative)]
+    return max(shifts) if shifts else None
+
+
+def _exact_part(row: Any) -> str:
+    bad = [e for e in row.exact if not e.agrees]
+    if bad:
+        return f"exact FAILS on {bad[0].input}: {bad[0].mismatch}"
+    return f"exact at {sum(e.points for e in row.exact)} points"
+
+
+def _sampled_part(row: Any) -> str:
+    weakest = _weakest(row.samples)
+    checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
+    return f"p = {checks}" + ("" if weakest is None else f", detects a {weakest:.2%} shift")
+
+
 def _model_check(row: Any) -> str:
     """The row's model checks: the exact ones (points of the library's own code), then the sampled ones with
-    their p-values and power (the smallest relative shift of one output's probability each detects, the
-    weakest of the row's)."""
-    parts = []
-    if row.exact:
-        bad = [e for e in row.exact if not e.agrees]
-        points = sum(e.points for e in row.exact)
-        parts.append(f"exact at {points} points" if not bad else f"exact FAILS on {bad[0].input}: {bad[0].mismatch}")
-    if row.samples:
-        checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
-        shifts = [s.detectable_relative for s in row.samples if math.isfinite(s.detectable_relative)]
-        parts.append(f"p = {checks}" + (f", detects a {max(shifts):.2%} shift" if shifts else ""))
+    their p-values and power (the weakest of the row's: the smallest relative shift of one output's probability
+    it detects with probability POWER)."""
+    parts = ([_exact_part(row)] if row.exact else []) + ([_sampled_part(row)] if row.samples else [])
     return f"{'ok' if row.model_agrees else 'FAILS'} ({'; '.join(parts)})"
 
 
@@ -77,25 +88,27 @@ def _markdown(headers: list[str], cells: list[list[str]]) -> str:
     )
 
 
+def _passed(failed: int) -> str:
+    return "all pass" if not failed else f"{failed} FAIL"
+
+
 def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     counts = {v: sum(r.verdict == v for r in rows) for v in ("tight", "loose", "VIOLATED")}
     text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
-    exact = sum(len(r.exact) for r in rows)
+    exact = [e for r in rows for e in r.exact]
     if exact:
-        failed = sum(not e.agrees for r in rows for e in r.exact)
-        text += f"; {exact} exact model checks: " + ("all pass" if not failed else f"{failed} FAIL")
-    if sampled:
-        failed = sum(not s.agrees for r in rows for s in r.samples)
-        tests = sum(len(r.samples) for r in rows)
-        text += f"; {tests} model checks at family-wise level {level:g} (each at {level:g}/{tests}): " + (
-            "all pass" if not failed else f"{failed} FAIL"
-        )
-        shifts = [s.detectable_relative for r in rows for s in r.samples if math.isfinite(s.detectable_relative)]
-        if shifts:
-            text += (
-                f"; the weakest detects a {max(shifts):.2%} relative shift of one output's probability "
-                f"with probability {POWER:g}"
-            )
+        text += f"; {len(exact)} exact model checks: " + _passed(sum(not e.agrees for e in exact))
+    return text + (_sampled_summary([s for r in rows for s in r.samples], level) if sampled else "")
+
+
+def _sampled_summary(checks: list[Any], level: float) -> str:
+    """The chi-square checks of a run: how many, at which level, how many fail, and the weakest one's power."""
+    text = f"; {len(checks)} model checks at family-wise level {level:g} (each at {level:g}/{len(checks)}): "
+    text += _passed(sum(not s.agrees for s in checks))
+    weakest = _weakest(checks)
+    if weakest is not None:
+        text += f"; the weakest detects a {weakest:.2%} relative shift of one output's probability"
+        text += f" with probability {POWER:g}"
     return text
 
 

@@ -51,7 +51,16 @@ def _public(name: str) -> set[str]:
         return {n for n, c in vars(m).items() if inspect.isclass(c) and issubclass(c, base) and c is not base}
     if name == "pure-ldp":
         m = pytest.importorskip("pure_ldp.frequency_oracles")
-        return {n for n in dir(m) if n.endswith("Client")}
+        from pure_ldp.frequency_oracles.zero_oracle import zero_oracle_client
+        from pure_ldp.heavy_hitters import apple_sfp, prefix_extending, treehistogram
+
+        modules = (m, zero_oracle_client, apple_sfp, prefix_extending, treehistogram)
+        return {
+            n
+            for module in modules
+            for n in dir(module)
+            if n.endswith("Client") and n not in ("HeavyHitterClient", "FreqOracleClient")
+        }
     if name == "multi-freq-ldpy":
         pytest.importorskip("multi_freq_ldpy")
         import pkgutil

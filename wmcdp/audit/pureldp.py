@@ -365,6 +365,17 @@ MECHANISMS = (
         "`(generate_hash(w, 2i), generate_hash(2, 2i + 1))`",
     ),
     Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
+    Mechanism(
+        "ZeroOracleClient",
+        "not auditable",
+        "a baseline that reports 0 for every item: no randomness and no ε to check",
+    ),
+    Mechanism(
+        "`SFPClient`, `PEMClient`, `TreeHistClient` (`pure_ldp.heavy_hitters`)",
+        "planned",
+        "heavy hitters over the frequency oracles audited above (Apple's sequence fragment puzzle, prefix "
+        "extension, tree histograms): their clients split ε over fragments or prefix levels, a composition to model",
+    ),
 )
 
 #: pure-ldp as an audited library

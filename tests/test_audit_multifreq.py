@@ -5,6 +5,7 @@ the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -120,6 +121,7 @@ def adaptive(x: int, k: int, eps: float, optimal: bool, choose):
     return ue(x, k, eps, optimal, choose)
 
 
+@functools.lru_cache(maxsize=256)
 def traced_thresholds(fn, value, args):
     """The thresholds a longitudinal UE client's Python source compares its doubles with, answering every
     comparison True (every bit 1 in both rounds) or False: ``(first round's, p2, q2)``."""

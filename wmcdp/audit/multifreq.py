@@ -222,10 +222,10 @@ def _solution(spec: Protocol) -> Callable[..., Any]:
 
 
 def _run_protocol(spec: Protocol, x: Hashable) -> Hashable:
-    """One report of the solution on ``x`` as its Python source computes it (inside the enumeration)."""
+    """One report of the solution on ``x`` as its Python source computes it (inside the enumeration, itself inside
+    :func:`_pythonised` and :func:`_libm_checked`)."""
     fn = _solution(spec)
-    with _pythonised(), _libm_checked():
-        return _plain(getattr(fn, "py_func", fn)(x, *spec.args))
+    return _plain(getattr(fn, "py_func", fn)(x, *spec.args))
 
 
 def _cases() -> list[AuditCase]:
@@ -466,7 +466,10 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
     if isinstance(case.spec, Client):
         _check_exp(case)
-    return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+    _solution(case.spec)  # (loads its module before the compiled functions are replaced)
+    with _pythonised(), _libm_checked():
+        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
 
 
 def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:

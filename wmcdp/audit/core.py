@@ -129,7 +129,6 @@ class AuditRow:
             "witness": {"x": x, "x_prime": x_prime, "y": y},
             "seconds": self.seconds,
             "samples": [s.as_dict() for s in self.samples],
-            "exact_checks": [e.as_dict() for e in self.exact],
             **({} if self.claimed_delta is None else {"claimed_delta": self.claimed_delta, "delta": self.delta}),
             **(
                 {}
@@ -137,6 +136,7 @@ class AuditRow:
                 else {"witness_probabilities": list(self.witness_probabilities)}
             ),
             **({} if self.witness_event is None else {"witness_event": self.witness_event}),
+            **({} if not self.exact else {"exact_checks": [e.as_dict() for e in self.exact]}),
             "model_agrees": self.model_agrees,
         }
 

@@ -51,13 +51,26 @@ def _public(name: str) -> set[str]:
         return {n for n, c in vars(m).items() if inspect.isclass(c) and issubclass(c, base) and c is not base}
     if name == "pure-ldp":
         m = pytest.importorskip("pure_ldp.frequency_oracles")
-        return {n for n in dir(m) if n.endswith("Client")}
+        from pure_ldp.frequency_oracles.zero_oracle import zero_oracle_client
+        from pure_ldp.heavy_hitters import apple_sfp, prefix_extending, treehistogram
+
+        modules = (m, zero_oracle_client, apple_sfp, prefix_extending, treehistogram)
+        return {
+            n
+            for module in modules
+            for n in dir(module)
+            if n.endswith("Client") and n not in ("HeavyHitterClient", "FreqOracleClient")
+        }
     if name == "multi-freq-ldpy":
         pytest.importorskip("multi_freq_ldpy")
+        import pkgutil
+
         out = set()
-        for module in ("GRR", "UE", "LH", "SS", "ADP", "HE"):
-            m = importlib.import_module(f"multi_freq_ldpy.pure_frequency_oracles.{module}")
-            out |= {n for n in vars(m) if n.endswith("_Client")}
+        for package in ("pure_frequency_oracles", "long_freq_est", "mdim_freq_est", "long_mdim_freq_est"):
+            path = importlib.import_module(f"multi_freq_ldpy.{package}").__path__
+            for info in pkgutil.iter_modules(path):
+                m = importlib.import_module(f"multi_freq_ldpy.{package}.{info.name}")
+                out |= {n for n, v in vars(m).items() if n.endswith("_Client") and v.__module__ == m.__name__}
         return out
     if name == "pydp":
         m = pytest.importorskip("pydp.algorithms.laplacian")

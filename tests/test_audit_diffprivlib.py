@@ -215,3 +215,117 @@ def test_gaussian_discrete_against_the_closed_form():
         exact = sum(max(0, (w[o] - mp.e ** mp.mpf(eps) * w[o - 1]) / z) for o in range(-60 * 5 - 1, 60 * 5 + 3))
         assert abs(row.delta - float(exact)) <= 1e-12 * float(exact)
         assert row.verdict == ("VIOLATED" if exact > delta else "loose")
+
+
+# -- every finding's report, the exact run-end check and the power of the sampling checks -------------
+
+
+def _report(tmp_path, label: str, capsys=None) -> str:
+    """The one report of the case (``capsys``: and the JSON row, as ``(text, row)``)."""
+    assert main(["audit", "diffprivlib", "--only", label, "--report", str(tmp_path), "--json"]) == 1
+    (path,) = tmp_path.iterdir()
+    if capsys is None:
+        return path.read_text()
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    return path.read_text(), row
+
+
+def _printed(lines: list[str], name: str) -> F:
+    (line,) = [line for line in lines if line.startswith(name)]
+    return F(line.split("= ", 1)[1])
+
+
+def test_binary_report_runs_with_the_library_alone(tmp_path):
+    """The script walks Binary's grid runs with the library's randomise: the first flip of the float threshold."""
+    eps = 1.0
+    lines = script_output(_report(tmp_path, f"Binary epsilon={eps!r}"))
+    keep = first_flip(eps)
+    assert f"exact ratio: {F(keep, GRID - keep)}" in lines and lines[-1] == "VIOLATED"
+
+
+@pytest.mark.parametrize("label", ["GeometricFolded epsilon=40.0", "Geometric epsilon=5.0"])
+def test_geometric_reports_run_with_the_library_alone(tmp_path, capsys, label):
+    """The script's probabilities (its own bisection over the library's calls; for the folded mechanism the
+    library's _fold applied to its inner draw) are the audit's, which its report carries."""
+    text, row = _report(tmp_path, label, capsys)
+    lines = script_output(text)
+    p, pp = (F(v) for v in row["witness_probabilities"])
+    assert (_printed(lines, "P(y | x) "), _printed(lines, "P(y | x')")) == (p, pp)
+    assert f"- **P(y | x)** = {p} " in text and lines[-1].startswith("VIOLATED")
+
+
+def test_permute_and_flip_report_runs_with_the_library_alone(tmp_path):
+    """Every candidate rejected: under equal utilities each bernoulli_neg_exp(0) rejects with r = 2^-53 / (1 + 2^-53)
+    (an odd number of u = 0 draws), so P(RuntimeError | (1, 1, 1)) = r^3; the script's series meet it to 2^-390."""
+    lines = script_output(_report(tmp_path, "PermuteAndFlip epsilon=1.0"))
+    r = F(1, GRID) / (1 + F(1, GRID))
+    assert abs(_printed(lines, "P(y | x')") - r**3) < F(1, 2**390) and lines[-1] == "VIOLATED"
+
+
+def test_gaussian_discrete_report(tmp_path, capsys):
+    """The (epsilon, delta) report: its event's probabilities give the tight delta of the row, the tester's sample
+    size is the closed form at those probabilities, and the script runs with the library alone."""
+    from decimal import Decimal
+
+    text, row = _report(tmp_path, "GaussianDiscrete epsilon=0.5, delta=0.001", capsys)
+    p, pp = (F(line.split("= ", 1)[1]) for line in text.splitlines() if line.startswith("- **P(E | x"))
+    excess = float(p) - math.exp(0.5) * float(pp)
+    assert abs(excess - row["delta"]) < 1e-15 and f"`E = {row['witness_event']}`" in text
+    n = 3.090232306167813**2 * (float(p * (1 - p)) + math.exp(1.0) * float(pp * (1 - pp))) / (excess - 0.001) ** 2
+    assert f"about {n:.3g} outputs under each input" in text
+    lines = script_output(text)
+    assert lines[-1] == "VIOLATED" and Decimal(lines[1].split("= ")[1]) > Decimal("0.001")
+
+
+def test_a_model_shifted_by_three_per_mille_is_rejected_exactly(monkeypatch):
+    """Binary's model with the keep probability moved by 0.3 % turns VIOLATED into loose; the chi-square checks at
+    100 000 draws cannot see that (they detect shifts of 0.9 % with power 0.9), the exact check at the run ends
+    does: the library flips where the shifted model keeps."""
+    from wmcdp.audit import diffprivlib as module
+    from wmcdp.lang.models import Run
+
+    honest = module._models
+
+    def shifted(spec):
+        out = []
+        for model in honest(spec):
+            keep = model.runs[0]
+            moved = keep.end - round(keep.count * 0.003)
+            runs = (Run(0, moved, keep.output), Run(moved + 1, GRID - 1, model.runs[1].output))
+            out.append(type(model)(runs, model.segments, model.calls, model.checked))
+        return out
+
+    (row,) = audit_diffprivlib(only="Binary epsilon=1.0")
+    assert row.model_agrees and row.verdict == "VIOLATED" and [e.points for e in row.exact] == [4, 4]
+    monkeypatch.setattr(module, "_models", shifted)
+    (row,) = audit_diffprivlib(only="Binary epsilon=1.0")
+    assert row.verdict == "loose" and not row.model_agrees
+    assert all(not e.agrees and "the library gives" in e.mismatch for e in row.exact)
+    from wmcdp.audit.core import detectable_shifts
+
+    keep = F(first_flip(1.0), GRID)
+    _, relative = detectable_shifts([float(keep), float(1 - keep)], 100_000, 1e-3 / 2)
+    assert 0.008 < relative < 0.01  # 0.3 % is far below what the sampling checks detect
+
+
+def test_the_power_of_a_chi_square_check_by_simulation():
+    """The reported smallest detectable shift, applied to the likeliest cell (moved from the others in proportion),
+    is rejected in about 90 % of 4000 simulated runs of the test at its level (numpy's multinomial, scipy's chi2)."""
+    import numpy as np
+    from scipy.stats import chi2
+
+    from wmcdp.audit.core import detectable_shifts
+
+    probs, draws, level = np.array([0.5, 0.3, 0.2]), 20_000, 1e-3
+    shift, relative = detectable_shifts(list(probs), draws, level)
+    i = int(np.argmax(probs))
+    s = relative * probs[i]
+    moved = probs * (1 - s / (1 - probs[i]))
+    moved[i] = probs[i] + s
+    rng = np.random.default_rng(7)
+    counts = rng.multinomial(draws, moved, size=4000)
+    statistic = (((counts - draws * probs) ** 2) / (draws * probs)).sum(axis=1)
+    rejected = float((statistic > chi2.isf(level, 2)).mean())
+    assert 0.88 < rejected < 0.92
+    # the smallest absolute shift is at the cell of the least p(1 - p): 0.2 here
+    assert math.isclose(shift, s * math.sqrt(0.2 * 0.8 / (0.5 * 0.5)), rel_tol=1e-9)

@@ -5,6 +5,7 @@ the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -17,8 +18,8 @@ import pytest
 pytest.importorskip("multi_freq_ldpy.pure_frequency_oracles.LH")
 
 import brute  # noqa: E402
-from reports import script_output  # noqa: E402
 from numba import njit  # noqa: E402
+from reports import script_output  # noqa: E402
 
 from wmcdp.audit.execution import GRID, exact_distribution  # noqa: E402
 from wmcdp.audit.multifreq import audit_multifreq, cases, distributions, separating_seeds  # noqa: E402
@@ -120,8 +121,118 @@ def adaptive(x: int, k: int, eps: float, optimal: bool, choose):
     return ue(x, k, eps, optimal, choose)
 
 
+@functools.lru_cache(maxsize=256)
+def traced_thresholds(fn, value, args):
+    """The thresholds a longitudinal UE client's Python source compares its doubles with, answering every
+    comparison True (every bit 1 in both rounds) or False: ``(first round's, p2, q2)``."""
+
+    def run(answer):
+        seen = []
+
+        class Probe:
+            def __le__(self, t):
+                seen.append(float(t))
+                return answer
+
+        draw, np.random.random = np.random.random, Probe
+        try:
+            fn.py_func(value, *args)
+        finally:
+            np.random.random = draw
+        return seen
+
+    ones, zeros = run(True), run(False)
+    k = args[0]
+    return ones[:k], ones[k], zeros[k]
+
+
+def two_rounds(x, k, eps_perm, eps_1, p1, q1, p2, q2, choose):
+    """Memoization from its definition: each bit of x's one-hot vector through P(u <= p1 | q1), then P(u <= p2 | q2)."""
+    first = [choose({1: at_most(p1 if i == x else q1), 0: 1 - at_most(p1 if i == x else q1)}) for i in range(k)]
+    return tuple(choose({1: at_most(p2 if b else q2), 0: 1 - at_most(p2 if b else q2)}) for b in first)
+
+
+def l_grr(x, k, eps_perm, eps_1, choose):
+    """L-GRR (Arcolezi et al.): GRR at eps_perm, then GRR at log(p2 / q2) with the paper's p2 for eps_1."""
+    p1 = np.exp(eps_perm) / (np.exp(eps_perm) + k - 1)
+    q1 = (1 - p1) / (k - 1)
+    e1 = np.exp(eps_1)
+    p2 = (q1 - e1 * p1) / ((-p1 * e1) + k * q1 * e1 - q1 * e1 - p1 * (k - 1) + q1)
+    return grr(grr(x, k, eps_perm, choose), k, np.log(p2 / ((1 - p2) / (k - 1))), choose)
+
+
+def l_osue(x, k, eps_perm, eps_1, choose):
+    """L-OSUE: OUE (1/2, 1/(e^eps_perm + 1)), then SUE with the paper's p2."""
+    p2 = (1 - np.exp(eps_1 + eps_perm)) / (np.exp(eps_1) - np.exp(eps_perm) - np.exp(eps_1 + eps_perm) + 1)
+    return two_rounds(x, k, eps_perm, eps_1, 1 / 2, 1 / (np.exp(eps_perm) + 1), p2, 1 - p2, choose)
+
+
+def l_adp(x, k, eps_perm, eps_1, choose):
+    """L-ADP: L-GRR when its variance sig (1 - sig) / ((p1 - q1)^2 (p2 - q2)^2), sig = p2 q1 + q2 (1 - q1), is at
+    most L-OSUE's."""
+
+    def variance(p1, q1, p2, q2):
+        sig = p2 * q1 + q2 * (1 - q1)
+        return sig * (1 - sig) / ((p1 - q1) ** 2 * (p2 - q2) ** 2)
+
+    p1 = np.exp(eps_perm) / (np.exp(eps_perm) + k - 1)
+    q1 = (1 - p1) / (k - 1)
+    e1 = np.exp(eps_1)
+    p2 = (q1 - e1 * p1) / ((-p1 * e1) + k * q1 * e1 - q1 * e1 - p1 * (k - 1) + q1)
+    u2 = (1 - np.exp(eps_1 + eps_perm)) / (np.exp(eps_1) - np.exp(eps_perm) - np.exp(eps_1 + eps_perm) + 1)
+    if variance(p1, q1, p2, (1 - p2) / (k - 1)) <= variance(1 / 2, 1 / (np.exp(eps_perm) + 1), u2, 1 - u2):
+        return l_grr(x, k, eps_perm, eps_1, choose)
+    return l_osue(x, k, eps_perm, eps_1, choose)
+
+
+def dbit(x, k, b, d_bits, eps_perm, choose):
+    """dBitFlipPM (Ding et al.): d_bits of the b buckets uniformly without replacement, each 1 with P(u <= p1) at
+    x's bucket int(x / (k / b)), P(u <= 1 - p1) elsewhere, SUE's p1 = e^(eps/2) / (e^(eps/2) + 1); the rest -1."""
+    p1 = np.exp(eps_perm / 2) / (np.exp(eps_perm / 2) + 1)
+    bucket = int(x / (k / b))
+    subset = choose({s: F(1, math.comb(b, d_bits)) for s in itertools.combinations(range(b), d_bits)})
+    t = {i: p1 if i == bucket else 1 - p1 for i in subset}
+    return tuple(choose({1: at_most(t[i]), 0: 1 - at_most(t[i])}) if i in t else -1 for i in range(b))
+
+
+def mdim(case, x, choose):
+    """SMP: a uniform attribute (published) and its oracle at epsilon; SPL: every attribute's oracle at epsilon / d."""
+    lst_k, d, eps = case.spec.args[:3]
+    optimal = case.spec.args[3] if len(case.spec.args) > 3 else None
+
+    def oracle(v, size, e):
+        return grr(v, size, e, choose) if optimal is None else ue(v, size, e, optimal, choose)
+
+    if case.mechanism.startswith("SMP"):
+        att = choose({a: F(1, d) for a in range(d)})
+        return (att, oracle(x[att], lst_k[att], eps))
+    return tuple(oracle(x[i], lst_k[i], eps / d) for i in range(d))
+
+
+def protocol_reference(case, x, choose):
+    import importlib
+
+    args = case.spec.args
+    if case.mechanism == "L_GRR_Client":
+        return l_grr(x, *args, choose)
+    if case.mechanism == "L_OSUE_Client":
+        return l_osue(x, *args, choose)
+    if case.mechanism == "L_ADP_Client":
+        return l_adp(x, *args, choose)
+    if case.mechanism.startswith("L_"):  # L_OUE, L_SUE, L_SOUE: the thresholds traced from the library's source
+        fn = getattr(importlib.import_module(f"multi_freq_ldpy.{case.spec.module}"), case.mechanism)
+        first, p2, q2 = traced_thresholds(fn, x, args)
+        p1, q1 = first[x], first[1 - x if x < 1 else 0]
+        return two_rounds(x, args[0], args[1], args[2], p1, q1, p2, q2, choose)
+    if case.mechanism == "dBitFlipPM_Client":
+        return dbit(x, *args, choose)
+    return mdim(case, x, choose)
+
+
 def reference(case, x, choose):
     c = case.spec
+    if not hasattr(c, "epsilon"):
+        return protocol_reference(case, x, choose)
     if case.mechanism == "GRR_Client":
         return grr(x, c.k, c.epsilon, choose)
     if case.mechanism == "UE_Client":
@@ -145,11 +256,21 @@ def test_clients_against_references(label):
     assert dict(zip(case.spec.inputs, distributions(case))) == ref
     (row,) = audit_multifreq(only=label)
     ratio = brute.local_ratio(ref)
-    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.spec.epsilon, ratio)
+    assert row.ratio_exact == str(ratio) and row.verdict == expected_verdict(case.spec.claim, ratio)
 
 
 def test_at_least_twenty_cases():
     assert len(cases()) >= 20 and len({c.label for c in cases()}) == len(cases())
+
+
+def test_compiled_draws_of_the_protocols_agree_with_the_models():
+    """The compiled longitudinal, dBitFlipPM and multidimensional clients against the models of their source."""
+    rows = [
+        r
+        for o in ("L_OSUE_Client k=4", "dBitFlipPM_Client k=6", "SPL_UE_Client lst_k=[2, 2]")
+        for r in audit_multifreq(sample=20_000, only=o, processes=1)
+    ]
+    assert len(rows) == 3 and all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
 
 
 def test_compiled_draws_agree_with_the_models():
@@ -172,6 +293,12 @@ def test_command_line(capsys):
         "SS_Client epsilon=0.5, k=4",
         "SS_Client epsilon=3.0, k=3",
         "ADP_Client epsilon=0.1, k=8, optimal=True",
+        "L_GRR_Client k=2",
+        "L_SUE_Client",
+        "L_OSUE_Client k=4",
+        "dBitFlipPM_Client k=6",
+        "SMP_UE_Client lst_k=[2, 3]",
+        "SPL_GRR_Client lst_k=[3, 3]",
     ],
 )
 def test_reports_run_with_the_library_alone(tmp_path, label):

@@ -9,8 +9,6 @@ import itertools
 import json
 import math
 import random
-import subprocess
-import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction as F
 
@@ -165,7 +163,7 @@ def cms_reference(c, x, choose):
     return (v, j)
 
 
-@pytest.mark.parametrize("label", [c.label for c in cases("CMSClient")])
+@pytest.mark.parametrize("label", [c.label for c in cases("CMSClient") if c.spec.family == "cms"])
 def test_count_mean_sketch(label):
     check_case(label, cms_reference)
 
@@ -184,7 +182,7 @@ def sr_reference(c, x, choose):
     return ((hashed if choose({True: keep, False: 1 - keep}) else choose(uniform(lh.g)), seed), j)
 
 
-@pytest.mark.parametrize("label", [c.label for c in cases("SketchResponseClient")])
+@pytest.mark.parametrize("label", [c.label for c in cases("SketchResponseClient") if c.spec.family == "sr"])
 def test_sketch_response(label):
     check_case(label, sr_reference)
 
@@ -215,16 +213,112 @@ def test_hadamard_mechanism(label):
         ("HadamardMechClient epsilon=1.0, d=4, t=2", "hm"),
         ("CMSClient epsilon=1.0, k=1, m=4, d=4", "cms"),
         ("SketchResponseClient epsilon=1.0, k=2, m=4, lh_k=8, d=4", "sr"),
+        ("CMSClient is_hadamard=True, epsilon=0.5, k=2, m=4, d=4", "hcms"),
+        ("PCSClient epsilon=1.0, l=1, w=4, d=4", "pcs"),
+        ("SketchResponseClient count_sketch=True, epsilon=1.0, k=1, m=2, lh_k=4, d=4", "srcs"),
     ],
 )
 def test_report_of_the_hadamard_mechanism_and_the_sketches(tmp_path, label, reference):
     """The script of a Hadamard mechanism or sketch finding runs without wmcdp and prints the brute-force ratio."""
-    randomizer = {"hm": hm_reference, "cms": cms_reference, "sr": sr_reference}[reference]
+    randomizer = {"hm": hm_reference, "cms": cms_reference, "sr": sr_reference, "hcms": hcms_reference}.get(reference)
+    randomizer = randomizer or {"pcs": pcs_reference, "srcs": srcs_reference}[reference]
     (case,) = cases(label)
     c = case.spec.build()
     ref = {x: brute.distribution(lambda x, choose: randomizer(c, x, choose), x) for x in case.spec.inputs}
     out = script_output(_report(tmp_path, label))
     assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
+
+
+def _choices_total_is_one(weight: float) -> None:
+    """random.choices([a, b], weights=[w, 1 - w]) compares random() * (w + (1 - w) + 0.0) with w: for these
+    weights the total is 1.0, so the comparison is u < w itself."""
+    assert weight + (1 - weight) + 0.0 == 1.0
+
+
+def hcms_reference(c, x, choose):
+    """Apple's Hadamard count-mean sketch from its definition: a uniform hash index j and row l of Sylvester's
+    Hadamard matrix (scipy's), the entry at column xxh64(str(x), seed=j) % m, its sign flipped with P(u < prob)."""
+    import xxhash
+    from scipy.linalg import hadamard
+
+    _choices_total_is_one(c.prob)
+    j, l = choose(uniform(c.k)), choose(uniform(c.m))
+    w = int(hadamard(c.m)[l, xxhash.xxh64(str(x), seed=j).intdigest() % c.m])
+    return (choose({-1: below(c.prob), 1: 1 - below(c.prob)}) * w, j, l)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("is_hadamard=True")])
+def test_hadamard_count_mean_sketch(label):
+    check_case(label, hcms_reference)
+
+
+#: numpy's legacy binomial(1, 0.5): 0 when u <= 1/2, else 1 (u - 1/2 <= 1/2 always): P(1) = 1 - P(u <= 1/2)
+FAIR_ONE = 1 - at_most(0.5)
+
+
+def test_numpy_legacy_binomial_is_the_modelled_rule():
+    """Draw for draw from one seed: np.random.binomial(1, 0.5, n) is u > 1/2 on numpy's own doubles."""
+    np.random.seed(2024)
+    bits = np.random.binomial(1, 0.5, 5000)
+    np.random.seed(2024)
+    assert (bits == (np.random.random_sample(5000) > 0.5)).all()
+    assert exact_distribution(lambda: int(np.random.binomial(1, 0.5, 1)[0])) == {0: 1 - FAIR_ONE, 1: FAIR_ONE}
+
+
+def test_scaled_uniform_against_cpython_choices():
+    """random.choices with weights bisects random() * total in the cumulative weights: the exact execution's
+    counts for a total of 2.0 (an exact product: P(2u < 0.5) = 1/4), and CPython's draws against the rule."""
+    assert exact_distribution(lambda: random.choices("ab", weights=[0.5, 1.5])[0]) == {"a": F(1, 4), "b": F(3, 4)}
+    weights = [0.1, 0.2, 0.3]
+    total, cum = sum(weights) + 0.0, list(itertools.accumulate(weights))
+    random.seed(5)
+    got = [random.choices(range(3), weights=weights)[0] for _ in range(3000)]
+    random.seed(5)
+    scaled = [random.random() * total for _ in range(3000)]
+    assert got == [sum(1 for w in cum[:-1] if x >= w) for x in scaled]  # bisect_right over cum[:-1]
+
+
+def pcs_reference(c, x, choose):
+    """The private count sketch from its definition: a uniform hash index j, every entry a +-1 of numpy's binomial
+    (FAIR_ONE), the item's bucket xxh64(str(x), seed=2j) % w set to its sign 2 (xxh64(str(x), seed=2j + 1) % 2) - 1
+    times random.choices([1, -1], weights=[bias, 1 - bias])."""
+    import xxhash
+
+    _choices_total_is_one(c.bias)
+    j = choose(uniform(c.l))
+    bits = [2 * choose({1: FAIR_ONE, 0: 1 - FAIR_ONE}) - 1 for _ in range(c.w)]
+    h = xxhash.xxh64(str(x), seed=2 * j).intdigest() % c.w
+    g = 2 * (xxhash.xxh64(str(x), seed=2 * j + 1).intdigest() % 2) - 1
+    bits[h] = g * choose({1: below(c.bias), -1: 1 - below(c.bias)})
+    return (tuple(bits), j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("PCSClient")])
+def test_private_count_sketch(label):
+    check_case(label, pcs_reference)
+
+
+def srcs_reference(c, x, choose):
+    """Sketch response with count sketch from its definition: a uniform hash index j, the signed bucket
+    (h + 1) g of index x - 1 mapped to 0 .. 2m - 1 (positive v to v - 1, negative to 2m + v), then optimal local
+    hashing of it over lh_k uniform seeds."""
+    import xxhash
+
+    j = choose(uniform(c.k))
+    h = xxhash.xxh64(str(x - 1), seed=2 * j).intdigest() % c.m
+    g = 2 * (xxhash.xxh64(str(x - 1), seed=2 * j + 1).intdigest() % 2) - 1
+    v = (h + 1) * g
+    cell = v - 1 if v > 0 else 2 * c.m + v
+    lh = c.client
+    seed = choose(uniform(lh.k))
+    hashed = xxhash.xxh32(str(cell), seed=seed).intdigest() % lh.g
+    keep = at_most(lh.p - lh.q)
+    return ((hashed if choose({True: keep, False: 1 - keep}) else choose(uniform(lh.g)), seed), j)
+
+
+@pytest.mark.parametrize("label", [c.label for c in cases("count_sketch=True")])
+def test_sketch_response_with_count_sketch(label):
+    check_case(label, srcs_reference)
 
 
 def rappor_reference(c, x, choose):
@@ -365,3 +459,15 @@ def test_no_report_without_a_violation_and_an_unwritable_folder(tmp_path, capsys
     assert main(["audit", "pure-ldp", "--only", "DEClient epsilon=1.0, d=2", "--report", str(blocker / "in")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("wmcdp: error: cannot write the reports to")
+
+
+def test_library_draws_agree_with_the_sketch_models():
+    """HCMS, the private count sketch and count-sketch sketch response: the library's own reports against the
+    exact models (their random.choices and numpy binomial draws included)."""
+    rows = [
+        r
+        for o in ("is_hadamard=True, epsilon=1.0", "PCSClient epsilon=1.0", "count_sketch=True, epsilon=1.0")
+        for r in audit_pureldp(sample=20_000, only=o, processes=1)
+    ]
+    assert len(rows) == 3 and all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
+    assert all(0 < s.detectable_relative < 1 for r in rows for s in r.samples)

@@ -33,9 +33,17 @@ TIGHT_ABSOLUTE = 2.0**-50
 FLOAT_TOLERANCE = 1e-12
 
 
+#: the chance with which the sampling check's reported model error is detected (its power)
+POWER = 0.9
+
+
 @dataclass(frozen=True)
 class SampleCheck:
-    """The library's draws on one witness input against the model's distribution."""
+    """The library's draws on one witness input against the model's distribution. ``detectable`` is the check's
+    power: the smallest shift of one output's probability (the mass moved from or to the other outputs in
+    proportion) that the test rejects with probability :data:`POWER` at its draws and level, the smallest over
+    the outputs it counts; ``detectable_relative`` the smallest such shift as a fraction of that output's
+    probability (:func:`detectable_shifts`)."""
 
     input: str
     draws: int
@@ -43,6 +51,8 @@ class SampleCheck:
     degrees: int
     p_value: float
     level: float
+    detectable: float = math.nan
+    detectable_relative: float = math.nan
 
     @property
     def agrees(self) -> bool:
@@ -57,7 +67,27 @@ class SampleCheck:
             "p_value": self.p_value,
             "level": self.level,
             "agrees": self.agrees,
+            "detectable_shift": json_float(self.detectable),
+            "detectable_relative_shift": json_float(self.detectable_relative),
         }
+
+
+@dataclass(frozen=True)
+class ExactCheck:
+    """The library's own code run exactly on one input at ``points`` points (grid points or paths of its
+    draws) that the model fixes, against the model's output there; ``mismatch`` describes the first point
+    where they differ (empty when they all agree)."""
+
+    input: str
+    points: int
+    mismatch: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        return not self.mismatch
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"input": self.input, "points": self.points, "agrees": self.agrees, "mismatch": self.mismatch}
 
 
 @dataclass(frozen=True)
@@ -78,10 +108,12 @@ class AuditRow:
     delta: float | None = None  # and the tight delta at the claimed epsilon
     witness_probabilities: tuple[str, str] | None = None  # P(y | x) and P(y | x') exactly, where known
     reproducer: str | None = None  # a script showing a violation with the library alone, where one is written
+    exact: tuple[ExactCheck, ...] = field(default=())  # the library's own code run at points the model fixes
+    witness_event: str | None = None  # an (epsilon, delta) claim: the outputs of the witness's event
 
     @property
     def model_agrees(self) -> bool:
-        return all(s.agrees for s in self.samples)
+        return all(s.agrees for s in self.samples) and all(e.agrees for e in self.exact)
 
     def as_dict(self) -> dict[str, Any]:
         """The row for JSON (infinities as the string "inf")."""
@@ -103,6 +135,8 @@ class AuditRow:
                 if self.witness_probabilities is None
                 else {"witness_probabilities": list(self.witness_probabilities)}
             ),
+            **({} if self.witness_event is None else {"witness_event": self.witness_event}),
+            **({} if not self.exact else {"exact_checks": [e.as_dict() for e in self.exact]}),
             "model_agrees": self.model_agrees,
         }
 
@@ -145,13 +179,8 @@ def certified_verdict(claim_low: float, claim_high: float, lo: float, hi: float)
 # -- sampling ---------------------------------------------------------------------------------
 
 
-def _chi_square(counts: Counter[Any], expected: dict[Any, Any], draws: int) -> tuple[float, int, float]:
-    """Pearson's chi-square of ``counts`` against ``draws`` times ``expected`` (outputs expecting fewer than
-    5 draws are pooled); an output the model gives probability 0 but OpenDP produced fails outright."""
-    from scipy.stats import chi2
-
-    if any(expected.get(y, 0) == 0 for y in counts):
-        return math.inf, 0, 0.0
+def _cells(counts: Counter[Any], expected: dict[Any, Any], draws: int) -> list[tuple[int, float]]:
+    """``(observed, expected)`` counts per output, the outputs expecting fewer than 5 draws pooled into one cell."""
     cells, pooled_obs, pooled_exp = [], 0, 0.0
     for y, p in expected.items():
         e = float(p) * draws
@@ -162,16 +191,51 @@ def _chi_square(counts: Counter[Any], expected: dict[Any, Any], draws: int) -> t
             pooled_exp += e
     if pooled_exp > 0:
         cells.append((pooled_obs, pooled_exp))
+    return cells
+
+
+def _chi_square(cells: list[tuple[int, float]]) -> tuple[float, int, float]:
+    """Pearson's chi-square of the cells: statistic, degrees of freedom, p-value."""
+    from scipy.stats import chi2
+
     statistic = sum((o - e) ** 2 / e for o, e in cells)
     degrees = max(len(cells) - 1, 1)
     return statistic, degrees, float(chi2.sf(statistic, degrees))
 
 
+def detectable_shifts(probabilities: Sequence[float], draws: int, level: float) -> tuple[float, float]:
+    """The power of a chi-square test of ``draws`` outputs at ``level`` over cells of these probabilities:
+    ``(the smallest absolute shift, the smallest relative shift)`` of one cell's probability that it rejects with
+    probability :data:`POWER`. Moving ``s`` to cell ``i`` from the others in proportion makes the statistic
+    noncentral chi-square with ``lambda = draws s^2 / (p_i (1 - p_i))`` (sum of ``(p'_j - p_j)^2 / p_j``), so
+    ``s_i = sqrt(lambda* p_i (1 - p_i) / draws)`` with ``lambda*`` the noncentrality whose power at the critical
+    value is :data:`POWER`; the first number is the least ``s_i``, the second the least ``s_i / p_i``."""
+    from scipy.optimize import brentq
+    from scipy.stats import chi2, ncx2
+
+    cells = [p for p in probabilities if 0 < p < 1]
+    if len(cells) < 2 or draws <= 0:
+        return math.inf, math.inf
+    degrees = len(cells) - 1
+    critical = float(chi2.isf(level, degrees))
+    hi = 1.0
+    while ncx2.sf(critical, degrees, hi) < POWER:
+        hi *= 2
+    lam = float(brentq(lambda t: ncx2.sf(critical, degrees, t) - POWER, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    shifts = [(math.sqrt(lam * p * (1 - p) / draws), p) for p in cells]
+    return min(s for s, _ in shifts), min(s / p for s, p in shifts)
+
+
 def check_model(shown: str, expected: dict[Any, Any], counts: Counter[Any], level: float) -> SampleCheck:
-    """The chi-square test of the library's ``counts`` on the input ``shown`` against the model's ``expected``."""
+    """The chi-square test of the library's ``counts`` on the input ``shown`` against the model's ``expected``
+    (outputs expecting fewer than 5 draws pooled), with its power (:func:`detectable_shifts`); an output the
+    model gives probability 0 but the library produced fails outright."""
     draws = sum(counts.values())
-    statistic, degrees, p_value = _chi_square(counts, expected, draws)
-    return SampleCheck(shown, draws, statistic, degrees, p_value, level)
+    cells = _cells(counts, expected, draws)
+    shifts = detectable_shifts([e / draws for _, e in cells], draws, level)
+    if any(expected.get(y, 0) == 0 for y in counts):
+        return SampleCheck(shown, draws, math.inf, 0, 0.0, level, *shifts)
+    return SampleCheck(shown, draws, *_chi_square(cells), level, *shifts)
 
 
 def with_checks(
@@ -579,6 +643,9 @@ __all__ = [
     "TIGHT_ABSOLUTE",
     "FLOAT_TOLERANCE",
     "SampleCheck",
+    "ExactCheck",
+    "POWER",
+    "detectable_shifts",
     "AuditRow",
     "AuditCase",
     "AuditedLibrary",

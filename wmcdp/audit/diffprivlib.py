@@ -6,7 +6,9 @@ float arithmetic. The audit runs the library's own ``randomise`` with a stub gen
 and :func:`wmcdp.lang.models.grid_model` finds the exact distribution over the grid by bisection (checked at
 every run's ends and at 10 000 random ``k`` per segment). The distributions of all inputs become one wmcdp
 program, ``discrete(lambda i: distribution[i], x)``, whose tight epsilon over the mechanism's neighbour
-relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`).
+relation is computed exactly and compared with the claim (:func:`wmcdp.audit.core.verdict`). Each grid model
+is checked exactly by :func:`run_end_check` (the public ``randomise`` at both ends of every run), and every
+finding gets a standalone reproducer (:func:`reproducer`).
 
 The models follow diffprivlib 0.6.6's source:
 
@@ -74,6 +76,7 @@ from .core import (
     AuditCase,
     AuditedLibrary,
     AuditRow,
+    ExactCheck,
     Mechanism,
     Modelled,
     certified_verdict,
@@ -118,13 +121,17 @@ class Sampler:
     post: Callable[[Any, Any], Hashable] | None = None  # (mechanism, draw's output) -> output, deterministic
     public: Callable[[Any, Any], Hashable] | None = None  # the library's own call, when ``randomise`` is a part
     exact_model: Callable[[Any], dict[Hashable, Any]] | None = None  # (mechanism) -> distribution, not a grid model
-    call: str | None = None  # the constructor as text (``random_state=draw``), for a categorical reproducer
+    script: str | None = None  # the reproducer's constructor as text (``random_state=draw``, the input ``item``)
+    walked: str = "mechanism.randomise(item)"  # the reproducer's draw whose grid runs it walks, as text
+    post_text: str = "o"  # and its post-processing of a run's output ``o``, as text
+    delta: float | None = None  # an (epsilon, delta) claim's delta
 
 
 #: how every diffprivlib model is validated
 VALIDATION = (
     "the library's own randomise run at grid points (bisection, checked at every run's ends and 10 000 random "
-    "points per segment); its public randomise with its own generator against the model (chi-square)"
+    "points per segment); its public randomise at both ends of every run of the model (exact); its public "
+    "randomise with its own generator against the model (chi-square)"
 )
 
 
@@ -140,13 +147,19 @@ def _sampler(case: Sampler, lib: Any, x: Any) -> tuple[Callable[[float], Hashabl
 
     def sample(u: float) -> Hashable:
         draw.u = u
-        try:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log(0) at u = 1/2: raised below
-                return _plain(case.randomise(mechanism, x))
-        except (ArithmeticError, ValueError, RuntimeError) as exc:  # the library fails on this draw: an outcome too
-            return f"raises {type(exc).__name__}"
+        return _outcome(case.randomise, mechanism, x)
 
     return sample, mechanism
+
+
+def _outcome(call: Callable[[Any, Any], Hashable], mechanism: Any, x: Any) -> Hashable:
+    """``call(mechanism, x)`` as an output; a failure of the library on this draw is the outcome
+    ``raises ErrorType`` (log(0) at u = 1/2 is raised, not warned)."""
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return _plain(call(mechanism, x))
+    except (ArithmeticError, ValueError, RuntimeError) as exc:
+        return f"raises {type(exc).__name__}"
 
 
 def _plain(y: Any) -> Hashable:
@@ -169,6 +182,7 @@ def _binary(eps: float) -> AuditCase:
             lambda x, y: x != y,
             lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
             lambda m, x: m.randomise(x),
+            script=f"Binary(epsilon={eps!r}, value0='a', value1='b', random_state=draw)",
         ),
     )
 
@@ -184,6 +198,7 @@ def _geometric(eps: float) -> AuditCase:
             lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
             lambda m, x: m.randomise(x),
             ((0, HALF - 1), (HALF, GRID - 1)),
+            script=f"Geometric(epsilon={eps!r}, sensitivity=1, random_state=draw)",
         ),
     )
 
@@ -206,6 +221,9 @@ def _bounded(kind: str, eps: float, upper: int) -> AuditCase:
             ((0, HALF - 1), (HALF, GRID - 1)),
             post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
             public=(lambda m, x: m.randomise(x)) if folded else None,
+            script=f"{kind}(epsilon={eps!r}, sensitivity=1, lower=0, upper={upper}, random_state=draw)",
+            walked="Geometric.randomise(mechanism, item)" if folded else "mechanism.randomise(item)",
+            post_text="int(np.round(mechanism._fold(o)))" if folded else "o",
         ),
     )
 
@@ -228,6 +246,8 @@ def _exponential(eps: float, utility: Sequence[float]) -> AuditCase:
             ),
             lambda m, _: m.randomise(),
             per_input=True,
+            script=f"Exponential(epsilon={eps!r}, sensitivity=1, utility=list(item), random_state=draw)",
+            walked="mechanism.randomise()",
         ),
     )
 
@@ -240,6 +260,7 @@ def _permute_and_flip(eps: float, utility: Sequence[float]) -> AuditCase:
             epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
         ),
         exact_model=permute_and_flip_distribution,
+        script=f"PermuteAndFlip(epsilon={eps!r}, sensitivity=1, utility=list(item))",
     )
     return replace(base, mechanism="PermuteAndFlip", spec=spec)
 
@@ -334,7 +355,7 @@ def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Audit
                 epsilon=eps, utility_list=list(utility), random_state=rng
             ),
             lambda m, x: m.randomise(x),
-            call=f"ExponentialCategorical(epsilon={eps!r}, utility_list={list(utility)!r}, random_state=draw)",
+            script=f"ExponentialCategorical(epsilon={eps!r}, utility_list={list(utility)!r}, random_state=draw)",
         ),
     )
 
@@ -357,7 +378,7 @@ def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
                 epsilon=eps, hierarchy=hierarchy, random_state=rng
             ),
             lambda m, x: m.randomise(x),
-            call=f"ExponentialHierarchical(epsilon={eps!r}, hierarchy={hierarchy!r}, random_state=draw)",
+            script=f"ExponentialHierarchical(epsilon={eps!r}, hierarchy={hierarchy!r}, random_state=draw)",
         ),
     )
 
@@ -381,7 +402,7 @@ def _gaussian_discrete(eps: float, delta: float) -> AuditCase:
         _gaussian_row,
         draw_counts,
         VALIDATION,
-        replace(spec, call=repr(delta)),
+        replace(spec, delta=delta),
     )
 
 
@@ -512,6 +533,26 @@ def _models(case: Sampler) -> list[GridModel]:
     return out
 
 
+def run_end_check(spec: Sampler, x: Any, model: GridModel) -> ExactCheck:
+    """The exact differential check of a grid model on the input ``x``: the library's public ``randomise`` (the
+    call the sampling checks draw from: for ``GeometricFolded`` the fold included) at both ends of every run of
+    the model, with the stub generator at ``u = k 2^-53``, must give the run's output. A model whose run ends
+    are moved by a single grid point fails it (its own ends differ from the library's there)."""
+    draw = GridDraw()
+    mechanism = spec.build(_diffprivlib(), draw, x if spec.per_input else None)
+    points = 0
+    for run in model.runs:
+        for k in sorted({run.start, run.end}):
+            draw.u = k / GRID
+            got = _outcome(spec.public or spec.randomise, mechanism, x)
+            points += 1
+            if got != run.output:
+                return ExactCheck(
+                    repr(x), points, f"at u = {k} * 2^-53 the library gives {got!r}, the model {run.output!r}"
+                )
+    return ExactCheck(repr(x), points)
+
+
 def distributions(case: AuditCase) -> list[dict[Hashable, Any]]:
     """The exact output distribution on every input of the case: from grid models, or the case's own
     exact model (whose probabilities may be exact reals)."""
@@ -530,21 +571,46 @@ def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter[Any]:
     mechanism = spec.build(lib, rng, x if spec.per_input else None)
     out: Counter[Any] = Counter()
     for _ in range(draws):
-        try:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out[_plain((spec.public or spec.randomise)(mechanism, x))] += 1
-        except (ArithmeticError, ValueError, RuntimeError) as exc:
-            out[f"raises {type(exc).__name__}"] += 1
+        out[_outcome(spec.public or spec.randomise, mechanism, x)] += 1
     return out
 
 
+def _shown_probability(p: Any) -> str:
+    """A probability as a report shows it: a fraction, or an exact real as the midpoint of a 400-bit enclosure
+    (17 significant digits)."""
+    if isinstance(p, Real):
+        mid, _ = p.enclosure(400)
+        return "0" if mid == 0 else _significant(mid)
+    return str(p)
+
+
+def _significant(q: Fraction) -> str:
+    """A positive rational in scientific notation with 17 significant digits (however small: no float)."""
+    exponent = math.floor(math.log10(q.numerator) - math.log10(q.denominator))
+    digits = round(q * Fraction(10) ** (16 - exponent))
+    if digits >= 10**17:
+        digits, exponent = round(Fraction(digits, 10)), exponent + 1
+    text = str(digits)
+    return f"{text[0]}.{text[1:]}e{exponent}"
+
+
+def _judged(claimed: float, r: Any, certified: bool) -> tuple[float, str | None, str]:
+    """``(epsilon, exact ratio, verdict)`` of a privacy result: a certified enclosure's upper end and its verdict,
+    or the exact ratio's."""
+    if certified:
+        return r.interval.hi, None, certified_verdict(claimed, claimed, r.interval.lo, r.interval.hi)
+    return r.epsilon, "inf" if r.ratio == math.inf else str(r.ratio), verdict(claimed, r.ratio, r.epsilon, True)
+
+
 def _row(case: AuditCase) -> Modelled:
-    """The case's row (a certified enclosure when the model's probabilities are exact reals), and the
-    witness's two inputs to sample with the model's distributions there."""
+    """The case's row (a certified enclosure when the model's probabilities are exact reals) with the witness's
+    two probabilities, the reproducer and, for grid models, the exact check of every input's model
+    (:func:`run_end_check`); and the witness's two inputs to sample with the model's distributions there."""
     spec: Sampler = case.spec
-    dists = distributions(case)
-    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
     certified = spec.exact_model is not None
+    grids = [] if certified else _models(spec)
+    dists = distributions(case) if certified else [g.distribution() for g in grids]
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
     r = synthesize_privacy(
         prog, "exhaustive", neighbours=relation, force=True, exact=None if certified else True, certified=certified
     )
@@ -555,18 +621,13 @@ def _row(case: AuditCase) -> Modelled:
         case.params,
         spec.d_in,
         spec.claimed,
-        r.interval.hi if certified else r.epsilon,
-        None if certified else "inf" if r.ratio == math.inf else str(r.ratio),
-        certified_verdict(spec.claimed, spec.claimed, r.interval.lo, r.interval.hi)
-        if certified
-        else verdict(spec.claimed, r.ratio, r.epsilon, True),
+        *_judged(spec.claimed, r, certified),
         (repr(x), repr(xp), repr(y)),
         0.0,
+        witness_probabilities=(_shown_probability(dists[i].get(y, 0)), _shown_probability(dists[j].get(y, 0))),
+        reproducer=reproducer(case, LIBRARY.version(), x, xp, y),
+        exact=tuple(run_end_check(spec, v, g) for v, g in zip(spec.inputs, grids)),
     )
-    if spec.call is not None and not certified:  # a categorical case: the witness's grid probabilities, a script
-        found = (str(dists[i].get(y, 0)), str(dists[j].get(y, 0)))
-        script = categorical_reproducer(case, LIBRARY.version(), x, xp, y)
-        row = replace(row, witness_probabilities=found, reproducer=script)
     inputs = [(i, x), (j, xp)]
     return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 
@@ -588,22 +649,28 @@ __all__ = [
     "grid_at_most",
     "models",
     "permute_and_flip_distribution",
+    "reproducer",
+    "run_end_check",
 ]
 
 
-# -- reproducers: a script per categorical finding that needs diffprivlib alone ----------------------
+# -- reproducers: a script per finding that needs diffprivlib alone -------------------------------------
 
-_CATEGORICAL = '''"""{label}: diffprivlib {version} claims epsilon = {claim!r}, yet the output y = {y!r} is more likely
+_HEAD = '''"""{label}: diffprivlib {version} claims epsilon = {claim!r}, yet the output y = {y!r} is more likely
 under x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
-Needs only diffprivlib: randomise draws one double u = self._rng.random() and returns the first value of the
-library's order whose running sum of probabilities reaches u times the input's normalising constant
-(mechanisms/exponential.py, ExponentialCategorical.randomise), so each output is a run of grid points
-u = k / 2**53 (CPython's and numpy's 53-bit doubles); the script finds the runs' ends by bisection, calling
-randomise itself with a generator that returns the chosen u."""
+Needs only diffprivlib. '''
+
+_GRID = (
+    _HEAD
+    + '''The mechanism draws one double u = self._rng.random(), k / 2**53 for k uniform
+in 0 .. 2**53 - 1 (CPython's and numpy's 53-bit doubles), and on each segment of k below its draw is a monotone
+step function of k (an inverse CDF, a threshold, a running sum): the script walks the runs of each segment by
+bisection, calling the library itself with a generator that returns the chosen u, and counts the k giving y."""
 import secrets
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
+import numpy as np
 from diffprivlib.mechanisms import *
 
 GRID = 2**53
@@ -617,42 +684,109 @@ class Draw(secrets.SystemRandom):  # check_random_state hands a SystemRandom bac
 
 
 draw = Draw()
-mechanism = {call}
 claim = {claim!r}
 x, x_prime, y = {x!r}, {xp!r}, {y!r}
-order = list(mechanism._normalising_constant.keys())
+segments = {segments!r}
 
 
-def place(item, k):  # the output's place in the library's order at u = k / 2**53
+def build(item):
+    return {script}
+
+
+def output(mechanism, item, k):  # the draw at u = k / 2**53; a failure of the library is an outcome too
     draw.u = k / GRID
-    return order.index(mechanism.randomise(item))
-
-
-def first(item, at_least):  # the smallest k whose output is at or after place at_least (2**53 if none)
-    lo, hi = 0, GRID
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if place(item, mid) >= at_least:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    try:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            o = {walked}
+    except (ArithmeticError, ValueError, RuntimeError) as exc:
+        return f"raises {{type(exc).__name__}}"
+    o = int(o) if isinstance(o, np.integer) else o
+    return o if isinstance(o, str) else {post}
 
 
 def prob(item):
-    i = order.index(y)
-    return Fraction(first(item, i + 1) - first(item, i), GRID)
+    mechanism, count = build(item), 0
+    for lo, hi in segments:
+        while lo <= hi:
+            here, a, b = output(mechanism, item, lo), lo, hi  # the run from lo: its last k by bisection
+            while a < b:
+                mid = (a + b + 1) // 2
+                a, b = (mid, b) if output(mechanism, item, mid) == here else (a, mid - 1)
+            count += (a - lo + 1) if here == y else 0
+            lo = a + 1
+    return Fraction(count, GRID)
 
 '''
+)
+
+_PERMUTE_AND_FLIP = (
+    _HEAD
+    + '''PermuteAndFlip.randomise (mechanisms/exponential.py) tries every candidate
+once, in a random order, accepting it when bernoulli_neg_exp(-log probability) is 1 (mechanisms/base.py), and
+raises RuntimeError when it accepts none: the order does not matter, so P(RuntimeError) is the product over the
+candidates of P(bernoulli_neg_exp(gamma) = 0). bernoulli_neg_exp subtracts 1 from gamma in floats while it
+exceeds 1 (each step a bernoulli_neg_exp(1) that must be 1), then counts up while u <= gamma / counter and
+returns the counter's parity; u = k / 2**53 (CPython's doubles), so P(u <= t) is a count of grid points.
+The series are summed with exact fractions until what is left is below 2**-400 (the printed ratio is exact
+to about 2**-240 relative)."""
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from diffprivlib.mechanisms import PermuteAndFlip
+
+GRID = 2**53
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
 
 
-def categorical_reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Hashable) -> str:
-    """A standalone script (diffprivlib alone) that counts the grid points of ``y`` under ``x`` and ``x'`` with
-    the library's own ``randomise`` and prints the probabilities, the exact ratio and the verdict."""
+def at_most(t):  # P(u <= t)
+    return Fraction(min(max(math.floor(Fraction(t) * GRID) + 1, 0), GRID), GRID)
+
+
+def parity(gamma):  # P(the counter stops at an odd value), gamma <= 1 (base.py lines 264-269)
+    odd, through, counter = Fraction(0), Fraction(1), 1
+    while through > Fraction(1, 2**400):
+        p = at_most(gamma / counter)
+        odd += through * (1 - p) if counter % 2 else 0
+        through *= p
+        counter += 1
+    return odd
+
+
+def accepts(gamma):  # P(bernoulli_neg_exp(gamma) = 1) (base.py lines 259-269)
+    out = Fraction(1)
+    while gamma > 1:
+        gamma -= 1
+        out *= parity(1.0)
+    return out * parity(gamma)
+
+
+def prob(item):  # P(RuntimeError): every candidate rejected
+    mechanism = {script}
+    out = Fraction(1)
+    for log_probability in mechanism._probabilities:
+        out *= 1 - accepts(float(-log_probability))
+    return out
+
+'''
+)
+
+
+def reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Hashable) -> str | None:
+    """A standalone script (diffprivlib alone) that computes ``P(y | x)`` and ``P(y | x')`` with the library's own
+    code and prints them, the exact ratio and the verdict: the grid runs of its ``randomise`` found by bisection,
+    or (``PermuteAndFlip``, whose witness is ``raises RuntimeError``) the product of its acceptance series."""
     from .pureldp import TAIL
 
     spec: Sampler = case.spec
-    text = _CATEGORICAL.format(label=case.label, version=version, claim=spec.claimed, call=spec.call, x=x, xp=xp, y=y)
+    if spec.script is None:
+        return None
+    fields = {"label": case.label, "version": version, "claim": spec.claimed, "x": x, "xp": xp, "y": y}
+    if spec.exact_model is not None:
+        return _PERMUTE_AND_FLIP.format(**fields, script=spec.script) + TAIL
+    segments = [tuple(s) for s in spec.segments]
+    text = _GRID.format(**fields, segments=segments, script=spec.script, walked=spec.walked, post=spec.post_text)
     return text + TAIL
 
 
@@ -746,7 +880,7 @@ def _gaussian_row(case: AuditCase) -> Modelled:
     from ..notions.approximate import synthesize_approximate
 
     spec: Sampler = case.spec
-    eps, delta = spec.claimed, float(spec.call or 0)
+    eps, delta = spec.claimed, float(spec.delta or 0)
     mechanism = spec.build(_diffprivlib(), GridDraw(), None)
     w = _gauss_window(mechanism)
     dists = gaussian_discrete_outputs(mechanism)
@@ -755,6 +889,7 @@ def _gaussian_row(case: AuditCase) -> Modelled:
     at_delta = synthesize_approximate(prog, delta=Fraction(delta), certified=True, force=True)
     lo, hi = at_eps.interval.lo, at_eps.interval.hi + 2.0**-GAUSS_TAIL_BITS
     x, xp = at_eps.witness.x[0], at_eps.witness.x_prime[0]
+    event, probabilities = _gauss_event(dists[x], dists[xp], eps, w)
     row = AuditRow(
         case.mechanism,
         case.params + f" (scale={mechanism._scale!r}, outputs -{w}..{w + 1} and the rest merged)",
@@ -767,9 +902,29 @@ def _gaussian_row(case: AuditCase) -> Modelled:
         0.0,
         claimed_delta=delta,
         delta=hi,
+        witness_probabilities=probabilities,
+        witness_event=event,
         reproducer=_GAUSSIAN.format(label=case.label, version=LIBRARY.version(), epsilon=eps, delta=delta),
     )
     return row, [(str(v), {y: float(p) for y, p in dists[v].items()}, v) for v in (x, xp)]
+
+
+def _gauss_event(p: dict[Hashable, Any], q: dict[Hashable, Any], eps: float, w: int) -> tuple[str, tuple[str, str]]:
+    """The event of the window's outputs ``o`` with ``P(o | x) > e^eps P(o | x')`` (chosen on 64-bit midpoints: the
+    event is a witness, its probabilities are exact reals) as text, and ``(P(E | x), P(E | x'))`` as the report
+    shows them; ``P(E | x) - e^eps P(E | x')`` is the tight delta of the windowed model."""
+    bound = Fraction(math.exp(eps))
+    codes = [c for c in range(2 * w + 2) if p[c].enclosure(64)[0] > bound * q[c].enclosure(64)[0]]
+    outputs = [c - w for c in codes]
+    if outputs and outputs == list(range(-w, outputs[-1] + 1)):
+        text = f"randomise(x) <= {outputs[-1]}"
+    elif outputs and outputs == list(range(outputs[0], w + 2)):
+        text = f"randomise(x) >= {outputs[0]}"
+    else:
+        text = f"randomise(x) in {outputs}"
+    total_p = sum((p[c] for c in codes), Fraction(0))
+    total_q = sum((q[c] for c in codes), Fraction(0))
+    return text, (_shown_probability(total_p), _shown_probability(total_q))
 
 
 _GAUSSIAN = '''"""{label}: diffprivlib {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet at the

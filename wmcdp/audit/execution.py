@@ -14,8 +14,13 @@ choices, with those draws replaced:
   with a float ``t`` splits that set exactly (``k 2^-53 < t`` iff ``k < t 2^53``, both sides exact doubles) and
   the path branches with the two parts' shares. Any other use of it (arithmetic, ``float()``) is refused:
   the model covers code that only compares its uniform doubles;
+* a double times a positive float (``random() * total`` in ``random.choices`` with weights, which then bisects
+  the cumulative weights) is a :class:`ScaledUniform`: ``fl(k 2^-53 c)`` is monotone in ``k``, so a comparison
+  with a float is a grid count found by bisection with the float product itself;
 * ``np.random.binomial(1, p)`` follows numba's BINV (:func:`_np_binomial`), for the library code that numba
-  compiles and the audit runs as plain Python (``.py_func``);
+  compiles and the audit runs as plain Python (``.py_func``); with ``size`` it is numpy's legacy
+  ``RandomState.binomial`` (``random_binomial_inversion``), the same rule for ``n = 1`` when its
+  ``qn = exp(n log q)`` is ``q`` (checked), each entry an independent draw;
 * ``np.random.choice(a)`` is a uniform index (``randint(0, len(a))``, in numpy and in numba);
   ``np.random.choice(a, size, p=p)`` follows numpy's legacy ``RandomState.choice`` (numpy/random/mtrand.pyx):
   ``cdf = p.cumsum(); cdf /= cdf[-1]``, then ``cdf.searchsorted(u, side='right')`` per uniform double ``u``,
@@ -126,8 +131,62 @@ class GridUniform:
     def __float__(self) -> float:
         raise TypeError("the exact model follows code that only compares its uniform doubles")
 
+    def __mul__(self, c: Any) -> ScaledUniform:
+        return ScaledUniform(self, c)
+
+    __rmul__ = __mul__
+
     def __repr__(self) -> str:
         return f"GridUniform(k in {self.lo}..{self.hi})"
+
+
+class ScaledUniform:
+    """``u * c`` in floats for a :class:`GridUniform` ``u`` and a positive finite float ``c``: ``fl(k 2^-53 c)`` is
+    monotone in ``k`` (a product of an exact double by a positive constant, correctly rounded), so the ``k`` whose
+    product compares below a float ``t`` are those below a count that bisection with the product itself finds;
+    the comparison splits ``u``'s range there."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, u: GridUniform, c: Any) -> None:
+        if isinstance(c, (GridUniform, ScaledUniform)) or not isinstance(c, (float, int, np.floating, np.integer)):
+            raise TypeError(f"a uniform double is scaled only by a number here, not {type(c).__name__}")
+        if not (math.isfinite(c) and c > 0):
+            raise TypeError(f"a uniform double is scaled only by a positive finite number here, not {c!r}")
+        self.u, self.c = u, float(c)
+
+    def _first_failing(self, test: Callable[[float], bool]) -> int:
+        """The least ``k`` in ``0 .. 2^53`` with ``not test(fl(k 2^-53 c))`` (``test`` holds below it)."""
+        lo, hi = 0, GRID
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if test(mid / GRID * self.c):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def __lt__(self, t: Any) -> bool:
+        GridUniform._scaled(t)  # (refuses what is not a number)
+        return self.u._below(self._first_failing(lambda v: v < float(t)))
+
+    def __le__(self, t: Any) -> bool:
+        GridUniform._scaled(t)
+        return self.u._below(self._first_failing(lambda v: v <= float(t)))
+
+    def __gt__(self, t: Any) -> bool:
+        return not self.__le__(t)
+
+    def __ge__(self, t: Any) -> bool:
+        return not self.__lt__(t)
+
+    def __eq__(self, t: object) -> bool:
+        raise TypeError("a scaled uniform double is only compared by <, <=, > and >= here")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __float__(self) -> float:
+        raise TypeError("the exact model follows code that only compares its uniform doubles")
 
 
 class GridArray:
@@ -248,10 +307,18 @@ def _np_binomial(path: _Path) -> Callable[..., int]:
     1 when ``u - q <= (1 * p * q) / (1 * q)`` (float operations), else the loop draws again. The draws are
     independent, so the outcome is the first two cases' grid counts, conditioned on one of them."""
 
-    def binomial(n: int, p: float, size: Any = None) -> int:
-        if n != 1 or size is not None:
+    def binomial(n: int, p: float, size: Any = None) -> Any:
+        if n != 1:
             raise TypeError("np.random.binomial is modelled for n = 1 only")
-        p = float(p)
+        if size is None:
+            return one(float(p))
+        q = 1.0 - min(float(p), 1.0 - float(p))
+        if math.exp(1 * math.log(q)) != q:
+            raise TypeError(f"numpy's legacy binomial at p = {p!r}: its qn = exp(log q) is not q, not modelled")
+        shape = (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)
+        return np.array([one(float(p)) for _ in range(math.prod(shape))], dtype=np.int64).reshape(shape)
+
+    def one(p: float) -> int:
         if not 0.0 <= p <= 1.0:
             raise ValueError("binomial(): p outside of [0, 1]")
         if p in (0.0, 1.0):
@@ -269,8 +336,8 @@ def _np_binomial(path: _Path) -> Callable[..., int]:
                 hi = mid
             else:
                 lo = mid + 1
-        one = lo - zero
-        x = path.choose([Fraction(zero, zero + one), Fraction(one, zero + one)])
+        ones = lo - zero
+        x = path.choose([Fraction(zero, zero + ones), Fraction(ones, zero + ones)])
         return 1 - x if flipped else x
 
     return binomial
@@ -285,6 +352,7 @@ def _drawing(path: _Path) -> Iterator[None]:
         (random, "random"): rng.random,
         (random, "randint"): rng.randint,
         (random, "randrange"): rng.randrange,
+        (random, "choices"): rng.choices,
         (np.random, "random_sample"): _np_random_sample(path),
         (np.random, "random"): _np_random_sample(path),
         (np.random, "rand"): _np_rand(path),
@@ -319,4 +387,4 @@ def exact_distribution(fn: Callable[[], Hashable], max_paths: int = MAX_PATHS) -
     return out
 
 
-__all__ = ["GRID", "GridUniform", "exact_distribution"]
+__all__ = ["GRID", "GridUniform", "ScaledUniform", "exact_distribution"]

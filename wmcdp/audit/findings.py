@@ -13,6 +13,15 @@ The tester's sample size: drawing ``n`` outputs under each input, the log of the
 
 When ``p' = 0`` the claim still allows ``p' >= e^-claim p``; never seeing ``y`` under ``x'`` in ``n`` draws
 then has probability about ``exp(-n p e^-claim)``, at most :data:`LEVEL` once ``n = e^claim ln(1/LEVEL)/p``.
+
+An (epsilon, delta) claim is broken by an event ``E`` (a set of outputs) with ``P(E | x) - e^epsilon P(E | x')``
+above delta. Estimating that difference from ``n`` draws per input has standard deviation about
+``sqrt((p (1 - p) + e^(2 epsilon) p' (1 - p')) / n)``, so seeing it above delta at ``z`` standard deviations takes
+
+    n = z^2 (p (1 - p) + e^(2 epsilon) p' (1 - p')) / (p - e^epsilon p' - delta)^2.
+
+The probabilities a row carries are exact fractions or decimal strings (an exact real's enclosure midpoint);
+any audit that fills ``witness_probabilities`` (and, for a delta claim, ``witness_event``) gets these lines.
 """
 
 from __future__ import annotations
@@ -47,20 +56,79 @@ def samples_needed(p: Fraction, p_prime: Fraction, claim: float) -> float:
         return float(gmpy2.mpfr(Z) ** 2 * spread / gap**2)
 
 
+def samples_needed_delta(p: Fraction, p_prime: Fraction, epsilon: float, delta: float) -> float:
+    """Outputs per input a tester needs to see ``P(E | x) - e^epsilon P(E | x')`` above ``delta`` (module
+    docstring); ``inf`` when the event does not break the claim."""
+    with gmpy2.context(precision=200):
+        e = gmpy2.exp(gmpy2.mpfr(epsilon))
+        pp, qq = gmpy2.mpq(p), gmpy2.mpq(p_prime)
+        gap = pp - e * qq - gmpy2.mpfr(delta)
+        if gap <= 0:
+            return math.inf
+        return float(gmpy2.mpfr(Z) ** 2 * (pp * (1 - pp) + e**2 * qq * (1 - qq)) / gap**2)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.=]+", "-", text).strip("-")[:120]
 
 
 def report_text(library: str, version: str, row: AuditRow) -> str:
     """The Markdown report of one violated row."""
+    lines = (
+        _delta_lines(library, version, row) if row.claimed_delta is not None else _epsilon_lines(library, version, row)
+    )
+    lines += ["", "## Reproduce it with the library alone", ""]
+    if row.reproducer is None:
+        lines += ["The audit writes no standalone script for this case yet: the witness above is the finding."]
+    else:
+        lines += [
+            "The script computes the probabilities with the library's own code and thresholds "
+            "(no wmcdp), then prints them and the verdict:",
+            "",
+            "```python",
+            row.reproducer.rstrip(),
+            "```",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _delta_lines(library: str, version: str, row: AuditRow) -> list[str]:
+    """The head of the report of a violated (epsilon, delta) claim: the event, its probabilities, the samples."""
+    x, xp, _ = row.witness
+    lines = [
+        f"# {library} {version}: `{row.mechanism}` breaks its claimed (epsilon, delta)",
+        "",
+        f"- **Case:** `{row.mechanism} {row.params}`",
+        f"- **Claim:** (epsilon, delta) = ({row.claimed!r}, {row.claimed_delta!r}): `P(E | x) <= e^epsilon P(E | x') "
+        "+ delta` for neighbouring `x`, `x'` and every event `E`.",
+        f"- **Exact:** the tight delta at epsilon = {row.claimed!r} is {row.delta!r} (certified); the tight epsilon at "
+        f"the claimed delta is {row.epsilon!r}.",
+        f"- **Witness:** `x = {x}`, `x' = {xp}`"
+        + ("." if row.witness_event is None else f", `E = {row.witness_event}`."),
+    ]
+    if row.witness_probabilities is not None and row.claimed_delta is not None:
+        p, pp = (Fraction(v) for v in row.witness_probabilities)
+        n = samples_needed_delta(p, pp, row.claimed, row.claimed_delta)
+        lines += [
+            f"- **P(E | x)** = {row.witness_probabilities[0]}",
+            f"- **P(E | x')** = {row.witness_probabilities[1]}",
+            f"- **Samples a statistical tester needs:** about {n:.3g} outputs under each input (`n = z^2 (p (1 - p) + "
+            f"e^(2 epsilon) p' (1 - p')) / (p - e^epsilon p' - delta)^2` with `z = {Z:.4f}`, one-sided level "
+            f"{LEVEL:g}: the estimated `P(E | x) - e^epsilon P(E | x')` must exceed delta by z standard deviations).",
+        ]
+    return lines
+
+
+def _epsilon_lines(library: str, version: str, row: AuditRow) -> list[str]:
+    """The head of the report of a violated pure epsilon claim: the witness, its probabilities, the samples."""
     x, xp, y = row.witness
     lines = [
         f"# {library} {version}: `{row.mechanism}` breaks its claimed epsilon",
         "",
         f"- **Case:** `{row.mechanism} {row.params}`",
         f"- **Claim:** epsilon = {row.claimed!r}: `P(y | x) <= e^epsilon P(y | x')` for neighbouring `x`, `x'`.",
-        f"- **Exact:** `P(y | x) / P(y | x')` = {row.ratio_exact}, so epsilon = {row.epsilon!r} "
-        "(the claim is compared with the logarithm of the exact ratio at 200 bits).",
+        f"- **Exact:** `P(y | x) / P(y | x')` = {row.ratio_exact or 'an exact real'}, so epsilon = {row.epsilon!r} "
+        "(the claim is compared with the logarithm of the exact ratio at 200 bits, or with a certified enclosure).",
         f"- **Witness:** `x = {x}`, `x' = {xp}`, `y = {y}`.",
     ]
     if row.witness_probabilities is not None:
@@ -79,19 +147,7 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
                 "deviations)."
             ),
         ]
-    lines += ["", "## Reproduce it with the library alone", ""]
-    if row.reproducer is None:
-        lines += ["The audit writes no standalone script for this library yet: the witness above is the finding."]
-    else:
-        lines += [
-            "The script computes both probabilities from the library's own lines and thresholds "
-            "(no wmcdp), then prints the exact ratio and the verdict:",
-            "",
-            "```python",
-            row.reproducer.rstrip(),
-            "```",
-        ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_reports(directory: str | Path, library: str, version: str, rows: list[AuditRow]) -> list[Path]:
@@ -109,4 +165,4 @@ def write_reports(directory: str | Path, library: str, version: str, rows: list[
     return written
 
 
-__all__ = ["LEVEL", "Z", "report_text", "samples_needed", "write_reports"]
+__all__ = ["LEVEL", "Z", "report_text", "samples_needed", "samples_needed_delta", "write_reports"]

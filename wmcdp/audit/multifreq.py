@@ -26,16 +26,24 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
 * ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
   parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
+The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``;
+claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim ``eps_perm``) and the
+multidimensional SMP and SPL solutions over GRR and UE (claim ``epsilon`` over tuples of values) are
+:class:`Protocol` cases: run with every compiled function of the package replaced by its Python source
+(:func:`_pythonised`) and numpy's ``exp`` and ``log`` checked against libm's on every value (:func:`_libm_checked`).
+
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import sys
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -76,6 +84,10 @@ class Client:
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.k))
 
+    @property
+    def claim(self) -> float:
+        return self.epsilon
+
 
 #: how every multi-freq-ldpy model is validated
 VALIDATION = (
@@ -87,6 +99,133 @@ VALIDATION = (
 def _case(mechanism: str, epsilon: float, k: int, optimal: bool | None = None) -> AuditCase:
     spec = Client(mechanism, epsilon, k, optimal)
     return AuditCase("multi-freq-ldpy", mechanism, spec.params, "epsilon", _row, draw_counts, VALIDATION, spec)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A longitudinal or multidimensional solution (a :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the function
+    ``mechanism`` of ``multi_freq_ldpy.<module>`` called as ``mechanism(x, *args)`` on every input, claiming pure
+    ``claim``-LDP per report (``eps_1`` for the longitudinal solutions, ``eps_perm`` for ``dBitFlipPM``, ``epsilon``
+    for the multidimensional ones); ``family`` names the reproducer's formula."""
+
+    mechanism: str
+    module: str
+    args: tuple[Any, ...]
+    claim: float
+    inputs: tuple[Hashable, ...]
+    params: str
+    family: str
+
+
+def _protocol(mechanism: str, module: str, args: tuple[Any, ...], names: str, claim: float, family: str) -> AuditCase:
+    """A case of a solution over the values ``0 .. k - 1`` (``args[0]`` is ``k``) or, for a multidimensional one
+    (``args[0]`` the list of domain sizes), over every tuple of values."""
+    first = args[0]
+    inputs: tuple[Hashable, ...] = (
+        tuple(itertools.product(*(range(k) for k in first))) if isinstance(first, list) else tuple(range(first))
+    )
+    params = ", ".join(f"{n}={v!r}" for n, v in zip(names.split(), args))
+    spec = Protocol(mechanism, module, args, claim, inputs, params, family)
+    return AuditCase(
+        "multi-freq-ldpy",
+        mechanism,
+        params,
+        names.split()[-1] if family != "long" else "eps_1",
+        _row,
+        draw_counts,
+        VALIDATION,
+        spec,
+    )
+
+
+def _protocols() -> list[AuditCase]:
+    """The longitudinal solutions (claim ``eps_1`` per report: the second round of sanitization of the memoized
+    first), ``dBitFlipPM`` (claim ``eps_perm``) and the multidimensional SMP and SPL solutions (claim ``epsilon``)."""
+    out = []
+    for name, settings in (
+        ("L_GRR", ((3, 2.0, 1.0), (4, 4.0, 1.0), (2, 1.0, 0.5))),
+        ("L_OUE", ((4, 2.0, 1.0), (3, 4.0, 2.0))),
+        ("L_SUE", ((4, 2.0, 1.0),)),
+        ("L_OSUE", ((4, 2.0, 1.0), (3, 3.0, 0.5))),
+        ("L_SOUE", ((4, 2.0, 1.0),)),
+        ("L_ADP", ((3, 2.0, 1.0), (4, 1.0, 0.5))),
+    ):
+        family = "grr" if name == "L_GRR" else "adp" if name == "L_ADP" else "ue"
+        out += [
+            _protocol(f"{name}_Client", f"long_freq_est.{name}", s, "k eps_perm eps_1", s[2], f"long-{family}")
+            for s in settings
+        ]
+    out += [
+        _protocol("dBitFlipPM_Client", "long_freq_est.dBitFlipPM", s, "k b d_bits eps_perm", s[3], "dbit")
+        for s in ((4, 4, 1, 1.0), (4, 2, 2, 2.0), (6, 3, 2, 1.0))
+    ]
+    for solution in ("SMP", "SPL"):
+        module = f"mdim_freq_est.{solution}_solution"
+        out += [
+            _protocol(f"{solution}_GRR_Client", module, s, "lst_k d epsilon", s[2], f"{solution.lower()}-grr")
+            for s in (([2, 3], 2, 1.0), ([3, 3], 2, 4.0))
+        ]
+        out += [
+            _protocol(f"{solution}_UE_Client", module, s, "lst_k d epsilon optimal", s[2], f"{solution.lower()}-ue")
+            for s in (([2, 2], 2, 1.0, True), ([2, 3], 2, 2.0, False))
+        ]
+    return out
+
+
+@contextmanager
+def _pythonised() -> Iterator[None]:
+    """Every numba-compiled function of multi-freq-ldpy's loaded modules replaced by its Python source
+    (``.py_func``) for the block, so that the draws of :mod:`wmcdp.audit.execution` reach all the code a
+    solution runs (its own and the oracles it calls through its module's imports)."""
+    saved = []
+    for name, module in list(sys.modules.items()):
+        if name.startswith("multi_freq_ldpy.") and module is not None:
+            for attr, value in list(vars(module).items()):
+                if hasattr(value, "py_func") and callable(value.py_func):
+                    saved.append((module, attr, value))
+                    setattr(module, attr, value.py_func)
+    try:
+        yield
+    finally:
+        for module, attr, value in saved:
+            setattr(module, attr, value)
+
+
+@contextmanager
+def _libm_checked() -> Iterator[None]:
+    """``np.exp`` and ``np.log`` on scalars checked against libm's (``math.exp``, ``math.log``) for the block: the
+    Python source computes with numpy, the compiled code with libm, and the model holds only where they agree."""
+    saved = np.exp, np.log
+
+    def checked(numpy_fn: Any, libm: Callable[[float], float]) -> Callable[..., Any]:
+        def fn(t: Any, *rest: Any, **kw: Any) -> Any:
+            value = numpy_fn(t, *rest, **kw)
+            if np.ndim(t) == 0 and not rest and not kw and float(t) > 0 and float(value) != libm(float(t)):
+                raise WmcdpError(
+                    f"numpy's {numpy_fn.__name__}({float(t)!r}) is not libm's: the Python source is "
+                    "not the compiled code here"
+                )
+            return value
+
+        return fn
+
+    np.exp, np.log = checked(saved[0], math.exp), checked(saved[1], math.log)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        np.exp, np.log = saved
+
+
+def _solution(spec: Protocol) -> Callable[..., Any]:
+    library(f"multi_freq_ldpy.{spec.module}", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
+    return cast(Callable[..., Any], getattr(sys.modules[f"multi_freq_ldpy.{spec.module}"], spec.mechanism))
+
+
+def _run_protocol(spec: Protocol, x: Hashable) -> Hashable:
+    """One report of the solution on ``x`` as its Python source computes it (inside the enumeration, itself inside
+    :func:`_pythonised` and :func:`_libm_checked`)."""
+    fn = _solution(spec)
+    return _plain(getattr(fn, "py_func", fn)(x, *spec.args))
 
 
 def _cases() -> list[AuditCase]:
@@ -101,7 +240,7 @@ def _cases() -> list[AuditCase]:
         _case("ADP_Client", eps, k, opt)
         for eps, k, opt in ((1.0, 3, True), (1.0, 8, True), (0.1, 8, True), (0.5, 8, False))
     ]
-    return out
+    return out + _protocols()
 
 
 #: every client of ``multi_freq_ldpy.pure_frequency_oracles`` and the other solutions, described once
@@ -137,14 +276,75 @@ MECHANISMS = (
     ),
     Mechanism("HE_Client", "not auditable", "histogram encoding adds continuous Laplace noise"),
     Mechanism(
-        "`long_freq_est`: `L_GRR`, `L_OUE`, `L_SUE`, `L_OSUE`, `L_SOUE`, `L_LH`, `L_ADP`, `dBitFlipPM`",
-        "planned",
-        "longitudinal solutions: two rounds of the randomizers above (memoization)",
+        "L_GRR_Client",
+        "audited",
+        "longitudinal: `GRR_Client` at `eps_perm` (the memoized first round), then at `log(p2 / q2)`; the claim is "
+        "`eps_1` per report (the output of one call, both rounds composed)",
+    ),
+    *(
+        Mechanism(
+            f"L_{name}_Client",
+            "audited",
+            f"longitudinal {rounds}: every bit through two rounds of `np.random.random() <= threshold`; claim `eps_1` "
+            "per report",
+        )
+        for name, rounds in (("OUE", "OUE then OUE"), ("SUE", "SUE then SUE"), ("OSUE", "OUE then SUE"))
     ),
     Mechanism(
-        "`mdim_freq_est`: `SPL_Solution`, `SMP_Solution`, `RSpFD_Solution`",
+        "L_SOUE_Client",
+        "audited",
+        "longitudinal SUE then OUE: every bit through two rounds of `np.random.random() <= threshold`; claim "
+        "`eps_1` per report",
+    ),
+    Mechanism(
+        "L_ADP_Client",
+        "audited",
+        "plain Python: `L_GRR_Client` or `L_OSUE_Client` by the smaller `VAR_Long_Pure`; claim `eps_1` per report",
+    ),
+    Mechanism(
+        "dBitFlipPM_Client",
+        "audited",
+        "`d_bits` of `b` buckets by `np.random.choice(..., replace=False)` (numba's Fisher-Yates), each bit SUE at "
+        "`eps_perm` (the value's bucket or not), the rest -1; claim `eps_perm` per report",
+    ),
+    Mechanism(
+        "L_LH_Client",
         "planned",
-        "multidimensional solutions over the pure oracles",
+        "local hashing's seed model (as `LH_Client`) around two rounds of `GRR_Client` over `g` values",
+    ),
+    *(
+        Mechanism(
+            f"{solution}_{oracle}_Client",
+            "audited",
+            (
+                "sampling: a published attribute `np.random.randint(d)` and its oracle at ε"
+                if solution == "SMP"
+                else "splitting: every attribute's oracle at ε / d"
+            )
+            + f" (`{oracle}_Client`'s Python source); inputs every tuple of values",
+        )
+        for solution in ("SMP", "SPL")
+        for oracle in ("GRR", "UE")
+    ),
+    Mechanism(
+        "`SMP_LH_Client`, `SMP_SS_Client`, `SMP_ADP_Client`, `SPL_LH_Client`, `SPL_SS_Client`, `SPL_ADP_Client`",
+        "planned",
+        "the same solutions over the other oracles (each audited alone above): cases to add",
+    ),
+    Mechanism(
+        "`RSpFD_GRR_Client`, `RSpFD_UE_zero_Client`, `RSpFD_UE_rnd_Client`, `RSpFD_ADP_Client`",
+        "planned",
+        "random sampling plus fake data: one sampled attribute's oracle and fake reports for the others",
+    ),
+    Mechanism(
+        ", ".join(
+            f"`{solution}_{name}_Client`"
+            for solution in ("SMP", "SPL")
+            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
+        ),
+        "planned",
+        "`long_mdim_freq_est`: the multidimensional solutions over the longitudinal protocols (each audited alone "
+        "above)",
     ),
 )
 
@@ -158,7 +358,7 @@ multifreq_version = LIBRARY.version
 
 
 def _plain(y: Any) -> Hashable:
-    if isinstance(y, tuple):
+    if isinstance(y, (tuple, list)):
         return tuple(_plain(v) for v in y)
     if isinstance(y, np.ndarray):
         return tuple(int(v) for v in y)
@@ -194,6 +394,8 @@ def _g(case: AuditCase) -> int:
 
 def _run(case: AuditCase, x: int) -> Hashable:
     """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
+    if isinstance(case.spec, Protocol):
+        return _run_protocol(case.spec, x)
     lib, c = _oracles(), case.spec
     if c.mechanism == "GRR_Client":
         return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
@@ -229,6 +431,8 @@ def _python_clients(module: Any, run: Callable[[], Any]) -> Hashable:
 
 def _public(case: AuditCase, x: int) -> Hashable:
     """One report of the library's own (compiled) client, with numba's generator."""
+    if isinstance(case.spec, Protocol):
+        return _plain(_solution(case.spec)(x, *case.spec.args))
     lib, c = _oracles(), case.spec
     if c.mechanism == "GRR_Client":
         return _plain(lib.GRR.GRR_Client(x, c.k, c.epsilon))
@@ -260,8 +464,12 @@ def _check_exp(case: AuditCase) -> None:
 
 def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
-    _check_exp(case)
-    return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+    if isinstance(case.spec, Client):
+        _check_exp(case)
+        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+    _solution(case.spec)  # (loads its module before the compiled functions are replaced)
+    with _pythonised(), _libm_checked():
+        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
 
 
 def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
@@ -270,12 +478,12 @@ def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
 
 
 def _row(case: AuditCase) -> Modelled:
-    spec: Client = case.spec
+    spec: Client | Protocol = case.spec
     return local_row(
         case,
         spec.inputs,
         distributions(case),
-        spec.epsilon,
+        spec.claim,
         lambda x, xp, y: reproducer(case, LIBRARY.version(), x, xp, y),
         functools.partial(_view, case),
     )
@@ -287,6 +495,7 @@ __all__ = [
     "MECHANISMS",
     "VALIDATION",
     "Client",
+    "Protocol",
     "audit_multifreq",
     "cases",
     "distributions",
@@ -298,8 +507,8 @@ __all__ = [
 
 # -- reproducers ----------------------------------------------------------------------------------
 
-_SCRIPT = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {epsilon!r} (local DP), yet the report y = {y!r}
-is more likely under the value x = {x} than e^epsilon times its probability under x' = {xp}.
+_HELPERS = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {claim!r} per report (local DP), yet the report
+y = {y!r} is more likely under the value x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
 Needs only multi-freq-ldpy (its numba): the exact probabilities follow the client's lines and numba's
 generator, whose np.random.random() is k / 2**53 for k uniform in 0 .. 2**53 - 1 (numba/cpython/randomimpl.py,
 get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl)."""
@@ -309,12 +518,11 @@ from fractions import Fraction
 
 import numpy as np
 import xxhash
-from multi_freq_ldpy.pure_frequency_oracles.{module} import {mechanism}
+from multi_freq_ldpy.{module} import {mechanism}
 
 GRID = 2**53
-epsilon, k, optimal = {epsilon!r}, {k}, {optimal!r}
-claim = epsilon
-x, x_prime, y = {x}, {xp}, {y!r}
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
 
 
 def at_most(t):  # P(u <= t)
@@ -331,19 +539,23 @@ def binomial_one(p):  # P(np.random.binomial(1, p) == 1): u <= q gives X = 0, u 
     return Fraction(zero if flipped else one, zero + one)
 
 
-def grr(value, report, size):  # GRR.py lines 27-38: kept when binomial(1, p) == 1, else one of the others
-    keep = binomial_one(np.exp(epsilon) / (np.exp(epsilon) + size - 1))
+def grr(value, report, size, eps):  # GRR.py lines 27-38: kept when binomial(1, p) == 1, else one of the others
+    keep = binomial_one(np.exp(eps) / (np.exp(eps) + size - 1))
     return keep if report == value else (1 - keep) / (size - 1)
 
 
-def ue(value, report):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
-    p = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
-    p, q = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p, 1 - p)
+def ue(value, report, eps, optimal):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+    p = np.exp(eps / 2) / (np.exp(eps / 2) + 1)
+    p, q = (1 / 2, 1 / (np.exp(eps) + 1)) if optimal else (p, 1 - p)
     out = Fraction(1)
     for i, bit in enumerate(report):
         one = at_most(p if i == value else q)
         out *= one if bit else 1 - one
     return out
+
+'''
+
+_CLIENT = """epsilon, k, optimal = claim, {k}, {optimal!r}
 
 
 def ss(value, report):  # SS.py: the value first when np.random.random() <= p_v, the rest an ordered sample of the
@@ -365,43 +577,134 @@ def adp(value, report):  # ADP.py: GRR_Client or UE_Client, whichever VAR_Pure s
     p_ue = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
     p_ue, q_ue = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p_ue, 1 - p_ue)
     if VAR_Pure(p_grr, (1 - p_grr) / (k - 1)) <= VAR_Pure(p_ue, q_ue):
-        return grr(value, report, k)
-    return ue(value, report)
+        return grr(value, report, k, epsilon)
+    return ue(value, report, epsilon, optimal)
 
 
 def prob(value):
     if {mechanism!r} == "GRR_Client":
-        return grr(value, y, k)
+        return grr(value, y, k, epsilon)
     if {mechanism!r} == "UE_Client":
-        return ue(value, y)
+        return ue(value, y, epsilon, optimal)
     if {mechanism!r} == "SS_Client":
         return ss(value, y)
     if {mechanism!r} == "ADP_Client":
         return adp(value, y)
     g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
     report, seed = y  # value, so its probability cancels from the ratio
-    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g)
+    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g, epsilon)
 
-'''
+"""
+
+_PROTOCOL = """args = {args!r}
+k = args[0]
+solution = {mechanism}
 
 
-def reproducer(case: AuditCase, version: str, x: int, xp: int, y: Hashable) -> str:
+def traced_rounds(fn, value):  # the thresholds fn's Python source compares its doubles with: answering every
+    def run(answer):  # comparison "<=" with True (every bit 1) or False shows the first round's thresholds, then
+        seen = []  # the second round's after a 1 (p2) and after a 0 (q2)
+
+        class Probe:
+            def __le__(self, t):
+                seen.append(float(t))
+                return answer
+
+        draw, np.random.random = np.random.random, Probe
+        try:
+            fn.py_func(value, *args)
+        finally:
+            np.random.random = draw
+        return seen
+
+    ones, zeros = run(True), run(False)
+    return ones[:k], ones[k], zeros[k]
+
+
+def long_ue(fn, value, report):  # L_*UE.py: each bit through two rounds of np.random.random() <= threshold
+    first, p2, q2 = traced_rounds(fn, value)
+    out = Fraction(1)
+    for i, bit in enumerate(report):
+        one = at_most(first[i]) * at_most(p2) + (1 - at_most(first[i])) * at_most(q2)
+        out *= one if bit else 1 - one
+    return out
+
+
+def long_grr(value, report):  # L_GRR.py lines 44-51: GRR_Client at eps_perm, then at eps_sec_round = log(p2 / q2)
+    from multi_freq_ldpy.long_freq_est import L_GRR
+
+    seen, compiled = [], L_GRR.GRR_Client  # the two epsilons, as L_GRR_Client computes them
+    L_GRR.GRR_Client = lambda v, size, eps: (seen.append(eps), v)[1]
+    try:
+        L_GRR.L_GRR_Client(value, *args)
+    finally:
+        L_GRR.GRR_Client = compiled
+    return sum(grr(value, z, k, seen[0]) * grr(z, report, k, seen[1]) for z in range(k))
+
+
+def long_adp(value, report):  # L_ADP.py: L_GRR_Client or L_OSUE_Client, by VAR_Long_Pure
+    from multi_freq_ldpy.long_freq_est import L_ADP
+
+    chosen, saved = [], (L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client)
+    L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client = (lambda *a: chosen.append("grr")), (lambda *a: chosen.append("ue"))
+    try:
+        L_ADP.L_ADP_Client(value, *args)
+    finally:
+        L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client = saved
+    return long_grr(value, report) if chosen == ["grr"] else long_ue(saved[1], value, report)
+
+
+def dbit(value, report):  # dBitFlipPM.py lines 27-52: d_bits of the b buckets sampled without replacement
+    _, b, d_bits, eps_perm = args  # (uniform), each reported 1 when np.random.random() <= p1 (the value's) or q1
+    p1 = np.exp(eps_perm / 2) / (np.exp(eps_perm / 2) + 1)
+    q1 = 1 - p1
+    bucket = int(value / (k / b))
+    sampled = [i for i, v in enumerate(report) if v != -1]
+    out = Fraction(1, math.comb(b, d_bits)) if len(sampled) == d_bits else Fraction(0)
+    for i in sampled:
+        one = at_most(p1 if i == bucket else q1)
+        out *= one if report[i] else 1 - one
+    return out
+
+
+def oracle(kind, value, report, size, eps):  # GRR_Client or UE_Client (optimal as the solution is called)
+    return grr(value, report, size, eps) if kind == "grr" else ue(value, report, eps, args[3])
+
+
+def prob(value):
+    family, (kind, d) = {family!r}, ({family!r}[-3:].lstrip("-"), args[1] if len(args) > 1 else 0)
+    if family == "long-grr":
+        return long_grr(value, y)
+    if family == "long-ue":
+        return long_ue(solution, value, y)
+    if family == "long-adp":
+        return long_adp(value, y)
+    if family == "dbit":
+        return dbit(value, y)
+    if family.startswith("smp"):  # SMP_solution.py: an attribute np.random.randint(d) (published), its oracle at
+        att, report = y  # the full epsilon
+        return Fraction(1, d) * oracle(kind, value[att], report, k[att], args[2])
+    out = Fraction(1)  # SPL_solution.py: every attribute's oracle at epsilon / d
+    for i in range(d):
+        out *= oracle(kind, value[i], y[i], k[i], args[2] / d)
+    return out
+
+"""
+
+
+def reproducer(case: AuditCase, version: str, x: Hashable, xp: Hashable, y: Hashable) -> str:
     """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
     from .pureldp import TAIL
 
-    module = case.mechanism.removesuffix("_Client")
-    return (
-        _SCRIPT.format(
-            label=case.label,
-            version=version,
-            module=module,
-            mechanism=case.mechanism,
-            epsilon=case.spec.epsilon,
-            k=case.spec.k,
-            optimal=case.spec.optimal,
-            x=x,
-            xp=xp,
-            y=y,
-        )
-        + TAIL
+    spec = case.spec
+    module = (
+        f"{spec.module}"
+        if isinstance(spec, Protocol)
+        else f"pure_frequency_oracles.{case.mechanism.removesuffix('_Client')}"
     )
+    head = _HELPERS.format(
+        label=case.label, version=version, module=module, mechanism=case.mechanism, claim=spec.claim, x=x, xp=xp, y=y
+    )
+    if isinstance(spec, Protocol):
+        return head + _PROTOCOL.format(args=spec.args, mechanism=case.mechanism, family=spec.family) + TAIL
+    return head + _CLIENT.format(k=spec.k, optimal=spec.optimal, mechanism=case.mechanism) + TAIL

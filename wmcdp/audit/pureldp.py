@@ -29,10 +29,22 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
 * ``CMSClient`` (``apple_cms/cms_client.py``, lines 54-84, with ``is_hadamard=False``): a hash index
   ``random.randint(0, k - 1)`` (published), the ``-1/+1`` one-hot vector of ``h_j(str(item))`` and each entry
   flipped where ``np.random.rand(m) < self.prob``; the hash functions are ``generate_hash_funcs(k, m)``, the
-  ones ``CMSServer`` makes (``generate_hash(m, i)``, ``i < k``);
+  ones ``CMSServer`` makes (``generate_hash(m, i)``, ``i < k``). With ``is_hadamard=True`` (HCMS, lines
+  86-105): the hash index, a row ``l = random.randint(0, m - 1)`` (both published) and the entry of the Hadamard
+  column of ``h_j(str(item))`` there, times ``random.choices([-1, 1], weights=[prob, 1 - prob])``, which CPython
+  computes as a bisection of ``random() * total`` in the cumulative weights (a float product of the uniform
+  double, followed exactly by :class:`wmcdp.audit.execution.ScaledUniform`);
 * ``SketchResponseClient`` (``sketch_response/sketch_response_client.py``, lines 88-109, count-mean
   sketching): a hash index ``random.randint(0, k - 1)`` (published), then its default ``FastLHClient`` (OLH,
-  ``lh_k`` seeds, ``index_mapper`` the identity) on ``h_j(index)``, with ``generate_hash_funcs(k, m)``;
+  ``lh_k`` seeds, ``index_mapper`` the identity) on ``h_j(index)``, with ``generate_hash_funcs(k, m)``. With
+  ``count_sketch=True``: ``FastLHClient`` over ``2 m`` values on ``cs_map((h(index) + 1) * g)``, ``g = 2 s(index)
+  - 1``, with the hash pairs ``(h, s) = (generate_hash(m, 2i), generate_hash(2, 2i + 1))`` (the library leaves
+  them to its caller);
+* ``PCSClient`` (``priv_count_sketch/pcs_client.py``, lines 38-62): a hash index ``np.random.randint(0, l)``
+  (published), every entry ``2 * np.random.binomial(1, 0.5, w) - 1`` (numpy's legacy inversion: 0 when
+  ``u <= 0.5``, so ``P(1) = 1/2 - 2^-53``), then the item's bucket ``h(str(item))`` set to its sign ``g`` times
+  ``random.choices([1, -1], weights=[bias, 1 - bias])``; hash pairs as for count sketch, ``(generate_hash(w, 2i),
+  generate_hash(2, 2i + 1))``;
 * ``HadamardMechClient`` (``hadamard_mechanism/hadamard_mechanism_client.py``, lines 38-87): ``t`` indices
   ``random.randint(0, d - 1)`` (published) with their coefficients ``(-1)^popcount(index & j)``; when
   ``random.random() >= self.p`` the coefficients are replaced by one of the other ``2^t - 1`` sign vectors,
@@ -204,6 +216,31 @@ def _cms(eps: float, d: int, k: int, m: int) -> AuditCase:
     return replace(case, params=f"epsilon={eps!r}, k={k}, m={m}, d={d}")
 
 
+def _hcms(eps: float, d: int, k: int, m: int) -> AuditCase:
+    """Hadamard count-mean sketch: ``is_hadamard=True`` with ``generate_hash_funcs(k, m)`` (``m`` a power of 2)."""
+    call = f"epsilon={eps!r}, hash_funcs=generate_hash_funcs({k}, {m}), m={m}, is_hadamard=True"
+    case = _case("CMSClient", call, d, "hcms")
+    return replace(case, params=f"is_hadamard=True, epsilon={eps!r}, k={k}, m={m}, d={d}")
+
+
+def _count_sketch_pairs(k: int, m: int) -> str:
+    """``k`` count-sketch hash pairs as text: ``(generate_hash(m, 2i), generate_hash(2, 2i + 1))``, a bucket and a
+    sign bit (the library leaves choosing them to its caller)."""
+    return f"[(generate_hash({m}, 2 * i), generate_hash(2, 2 * i + 1)) for i in range({k})]"
+
+
+def _pcs(eps: float, d: int, l: int, w: int) -> AuditCase:  # noqa: E741 (the library's name)
+    case = _case("PCSClient", f"epsilon={eps!r}, l={l}, w={w}, hash_funcs={_count_sketch_pairs(l, w)}", d, "pcs")
+    return replace(case, params=f"epsilon={eps!r}, l={l}, w={w}, d={d}")
+
+
+def _sketch_response_cs(eps: float, d: int, k: int, m: int, lh_k: int) -> AuditCase:
+    """Sketch response with ``count_sketch=True``: the default ``FastLHClient`` over ``2 m`` values."""
+    call = f"epsilon={eps!r}, m={m}, hash_funcs={_count_sketch_pairs(k, m)}, lh_k={lh_k}, count_sketch=True"
+    case = _case("SketchResponseClient", call, d, "srcs")
+    return replace(case, params=f"count_sketch=True, epsilon={eps!r}, k={k}, m={m}, lh_k={lh_k}, d={d}")
+
+
 def _sketch_response(eps: float, d: int, k: int, m: int, lh_k: int) -> AuditCase:
     """Count-mean sketching (``count_sketch=False``) with ``generate_hash_funcs(k, m)`` and the default
     ``FastLHClient`` (OLH) over ``lh_k`` seeds, every one enumerated."""
@@ -238,7 +275,19 @@ def _cases() -> list[AuditCase]:
     out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 1, 8))]
     out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
     out += [_sketch_response(2.0, 6, 2, 8, 16)]
-    out += [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
+    return out + _hadamard_and_rappor_cases() + _count_sketch_cases()
+
+
+def _count_sketch_cases() -> list[AuditCase]:
+    """HCMS, the private count sketch and sketch response with count sketch."""
+    out = [_hcms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 6, 2, 8), (0.5, 4, 2, 4))]
+    out += [_pcs(eps, d, l, w) for eps, d, l, w in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (0.5, 6, 1, 3))]
+    out += [_sketch_response_cs(eps, d, k, m, h) for eps, d, k, m, h in ((1.0, 4, 1, 2, 4), (2.0, 4, 2, 2, 8))]
+    return out
+
+
+def _hadamard_and_rappor_cases() -> list[AuditCase]:
+    out = [_hm(eps, d, t) for eps, d, t in ((0.5, 4, 1), (1.0, 4, 2), (2.0, 8, 2), (3.0, 4, 3), (1.0, 6, 2))]
     out += [_rappor(4, 8, 1, 2, eps=eps) for eps in (1.0, 5.0, 6.0, 10.0, 12.0)]
     out += [_rappor(4, 8, 2, 2, f=f) for f in (0.5, 0.1)]
     return out
@@ -292,25 +341,41 @@ MECHANISMS = (
         "audited",
         "count-mean sketch with `is_hadamard=False`: a published hash index "
         "`random.randint(0, k - 1)`, the ±1 one-hot vector of `h_j(str(item))`, each entry flipped when "
-        "`np.random.rand(m)` is below `prob`; the hash functions are CMSServer's `generate_hash_funcs(k, m)`. "
-        "With `is_hadamard=True` (HCMS) planned: `random.choices` multiplies the uniform double by the total "
-        "weight, a float product the exact execution does not follow yet",
+        "`np.random.rand(m)` is below `prob`; HCMS with `is_hadamard=True`: a published row "
+        "`random.randint(0, m - 1)` of the Hadamard column of `h_j(str(item))`, its sign from "
+        "`random.choices([-1, 1], weights=[prob, 1 - prob])` (CPython bisects `random() * total` in the "
+        "cumulative weights: a float product of the uniform double, followed exactly). The hash functions are "
+        "CMSServer's `generate_hash_funcs(k, m)`",
     ),
     Mechanism(
         "SketchResponseClient",
         "audited",
         "a published hash index `random.randint(0, k - 1)`, then the "
-        "default `FastLHClient` (OLH over `lh_k` seeds, every one enumerated) on `h_j(index)`; the hash "
-        "functions are `generate_hash_funcs(k, m)`. With `count_sketch=True` planned",
+        "default `FastLHClient` (OLH over `lh_k` seeds, every one enumerated) on `h_j(index)`; with "
+        "`count_sketch=True` on the signed bucket `cs_map((h(index) + 1) g)` over `2 m` values. The hash "
+        "functions: `generate_hash_funcs(k, m)`, and for count sketch the pairs `(generate_hash(m, 2i), "
+        "generate_hash(2, 2i + 1))`",
     ),
     Mechanism(
         "PCSClient",
-        "planned",
-        "the private count sketch: its sign comes from `random.choices` with weights "
-        "(a float product of the uniform double, as HCMS) and its other bits from numpy's legacy "
-        "`np.random.binomial(1, 0.5, w)`, neither followed by the exact execution yet",
+        "audited",
+        "the private count sketch: a published hash index `np.random.randint(0, l)`, every entry "
+        "`2 np.random.binomial(1, 0.5, w) - 1` (numpy's legacy inversion: `P(1) = 1/2 - 2^-53`), the item's "
+        "bucket set to its sign times `random.choices([1, -1], weights=[bias, 1 - bias])`; the hash pairs "
+        "`(generate_hash(w, 2i), generate_hash(2, 2i + 1))`",
     ),
     Mechanism("HEClient", "not auditable", "histogram encoding adds continuous Laplace noise to every bit"),
+    Mechanism(
+        "ZeroOracleClient",
+        "not auditable",
+        "a baseline that reports 0 for every item: no randomness and no ε to check",
+    ),
+    Mechanism(
+        "`SFPClient`, `PEMClient`, `TreeHistClient` (`pure_ldp.heavy_hitters`)",
+        "planned",
+        "heavy hitters over the frequency oracles audited above (Apple's sequence fragment puzzle, prefix "
+        "extension, tree histograms): their clients split ε over fragments or prefix levels, a composition to model",
+    ),
 )
 
 #: pure-ldp as an audited library
@@ -513,6 +578,69 @@ def prob(item):  # hadamard_mechanism_client.py lines 55-87: t uniform indices j
     true = tuple((-1) ** bin((item - 1) & j).count("1") for j in js)  # else another sign vector of the 2^t - 1
     keep = below(client.p)
     return Fraction(1, client.d**client.t) * (keep if coeffs == true else (1 - keep) / (2**client.t - 1))
+
+""",
+    "hcms": """
+
+def scaled_below(c, t):  # P(fl(u * c) < t): the product grows with k, so bisection finds the count
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if mid / GRID * c < t else (lo, mid)
+    return Fraction(lo, GRID)
+
+
+def prob(item):  # cms_client.py lines 86-105: a published hash index j and row l, the sign b of random.choices(
+    bw, j, l = y  # [-1, 1], weights=[prob, 1 - prob]) (CPython: -1 when random() * total < prob) times had[l, h_j]
+    w = client.had[l, client.hash_funcs[j](str(item))]
+    minus = scaled_below(client.prob + (1 - client.prob) + 0.0, client.prob)
+    return Fraction(1, client.k * client.m) * (minus if bw == -w else 1 - minus)
+
+""",
+    "pcs": """
+
+def scaled_below(c, t):  # P(fl(u * c) < t): the product grows with k, so bisection finds the count
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if mid / GRID * c < t else (lo, mid)
+    return Fraction(lo, GRID)
+
+
+def fair_one():  # numpy's legacy binomial(1, 0.5) (random_binomial_inversion): 0 when u <= qn = exp(log(0.5)),
+    qn = math.exp(math.log(0.5))  # 1 when u - qn <= px = (1 * 0.5 * qn) / (1 * 0.5), else drawn again
+    zero = at_most(qn)
+    px = (1 * 0.5 * qn) / (1 * 0.5)
+    lo, hi = 0, GRID  # the k with k / 2**53 - qn <= px, counted by bisection (the float difference grows with k)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if mid / GRID - qn <= px else (lo, mid)
+    one = Fraction(lo, GRID) - zero
+    return one / (zero + one)
+
+
+def prob(item):  # pcs_client.py lines 38-62: a published hash index np.random.randint(0, l), every entry
+    vec, j = y  # 2 * binomial(1, 0.5) - 1, then the item's bucket g * random.choices([1, -1], weights=[bias, ...])
+    h_loc, g = client.hash_funcs[j][0](str(item)), 2 * client.hash_funcs[j][1](str(item)) - 1
+    one, plus = fair_one(), scaled_below(client.bias + (1 - client.bias) + 0.0, client.bias)
+    out = Fraction(1, client.l)
+    for i, v in enumerate(vec):
+        out *= (plus if v == g else 1 - plus) if i == h_loc else (one if v == 1 else 1 - one)
+    return out
+
+""",
+    "srcs": """
+import xxhash
+
+
+def prob(item):  # sketch_response_client.py lines 74-89: a published hash index j, the count-sketch value
+    (value, seed), j = y  # cs_map((h(index) + 1) * g), then FastLHClient over 2 m values on it
+    h, s = client.hash_funcs[j]
+    val = client.cs_map((h(item - 1) + 1) * (2 * s(item - 1) - 1))
+    lh = client.client
+    keep = at_most(lh.p - lh.q)
+    hashed = xxhash.xxh32(str(val), seed=seed).intdigest() % lh.g
+    return Fraction(1, client.k * lh.k) * ((keep if value == hashed else 0) + (1 - keep) / lh.g)
 
 """,
     "rappor": """

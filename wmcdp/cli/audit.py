@@ -13,10 +13,11 @@ violated or a model check fails.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
-from ..audit.core import LIBRARIES, audited, version_warning
+from ..audit.core import LIBRARIES, POWER, audited, version_warning
 from ..audit.findings import write_reports
 from ..base.errors import WmcdpError
 from ..report.progress import Progress
@@ -32,9 +33,31 @@ def _number(value: float) -> str:
     return repr(value)
 
 
-def _model_check(row: Any) -> str:
+def _weakest(checks: Any) -> float | None:
+    """The largest relative shift of one output's probability among the checks' powers (None when none is known)."""
+    shifts = [c.detectable_relative for c in checks if math.isfinite(c.detectable_relative)]
+    return max(shifts) if shifts else None
+
+
+def _exact_part(row: Any) -> str:
+    bad = [e for e in row.exact if not e.agrees]
+    if bad:
+        return f"exact FAILS on {bad[0].input}: {bad[0].mismatch}"
+    return f"exact at {sum(e.points for e in row.exact)} points"
+
+
+def _sampled_part(row: Any) -> str:
+    weakest = _weakest(row.samples)
     checks = ", ".join(f"{s.p_value:.3g}" for s in row.samples)
-    return f"{'ok' if row.model_agrees else 'FAILS'} (p = {checks})"
+    return f"p = {checks}" + ("" if weakest is None else f", detects a {weakest:.2%} shift")
+
+
+def _model_check(row: Any) -> str:
+    """The row's model checks: the exact ones (points of the library's own code), then the sampled ones with
+    their p-values and power (the weakest of the row's: the smallest relative shift of one output's probability
+    it detects with probability POWER)."""
+    parts = ([_exact_part(row)] if row.exact else []) + ([_sampled_part(row)] if row.samples else [])
+    return f"{'ok' if row.model_agrees else 'FAILS'} ({'; '.join(parts)})"
 
 
 def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
@@ -42,13 +65,14 @@ def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
     epsilon (the exact eps column is then the tight epsilon at the claimed delta)."""
     deltas = any(r.claimed_delta is not None for r in rows)
     headers = list(HEADERS[:5]) + (list(DELTA_HEADERS) if deltas else []) + list(HEADERS[5:])
-    headers += ["model check"] if sampled else []
+    checked = sampled or any(r.exact for r in rows)
+    headers += ["model check"] if checked else []
     cells = []
     for r in rows:
         row = [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon)]
         if deltas:
             row += ["", ""] if r.claimed_delta is None else [_number(r.claimed_delta), _number(r.delta)]
-        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if sampled else []))
+        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if checked else []))
     return headers, cells
 
 
@@ -64,15 +88,27 @@ def _markdown(headers: list[str], cells: list[list[str]]) -> str:
     )
 
 
+def _passed(failed: int) -> str:
+    return "all pass" if not failed else f"{failed} FAIL"
+
+
 def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     counts = {v: sum(r.verdict == v for r in rows) for v in ("tight", "loose", "VIOLATED")}
     text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
-    if sampled:
-        failed = sum(not r.model_agrees for r in rows)
-        tests = sum(len(r.samples) for r in rows)
-        text += f"; {tests} model checks at family-wise level {level:g} (each at {level:g}/{tests}): " + (
-            "all pass" if not failed else f"{failed} FAIL"
-        )
+    exact = [e for r in rows for e in r.exact]
+    if exact:
+        text += f"; {len(exact)} exact model checks: " + _passed(sum(not e.agrees for e in exact))
+    return text + (_sampled_summary([s for r in rows for s in r.samples], level) if sampled else "")
+
+
+def _sampled_summary(checks: list[Any], level: float) -> str:
+    """The chi-square checks of a run: how many, at which level, how many fail, and the weakest one's power."""
+    text = f"; {len(checks)} model checks at family-wise level {level:g} (each at {level:g}/{len(checks)}): "
+    text += _passed(sum(not s.agrees for s in checks))
+    weakest = _weakest(checks)
+    if weakest is not None:
+        text += f"; the weakest detects a {weakest:.2%} relative shift of one output's probability"
+        text += f" with probability {POWER:g}"
     return text
 
 

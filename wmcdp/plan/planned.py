@@ -530,6 +530,7 @@ def _symmetry_pairs(
         )
     orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
     considered.append(("symmetry", orbit, sym.describe()))
+    seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:
         return None
     source = auto_pairs(whole, relation, exact, symmetry=sym)
@@ -537,7 +538,6 @@ def _symmetry_pairs(
         (f"the program is invariant under {sym.describe()}", prover.how()),
         relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
     )
-    seconds = time.perf_counter() - detection
     plan = PlanReport(
         "symmetry", source.symmetry, pairs, exhaustive_size, orbit, seconds, considered=tuple(considered), claims=claims
     )

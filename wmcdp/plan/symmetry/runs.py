@@ -844,20 +844,68 @@ def pair_distributions(
         flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
     )
     for xs, xps in orbits.chunks(1 << 12):
+        listed = []
         for x, xp in zip(xs, xps):
             check("pair distributions")
-            outputs, mult = _output_orbits(act, sym, x, xp, support)
-            digits = np.repeat(np.stack([x, xp]), len(outputs), axis=0)
-            values = counter.pairs(digits, np.concatenate([outputs, outputs]))
-            yield PairDistribution(
-                tuple(int(v) + domain.lo for v in x),
-                tuple(int(v) + domain.lo for v in xp),
-                outputs,
-                mult,
-                values[: len(outputs)],
-                values[len(outputs) :],
-                counter.arith,
-            )
+            listed.append((x, xp, *_output_orbits(act, sym, x, xp, support)))
+        per_batch = _pairs_per_batch(act, listed)
+        for start in range(0, len(listed), per_batch):
+            batch = listed[start : start + per_batch]
+            for (x, xp, outputs, mult), (p_x, p_xp) in zip(batch, _batch_probabilities(counter, act, batch)):
+                yield PairDistribution(
+                    tuple(int(v) + domain.lo for v in x),
+                    tuple(int(v) + domain.lo for v in xp),
+                    outputs,
+                    mult,
+                    p_x,
+                    p_xp,
+                    counter.arith,
+                )
+
+
+#: pairs' probabilities are read off whole output distributions (one batched count of the pairs' distinct inputs)
+#: when the output shape has at most this many outputs; past it each (input, output) is counted on its own
+DISTRIBUTION_OUTPUTS = 1 << 12
+
+#: a listed pair: (x digits, x' digits, its output orbits' leaf offsets, their sizes)
+ListedPair = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _pairs_per_batch(act: OutputAction, listed: list[ListedPair]) -> int:
+    """How many listed pairs one count takes: at most :data:`BATCH_CELLS` (input, output) cells, the rows of the
+    whole output distribution of both inputs (:data:`DISTRIBUTION_OUTPUTS`), else the pairs' own outputs."""
+    width = math.prod(act.sizes)
+    if width > DISTRIBUTION_OUTPUTS:
+        width = max((len(outputs) for _, _, outputs, _ in listed), default=1)
+    return max(1, BATCH_CELLS // (2 * max(width, 1)))
+
+
+def _batch_probabilities(
+    counter: Counter, act: OutputAction, batch: list[ListedPair]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(P(y | x), P(y | x'))`` at each listed pair's outputs, counted for the whole batch at once: from the whole
+    output distributions of the batch's distinct inputs (one pass over the diagram, :meth:`Counter.distributions`)
+    when the output shape is small (:data:`DISTRIBUTION_OUTPUTS`), else as one batch of (input, output) pairs
+    (:meth:`Counter.pairs`). The same numbers either way: each is the count of ``phi`` at one input and output."""
+    inputs = np.stack([row for x, xp, _, _ in batch for row in (x, xp)])
+    if math.prod(act.sizes) <= DISTRIBUTION_OUTPUTS:
+        distinct, inverse = np.unique(inputs, axis=0, return_inverse=True)
+        which = inverse.reshape(-1)
+        rows = np.concatenate([part for _, part in counter.distributions(distinct)])
+        strides = np.array([math.prod(act.sizes[j + 1 :]) for j in range(len(act.sizes))], dtype=np.int64)
+        out = []
+        for k, (_, _, outputs, _) in enumerate(batch):
+            positions = outputs @ strides
+            out.append((rows[which[2 * k]][positions], rows[which[2 * k + 1]][positions]))
+        return out
+    digits = np.concatenate([np.repeat(np.stack([x, xp]), len(outputs), axis=0) for x, xp, outputs, _ in batch])
+    values = counter.pairs(digits, np.concatenate([np.concatenate([outputs, outputs]) for _, _, outputs, _ in batch]))
+    out, at = [], 0
+    for _, _, outputs, _ in batch:
+        m = len(outputs)
+        out.append((values[at : at + m], values[at + m : at + 2 * m]))
+        at += 2 * m
+    return out
 
 
 __all__ = [

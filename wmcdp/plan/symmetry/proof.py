@@ -62,6 +62,7 @@ class Prover:
         self.structural = 0  # proofs that held on the circuit itself (no diagram operation)
         self.diagram = 0  # proofs by diagram equality
         self.reflections = 0  # value reflections proved (by diagram equality)
+        self.refined = 0  # proofs on the circuit whose candidate colour refinement found (counted in structural too)
         self._sizes: dict[int, tuple[Any, int]] = {}
         self.backend = compiled.backend
         self.n = compiled.domain.n
@@ -401,7 +402,11 @@ class Prover:
     def how(self) -> str:
         """How this prover's proofs were made, for a plan's claims (counts of each kind of proof)."""
         kinds = [
-            (self.structural, "on the circuit (renaming maps every output gate onto its image's gate)"),
+            (
+                self.structural,
+                "on the circuit (renaming maps every output gate onto its image's gate"
+                + (f"; {self.refined} found by colour refinement of the circuit)" if self.refined else ")"),
+            ),
             (self.diagram, "by diagram equality after renaming (one canonical CUDD node)"),
             (
                 self.reflections,
@@ -638,13 +643,29 @@ def detect(prover: Prover) -> Symmetry:
     read = sorted(prover.bits)
     blocks = [
         Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
-        for b in prover.blocks(read, kinds)
+        for b in _entry_blocks(prover, read, kinds)
     ]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))
     blocks.sort(key=lambda b: b.entries[0])
     return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
+
+
+def _entry_blocks(prover: Prover, read: list[int], kinds: Sequence[str]) -> list[Block]:
+    """Blocks of the read entries: first those proved on the circuit from the cells of colour refinement
+    (:class:`~.colours.CircuitSymmetry`); when they are not one block of every read entry, the candidates of
+    :meth:`Prover.blocks` (diagram proofs included) start from those of the first kind, and the other blocks
+    found on the circuit are kept where they meet no block of that search (each block's generators are proved
+    on their own, so the blocks' symmetric groups generate their product)."""
+    from .colours import CircuitSymmetry
+
+    found = CircuitSymmetry(prover).blocks(kinds) if len(read) > 1 else []
+    if len(found) == 1 and list(found[0].entries) == read:
+        return found
+    searched = prover.blocks(read, kinds, [b.entries for b in found if b.kind == kinds[0]])
+    covered = {e for b in searched for e in b.entries}
+    return searched + [b for b in found if covered.isdisjoint(b.entries)]
 
 
 def read_entries(prover: Prover, offsets: Sequence[int]) -> tuple[list[int], Any] | None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...lang.circuit import VAR
 from .group import TUPLE, UNCHANGED, Block
 
@@ -37,61 +39,131 @@ MAX_ROUNDS = 8
 
 class ColouredCircuit:
     """The cone of a compiled program's output roots as a DAG of local nodes (children before parents), with
-    each node's starting colour (:meth:`refine` adds the labels of individualised entries and output roles)."""
+    each node's starting colour (:meth:`refine` adds the labels of individualised entries and output roles).
+
+    Colours are 64-bit hashes of their signatures (a fixed mixing function), so every refinement of this circuit
+    colours alike what it sees alike, and one round is a few array operations per level of the DAG: a node's
+    children lie on lower levels (depth from the leaves), its parents on higher ones (height from the roots). A
+    collision of hashes could only merge colours, which proposes a candidate the proof then refutes."""
 
     def __init__(self, prover: Any) -> None:
         trace = prover.compiled.trace
-        circuit = trace.circuit
+        gates = trace.circuit.gates
         self.prover = prover
         self.roots: list[int] = list(trace.output_roots)
-        cone = sorted(_cone(circuit.gates, self.roots))
+        cone = sorted(_cone(gates, self.roots))
         self.local = {g: i for i, g in enumerate(cone)}
-        self.kids: list[tuple[int, ...]] = []
-        self.parents: list[list[int]] = [[] for _ in cone]
-        self.start: list[Hashable] = []
         role = _variable_roles(prover)
-        for i, g in enumerate(cone):
-            gate = circuit.gates[g]
+        self.names: dict[Hashable, int] = {}  # starting signatures -> numbers (few: operations and roles)
+        start, kids, depth = [], [], []
+        for g in cone:
+            gate = gates[g]
             if gate[0] in (VAR, "const"):
-                self.kids.append(())
-                self.start.append(role.get(gate[1], ("var",)) if gate[0] == VAR else gate)
+                kids.append((-1, -1))
+                start.append(self._name(role.get(gate[1], ("var",)) if gate[0] == VAR else gate))
+                depth.append(0)
                 continue
-            kids = tuple(self.local[c] for c in gate[1:])
-            self.kids.append(kids)
-            self.start.append(gate[0])
-            for k in kids:
-                self.parents[k].append(i)
-        self.var_node = {gate_var: self.local[g] for gate_var, g in enumerate(circuit.var_node) if g in self.local}
-        self.edges = sum(len(k) for k in self.kids)
-        self.table: dict[Hashable, int] = {}  # signatures -> colours, shared by every refinement of this circuit
+            pair = tuple(self.local[c] for c in gate[1:])
+            kids.append((pair[0], pair[-1] if len(pair) == 2 else -1))
+            start.append(self._name(gate[0]))
+            depth.append(1 + max(depth[k] for k in pair))
+        self.start = np.array(start, dtype=np.uint64)
+        self.kids = np.array(kids, dtype=np.int64).reshape(len(cone), 2)
+        self.var_node = {v: self.local[g] for v, g in enumerate(trace.circuit.var_node) if g in self.local}
+        edges = [(i, k) for i, pair in enumerate(kids) for k in pair if k >= 0]
+        self.parent = np.array([p for p, _ in edges], dtype=np.int64)
+        self.child = np.array([k for _, k in edges], dtype=np.int64)
+        self.down_levels = _levels(np.array(depth, dtype=np.int64))
+        self.up_levels = _edge_levels(self._heights(kids), self.child)
+
+    def _name(self, signature: Hashable) -> int:
+        return self.names.setdefault(signature, len(self.names) + 1)
+
+    def _heights(self, kids: list[tuple[int, int]]) -> np.ndarray:
+        """Each node's longest path from a node without parents (parents before children: reverse local order)."""
+        height = [0] * len(kids)
+        for i in range(len(kids) - 1, -1, -1):
+            for k in kids[i]:
+                if k >= 0 and height[k] <= height[i]:
+                    height[k] = height[i] + 1
+        return np.array(height, dtype=np.int64)
 
     def cost(self) -> int:
         """Work of one round of refinement: every node and edge visited twice (children first, parents first)."""
-        return 2 * (len(self.kids) + self.edges)
+        return 2 * (len(self.start) + len(self.parent))
 
-    def refine(self, labels: dict[int, Hashable], rounds: int | None = None) -> tuple[list[int], int]:
+    def refine(self, labels: dict[int, Hashable], rounds: int | None = None) -> tuple[np.ndarray, int]:
         """The colours after refinement from the starting colours plus ``labels`` (local node -> label), and the
         rounds made: until the number of colours stops growing (at most :data:`MAX_ROUNDS`), or exactly
-        ``rounds`` (so two refinements compare colour for colour: the colours of a round are the same function
-        of the graph in both, through the shared table)."""
-        table = self.table
-        colour = [table.setdefault(("start", s, labels.get(i)), len(table)) for i, s in enumerate(self.start)]
-        classes, made = len(set(colour)), 0
+        ``rounds`` (so two refinements compare colour for colour)."""
+        extra = np.zeros(len(self.start), dtype=np.uint64)
+        for node, label in labels.items():
+            extra[node] = self._name(label)
+        colour = _mix(self.start, extra)
+        classes, made = len(np.unique(colour)), 0
         while made < (MAX_ROUNDS if rounds is None else rounds):
             self.prover._charge(self.cost())
-            down = [0] * len(colour)
-            for i, kids in enumerate(self.kids):
-                down[i] = table.setdefault(("down", colour[i], tuple(sorted(down[k] for k in kids))), len(table))
-            up = [0] * len(colour)
-            for i in range(len(colour) - 1, -1, -1):
-                up[i] = table.setdefault(("up", down[i], tuple(sorted(up[p] for p in self.parents[i]))), len(table))
+            colour = self._up(self._down(colour))
             made += 1
-            now = len(set(up))
-            colour = up
+            now = len(np.unique(colour))
             if rounds is None and now == classes:
                 break
             classes = now
         return colour, made
+
+    def _down(self, colour: np.ndarray) -> np.ndarray:
+        """Each node's colour with the multiset of its children's new colours (level by level from the leaves)."""
+        down = colour.copy()
+        for nodes in self.down_levels[1:]:
+            a, b = self.kids[nodes, 0], self.kids[nodes, 1]
+            ca = down[a]
+            cb = np.where(b >= 0, down[np.maximum(b, 0)], np.uint64(0))
+            down[nodes] = _mix(colour[nodes], np.minimum(ca, cb), np.maximum(ca, cb))
+        return down
+
+    def _up(self, down: np.ndarray) -> np.ndarray:
+        """Each node's colour with the multiset of its parents' new colours (a sum of their hashes, level by level
+        from the roots)."""
+        up = down.copy()
+        for nodes, edges, at in self.up_levels:
+            total = np.zeros(len(nodes), dtype=np.uint64)
+            np.add.at(total, at, _mix(up[self.parent[edges]]))
+            up[nodes] = _mix(down[nodes], total)
+        return up
+
+
+#: odd 64-bit constants of the mixing function (those of splitmix64)
+_GOLDEN, _M1, _M2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _mix(*columns: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of ``columns`` (splitmix64 steps over the columns in order; wrapping arithmetic)."""
+    h = np.full(len(columns[0]), _GOLDEN, dtype=np.uint64)
+    for column in columns:
+        h = h ^ column.astype(np.uint64)
+        h = (h ^ (h >> np.uint64(30))) * _M1
+        h = (h ^ (h >> np.uint64(27))) * _M2
+        h = h ^ (h >> np.uint64(31))
+    return h
+
+
+def _levels(depth: np.ndarray) -> list[np.ndarray]:
+    """The nodes of each depth, shallowest first."""
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max(initial=0)) + 2))
+    return [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
+def _edge_levels(height: np.ndarray, child: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per height from 1 on: its nodes (ascending), the edges into them from their parents (which all lie higher),
+    and each such edge's child as a position among the level's nodes."""
+    nodes = _levels(height)
+    by_child = _levels(height[child]) if len(child) else []
+    out = []
+    for h in range(1, len(nodes)):
+        edges = by_child[h] if h < len(by_child) else np.zeros(0, np.int64)
+        out.append((nodes[h], edges, np.searchsorted(nodes[h], child[edges])))
+    return out
 
 
 def _cone(gates: Sequence[Any], roots: Sequence[int]) -> set[int]:
@@ -172,13 +244,13 @@ class CircuitSymmetry:
                     labels.setdefault(g.var_node[v], []).append(("entry", name))
         return {node: tuple(sorted(roles, key=repr)) for node, roles in labels.items()}
 
-    def _cells(self, colour: list[int], done: set[int]) -> list[list[int]]:
+    def _cells(self, colour: np.ndarray, done: set[int]) -> list[list[int]]:
         """Read entries grouped by the colours of their bits (cells of two or more, not yet in a block)."""
         g = self.graph
         cells: dict[tuple[int | None, ...], list[int]] = {}
         for e, bits in sorted(self.prover.bits.items()):
             if e not in done:
-                key = tuple(colour[g.var_node[v]] if v in g.var_node else None for v in bits)
+                key = tuple(int(colour[g.var_node[v]]) if v in g.var_node else None for v in bits)
                 cells.setdefault(key, []).append(e)
         return [c for c in cells.values() if len(c) > 1]
 
@@ -191,7 +263,7 @@ class CircuitSymmetry:
         cycle = {e: cell[(k + 1) % len(cell)] for k, e in enumerate(cell)}
         return all(self._holds(first, perm, kind, rounds) for perm in ([swap] if len(cell) == 2 else [swap, cycle]))
 
-    def _holds(self, first: list[int], perm: dict[int, int], kind: str, rounds: int) -> bool:
+    def _holds(self, first: np.ndarray, perm: dict[int, int], kind: str, rounds: int) -> bool:
         """Entry ``pi(e)`` individualised with ``e``'s label, random bits matched by colour, the renaming proved on
         the circuit (:meth:`~.proof.Prover._structural`)."""
         prover = self.prover
@@ -215,7 +287,7 @@ class CircuitSymmetry:
         prover.refined += 1
         return True
 
-    def _matching(self, first: list[int], second: list[int]) -> dict[int, int] | None:
+    def _matching(self, first: np.ndarray, second: np.ndarray) -> dict[int, int] | None:
         """Random bit ``v`` -> the random bit whose colour in the second refinement is ``v``'s in the first (classes
         of several matched in order); None when the classes differ in size (no automorphism maps them)."""
         g, weights = self.graph, self.prover.weights
@@ -223,8 +295,8 @@ class CircuitSymmetry:
         for v in sorted(weights):
             if v in g.var_node:
                 node = g.var_node[v]
-                classes.setdefault(first[node], ([], []))[0].append(v)
-                classes.setdefault(second[node], ([], []))[1].append(v)
+                classes.setdefault(int(first[node]), ([], []))[0].append(v)
+                classes.setdefault(int(second[node]), ([], []))[1].append(v)
         rho: dict[int, int] = {}
         for sources, targets in classes.values():
             if len(sources) != len(targets):

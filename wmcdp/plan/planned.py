@@ -159,9 +159,10 @@ def _symmetric_privacy(
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
-        return _exhaustive_privacy(
+        r = _exhaustive_privacy(
             whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
         )
+        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
@@ -173,6 +174,7 @@ def _symmetric_privacy(
         time.perf_counter() - start,
         considered=tuple(considered),
         claims=sym.claims,
+        detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -473,7 +475,8 @@ def planned_accuracy(
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        return _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        r = _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
     plan = PlanReport(
@@ -486,6 +489,7 @@ def planned_accuracy(
         time.perf_counter() - start,
         considered=tuple(considered),
         claims=r.sets.claims,
+        detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -539,7 +543,15 @@ def _symmetry_pairs(
         relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
     )
     plan = PlanReport(
-        "symmetry", source.symmetry, pairs, exhaustive_size, orbit, seconds, considered=tuple(considered), claims=claims
+        "symmetry",
+        source.symmetry,
+        pairs,
+        exhaustive_size,
+        orbit,
+        seconds,
+        considered=tuple(considered),
+        claims=claims,
+        detection_work=budget.spent,
     )
     return source, plan
 
@@ -622,7 +634,10 @@ def planned_pairs(
         if chosen is not None:
             return chosen
     sought = budget is not None
-    return _exhaustive_pairs(whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection)
+    source, plan = _exhaustive_pairs(
+        whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection
+    )
+    return source, replace(plan, detection_work=budget.spent if budget is not None else 0)
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:

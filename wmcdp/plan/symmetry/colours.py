@@ -113,7 +113,7 @@ class ColouredCircuit:
 
     def _down(self, colour: np.ndarray) -> np.ndarray:
         """Each node's colour with the multiset of its children's new colours (level by level from the leaves)."""
-        down = colour.copy()
+        down: np.ndarray = colour.copy()
         for nodes in self.down_levels[1:]:
             a, b = self.kids[nodes, 0], self.kids[nodes, 1]
             ca = down[a]
@@ -124,7 +124,7 @@ class ColouredCircuit:
     def _up(self, down: np.ndarray) -> np.ndarray:
         """Each node's colour with the multiset of its parents' new colours (a sum of their hashes, level by level
         from the roots)."""
-        up = down.copy()
+        up: np.ndarray = down.copy()
         for nodes, edges, at in self.up_levels:
             total = np.zeros(len(nodes), dtype=np.uint64)
             np.add.at(total, at, _mix(up[self.parent[edges]]))

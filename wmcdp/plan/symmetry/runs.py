@@ -301,14 +301,18 @@ class PrivacyPlan:
 
     def sizes(self) -> tuple[int, int]:
         """``(|C| triples, |I| pairs)`` of the orbit sets, Python ints of any size: in closed form over every
-        output orbit of the group (:func:`~.group.orbit_set_sizes`), else summed over the outputs listed
-        (at most :data:`SUPPORT_LIMIT`); the time it takes counts as detection."""
+        output orbit of the group (:func:`~.group.orbit_set_sizes`), over the listed support by the shapes of
+        its outputs' stabilizers (:func:`_listed_sizes`), else summed over the output orbits whose own groups
+        were proved (at most :data:`PER_OUTPUT_LIMIT`); the time it takes counts as detection."""
         if self._sizes is None:
             start = time.perf_counter()
             k = len(self.compiled.domain.entry_values)
+            act = OutputAction(self.compiled.shape, self.symmetry.n)
+            types = PairTypes.of(self.relation, k)
             if self.outputs is None and not self.listed:
-                act = OutputAction(self.compiled.shape, self.symmetry.n)
-                self._sizes = orbit_set_sizes(self.symmetry, act, PairTypes.of(self.relation, k), k)
+                self._sizes = orbit_set_sizes(self.symmetry, act, types, k)
+            elif self.outputs is None:
+                self._sizes = _listed_sizes(act, self.symmetry, self.output_reps, types, k)
             else:
                 triples = pairs = 0
                 for _, orbits in self.items():
@@ -337,6 +341,54 @@ class PrivacyPlan:
             self.note,
             self.claims,
         )
+
+
+def _listed_sizes(
+    act: OutputAction, sym: Symmetry, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes, k: int
+) -> tuple[int, int]:
+    """``(|C|, |I|)`` over the listed output orbits: the pair orbits and input orbits of an output's stabilizer
+    depend only on the sizes of its blocks (:class:`~.group.PairOrbits`), so the outputs are grouped by those
+    sizes (:func:`_stabilizer_shapes`, array operations) and each shape is counted once, times its outputs."""
+    shapes: dict[tuple[int, ...], int] = {}
+    for chunk in output_reps():
+        check("sizing the symmetry sets")
+        for shape, count in _stabilizer_shapes(act, sym, chunk).items():
+            shapes[shape] = shapes.get(shape, 0) + count
+    triples = pairs = 0
+    for shape, count in shapes.items():
+        ends = np.cumsum(shape).tolist()
+        blocks = [list(range(end - size, end)) for size, end in zip(shape, ends)]
+        orbits = PairOrbits(sym.n, blocks, types)
+        triples += count * orbits.count()
+        pairs += count * orbits.inputs(k)
+    return triples, pairs
+
+
+def _stabilizer_shapes(act: OutputAction, sym: Symmetry, offsets: np.ndarray) -> dict[tuple[int, ...], int]:
+    """How many outputs of ``offsets`` (rows) have each stabilizer shape: the sizes, in decreasing order, of the
+    blocks of :meth:`~.group.OutputAction.stabilizer` with every other entry alone (an unchanged block whole, a
+    tuple block cut by equal part codes, an index block less the entry the output names)."""
+    rows = len(offsets)
+    columns = [np.ones((rows, sym.n - sum(len(b.entries) for b in sym.blocks)), dtype=np.int64)]
+    codes = act.part_codes(offsets) if any(b.kind == TUPLE for b in sym.blocks) else None
+    for block in sym.blocks:
+        m = len(block.entries)
+        if block.kind == UNCHANGED:
+            columns.append(np.full((rows, 1), m, dtype=np.int64))
+        elif block.kind == TUPLE:
+            assert codes is not None
+            sub = np.sort(codes[:, list(block.entries)], axis=1)
+            run = np.concatenate([np.zeros((rows, 1), np.int64), np.cumsum(np.diff(sub, axis=1) != 0, axis=1)], 1)
+            lengths = np.zeros((rows, m), dtype=np.int64)
+            np.add.at(lengths, (np.repeat(np.arange(rows), m), run.reshape(-1)), 1)
+            columns.append(lengths)
+        else:
+            labels = [label for label in (act.index_offset(e) for e in block.entries) if label is not None]
+            named = np.isin(offsets[:, 0], labels).astype(np.int64)
+            columns.append(np.stack([m - named, named], axis=1))
+    sizes = -np.sort(-np.concatenate(columns, axis=1), axis=1)
+    unique, counts = np.unique(sizes, axis=0, return_counts=True)
+    return {tuple(int(v) for v in row if v): int(c) for row, c in zip(unique, counts)}
 
 
 def privacy_plan(

@@ -33,25 +33,31 @@ MAX_SEGMENT = 4
 
 def adjacent_runs(prover: Any, entries: list[int]) -> list[list[int]]:
     """Runs of ``entries`` (two or more, in the variable order) whose adjacent transpositions are proved by the
-    local check, outputs unchanged; none when the entries do not own equal adjacent segments (module docstring)
-    or the budget cannot pay the checks."""
-    segments = _segments(prover, entries)
-    if segments is None:
+    local check, outputs unchanged. Only neighbours that own equal adjacent segments (module docstring) are
+    checked; nothing is when the budget cannot pay the checks."""
+    if len(entries) < 2:
         return []
-    order, starts, width = segments
+    order, firsts, shapes = _segments(prover, entries)
+    pairs = [j for j in range(len(order) - 1) if shapes[j] is not None and shapes[j] == shapes[j + 1]]
+    if not pairs:
+        return []
     flat = _flat(prover)
-    entering = _entering(flat, np.array(starts[: len(order) - 1], dtype=np.int64))
-    cost = sum(len(u) for u in entering) * (4**width) * width
+    entering = _entering(flat, np.array([firsts[j] for j in pairs], dtype=np.int64))
+    cost = sum(len(u) * (4 ** len(shapes[j] or ())) * len(shapes[j] or ()) for j, u in zip(pairs, entering))
     if prover.budget is not None and not prover.budget.affords(cost):
         return []
     prover._charge(cost)
-    runs, run = [], [order[0]]
-    for j, nodes in enumerate(entering):
-        levels = range(starts[j], starts[j] + 2 * width)
-        if _symmetric(flat, nodes, list(levels), width):
+    joined = set()
+    for j, nodes in zip(pairs, entering):
+        width = len(shapes[j] or ())
+        if _symmetric(flat, nodes, list(range(firsts[j], firsts[j] + 2 * width)), width):
             prover.attempts += 1
             prover.proofs += 1
             prover.windows += 1
+            joined.add(j)
+    runs, run = [], [order[0]]
+    for j in range(len(order) - 1):
+        if j in joined:
             run.append(order[j + 1])
         else:
             runs.append(run)
@@ -60,30 +66,29 @@ def adjacent_runs(prover: Any, entries: list[int]) -> list[list[int]]:
     return [r for r in runs if len(r) > 1]
 
 
-def _segments(prover: Any, entries: list[int]) -> tuple[list[int], list[int], int] | None:
-    """``(entries in the order, the first level of each segment and the level after the last, variables per
-    segment)``; None unless consecutive segments of equal width hold exactly each entry's input bits (at equal
-    offsets) and random bits (of equal weights at equal offsets), and nothing else."""
+def _segments(prover: Any, entries: list[int]) -> tuple[list[int], list[int], list[tuple[Any, ...] | None]]:
+    """``(entries in the order, each one's first level, each one's segment shape)``. Entry ``j``'s segment runs
+    from its first input bit's level to the next entry's (the last entry's is as wide as the one before); its shape
+    lists, per level, ``("in", b)`` for its input bit ``b`` or ``("random", weights)``, and is None when the
+    segment holds anything else (another entry's bit, an output bit), misses one of its bits, or is wider than
+    :data:`MAX_SEGMENT`. Neighbours with equal shapes own equal adjacent segments."""
     be = prover.backend
     level_of = {v: be.level_of(v) for bits in prover.bits.values() for v in bits}
     level_of.update({v: be.level_of(v) for v in prover.weights})
+    at_level = {lv: v for v, lv in level_of.items()}
     order = sorted(entries, key=lambda e: min(level_of[v] for v in prover.bits[e]))
     firsts = [min(level_of[v] for v in prover.bits[e]) for e in order]
-    width = firsts[1] - firsts[0] if len(order) > 1 else 0
-    if width < 1 or width > MAX_SEGMENT or any(b - a != width for a, b in zip(firsts, firsts[1:])):
-        return None
-    at_level = {lv: v for v, lv in level_of.items()}
-    signature = None
-    for e, first in zip(order, firsts):
-        variables = [at_level.get(first + k) for k in range(width)]
-        if any(v is None for v in variables) or not set(prover.bits[e]) <= set(variables):
-            return None
-        own = set(prover.bits[e])
-        shape = [("in", prover.bits[e].index(v)) if v in own else ("random", prover.weights.get(v)) for v in variables]
-        if any(kind == "random" and w is None for kind, w in shape) or shape != (signature or shape):
-            return None
-        signature = shape
-    return order, firsts + [firsts[-1] + width], width
+    shapes: list[tuple[Any, ...] | None] = []
+    for j, (e, first) in enumerate(zip(order, firsts)):
+        width = firsts[j + 1] - first if j + 1 < len(order) else first - firsts[j - 1]
+        variables = [at_level.get(first + k) for k in range(width)] if 0 < width <= MAX_SEGMENT else [None]
+        own = prover.bits[e]
+        if any(v is None for v in variables) or not set(own) <= set(variables):
+            shapes.append(None)
+            continue
+        shape = tuple(("in", own.index(v)) if v in own else ("random", prover.weights.get(v)) for v in variables)
+        shapes.append(None if any(w is None for kind, w in shape if kind == "random") else shape)
+    return order, firsts, shapes
 
 
 def _flat(prover: Any) -> Flat:
@@ -120,7 +125,8 @@ def _offsets(count: np.ndarray) -> np.ndarray:
     """``0, 1, ..., c - 1`` for each ``c`` of ``count``, concatenated."""
     total = int(count.sum())
     ends = np.cumsum(count)
-    return np.arange(total, dtype=np.int64) - np.repeat(ends - count, count)
+    offsets: np.ndarray = np.arange(total, dtype=np.int64) - np.repeat(ends - count, count)
+    return offsets
 
 
 def _walk(flat: Flat, nodes: np.ndarray, levels: list[int], bits: int) -> np.ndarray:

@@ -278,11 +278,12 @@ def test_stabilizer_shapes_of_an_index_action():
     assert shapes == want == {(3, 2, 1): 4, (4, 2): 3}
 
 
-def test_batched_pair_counts_equal_one_pair_at_a_time(monkeypatch):
-    """The pairs' probabilities read off whole distributions equal those counted pair by pair."""
+@pytest.mark.parametrize("prog", [B["kary_rr"](3, 3, ratio=3), B["rr_counting"](5, QUARTER)], ids=lambda p: p.name)
+def test_batched_pair_counts_equal_one_pair_at_a_time(monkeypatch, prog):
+    """The pairs' probabilities read off whole distributions (inputs sorted within the blocks whose outputs are
+    unchanged) equal those counted pair by pair."""
     import wmcdp.plan.symmetry.runs as runs
 
-    prog = B["kary_rr"](3, 3, ratio=3)
     batched = list(runs.pair_distributions(prog, exact=True))
     monkeypatch.setattr(runs, "DISTRIBUTION_OUTPUTS", 0)
     single = list(runs.pair_distributions(prog, exact=True))

@@ -60,6 +60,7 @@ from .group import (
     PairOrbits,
     PairTypes,
     Symmetry,
+    canonical_inputs,
     input_orbits,
     multisets,
     orbit_set_sizes,
@@ -903,7 +904,7 @@ def pair_distributions(
         per_batch = _pairs_per_batch(act, listed)
         for start in range(0, len(listed), per_batch):
             batch = listed[start : start + per_batch]
-            for (x, xp, outputs, mult), (p_x, p_xp) in zip(batch, _batch_probabilities(counter, act, batch)):
+            for (x, xp, outputs, mult), (p_x, p_xp) in zip(batch, _batch_probabilities(counter, act, sym, batch)):
                 yield PairDistribution(
                     tuple(int(v) + domain.lo for v in x),
                     tuple(int(v) + domain.lo for v in xp),
@@ -933,15 +934,18 @@ def _pairs_per_batch(act: OutputAction, listed: list[ListedPair]) -> int:
 
 
 def _batch_probabilities(
-    counter: Counter, act: OutputAction, batch: list[ListedPair]
+    counter: Counter, act: OutputAction, sym: Symmetry, batch: list[ListedPair]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(P(y | x), P(y | x'))`` at each listed pair's outputs, counted for the whole batch at once: from the whole
     output distributions of the batch's distinct inputs (one pass over the diagram, :meth:`Counter.distributions`)
     when the output shape is small (:data:`DISTRIBUTION_OUTPUTS`), else as one batch of (input, output) pairs
-    (:meth:`Counter.pairs`). The same numbers either way: each is the count of ``phi`` at one input and output."""
+    (:meth:`Counter.pairs`). Each is the count of ``phi`` at one input and output. Inputs are first sorted within
+    the blocks of ``sym`` whose outputs are unchanged: ``P(. | pi x) = P(. | x)`` there (proved), so inputs of one
+    orbit share one distribution."""
     inputs = np.stack([row for x, xp, _, _ in batch for row in (x, xp)])
     if math.prod(act.sizes) <= DISTRIBUTION_OUTPUTS:
-        distinct, inverse = np.unique(inputs, axis=0, return_inverse=True)
+        unchanged = [b.entries for b in sym.blocks if b.kind == UNCHANGED]
+        distinct, inverse = np.unique(canonical_inputs(inputs, unchanged), axis=0, return_inverse=True)
         which = inverse.reshape(-1)
         rows = np.concatenate([part for _, part in counter.distributions(distinct)])
         strides = np.array([math.prod(act.sizes[j + 1 :]) for j in range(len(act.sizes))], dtype=np.int64)

@@ -112,9 +112,11 @@ def _entering(flat: Flat, starts: np.ndarray) -> list[np.ndarray]:
     window = np.repeat(first, count) + _offsets(count)
     nodes = np.repeat(child, count)
     root = len(flat.var) - 1
+    by_window = np.argsort(window, kind="stable")
+    bounds = np.searchsorted(window[by_window], np.arange(len(starts) + 1))
     out = []
     for j, s in enumerate(starts.tolist()):
-        here = nodes[window == j] if len(window) else nodes[:0]
+        here = nodes[by_window[bounds[j] : bounds[j + 1]]]
         if flat.level[root] >= s:
             here = np.append(here, root)
         out.append(np.unique(here))

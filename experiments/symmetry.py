@@ -265,8 +265,9 @@ def detection(ns: list[int], repeat: int) -> list[str]:
         best, best_hand = min(s for _, s in default), min(s for _, s in hand)
         plan = default[0][0]["plan"]
         assert math.isclose(default[0][0]["delta"], hand[0][0]["delta"], rel_tol=1e-9), (n, default, hand)
+        delta = default[0][0]["delta"]
         lines.append(f"{n:>5} {best:>10.2f} {best_hand:>11.2f} {best / best_hand:>6.1f} "
-                     f"{plan['detection_seconds']:>11.2f} {plan['detection_work']:>14.3g}  {default[0][0]['delta']:.10g}")
+                     f"{plan['detection_seconds']:>11.2f} {plan['detection_work']:>14.3g}  {delta:.10g}")
         print(lines[-1], flush=True)
     lines.append(f"{'command (default plan)':<70} {'plan':>10} {'estimated s':>11} {'measured s':>10} {'ratio':>6}")
     for args in ESTIMATED:

@@ -196,6 +196,16 @@ def _variable_roles(prover: Any) -> dict[int, Hashable]:
     return role
 
 
+def circuit_blocks(prover: Any, kinds: Sequence[str]) -> list[Block]:
+    """:meth:`CircuitSymmetry.blocks`, when the budget can pay for building the coloured circuit (charged the
+    circuit's gates twice, an upper bound of its cone's nodes and edges); none otherwise."""
+    gates = len(prover.compiled.trace.circuit.gates)
+    if prover.budget is not None and not prover.budget.affords(2 * gates):
+        return []
+    prover._charge(2 * gates)
+    return CircuitSymmetry(prover).blocks(kinds)
+
+
 class CircuitSymmetry:
     """Blocks of entries proved on the circuit: cells of colour refinement, each proved whole (a transposition
     and a cycle, random bits matched by individualised refinement, :meth:`~.proof.Prover._structural`)."""
@@ -320,4 +330,4 @@ def _part_of_output(prover: Any) -> dict[int, tuple[int, tuple[int, int]]] | Non
     return out
 
 
-__all__ = ["ColouredCircuit", "CircuitSymmetry", "MAX_ROUNDS"]
+__all__ = ["ColouredCircuit", "CircuitSymmetry", "circuit_blocks", "MAX_ROUNDS"]

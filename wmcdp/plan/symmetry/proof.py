@@ -662,18 +662,18 @@ def _entry_blocks(prover: Prover, read: list[int], kinds: Sequence[str]) -> list
     """Blocks of the read entries, cheapest proofs first: runs of entries adjacent in the variable order whose
     transpositions a local look at the diagram proves (:func:`~.windows.adjacent_runs`, outputs unchanged: array
     operations over the diagram once), then blocks proved on the circuit from the cells of colour refinement
-    (:class:`~.colours.CircuitSymmetry`: a few passes over the circuit). When these are not one block of every
+    (:func:`~.colours.circuit_blocks`: a few passes over the circuit). When these are not one block of every
     read entry, the candidates of :meth:`Prover.blocks` (diagram renamings included) start from the blocks of
     the first kind, and the other blocks are kept where they meet no block of that search. Each block's
     generators are proved on their own, so the blocks generate their product."""
-    from .colours import CircuitSymmetry
+    from .colours import circuit_blocks
     from .windows import adjacent_runs
 
     if len(read) < 2:
         return []
     found = [Block(tuple(sorted(r)), UNCHANGED) for r in adjacent_runs(prover, read)]
     if not _one_block(found, read):
-        found = _merged(CircuitSymmetry(prover).blocks(kinds) + found)
+        found = _merged(circuit_blocks(prover, kinds) + found)
     if _one_block(found, read):
         return found
     searched = prover.blocks(read, kinds, [b.entries for b in found if b.kind == kinds[0]])

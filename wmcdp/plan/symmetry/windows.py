@@ -38,57 +38,74 @@ def adjacent_runs(prover: Any, entries: list[int]) -> list[list[int]]:
     if len(entries) < 2:
         return []
     order, firsts, shapes = _segments(prover, entries)
-    pairs = [j for j in range(len(order) - 1) if shapes[j] is not None and shapes[j] == shapes[j + 1]]
+    joined = _proved_windows(prover, firsts, shapes)
+    runs, run = [], [order[0]]
+    for j in range(len(order) - 1):
+        if j not in joined:
+            runs.append(run)
+            run = []
+        run.append(order[j + 1])
+    runs.append(run)
+    return [r for r in runs if len(r) > 1]
+
+
+def _proved_windows(prover: Any, firsts: list[int], shapes: list[Shape]) -> set[int]:
+    """The neighbours ``j, j + 1`` (by ``j``) of equal segment shapes whose window passes the local check (each
+    counted as a proof); none when the budget cannot pay every walk."""
+    pairs = [j for j in range(len(shapes) - 1) if shapes[j] is not None and shapes[j] == shapes[j + 1]]
     if not pairs:
-        return []
+        return set()
     flat = _flat(prover)
     entering = _entering(flat, np.array([firsts[j] for j in pairs], dtype=np.int64))
-    cost = sum(len(u) * (4 ** len(shapes[j] or ())) * len(shapes[j] or ()) for j, u in zip(pairs, entering))
+    widths = [len(shapes[j] or ()) for j in pairs]
+    cost = sum(len(u) * (4**w) * w for u, w in zip(entering, widths))
     if prover.budget is not None and not prover.budget.affords(cost):
-        return []
+        return set()
     prover._charge(cost)
     joined = set()
-    for j, nodes in zip(pairs, entering):
-        width = len(shapes[j] or ())
+    for j, nodes, width in zip(pairs, entering, widths):
         if _symmetric(flat, nodes, list(range(firsts[j], firsts[j] + 2 * width)), width):
             prover.attempts += 1
             prover.proofs += 1
             prover.windows += 1
             joined.add(j)
-    runs, run = [], [order[0]]
-    for j in range(len(order) - 1):
-        if j in joined:
-            run.append(order[j + 1])
-        else:
-            runs.append(run)
-            run = [order[j + 1]]
-    runs.append(run)
-    return [r for r in runs if len(r) > 1]
+    return joined
 
 
-def _segments(prover: Any, entries: list[int]) -> tuple[list[int], list[int], list[tuple[Any, ...] | None]]:
+#: a segment's shape: per level, ("in", bit of the entry) or ("random", its weights); None: no segment
+Shape = tuple[tuple[str, Any], ...] | None
+
+
+def _segments(prover: Any, entries: list[int]) -> tuple[list[int], list[int], list[Shape]]:
     """``(entries in the order, each one's first level, each one's segment shape)``. Entry ``j``'s segment runs
-    from its first input bit's level to the next entry's (the last entry's is as wide as the one before); its shape
-    lists, per level, ``("in", b)`` for its input bit ``b`` or ``("random", weights)``, and is None when the
-    segment holds anything else (another entry's bit, an output bit), misses one of its bits, or is wider than
-    :data:`MAX_SEGMENT`. Neighbours with equal shapes own equal adjacent segments."""
+    from its first input bit's level to the next entry's (the last entry's is as wide as the one before).
+    Neighbours with equal shapes own equal adjacent segments."""
     be = prover.backend
     level_of = {v: be.level_of(v) for bits in prover.bits.values() for v in bits}
     level_of.update({v: be.level_of(v) for v in prover.weights})
     at_level = {lv: v for v, lv in level_of.items()}
     order = sorted(entries, key=lambda e: min(level_of[v] for v in prover.bits[e]))
     firsts = [min(level_of[v] for v in prover.bits[e]) for e in order]
-    shapes: list[tuple[Any, ...] | None] = []
-    for j, (e, first) in enumerate(zip(order, firsts)):
-        width = firsts[j + 1] - first if j + 1 < len(order) else first - firsts[j - 1]
-        variables = [at_level.get(first + k) for k in range(width)] if 0 < width <= MAX_SEGMENT else [None]
-        own = prover.bits[e]
-        if any(v is None for v in variables) or not set(own) <= set(variables):
-            shapes.append(None)
-            continue
-        shape = tuple(("in", own.index(v)) if v in own else ("random", prover.weights.get(v)) for v in variables)
-        shapes.append(None if any(w is None for kind, w in shape if kind == "random") else shape)
+    ends = firsts[1:] + [2 * firsts[-1] - firsts[-2]]
+    shapes = [_shape(prover, e, [at_level.get(lv) for lv in range(a, b)]) for e, a, b in zip(order, firsts, ends)]
     return order, firsts, shapes
+
+
+def _shape(prover: Any, e: int, variables: list[int | None]) -> Shape:
+    """The shape of entry ``e``'s segment of ``variables``: None when it holds anything but ``e``'s bits and random
+    bits (another entry's bit, an output bit), misses one of ``e``'s bits, or is wider than :data:`MAX_SEGMENT`."""
+    own = prover.bits[e]
+    if not 0 < len(variables) <= MAX_SEGMENT or not set(own) <= set(variables):
+        return None
+    shape = []
+    for v in variables:
+        if v in own:
+            shape.append(("in", own.index(v)))
+        elif v in prover.weights:
+            shape.append(("random", prover.weights[v]))
+        else:
+            return None
+    return tuple(shape)
 
 
 def _flat(prover: Any) -> Flat:

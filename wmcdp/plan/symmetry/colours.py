@@ -280,8 +280,8 @@ class CircuitSymmetry:
         moved = {perm.get(e, e): e for e in prover.bits}
         second, _ = self.graph.refine(self._labels(kind, moved), rounds)
         rho = self._matching(first, second)
-        if rho is None:
-            return False
+        if rho is None or any(prover.weights[v] != prover.weights[w] for v, w in rho.items()):
+            return False  # (colours hold the weights; a hash collision must not pair unequal ones)
         out_renaming = prover._output_renaming(perm, kind)
         if out_renaming is None:
             return False

@@ -512,7 +512,7 @@ def _symmetry_pairs(
     estimate to ``considered``; refuses (over the orbit limits, without ``force``) when nothing else is left."""
     from .pairs import auto_pairs
     from .symmetry.group import PairOrbits, PairTypes
-    from .symmetry.runs import pair_output_orbits, proved_symmetry, relation_claim
+    from .symmetry.runs import pair_counts, pair_output_orbits, proved_symmetry, relation_claim
 
     detection = time.perf_counter()
     sym, prover = proved_symmetry(whole, budget)
@@ -532,7 +532,8 @@ def _symmetry_pairs(
             f"(limit {ORBIT_MAX_PAIRS} in all)",
             sym.describe(),
         )
-    orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
+    counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
+    orbit = orbit_estimate(whole, counts, pairs * outputs)
     considered.append(("symmetry", orbit, sym.describe()))
     seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:

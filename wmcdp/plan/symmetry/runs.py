@@ -62,6 +62,7 @@ from .group import (
     Symmetry,
     canonical_inputs,
     input_orbits,
+    multiset_count,
     multisets,
     orbit_set_sizes,
     product_rows,
@@ -919,6 +920,19 @@ def pair_distributions(
 #: pairs' probabilities are read off whole output distributions (one batched count of the pairs' distinct inputs)
 #: when the output shape has at most this many outputs; past it each (input, output) is counted on its own
 DISTRIBUTION_OUTPUTS = 1 << 12
+
+
+def pair_counts(act: OutputAction, sym: Symmetry, pairs: int, outputs: int, k: int) -> int:
+    """The counts a pair run makes over ``pairs`` pairs of up to ``outputs`` output orbits each, in passes over the
+    diagram: one per distinct input when whole distributions are read (:data:`DISTRIBUTION_OUTPUTS`; at most the
+    input orbits of the blocks whose outputs are unchanged, entries of ``k`` values), else one per (input,
+    output) of every pair (:func:`_batch_probabilities`)."""
+    if math.prod(act.sizes) > DISTRIBUTION_OUTPUTS:
+        return 2 * pairs * outputs
+    unchanged = [len(b.entries) for b in sym.blocks if b.kind == UNCHANGED]
+    orbits: int = math.prod(multiset_count(m, k) for m in unchanged) * k ** (sym.n - sum(unchanged))
+    return min(2 * pairs, orbits)
+
 
 #: a listed pair: (x digits, x' digits, its output orbits' leaf offsets, their sizes)
 ListedPair = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]

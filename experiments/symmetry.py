@@ -14,6 +14,13 @@ the hand-proved sets. A series stops after its first point over ``--budget`` sec
     python experiments/symmetry.py             # table and figure (a few minutes)
     python experiments/symmetry.py --no-sweep  # the table only
 
+Part 3 (``--detection``) times ``wmcdp approx rr_counting -p n=N -p lam=0.25 --epsilon 0.3`` with the default
+plan against the proved hand sets (``--sets symmetry``), best of ``--repeat`` runs in-process, with the default
+plan's detection seconds and work units, and sets each plan's estimate beside its measured seconds for a few
+built-ins under the default plan (measured / estimated: the cost model's error, reported as measured):
+
+    python experiments/symmetry.py --detection --ns 100 300 1000
+
 RR counting's accuracy is also computed by an independent numpy enumeration (the count of
 ones in RR(x) is Binomial(#ones, 1 - lam) + Binomial(n - #ones, lam); one convolution per
 input with i ones): its value must agree, and the table gives its time beside wmcdp's.
@@ -215,13 +222,78 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+# -- detection against the hand sets, and the plans' estimates ------------------------------------------
+
+#: (command line of a built-in under the default plan) for the estimates against measured time
+ESTIMATED = [
+    ["approx", "rr_counting", "-p", "n=100", "-p", "lam=0.25", "--epsilon", "0.3"],
+    ["approx", "rr_counting", "-p", "n=300", "-p", "lam=0.25", "--epsilon", "0.3"],
+    ["accuracy", "rr_counting", "-p", "n=200", "-p", "lam=0.2", "--alpha", "3"],
+    ["privacy", "noisy_max", "-p", "n=6", "-p", "m=5", "-p", "eps0=1"],
+    ["privacy", "sparse_vector", "-p", "n=8", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "histogram", "-p", "n=3", "-p", "m=2", "-p", "eps0=0.7", "--neighbours", "all-entries"],
+    ["approx", "randomized_response", "-p", "n=10", "-p", "lam=0.2", "--epsilon", "0.5"],
+]
+
+
+def cli_json(args: list[str]) -> tuple[dict, float]:
+    """``(the command's JSON result, wall seconds)``, run in-process."""
+    import contextlib
+    import io
+    import json
+
+    from wmcdp.cli import main as cli_main
+
+    out = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        status = cli_main([*args, "--json"])
+    seconds = time.perf_counter() - start
+    assert status == 0, (args, status)
+    return json.loads(out.getvalue()), seconds
+
+
+def detection(ns: list[int], repeat: int) -> list[str]:
+    """The default plan against the hand sets on RR counting's (epsilon, delta), best of ``repeat``; then each
+    plan's estimate beside its measured seconds."""
+    lines = [f"{'n':>5} {'default s':>10} {'hand sets s':>11} {'ratio':>6} {'detection s':>11} "
+             f"{'detection work':>14}  delta (default = hand)"]
+    for n in ns:
+        base = ["approx", "rr_counting", "-p", f"n={n}", "-p", "lam=0.25", "--epsilon", "0.3"]
+        default = [cli_json(base) for _ in range(repeat)]
+        hand = [cli_json([*base, "--sets", "symmetry"]) for _ in range(repeat)]
+        best, best_hand = min(s for _, s in default), min(s for _, s in hand)
+        plan = default[0][0]["plan"]
+        assert math.isclose(default[0][0]["delta"], hand[0][0]["delta"], rel_tol=1e-9), (n, default, hand)
+        delta = default[0][0]["delta"]
+        lines.append(f"{n:>5} {best:>10.2f} {best_hand:>11.2f} {best / best_hand:>6.1f} "
+                     f"{plan['detection_seconds']:>11.2f} {plan['detection_work']:>14.3g}  {delta:.10g}")
+        print(lines[-1], flush=True)
+    lines.append(f"{'command (default plan)':<70} {'plan':>10} {'estimated s':>11} {'measured s':>10} {'ratio':>6}")
+    for args in ESTIMATED:
+        result, _ = cli_json(args)
+        plan = result["plan"]
+        estimate, measured = plan["estimated_seconds"], plan["seconds"]
+        ratio = f"{measured / estimate:.3g}" if estimate else "-"
+        shown = f"{estimate:.3g}" if estimate else "-"  # product plans estimate their parts, not the whole
+        lines.append(f"{' '.join(args):<70} {plan['kind']:>10} {shown:>11} {measured:>10.3g} {ratio:>6}")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=30.0, help="seconds per sweep point before a series stops")
     parser.add_argument("--no-sweep", action="store_true", help="only the table")
+    parser.add_argument("--detection", action="store_true", help="only the default plan against the hand sets")
+    parser.add_argument("--ns", type=int, nargs="+", default=[100, 300], help="n of the detection table")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per point of the detection table (best kept)")
     args = parser.parse_args()
-    lines = table()
     RESULTS.mkdir(exist_ok=True)
+    if args.detection:
+        (RESULTS / "symmetry_detection.txt").write_text("\n".join(detection(args.ns, args.repeat)) + "\n")
+        return
+    lines = table()
     (RESULTS / "symmetry.txt").write_text("\n".join(lines) + "\n")
     if not args.no_sweep:
         rows = sweep(args.budget)

@@ -193,7 +193,12 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
     return [
         ("plan", plan.text()),
         *[("claim", line) for line in plan.claims_text()],
-        ("plan seconds", f"{estimate}detection {plan.detection_seconds:.4f} s, total {plan.seconds:.4f} s"),
+        (
+            "plan seconds",
+            f"{estimate}detection {plan.detection_seconds:.4f} s"
+            + (f" ({plan.detection_work:.3g} work units)" if getattr(plan, "detection_work", 0) else "")
+            + f", total {plan.seconds:.4f} s",
+        ),
     ]
 
 

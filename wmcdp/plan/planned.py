@@ -159,9 +159,10 @@ def _symmetric_privacy(
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
-        return _exhaustive_privacy(
+        r = _exhaustive_privacy(
             whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
         )
+        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
@@ -173,6 +174,7 @@ def _symmetric_privacy(
         time.perf_counter() - start,
         considered=tuple(considered),
         claims=sym.claims,
+        detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -473,7 +475,8 @@ def planned_accuracy(
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        return _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        r = _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
     plan = PlanReport(
@@ -486,6 +489,7 @@ def planned_accuracy(
         time.perf_counter() - start,
         considered=tuple(considered),
         claims=r.sets.claims,
+        detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
 
@@ -508,7 +512,7 @@ def _symmetry_pairs(
     estimate to ``considered``; refuses (over the orbit limits, without ``force``) when nothing else is left."""
     from .pairs import auto_pairs
     from .symmetry.group import PairOrbits, PairTypes
-    from .symmetry.runs import pair_output_orbits, proved_symmetry, relation_claim
+    from .symmetry.runs import pair_counts, pair_output_orbits, proved_symmetry, relation_claim
 
     detection = time.perf_counter()
     sym, prover = proved_symmetry(whole, budget)
@@ -528,8 +532,10 @@ def _symmetry_pairs(
             f"(limit {ORBIT_MAX_PAIRS} in all)",
             sym.describe(),
         )
-    orbit = orbit_estimate(whole, 2 * pairs * outputs, pairs * outputs)
+    counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
+    orbit = orbit_estimate(whole, counts, pairs * outputs)
     considered.append(("symmetry", orbit, sym.describe()))
+    seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:
         return None
     source = auto_pairs(whole, relation, exact, symmetry=sym)
@@ -537,9 +543,16 @@ def _symmetry_pairs(
         (f"the program is invariant under {sym.describe()}", prover.how()),
         relation_claim(relation.name, len(whole.domain.entry_values), bool(flips)),
     )
-    seconds = time.perf_counter() - detection
     plan = PlanReport(
-        "symmetry", source.symmetry, pairs, exhaustive_size, orbit, seconds, considered=tuple(considered), claims=claims
+        "symmetry",
+        source.symmetry,
+        pairs,
+        exhaustive_size,
+        orbit,
+        seconds,
+        considered=tuple(considered),
+        claims=claims,
+        detection_work=budget.spent,
     )
     return source, plan
 
@@ -622,7 +635,10 @@ def planned_pairs(
         if chosen is not None:
             return chosen
     sought = budget is not None
-    return _exhaustive_pairs(whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection)
+    source, plan = _exhaustive_pairs(
+        whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection
+    )
+    return source, replace(plan, detection_work=budget.spent if budget is not None else 0)
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:

@@ -110,6 +110,7 @@ class PlanReport:
     part_plans: tuple[PlanReport, ...] = ()  # the plan of each distinct part
     considered: tuple[tuple[str, float | None, str], ...] = ()  # (kind, estimated seconds, note) of every plan weighed
     claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of every fact the plan relies on
+    detection_work: int = 0  # work units symmetry detection spent (diagram nodes, circuit nodes and edges visited)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -119,6 +120,7 @@ class PlanReport:
             "exhaustive_size": _big(self.exhaustive_size),
             "estimated_seconds": self.estimated_seconds,
             "detection_seconds": self.detection_seconds,
+            "detection_work": self.detection_work,
             "seconds": self.seconds,
         }
         if self.kind == "product":

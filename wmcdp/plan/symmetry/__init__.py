@@ -3,8 +3,11 @@ and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
 
 * :mod:`.group`: the groups (products of symmetric groups on blocks of entries, with their
   action on outputs) and their orbits as arrays;
+* :mod:`.windows`: transpositions of entries adjacent in the variable order, proved by a local check of the
+  diagram (about one visit for all of them);
+* :mod:`.colours`: blocks found by colour refinement of the traced circuit, proved as circuit automorphisms;
 * :mod:`.proof`: candidate generators and their proofs (diagram equality after renaming
-  input, output and equally weighted random bits);
+  input, output and equally weighted random bits), the detection that tries the above first;
 * :mod:`.runs`: the orbit sets of Algorithms 2 and 3 (:class:`PrivacyPlan`, :class:`AccuracyPlan`),
   their sizes, and neighbour pairs with whole output distributions for notions beyond pure ε; the
   notions scan them (:class:`wmcdp.plan.triples.OrbitTriples`, :func:`wmcdp.synthesize_accuracy`).

@@ -62,6 +62,8 @@ class Prover:
         self.structural = 0  # proofs that held on the circuit itself (no diagram operation)
         self.diagram = 0  # proofs by diagram equality
         self.reflections = 0  # value reflections proved (by diagram equality)
+        self.refined = 0  # proofs on the circuit whose candidate colour refinement found (counted in structural too)
+        self.windows = 0  # adjacent transpositions proved by a local check of the diagram (:mod:`.windows`)
         self._sizes: dict[int, tuple[Any, int]] = {}
         self.backend = compiled.backend
         self.n = compiled.domain.n
@@ -401,7 +403,16 @@ class Prover:
     def how(self) -> str:
         """How this prover's proofs were made, for a plan's claims (counts of each kind of proof)."""
         kinds = [
-            (self.structural, "on the circuit (renaming maps every output gate onto its image's gate)"),
+            (
+                self.structural,
+                "on the circuit (renaming maps every output gate onto its image's gate"
+                + (f"; {self.refined} found by colour refinement of the circuit)" if self.refined else ")"),
+            ),
+            (
+                self.windows,
+                "adjacent transpositions by a local check of the diagram (both orders of two neighbouring entries' "
+                "levels lead to one node)",
+            ),
             (self.diagram, "by diagram equality after renaming (one canonical CUDD node)"),
             (
                 self.reflections,
@@ -638,13 +649,57 @@ def detect(prover: Prover) -> Symmetry:
     read = sorted(prover.bits)
     blocks = [
         Block(b.entries, b.kind, True) if b.kind == TUPLE and prover.prove_flip(b.entries[0]) else b
-        for b in prover.blocks(read, kinds)
+        for b in _entry_blocks(prover, read, kinds)
     ]
     unread = [e for e in range(prover.n) if e not in prover.bits]
     if len(unread) > 1:
         blocks.append(Block(tuple(unread), UNCHANGED))
     blocks.sort(key=lambda b: b.entries[0])
     return Symmetry(prover.n, tuple(blocks), prover.proofs, prover.attempts, prover.describe_proofs())
+
+
+def _entry_blocks(prover: Prover, read: list[int], kinds: Sequence[str]) -> list[Block]:
+    """Blocks of the read entries, cheapest proofs first: runs of entries adjacent in the variable order whose
+    transpositions a local look at the diagram proves (:func:`~.windows.adjacent_runs`, outputs unchanged: array
+    operations over the diagram once), then blocks proved on the circuit from the cells of colour refinement
+    (:func:`~.colours.circuit_blocks`: a few passes over the circuit). When these are not one block of every
+    read entry, the candidates of :meth:`Prover.blocks` (diagram renamings included) start from the blocks of
+    the first kind, and the other blocks are kept where they meet no block of that search. Each block's
+    generators are proved on their own, so the blocks generate their product."""
+    from .colours import circuit_blocks
+    from .windows import adjacent_runs
+
+    if len(read) < 2:
+        return []
+    found = [Block(tuple(sorted(r)), UNCHANGED) for r in adjacent_runs(prover, read)]
+    if not _one_block(found, read):
+        found = _merged(circuit_blocks(prover, kinds) + found)
+    if _one_block(found, read):
+        return found
+    searched = prover.blocks(read, kinds, [b.entries for b in found if b.kind == kinds[0]])
+    covered = {e for b in searched for e in b.entries}
+    return searched + [b for b in found if covered.isdisjoint(b.entries)]
+
+
+def _one_block(blocks: list[Block], read: list[int]) -> bool:
+    return len(blocks) == 1 and list(blocks[0].entries) == read
+
+
+def _merged(blocks: list[Block]) -> list[Block]:
+    """Blocks of one action that share an entry joined (the symmetric groups on two overlapping sets generate the
+    one on their union); a block that meets a block of another action is left out."""
+    out: list[Block] = []
+    for block in blocks:
+        entries, clash = set(block.entries), False
+        for other in [b for b in out if not entries.isdisjoint(b.entries)]:
+            if other.kind != block.kind:
+                clash = True
+                break
+            entries |= set(other.entries)
+            out.remove(other)
+        if not clash:
+            out.append(Block(tuple(sorted(entries)), block.kind))
+    return sorted(out, key=lambda b: b.entries[0])
 
 
 def read_entries(prover: Prover, offsets: Sequence[int]) -> tuple[list[int], Any] | None:

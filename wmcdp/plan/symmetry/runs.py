@@ -60,7 +60,9 @@ from .group import (
     PairOrbits,
     PairTypes,
     Symmetry,
+    canonical_inputs,
     input_orbits,
+    multiset_count,
     multisets,
     orbit_set_sizes,
     product_rows,
@@ -302,14 +304,18 @@ class PrivacyPlan:
 
     def sizes(self) -> tuple[int, int]:
         """``(|C| triples, |I| pairs)`` of the orbit sets, Python ints of any size: in closed form over every
-        output orbit of the group (:func:`~.group.orbit_set_sizes`), else summed over the outputs listed
-        (at most :data:`SUPPORT_LIMIT`); the time it takes counts as detection."""
+        output orbit of the group (:func:`~.group.orbit_set_sizes`), over the listed support by the shapes of
+        its outputs' stabilizers (:func:`_listed_sizes`), else summed over the output orbits whose own groups
+        were proved (at most :data:`PER_OUTPUT_LIMIT`); the time it takes counts as detection."""
         if self._sizes is None:
             start = time.perf_counter()
             k = len(self.compiled.domain.entry_values)
+            act = OutputAction(self.compiled.shape, self.symmetry.n)
+            types = PairTypes.of(self.relation, k)
             if self.outputs is None and not self.listed:
-                act = OutputAction(self.compiled.shape, self.symmetry.n)
-                self._sizes = orbit_set_sizes(self.symmetry, act, PairTypes.of(self.relation, k), k)
+                self._sizes = orbit_set_sizes(self.symmetry, act, types, k)
+            elif self.outputs is None:
+                self._sizes = _listed_sizes(act, self.symmetry, self.output_reps, types, k)
             else:
                 triples = pairs = 0
                 for _, orbits in self.items():
@@ -338,6 +344,54 @@ class PrivacyPlan:
             self.note,
             self.claims,
         )
+
+
+def _listed_sizes(
+    act: OutputAction, sym: Symmetry, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes, k: int
+) -> tuple[int, int]:
+    """``(|C|, |I|)`` over the listed output orbits: the pair orbits and input orbits of an output's stabilizer
+    depend only on the sizes of its blocks (:class:`~.group.PairOrbits`), so the outputs are grouped by those
+    sizes (:func:`_stabilizer_shapes`, array operations) and each shape is counted once, times its outputs."""
+    shapes: dict[tuple[int, ...], int] = {}
+    for chunk in output_reps():
+        check("sizing the symmetry sets")
+        for shape, count in _stabilizer_shapes(act, sym, chunk).items():
+            shapes[shape] = shapes.get(shape, 0) + count
+    triples = pairs = 0
+    for shape, count in shapes.items():
+        ends = np.cumsum(shape).tolist()
+        blocks = [list(range(end - size, end)) for size, end in zip(shape, ends)]
+        orbits = PairOrbits(sym.n, blocks, types)
+        triples += count * orbits.count()
+        pairs += count * orbits.inputs(k)
+    return triples, pairs
+
+
+def _stabilizer_shapes(act: OutputAction, sym: Symmetry, offsets: np.ndarray) -> dict[tuple[int, ...], int]:
+    """How many outputs of ``offsets`` (rows) have each stabilizer shape: the sizes, in decreasing order, of the
+    blocks of :meth:`~.group.OutputAction.stabilizer` with every other entry alone (an unchanged block whole, a
+    tuple block cut by equal part codes, an index block less the entry the output names)."""
+    rows = len(offsets)
+    columns = [np.ones((rows, sym.n - sum(len(b.entries) for b in sym.blocks)), dtype=np.int64)]
+    codes = act.part_codes(offsets) if any(b.kind == TUPLE for b in sym.blocks) else None
+    for block in sym.blocks:
+        m = len(block.entries)
+        if block.kind == UNCHANGED:
+            columns.append(np.full((rows, 1), m, dtype=np.int64))
+        elif block.kind == TUPLE:
+            assert codes is not None
+            sub = np.sort(codes[:, list(block.entries)], axis=1)
+            run = np.concatenate([np.zeros((rows, 1), np.int64), np.cumsum(np.diff(sub, axis=1) != 0, axis=1)], 1)
+            lengths = np.zeros((rows, m), dtype=np.int64)
+            np.add.at(lengths, (np.repeat(np.arange(rows), m), run.reshape(-1)), 1)
+            columns.append(lengths)
+        else:
+            labels = [label for label in (act.index_offset(e) for e in block.entries) if label is not None]
+            named = np.isin(offsets[:, 0], labels).astype(np.int64)
+            columns.append(np.stack([m - named, named], axis=1))
+    sizes = -np.sort(-np.concatenate(columns, axis=1), axis=1)
+    unique, counts = np.unique(sizes, axis=0, return_counts=True)
+    return {tuple(int(v) for v in row if v): int(c) for row, c in zip(unique, counts)}
 
 
 def privacy_plan(
@@ -845,20 +899,84 @@ def pair_distributions(
         flipped=frozenset(i for i, b in enumerate(blocks) if b[0] in flips),
     )
     for xs, xps in orbits.chunks(1 << 12):
+        listed = []
         for x, xp in zip(xs, xps):
             check("pair distributions")
-            outputs, mult = _output_orbits(act, sym, x, xp, support)
-            digits = np.repeat(np.stack([x, xp]), len(outputs), axis=0)
-            values = counter.pairs(digits, np.concatenate([outputs, outputs]))
-            yield PairDistribution(
-                tuple(int(v) + domain.lo for v in x),
-                tuple(int(v) + domain.lo for v in xp),
-                outputs,
-                mult,
-                values[: len(outputs)],
-                values[len(outputs) :],
-                counter.arith,
-            )
+            listed.append((x, xp, *_output_orbits(act, sym, x, xp, support)))
+        per_batch = _pairs_per_batch(act, listed)
+        for start in range(0, len(listed), per_batch):
+            batch = listed[start : start + per_batch]
+            for (x, xp, outputs, mult), (p_x, p_xp) in zip(batch, _batch_probabilities(counter, act, sym, batch)):
+                yield PairDistribution(
+                    tuple(int(v) + domain.lo for v in x),
+                    tuple(int(v) + domain.lo for v in xp),
+                    outputs,
+                    mult,
+                    p_x,
+                    p_xp,
+                    counter.arith,
+                )
+
+
+#: pairs' probabilities are read off whole output distributions (one batched count of the pairs' distinct inputs)
+#: when the output shape has at most this many outputs; past it each (input, output) is counted on its own
+DISTRIBUTION_OUTPUTS = 1 << 12
+
+
+def pair_counts(act: OutputAction, sym: Symmetry, pairs: int, outputs: int, k: int) -> int:
+    """The counts a pair run makes over ``pairs`` pairs of up to ``outputs`` output orbits each, in passes over the
+    diagram: one per distinct input when whole distributions are read (:data:`DISTRIBUTION_OUTPUTS`; at most the
+    input orbits of the blocks whose outputs are unchanged, entries of ``k`` values), else one per (input,
+    output) of every pair (:func:`_batch_probabilities`)."""
+    if math.prod(act.sizes) > DISTRIBUTION_OUTPUTS:
+        return 2 * pairs * outputs
+    unchanged = [len(b.entries) for b in sym.blocks if b.kind == UNCHANGED]
+    orbits: int = math.prod(multiset_count(m, k) for m in unchanged) * k ** (sym.n - sum(unchanged))
+    return min(2 * pairs, orbits)
+
+
+#: a listed pair: (x digits, x' digits, its output orbits' leaf offsets, their sizes)
+ListedPair = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _pairs_per_batch(act: OutputAction, listed: list[ListedPair]) -> int:
+    """How many listed pairs one count takes: at most :data:`BATCH_CELLS` (input, output) cells, the rows of the
+    whole output distribution of both inputs (:data:`DISTRIBUTION_OUTPUTS`), else the pairs' own outputs."""
+    width = math.prod(act.sizes)
+    if width > DISTRIBUTION_OUTPUTS:
+        width = max((len(outputs) for _, _, outputs, _ in listed), default=1)
+    return max(1, BATCH_CELLS // (2 * max(width, 1)))
+
+
+def _batch_probabilities(
+    counter: Counter, act: OutputAction, sym: Symmetry, batch: list[ListedPair]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(P(y | x), P(y | x'))`` at each listed pair's outputs, counted for the whole batch at once: from the whole
+    output distributions of the batch's distinct inputs (one pass over the diagram, :meth:`Counter.distributions`)
+    when the output shape is small (:data:`DISTRIBUTION_OUTPUTS`), else as one batch of (input, output) pairs
+    (:meth:`Counter.pairs`). Each is the count of ``phi`` at one input and output. Inputs are first sorted within
+    the blocks of ``sym`` whose outputs are unchanged: ``P(. | pi x) = P(. | x)`` there (proved), so inputs of one
+    orbit share one distribution."""
+    inputs = np.stack([row for x, xp, _, _ in batch for row in (x, xp)])
+    if math.prod(act.sizes) <= DISTRIBUTION_OUTPUTS:
+        unchanged = [b.entries for b in sym.blocks if b.kind == UNCHANGED]
+        distinct, inverse = np.unique(canonical_inputs(inputs, unchanged), axis=0, return_inverse=True)
+        which = inverse.reshape(-1)
+        rows = np.concatenate([part for _, part in counter.distributions(distinct)])
+        strides = np.array([math.prod(act.sizes[j + 1 :]) for j in range(len(act.sizes))], dtype=np.int64)
+        out = []
+        for k, (_, _, outputs, _) in enumerate(batch):
+            positions = outputs @ strides
+            out.append((rows[which[2 * k]][positions], rows[which[2 * k + 1]][positions]))
+        return out
+    digits = np.concatenate([np.repeat(np.stack([x, xp]), len(outputs), axis=0) for x, xp, outputs, _ in batch])
+    values = counter.pairs(digits, np.concatenate([np.concatenate([outputs, outputs]) for _, _, outputs, _ in batch]))
+    out, at = [], 0
+    for _, _, outputs, _ in batch:
+        m = len(outputs)
+        out.append((values[at : at + m], values[at + m : at + 2 * m]))
+        at += 2 * m
+    return out
 
 
 __all__ = [

@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
@@ -31,7 +32,9 @@ from .suite import _Answers, _base_ratio, _sparse_vector, isvt3, isvt4
 # -- sparse vector with a fresh threshold after every TRUE (Lyu, Su, Li 2017, Alg. 2) --------------
 
 
-def svt_resampled(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+def svt_resampled(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
+) -> Program:
     """SVT that draws a fresh noisy threshold after every TRUE, stopping after N TRUEs; claimed eps-DP.
 
     Lyu, Su, Li 2017, Alg. 2 (Dwork and Roth 2014); DP-Sniper's ``SparseVectorTechnique2``. Threshold
@@ -56,7 +59,9 @@ def svt_resampled(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
     )
 
 
-def svt34_parallel(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+def svt34_parallel(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
+) -> Program:
     """DP-Sniper's ``SVT34Parallel``: Lyu et al.'s Alg. 3 (:func:`~wmcdp.programs.suite.isvt4`) and Alg. 4
     (:func:`~wmcdp.programs.suite.isvt3`) on the same answers with independent noise; output the pair.
 
@@ -80,7 +85,7 @@ def svt34_parallel(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, a
     )
 
 
-def geometric_parallel(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+def geometric_parallel(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """DP-Sniper's ``LaplaceParallel``: ``n`` independent ``TGeom_a(c)`` of one count ``c`` in ``{0..m}``.
 
     ``a = e^(-eps0/n)`` (DP-Sniper: n Laplace mechanisms of eps0/n each) or ``alpha``; claimed eps0-DP
@@ -162,7 +167,7 @@ def _rappor(name: str, n, h, f, lo: int, hi: int, respond: Callable[[Bool], Bool
     )
 
 
-def one_time_rappor(n: int = 20, h: int = 4, f=Fraction(19, 20), lo: int = -10, hi: int = 10) -> Program:
+def one_time_rappor(n: int = 20, h: int = 4, f: object = Fraction(19, 20), lo: int = -10, hi: int = 10) -> Program:
     """One-time RAPPOR (Erlingsson et al. 2014, steps 1-2; DP-Sniper's ``OneTimeRappor``): the permanent
     randomized response of an ``n``-bit Bloom filter with ``h`` hashes. Claimed
     ``eps_inf = 2h ln((1 - f/2)/(f/2))``; any two values of ``{lo..hi}`` are neighbours. Private."""
@@ -172,7 +177,13 @@ def one_time_rappor(n: int = 20, h: int = 4, f=Fraction(19, 20), lo: int = -10, 
 
 
 def rappor(
-    n: int = 20, h: int = 4, f=Fraction(3, 4), p=Fraction(9, 20), q=Fraction(11, 20), lo: int = -10, hi: int = 10
+    n: int = 20,
+    h: int = 4,
+    f: object = Fraction(3, 4),
+    p: object = Fraction(9, 20),
+    q: object = Fraction(11, 20),
+    lo: int = -10,
+    hi: int = 10,
 ) -> Program:
     """RAPPOR (Erlingsson et al. 2014, steps 1-3; DP-Sniper's ``Rappor``): :func:`one_time_rappor`, then each bit
     reported as 1 with probability ``q`` if set, ``p`` if not. Claimed ``eps_1 = h ln(q*(1 - p*)/(p*(1 - q*)))``
@@ -221,23 +232,25 @@ class Peer:
     name: str  # the tool's name for it
     program: str  # the wmcdp built-in
     source: str  # the file in the tool's repository (and the paper's algorithm)
-    params: dict  # the built-in's small parameters, alpha included; the size (``size``) is added by the caller
-    claim: Callable[[dict], Number]
+    params: dict[
+        str, Any
+    ]  # the built-in's small parameters, alpha included; the size (``size``) is added by the caller
+    claim: Callable[[dict[str, Any]], Number]
     private: bool  # the literature's verdict at the claimed eps
     published: Published | None = None
     size: str = "n"  # the parameter that grows
     note: str = field(default="", compare=False)
 
 
-def _alpha_power(k: int) -> Callable[[dict], Number]:
+def _alpha_power(k: int) -> Callable[[dict[str, Any]], Number]:
     return lambda params: params["alpha"] ** -k
 
 
-def _svt_power(k: int) -> Callable[[dict], Number]:
+def _svt_power(k: int) -> Callable[[dict[str, Any]], Number]:
     return lambda params: params["alpha"] ** -(k * params["N"])
 
 
-def _wrong_scale_claim(params: dict) -> Number:
+def _wrong_scale_claim(params: dict[str, Any]) -> Number:
     """StatDP Alg. 10 claims eps0 with noise ratio ``e^(-1/eps0)``: ``e^eps0 = e^(-1/ln alpha)``."""
     return math.exp(-1 / math.log(params["alpha"]))
 
@@ -247,11 +260,24 @@ _SVT = {"m": 1, "T": 1, "N": 1, "alpha": _HALF}
 _MAX = {"m": 1, "alpha": _HALF}
 _DPS = "dpsniper/mechanisms/"
 _ALG = "statdp/algorithms.py"
-_RAPPOR = {"h": 4, "f": Fraction(3, 4), "p": Fraction(9, 20), "q": Fraction(11, 20)}
-_ONE_TIME = {"h": 4, "f": Fraction(19, 20)}
+_RAPPOR: dict[str, Any] = {"h": 4, "f": Fraction(3, 4), "p": Fraction(9, 20), "q": Fraction(11, 20)}
+_ONE_TIME: dict[str, Any] = {"h": 4, "f": Fraction(19, 20)}
 
 
-def _dps(name, program, source, params, claim, private, published, **kw) -> Peer:
+def _rappor_params_claim(params: dict[str, Any]) -> Number:
+    return rappor_claim(params["h"], params["f"], params.get("p"), params.get("q"))
+
+
+def _dps(
+    name: str,
+    program: str,
+    source: str,
+    params: dict[str, Any],
+    claim: Callable[[dict[str, Any]], Number],
+    private: bool,
+    published: tuple[float, float, tuple[float, float] | None, int | None],
+    **kw: Any,
+) -> Peer:
     return Peer("DP-Sniper", name, program, _DPS + source, params, claim, private, Published(*published), **kw)
 
 
@@ -364,9 +390,9 @@ PEERS = [
         "rappor",
         "rappor.py",
         _RAPPOR,
-        lambda p: rappor_claim(**_RAPPOR),
+        _rappor_params_claim,
         True,
-        (float(math.log(rappor_claim(**_RAPPOR))), 0.2930, (0.2416, 0.0243), 20),
+        (math.log(_rappor_params_claim(_RAPPOR)), 0.2930, (0.2416, 0.0243), 20),
         note="DP-Sniper compares the values 0, 1 and 2 only (its one-dimensional pattern)",
     ),
     _dps(
@@ -374,9 +400,9 @@ PEERS = [
         "one_time_rappor",
         "rappor.py",
         _ONE_TIME,
-        lambda p: rappor_claim(**_ONE_TIME),
+        _rappor_params_claim,
         True,
-        (float(math.log(rappor_claim(**_ONE_TIME))), 0.5978, (0.4706, 0.0602), 20),
+        (math.log(_rappor_params_claim(_ONE_TIME)), 0.5978, (0.4706, 0.0602), 20),
         note="DP-Sniper compares the values 0, 1 and 2 only (its one-dimensional pattern)",
     ),
     _dps(

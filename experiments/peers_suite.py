@@ -185,10 +185,11 @@ def plot(measured: list[tuple[Row, list[dict]]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 6))
-    for row, records in measured:
+    for i, (row, records) in enumerate(measured):
         pts = [(r["n"], r["seconds"]) for r in records if r["seconds"] != ""]
+        label = row.program + (f" (m, alpha = {row.params['alpha']})" if row.size == "m" else "")
         if pts:
-            ax.plot(*zip(*pts), marker="o", label=f"{row.program} ({row.size})")
+            ax.plot(*zip(*pts), marker="os^"[i // 10 % 3], linestyle=("-", "--", ":")[i // 10 % 3], label=label)
     ax.set(xscale="log", yscale="log", xlabel="n (queries; bits for RAPPOR, m for truncated_geometric)")
     ax.set(ylabel="seconds (default plan)", title="wmcdp's exact eps on the peers' programs")
     ax.legend(fontsize=6, ncol=2)

@@ -73,8 +73,7 @@ def svt34_parallel(
     args = {"n": n, "m": m, "T": T, "N": N, "margin": margin}
     three = isvt4(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**2}))
     four = isvt3(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**N}))
-    params = {**three.params, **budget}
-    params.pop("eps0" if alpha is not None else "alpha", None)
+    params = {**three.params, **budget}  # alpha: a, not Alg. 3's a^2
     return Program(
         "svt34_parallel",
         three.inputs,

@@ -95,11 +95,12 @@ def hamming(x, lo, hi):
     return ((v,) for v in range(lo, hi + 1) if v != x[0])
 
 
-# program name -> (parameters, reference, neighbours, input values)
+# program name -> (parameters, reference, neighbours); RAPPOR's filters have n + 3 bits and 2 hashes of 0..2
 def cases(n: int) -> dict:
     m, margin, T, N = 1, 1, 1, 1
     svt = {"n": n, "m": m, "T": T, "N": N, "alpha": A}
-    filters = {v: bloom_bits(v, 2, 5) for v in range(0, 3)}
+    bits = n + 3
+    filters = {v: bloom_bits(v, 2, bits) for v in range(0, 3)}
     return {
         "noisy_max_exponential": ({"n": n, "m": m, "alpha": A}, exponential_max_loop(m, margin, A, False), all_entries),
         "noisy_max_exponential_value": (
@@ -111,11 +112,11 @@ def cases(n: int) -> dict:
         "svt34_parallel": (svt, svt34_loop(m, margin, T, N, A), all_entries),
         "geometric_parallel": ({"n": n, "m": 2, "alpha": A}, parallel_loop(n, 2, margin, A), one_entry),
         "one_time_rappor": (
-            {"n": 5, "h": 2, "lo": 0, "hi": 2},
-            rappor_loop(filters, 5, Fraction(19, 20)),
+            {"n": bits, "h": 2, "lo": 0, "hi": 2},
+            rappor_loop(filters, bits, Fraction(19, 20)),
             hamming,
         ),
-        "rappor": ({"n": 5, "h": 2, "lo": 0, "hi": 2}, rappor_loop(filters, 5, Fraction(3, 4), *_PQ), hamming),
+        "rappor": ({"n": bits, "h": 2, "lo": 0, "hi": 2}, rappor_loop(filters, bits, Fraction(3, 4), *_PQ), hamming),
     }
 
 

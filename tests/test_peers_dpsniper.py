@@ -251,3 +251,14 @@ def test_cli_lists_the_new_programs_with_their_origin(capsys):
 def test_parameter_validation(call, message):
     with pytest.raises(WmcdpError, match=message):
         call()
+
+
+def test_a_fresh_threshold_matters_only_after_a_true_that_does_not_stop_the_loop():
+    """docs/peers.md: with N = 1 the loop stops at the first TRUE, so SVT2 equals SVT1; with N = 2 it does not."""
+    one, two = ({"n": 4, "m": 1, "T": 1, "N": k, "alpha": A} for k in (1, 2))
+    assert (
+        synthesize_privacy(PROGRAMS["svt_resampled"](**one)).ratio == synthesize_privacy(PROGRAMS["svt"](**one)).ratio
+    )
+    assert (
+        synthesize_privacy(PROGRAMS["svt_resampled"](**two)).ratio != synthesize_privacy(PROGRAMS["svt"](**two)).ratio
+    )

@@ -1,27 +1,33 @@
-"""CheckDP's seventeen benchmark programs, answered exactly by wmcdp at n = 2, 3, 5, 10 queries.
+"""The peers' benchmark programs answered exactly: CheckDP's 17, DP-Sniper's 20 and StatDP's, at n = 5, 10, 20, ...
 
-Per program (:data:`wmcdp.programs.CHECKDP`): the claimed e^eps, wmcdp's exact e^eps and its
-witness at each n, the seconds of the default plan, and the literature's verdict. Every run is a
-fresh ``wmcdp privacy ... --json`` process under ``--timeout`` seconds and ``--max-memory``; a row
-stops at its first run over a limit and prints "-" for the larger n. The noise ratio is the exact
-``alpha = 1/2`` (every probability rational); the other parameters are the benchmark's small ones
-(answers in {0..m}, m = 1, margin 1). Runs are one at a time; pin the process to a core with
-``taskset -c 0`` on a shared machine.
+One row per built-in run (programs that CheckDP, DP-Sniper and StatDP share are run once): the claimed eps,
+wmcdp's exact eps and the seconds of the default plan at each size, CheckDP's verdict, DP-Sniper's and StatDP's
+published lower bounds (:class:`wmcdp.programs.peers.Published`: their eps_lcb over the budget eps0 they ran
+with) and the ratio of each to the exact value, both taken relative to the claim,
 
-    taskset -c 0 python experiments/peers_suite.py --timeout 60       # writes results/peers_suite.txt, .csv
+    ratio = (eps_lcb / eps0) / (eps / claimed eps)          at the peer's own size,
 
-CheckDP (Wang, Ding, Kifer, Zhang, CCS 2020) proves the correct programs and finds a counterexample
-for the incorrect ones, each within 70 s (its abstract), for every input size; its per-program
-times are in its Table 2 and are not reproduced here.
+so 1 means the peer's lower bound sees the whole violation (or, for a correct program, the whole budget) that the
+exact discrete analogue has. Every run is a fresh ``wmcdp privacy ... --json`` process under ``--timeout``
+seconds and ``--max-memory``; a row stops at its first run over a limit ("over": the reason is listed) and
+prints "-" for larger sizes. The last column fits the seconds against n: the exponent b of ``t ~ n^b`` and the
+base c of ``t ~ c^n`` (least squares on logs, runs of at least 0.05 s).
+
+    taskset -c 0 python experiments/peers_suite.py --timeout 60     # results/peers_suite.{txt,csv}, docs/peers_time.png
+
+CheckDP (Wang, Ding, Kifer, Zhang, CCS 2020) proves the correct programs and refutes the incorrect ones for every
+input size, each within 70 s (its abstract); its per-program times are not reproduced here.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -30,16 +36,50 @@ sys.path.insert(0, str(HERE))
 
 from results_io import RESULTS, write_csv  # noqa: E402
 
-from wmcdp.programs import CHECKDP  # noqa: E402
-from wmcdp.programs.checkdp import Benchmark  # noqa: E402
+from wmcdp.programs import CHECKDP, PEERS  # noqa: E402
+from wmcdp.programs.peers import Published  # noqa: E402
 
-SIZES = [2, 3, 5, 10]
+SIZES = [5, 10, 20, 40, 80, 160]
 ALPHA = Fraction(1, 2)
+PLOT = HERE.parent / "docs" / "peers_time.png"
 
 
-def run(program: str, n: int, params: dict, timeout: float, memory: str) -> tuple[dict | None, str]:
+@dataclass
+class Row:
+    """One built-in at fixed small parameters, and every peer program it runs."""
+
+    program: str
+    params: dict
+    size: str
+    claim: object  # e^eps claimed, as a function of the full parameters
+    private: bool
+    names: list[str] = field(default_factory=list)
+    checkdp: str = ""
+    published: Published | None = None
+
+
+def rows() -> list[Row]:
+    """CheckDP's programs, then DP-Sniper's and StatDP's, one row per (built-in, parameters)."""
+    table: dict[tuple, Row] = {}
+    for b in CHECKDP:
+        params = {**b.params, "alpha": ALPHA}
+        key = (b.program, tuple(sorted(params.items())))
+        row = table.setdefault(
+            key, Row(b.program, params, "n", lambda p, b=b: ALPHA ** -b.claim_power(b.params), b.private)
+        )
+        row.names.append(f"CheckDP {b.name}")
+        row.checkdp = "proved" if b.private else "refuted"
+    for peer in PEERS:
+        key = (peer.program, tuple(sorted(peer.params.items())))
+        row = table.setdefault(key, Row(peer.program, peer.params, peer.size, peer.claim, peer.private))
+        row.names.append(f"{peer.tool} {peer.name}")
+        row.published = row.published or peer.published
+    return list(table.values())
+
+
+def run(program: str, params: dict, timeout: float, memory: str) -> tuple[dict | None, str]:
     """The JSON of ``wmcdp privacy`` with the process's wall seconds, or None and why the run stopped."""
-    cmd = [sys.executable, "-m", "wmcdp", "privacy", program, "-p", f"n={n}", "-p", f"alpha={ALPHA}"]
+    cmd = [sys.executable, "-m", "wmcdp", "privacy", program]
     cmd += [arg for k, v in params.items() for arg in ("-p", f"{k}={v}")]
     cmd += ["--json", "--timeout", str(timeout), "--max-memory", memory]
     start = time.perf_counter()
@@ -56,72 +96,140 @@ def run(program: str, n: int, params: dict, timeout: float, memory: str) -> tupl
 
 
 def compact(witness: dict) -> str:
-    """``x/x'/y``: the inputs' digits run together, the output as a tuple (``001/110/((0,0),(0,0),(1,1))``)."""
-    x, xp = ("".join(str(v) for v in witness[k]) for k in ("x", "x_prime"))
+    """``x/x'/y``: the inputs' digits run together, the output as a tuple."""
+    x, xp = (",".join(str(v) for v in witness[k]) for k in ("x", "x_prime"))
     y = json.dumps(witness["y"], separators=(",", ":")).replace("[", "(").replace("]", ")")
     return f"{x}/{xp}/{y}"
 
 
-def cell(ratio: str, seconds: float, claim: Fraction) -> str:
-    """``e^eps`` to 4 digits, ``!`` when above the claim, and the run's seconds."""
-    exact = None if ratio == "inf" else Fraction(ratio)
-    shown = "inf" if exact is None else format(float(exact), ".4g")
-    mark = "!" if exact is None or exact > claim else " "
-    return f"{shown}{mark} {seconds:.2f} s"
+def log_ratio(ratio: object) -> float:
+    """``ln`` of an ``e^eps`` given as a number or exact text ("inf" allowed)."""
+    value = math.inf if ratio == "inf" else Fraction(str(ratio))
+    return math.inf if value == math.inf else math.log(value)
 
 
-def measure(bench: Benchmark, timeout: float, memory: str) -> tuple[list[dict], str]:
-    """One CSV row per size (empty past the first run over a limit) and why that run stopped ("" if none did)."""
-    rows: list[dict] = []
-    why = ""
+def measure(row: Row, timeout: float, memory: str) -> tuple[list[dict], str]:
+    """One record per size (empty past the first run over a limit) and why that run stopped ("" if none did)."""
+    records, why = [], ""
     for n in SIZES:
-        row = {"program": bench.name, "builtin": bench.program, "n": n, "ratio": "", "witness": "", "seconds": ""}
-        out = None
+        params = {**row.params, row.size: n}
+        rec = {
+            "program": row.program,
+            "n": n,
+            "ratio": "",
+            "epsilon": "",
+            "witness": "",
+            "seconds": "",
+            "wall": "",
+            "over": False,
+        }
         if not why:
-            out, stop = run(bench.program, n, bench.params, timeout, memory)
-            why = stop and f"n={n}: {stop}"
-        if out is not None:
-            row.update(ratio=out["ratio_exact"], witness=compact(out["witness"]), seconds=out["seconds"])
-            row.update(epsilon=out["epsilon"], wall=out["wall"])
-            print(f"{bench.name} n={n}: e^eps = {row['ratio']} in {out['seconds']:.2f} s", file=sys.stderr, flush=True)
-        rows.append({"epsilon": "", "wall": "", **row})
-    return rows, why
+            out, stop = run(row.program, params, timeout, memory)
+            why = stop and f"{row.size}={n}: {stop}"
+            rec["over"] = bool(stop)
+            if out is not None:
+                rec.update(ratio=out["ratio_exact"], epsilon=log_ratio(out["ratio_exact"]), seconds=out["seconds"])
+                rec.update(witness=compact(out["witness"]), wall=out["wall"])
+                print(
+                    f"{row.program} {row.size}={n}: e^eps = {rec['ratio']} in {out['seconds']:.2f} s", file=sys.stderr
+                )
+        records.append({"claim_eps": log_ratio(row.claim(params)), **rec})
+    return records, why
 
 
-def row_line(bench: Benchmark, rows: list[dict], claim: Fraction) -> str:
-    """The table's line for one program."""
-    cells = " ".join(f"{cell(r['ratio'], r['seconds'], claim) if r['ratio'] else '-':>22}" for r in rows)
-    verdict = "private" if bench.private else "not private"
-    return f"{bench.name:<15} {bench.program:<17} {str(claim):>6} {cells}  ({verdict})"
+def growth(records: list[dict]) -> str:
+    """``n^b`` and ``c^n`` fitted to the runs of at least 0.05 s (least squares on log seconds)."""
+    pts = [(r["n"], r["seconds"]) for r in records if r["seconds"] != "" and r["seconds"] >= 0.05]
+    if len(pts) < 2:
+        return "-"
+    xs, logs, ys = [p[0] for p in pts], [math.log(p[0]) for p in pts], [math.log(p[1]) for p in pts]
+    return f"n^{_slope(logs, ys):.1f} | {math.exp(_slope(xs, ys)):.2f}^n"
+
+
+def _slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def peer_ratios(row: Row, records: list[dict]) -> tuple[str, str, str]:
+    """The peers' published ``eps_lcb / eps0`` and the ratio of each to the exact ``eps / claim`` at their size."""
+    pub = row.published
+    if pub is None:
+        return "-", "-", "-"
+    at = next((r for r in records if r["n"] == (pub.n or SIZES[0])), None)
+    exact = None if at is None or at["epsilon"] == "" else at["epsilon"] / at["claim_eps"]
+    statdp = max(pub.statdp) if pub.statdp else None
+
+    def ratio(bound: float | None) -> str:
+        if bound is None or exact is None:
+            return "-"
+        return f"{bound / pub.eps0 / exact:.2f}"
+
+    found = f"{pub.dp_sniper / pub.eps0:.3g}" + (f" / {statdp / pub.eps0:.3g}" if statdp else " / -")
+    return found, ratio(pub.dp_sniper), ratio(statdp)
+
+
+def cell(rec: dict) -> str:
+    """``eps`` to 3 digits, ``!`` above the claim, and the seconds; "over" for a run over a limit."""
+    if rec["epsilon"] == "":
+        return "over" if rec.get("over") else "-"
+    mark = "!" if rec["epsilon"] > rec["claim_eps"] * (1 + 1e-12) else " "
+    return f"{rec['epsilon']:.3g}{mark} {rec['seconds']:.2f}s"
+
+
+def plot(measured: list[tuple[Row, list[dict]]], path: Path) -> None:
+    """Seconds against n (log-log), one line per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for i, (row, records) in enumerate(measured):
+        pts = [(r["n"], r["seconds"]) for r in records if r["seconds"] != ""]
+        label = row.program + (f" (m, alpha = {row.params['alpha']})" if row.size == "m" else "")
+        if pts:
+            ax.plot(*zip(*pts), marker="os^"[i // 10 % 3], linestyle=("-", "--", ":")[i // 10 % 3], label=label)
+    ax.set(xscale="log", yscale="log", xlabel="n (queries; bits for RAPPOR, m for truncated_geometric)")
+    ax.set(ylabel="seconds (default plan)", title="wmcdp's exact eps on the peers' programs")
+    ax.legend(fontsize=6, ncol=2)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (default 60)")
     ap.add_argument("--max-memory", default="4G", help="memory per run (default 4G)")
-    ap.add_argument("--only", help="comma-separated CheckDP names")
+    ap.add_argument("--only", help="comma-separated built-in names")
     args = ap.parse_args(argv)
-    chosen = [b for b in CHECKDP if not args.only or b.name in args.only.split(",")]
-    header = f"{'program':<15} {'built-in':<17} {'claim':>6} " + " ".join(f"{'n=' + str(n):>22}" for n in SIZES)
-    lines, witnesses, stops, table = [header, "-" * len(header)], [], [], []
-    for b in chosen:
-        claim = ALPHA ** -b.claim_power(b.params)
-        rows, why = measure(b, args.timeout, args.max_memory)
-        lines.append(row_line(b, rows, claim))
-        witnesses += [f"  {b.name:<15} n={r['n']:<3} {r['witness']}" for r in [r for r in rows if r["ratio"]][-1:]]
-        stops += [f"  {b.name:<15} {why}"] * bool(why)
-        table += [{**r, "claim_ratio": str(claim), "private": b.private, "stop": why} for r in rows]
-    lines += [
-        "",
-        "cells: e^eps (4 digits; exact values in peers_suite.csv), ! = above the claim, and the seconds of the run",
-    ]
-    lines += ["", "witnesses (x / x' / y) at the largest n reached:", *witnesses]
+    chosen = [r for r in rows() if not args.only or r.program in args.only.split(",")]
+    head = f"{'built-in':<28} {'claim':>6} " + " ".join(f"{'n=' + str(n):>13}" for n in SIZES)
+    head += f"  {'CheckDP':<8} {'DPS/StatDP':>13} {'rDPS':>5} {'rStat':>5}  growth"
+    lines, notes, stops, table, measured = [head, "-" * len(head)], [], [], [], []
+    for row in chosen:
+        records, why = measure(row, args.timeout, args.max_memory)
+        found, r_dps, r_stat = peer_ratios(row, records)
+        claim = records[0]["claim_eps"]
+        cells = " ".join(f"{cell(r):>13}" for r in records)
+        lines.append(
+            f"{row.program:<28} {claim:>6.3g} {cells}  {row.checkdp or '-':<8} {found:>13} {r_dps:>5} {r_stat:>5}  "
+            f"{growth(records)}"
+        )
+        done = [r for r in records if r["witness"] and r["n"] <= 10]
+        notes.append(f"  {row.program:<28} {'; '.join(row.names)}" + (f"  [{done[-1]['witness']}]" if done else ""))
+        stops += [f"  {row.program:<28} {why}"] * bool(why)
+        table += [{**r, "names": "; ".join(row.names), "stop": why} for r in records]
+        measured.append((row, records))
+    lines += ["", "cells: exact eps (3 digits; e^eps exactly in peers_suite.csv), ! = above the claim, seconds"]
+    lines += ["DPS/StatDP: published eps_lcb / eps0; rDPS, rStat: that over the exact eps / claim at the peer's n"]
+    lines += ["", "programs run by each row, and the witness x / x' / y at the largest size up to 10:", *notes]
     lines += ["", f"first run over a limit (--timeout {args.timeout:g} s, --max-memory {args.max_memory}):", *stops]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "peers_suite.txt").write_text(text + "\n")
     write_csv(table, "peers_suite.csv")
+    plot(measured, PLOT)
 
 
 if __name__ == "__main__":

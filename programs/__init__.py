@@ -26,6 +26,7 @@ from .opendp import (
     opendp_rr_bool,
     opendp_rr_categorical,
 )
+from .peers import PEERS, STATDP_NAMES, geometric_parallel, one_time_rappor, rappor, svt34_parallel, svt_resampled
 from .randomized_response import kary_rr_histogram, randomized_response, rr_counting
 from .suite import (
     histogram,
@@ -35,6 +36,8 @@ from .suite import (
     isvt3,
     isvt4,
     noisy_max,
+    noisy_max_exponential,
+    noisy_max_exponential_value,
     noisy_max_value,
     sparse_vector,
 )
@@ -75,11 +78,34 @@ PROGRAMS = {
     "bad_adaptive_svt": bad_adaptive_svt,
     "bad_partial_sum": bad_partial_sum,
     "bad_smart_sum": bad_smart_sum,
+    "noisy_max_exponential": noisy_max_exponential,
+    "noisy_max_exponential_value": noisy_max_exponential_value,
+    "svt_resampled": svt_resampled,
+    "rappor": rappor,
+    "one_time_rappor": one_time_rappor,
+    "geometric_parallel": geometric_parallel,
+    "svt34_parallel": svt34_parallel,
 }
 
 _STATDP = "StatDP (Ding et al., CCS 2018)"
 _CHECKDP = "CheckDP (Wang et al., CCS 2020), cmla-psu/checkdp"
 _OPENDP = "OpenDP's measurement, as written in the DSL (programs/opendp.py)"
+
+_DPSNIPER = "DP-Sniper (Bichsel et al., S&P 2021), eth-sri/dp-sniper"
+_STATDP_CODE = "cmla-psu/statdp statdp/algorithms.py"
+
+
+def _peer_origins(programs: dict[str, str]) -> dict[str, str]:
+    """``programs`` (name -> origin) with every DP-Sniper program and StatDP function that a built-in runs added."""
+    out = dict(programs)
+    for peer in PEERS:
+        if peer.tool == "DP-Sniper":
+            mention = f"{_DPSNIPER} {peer.source} ({peer.name})"
+            out[peer.program] = f"{out[peer.program]}; {mention}" if out.get(peer.program) else mention
+    for name, function in STATDP_NAMES.items():
+        out[name] = f"{out[name]}; {_STATDP_CODE} {function}"
+    return out
+
 
 #: name -> where the program comes from (``wmcdp programs`` prints it)
 ORIGINS = {
@@ -104,6 +130,12 @@ ORIGINS = {
         for b in CHECKDP
         if b.program not in ("noisy_max", "noisy_max_value", "isvt2", "isvt3")
     },
+    "noisy_max_exponential": f"{_STATDP} Alg. 6",
+    "noisy_max_exponential_value": f"{_STATDP} Alg. 8",
+    "svt_resampled": "Lyu, Su, Li 2017, Alg. 2",
+    "rappor": "Erlingsson, Pihur, Korolova, CCS 2014 (RAPPOR)",
+    "one_time_rappor": "Erlingsson, Pihur, Korolova, CCS 2014 (one-time RAPPOR)",
 }
+ORIGINS = _peer_origins(ORIGINS)
 
-__all__ = ["CHECKDP", "ORIGINS", "PROGRAMS", *PROGRAMS]
+__all__ = ["CHECKDP", "ORIGINS", "PEERS", "PROGRAMS", *PROGRAMS]

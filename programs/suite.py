@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
-from wmcdp.lang import Int, IntVector, Program, ite, truncated_geometric
+from wmcdp.lang import Int, IntVector, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 
 #: answer codes of the sparse vector family
@@ -59,6 +59,11 @@ class _Answers:
     def noisy(self, q: Int | int, a: Number) -> Int:
         return truncated_geometric(q, -self.margin, self.m + self.margin, alpha=a)
 
+    def noisy_up(self, q: Int | int, a: Number) -> Int:
+        """``min(q + G, m + margin)`` with one-sided geometric ``P(G = g) = (1 - a) a^g`` (exponential noise's
+        discrete analogue): ``P(z) = (1 - a) a^(z - q)`` for ``q <= z < hi``, ``a^(hi - q)`` at ``hi = m + margin``."""
+        return discrete(lambda c: one_sided_geometric(c, self.m + self.margin, a), q)
+
     def program(
         self, name: str, body: Callable[[Sequence], object], neighbours: str, extra: dict, description: str
     ) -> Program:
@@ -75,15 +80,19 @@ class _Answers:
 # -- noisy max (StatDP Algorithms 5 and 7) ----------------------------------------------
 
 
-def _noisy_max(name: str, n, m, eps0, margin, alpha, report_value: bool, description: str) -> Program:
+def _noisy_max(
+    name: str, n, m, eps0, margin, alpha, report_value: bool, description: str, one_sided: bool = False
+) -> Program:
+    """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`_Answers.noisy_up`)."""
     ans = _Answers(n, m, margin)
     a, budget = _base_ratio(eps0, alpha, lambda e: 2 / e)
+    noisy = ans.noisy_up if one_sided else ans.noisy
 
     def body(x):
         best_index: Int | int = 0
-        best = ans.noisy(x[0], a)
+        best = noisy(x[0], a)
         for i in range(1, ans.n):
-            v = ans.noisy(x[i], a)
+            v = noisy(x[i], a)
             better = v > best  # strict: the lowest index wins ties
             best_index, best = ite(better, i, best_index), ite(better, v, best)
         return best if report_value else best_index
@@ -116,6 +125,48 @@ def noisy_max_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> P
         alpha,
         True,
         "largest noisy answer (incorrect: reports the value, not the index)",
+    )
+
+
+def one_sided_geometric(q: int, hi: int, a: Number) -> dict[int, Number]:
+    """``P(min(q + G, hi) = z)`` for ``z`` in ``{q..hi}``, ``P(G = g) = (1 - a) a^g``; a float ``a`` in log space."""
+    if isinstance(a, float):
+        log_a, log_rest = math.log(a), math.log1p(-a)
+        probs: dict[int, Number] = {z: math.exp(log_rest + (z - q) * log_a) for z in range(q, hi)}
+        probs[hi] = math.exp((hi - q) * log_a)
+        return probs
+    probs = {z: (1 - a) * a ** (z - q) for z in range(q, hi)}
+    probs[hi] = a ** (hi - q)
+    return probs
+
+
+def noisy_max_exponential(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Report noisy max with one-sided noise: the index of the largest ``min(q_i + G_i, m + margin)``, lowest on ties.
+
+    StatDP Alg. 6 (``noisy_max_v2a``: exponential noise of scale 2/eps0) with one-sided geometric noise
+    ``P(G = g) = (1 - a) a^g``, ``a = e^(-eps0/2)`` (or ``alpha``); claimed eps0-DP (every answer moves by at most one).
+    """
+    return _noisy_max(
+        "noisy_max_exponential", n, m, eps0, margin, alpha, False, "index of the largest one-sided noisy answer", True
+    )
+
+
+def noisy_max_exponential_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+    """Known-incorrect noisy max that reports the largest value ``max_i min(q_i + G_i, m + margin)``.
+
+    StatDP Alg. 8 (``noisy_max_v2b``) with the one-sided noise of :func:`noisy_max_exponential`; every output lies
+    at or above ``max_i q_i``, so moving every answer up by one makes some output impossible: not private.
+    """
+    return _noisy_max(
+        "noisy_max_exponential_value",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        True,
+        "largest one-sided noisy answer (incorrect: reports the value)",
+        True,
     )
 
 
@@ -194,13 +245,14 @@ def _sparse_vector(
     report: Report | None,
     description: str,
     neighbours: str | Callable = "all-entries",
+    resample: bool = False,
 ) -> Program:
     """The sparse vector family. ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest
     noise ratio; the threshold noise has ratio ``a^threshold_power(N)``, the query noise
     ``a^query_power`` (None: no query noise). ``N = None``: no bound on TRUE answers (then N = 1
     in the two formulas). ``report`` None: one code per query; else ``(code, value)`` with
     ``value = report(v, noisy threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is
-    new noise of ratio ``a^k`` on the query's answer."""
+    new noise of ratio ``a^k`` on the query's answer. ``resample``: a fresh noisy threshold after every TRUE."""
     ans = _Answers(n, m, margin)
     t = _threshold(T, ans.m)
     bound = None if N is None else positive_int(N, "N")
@@ -225,6 +277,8 @@ def _sparse_vector(
             else:
                 released = report(v, noisy_threshold, lambda k, q=x[i]: ans.noisy(q, a**k))
                 out.append((code, ite(code == TRUE, released, 0)))
+            if resample:
+                noisy_threshold = ite(above, ans.noisy(t, threshold_ratio), noisy_threshold)
         return tuple(out)
 
     return ans.program(name, body, neighbours, extra, description)

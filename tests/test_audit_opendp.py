@@ -468,3 +468,78 @@ def test_noisy_top_k_model_matches_opendp():
     (row,) = audit_opendp(sample=20000, level=1e-9, only="make_noisy_top_k k=2 of 3 scores in 0..2, scale=2.0",
                           processes=1)
     assert row.model_agrees and len(row.samples) == 2 and all(s.degrees == 5 for s in row.samples)
+
+
+# -- the discrete Gaussian on integer types (make_gaussian, make_noise under zCDP) ---------------------
+
+def _gauss_codes(variance, x, base, d, w):
+    """P(code | x) of the windowed model, by summing e^(-z^2 / (2 variance)) / Z over z at 60 digits (far past
+    the window) and coding x + z: 0 below base - w, then base - w .. base + d + w, then one code above."""
+    v = mpmath.mpf(variance.numerator) / variance.denominator
+    reach = w + d + 200
+    weights = {z: mpmath.exp(-mpmath.mpf(z * z) / (2 * v)) for z in range(-reach - d, reach + 1)}
+    total = mpmath.fsum(weights.values())
+    out = Counter()
+    for z, wt in weights.items():
+        out[min(max(x + z - base, -w - 1), d + w + 1) + w + 1] += wt / total
+    return out
+
+
+@pytest.mark.parametrize("T, scale, d", [("i32", 0.7, 2), ("u32", 2.0, 1), ("i64", 3.0, 1)])
+def test_discrete_gaussian_model_against_the_pmf(T, scale, d):
+    from wmcdp.audit.opendp import IntegerGaussian
+    from wmcdp.audit.tmlt import gauss_outputs
+
+    spec = IntegerGaussian(T, scale, d, lambda dp: None)
+    assert spec.variance == Fraction(scale) ** 2 and spec.base == (0 if T != "u32" else spec.window + 1)
+    with mpmath.workdps(60):
+        for x, dist in zip(spec.inputs, gauss_outputs(spec.variance, d)):
+            want = _gauss_codes(spec.variance, x, spec.base, d, spec.window)
+            assert set(dist) == set(want)
+            for y, p in dist.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_discrete_gaussian_claim_is_tight():
+    """OpenDP's map claims (d_in / scale)^2 / 2 rounded up (f64::inf_cast); the tight rho of a discrete Gaussian of
+    variance scale^2 shifted by d_in is d_in^2 / (2 scale^2) (CKS20, Prop. 5) at the binary64 scale."""
+    exact = Fraction(4) / (2 * Fraction(0.7) ** 2)
+    claim = _claim(lambda dp: dp.m.make_gaussian(dp.atom_domain(T="i32"), dp.absolute_distance(T="i32"),
+                                                 scale=0.7).map(2))
+    assert 0 <= Fraction(claim) - exact < Fraction(math.ulp(claim))
+    row = _row("make_gaussian T=i32, zCDP, scale=0.7")
+    assert row.claimed == claim and row.verdict == "tight" and row.witness == ("0", "2", "rho (zCDP)")
+    assert exact <= Fraction(row.epsilon) <= exact + Fraction(math.ulp(row.epsilon))
+
+
+def test_discrete_gaussian_claim_below_the_tight_rho_is_violated():
+    """The verdict from the certified enclosure: a claim one ulp under the tight rho is violated."""
+    from wmcdp.audit.opendp import cases
+    from wmcdp.audit.tmlt import discrete_gaussian_row
+
+    (case,) = cases("make_gaussian T=i32, zCDP, scale=1.0")
+    below = math.nextafter(0.5, 0)
+    row, _ = discrete_gaussian_row(case, case.params, case.spec.variance, below, (below, below), ("0", "1"))
+    assert row.verdict == "VIOLATED"
+    row, _ = discrete_gaussian_row(case, case.params, case.spec.variance, 0.5, (0.5, 0.5), ("0", "1"))
+    assert row.verdict == "tight"
+
+
+def test_discrete_gaussian_model_matches_opendp_and_a_wrong_scale_does_not():
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from dataclasses import replace
+
+    from wmcdp.audit.opendp import audit_opendp, cases, check_model, draw
+    from wmcdp.audit.tmlt import gauss_outputs
+
+    rows = audit_opendp(sample=2000, level=1e-9, only="zCDP", processes=1)
+    assert len(rows) == 5 and all(r.verdict == "tight" and r.model_agrees for r in rows)
+    assert [r.mechanism for r in rows] == ["make_gaussian"] * 4 + ["make_noise"]
+    (case,) = cases("make_gaussian T=i32, zCDP, scale=1.0")
+    wrong = replace(case.spec, scale=1.3)  # 30 % off: a chi-square noncentrality in the hundreds at 10 000 draws
+    want = {y: float(p) for y, p in gauss_outputs(wrong.variance, 1)[0].items()}
+    dp = _claim(lambda dp: dp)
+    counts = Counter(wrong.from_opendp(y) for y in draw(dp, case.spec.build(dp), 0, 10000))
+    assert not check_model("0", want, counts, 1e-9).agrees

@@ -240,6 +240,30 @@ def _cases() -> list[AuditCase]:
         claim = "pure epsilon: the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
 
+    def noise_laplace(T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            return dp.m.make_noise(*space, dp.max_divergence(), scale=scale)
+
+        spec = IntegerLaplace(T, scale, inputs, build)
+        low, high = spec.window
+        params = f"T={T}, max_divergence, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_noise", params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+
+    def gaussian(name: str, T: str, scale: float, d_in: int) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            if name == "make_noise":
+                return dp.m.make_noise(*space, dp.zero_concentrated_divergence(), scale=scale)
+            return dp.m.make_gaussian(*space, scale=scale)
+
+        spec = IntegerGaussian(T, scale, d_in, build)
+        x0, x1 = spec.inputs
+        params = f"T={T}, zCDP, scale={scale!r}, inputs {x0} and {x1}"
+        claim = "zCDP rho: the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _gaussian_row, draw_counts, VALIDATION, spec)
+
     def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
         def build(dp: Any) -> Any:
             domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
@@ -275,6 +299,12 @@ def _cases() -> list[AuditCase]:
         laplace("make_laplace", "i64", 1.0, (5, 7)),
         top_k(3, 2, 2, 1.0, False),
         top_k(3, 2, 2, 2.0, True),
+        noise_laplace("i32", 1.5, (0, 1)),
+        gaussian("make_gaussian", "i32", 1.0, 1),
+        gaussian("make_gaussian", "i32", 0.7, 2),
+        gaussian("make_gaussian", "i64", 3.0, 1),
+        gaussian("make_gaussian", "u32", 2.0, 1),
+        gaussian("make_noise", "i32", 1.5, 2),
     ]
 
 
@@ -396,6 +426,68 @@ def _certified_row(
         0.0,
     )
     return row, (i, j)
+
+
+# -- the discrete Gaussian over an integer type (zCDP): an infinite support, certified ------------------
+
+
+@dataclass(frozen=True)
+class IntegerGaussian:
+    """A case of OpenDP's discrete Gaussian on an integer atom domain (``make_gaussian``, or ``make_noise`` under
+    ``zero_concentrated_divergence``): inputs ``base`` and ``base + d_in``, where ``base`` is 0 for a signed type
+    and, for an unsigned one, past the model's window (:func:`~wmcdp.audit.tmlt.gauss_window`), so that the
+    saturating cast at 0 only ever meets the merged lower tail."""
+
+    T: str
+    scale: float
+    d_in: int
+    build: Callable[[Any], Any]
+
+    @property
+    def variance(self) -> Fraction:
+        """``sigma^2``: the scale's binary64 value read as a rational (``integerize_scale(scale, 0)``), squared."""
+        return Fraction(self.scale) ** 2
+
+    @property
+    def window(self) -> int:
+        from .tmlt import gauss_window
+
+        return gauss_window(self.variance)
+
+    @property
+    def base(self) -> int:
+        return 0 if INTEGER_RANGES[self.T][0] < 0 else self.window + 1
+
+    @property
+    def inputs(self) -> tuple[int, int]:
+        return self.base, self.base + self.d_in
+
+    def to_opendp(self, x: Any) -> Any:
+        return self.inputs[x]
+
+    def from_opendp(self, y: Any) -> Hashable:
+        """An output as the model codes it (:func:`~wmcdp.audit.tmlt.gauss_outputs`): 0 below the window, then the
+        window's outputs ``base - W .. base + d_in + W``, then one code above it."""
+        w = self.window
+        return min(max(int(y) - self.base, -w - 1), self.d_in + w + 1) + w + 1
+
+
+def _gaussian_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` (``(d_in / scale)^2 / 2`` rounded up to a double) against the
+    tight rho. OpenDP 0.16 adds ``sample_discrete_gaussian(scale)`` (``traits/samplers/cks20``) to the input in
+    big integers and casts back saturating (``nature/integer``, ``ZExpFamily<2>::sample``): CKS20's rejection
+    sampler, exact at ``sigma^2 = scale^2`` for the scale's binary64 value, so ``P(Z = z)`` is proportional to
+    ``e^(-z^2 / (2 sigma^2))``. Shifted by ``d_in``, its Renyi divergence of every order ``alpha`` is at most
+    ``alpha d_in^2 / (2 sigma^2)`` (equal at integer orders; the saturating cast is a post-processing, which
+    cannot raise it): the tight rho is ``d_in^2 / (2 sigma^2)``, checked against the certified ``D_2`` of the
+    windowed model (:func:`~wmcdp.audit.tmlt.discrete_gaussian_row`)."""
+    from .tmlt import discrete_gaussian_row
+
+    spec: IntegerGaussian = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    x0, x1 = spec.inputs
+    row, dists = discrete_gaussian_row(case, case.params, spec.variance, claimed, (claimed, claimed), (str(x0), str(x1)))
+    return row, [(str(spec.inputs[k]), {y: float(p) for y, p in dists[k].items()}, k) for k in (0, 1)]
 
 
 # -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
@@ -606,6 +698,7 @@ __all__ = [
     "LIBRARY",
     "MECHANISMS",
     "VALIDATION",
+    "IntegerGaussian",
     "IntegerLaplace",
     "Measurement",
     "NoisyTopK",

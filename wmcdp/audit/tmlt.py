@@ -263,12 +263,31 @@ def gauss_outputs(s: Fraction, d: int) -> list[dict[int, Real]]:
 
 
 def _gauss_row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
-    """The tight rho from the closed form, checked against the certified ``D_2`` of the merged model."""
+    """The claimed rho ``d_in^2 / (2 sigma_squared)`` against the tight one at the sampled variance."""
     assert case.spec.alpha is not None
     s = sampler_scale_of("AddDiscreteGaussianNoise", case.spec.alpha)
-    claim, true = Fraction(case.spec.d_in**2) / (2 * case.spec.alpha), Fraction(case.spec.d_in**2) / (2 * s)
-    dists = gauss_outputs(s, case.spec.d_in)
-    r = synthesize_renyi(_choice_program("tmlt_discrete_gaussian", dists), [2], certified=True)
+    claim = Fraction(case.spec.d_in**2) / (2 * case.spec.alpha)
+    params = case.params + f" (sampled at sigma_squared={float(s)!r})"
+    row, dists = discrete_gaussian_row(case, params, s, float(claim), float_bracket(claim), ("0", str(case.spec.d_in)))
+    return row, dists, (0, 1)
+
+
+def discrete_gaussian_row(
+    case: AuditCase,
+    params: str,
+    s: Fraction,
+    claimed: float,
+    claim: tuple[float, float],
+    shown: tuple[str, str],
+) -> tuple[AuditRow, list[dict[int, Real]]]:
+    """The row of a discrete Gaussian of variance ``s`` added to two integer inputs ``d = case.spec.d_in`` apart
+    (shown as ``shown``), which claims the zCDP ``claimed`` (known to lie in ``claim``): the tight rho is
+    ``d^2 / (2 s)`` (the module docstring), checked against the certified ``D_2`` of the merged model
+    (:func:`gauss_outputs`, whose distributions come back with the row); a disagreement stops the audit."""
+    d = case.spec.d_in
+    true = Fraction(d * d) / (2 * s)
+    dists = gauss_outputs(s, d)
+    r = synthesize_renyi(_choice_program("discrete_gaussian", dists), [2], certified=True)
     (interval,) = r.intervals or ()
     closed = float(2 * true)
     if not (interval.lo <= closed and interval.hi >= closed * (1 - 2.0**-40)):
@@ -276,20 +295,19 @@ def _gauss_row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[i
             f"{case.label}: the certified D_2 of the model, [{interval.lo!r}, {interval.hi!r}], disagrees with "
             f"the closed form 2 rho = {closed!r}"
         )
-    low, high = float_bracket(claim)
     t_low, t_high = float_bracket(true)
     row = AuditRow(
         case.mechanism,
-        case.params + f" (sampled at sigma_squared={float(s)!r})",
-        case.spec.d_in,
-        float(claim),
+        params,
+        d,
+        claimed,
         t_high,
         None,
-        certified_verdict(low, high, t_low, t_high),
-        ("0", str(case.spec.d_in), "rho (zCDP)"),
+        certified_verdict(*claim, t_low, t_high),
+        (*shown, "rho (zCDP)"),
         0.0,
     )
-    return row, dists, (0, 1)
+    return row, dists
 
 
 # -- partition selection ------------------------------------------------------------------------
@@ -444,6 +462,7 @@ __all__ = [
     "cases",
     "draw_counts",
     "noise_outputs",
+    "discrete_gaussian_row",
     "gauss_outputs",
     "gauss_window",
     "sampler_scale",

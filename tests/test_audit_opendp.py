@@ -543,3 +543,41 @@ def test_discrete_gaussian_model_matches_opendp_and_a_wrong_scale_does_not():
     dp = _claim(lambda dp: dp)
     counts = Counter(wrong.from_opendp(y) for y in draw(dp, case.spec.build(dp), 0, 10000))
     assert not check_model("0", want, counts, 1e-9).agrees
+
+
+# -- reports of violated claims: scripts that run with OpenDP alone ----------------------------------
+
+def _report_lines(tmp_path, label):
+    pytest.importorskip("opendp")
+    from reports import script_output
+
+    assert main(["audit", "opendp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    return path.read_text(), script_output(path.read_text())
+
+
+def test_randomized_response_report_runs_with_opendp_alone(tmp_path):
+    """x = c0, x' = c1, y = c1: P(y | x) = (1 - p) / 2 for the lie, P(y | x') = p for the truth, p the double 1/3."""
+    p = Fraction(1 / 3)
+    text, lines = _report_lines(tmp_path, "make_randomized_response t=3, prob=1/3")
+    assert f"- **P(y | x)** = {(1 - p) / 2}" in text and f"- **P(y | x')** = {p}" in text
+    assert "the privacy map at d_in = 1: 0.0" in lines and f"exact ratio: {(1 - p) / 2 / p}" in lines
+    assert lines[-1] == "VIOLATED"
+
+
+def test_bitvec_lengths_report_runs_with_opendp_alone(tmp_path):
+    """The all-zero byte x keeps its 8 bits each with probability 1 - f/2 = 3/4; the 16-bit x' never answers 8 bits."""
+    text, lines = _report_lines(tmp_path, "make_randomized_response_bitvec 8 or 16 bits")
+    assert f"P(y | x)  = {Fraction(3, 4) ** 8}" in lines and "P(y | x') = 0" in lines
+    assert "output lengths in bytes under x' in 1000 runs: {2: 1000}" in lines
+    assert lines[-1].startswith("VIOLATED: y is impossible under x'")
+
+
+def test_geometric_report_shows_the_frequency(tmp_path):
+    """OpenDP's own draws: P(0 | 1) / P(0 | 0) = alpha / (1 - alpha^2), about e^1.6, against the claim 0.1: at
+    2 10^4 draws each the log of the frequency ratio has a standard error near 0.025."""
+    alpha = 1 - _opendp_p(10.0)
+    text, lines = _report_lines(tmp_path, "make_geometric T=u32, bounds=(0, 5), scale=10.0")
+    assert f"- **P(y | x)** = {alpha / (1 + alpha)}" in text and f"- **P(y | x')** = {1 - alpha}" in text
+    log = float(lines[-2].split("= ")[1].split(" ")[0])
+    assert abs(log - math.log(alpha / (1 - alpha ** 2))) < 0.2 and lines[-1] == "VIOLATED"

@@ -90,6 +90,7 @@ class Measurement:
     show: Callable[[tuple[Any, ...]], str] = repr  # a model input as OpenDP's value, for people
     show_output: Callable[[Any], str] = repr  # a model output as OpenDP's value, for people
     exact: Any = "binary"  # "binary": exact binary64 parameters; False: a float model
+    script: str | None = None  # a violation's standalone script (OpenDP alone): the head, formatted per finding
 
 
 #: how every OpenDP model is validated
@@ -159,6 +160,12 @@ def _cases() -> list[AuditCase]:
             lambda y: names.index(y),
             _category(t),
             lambda y: names[y],
+            script=_fill(
+                _RR_SCRIPT,
+                call=f"dp.m.make_randomized_response({names!r}, prob={prob!r})",
+                categories=repr(names),
+                prob=repr(prob),
+            ),
         )
 
     def bitvec(n: int, m: int, f: float) -> AuditCase:
@@ -193,6 +200,12 @@ def _cases() -> list[AuditCase]:
             to_model,
             lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
             lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
+            script=_fill(
+                _BITVEC_SCRIPT,
+                call=f"make_randomized_response_bitvec(dp.bitvector_domain(max_weight={m}), dp.discrete_distance(), "
+                f"{f!r})",
+                f=repr(f),
+            ),
         )
 
     def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> AuditCase:
@@ -208,6 +221,11 @@ def _cases() -> list[AuditCase]:
             int,
             lambda x: str(x[0]),
             str,
+            script=_fill(
+                _GEOMETRIC_SCRIPT,
+                call=f"dp.m.make_geometric(dp.atom_domain(T={T!r}), dp.absolute_distance(T={T!r}), "
+                f"scale={scale!r}, bounds=({lower}, {upper}))",
+            ),
         )
 
     def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> AuditCase:
@@ -610,6 +628,9 @@ def _row(case: AuditCase) -> Modelled:
     compiled = compile_program(spec.model(), exact_floats=spec.exact == "binary")
     r = synthesize_privacy(compiled, exact=spec.exact, force=True)
     w = r.witness
+    dists = [model_distribution(compiled, x, spec.exact) for x in (w.x, w.x_prime)]
+    shown = (spec.show(w.x), spec.show(w.x_prime), spec.show_output(w.y))
+    found = verdict(claimed, r.ratio, r.epsilon, bool(r.exact))
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -617,11 +638,101 @@ def _row(case: AuditCase) -> Modelled:
         claimed,
         r.epsilon,
         None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
-        verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
-        (spec.show(w.x), spec.show(w.x_prime), spec.show_output(w.y)),
+        found,
+        shown,
         0.0,
+        witness_probabilities=(str(dists[0].get(w.y, 0)), str(dists[1].get(w.y, 0))) if r.exact else None,
+        reproducer=reproducer(case, claimed, *shown) if found == "VIOLATED" and spec.script else None,
     )
-    return row, [(spec.show(x), model_distribution(compiled, x, spec.exact), x) for x in (w.x, w.x_prime)]
+    return row, [(spec.show(x), d, x) for x, d in zip((w.x, w.x_prime), dists)]
+
+
+# -- reproducers: a script per finding that needs OpenDP alone ----------------------------------------
+
+_HEAD = '''"""{label}: OpenDP {version} claims epsilon = {claim!r} at d_in = {d_in}, yet the output y = {y!r}
+is more likely under x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
+Needs only OpenDP."""
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
+'''
+
+#: make_randomized_response: the witness's probabilities from the library's lines and its stored double
+_RR_SCRIPT = """measurement = {call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+categories, p = {categories}, Fraction({prob})
+
+
+def prob(item):  # measurements/randomized_response/mod.rs: the truth kept with probability prob (an exact
+    # Bernoulli of the stored double, sample_bernoulli_float), else one of the other categories uniformly
+    return p if item == y else (1 - p) / (len(categories) - 1)
+
+"""
+
+#: make_randomized_response_bitvec on inputs of two lengths: each output keeps its input's length
+_BITVEC_SCRIPT = """from collections import Counter
+
+measurement = dp.m.{call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+q = Fraction({f}) / 2
+
+
+def prob(item):  # measurements/randomized_response_bitvec: each bit flipped with probability f / 2, the length kept
+    data, out = bytes.fromhex(item), bytes.fromhex(y)
+    if len(data) != len(out):
+        return Fraction(0)
+    flips = sum(bin(a ^ b).count("1") for a, b in zip(data, out))
+    return q**flips * (1 - q) ** (8 * len(data) - flips)
+
+
+lengths = Counter(len(measurement(bytes.fromhex(x_prime))) for _ in range(1000))  # the code path
+print(f"output lengths in bytes under x' in 1000 runs: {dict(lengths)}")
+"""
+
+#: make_geometric with bounds at the type's least value: the event's frequency, from OpenDP's own draws
+_GEOMETRIC_SCRIPT = """import math
+
+measurement = {call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+batch = dp.c.make_composition([measurement] * 10000)  # the same sampler, 10 000 draws per call
+n = 20000  # draws under each input: the frequencies, not a computation, show the violation
+
+
+def count(item):
+    return sum(sum(1 for o in batch(int(item)) if o == int(y)) for _ in range(n // 10000))
+
+
+k, k_prime = count(x), count(x_prime)
+log = math.log(k / k_prime)
+spread = math.sqrt(1 / k - 1 / n + 1 / k_prime - 1 / n)  # the log ratio's standard error (delta method)
+print(f"y under x: {k} of {n}; under x': {k_prime} of {n}")
+print(f"ln of the frequency ratio = {log:.4f} (standard error {spread:.4f}); claimed = {claim!r}")
+print("VIOLATED" if log - 6 * spread > claim else "not shown at 6 standard errors")
+"""
+
+
+def _fill(template: str, **values: str) -> str:
+    """``template`` with each ``{name}`` replaced by its value (the scripts' own braces stay as they are)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+def reproducer(case: AuditCase, claimed: float, x: str, xp: str, y: str) -> str:
+    """A standalone script (OpenDP alone) for a violated case: the claim from the measurement's own map, then the
+    witness's probabilities from the library's lines (randomized response) or its frequency in OpenDP's draws."""
+    from .pureldp import TAIL
+
+    spec: Measurement = case.spec
+    assert spec.script is not None
+    head = _HEAD.format(label=case.label, version=LIBRARY.version(), claim=claimed, d_in=spec.d_in, x=x, xp=xp, y=y)
+    return head + spec.script + ("" if "batch" in spec.script else TAIL)
+
 
 
 #: OpenDP's measurement constructors (``opendp.measurements``), described once
@@ -661,9 +772,17 @@ MECHANISMS = (
         "report-noisy-max over small integer scores (float model of the sampler: its probabilities are irrational)",
     ),
     Mechanism(
-        "`make_gaussian`, `make_noise` on integer domains",
-        "planned",
-        "the discrete Gaussian sampler over integers (and `make_noise`'s choice of sampler)",
+        "make_gaussian",
+        "audited",
+        "on integer domains (`i32`, `i64`, `u32`), zCDP: CKS20's exact discrete Gaussian at `sigma = scale` added "
+        "in big integers and cast back saturating; the claimed rho against the tight `d_in^2 / (2 scale^2)`, checked "
+        "against the certified `D_2` of a window of outputs (tails merged, each under 2^-200)",
+    ),
+    Mechanism(
+        "make_noise",
+        "audited",
+        "on integer domains: under `zero_concentrated_divergence` the discrete Gaussian of `make_gaussian`, under "
+        "`max_divergence` the discrete Laplace of `make_laplace`",
     ),
     Mechanism(
         "make_noisy_top_k",

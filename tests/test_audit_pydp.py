@@ -115,3 +115,27 @@ def test_command_line(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "pydp.algorithms", None)
     with pytest.raises(WmcdpError, match=r"needs python-dp: pip install 'wmcdp\[pydp\]'"):
         audit_pydp(only="Laplace")
+
+
+@pytest.mark.parametrize("label", ["epsilon=1.0, delta=1e-16,", "max_partitions_contributed=2"])
+def test_report_script_runs_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, computes the witness pair's delta at the claimed epsilon from
+    the library's probability_of_keep; it agrees with the brute force above (one partition) or with the product
+    of the two partitions' keep bits (two), and says VIOLATED."""
+    from reports import script_output
+
+    assert main(["audit", "pydp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    text = path.read_text()
+    assert "breaks its claimed (epsilon, delta)" in text
+    lines = script_output(text)
+    (case,) = cases(label)
+    keep = [F(0)] + [uniform_double_cdf(float(case.spec.build().probability_of_keep(n))) for n in range(1, 60)]
+    if case.spec.partitions == 1:
+        expected = brute_delta(keep, case.spec.epsilon)
+    else:  # one user in both partitions: counts (1, 1) against (0, 0); only "both dropped" is possible under (0, 0)
+        mpmath.mp.dps = 60
+        k = mpmath.mpf(keep[1].numerator) / keep[1].denominator
+        expected = 1 - (1 - k) ** 2  # every output but "both dropped" has probability 0 under (0, 0)
+    got = mpmath.mpf(lines[-3].split("= ")[1])
+    assert abs(got - expected) <= expected * mpmath.mpf(10) ** -25 and lines[-1] == "VIOLATED"

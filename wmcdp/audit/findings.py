@@ -58,11 +58,22 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
         f"# {library} {version}: `{row.mechanism}` breaks its claimed epsilon",
         "",
         f"- **Case:** `{row.mechanism} {row.params}`",
-        f"- **Claim:** epsilon = {row.claimed!r}: `P(y | x) <= e^epsilon P(y | x')` for neighbouring `x`, `x'`.",
-        f"- **Exact:** `P(y | x) / P(y | x')` = {row.ratio_exact}, so epsilon = {row.epsilon!r} "
-        "(the claim is compared with the logarithm of the exact ratio at 200 bits).",
-        f"- **Witness:** `x = {x}`, `x' = {xp}`, `y = {y}`.",
     ]
+    if row.claimed_delta is None:
+        lines += [
+            f"- **Claim:** epsilon = {row.claimed!r}: `P(y | x) <= e^epsilon P(y | x')` for neighbouring `x`, `x'`.",
+            f"- **Exact:** `P(y | x) / P(y | x')` = {row.ratio_exact}, so epsilon = {row.epsilon!r} "
+            "(the claim is compared with the logarithm of the exact ratio at 200 bits).",
+        ]
+    else:
+        lines[0] = lines[0].replace("epsilon", "(epsilon, delta)")
+        lines += [
+            f"- **Claim:** (epsilon, delta) = ({row.claimed!r}, {row.claimed_delta!r}): "
+            "`P(S | x) <= e^epsilon P(S | x') + delta` for neighbouring `x`, `x'` and every set of outputs `S`.",
+            f"- **Exact:** the tight delta at the claimed epsilon is {row.delta!r} (decided rigorously against the "
+            f"claim); the tight epsilon at the claimed delta is {row.epsilon!r}.",
+        ]
+    lines.append(f"- **Witness:** `x = {x}`, `x' = {xp}`" + (f", `y = {y}`." if y else "."))
     if row.witness_probabilities is not None:
         p, pp = (Fraction(v) for v in row.witness_probabilities)
         n = samples_needed(p, pp, row.claimed)

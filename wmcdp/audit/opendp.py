@@ -504,7 +504,9 @@ def _gaussian_row(case: AuditCase) -> Modelled:
     spec: IntegerGaussian = case.spec
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     x0, x1 = spec.inputs
-    row, dists = discrete_gaussian_row(case, case.params, spec.variance, claimed, (claimed, claimed), (str(x0), str(x1)))
+    row, dists = discrete_gaussian_row(
+        case, case.params, spec.variance, claimed, (claimed, claimed), (str(x0), str(x1))
+    )
     return row, [(str(spec.inputs[k]), {y: float(p) for y, p in dists[k].items()}, k) for k in (0, 1)]
 
 
@@ -732,7 +734,6 @@ def reproducer(case: AuditCase, claimed: float, x: str, xp: str, y: str) -> str:
     assert spec.script is not None
     head = _HEAD.format(label=case.label, version=LIBRARY.version(), claim=claimed, d_in=spec.d_in, x=x, xp=xp, y=y)
     return head + spec.script + ("" if "batch" in spec.script else TAIL)
-
 
 
 #: OpenDP's measurement constructors (``opendp.measurements``), described once

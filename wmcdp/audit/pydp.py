@@ -39,7 +39,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -308,7 +308,79 @@ def _row(case: AuditCase) -> Modelled:
         claimed_delta=case.spec.delta,
         delta=float(at_eps.delta),
     )
+    if row.verdict == "VIOLATED" and case.spec.exact:
+        row = replace(row, reproducer=reproducer(case, x, xp))
     return row, [(f"n={n}", _expected(keep[n]), n) for n in sorted({n for n in (*x, *xp) if n > 0})]
+
+
+_SCRIPT = '''"""{label}: python-dp {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet between the
+user counts x = {x!r} and x' = {xp!r} (one user in at most {m} partition(s)) the tight delta at that epsilon is larger.
+The C++ ShouldKeep(n) (partition-selection.h) is UniformDouble() <= ProbabilityOfKeep(n), and UniformDouble (rand.cc)
+draws a 52-bit mantissa in a geometric binade, so P(kept) = t + ulp(t) exactly for the double
+t = probability_of_keep(n) < 1, and 1 from 1 on; with a pre_threshold, a count below it is dropped without a draw; a
+count of 0 is a partition that does not exist. The partitions are kept independently. Needs only python-dp."""
+import itertools
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from pydp.algorithms.partition_selection import create_partition_strategy
+
+epsilon, delta, pre_threshold = {epsilon!r}, {delta!r}, {pre!r}
+strategy = create_partition_strategy({kind!r}, epsilon, delta, {m}, pre_threshold=pre_threshold)
+x, x_prime = {x!r}, {xp!r}
+
+
+def kept(n):
+    if n == 0 or n < (pre_threshold or 0):
+        return Fraction(0)
+    t = float(strategy.probability_of_keep(n))
+    return Fraction(1) if t >= 1 else Fraction(t) + Fraction(math.ulp(t))
+
+
+def distribution(counts):  # the released partitions: one keep bit each
+    out = {{}}
+    for bits in itertools.product((True, False), repeat=len(counts)):
+        p = Fraction(1)
+        for b, n in zip(bits, counts):
+            p *= kept(n) if b else 1 - kept(n)
+        out[bits] = p
+    return out
+
+
+getcontext().prec = 80
+e = Decimal(epsilon).exp()
+p, q = distribution(x), distribution(x_prime)
+for n in sorted(set(x) | set(x_prime)):
+    print(f"P(kept | {{n}} users) = {{kept(n)}}")
+
+
+def dec(f):  # a fraction at 80 digits
+    return Decimal(f.numerator) / Decimal(f.denominator)
+
+
+exact = sum(max(Decimal(0), dec(p[o]) - e * dec(q[o])) for o in p)
+print(f"delta(epsilon) = {{exact:.30e}}")
+print(f"claimed delta  = {{Decimal(delta):.30e}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''
+
+
+def reproducer(case: AuditCase, x: tuple[int, ...], xp: tuple[int, ...]) -> str:
+    """A standalone script (python-dp alone) that computes the witness pair's hockey-stick divergence at the claimed
+    epsilon from the library's own ``probability_of_keep`` and the C++ comparison, and prints it with the verdict."""
+    spec: Strategy = case.spec
+    return _SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        epsilon=spec.epsilon,
+        delta=spec.delta,
+        pre=spec.pre_threshold,
+        kind=spec.strategy,
+        m=spec.partitions,
+        x=x,
+        xp=xp,
+    )
 
 
 def _expected(p: Fraction) -> dict[bool, Fraction]:
@@ -329,5 +401,6 @@ __all__ = [
     "hockey_stick_exceeds",
     "keep_probabilities",
     "pydp_version",
+    "reproducer",
     "uniform_double_at_most",
 ]

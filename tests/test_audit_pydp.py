@@ -139,3 +139,25 @@ def test_report_script_runs_with_the_library_alone(tmp_path, label):
         expected = 1 - (1 - k) ** 2  # every output but "both dropped" has probability 0 under (0, 0)
     got = mpmath.mpf(lines[-3].split("= ")[1])
     assert abs(got - expected) <= expected * mpmath.mpf(10) ** -25 and lines[-1] == "VIOLATED"
+
+
+@pytest.mark.parametrize("kind", ["Laplace", "Gaussian"])
+def test_declared_models_are_sampled_across_their_transition(kind):
+    """The Laplace and Gaussian strategies' noise is added in C++: their models are the stated keep probabilities,
+    tested against should_keep at every count of the transition (1 % .. 99 %), where the draws have power; a model
+    shifted by one user fails there, the right one passes."""
+    pytest.importorskip("scipy")
+    from wmcdp.audit.core import check_model
+    from wmcdp.audit.pydp import sampled_counts
+
+    (case,) = cases(kind)
+    keep = keep_probabilities(case)
+    counts = sampled_counts(case, keep, (1, 0))
+    assert counts[0] == 1 and all(F(1, 100) <= keep[n] <= F(99, 100) for n in counts[1:]) and len(counts) >= 8
+    middle = min(counts, key=lambda n: abs(keep[n] - F(1, 2)))
+    drawn = draw_counts(case, middle, 20_000)
+    assert check_model("n", {True: float(keep[middle]), False: float(1 - keep[middle])}, drawn, 1e-6).agrees
+    shifted = keep[middle + 1]
+    assert not check_model("n", {True: float(shifted), False: float(1 - shifted)}, drawn, 1e-6).agrees
+    (exact,) = cases("epsilon=0.1")
+    assert sampled_counts(exact, keep_probabilities(exact), (201, 200)) == [200, 201]  # the sampler's own model

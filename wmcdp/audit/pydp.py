@@ -20,9 +20,11 @@ The models follow python-dp 1.1.5's C++ (Google's ``cc/algorithms``):
 * pre-thresholding (``PartitionSelectionStrategyWithPreThresholding``) over the truncated-geometric
   strategy: ``ShouldKeep(n)`` returns false without a draw while ``n < pre_threshold``, and is the wrapped
   strategy's ``ShouldKeep(n - pre_threshold + 1)`` from there on: the same comparison;
-* the Laplace and Gaussian strategies add continuous noise in C++ that Python cannot reach; their
+* the Laplace and Gaussian strategies add continuous noise in C++ that Python cannot reach per draw; their
   model is the keep probability the library states (``probability_of_keep``), and the rows say so
-  (``declared``). ``--sample`` checks every model against the library's own ``should_keep``.
+  (``declared``). ``--sample`` checks every model against the library's own ``should_keep``: the declared
+  ones at the witness's counts and at every count of their transition (keep probability in 1 % .. 99 %),
+  so the sampler itself, not only the formula, is tested.
 
 ``n = 0`` is a partition that does not exist: never released (probability 0), never sampled. The
 counts are unbounded; the window ``0 .. N`` ends at the first ``N`` with ``probability_of_keep(N) >= 1``,
@@ -98,7 +100,10 @@ class Strategy:
 
 
 #: how every python-dp model is validated
-VALIDATION = "the library's own should_keep on every nonzero count of the witness against the model (chi-square)"
+VALIDATION = (
+    "the library's own should_keep on every nonzero count of the witness (and, for a declared model, of its "
+    "transition) against the model (chi-square)"
+)
 
 
 def _case(
@@ -133,8 +138,9 @@ MECHANISMS = (
         "LaplacePartitionSelection (declared)",
         "audited",
         "continuous noise added in C++ that Python cannot "
-        "reach: the model is the keep probability the library states (`probability_of_keep`), so the verdict "
-        "is about that statement; `--sample` checks it against `should_keep`",
+        "reach per draw: the model is the keep probability the library states (`probability_of_keep`), so the "
+        "verdict is about that statement; `--sample` tests the sampler itself, `should_keep`, against it at the "
+        "witness's counts and at every count whose keep probability is in 1 % .. 99 %",
     ),
     Mechanism("GaussianPartitionSelection (declared)", "audited", "as the Laplace strategy"),
     Mechanism(
@@ -310,7 +316,21 @@ def _row(case: AuditCase) -> Modelled:
     )
     if row.verdict == "VIOLATED" and case.spec.exact:
         row = replace(row, reproducer=reproducer(case, x, xp))
-    return row, [(f"n={n}", _expected(keep[n]), n) for n in sorted({n for n in (*x, *xp) if n > 0})]
+    return row, [(f"n={n}", _expected(keep[n]), n) for n in sampled_counts(case, keep, (*x, *xp))]
+
+
+#: a declared model is also sampled at every count whose keep probability lies in this range
+TRANSITION = (Fraction(1, 100), Fraction(99, 100))
+
+
+def sampled_counts(case: AuditCase, keep: list[Fraction], witness: tuple[int, ...]) -> list[int]:
+    """The counts whose ``should_keep`` draws test the model: the witness's nonzero counts and, for a declared
+    model (the Laplace and Gaussian strategies, whose noise the C++ adds out of Python's reach), every count in
+    its transition (:data:`TRANSITION`), where a wrong keep probability shows in few draws."""
+    counts = {n for n in witness if n > 0}
+    if not case.spec.exact:
+        counts |= {n for n, p in enumerate(keep) if TRANSITION[0] <= p <= TRANSITION[1]}
+    return sorted(counts)
 
 
 _SCRIPT = '''"""{label}: python-dp {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet between the
@@ -402,5 +422,6 @@ __all__ = [
     "keep_probabilities",
     "pydp_version",
     "reproducer",
+    "sampled_counts",
     "uniform_double_at_most",
 ]

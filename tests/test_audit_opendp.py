@@ -581,3 +581,79 @@ def test_geometric_report_shows_the_frequency(tmp_path):
     assert f"- **P(y | x)** = {alpha / (1 + alpha)}" in text and f"- **P(y | x')** = {1 - alpha}" in text
     log = float(lines[-2].split("= ")[1].split(" ")[0])
     assert abs(log - math.log(alpha / (1 - alpha ** 2))) < 0.2 and lines[-1] == "VIOLATED"
+
+
+# -- make_laplace_threshold / make_noise_threshold on counts: (epsilon, delta) -------------------------
+
+def _laplace_at_least(m, scale):
+    """P(Z >= m) for the discrete Laplace at scale, by summing its pmf (60 digits, far past where it matters)."""
+    s = mpmath.mpf(Fraction(scale).numerator) / Fraction(scale).denominator
+    return mpmath.fsum(mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(z) / s) for z in range(m, m + int(400 * scale) + 50))
+
+
+def test_threshold_model_against_the_pmf():
+    """P(dropped | n) = P(n + Z < threshold), P(c | n) = pmf(c - n) for threshold <= c <= top, the rest above top;
+    an absent key is never released."""
+    from wmcdp.audit.opendp import ABSENT, DROPPED, NoiseThreshold, threshold_outputs
+
+    spec = NoiseThreshold(0.7, 3, (1, 1, 1), lambda dp: None)
+    s = mpmath.mpf(Fraction(0.7).numerator) / Fraction(0.7).denominator
+    with mpmath.workdps(60):
+        for x, dist in zip(spec.inputs, threshold_outputs(spec)):
+            if x == ABSENT:
+                assert set(dist) == {DROPPED} and dist[DROPPED].enclosure(100)[0] == 1
+                continue
+            want = {DROPPED: 1 - _laplace_at_least(3 - x, 0.7), spec.top + 1: _laplace_at_least(spec.top + 1 - x, 0.7)}
+            want.update({c: mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(c - x) / s) for c in range(3, spec.top + 1)})
+            assert set(dist) == set(want)
+            for y, p in dist.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_threshold_neighbours_follow_opendps_metric():
+    """l01inf_distance reads a missing key as 0: {} and {"a": 0} are at distance 0, {} and {"a": 1} at (1, 1, 1)."""
+    from wmcdp.audit.opendp import ABSENT, NoiseThreshold
+
+    one, none = NoiseThreshold(1.0, 5, (1, 1, 1), None), NoiseThreshold(1.0, 5, (0, 0, 0), None)
+    assert one.neighbours(ABSENT, 0) and one.neighbours(ABSENT, 1) and one.neighbours(3, 4)
+    assert not one.neighbours(ABSENT, 2) and not one.neighbours(1, 3) and not one.neighbours(2, 2)
+    assert none.neighbours(ABSENT, 0) and none.neighbours(0, ABSENT) and not none.neighbours(ABSENT, 1)
+    assert NoiseThreshold(1.0, 5, (1, 2, 2), None).neighbours(ABSENT, 2)
+
+
+@pytest.mark.parametrize("d_in, n", [((1, 1, 1), 1), ((0, 0, 0), 0), ((1, 2, 2), 2)])
+def test_threshold_delta_is_the_release_of_a_key_against_none(d_in, n):
+    """The worst pair is {"a": n} against {} (never released): delta(epsilon) = P(Z >= threshold - n), at least
+    e^(1/scale) times the claimed P(Z > threshold - l_inf) (0 at d_in = 0): VIOLATED."""
+    pytest.importorskip("opendp")
+    from wmcdp.audit.opendp import audit_opendp
+
+    (row,) = audit_opendp(only=f"scale=1.0, threshold=5, d_in={d_in}")
+    claim = _claim(lambda dp: dp.m.make_laplace_threshold(dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32")),
+                                                          dp.l01inf_distance(dp.absolute_distance(T="i32")),
+                                                          scale=1.0, threshold=5).map(d_in))
+    with mpmath.workdps(60):
+        exact = _laplace_at_least(5 - n, 1.0)
+    assert (row.claimed, row.claimed_delta) == claim and row.verdict == "VIOLATED"
+    assert row.delta == pytest.approx(float(exact), rel=1e-12) and exact > claim[1]
+    assert {row.witness[0], row.witness[1]} == {"{}", repr({"a": n})} and row.epsilon == math.inf
+    if n:
+        assert claim[1] == pytest.approx(float(_laplace_at_least(6 - n, 1.0)), rel=1e-12)  # one step further out
+
+
+def test_threshold_model_matches_opendp_and_its_report_runs_alone(tmp_path):
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import audit_opendp
+
+    (row,) = audit_opendp(sample=3000, level=1e-9, only="make_noise_threshold", processes=1)
+    assert row.verdict == "VIOLATED" and row.model_agrees and len(row.samples) == 2
+    text, lines = _report_lines(tmp_path, "scale=1.0, threshold=5, d_in=(1, 1, 1)")
+    assert "breaks its claimed (epsilon, delta)" in text
+    with mpmath.workdps(60):
+        printed = mpmath.mpf(lines[1].split("= ")[1].split(" ")[0])
+        assert abs(printed - _laplace_at_least(4, 1.0)) < mpmath.mpf(10) ** -30
+    released = int(lines[2].split(" in ")[1].split(" ")[0])
+    assert 10000 * 0.0134 - 60 < released < 10000 * 0.0134 + 60 and lines[2].endswith("from {} in 0 of 10000")
+    assert lines[-1] == "VIOLATED"

@@ -36,7 +36,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -282,6 +282,21 @@ def _cases() -> list[AuditCase]:
         claim = "zCDP rho: the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _gaussian_row, draw_counts, VALIDATION, spec)
 
+    def threshold(name: str, scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+            metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
+            if name == "make_noise_threshold":
+                return dp.m.make_noise_threshold(
+                    domain, metric, dp.approximate(dp.max_divergence()), scale=scale, threshold=level
+                )
+            return dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=level)
+
+        spec = NoiseThreshold(scale, level, d_in, build)
+        params = f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}"
+        claim = "(epsilon, delta): the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _threshold_row, draw_counts, VALIDATION, spec)
+
     def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
         def build(dp: Any) -> Any:
             domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
@@ -323,6 +338,11 @@ def _cases() -> list[AuditCase]:
         gaussian("make_gaussian", "i64", 3.0, 1),
         gaussian("make_gaussian", "u32", 2.0, 1),
         gaussian("make_noise", "i32", 1.5, 2),
+        threshold("make_laplace_threshold", 1.0, 5, (1, 1, 1)),
+        threshold("make_laplace_threshold", 2.0, 20, (1, 1, 1)),
+        threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
+        threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
+        threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
     ]
 
 
@@ -508,6 +528,174 @@ def _gaussian_row(case: AuditCase) -> Modelled:
         case, case.params, spec.variance, claimed, (claimed, claimed), (str(x0), str(x1))
     )
     return row, [(str(spec.inputs[k]), {y: float(p) for y, p in dists[k].items()}, k) for k in (0, 1)]
+
+
+# -- the discrete Laplace threshold on counts: (epsilon, delta), certified ---------------------------
+
+#: the partition's absence from the input (no key), which OpenDP's metric reads as a count of 0
+ABSENT = "absent"
+#: the partition's absence from the output
+DROPPED = "dropped"
+
+
+@dataclass(frozen=True)
+class NoiseThreshold:
+    """A case of ``make_laplace_threshold`` (or ``make_noise_threshold`` under ``approximate(max_divergence())``)
+    on ``map_domain(atom_domain(str), atom_domain(i32))`` with ``l01inf_distance``: one key's count, from
+    :data:`ABSENT` and ``0`` to ``threshold + 1``; ``d_in = (l0, l1, linf)``."""
+
+    scale: float
+    threshold: int
+    d_in: tuple[int, int, int]
+    build: Callable[[Any], Any]
+
+    @property
+    def inputs(self) -> list[Any]:
+        return [ABSENT, *range(self.threshold + 2)]
+
+    @property
+    def top(self) -> int:
+        """The greatest released count the model keeps apart; those above are merged."""
+        return self.threshold + 2
+
+    def neighbours(self, a: Any, b: Any) -> bool:
+        """``d_in``-close by OpenDP's definition (``metrics/mod.rs``, ``L0PInfDistance``): a missing key is the
+        additive identity, 0, so an absent key and a count of 0 are at distance 0."""
+        n, m = (0 if v == ABSENT else v for v in (a, b))
+        change = abs(n - m)
+        l0, l1, linf = self.d_in
+        return a != b and (change == 0 or (l0 >= 1 and change <= min(l1, linf)))
+
+    def to_opendp(self, x: Any) -> Any:
+        return {} if x == ABSENT else {"a": x}
+
+    def from_opendp(self, y: Any) -> Hashable:
+        if "a" not in y:
+            return DROPPED
+        return min(int(y["a"]), self.top + 1)
+
+    def show_output(self, y: Hashable) -> str:
+        return f"a > {self.top}" if y == self.top + 1 else str(y) if y == DROPPED else f"a = {y}"
+
+
+def threshold_outputs(spec: NoiseThreshold) -> list[dict[Hashable, Real]]:
+    """``P(output | input)`` for each input of ``spec``, as exact reals. OpenDP 0.16 adds
+    ``sample_discrete_laplace(scale)`` to each count in big integers (``noise_threshold/nature/integer``,
+    ``make_int_to_bigint_threshold``) and keeps the keys whose noisy count is at least the threshold
+    (``noise_threshold/mod.rs``: ``cmp(&threshold) != Less``); an absent key is never released. With
+    ``P(Z = z) = (1 - q)/(1 + q) q^|z|``, ``q = e^(-1/s)``, a count ``n`` is dropped with probability
+    ``P(Z <= threshold - 1 - n)``, released as ``c`` in ``threshold .. top`` with ``P(Z = c - n)``, and above
+    ``top`` with ``P(Z >= top + 1 - n)``; every count above ``top`` has the same ratio between two inputs up to
+    ``top``, so merging them changes no hockey-stick sum."""
+    q = Real(f"exp(-{1 / Fraction(spec.scale)})")
+    c = (1 - q) / (1 + q)
+
+    def at_least(m: int) -> Real:  # P(Z >= m)
+        return q**m / (1 + q) if m >= 0 else 1 - q ** (1 - m) / (1 + q)
+
+    out: list[dict[Hashable, Real]] = []
+    for x in spec.inputs:
+        if x == ABSENT:
+            out.append({DROPPED: Real("1")})
+            continue
+        dist: dict[Hashable, Real] = {DROPPED: 1 - at_least(spec.threshold - x)}
+        for count in range(spec.threshold, spec.top + 1):
+            dist[count] = c * q ** abs(count - x)
+        dist[spec.top + 1] = at_least(spec.top + 1 - x)
+        out.append(dist)
+    return out
+
+
+def _threshold_row(case: AuditCase) -> Modelled:
+    """The claim ``(epsilon, delta)`` of the privacy map at ``d_in`` against the certified tight delta at the
+    claimed epsilon over every ``d_in``-close pair of the case's inputs (both orders), and the tight epsilon at the
+    claimed delta. The verdict compares the deltas (``VIOLATED`` when the enclosure lies above the claim)."""
+    from ..notions.approximate import synthesize_approximate
+
+    spec: NoiseThreshold = case.spec
+    eps, delta = (float(v) for v in spec.build(_opendp()).map(spec.d_in))
+    dists = threshold_outputs(spec)
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
+    at_eps = synthesize_approximate(prog, epsilon=eps, neighbours=relation, certified=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(delta), neighbours=relation, certified=True, force=True)
+    i, j = at_eps.witness.x[0], at_eps.witness.x_prime[0]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        eps,
+        at_delta.interval.hi,
+        None,
+        certified_verdict(delta, delta, at_eps.interval.lo, at_eps.interval.hi),
+        (repr(spec.to_opendp(spec.inputs[i])), repr(spec.to_opendp(spec.inputs[j])), ""),
+        0.0,
+        claimed_delta=delta,
+        delta=at_eps.interval.hi,
+    )
+    if row.verdict == "VIOLATED" and ABSENT in (spec.inputs[i], spec.inputs[j]):
+        present = spec.inputs[j] if spec.inputs[i] == ABSENT else spec.inputs[i]
+        row = replace(row, reproducer=threshold_reproducer(case, eps, delta, present))
+    return row, [(repr(spec.to_opendp(spec.inputs[k])), _floats(dists[k]), spec.inputs[k]) for k in (i, j)]
+
+
+_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}) at d_in = {d_in},
+yet the input {{"a": {n}}} releases the key "a" more often than delta, while the input {{}} (at distance
+{distance} under l01inf_distance: a missing key counts as 0) never releases it: P(released | {{"a": {n}}}) <= delta
+is what the claim needs. The measurement adds the discrete Laplace Z at the scale to the count and keeps the key
+when the noisy count is at least the threshold, so P(released) = P(Z >= threshold - {n}) = q^m / (1 + q) with
+q = e^(-1/scale), m = threshold - {n}; the privacy map's delta is the tail P(Z > threshold - l_inf), one step
+further out. Needs only OpenDP."""
+import math
+from decimal import Decimal, getcontext
+
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+scale, threshold = {scale!r}, {threshold!r}
+domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
+measurement = {call}
+epsilon, delta = measurement.map({d_in})
+print(f"the privacy map at d_in = {d_in}: ({{epsilon!r}}, {{delta!r}})")
+getcontext().prec = 50
+q = (-1 / Decimal(scale)).exp()
+exact = q ** (threshold - {n}) / (1 + q)
+print(f"P(released | {{{{'a': {n}}}}}) = {{exact:.30e}} exactly")
+n = 10000
+batch = dp.c.make_composition([measurement] * n)  # the same sampler, n runs in one call
+k = sum(1 for out in batch({{"a": {n}}}) if "a" in out)
+never = sum(1 for out in batch({{}}) if "a" in out)
+low = k / n - 6 * math.sqrt(k * (n - k) / n) / n  # six standard errors below the frequency
+print(f"released from {{{{'a': {n}}}}} in {{k}} of {{n}} runs (at least {{low:.6f}} at six standard errors), "
+      f"from {{{{}}}} in {{never}} of {{n}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''
+
+
+def threshold_reproducer(case: AuditCase, epsilon: float, delta: float, n: int) -> str:
+    """A standalone script (OpenDP alone) for a violated threshold claim whose witness pair is a key with ``n``
+    users against no key: the exact release probability, OpenDP's own release frequency, and the verdict."""
+    spec: NoiseThreshold = case.spec
+    if case.mechanism == "make_noise_threshold":
+        call = "dp.m.make_noise_threshold(domain, metric, dp.approximate(dp.max_divergence()), scale, threshold)"
+    else:
+        call = "dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=threshold)"
+    return _THRESHOLD_SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        epsilon=epsilon,
+        delta=delta,
+        d_in=spec.d_in,
+        distance=(min(n, 1), n, n),
+        n=n,
+        scale=spec.scale,
+        threshold=spec.threshold,
+        call=call,
+    )
+
+
+def _floats(dist: dict[Hashable, Real]) -> dict[Hashable, float]:
+    return {y: float(p) for y, p in dist.items() if p > 0}
 
 
 # -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
@@ -792,7 +980,24 @@ MECHANISMS = (
         "every vector of 3 scores in `0..2`",
     ),
     Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
-    Mechanism("`make_laplace_threshold`, `make_gaussian_threshold`, `make_noise_threshold`", "planned", "on counts"),
+    Mechanism(
+        "make_laplace_threshold",
+        "audited",
+        "on one key's `i32` count (absent, 0 .. threshold + 1) under `l01inf_distance`, where a missing key counts "
+        "as 0: the discrete Laplace added exactly, the key kept when the noisy count is at least the threshold; the "
+        "certified tight delta at the claimed epsilon against the claimed delta",
+    ),
+    Mechanism(
+        "make_noise_threshold",
+        "audited",
+        "under `approximate(max_divergence())`: the discrete Laplace threshold of `make_laplace_threshold`",
+    ),
+    Mechanism(
+        "make_gaussian_threshold",
+        "planned",
+        "its claim is approximate zCDP (rho, delta): a tight rho with a delta needs the Renyi divergences of the "
+        "conditional distributions, which the audit does not compute yet",
+    ),
     Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
     Mechanism("`make_laplace`, `make_gaussian`, `make_noise` on float domains", "not auditable", "continuous output"),
     Mechanism("make_canonical_noise", "not auditable", "continuous output"),
@@ -821,6 +1026,7 @@ __all__ = [
     "IntegerGaussian",
     "IntegerLaplace",
     "Measurement",
+    "NoiseThreshold",
     "NoisyTopK",
     "SampleCheck",
     "audit_opendp",
@@ -832,6 +1038,7 @@ __all__ = [
     "model_distribution",
     "noisy_top_k_outputs",
     "permute_and_flip",
+    "threshold_outputs",
     "opendp_version",
     "verdict",
 ]

@@ -657,3 +657,79 @@ def test_threshold_model_matches_opendp_and_its_report_runs_alone(tmp_path):
     released = int(lines[2].split(" in ")[1].split(" ")[0])
     assert 10000 * 0.0134 - 60 < released < 10000 * 0.0134 + 60 and lines[2].endswith("from {} in 0 of 10000")
     assert lines[-1] == "VIOLATED"
+
+
+# -- make_private_quantile under max divergence ---------------------------------------------------
+
+def test_quantile_scores_and_alpha_constants():
+    """score_candidates for an unknown size: |(den - num) #(x < c) - num #(x > c)|, with alpha as the double's own
+    fraction when its denominator is below 10 000, else round(alpha * 10 000) / 10 000."""
+    from wmcdp.audit.opendp import alpha_fraction, quantile_scores
+
+    assert alpha_fraction(0.5) == (1, 2) and alpha_fraction(0.25) == (1, 4) and alpha_fraction(0.3) == (3000, 10000)
+    assert alpha_fraction(1 / 3) == (3333, 10000) and alpha_fraction(0.99995) == (9999 + 1, 10000)
+    assert quantile_scores([0, 1, 1, 2], [0, 1, 2], 0.5) == (3, 0, 3)  # c = 1: one below, one above
+    assert quantile_scores([0, 1, 1, 2], [0, 1, 2], 0.25) == (3, 2, 9)  # c = 2: 3 * 3 below, none above
+    assert quantile_scores([], [0, 5], 0.3) == (0, 0)
+
+
+def test_quantile_neighbours_add_or_remove_one_value():
+    from wmcdp.audit.opendp import PrivateQuantile
+
+    spec = PrivateQuantile((0, 1), 0.5, 1.0, 3, 3)
+    assert spec.neighbours((1, 1), (1, 1, 2)) and spec.neighbours((0, 1, 2), (0, 2)) and spec.neighbours((), (2,))
+    assert not spec.neighbours((0, 0), (1, 2, 2)) and not spec.neighbours((0,), (1,)) and not spec.neighbours((), (0, 1))
+    assert len(spec.inputs) == 20 and len(set(spec.inputs)) == 20  # multisets of at most 3 values of 3
+
+
+def test_private_quantile_against_every_neighbouring_pair():
+    """The model's distributions against OpenDP's permute-and-flip stepped through (mpmath, on the negated scores
+    at scale * den), and the tight epsilon against the largest log-ratio over every pair of datasets one value apart
+    and every candidate, enumerated here; the claim d_in * 2 * max(num, den - num) / (scale * den) = 1 is tight."""
+    import itertools
+
+    from wmcdp.audit.opendp import cases, quantile_outputs
+
+    (case,) = cases("make_private_quantile candidates=[0, 1, 2]")
+    spec = case.spec
+    datasets = [x for n in range(4) for x in itertools.combinations_with_replacement(range(4), n)]
+    with mpmath.workdps(60):
+        dists = {}
+        for x in datasets:
+            scores = [-(abs(sum(v < c for v in x) - sum(v > c for v in x))) for c in (0, 1, 2)]
+            dists[x] = {(0, 1, 2)[i]: p for i, p in _pf_steps(scores, mpmath.mpf(2), [0, 1, 2]).items()}
+            got = quantile_outputs(spec, x)
+            for y, p in got.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - dists[x][y]) <= dists[x][y] * mpmath.mpf(2) ** -150
+
+        def close(a, b):
+            return len(b) == len(a) + 1 and any(tuple(sorted(a + (v,))) == b for v in range(4))
+
+        worst = max(mpmath.log(dists[a][y] / dists[b][y]) for a in datasets for b in datasets
+                    if close(a, b) or close(b, a) for y in (0, 1, 2))
+    row = _row("make_private_quantile candidates=[0, 1, 2]")
+    assert row.claimed == 1.0 and row.verdict == "tight"
+    assert worst <= mpmath.mpf(row.epsilon) <= worst * (1 + mpmath.mpf(2) ** -48) and abs(worst - 1) < 1e-15
+
+
+def test_private_quantile_model_matches_opendp():
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import audit_opendp
+
+    rows = audit_opendp(sample=3000, level=1e-9, only="make_private_quantile", processes=1)
+    assert [r.verdict for r in rows] == ["tight", "loose", "loose"] and all(r.model_agrees for r in rows)
+
+
+def test_private_quantile_scores_are_checked_against_opendps_own(monkeypatch):
+    """Every dataset's model scores are compared with OpenDP's make_quantile_score_candidates: a model off by one on
+    one dataset stops the audit in one line naming it."""
+    pytest.importorskip("opendp")
+    import wmcdp.audit.opendp as module
+
+    right = module.quantile_scores
+    monkeypatch.setattr(module, "quantile_scores",
+                        lambda x, c, a: tuple(s + (list(x) == [1, 3]) for s in right(x, c, a)))
+    with pytest.raises(module.WmcdpError, match=r"the model scores \[1, 3\] as \[3, 2, 1\], OpenDP as \[2, 1, 0\]"):
+        module.audit_opendp(only="make_private_quantile candidates=[0, 1, 2]")

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..base.certified import Real
+from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
@@ -297,6 +298,15 @@ def _cases() -> list[AuditCase]:
         claim = "(epsilon, delta): the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _threshold_row, draw_counts, VALIDATION, spec)
 
+    def quantile(candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int) -> AuditCase:
+        spec = PrivateQuantile(candidates, alpha, scale, values, size)
+        params = (
+            f"candidates={list(candidates)}, alpha={alpha!r}, scale={scale!r}, "
+            f"datasets of up to {size} values in 0..{values - 1}"
+        )
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_private_quantile", params, claim, _quantile_row, draw_counts, VALIDATION, spec)
+
     def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
         def build(dp: Any) -> Any:
             domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
@@ -343,6 +353,9 @@ def _cases() -> list[AuditCase]:
         threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
         threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
         threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
+        quantile((0, 1, 2), 0.5, 1.0, 4, 3),
+        quantile((1, 2), 0.25, 0.5, 4, 3),
+        quantile((0, 2), 0.3, 1.0, 3, 3),
     ]
 
 
@@ -698,6 +711,97 @@ def _floats(dist: dict[Hashable, Real]) -> dict[Hashable, float]:
     return {y: float(p) for y, p in dist.items() if p > 0}
 
 
+# -- make_private_quantile under max divergence: scores, then noisy min by permute-and-flip -------------
+
+#: the alpha granularity OpenDP falls back to when the size is unknown (``score_candidates_constants``)
+ALPHA_GRANULARITY = 10_000
+
+
+@dataclass(frozen=True)
+class PrivateQuantile:
+    """A case of ``make_private_quantile(vector_domain(atom_domain(i32)), symmetric_distance(), max_divergence(),
+    candidates, alpha, scale)``: every dataset of at most ``size`` values in ``0 .. values - 1`` (as a sorted tuple:
+    the scores depend on the multiset only) is an input, neighbours one value added or removed (``d_in = 1``)."""
+
+    candidates: tuple[int, ...]
+    alpha: float
+    scale: float
+    values: int
+    size: int
+    d_in: int = 1
+
+    def build(self, dp: Any) -> Any:
+        domain = dp.vector_domain(dp.atom_domain(T="i32"))
+        return dp.m.make_private_quantile(
+            domain, dp.symmetric_distance(), dp.max_divergence(), list(self.candidates), self.alpha, self.scale
+        )
+
+    @property
+    def inputs(self) -> list[tuple[int, ...]]:
+        return [x for n in range(self.size + 1) for x in itertools.combinations_with_replacement(range(self.values), n)]
+
+    def neighbours(self, x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+        short, long = sorted((x, y), key=len)
+        return len(long) == len(short) + 1 and all(long.count(v) >= short.count(v) for v in set(short))
+
+    def to_opendp(self, x: Any) -> Any:
+        return list(x)
+
+    def from_opendp(self, y: Any) -> Hashable:
+        return int(y)
+
+
+def alpha_fraction(alpha: float) -> tuple[int, int]:
+    """``(alpha_num, alpha_den)`` of ``score_candidates_constants`` for an unknown size: the double's own fraction
+    when its denominator is below :data:`ALPHA_GRANULARITY`, else ``round(alpha * 10000.0)`` over 10000 (``round_cast``
+    of the double product: to nearest, halves away from zero)."""
+    exact = Fraction(alpha)
+    if exact.denominator < ALPHA_GRANULARITY:
+        return exact.numerator, exact.denominator
+    return math.floor(Fraction(alpha * float(ALPHA_GRANULARITY)) + Fraction(1, 2)), ALPHA_GRANULARITY
+
+
+def quantile_scores(x: Sequence[int], candidates: Sequence[int], alpha: float) -> tuple[int, ...]:
+    """``score_candidates`` (``transformations/quantile_score_candidates``) for an unknown size: for each candidate
+    ``c``, ``|(den - num) #(x < c) - num #(x > c)|`` (the counts capped at ``u64::MAX // den``, never reached here)."""
+    num, den = alpha_fraction(alpha)
+    return tuple(abs((den - num) * sum(1 for v in x if v < c) - num * sum(1 for v in x if v > c)) for c in candidates)
+
+
+def quantile_outputs(spec: PrivateQuantile, x: tuple[int, ...]) -> dict[Hashable, Real]:
+    """``P(candidate | x)``: ``make_noisy_max(..., scale * den, negate=true)`` is one round of OpenDP's
+    permute-and-flip (:func:`permute_and_flip`) on the negated scores at the double ``scale * den``, read exactly."""
+    _, den = alpha_fraction(spec.alpha)
+    scores = tuple(-v for v in quantile_scores(x, spec.candidates, spec.alpha))
+    p = permute_and_flip(scores, Fraction(spec.scale * float(den)))
+    return {spec.candidates[i]: p[i] for i in range(len(spec.candidates))}
+
+
+def _quantile_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at 1 against the certified tight epsilon over every pair of neighbouring
+    datasets of the case. Before modelling, the model's scores are checked against OpenDP's own
+    ``make_quantile_score_candidates`` on every dataset (exact agreement, or the audit stops)."""
+    spec: PrivateQuantile = case.spec
+    dp = _opendp()
+    claimed = float(spec.build(dp).map(spec.d_in))
+    library_scores = dp.t.make_quantile_score_candidates(
+        dp.vector_domain(dp.atom_domain(T="i32")), dp.symmetric_distance(), list(spec.candidates), spec.alpha
+    )
+    for x in spec.inputs:
+        ours, theirs = quantile_scores(x, spec.candidates, spec.alpha), tuple(library_scores(list(x)))
+        if ours != theirs:
+            raise WmcdpError(f"{case.label}: the model scores {list(x)} as {list(ours)}, OpenDP as {list(theirs)}")
+    inputs = spec.inputs
+    dists: list[dict[Hashable, Any]] = [quantile_outputs(spec, x) for x in inputs]
+    row, (i, j) = _certified_row(case, claimed, inputs, spec.neighbours, dists, _show_dataset)
+    return row, [(str(list(inputs[m])), _floats(dists[m]), inputs[m]) for m in (i, j)]
+
+
+def _show_dataset(v: Any) -> str:
+    """A dataset as OpenDP's list (an output, a candidate, as it is)."""
+    return str(list(v)) if isinstance(v, tuple) else str(v)
+
+
 # -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
 
 
@@ -977,9 +1081,18 @@ MECHANISMS = (
         "make_noisy_top_k",
         "audited",
         "k > 1 under max divergence: k rounds of permute-and-flip on the scores left (exact reals, certified), over "
-        "every vector of 3 scores in `0..2`",
+        "every vector of 3 scores in `0..2`; under `zero_concentrated_divergence` (the exponential mechanism, "
+        "sampled with replacement): planned — its rho is a supremum over every Renyi order, which the audit's "
+        "finite orders only bound from below",
     ),
-    Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
+    Mechanism(
+        "make_private_quantile",
+        "audited",
+        "under `max_divergence`, on `i32` datasets (every multiset of at most 3 values in a small range) with "
+        "`symmetric_distance`: the scores of `make_quantile_score_candidates` (checked against the library's own "
+        "transformation on every dataset), then one round of permute-and-flip on the negated scores at "
+        "`scale * den` (exact reals, certified); under `zero_concentrated_divergence`: planned, as `make_noisy_top_k`",
+    ),
     Mechanism(
         "make_laplace_threshold",
         "audited",
@@ -1027,6 +1140,7 @@ __all__ = [
     "IntegerLaplace",
     "Measurement",
     "NoiseThreshold",
+    "PrivateQuantile",
     "NoisyTopK",
     "SampleCheck",
     "audit_opendp",
@@ -1038,6 +1152,8 @@ __all__ = [
     "model_distribution",
     "noisy_top_k_outputs",
     "permute_and_flip",
+    "quantile_outputs",
+    "quantile_scores",
     "threshold_outputs",
     "opendp_version",
     "verdict",

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -449,7 +449,39 @@ def _row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, in
         claimed_delta=d_high,
         delta=at_eps.interval.hi,
     )
+    if row.verdict == "VIOLATED" and 0 in (at_eps.witness.x[0], at_eps.witness.x_prime[0]):
+        n = at_eps.witness.x[0] or at_eps.witness.x_prime[0]
+        row = replace(
+            row, reproducer=_SELECTION.format(label=case.label, version=LIBRARY.version(), spec=case.spec, n=n)
+        )
     return row, selection_outputs(q, threshold), (at_eps.witness.x[0], at_eps.witness.x_prime[0])
+
+
+_SELECTION = '''"""{label}: tmlt.core {version} claims (epsilon, delta) = privacy_function(1), yet a partition of {n}
+user(s) is released more often than delta, while an absent partition never is: P(released | {n}) <= delta is what
+the claim needs (every release is impossible without the partition). GeometricPartitionSelection.call releases the
+count plus AddGeometricNoise(alpha) when it reaches the threshold, and AddGeometricNoise samples at
+alpha.to_float(round_up=True) = s, a little wider than alpha: P(released | {n}) = P(Z >= threshold - {n})
+= q^(threshold - {n}) / (1 + q) with q = e^(-1/s), while the claimed delta is computed at alpha itself.
+Needs only tmlt.core (no Spark session)."""
+from fractions import Fraction
+
+import sympy
+from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkStringColumnDescriptor
+from tmlt.core.measurements.aggregations import create_partition_selection_measurement
+
+domain = SparkDataFrameDomain(schema={{"A": SparkStringColumnDescriptor()}})
+measurement = create_partition_selection_measurement(domain, sympy.Rational("{spec.epsilon}"), sympy.Rational("{spec.delta}"))
+epsilon, delta = measurement.privacy_function(1)
+threshold, alpha = int(measurement.threshold), measurement.alpha
+s = alpha.to_float(round_up=True)
+print(f"threshold = {{threshold}}, alpha = {{alpha}}, sampled at s = {{s!r}} (alpha = {{float(alpha.expr)!r}})")
+q = sympy.exp(-1 / sympy.Rational(Fraction(s).numerator, Fraction(s).denominator))
+exact = q ** (threshold - {n}) / (1 + q)
+print(f"P(released | {n}) = {{sympy.N(exact, 40)}}")
+print(f"claimed delta    = {{sympy.N(delta.expr, 40)}}")
+print("VIOLATED" if sympy.N(exact - delta.expr, 60) > 0 else "holds")
+'''
 
 
 __all__ = [

@@ -471,7 +471,8 @@ from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkStringCol
 from tmlt.core.measurements.aggregations import create_partition_selection_measurement
 
 domain = SparkDataFrameDomain(schema={{"A": SparkStringColumnDescriptor()}})
-measurement = create_partition_selection_measurement(domain, sympy.Rational("{spec.epsilon}"), sympy.Rational("{spec.delta}"))
+requested = sympy.Rational("{spec.epsilon}"), sympy.Rational("{spec.delta}")
+measurement = create_partition_selection_measurement(domain, *requested)
 epsilon, delta = measurement.privacy_function(1)
 threshold, alpha = int(measurement.threshold), measurement.alpha
 s = alpha.to_float(round_up=True)

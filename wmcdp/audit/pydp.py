@@ -147,7 +147,9 @@ MECHANISMS = (
         "Count",
         "planned",
         "a count plus the C++ library's Laplace noise, rounded: an integer output whose "
-        "distribution follows the C++ sampler (64-bit integer draws), which Python cannot reach",
+        "distribution follows the C++ sampler (a geometric on a power-of-two granularity grid, drawn from "
+        "`UniformDouble` by a binary search), which Python cannot reach per draw; a model of that sampler is "
+        "missing, and a model of ideal rounded Laplace noise would not be the library's",
     ),
     Mechanism(
         "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",

@@ -149,7 +149,12 @@ MECHANISMS = (
         "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
     ),
     Mechanism(
-        "SparseVectorPrefixSums", "planned", "the sparse vector technique over prefix sums, with geometric noise"
+        "SparseVectorPrefixSums",
+        "planned",
+        "discrete (the first rank whose noisy prefix sum reaches a noisy threshold, both `AddGeometricNoise`), claim "
+        "`4 d_in / alpha`: its output probabilities are sums over the unbounded noisy threshold, which need the "
+        "tails in closed form as certified series; its `call` runs in Spark, so sampling would draw its noises "
+        "directly",
     ),
 )
 

@@ -161,3 +161,10 @@ def test_declared_models_are_sampled_across_their_transition(kind):
     assert not check_model("n", {True: float(shifted), False: float(1 - shifted)}, drawn, 1e-6).agrees
     (exact,) = cases("epsilon=0.1")
     assert sampled_counts(exact, keep_probabilities(exact), (201, 200)) == [200, 201]  # the sampler's own model
+
+
+def test_every_violated_case_has_a_script():
+    rows = audit_pydp()
+    assert sum(r.verdict == "VIOLATED" for r in rows) == 8
+    assert all((r.reproducer is not None) == (r.verdict == "VIOLATED") for r in rows)
+    assert all("wmcdp" not in r.reproducer for r in rows if r.reproducer)

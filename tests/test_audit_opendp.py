@@ -288,8 +288,9 @@ def test_cli_json_with_sampling(capsys):
     assert set(data) == {"library", "version", "sample", "level", "rows", "violated", "model_failures"}
     (row,) = data["rows"]
     assert set(row) == {"mechanism", "params", "d_in", "claimed", "epsilon", "ratio_exact", "verdict", "witness",
-                        "seconds", "samples", "model_agrees"}
+                        "seconds", "samples", "model_agrees", "witness_probabilities"}
     assert row["ratio_exact"] == "3" and row["witness"] == {"x": "False", "x_prime": "True", "y": "False"}
+    assert row["witness_probabilities"] == ["3/4", "1/4"]  # P(False | False) keeps, P(False | True) flips
     assert [s["input"] for s in row["samples"]] == ["False", "True"]
     assert all(s["draws"] == 3000 and 0 <= s["p_value"] <= 1 for s in row["samples"])
 

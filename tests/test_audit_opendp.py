@@ -288,8 +288,9 @@ def test_cli_json_with_sampling(capsys):
     assert set(data) == {"library", "version", "sample", "level", "rows", "violated", "model_failures"}
     (row,) = data["rows"]
     assert set(row) == {"mechanism", "params", "d_in", "claimed", "epsilon", "ratio_exact", "verdict", "witness",
-                        "seconds", "samples", "model_agrees"}
+                        "seconds", "samples", "model_agrees", "witness_probabilities"}
     assert row["ratio_exact"] == "3" and row["witness"] == {"x": "False", "x_prime": "True", "y": "False"}
+    assert row["witness_probabilities"] == ["3/4", "1/4"]  # P(False | False) keeps, P(False | True) flips
     assert [s["input"] for s in row["samples"]] == ["False", "True"]
     assert all(s["draws"] == 3000 and 0 <= s["p_value"] <= 1 for s in row["samples"])
 
@@ -468,3 +469,268 @@ def test_noisy_top_k_model_matches_opendp():
     (row,) = audit_opendp(sample=20000, level=1e-9, only="make_noisy_top_k k=2 of 3 scores in 0..2, scale=2.0",
                           processes=1)
     assert row.model_agrees and len(row.samples) == 2 and all(s.degrees == 5 for s in row.samples)
+
+
+# -- the discrete Gaussian on integer types (make_gaussian, make_noise under zCDP) ---------------------
+
+def _gauss_codes(variance, x, base, d, w):
+    """P(code | x) of the windowed model, by summing e^(-z^2 / (2 variance)) / Z over z at 60 digits (far past
+    the window) and coding x + z: 0 below base - w, then base - w .. base + d + w, then one code above."""
+    v = mpmath.mpf(variance.numerator) / variance.denominator
+    reach = w + d + 200
+    weights = {z: mpmath.exp(-mpmath.mpf(z * z) / (2 * v)) for z in range(-reach - d, reach + 1)}
+    total = mpmath.fsum(weights.values())
+    out = Counter()
+    for z, wt in weights.items():
+        out[min(max(x + z - base, -w - 1), d + w + 1) + w + 1] += wt / total
+    return out
+
+
+@pytest.mark.parametrize("T, scale, d", [("i32", 0.7, 2), ("u32", 2.0, 1), ("i64", 3.0, 1)])
+def test_discrete_gaussian_model_against_the_pmf(T, scale, d):
+    from wmcdp.audit.opendp import IntegerGaussian
+    from wmcdp.audit.tmlt import gauss_outputs
+
+    spec = IntegerGaussian(T, scale, d, lambda dp: None)
+    assert spec.variance == Fraction(scale) ** 2 and spec.base == (0 if T != "u32" else spec.window + 1)
+    with mpmath.workdps(60):
+        for x, dist in zip(spec.inputs, gauss_outputs(spec.variance, d)):
+            want = _gauss_codes(spec.variance, x, spec.base, d, spec.window)
+            assert set(dist) == set(want)
+            for y, p in dist.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_discrete_gaussian_claim_is_tight():
+    """OpenDP's map claims (d_in / scale)^2 / 2 rounded up (f64::inf_cast); the tight rho of a discrete Gaussian of
+    variance scale^2 shifted by d_in is d_in^2 / (2 scale^2) (CKS20, Prop. 5) at the binary64 scale."""
+    exact = Fraction(4) / (2 * Fraction(0.7) ** 2)
+    claim = _claim(lambda dp: dp.m.make_gaussian(dp.atom_domain(T="i32"), dp.absolute_distance(T="i32"),
+                                                 scale=0.7).map(2))
+    assert 0 <= Fraction(claim) - exact < Fraction(math.ulp(claim))
+    row = _row("make_gaussian T=i32, zCDP, scale=0.7")
+    assert row.claimed == claim and row.verdict == "tight" and row.witness == ("0", "2", "rho (zCDP)")
+    assert exact <= Fraction(row.epsilon) <= exact + Fraction(math.ulp(row.epsilon))
+
+
+def test_discrete_gaussian_claim_below_the_tight_rho_is_violated():
+    """The verdict from the certified enclosure: a claim one ulp under the tight rho is violated."""
+    from wmcdp.audit.opendp import cases
+    from wmcdp.audit.tmlt import discrete_gaussian_row
+
+    (case,) = cases("make_gaussian T=i32, zCDP, scale=1.0")
+    below = math.nextafter(0.5, 0)
+    row, _ = discrete_gaussian_row(case, case.params, case.spec.variance, below, (below, below), ("0", "1"))
+    assert row.verdict == "VIOLATED"
+    row, _ = discrete_gaussian_row(case, case.params, case.spec.variance, 0.5, (0.5, 0.5), ("0", "1"))
+    assert row.verdict == "tight"
+
+
+def test_discrete_gaussian_model_matches_opendp_and_a_wrong_scale_does_not():
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from dataclasses import replace
+
+    from wmcdp.audit.opendp import audit_opendp, cases, check_model, draw
+    from wmcdp.audit.tmlt import gauss_outputs
+
+    rows = audit_opendp(sample=2000, level=1e-9, only="zCDP", processes=1)
+    assert len(rows) == 5 and all(r.verdict == "tight" and r.model_agrees for r in rows)
+    assert [r.mechanism for r in rows] == ["make_gaussian"] * 4 + ["make_noise"]
+    (case,) = cases("make_gaussian T=i32, zCDP, scale=1.0")
+    wrong = replace(case.spec, scale=1.3)  # 30 % off: a chi-square noncentrality in the hundreds at 10 000 draws
+    want = {y: float(p) for y, p in gauss_outputs(wrong.variance, 1)[0].items()}
+    dp = _claim(lambda dp: dp)
+    counts = Counter(wrong.from_opendp(y) for y in draw(dp, case.spec.build(dp), 0, 10000))
+    assert not check_model("0", want, counts, 1e-9).agrees
+
+
+# -- reports of violated claims: scripts that run with OpenDP alone ----------------------------------
+
+def _report_lines(tmp_path, label):
+    pytest.importorskip("opendp")
+    from reports import script_output
+
+    assert main(["audit", "opendp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    return path.read_text(), script_output(path.read_text())
+
+
+def test_randomized_response_report_runs_with_opendp_alone(tmp_path):
+    """x = c0, x' = c1, y = c1: P(y | x) = (1 - p) / 2 for the lie, P(y | x') = p for the truth, p the double 1/3."""
+    p = Fraction(1 / 3)
+    text, lines = _report_lines(tmp_path, "make_randomized_response t=3, prob=1/3")
+    assert f"- **P(y | x)** = {(1 - p) / 2}" in text and f"- **P(y | x')** = {p}" in text
+    assert "the privacy map at d_in = 1: 0.0" in lines and f"exact ratio: {(1 - p) / 2 / p}" in lines
+    assert lines[-1] == "VIOLATED"
+
+
+def test_bitvec_lengths_report_runs_with_opendp_alone(tmp_path):
+    """The all-zero byte x keeps its 8 bits each with probability 1 - f/2 = 3/4; the 16-bit x' never answers 8 bits."""
+    text, lines = _report_lines(tmp_path, "make_randomized_response_bitvec 8 or 16 bits")
+    assert f"P(y | x)  = {Fraction(3, 4) ** 8}" in lines and "P(y | x') = 0" in lines
+    assert "output lengths in bytes under x' in 1000 runs: {2: 1000}" in lines
+    assert lines[-1].startswith("VIOLATED: y is impossible under x'")
+
+
+def test_geometric_report_shows_the_frequency(tmp_path):
+    """OpenDP's own draws: P(0 | 1) / P(0 | 0) = alpha / (1 - alpha^2), about e^1.6, against the claim 0.1: at
+    2 10^4 draws each the log of the frequency ratio has a standard error near 0.025."""
+    alpha = 1 - _opendp_p(10.0)
+    text, lines = _report_lines(tmp_path, "make_geometric T=u32, bounds=(0, 5), scale=10.0")
+    assert f"- **P(y | x)** = {alpha / (1 + alpha)}" in text and f"- **P(y | x')** = {1 - alpha}" in text
+    log = float(lines[-2].split("= ")[1].split(" ")[0])
+    assert abs(log - math.log(alpha / (1 - alpha ** 2))) < 0.2 and lines[-1] == "VIOLATED"
+
+
+# -- make_laplace_threshold / make_noise_threshold on counts: (epsilon, delta) -------------------------
+
+def _laplace_at_least(m, scale):
+    """P(Z >= m) for the discrete Laplace at scale, by summing its pmf (60 digits, far past where it matters)."""
+    s = mpmath.mpf(Fraction(scale).numerator) / Fraction(scale).denominator
+    return mpmath.fsum(mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(z) / s) for z in range(m, m + int(400 * scale) + 50))
+
+
+def test_threshold_model_against_the_pmf():
+    """P(dropped | n) = P(n + Z < threshold), P(c | n) = pmf(c - n) for threshold <= c <= top, the rest above top;
+    an absent key is never released."""
+    from wmcdp.audit.opendp import ABSENT, DROPPED, NoiseThreshold, threshold_outputs
+
+    spec = NoiseThreshold(0.7, 3, (1, 1, 1), lambda dp: None)
+    s = mpmath.mpf(Fraction(0.7).numerator) / Fraction(0.7).denominator
+    with mpmath.workdps(60):
+        for x, dist in zip(spec.inputs, threshold_outputs(spec)):
+            if x == ABSENT:
+                assert set(dist) == {DROPPED} and dist[DROPPED].enclosure(100)[0] == 1
+                continue
+            want = {DROPPED: 1 - _laplace_at_least(3 - x, 0.7), spec.top + 1: _laplace_at_least(spec.top + 1 - x, 0.7)}
+            want.update({c: mpmath.tanh(1 / (2 * s)) * mpmath.exp(-abs(c - x) / s) for c in range(3, spec.top + 1)})
+            assert set(dist) == set(want)
+            for y, p in dist.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - want[y]) <= want[y] * mpmath.mpf(2) ** -150
+
+
+def test_threshold_neighbours_follow_opendps_metric():
+    """l01inf_distance reads a missing key as 0: {} and {"a": 0} are at distance 0, {} and {"a": 1} at (1, 1, 1)."""
+    from wmcdp.audit.opendp import ABSENT, NoiseThreshold
+
+    one, none = NoiseThreshold(1.0, 5, (1, 1, 1), None), NoiseThreshold(1.0, 5, (0, 0, 0), None)
+    assert one.neighbours(ABSENT, 0) and one.neighbours(ABSENT, 1) and one.neighbours(3, 4)
+    assert not one.neighbours(ABSENT, 2) and not one.neighbours(1, 3) and not one.neighbours(2, 2)
+    assert none.neighbours(ABSENT, 0) and none.neighbours(0, ABSENT) and not none.neighbours(ABSENT, 1)
+    assert NoiseThreshold(1.0, 5, (1, 2, 2), None).neighbours(ABSENT, 2)
+
+
+@pytest.mark.parametrize("d_in, n", [((1, 1, 1), 1), ((0, 0, 0), 0), ((1, 2, 2), 2)])
+def test_threshold_delta_is_the_release_of_a_key_against_none(d_in, n):
+    """The worst pair is {"a": n} against {} (never released): delta(epsilon) = P(Z >= threshold - n), at least
+    e^(1/scale) times the claimed P(Z > threshold - l_inf) (0 at d_in = 0): VIOLATED."""
+    pytest.importorskip("opendp")
+    from wmcdp.audit.opendp import audit_opendp
+
+    (row,) = audit_opendp(only=f"scale=1.0, threshold=5, d_in={d_in}")
+    claim = _claim(lambda dp: dp.m.make_laplace_threshold(dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32")),
+                                                          dp.l01inf_distance(dp.absolute_distance(T="i32")),
+                                                          scale=1.0, threshold=5).map(d_in))
+    with mpmath.workdps(60):
+        exact = _laplace_at_least(5 - n, 1.0)
+    assert (row.claimed, row.claimed_delta) == claim and row.verdict == "VIOLATED"
+    assert row.delta == pytest.approx(float(exact), rel=1e-12) and exact > claim[1]
+    assert {row.witness[0], row.witness[1]} == {"{}", repr({"a": n})} and row.epsilon == math.inf
+    if n:
+        assert claim[1] == pytest.approx(float(_laplace_at_least(6 - n, 1.0)), rel=1e-12)  # one step further out
+
+
+def test_threshold_model_matches_opendp_and_its_report_runs_alone(tmp_path):
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import audit_opendp
+
+    (row,) = audit_opendp(sample=3000, level=1e-9, only="make_noise_threshold", processes=1)
+    assert row.verdict == "VIOLATED" and row.model_agrees and len(row.samples) == 2
+    text, lines = _report_lines(tmp_path, "scale=1.0, threshold=5, d_in=(1, 1, 1)")
+    assert "breaks its claimed (epsilon, delta)" in text
+    with mpmath.workdps(60):
+        printed = mpmath.mpf(lines[1].split("= ")[1].split(" ")[0])
+        assert abs(printed - _laplace_at_least(4, 1.0)) < mpmath.mpf(10) ** -30
+    released = int(lines[2].split(" in ")[1].split(" ")[0])
+    assert 10000 * 0.0134 - 60 < released < 10000 * 0.0134 + 60 and lines[2].endswith("from {} in 0 of 10000")
+    assert lines[-1] == "VIOLATED"
+
+
+# -- make_private_quantile under max divergence ---------------------------------------------------
+
+def test_quantile_scores_and_alpha_constants():
+    """score_candidates for an unknown size: |(den - num) #(x < c) - num #(x > c)|, with alpha as the double's own
+    fraction when its denominator is below 10 000, else round(alpha * 10 000) / 10 000."""
+    from wmcdp.audit.opendp import alpha_fraction, quantile_scores
+
+    assert alpha_fraction(0.5) == (1, 2) and alpha_fraction(0.25) == (1, 4) and alpha_fraction(0.3) == (3000, 10000)
+    assert alpha_fraction(1 / 3) == (3333, 10000) and alpha_fraction(0.99995) == (9999 + 1, 10000)
+    assert quantile_scores([0, 1, 1, 2], [0, 1, 2], 0.5) == (3, 0, 3)  # c = 1: one below, one above
+    assert quantile_scores([0, 1, 1, 2], [0, 1, 2], 0.25) == (3, 2, 9)  # c = 2: 3 * 3 below, none above
+    assert quantile_scores([], [0, 5], 0.3) == (0, 0)
+
+
+def test_quantile_neighbours_add_or_remove_one_value():
+    from wmcdp.audit.opendp import PrivateQuantile
+
+    spec = PrivateQuantile((0, 1), 0.5, 1.0, 3, 3)
+    assert spec.neighbours((1, 1), (1, 1, 2)) and spec.neighbours((0, 1, 2), (0, 2)) and spec.neighbours((), (2,))
+    assert not spec.neighbours((0, 0), (1, 2, 2)) and not spec.neighbours((0,), (1,)) and not spec.neighbours((), (0, 1))
+    assert len(spec.inputs) == 20 and len(set(spec.inputs)) == 20  # multisets of at most 3 values of 3
+
+
+def test_private_quantile_against_every_neighbouring_pair():
+    """The model's distributions against OpenDP's permute-and-flip stepped through (mpmath, on the negated scores
+    at scale * den), and the tight epsilon against the largest log-ratio over every pair of datasets one value apart
+    and every candidate, enumerated here; the claim d_in * 2 * max(num, den - num) / (scale * den) = 1 is tight."""
+    import itertools
+
+    from wmcdp.audit.opendp import cases, quantile_outputs
+
+    (case,) = cases("make_private_quantile candidates=[0, 1, 2]")
+    spec = case.spec
+    datasets = [x for n in range(4) for x in itertools.combinations_with_replacement(range(4), n)]
+    with mpmath.workdps(60):
+        dists = {}
+        for x in datasets:
+            scores = [-(abs(sum(v < c for v in x) - sum(v > c for v in x))) for c in (0, 1, 2)]
+            dists[x] = {(0, 1, 2)[i]: p for i, p in _pf_steps(scores, mpmath.mpf(2), [0, 1, 2]).items()}
+            got = quantile_outputs(spec, x)
+            for y, p in got.items():
+                mid, _ = p.enclosure(200)
+                assert abs(mpmath.mpf(mid.numerator) / mid.denominator - dists[x][y]) <= dists[x][y] * mpmath.mpf(2) ** -150
+
+        def close(a, b):
+            return len(b) == len(a) + 1 and any(tuple(sorted(a + (v,))) == b for v in range(4))
+
+        worst = max(mpmath.log(dists[a][y] / dists[b][y]) for a in datasets for b in datasets
+                    if close(a, b) or close(b, a) for y in (0, 1, 2))
+    row = _row("make_private_quantile candidates=[0, 1, 2]")
+    assert row.claimed == 1.0 and row.verdict == "tight"
+    assert worst <= mpmath.mpf(row.epsilon) <= worst * (1 + mpmath.mpf(2) ** -48) and abs(worst - 1) < 1e-15
+
+
+def test_private_quantile_model_matches_opendp():
+    pytest.importorskip("opendp")
+    pytest.importorskip("scipy")
+    from wmcdp.audit.opendp import audit_opendp
+
+    rows = audit_opendp(sample=3000, level=1e-9, only="make_private_quantile", processes=1)
+    assert [r.verdict for r in rows] == ["tight", "loose", "loose"] and all(r.model_agrees for r in rows)
+
+
+def test_private_quantile_scores_are_checked_against_opendps_own(monkeypatch):
+    """Every dataset's model scores are compared with OpenDP's make_quantile_score_candidates: a model off by one on
+    one dataset stops the audit in one line naming it."""
+    pytest.importorskip("opendp")
+    import wmcdp.audit.opendp as module
+
+    right = module.quantile_scores
+    monkeypatch.setattr(module, "quantile_scores",
+                        lambda x, c, a: tuple(s + (list(x) == [1, 3]) for s in right(x, c, a)))
+    with pytest.raises(module.WmcdpError, match=r"the model scores \[1, 3\] as \[3, 2, 1\], OpenDP as \[2, 1, 0\]"):
+        module.audit_opendp(only="make_private_quantile candidates=[0, 1, 2]")

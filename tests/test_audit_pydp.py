@@ -115,3 +115,56 @@ def test_command_line(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "pydp.algorithms", None)
     with pytest.raises(WmcdpError, match=r"needs python-dp: pip install 'wmcdp\[pydp\]'"):
         audit_pydp(only="Laplace")
+
+
+@pytest.mark.parametrize("label", ["epsilon=1.0, delta=1e-16,", "max_partitions_contributed=2"])
+def test_report_script_runs_with_the_library_alone(tmp_path, label):
+    """The report's script, with wmcdp unimportable, computes the witness pair's delta at the claimed epsilon from
+    the library's probability_of_keep; it agrees with the brute force above (one partition) or with the product
+    of the two partitions' keep bits (two), and says VIOLATED."""
+    from reports import script_output
+
+    assert main(["audit", "pydp", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    text = path.read_text()
+    assert "breaks its claimed (epsilon, delta)" in text
+    lines = script_output(text)
+    (case,) = cases(label)
+    keep = [F(0)] + [uniform_double_cdf(float(case.spec.build().probability_of_keep(n))) for n in range(1, 60)]
+    if case.spec.partitions == 1:
+        expected = brute_delta(keep, case.spec.epsilon)
+    else:  # one user in both partitions: counts (1, 1) against (0, 0); only "both dropped" is possible under (0, 0)
+        mpmath.mp.dps = 60
+        k = mpmath.mpf(keep[1].numerator) / keep[1].denominator
+        expected = 1 - (1 - k) ** 2  # every output but "both dropped" has probability 0 under (0, 0)
+    got = mpmath.mpf(lines[-3].split("= ")[1])
+    assert abs(got - expected) <= expected * mpmath.mpf(10) ** -25 and lines[-1] == "VIOLATED"
+
+
+@pytest.mark.parametrize("kind", ["Laplace", "Gaussian"])
+def test_declared_models_are_sampled_across_their_transition(kind):
+    """The Laplace and Gaussian strategies' noise is added in C++: their models are the stated keep probabilities,
+    tested against should_keep at every count of the transition (1 % .. 99 %), where the draws have power; a model
+    shifted by one user fails there, the right one passes."""
+    pytest.importorskip("scipy")
+    from wmcdp.audit.core import check_model
+    from wmcdp.audit.pydp import sampled_counts
+
+    (case,) = cases(kind)
+    keep = keep_probabilities(case)
+    counts = sampled_counts(case, keep, (1, 0))
+    assert counts[0] == 1 and all(F(1, 100) <= keep[n] <= F(99, 100) for n in counts[1:]) and len(counts) >= 8
+    middle = min(counts, key=lambda n: abs(keep[n] - F(1, 2)))
+    drawn = draw_counts(case, middle, 20_000)
+    assert check_model("n", {True: float(keep[middle]), False: float(1 - keep[middle])}, drawn, 1e-6).agrees
+    shifted = keep[middle + 1]
+    assert not check_model("n", {True: float(shifted), False: float(1 - shifted)}, drawn, 1e-6).agrees
+    (exact,) = cases("epsilon=0.1")
+    assert sampled_counts(exact, keep_probabilities(exact), (201, 200)) == [200, 201]  # the sampler's own model
+
+
+def test_every_violated_case_has_a_script():
+    rows = audit_pydp()
+    assert sum(r.verdict == "VIOLATED" for r in rows) == 8
+    assert all((r.reproducer is not None) == (r.verdict == "VIOLATED") for r in rows)
+    assert all("wmcdp" not in r.reproducer for r in rows if r.reproducer)

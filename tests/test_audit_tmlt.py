@@ -113,3 +113,19 @@ def test_discrete_gaussian_model_and_rho():
     (row,) = audit_tmlt(only="sigma_squared=1/3,")
     assert row.verdict == "loose" and row.epsilon == pytest.approx(float(F(1) / (2 * scale)), rel=1e-15)
     assert row.epsilon < row.claimed == 1.5
+
+
+def test_partition_selection_report_runs_with_tmlt_alone(tmp_path):
+    """The report's script, with wmcdp unimportable, computes P(released | 1 user) = q^(threshold - 1) / (1 + q) at
+    the scale AddGeometricNoise samples at (alpha rounded up to a double), above the claimed delta."""
+    from reports import script_output
+
+    label = "epsilon=3, delta=1/100000"
+    assert main(["audit", "tmlt", "--only", label, "--report", str(tmp_path)]) == 1
+    (path,) = tmp_path.iterdir()
+    lines = script_output(path.read_text())
+    s = F(float(lines[0].split("s = ")[1].split(" ")[0]))  # to_float(round_up=True): a few ulp above 1/3
+    assert lines[0].startswith("threshold = 5, alpha = 1/3, sampled at") and s == sampler_scale(F(1, 3)) > F(1, 3)
+    q = mpmath.exp(-1 / (mpmath.mpf(s.numerator) / s.denominator))
+    printed = mpmath.mpf(lines[1].split("= ")[1])
+    assert abs(printed - q**4 / (1 + q)) < mpmath.mpf(10) ** -40 and lines[-1] == "VIOLATED"

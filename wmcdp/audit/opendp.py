@@ -36,13 +36,14 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..base.certified import Real
+from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
@@ -90,6 +91,7 @@ class Measurement:
     show: Callable[[tuple[Any, ...]], str] = repr  # a model input as OpenDP's value, for people
     show_output: Callable[[Any], str] = repr  # a model output as OpenDP's value, for people
     exact: Any = "binary"  # "binary": exact binary64 parameters; False: a float model
+    script: str | None = None  # a violation's standalone script (OpenDP alone): the head, formatted per finding
 
 
 #: how every OpenDP model is validated
@@ -159,6 +161,12 @@ def _cases() -> list[AuditCase]:
             lambda y: names.index(y),
             _category(t),
             lambda y: names[y],
+            script=_fill(
+                _RR_SCRIPT,
+                call=f"dp.m.make_randomized_response({names!r}, prob={prob!r})",
+                categories=repr(names),
+                prob=repr(prob),
+            ),
         )
 
     def bitvec(n: int, m: int, f: float) -> AuditCase:
@@ -193,6 +201,12 @@ def _cases() -> list[AuditCase]:
             to_model,
             lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
             lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
+            script=_fill(
+                _BITVEC_SCRIPT,
+                call=f"make_randomized_response_bitvec(dp.bitvector_domain(max_weight={m}), dp.discrete_distance(), "
+                f"{f!r})",
+                f=repr(f),
+            ),
         )
 
     def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> AuditCase:
@@ -208,6 +222,11 @@ def _cases() -> list[AuditCase]:
             int,
             lambda x: str(x[0]),
             str,
+            script=_fill(
+                _GEOMETRIC_SCRIPT,
+                call=f"dp.m.make_geometric(dp.atom_domain(T={T!r}), dp.absolute_distance(T={T!r}), "
+                f"scale={scale!r}, bounds=({lower}, {upper}))",
+            ),
         )
 
     def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> AuditCase:
@@ -239,6 +258,54 @@ def _cases() -> list[AuditCase]:
         params = f"T={T}, no bounds, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
         claim = "pure epsilon: the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+
+    def noise_laplace(T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            return dp.m.make_noise(*space, dp.max_divergence(), scale=scale)
+
+        spec = IntegerLaplace(T, scale, inputs, build)
+        low, high = spec.window
+        params = f"T={T}, max_divergence, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_noise", params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+
+    def gaussian(name: str, T: str, scale: float, d_in: int) -> AuditCase:
+        def build(dp: Any) -> Any:
+            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+            if name == "make_noise":
+                return dp.m.make_noise(*space, dp.zero_concentrated_divergence(), scale=scale)
+            return dp.m.make_gaussian(*space, scale=scale)
+
+        spec = IntegerGaussian(T, scale, d_in, build)
+        x0, x1 = spec.inputs
+        params = f"T={T}, zCDP, scale={scale!r}, inputs {x0} and {x1}"
+        claim = "zCDP rho: the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _gaussian_row, draw_counts, VALIDATION, spec)
+
+    def threshold(name: str, scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+            metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
+            if name == "make_noise_threshold":
+                return dp.m.make_noise_threshold(
+                    domain, metric, dp.approximate(dp.max_divergence()), scale=scale, threshold=level
+                )
+            return dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=level)
+
+        spec = NoiseThreshold(scale, level, d_in, build)
+        params = f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}"
+        claim = "(epsilon, delta): the privacy map at d_in (certified)"
+        return AuditCase("opendp", name, params, claim, _threshold_row, draw_counts, VALIDATION, spec)
+
+    def quantile(candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int) -> AuditCase:
+        spec = PrivateQuantile(candidates, alpha, scale, values, size)
+        params = (
+            f"candidates={list(candidates)}, alpha={alpha!r}, scale={scale!r}, "
+            f"datasets of up to {size} values in 0..{values - 1}"
+        )
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase("opendp", "make_private_quantile", params, claim, _quantile_row, draw_counts, VALIDATION, spec)
 
     def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
         def build(dp: Any) -> Any:
@@ -275,6 +342,20 @@ def _cases() -> list[AuditCase]:
         laplace("make_laplace", "i64", 1.0, (5, 7)),
         top_k(3, 2, 2, 1.0, False),
         top_k(3, 2, 2, 2.0, True),
+        noise_laplace("i32", 1.5, (0, 1)),
+        gaussian("make_gaussian", "i32", 1.0, 1),
+        gaussian("make_gaussian", "i32", 0.7, 2),
+        gaussian("make_gaussian", "i64", 3.0, 1),
+        gaussian("make_gaussian", "u32", 2.0, 1),
+        gaussian("make_noise", "i32", 1.5, 2),
+        threshold("make_laplace_threshold", 1.0, 5, (1, 1, 1)),
+        threshold("make_laplace_threshold", 2.0, 20, (1, 1, 1)),
+        threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
+        threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
+        threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
+        quantile((0, 1, 2), 0.5, 1.0, 4, 3),
+        quantile((1, 2), 0.25, 0.5, 4, 3),
+        quantile((0, 2), 0.3, 1.0, 3, 3),
     ]
 
 
@@ -398,6 +479,329 @@ def _certified_row(
     return row, (i, j)
 
 
+# -- the discrete Gaussian over an integer type (zCDP): an infinite support, certified ------------------
+
+
+@dataclass(frozen=True)
+class IntegerGaussian:
+    """A case of OpenDP's discrete Gaussian on an integer atom domain (``make_gaussian``, or ``make_noise`` under
+    ``zero_concentrated_divergence``): inputs ``base`` and ``base + d_in``, where ``base`` is 0 for a signed type
+    and, for an unsigned one, past the model's window (:func:`~wmcdp.audit.tmlt.gauss_window`), so that the
+    saturating cast at 0 only ever meets the merged lower tail."""
+
+    T: str
+    scale: float
+    d_in: int
+    build: Callable[[Any], Any]
+
+    @property
+    def variance(self) -> Fraction:
+        """``sigma^2``: the scale's binary64 value read as a rational (``integerize_scale(scale, 0)``), squared."""
+        return Fraction(self.scale) ** 2
+
+    @property
+    def window(self) -> int:
+        from .tmlt import gauss_window
+
+        return gauss_window(self.variance)
+
+    @property
+    def base(self) -> int:
+        return 0 if INTEGER_RANGES[self.T][0] < 0 else self.window + 1
+
+    @property
+    def inputs(self) -> tuple[int, int]:
+        return self.base, self.base + self.d_in
+
+    def to_opendp(self, x: Any) -> Any:
+        return self.inputs[x]
+
+    def from_opendp(self, y: Any) -> Hashable:
+        """An output as the model codes it (:func:`~wmcdp.audit.tmlt.gauss_outputs`): 0 below the window, then the
+        window's outputs ``base - W .. base + d_in + W``, then one code above it."""
+        w = self.window
+        return min(max(int(y) - self.base, -w - 1), self.d_in + w + 1) + w + 1
+
+
+def _gaussian_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at ``d_in`` (``(d_in / scale)^2 / 2`` rounded up to a double) against the
+    tight rho. OpenDP 0.16 adds ``sample_discrete_gaussian(scale)`` (``traits/samplers/cks20``) to the input in
+    big integers and casts back saturating (``nature/integer``, ``ZExpFamily<2>::sample``): CKS20's rejection
+    sampler, exact at ``sigma^2 = scale^2`` for the scale's binary64 value, so ``P(Z = z)`` is proportional to
+    ``e^(-z^2 / (2 sigma^2))``. Shifted by ``d_in``, its Renyi divergence of every order ``alpha`` is at most
+    ``alpha d_in^2 / (2 sigma^2)`` (equal at integer orders; the saturating cast is a post-processing, which
+    cannot raise it): the tight rho is ``d_in^2 / (2 sigma^2)``, checked against the certified ``D_2`` of the
+    windowed model (:func:`~wmcdp.audit.tmlt.discrete_gaussian_row`)."""
+    from .tmlt import discrete_gaussian_row
+
+    spec: IntegerGaussian = case.spec
+    claimed = float(spec.build(_opendp()).map(spec.d_in))
+    x0, x1 = spec.inputs
+    row, dists = discrete_gaussian_row(
+        case, case.params, spec.variance, claimed, (claimed, claimed), (str(x0), str(x1))
+    )
+    return row, [(str(spec.inputs[k]), {y: float(p) for y, p in dists[k].items()}, k) for k in (0, 1)]
+
+
+# -- the discrete Laplace threshold on counts: (epsilon, delta), certified ---------------------------
+
+#: the partition's absence from the input (no key), which OpenDP's metric reads as a count of 0
+ABSENT = "absent"
+#: the partition's absence from the output
+DROPPED = "dropped"
+
+
+@dataclass(frozen=True)
+class NoiseThreshold:
+    """A case of ``make_laplace_threshold`` (or ``make_noise_threshold`` under ``approximate(max_divergence())``)
+    on ``map_domain(atom_domain(str), atom_domain(i32))`` with ``l01inf_distance``: one key's count, from
+    :data:`ABSENT` and ``0`` to ``threshold + 1``; ``d_in = (l0, l1, linf)``."""
+
+    scale: float
+    threshold: int
+    d_in: tuple[int, int, int]
+    build: Callable[[Any], Any]
+
+    @property
+    def inputs(self) -> list[Any]:
+        return [ABSENT, *range(self.threshold + 2)]
+
+    @property
+    def top(self) -> int:
+        """The greatest released count the model keeps apart; those above are merged."""
+        return self.threshold + 2
+
+    def neighbours(self, a: Any, b: Any) -> bool:
+        """``d_in``-close by OpenDP's definition (``metrics/mod.rs``, ``L0PInfDistance``): a missing key is the
+        additive identity, 0, so an absent key and a count of 0 are at distance 0."""
+        n, m = (0 if v == ABSENT else v for v in (a, b))
+        change = abs(n - m)
+        l0, l1, linf = self.d_in
+        return a != b and (change == 0 or (l0 >= 1 and change <= min(l1, linf)))
+
+    def to_opendp(self, x: Any) -> Any:
+        return {} if x == ABSENT else {"a": x}
+
+    def from_opendp(self, y: Any) -> Hashable:
+        if "a" not in y:
+            return DROPPED
+        return min(int(y["a"]), self.top + 1)
+
+    def show_output(self, y: Hashable) -> str:
+        return f"a > {self.top}" if y == self.top + 1 else str(y) if y == DROPPED else f"a = {y}"
+
+
+def threshold_outputs(spec: NoiseThreshold) -> list[dict[Hashable, Real]]:
+    """``P(output | input)`` for each input of ``spec``, as exact reals. OpenDP 0.16 adds
+    ``sample_discrete_laplace(scale)`` to each count in big integers (``noise_threshold/nature/integer``,
+    ``make_int_to_bigint_threshold``) and keeps the keys whose noisy count is at least the threshold
+    (``noise_threshold/mod.rs``: ``cmp(&threshold) != Less``); an absent key is never released. With
+    ``P(Z = z) = (1 - q)/(1 + q) q^|z|``, ``q = e^(-1/s)``, a count ``n`` is dropped with probability
+    ``P(Z <= threshold - 1 - n)``, released as ``c`` in ``threshold .. top`` with ``P(Z = c - n)``, and above
+    ``top`` with ``P(Z >= top + 1 - n)``; every count above ``top`` has the same ratio between two inputs up to
+    ``top``, so merging them changes no hockey-stick sum."""
+    q = Real(f"exp(-{1 / Fraction(spec.scale)})")
+    c = (1 - q) / (1 + q)
+
+    def at_least(m: int) -> Real:  # P(Z >= m)
+        return q**m / (1 + q) if m >= 0 else 1 - q ** (1 - m) / (1 + q)
+
+    out: list[dict[Hashable, Real]] = []
+    for x in spec.inputs:
+        if x == ABSENT:
+            out.append({DROPPED: Real("1")})
+            continue
+        dist: dict[Hashable, Real] = {DROPPED: 1 - at_least(spec.threshold - x)}
+        for count in range(spec.threshold, spec.top + 1):
+            dist[count] = c * q ** abs(count - x)
+        dist[spec.top + 1] = at_least(spec.top + 1 - x)
+        out.append(dist)
+    return out
+
+
+def _threshold_row(case: AuditCase) -> Modelled:
+    """The claim ``(epsilon, delta)`` of the privacy map at ``d_in`` against the certified tight delta at the
+    claimed epsilon over every ``d_in``-close pair of the case's inputs (both orders), and the tight epsilon at the
+    claimed delta. The verdict compares the deltas (``VIOLATED`` when the enclosure lies above the claim)."""
+    from ..notions.approximate import synthesize_approximate
+
+    spec: NoiseThreshold = case.spec
+    eps, delta = (float(v) for v in spec.build(_opendp()).map(spec.d_in))
+    dists = threshold_outputs(spec)
+    prog, outputs, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
+    at_eps = synthesize_approximate(prog, epsilon=eps, neighbours=relation, certified=True, force=True)
+    at_delta = synthesize_approximate(prog, delta=Fraction(delta), neighbours=relation, certified=True, force=True)
+    i, j = at_eps.witness.x[0], at_eps.witness.x_prime[0]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        eps,
+        at_delta.interval.hi,
+        None,
+        certified_verdict(delta, delta, at_eps.interval.lo, at_eps.interval.hi),
+        (repr(spec.to_opendp(spec.inputs[i])), repr(spec.to_opendp(spec.inputs[j])), ""),
+        0.0,
+        claimed_delta=delta,
+        delta=at_eps.interval.hi,
+    )
+    if row.verdict == "VIOLATED" and ABSENT in (spec.inputs[i], spec.inputs[j]):
+        present = spec.inputs[j] if spec.inputs[i] == ABSENT else spec.inputs[i]
+        row = replace(row, reproducer=threshold_reproducer(case, eps, delta, present))
+    return row, [(repr(spec.to_opendp(spec.inputs[k])), _floats(dists[k]), spec.inputs[k]) for k in (i, j)]
+
+
+_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}) at d_in = {d_in},
+yet the input {{"a": {n}}} releases the key "a" more often than delta, while the input {{}} (at distance
+{distance} under l01inf_distance: a missing key counts as 0) never releases it: P(released | {{"a": {n}}}) <= delta
+is what the claim needs. The measurement adds the discrete Laplace Z at the scale to the count and keeps the key
+when the noisy count is at least the threshold, so P(released) = P(Z >= threshold - {n}) = q^m / (1 + q) with
+q = e^(-1/scale), m = threshold - {n}; the privacy map's delta is the tail P(Z > threshold - l_inf), one step
+further out. Needs only OpenDP."""
+import math
+from decimal import Decimal, getcontext
+
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+scale, threshold = {scale!r}, {threshold!r}
+domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
+measurement = {call}
+epsilon, delta = measurement.map({d_in})
+print(f"the privacy map at d_in = {d_in}: ({{epsilon!r}}, {{delta!r}})")
+getcontext().prec = 50
+q = (-1 / Decimal(scale)).exp()
+exact = q ** (threshold - {n}) / (1 + q)
+print(f"P(released | {{{{'a': {n}}}}}) = {{exact:.30e}} exactly")
+n = 10000
+batch = dp.c.make_composition([measurement] * n)  # the same sampler, n runs in one call
+k = sum(1 for out in batch({{"a": {n}}}) if "a" in out)
+never = sum(1 for out in batch({{}}) if "a" in out)
+low = k / n - 6 * math.sqrt(k * (n - k) / n) / n  # six standard errors below the frequency
+print(f"released from {{{{'a': {n}}}}} in {{k}} of {{n}} runs (at least {{low:.6f}} at six standard errors), "
+      f"from {{{{}}}} in {{never}} of {{n}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''
+
+
+def threshold_reproducer(case: AuditCase, epsilon: float, delta: float, n: int) -> str:
+    """A standalone script (OpenDP alone) for a violated threshold claim whose witness pair is a key with ``n``
+    users against no key: the exact release probability, OpenDP's own release frequency, and the verdict."""
+    spec: NoiseThreshold = case.spec
+    if case.mechanism == "make_noise_threshold":
+        call = "dp.m.make_noise_threshold(domain, metric, dp.approximate(dp.max_divergence()), scale, threshold)"
+    else:
+        call = "dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=threshold)"
+    return _THRESHOLD_SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        epsilon=epsilon,
+        delta=delta,
+        d_in=spec.d_in,
+        distance=(min(n, 1), n, n),
+        n=n,
+        scale=spec.scale,
+        threshold=spec.threshold,
+        call=call,
+    )
+
+
+def _floats(dist: dict[Hashable, Real]) -> dict[Hashable, float]:
+    return {y: float(p) for y, p in dist.items() if p > 0}
+
+
+# -- make_private_quantile under max divergence: scores, then noisy min by permute-and-flip -------------
+
+#: the alpha granularity OpenDP falls back to when the size is unknown (``score_candidates_constants``)
+ALPHA_GRANULARITY = 10_000
+
+
+@dataclass(frozen=True)
+class PrivateQuantile:
+    """A case of ``make_private_quantile(vector_domain(atom_domain(i32)), symmetric_distance(), max_divergence(),
+    candidates, alpha, scale)``: every dataset of at most ``size`` values in ``0 .. values - 1`` (as a sorted tuple:
+    the scores depend on the multiset only) is an input, neighbours one value added or removed (``d_in = 1``)."""
+
+    candidates: tuple[int, ...]
+    alpha: float
+    scale: float
+    values: int
+    size: int
+    d_in: int = 1
+
+    def build(self, dp: Any) -> Any:
+        domain = dp.vector_domain(dp.atom_domain(T="i32"))
+        return dp.m.make_private_quantile(
+            domain, dp.symmetric_distance(), dp.max_divergence(), list(self.candidates), self.alpha, self.scale
+        )
+
+    @property
+    def inputs(self) -> list[tuple[int, ...]]:
+        return [x for n in range(self.size + 1) for x in itertools.combinations_with_replacement(range(self.values), n)]
+
+    def neighbours(self, x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+        short, long = sorted((x, y), key=len)
+        return len(long) == len(short) + 1 and all(long.count(v) >= short.count(v) for v in set(short))
+
+    def to_opendp(self, x: Any) -> Any:
+        return list(x)
+
+    def from_opendp(self, y: Any) -> Hashable:
+        return int(y)
+
+
+def alpha_fraction(alpha: float) -> tuple[int, int]:
+    """``(alpha_num, alpha_den)`` of ``score_candidates_constants`` for an unknown size: the double's own fraction
+    when its denominator is below :data:`ALPHA_GRANULARITY`, else ``round(alpha * 10000.0)`` over 10000 (``round_cast``
+    of the double product: to nearest, halves away from zero)."""
+    exact = Fraction(alpha)
+    if exact.denominator < ALPHA_GRANULARITY:
+        return exact.numerator, exact.denominator
+    return math.floor(Fraction(alpha * float(ALPHA_GRANULARITY)) + Fraction(1, 2)), ALPHA_GRANULARITY
+
+
+def quantile_scores(x: Sequence[int], candidates: Sequence[int], alpha: float) -> tuple[int, ...]:
+    """``score_candidates`` (``transformations/quantile_score_candidates``) for an unknown size: for each candidate
+    ``c``, ``|(den - num) #(x < c) - num #(x > c)|`` (the counts capped at ``u64::MAX // den``, never reached here)."""
+    num, den = alpha_fraction(alpha)
+    return tuple(abs((den - num) * sum(1 for v in x if v < c) - num * sum(1 for v in x if v > c)) for c in candidates)
+
+
+def quantile_outputs(spec: PrivateQuantile, x: tuple[int, ...]) -> dict[Hashable, Real]:
+    """``P(candidate | x)``: ``make_noisy_max(..., scale * den, negate=true)`` is one round of OpenDP's
+    permute-and-flip (:func:`permute_and_flip`) on the negated scores at the double ``scale * den``, read exactly."""
+    _, den = alpha_fraction(spec.alpha)
+    scores = tuple(-v for v in quantile_scores(x, spec.candidates, spec.alpha))
+    p = permute_and_flip(scores, Fraction(spec.scale * float(den)))
+    return {spec.candidates[i]: p[i] for i in range(len(spec.candidates))}
+
+
+def _quantile_row(case: AuditCase) -> Modelled:
+    """The claim of the privacy map at 1 against the certified tight epsilon over every pair of neighbouring
+    datasets of the case. Before modelling, the model's scores are checked against OpenDP's own
+    ``make_quantile_score_candidates`` on every dataset (exact agreement, or the audit stops)."""
+    spec: PrivateQuantile = case.spec
+    dp = _opendp()
+    claimed = float(spec.build(dp).map(spec.d_in))
+    library_scores = dp.t.make_quantile_score_candidates(
+        dp.vector_domain(dp.atom_domain(T="i32")), dp.symmetric_distance(), list(spec.candidates), spec.alpha
+    )
+    for x in spec.inputs:
+        ours, theirs = quantile_scores(x, spec.candidates, spec.alpha), tuple(library_scores(list(x)))
+        if ours != theirs:
+            raise WmcdpError(f"{case.label}: the model scores {list(x)} as {list(ours)}, OpenDP as {list(theirs)}")
+    inputs = spec.inputs
+    dists: list[dict[Hashable, Any]] = [quantile_outputs(spec, x) for x in inputs]
+    row, (i, j) = _certified_row(case, claimed, inputs, spec.neighbours, dists, _show_dataset)
+    return row, [(str(list(inputs[m])), _floats(dists[m]), inputs[m]) for m in (i, j)]
+
+
+def _show_dataset(v: Any) -> str:
+    """A dataset as OpenDP's list (an output, a candidate, as it is)."""
+    return str(list(v)) if isinstance(v, tuple) else str(v)
+
+
 # -- noisy top-k under max divergence: k rounds of permute-and-flip, exact reals -------------------
 
 
@@ -518,6 +922,9 @@ def _row(case: AuditCase) -> Modelled:
     compiled = compile_program(spec.model(), exact_floats=spec.exact == "binary")
     r = synthesize_privacy(compiled, exact=spec.exact, force=True)
     w = r.witness
+    dists = [model_distribution(compiled, x, spec.exact) for x in (w.x, w.x_prime)]
+    shown = (spec.show(w.x), spec.show(w.x_prime), spec.show_output(w.y))
+    found = verdict(claimed, r.ratio, r.epsilon, bool(r.exact))
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -525,11 +932,100 @@ def _row(case: AuditCase) -> Modelled:
         claimed,
         r.epsilon,
         None if not r.exact else ("inf" if r.ratio == math.inf else str(r.ratio)),
-        verdict(claimed, r.ratio, r.epsilon, bool(r.exact)),
-        (spec.show(w.x), spec.show(w.x_prime), spec.show_output(w.y)),
+        found,
+        shown,
         0.0,
+        witness_probabilities=(str(dists[0].get(w.y, 0)), str(dists[1].get(w.y, 0))) if r.exact else None,
+        reproducer=reproducer(case, claimed, *shown) if found == "VIOLATED" and spec.script else None,
     )
-    return row, [(spec.show(x), model_distribution(compiled, x, spec.exact), x) for x in (w.x, w.x_prime)]
+    return row, [(spec.show(x), d, x) for x, d in zip((w.x, w.x_prime), dists)]
+
+
+# -- reproducers: a script per finding that needs OpenDP alone ----------------------------------------
+
+_HEAD = '''"""{label}: OpenDP {version} claims epsilon = {claim!r} at d_in = {d_in}, yet the output y = {y!r}
+is more likely under x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
+Needs only OpenDP."""
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+claim = {claim!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
+'''
+
+#: make_randomized_response: the witness's probabilities from the library's lines and its stored double
+_RR_SCRIPT = """measurement = {call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+categories, p = {categories}, Fraction({prob})
+
+
+def prob(item):  # measurements/randomized_response/mod.rs: the truth kept with probability prob (an exact
+    # Bernoulli of the stored double, sample_bernoulli_float), else one of the other categories uniformly
+    return p if item == y else (1 - p) / (len(categories) - 1)
+
+"""
+
+#: make_randomized_response_bitvec on inputs of two lengths: each output keeps its input's length
+_BITVEC_SCRIPT = """from collections import Counter
+
+measurement = dp.m.{call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+q = Fraction({f}) / 2
+
+
+def prob(item):  # measurements/randomized_response_bitvec: each bit flipped with probability f / 2, the length kept
+    data, out = bytes.fromhex(item), bytes.fromhex(y)
+    if len(data) != len(out):
+        return Fraction(0)
+    flips = sum(bin(a ^ b).count("1") for a, b in zip(data, out))
+    return q**flips * (1 - q) ** (8 * len(data) - flips)
+
+
+lengths = Counter(len(measurement(bytes.fromhex(x_prime))) for _ in range(1000))  # the code path
+print(f"output lengths in bytes under x' in 1000 runs: {dict(lengths)}")
+"""
+
+#: make_geometric with bounds at the type's least value: the event's frequency, from OpenDP's own draws
+_GEOMETRIC_SCRIPT = """import math
+
+measurement = {call}
+print(f"the privacy map at d_in = 1: {measurement.map(1)!r}")
+batch = dp.c.make_composition([measurement] * 10000)  # the same sampler, 10 000 draws per call
+n = 20000  # draws under each input: the frequencies, not a computation, show the violation
+
+
+def count(item):
+    return sum(sum(1 for o in batch(int(item)) if o == int(y)) for _ in range(n // 10000))
+
+
+k, k_prime = count(x), count(x_prime)
+log = math.log(k / k_prime)
+spread = math.sqrt(1 / k - 1 / n + 1 / k_prime - 1 / n)  # the log ratio's standard error (delta method)
+print(f"y under x: {k} of {n}; under x': {k_prime} of {n}")
+print(f"ln of the frequency ratio = {log:.4f} (standard error {spread:.4f}); claimed = {claim!r}")
+print("VIOLATED" if log - 6 * spread > claim else "not shown at 6 standard errors")
+"""
+
+
+def _fill(template: str, **values: str) -> str:
+    """``template`` with each ``{name}`` replaced by its value (the scripts' own braces stay as they are)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+def reproducer(case: AuditCase, claimed: float, x: str, xp: str, y: str) -> str:
+    """A standalone script (OpenDP alone) for a violated case: the claim from the measurement's own map, then the
+    witness's probabilities from the library's lines (randomized response) or its frequency in OpenDP's draws."""
+    from .pureldp import TAIL
+
+    spec: Measurement = case.spec
+    assert spec.script is not None
+    head = _HEAD.format(label=case.label, version=LIBRARY.version(), claim=claimed, d_in=spec.d_in, x=x, xp=xp, y=y)
+    return head + spec.script + ("" if "batch" in spec.script else TAIL)
 
 
 #: OpenDP's measurement constructors (``opendp.measurements``), described once
@@ -569,18 +1065,52 @@ MECHANISMS = (
         "report-noisy-max over small integer scores (float model of the sampler: its probabilities are irrational)",
     ),
     Mechanism(
-        "`make_gaussian`, `make_noise` on integer domains",
-        "planned",
-        "the discrete Gaussian sampler over integers (and `make_noise`'s choice of sampler)",
+        "make_gaussian",
+        "audited",
+        "on integer domains (`i32`, `i64`, `u32`), zCDP: CKS20's exact discrete Gaussian at `sigma = scale` added "
+        "in big integers and cast back saturating; the claimed rho against the tight `d_in^2 / (2 scale^2)`, checked "
+        "against the certified `D_2` of a window of outputs (tails merged, each under 2^-200)",
+    ),
+    Mechanism(
+        "make_noise",
+        "audited",
+        "on integer domains: under `zero_concentrated_divergence` the discrete Gaussian of `make_gaussian`, under "
+        "`max_divergence` the discrete Laplace of `make_laplace`",
     ),
     Mechanism(
         "make_noisy_top_k",
         "audited",
         "k > 1 under max divergence: k rounds of permute-and-flip on the scores left (exact reals, certified), over "
-        "every vector of 3 scores in `0..2`",
+        "every vector of 3 scores in `0..2`; under `zero_concentrated_divergence` (the exponential mechanism, "
+        "sampled with replacement): planned — its rho is a supremum over every Renyi order, which the audit's "
+        "finite orders only bound from below",
     ),
-    Mechanism("make_private_quantile", "planned", "a discrete selection over candidates"),
-    Mechanism("`make_laplace_threshold`, `make_gaussian_threshold`, `make_noise_threshold`", "planned", "on counts"),
+    Mechanism(
+        "make_private_quantile",
+        "audited",
+        "under `max_divergence`, on `i32` datasets (every multiset of at most 3 values in a small range) with "
+        "`symmetric_distance`: the scores of `make_quantile_score_candidates` (checked against the library's own "
+        "transformation on every dataset), then one round of permute-and-flip on the negated scores at "
+        "`scale * den` (exact reals, certified); under `zero_concentrated_divergence`: planned, as `make_noisy_top_k`",
+    ),
+    Mechanism(
+        "make_laplace_threshold",
+        "audited",
+        "on one key's `i32` count (absent, 0 .. threshold + 1) under `l01inf_distance`, where a missing key counts "
+        "as 0: the discrete Laplace added exactly, the key kept when the noisy count is at least the threshold; the "
+        "certified tight delta at the claimed epsilon against the claimed delta",
+    ),
+    Mechanism(
+        "make_noise_threshold",
+        "audited",
+        "under `approximate(max_divergence())`: the discrete Laplace threshold of `make_laplace_threshold`",
+    ),
+    Mechanism(
+        "make_gaussian_threshold",
+        "planned",
+        "its claim is approximate zCDP (rho, delta): a tight rho with a delta needs the Renyi divergences of the "
+        "conditional distributions, which the audit does not compute yet",
+    ),
     Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
     Mechanism("`make_laplace`, `make_gaussian`, `make_noise` on float domains", "not auditable", "continuous output"),
     Mechanism("make_canonical_noise", "not auditable", "continuous output"),
@@ -606,8 +1136,11 @@ __all__ = [
     "LIBRARY",
     "MECHANISMS",
     "VALIDATION",
+    "IntegerGaussian",
     "IntegerLaplace",
     "Measurement",
+    "NoiseThreshold",
+    "PrivateQuantile",
     "NoisyTopK",
     "SampleCheck",
     "audit_opendp",
@@ -619,6 +1152,9 @@ __all__ = [
     "model_distribution",
     "noisy_top_k_outputs",
     "permute_and_flip",
+    "quantile_outputs",
+    "quantile_scores",
+    "threshold_outputs",
     "opendp_version",
     "verdict",
 ]

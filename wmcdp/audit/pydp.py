@@ -20,9 +20,11 @@ The models follow python-dp 1.1.5's C++ (Google's ``cc/algorithms``):
 * pre-thresholding (``PartitionSelectionStrategyWithPreThresholding``) over the truncated-geometric
   strategy: ``ShouldKeep(n)`` returns false without a draw while ``n < pre_threshold``, and is the wrapped
   strategy's ``ShouldKeep(n - pre_threshold + 1)`` from there on: the same comparison;
-* the Laplace and Gaussian strategies add continuous noise in C++ that Python cannot reach; their
+* the Laplace and Gaussian strategies add continuous noise in C++ that Python cannot reach per draw; their
   model is the keep probability the library states (``probability_of_keep``), and the rows say so
-  (``declared``). ``--sample`` checks every model against the library's own ``should_keep``.
+  (``declared``). ``--sample`` checks every model against the library's own ``should_keep``: the declared
+  ones at the witness's counts and at every count of their transition (keep probability in 1 % .. 99 %),
+  so the sampler itself, not only the formula, is tested.
 
 ``n = 0`` is a partition that does not exist: never released (probability 0), never sampled. The
 counts are unbounded; the window ``0 .. N`` ends at the first ``N`` with ``probability_of_keep(N) >= 1``,
@@ -39,7 +41,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +100,10 @@ class Strategy:
 
 
 #: how every python-dp model is validated
-VALIDATION = "the library's own should_keep on every nonzero count of the witness against the model (chi-square)"
+VALIDATION = (
+    "the library's own should_keep on every nonzero count of the witness (and, for a declared model, of its "
+    "transition) against the model (chi-square)"
+)
 
 
 def _case(
@@ -133,15 +138,18 @@ MECHANISMS = (
         "LaplacePartitionSelection (declared)",
         "audited",
         "continuous noise added in C++ that Python cannot "
-        "reach: the model is the keep probability the library states (`probability_of_keep`), so the verdict "
-        "is about that statement; `--sample` checks it against `should_keep`",
+        "reach per draw: the model is the keep probability the library states (`probability_of_keep`), so the "
+        "verdict is about that statement; `--sample` tests the sampler itself, `should_keep`, against it at the "
+        "witness's counts and at every count whose keep probability is in 1 % .. 99 %",
     ),
     Mechanism("GaussianPartitionSelection (declared)", "audited", "as the Laplace strategy"),
     Mechanism(
         "Count",
         "planned",
         "a count plus the C++ library's Laplace noise, rounded: an integer output whose "
-        "distribution follows the C++ sampler (64-bit integer draws), which Python cannot reach",
+        "distribution follows the C++ sampler (a geometric on a power-of-two granularity grid, drawn from "
+        "`UniformDouble` by a binary search), which Python cannot reach per draw; a model of that sampler is "
+        "missing, and a model of ideal rounded Laplace noise would not be the library's",
     ),
     Mechanism(
         "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
@@ -308,7 +316,93 @@ def _row(case: AuditCase) -> Modelled:
         claimed_delta=case.spec.delta,
         delta=float(at_eps.delta),
     )
-    return row, [(f"n={n}", _expected(keep[n]), n) for n in sorted({n for n in (*x, *xp) if n > 0})]
+    if row.verdict == "VIOLATED" and case.spec.exact:
+        row = replace(row, reproducer=reproducer(case, x, xp))
+    return row, [(f"n={n}", _expected(keep[n]), n) for n in sampled_counts(case, keep, (*x, *xp))]
+
+
+#: a declared model is also sampled at every count whose keep probability lies in this range
+TRANSITION = (Fraction(1, 100), Fraction(99, 100))
+
+
+def sampled_counts(case: AuditCase, keep: list[Fraction], witness: tuple[int, ...]) -> list[int]:
+    """The counts whose ``should_keep`` draws test the model: the witness's nonzero counts and, for a declared
+    model (the Laplace and Gaussian strategies, whose noise the C++ adds out of Python's reach), every count in
+    its transition (:data:`TRANSITION`), where a wrong keep probability shows in few draws."""
+    counts = {n for n in witness if n > 0}
+    if not case.spec.exact:
+        counts |= {n for n, p in enumerate(keep) if TRANSITION[0] <= p <= TRANSITION[1]}
+    return sorted(counts)
+
+
+_SCRIPT = '''"""{label}: python-dp {version} claims (epsilon, delta) = ({epsilon!r}, {delta!r}), yet between the
+user counts x = {x!r} and x' = {xp!r} (one user in at most {m} partition(s)) the tight delta at that epsilon is larger.
+The C++ ShouldKeep(n) (partition-selection.h) is UniformDouble() <= ProbabilityOfKeep(n), and UniformDouble (rand.cc)
+draws a 52-bit mantissa in a geometric binade, so P(kept) = t + ulp(t) exactly for the double
+t = probability_of_keep(n) < 1, and 1 from 1 on; with a pre_threshold, a count below it is dropped without a draw; a
+count of 0 is a partition that does not exist. The partitions are kept independently. Needs only python-dp."""
+import itertools
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from pydp.algorithms.partition_selection import create_partition_strategy
+
+epsilon, delta, pre_threshold = {epsilon!r}, {delta!r}, {pre!r}
+strategy = create_partition_strategy({kind!r}, epsilon, delta, {m}, pre_threshold=pre_threshold)
+x, x_prime = {x!r}, {xp!r}
+
+
+def kept(n):
+    if n == 0 or n < (pre_threshold or 0):
+        return Fraction(0)
+    t = float(strategy.probability_of_keep(n))
+    return Fraction(1) if t >= 1 else Fraction(t) + Fraction(math.ulp(t))
+
+
+def distribution(counts):  # the released partitions: one keep bit each
+    out = {{}}
+    for bits in itertools.product((True, False), repeat=len(counts)):
+        p = Fraction(1)
+        for b, n in zip(bits, counts):
+            p *= kept(n) if b else 1 - kept(n)
+        out[bits] = p
+    return out
+
+
+getcontext().prec = 80
+e = Decimal(epsilon).exp()
+p, q = distribution(x), distribution(x_prime)
+for n in sorted(set(x) | set(x_prime)):
+    print(f"P(kept | {{n}} users) = {{kept(n)}}")
+
+
+def dec(f):  # a fraction at 80 digits
+    return Decimal(f.numerator) / Decimal(f.denominator)
+
+
+exact = sum(max(Decimal(0), dec(p[o]) - e * dec(q[o])) for o in p)
+print(f"delta(epsilon) = {{exact:.30e}}")
+print(f"claimed delta  = {{Decimal(delta):.30e}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+'''
+
+
+def reproducer(case: AuditCase, x: tuple[int, ...], xp: tuple[int, ...]) -> str:
+    """A standalone script (python-dp alone) that computes the witness pair's hockey-stick divergence at the claimed
+    epsilon from the library's own ``probability_of_keep`` and the C++ comparison, and prints it with the verdict."""
+    spec: Strategy = case.spec
+    return _SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        epsilon=spec.epsilon,
+        delta=spec.delta,
+        pre=spec.pre_threshold,
+        kind=spec.strategy,
+        m=spec.partitions,
+        x=x,
+        xp=xp,
+    )
 
 
 def _expected(p: Fraction) -> dict[bool, Fraction]:
@@ -329,5 +423,7 @@ __all__ = [
     "hockey_stick_exceeds",
     "keep_probabilities",
     "pydp_version",
+    "reproducer",
+    "sampled_counts",
     "uniform_double_at_most",
 ]

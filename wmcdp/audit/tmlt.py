@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -149,7 +149,12 @@ MECHANISMS = (
         "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
     ),
     Mechanism(
-        "SparseVectorPrefixSums", "planned", "the sparse vector technique over prefix sums, with geometric noise"
+        "SparseVectorPrefixSums",
+        "planned",
+        "discrete (the first rank whose noisy prefix sum reaches a noisy threshold, both `AddGeometricNoise`), claim "
+        "`4 d_in / alpha`: its output probabilities are sums over the unbounded noisy threshold, which need the "
+        "tails in closed form as certified series; its `call` runs in Spark, so sampling would draw its noises "
+        "directly",
     ),
 )
 
@@ -263,12 +268,31 @@ def gauss_outputs(s: Fraction, d: int) -> list[dict[int, Real]]:
 
 
 def _gauss_row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, int]]:
-    """The tight rho from the closed form, checked against the certified ``D_2`` of the merged model."""
+    """The claimed rho ``d_in^2 / (2 sigma_squared)`` against the tight one at the sampled variance."""
     assert case.spec.alpha is not None
     s = sampler_scale_of("AddDiscreteGaussianNoise", case.spec.alpha)
-    claim, true = Fraction(case.spec.d_in**2) / (2 * case.spec.alpha), Fraction(case.spec.d_in**2) / (2 * s)
-    dists = gauss_outputs(s, case.spec.d_in)
-    r = synthesize_renyi(_choice_program("tmlt_discrete_gaussian", dists), [2], certified=True)
+    claim = Fraction(case.spec.d_in**2) / (2 * case.spec.alpha)
+    params = case.params + f" (sampled at sigma_squared={float(s)!r})"
+    row, dists = discrete_gaussian_row(case, params, s, float(claim), float_bracket(claim), ("0", str(case.spec.d_in)))
+    return row, dists, (0, 1)
+
+
+def discrete_gaussian_row(
+    case: AuditCase,
+    params: str,
+    s: Fraction,
+    claimed: float,
+    claim: tuple[float, float],
+    shown: tuple[str, str],
+) -> tuple[AuditRow, list[dict[int, Real]]]:
+    """The row of a discrete Gaussian of variance ``s`` added to two integer inputs ``d = case.spec.d_in`` apart
+    (shown as ``shown``), which claims the zCDP ``claimed`` (known to lie in ``claim``): the tight rho is
+    ``d^2 / (2 s)`` (the module docstring), checked against the certified ``D_2`` of the merged model
+    (:func:`gauss_outputs`, whose distributions come back with the row); a disagreement stops the audit."""
+    d = case.spec.d_in
+    true = Fraction(d * d) / (2 * s)
+    dists = gauss_outputs(s, d)
+    r = synthesize_renyi(_choice_program("discrete_gaussian", dists), [2], certified=True)
     (interval,) = r.intervals or ()
     closed = float(2 * true)
     if not (interval.lo <= closed and interval.hi >= closed * (1 - 2.0**-40)):
@@ -276,20 +300,19 @@ def _gauss_row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[i
             f"{case.label}: the certified D_2 of the model, [{interval.lo!r}, {interval.hi!r}], disagrees with "
             f"the closed form 2 rho = {closed!r}"
         )
-    low, high = float_bracket(claim)
     t_low, t_high = float_bracket(true)
     row = AuditRow(
         case.mechanism,
-        case.params + f" (sampled at sigma_squared={float(s)!r})",
-        case.spec.d_in,
-        float(claim),
+        params,
+        d,
+        claimed,
         t_high,
         None,
-        certified_verdict(low, high, t_low, t_high),
-        ("0", str(case.spec.d_in), "rho (zCDP)"),
+        certified_verdict(*claim, t_low, t_high),
+        (*shown, "rho (zCDP)"),
         0.0,
     )
-    return row, dists, (0, 1)
+    return row, dists
 
 
 # -- partition selection ------------------------------------------------------------------------
@@ -431,7 +454,40 @@ def _row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, in
         claimed_delta=d_high,
         delta=at_eps.interval.hi,
     )
+    if row.verdict == "VIOLATED" and 0 in (at_eps.witness.x[0], at_eps.witness.x_prime[0]):
+        n = at_eps.witness.x[0] or at_eps.witness.x_prime[0]
+        row = replace(
+            row, reproducer=_SELECTION.format(label=case.label, version=LIBRARY.version(), spec=case.spec, n=n)
+        )
     return row, selection_outputs(q, threshold), (at_eps.witness.x[0], at_eps.witness.x_prime[0])
+
+
+_SELECTION = '''"""{label}: tmlt.core {version} claims (epsilon, delta) = privacy_function(1), yet a partition of {n}
+user(s) is released more often than delta, while an absent partition never is: P(released | {n}) <= delta is what
+the claim needs (every release is impossible without the partition). GeometricPartitionSelection.call releases the
+count plus AddGeometricNoise(alpha) when it reaches the threshold, and AddGeometricNoise samples at
+alpha.to_float(round_up=True) = s, a little wider than alpha: P(released | {n}) = P(Z >= threshold - {n})
+= q^(threshold - {n}) / (1 + q) with q = e^(-1/s), while the claimed delta is computed at alpha itself.
+Needs only tmlt.core (no Spark session)."""
+from fractions import Fraction
+
+import sympy
+from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkStringColumnDescriptor
+from tmlt.core.measurements.aggregations import create_partition_selection_measurement
+
+domain = SparkDataFrameDomain(schema={{"A": SparkStringColumnDescriptor()}})
+requested = sympy.Rational("{spec.epsilon}"), sympy.Rational("{spec.delta}")
+measurement = create_partition_selection_measurement(domain, *requested)
+epsilon, delta = measurement.privacy_function(1)
+threshold, alpha = int(measurement.threshold), measurement.alpha
+s = alpha.to_float(round_up=True)
+print(f"threshold = {{threshold}}, alpha = {{alpha}}, sampled at s = {{s!r}} (alpha = {{float(alpha.expr)!r}})")
+q = sympy.exp(-1 / sympy.Rational(Fraction(s).numerator, Fraction(s).denominator))
+exact = q ** (threshold - {n}) / (1 + q)
+print(f"P(released | {n}) = {{sympy.N(exact, 40)}}")
+print(f"claimed delta    = {{sympy.N(delta.expr, 40)}}")
+print("VIOLATED" if sympy.N(exact - delta.expr, 60) > 0 else "holds")
+'''
 
 
 __all__ = [
@@ -444,6 +500,7 @@ __all__ = [
     "cases",
     "draw_counts",
     "noise_outputs",
+    "discrete_gaussian_row",
     "gauss_outputs",
     "gauss_window",
     "sampler_scale",

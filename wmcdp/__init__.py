@@ -60,6 +60,8 @@ _EXPORTS = {
     "RenyiOrder": "notions.renyi",
     "privacy_loss_distribution": "notions.loss",
     "PrivacyLoss": "notions.loss",
+    "compose_approximate": "notions.sequence",
+    "ComposedResult": "notions.sequence",
     "PairSet": "plan.pairs",
     "PairWitness": "plan.pairs",
     # sets, plans and symmetry
@@ -163,6 +165,8 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.approximate import synthesize_approximate as synthesize_approximate
     from .notions.loss import PrivacyLoss as PrivacyLoss
     from .notions.loss import privacy_loss_distribution as privacy_loss_distribution
+    from .notions.sequence import ComposedResult as ComposedResult
+    from .notions.sequence import compose_approximate as compose_approximate
     from .notions.piecewise_results import PiecewiseAccuracyResult as PiecewiseAccuracyResult
     from .notions.piecewise_results import PiecewiseDeltaResult as PiecewiseDeltaResult
     from .notions.piecewise_results import PiecewisePrivacyResult as PiecewisePrivacyResult

@@ -1,0 +1,611 @@
+"""Long heterogeneous compositions: δ(ε) or ε(δ) of a sequence of mechanisms run on one pair of databases.
+
+``steps`` lists mechanisms ``M_1, …, M_s`` (each run ``c_i`` times, ``K = Σ c_i`` runs in all) on one input
+domain. The adversary picks one neighbouring pair ``(x, x')`` for the whole sequence, so the answer is
+
+    δ(ε) = max over pairs (x, x') of  H_{e^ε}( Π_i P_i(.|x)^{c_i} ‖ Π_i P_i(.|x')^{c_i} )   (both orders),
+
+the hockey-stick divergence of the product distributions, and ε(δ) the smallest ε ≥ 0 with δ(ε) ≤ δ. Per pair
+it is ``E[(1 − e^{ε − L})_+] + P(L = ∞)`` for the privacy loss ``L = Σ_i Σ_j L_ij``, a sum of independent
+per-run losses ``L_ij`` of ``(x, x')`` under ``M_i`` (:mod:`wmcdp.notions.loss`).
+
+**Which pairs.** Pair ``q`` is *covered* by pair ``p`` when, at every step, ``p``'s hockey-stick curve is at
+least ``q``'s for every ``t = e^ε > 0``: then (Blackwell) each step's pair ``q`` is a garbling of its pair ``p``,
+the product of the garblings garbles the product, and ``q``'s composed δ(ε) never exceeds ``p``'s. The
+curves are compared as exact rationals at every kink (:func:`wmcdp.notions.loss.hockey_curves`; a float program
+is recounted on its weights' exact binary values first), so a dropped pair is proved covered, never sampled.
+Pairs whose per-step loss distributions are equal are composed once.
+
+**Exact.** With exact masses (Fraction parameters) each remaining pair's grouped losses are multiplied exactly
+(:class:`wmcdp.notions.loss.Groups`: equal losses merge; a repeated step by repeated squaring, then the steps one
+after another) while the support stays within ``max_groups``; δ(ε) and ε(δ) are then those of
+:func:`wmcdp.notions.approximate.deltas` / ``epsilon_for_delta`` (exact rationals at ``ε = ln R``).
+
+**Certified bracket.** Otherwise each pair's loss is carried as *clusters*: a cluster holds the ``P(.|x)``-mass
+``m`` of some outcomes (as ``ln m``, to a stated absolute error) and an interval ``[lo, hi]`` containing each of
+their losses. Claim: ``Σ_c m_c f(lo_c) ≤ δ(ε) ≤ Σ_c m_c f(hi_c)`` for ``f(L) = (1 − e^{ε − L})_+`` (``f(∞) = 1``).
+Proof: ``f`` is nondecreasing, and every outcome ``ω`` of cluster ``c`` has ``lo_c ≤ L(ω) ≤ hi_c``, so
+``m_c f(lo_c) ≤ Σ_{ω∈c} P(ω) f(L(ω)) ≤ m_c f(hi_c)``; summing over the clusters, which partition the outcomes,
+gives the claim. The coupling is kept by every operation: composing two independent parts pairs their clusters
+(masses multiply, ``lo`` and ``hi`` add: ``L = L_1 + L_2`` with ``lo_1 + lo_2 ≤ L ≤ hi_1 + hi_2``); merging
+clusters adds their masses and takes the smallest ``lo`` and largest ``hi``; ``c`` runs of one step with ``g``
+clusters are the multinomial outcomes ``n`` (``Σ n_i = c``) of mass ``c!/Π n_i! · Π m_i^{n_i}`` and losses in
+``[Σ n_i lo_i, Σ n_i hi_i]`` (when there are too many, by repeated squaring instead). Merging keeps the support
+within ``max_groups``: clusters whose ``lo`` fall in one cell of a grid merge, the cell width doubled from
+``2^-40`` until few enough remain, so equal losses reached along different roundings merge at once and
+distinct ones only when they must. Rounding is outward: sums of losses are rounded down for ``lo`` and up for
+``hi`` (one ulp each), and every log-mass carries a bound on its absolute error, grown at each product (one
+rounding), each merge of ``t`` terms (a log-sum-exp: ``γ_t`` for a sum of nonnegative terms, the exps, the log)
+and each multinomial (the log-factorials as sums of nonnegative logs). The final sums are log-sum-exps of
+nonnegative terms with the same bound, ``e^{ε − L}`` is only ever formed as ``log1mexp(ε − L)`` (never ``e^ε``).
+The elementary functions (exp, log, expm1, log1p of numpy and the C library) are taken to be within
+:data:`ULPS` ulps. In float mode the bracket is certified for the masses the float count gives.
+
+**ε(δ).** ``δ_lo(ε) ≤ δ(ε) ≤ δ_hi(ε)`` are nonincreasing in ε: any ε with ``δ_hi(ε) ≤ δ`` bounds ε(δ) from
+above, any ε with ``δ_lo(ε) > δ`` from below (then ε(δ) > ε). Both are found by bisection in ε.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import WmcdpError
+from ..base.limits import check, limited
+from ..base.numbers import format_number, ln_ratio
+from ..compile import Compiled
+from ..count import wmc
+from ..count.probabilities import as_compiled
+from ..lang.program import Program, Value
+from ..lang.relations import neighbour_relation
+from ..plan.pairs import PairSet, PairWitness, RowPairs, pair_source
+from .approximate import Threshold, deltas, epsilon_for_delta, parse_delta
+from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, _binary_weights, hockey_curves, power
+
+#: the unit roundoff of binary64
+U = 2.0**-53
+#: the largest error, in ulps, taken for exp, log, expm1 and log1p
+ULPS = 4
+#: relative error of one elementary function
+FN = 2 * ULPS * U
+#: most multinomial outcomes one repeated step may enumerate before it is squared instead
+MAX_OUTCOMES = 1 << 24
+#: most pairs compared two by two for covering (beyond: a pair covering all, or every distinct pair)
+MAX_COMPARED = 400
+
+
+# -- clusters -------------------------------------------------------------------------------
+
+
+@dataclass
+class Clusters:
+    """Losses in ``[lo[i], hi[i]]`` (``+inf`` for the infinite loss) of ``P``-mass ``e^{lm[i]}`` each, every
+    ``lm`` within ``err`` of the log of the true mass; see the module docstring."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    lm: np.ndarray
+    err: float
+
+    def __len__(self) -> int:
+        return len(self.lm)
+
+    @classmethod
+    def of_exact(cls, groups: Groups) -> Clusters:
+        """Clusters of exact groups: correctly rounded logs, widened by one ulp each way."""
+        d = groups.arith.denominator
+        loss = np.array([math.inf if r is None else ln_ratio(int(r.numerator), int(r.denominator)) for r in groups.ratios])
+        lm = np.array([ln_ratio(int(a), d) for a in groups.a])
+        return cls(_down(loss), _up(loss), lm, U * _magnitude(lm))
+
+    @classmethod
+    def of_logs(cls, la: np.ndarray, lb: np.ndarray) -> Clusters:
+        """Clusters of one pair's float masses (natural logs), one per output ``x`` produces."""
+        live = la > -np.inf
+        la, lb = la[live], lb[live]
+        with np.errstate(invalid="ignore"):
+            loss = np.where(lb == -np.inf, np.inf, la - lb)
+        return merge(cls(_down(loss), _up(loss), la.astype(np.float64), 0.0), MAX_GROUPS)
+
+    def times(self, other: Clusters) -> Clusters:
+        """The clusters of the sum of the two independent losses (every pair of clusters)."""
+        check("composing privacy losses")
+        lm = np.add.outer(self.lm, other.lm).ravel()
+        with np.errstate(invalid="ignore"):
+            lo = _down(np.add.outer(self.lo, other.lo).ravel())
+            hi = _up(np.add.outer(self.hi, other.hi).ravel())
+        return Clusters(lo, hi, lm, self.err + other.err + 1.01 * U * _magnitude(lm))
+
+
+def _down(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.nextafter(x, -np.inf)
+    out[np.isinf(x)] = x[np.isinf(x)]
+    return out
+
+
+def _up(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.nextafter(x, np.inf)
+    out[np.isinf(x)] = x[np.isinf(x)]
+    return out
+
+
+def _magnitude(x: np.ndarray) -> float:
+    finite = x[np.isfinite(x)]
+    return float(np.max(np.abs(finite), initial=0.0))
+
+
+def _lse_error(terms: int, magnitude: float) -> float:
+    """A bound on the absolute error of a log-sum-exp ``m + ln Σ e^{x_i − m}`` of ``terms`` terms whose result is at
+    most ``magnitude`` in absolute value: each ``x_i − m`` (>= -745, below which the term underflows: an absolute
+    error under 1e-300 each, the sum being at least 1) rounds by ``745 u``, each exp by :data:`FN`, the sum of
+    nonnegative terms by ``γ_t``, the log by :data:`FN` of ``ln t``, the final addition by ``u |result|``."""
+    gamma = terms * U / (1 - terms * U)
+    return 1.01 * (745 * U + FN + gamma + FN * math.log(terms + 1) + U * magnitude) + terms * 1e-300
+
+
+def merge(c: Clusters, limit: int) -> Clusters:
+    """Merge clusters whose ``lo`` share a grid cell (the infinite loss apart), the cell ``2^-40`` wide, doubled
+    until at most ``limit`` clusters remain."""
+    order = np.lexsort((c.hi, c.lo))
+    lo, hi, lm = c.lo[order], c.hi[order], c.lm[order]
+    finite = np.isfinite(lo)
+    width = 2.0**-40
+    while True:
+        check("merging privacy losses")
+        with np.errstate(invalid="ignore"):
+            cell = np.where(finite, np.floor(lo / width), np.inf)
+        starts = np.flatnonzero(np.concatenate([[True], cell[1:] != cell[:-1]])) if len(lo) else np.zeros(0, int)
+        if len(starts) <= limit:
+            break
+        width *= 2
+    if len(starts) == len(lo):
+        return Clusters(lo, hi, lm, c.err)
+    sizes = np.diff(np.append(starts, len(lo)))
+    top = np.maximum.reduceat(lm, starts)
+    with np.errstate(under="ignore"):
+        total = np.add.reduceat(np.exp(lm - np.repeat(top, sizes)), starts)
+    merged = top + np.log(total)
+    err = c.err + _lse_error(int(sizes.max()), _magnitude(merged))
+    return Clusters(np.minimum.reduceat(lo, starts), np.maximum.reduceat(hi, starts), merged, err)
+
+
+def product(a: Clusters, b: Clusters, limit: int) -> Clusters:
+    """:meth:`Clusters.times`, the operands merged first when their pairs would pass :data:`MAX_PRODUCTS`."""
+    side = max(2, math.isqrt(MAX_PRODUCTS))
+    if len(a) * len(b) > MAX_PRODUCTS:
+        a, b = merge(a, min(len(a), side)), merge(b, min(len(b), side))
+    return merge(a.times(b), limit)
+
+
+def _log_factorials(c: int) -> tuple[np.ndarray, float]:
+    """``ln n!`` for ``n = 0..c`` as cumulative sums of ``ln i``, and a bound on their absolute errors (each log
+    within :data:`FN`, a recursive sum of nonnegative terms within ``γ_c`` of the total)."""
+    logs = np.log(np.arange(1, c + 1, dtype=np.float64))
+    table = np.concatenate([[0.0], np.cumsum(logs)])
+    gamma = (c + 1) * U / (1 - (c + 1) * U)
+    return table, 1.01 * (FN + gamma) * float(table[-1])
+
+
+def _outcomes(c: int, g: int) -> int:
+    return math.comb(c + g - 1, g - 1)
+
+
+def _compositions(c: int, g: int) -> np.ndarray:
+    """Every ``n`` in ``N^g`` with ``Σ n = c``, one per row."""
+    if g == 1:
+        return np.array([[c]], dtype=np.int64)
+    rows = []
+    for first in range(c + 1):
+        rest = _compositions(c - first, g - 1)
+        rows.append(np.column_stack([np.full(len(rest), first, dtype=np.int64), rest]))
+    return np.concatenate(rows)
+
+
+def multinomial(c: Clusters, count: int, limit: int) -> Clusters:
+    """``count`` independent copies of ``c`` through their multinomial outcomes (module docstring)."""
+    n = _compositions(count, len(c))
+    table, fact_err = _log_factorials(count)
+    lm = table[count] - table[n].sum(axis=1) + (n * c.lm[None, :]).sum(axis=1)
+    terms = 2 * len(c) + 2  # roundings on the way to each log-mass and each loss
+    gamma = 1.01 * terms * U / (1 - terms * U)
+    err = (len(c) + 1) * fact_err + count * c.err + gamma * (float(table[count]) + count * _magnitude(c.lm))
+    spread = gamma * count * max(_magnitude(c.lo), _magnitude(c.hi))
+    with np.errstate(invalid="ignore"):
+        lo, hi = _weighted(n, c.lo) - spread, _weighted(n, c.hi) + spread
+    return merge(Clusters(_down(lo), _up(hi), lm, err), limit)
+
+
+def _weighted(n: np.ndarray, losses: np.ndarray) -> np.ndarray:
+    """``Σ_i n_i L_i`` per row, ``+inf`` where some ``n_i > 0`` has ``L_i = +inf``."""
+    infinite = np.isinf(losses)
+    out: np.ndarray = (n * np.where(infinite, 0.0, losses)[None, :]).sum(axis=1)
+    out[(n[:, infinite] > 0).any(axis=1)] = np.inf
+    return out
+
+
+def clusters_power(c: Clusters, count: int, limit: int) -> Clusters:
+    """``count`` independent copies: multinomial outcomes when they number at most :data:`MAX_OUTCOMES`, else
+    repeated squaring with merges."""
+    if count == 1:
+        return c
+    if _outcomes(count, len(c)) <= max(limit, 1) * 4 and _outcomes(count, len(c)) <= MAX_OUTCOMES:
+        return multinomial(c, count, limit)
+    result: Clusters | None = None
+    base = c
+    while count:
+        if count & 1:
+            result = base if result is None else product(result, base, limit)
+        count >>= 1
+        if count:
+            base = product(base, base, limit)
+    assert result is not None
+    return result
+
+
+# -- bounds on δ(ε) and ε(δ) from clusters ---------------------------------------------------
+
+
+def _side(c: Clusters, eps: float, upper: bool) -> float:
+    """``Σ m f(hi)`` at ``eps`` rounded up (``upper``) or ``Σ m f(lo)`` rounded down: the ends of the bracket."""
+    loss = c.hi if upper else c.lo
+    if eps == math.inf:
+        values = c.lm[np.isinf(loss)]
+        logf = np.zeros_like(values)
+    else:
+        with np.errstate(invalid="ignore"):
+            z = eps - loss  # the true z is within u|z| of this one: move it to make f larger (upper) or smaller
+        z = np.where(np.isinf(loss), -np.inf, z + (-1.01 if upper else 1.01) * U * np.abs(np.where(np.isinf(z), 0, z)))
+        z = np.nextafter(z, -np.inf if upper else np.inf)
+        live = z < 0
+        logf = _log1mexp(z[live])
+        values = c.lm[live] + logf
+    if not len(values):
+        return 0.0
+    top = float(values.max())
+    with np.errstate(under="ignore"):
+        log_sum = top + math.log(float(np.exp(values - top).sum()))
+    err = c.err + 2 * FN * (1 + _magnitude(logf)) + U * _magnitude(values) + _lse_error(len(values), abs(log_sum))
+    if upper:
+        return float(np.nextafter(min(1.0, math.exp(min(log_sum + err, 0.0)) * (1 + 2 * FN)), np.inf))
+    return max(0.0, float(np.nextafter(math.exp(log_sum - err) * (1 - 2 * FN), -np.inf)))
+
+
+def _log1mexp(z: np.ndarray) -> np.ndarray:
+    from ..plan.pairs import log1mexp
+
+    out = np.zeros_like(z)
+    finite = np.isfinite(z)
+    out[finite] = log1mexp(z[finite])
+    return out
+
+
+def delta_bracket(c: Clusters, threshold: Threshold) -> tuple[float, float]:
+    """``(lower, upper)`` of δ(ε) from the clusters (``e^ε`` rational: ε is the correctly rounded log, one ulp
+    either side)."""
+    eps = threshold.epsilon
+    inexact = threshold.ratio is not None and threshold.ratio != 1
+    lo_eps, hi_eps = (math.nextafter(eps, -math.inf), math.nextafter(eps, math.inf)) if inexact else (eps, eps)
+    return _side(c, hi_eps, False), _side(c, max(lo_eps, 0.0), True)
+
+
+def epsilon_bracket(c: Clusters, delta: float | Fraction) -> tuple[float, float]:
+    """``(lower, upper)`` of ε(δ) by bisection on the two monotone ends (module docstring)."""
+    d = float(delta)
+    d_lo = d if Fraction(d) <= delta else math.nextafter(d, -math.inf)
+    d_hi = d if Fraction(d) >= delta else math.nextafter(d, math.inf)
+    if d_lo >= 1:
+        return 0.0, 0.0
+    top = _magnitude(c.hi) + 1.0
+    upper = _bisect(lambda e: _side(c, e, True) <= d_lo, top) if _side(c, math.inf, True) <= d_lo else math.inf
+    lower = _bisect(lambda e: not _side(c, e, False) > d_hi, top) if _side(c, math.inf, False) <= d_hi else math.inf
+    if lower != math.inf:  # the largest ε with δ_lo(ε) > δ is just below the first ε where it is not
+        lower = math.nextafter(lower, -math.inf) if lower > 0 else 0.0
+    return min(lower, upper), upper
+
+
+def _bisect(done: Any, top: float) -> float:
+    """The smallest ``ε`` in ``[0, top]`` (to within a few ulps, rounded up) with ``done(ε)``, ``done``
+    monotone and true at ``top``."""
+    if done(0.0):
+        return 0.0
+    a, b = 0.0, top
+    while True:
+        check("bisecting epsilon for delta")
+        mid = (a + b) / 2
+        if not a < mid < b or b - a <= 4 * U * b:
+            return b
+        if done(mid):
+            b = mid
+        else:
+            a = mid
+
+
+# -- steps and pairs ------------------------------------------------------------------------
+
+
+def _steps(steps: Any) -> list[tuple[Program | Compiled, int]]:
+    """``steps`` as ``(program, count)`` items, checked."""
+    from .loss import compose_count
+
+    if isinstance(steps, (Program, Compiled)) or not isinstance(steps, Sequence) or not steps:
+        raise WmcdpError("steps must be a non-empty list of programs or (program, count) pairs")
+    out = []
+    for item in steps:
+        prog, count = item if isinstance(item, tuple) and len(item) == 2 else (item, 1)
+        if not isinstance(prog, (Program, Compiled)):
+            raise WmcdpError(f"a step must be a wmcdp Program or (Program, count), got {type(prog).__name__}")
+        out.append((prog, compose_count(count)))
+    return out
+
+
+def _label(prog: Program | Compiled) -> str:
+    program = prog.program if isinstance(prog, Compiled) else prog
+    return program.label()
+
+
+@dataclass
+class _Step:
+    """One distinct program of the sequence: its pairs' masses keyed by the pair, and their exact groups."""
+
+    arith: Any
+    rows: dict[tuple[Value, Value], tuple[np.ndarray, np.ndarray]]
+    exact: dict[tuple[Value, Value], Groups]
+
+
+def _pairs_of(
+    programs: list[Program | Compiled], pairs: Any, neighbours: Any, backend: str, exact: Any
+) -> tuple[list[PairWitness], list[_Step]]:
+    """Every program's pairs (in the first program's order) over one domain and one relation."""
+    compiled = [as_compiled(p, backend, exact) for p in programs]
+    domain = compiled[0].domain
+    for i, c in enumerate(compiled[1:], 2):
+        if c.domain != domain:
+            raise WmcdpError(
+                f"the steps must share one input domain: step 1 reads {domain}, step {i} reads {c.domain}"
+            )
+    relation = neighbour_relation(neighbours or compiled[0].program.neighbours)
+    witnesses: list[PairWitness] = []
+    out = []
+    for c in compiled:
+        source = pair_source(c, pairs, neighbours=relation, backend=backend, exact=exact)
+        rows = {}
+        for keys, A, B in source.all_rows():
+            for key, a, b in zip(keys, A, B):
+                w = source.witness(int(key))
+                rows[(w.x, w.x_prime)] = (a, b)
+                if not out:
+                    witnesses.append(w)
+        recount = source if source.arith.exact else pair_source(_binary_weights(c), pairs, neighbours=relation, exact=True)
+        groups = {}
+        for keys, A, B in recount.all_rows():
+            for key, a, b in zip(keys, A, B):
+                w = recount.witness(int(key))
+                groups[(w.x, w.x_prime)] = Groups.of(recount.arith, a, b)
+        out.append(_Step(source.arith, rows, groups))
+    return witnesses, out
+
+
+def covering(witnesses: list[PairWitness], steps: list[_Step]) -> list[int]:
+    """The pairs (indices into ``witnesses``) left once pairs covered by another are dropped (module docstring):
+    equal pairs are kept once; among at most :data:`MAX_COMPARED` distinct pairs every covered one goes; past
+    that, one pair covering all is kept alone when there is one."""
+    keys = [(w.x, w.x_prime) for w in witnesses]
+    signature: dict[Any, int] = {}
+    for i, key in enumerate(keys):
+        sig = tuple(frozenset(zip(s.exact[key].ratios, s.exact[key].a, s.exact[key].b)) for s in steps)
+        signature.setdefault(sig, i)
+    distinct = sorted(signature.values())
+    if len(distinct) == 1:
+        return distinct
+    curves = [hockey_curves([s.exact[keys[i]] for i in distinct], True) for s in steps]
+    common = np.ones(len(distinct), dtype=bool)
+    for c in curves:
+        common &= (c >= c.max(axis=0)).all(axis=1)
+    if common.any():
+        return [distinct[int(np.flatnonzero(common)[0])]]
+    if len(distinct) > MAX_COMPARED:
+        return distinct
+    cover = np.ones((len(distinct), len(distinct)), dtype=bool)
+    for c in curves:
+        cover &= (c[:, None, :] >= c[None, :, :]).all(axis=2)
+    order = np.arange(len(distinct))
+    dropped = (cover & ~np.eye(len(distinct), dtype=bool) & (~cover.T | (order[:, None] < order[None, :]))).any(axis=0)
+    return [distinct[i] for i in np.flatnonzero(~dropped)]
+
+
+# -- the result -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComposedResult:
+    """δ(ε) (``given == "epsilon"``) or ε(δ) (``given == "delta"``) of a sequence of steps, as a bracket.
+
+    ``lower <= value <= upper``; ``exact`` runs have ``lower == upper`` (a Fraction when rational; ``ratio`` is
+    ``e^ε`` exactly for ε(δ)). ``width = upper − lower`` and ``relative_width = width / upper`` (0 when both ends
+    are 0 or both infinite). ``pair``: the first pair attaining ``lower`` (the largest lower end over the pairs).
+    ``steps``: ``(program label, count)`` per step; ``K`` the number of runs; ``groups`` the most distinct losses
+    (exact) or clusters (bracket) one pair's composed loss held; ``pairs`` how many pairs were composed after the
+    covered ones were dropped.
+    """
+
+    given: str
+    epsilon: float | None
+    delta: float | Fraction | None
+    lower: float | Fraction
+    upper: float | Fraction
+    exact: bool
+    pair: PairWitness
+    steps: tuple[tuple[str, int], ...]
+    K: int
+    groups: int
+    pairs: int
+    seconds: float
+    ratio: float | Fraction | None = None
+
+    @property
+    def width(self) -> float | Fraction:
+        if self.lower == self.upper:
+            return 0 if isinstance(self.lower, Fraction) else 0.0
+        return self.upper - self.lower
+
+    @property
+    def relative_width(self) -> float:
+        if self.lower == self.upper:
+            return 0.0
+        return float(self.width) / float(self.upper)
+
+
+# -- the public function --------------------------------------------------------------------
+
+
+@limited
+def compose_approximate(
+    steps: Sequence[Any],
+    *,
+    epsilon: Any = None,
+    delta: Any = None,
+    pairs: Any = None,
+    neighbours: Any = None,
+    exact: Any = None,
+    max_groups: int = MAX_GROUPS,
+    backend: str = "bdd",
+) -> ComposedResult:
+    """δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) of the composition of ``steps`` on one pair of
+    neighbours, maximised over the pairs: exact while each composed loss has at most ``max_groups`` distinct
+    values and the masses are exact, else a certified bracket with at most ``max_groups`` clusters (module
+    docstring).
+
+    ``steps``: programs (or compiled ones) or ``(program, count)`` pairs, all on one input domain.
+    ``pairs``: None (every ordered pair of neighbours), ``"auto"`` or an explicit pair set;
+    ``neighbours``: the relation (default: the first program's own). ``epsilon``: a number >= 0 or ``"ln:R"``;
+    ``delta`` in [0, 1]. ``exact`` as for :func:`wmcdp.synthesize_approximate`.
+    """
+    start = time.perf_counter()
+    if (epsilon is None) == (delta is None):
+        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
+    if not isinstance(max_groups, int) or isinstance(max_groups, bool) or max_groups < 2:
+        raise WmcdpError(f"max_groups must be a whole number >= 2, got {max_groups!r}")
+    threshold = Threshold.of(epsilon) if epsilon is not None else None
+    wanted = parse_delta(delta, True) if delta is not None else None
+    items = _steps(steps)
+    distinct: dict[int, int] = {}
+    programs: list[Program | Compiled] = []
+    for prog, _ in items:
+        if id(prog) not in distinct:
+            distinct[id(prog)] = len(programs)
+            programs.append(prog)
+    witnesses, data = _pairs_of(programs, pairs, neighbours, backend, exact)
+    order = [(data[distinct[id(prog)]], count) for prog, count in items]
+    chosen = covering(witnesses, data)
+    keys = [(witnesses[i].x, witnesses[i].x_prime) for i in chosen]
+    common = dict(
+        given="epsilon" if threshold is not None else "delta",
+        epsilon=None if threshold is None else threshold.epsilon,
+        delta=wanted,
+        steps=tuple((_label(p), c) for p, c in items),
+        K=sum(c for _, c in items),
+        pairs=len(chosen),
+    )
+    if all(step.arith.exact for step in data):
+        found = _exact(keys, order, [witnesses[i] for i in chosen], threshold, wanted, max_groups)
+        if found is not None:
+            return ComposedResult(**common, **found, seconds=time.perf_counter() - start)  # type: ignore[arg-type]
+    found = _bracket(keys, order, [witnesses[i] for i in chosen], threshold, wanted, max_groups)
+    return ComposedResult(**common, **found, seconds=time.perf_counter() - start)  # type: ignore[arg-type]
+
+
+def _exact(
+    keys: list[Any],
+    order: list[tuple[_Step, int]],
+    witnesses: list[PairWitness],
+    threshold: Threshold | None,
+    wanted: Fraction | None,
+    limit: int,
+) -> dict[str, Any] | None:
+    """Each pair's composed groups, exactly, then δ(ε) or ε(δ) over them; None when a support passes ``limit``."""
+    from .loss import TooManyLosses
+
+    composed = []
+    try:
+        for key in keys:
+            total: Groups | None = None
+            for step, count in order:
+                part = power(step.exact[key], count, limit)
+                total = part if total is None else total.compose(part, limit)
+            assert total is not None
+            composed.append(total)
+    except TooManyLosses:
+        return None
+    source = _row_pairs(composed, witnesses)
+    groups = max(len(g.a) for g in composed)
+    if threshold is not None:
+        (point,) = deltas(source, [threshold])
+        return dict(lower=point.value, upper=point.value, exact=True, pair=source.witness(point.key), groups=groups)
+    assert wanted is not None
+    eps, ratio, key = epsilon_for_delta(source, wanted)
+    return dict(lower=eps, upper=eps, exact=True, pair=source.witness(key), groups=groups, ratio=ratio)
+
+
+def _row_pairs(composed: list[Groups], witnesses: list[PairWitness]) -> RowPairs:
+    """The composed groups as a pair source, pair ``i`` named by ``witnesses[i]`` (one common denominator)."""
+    D = max(g.arith.denominator for g in composed)
+    width = max(len(g.a) for g in composed)
+    table = np.zeros((2 * len(composed), width), dtype=object)
+    for i, g in enumerate(composed):
+        scale = D // g.arith.denominator
+        table[2 * i, : len(g.a)] = [a * scale for a in g.a]
+        table[2 * i + 1, : len(g.b)] = [b * scale for b in g.b]
+    src = np.arange(0, 2 * len(composed), 2, dtype=np.int64)
+    keys = np.arange(len(composed), dtype=np.int64)
+    return RowPairs(wmc.Scaled(D), table, src, src + 1, keys, lambda k: witnesses[int(k)], None)
+
+
+def _bracket(
+    keys: list[Any],
+    order: list[tuple[_Step, int]],
+    witnesses: list[PairWitness],
+    threshold: Threshold | None,
+    wanted: Fraction | None,
+    limit: int,
+) -> dict[str, Any]:
+    """Each pair's composed clusters, then the bracket of δ(ε) or ε(δ); the maximum over the pairs of each end."""
+    lowers, uppers, sizes = [], [], []
+    for key in keys:
+        total: Clusters | None = None
+        for step, count in order:
+            part = clusters_power(_clusters(step, key), count, limit)
+            total = part if total is None else product(total, part, limit)
+        assert total is not None
+        sizes.append(len(total))
+        if threshold is not None:
+            low, high = delta_bracket(total, threshold)
+        else:
+            assert wanted is not None
+            low, high = epsilon_bracket(total, wanted)
+        lowers.append(low)
+        uppers.append(high)
+    best = int(np.argmax(lowers))
+    return dict(lower=lowers[best], upper=max(uppers), exact=False, pair=witnesses[best], groups=max(sizes))
+
+
+def _clusters(step: _Step, key: Any) -> Clusters:
+    if step.arith.exact:
+        return Clusters.of_exact(step.exact[key])
+    a, b = step.rows[key]
+    return Clusters.of_logs(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+
+
+def format_bracket(r: ComposedResult) -> str:
+    """The bracket in one line: the exact value, or ``[lower, upper]`` with its relative width."""
+    if r.exact:
+        return format_number(r.lower)
+    return f"[{format_number(r.lower)}, {format_number(r.upper)}]  (relative width {r.relative_width:.3g})"
+
+
+__all__ = ["compose_approximate", "ComposedResult", "Clusters", "covering", "format_bracket", "MAX_OUTCOMES"]

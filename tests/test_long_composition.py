@@ -16,7 +16,7 @@ import pytest
 import brute
 from wmcdp import WmcdpError, compose_approximate
 from wmcdp.cli import main
-from wmcdp.lang import IntVector, Program, flip, ite, uniform
+from wmcdp.lang import IntVector, Program, discrete, flip, ite, uniform
 from wmcdp.programs import randomized_response, truncated_geometric
 
 LAM = Fraction(1, 4)
@@ -49,14 +49,15 @@ def kary3(keep: object = KEEP) -> Program:
 
 
 def mixture(q: object = Fraction(1, 3)) -> Program:
-    """A subsampled-like mechanism with three outputs: with probability ``q`` the RR bit of ``x >= 1``, else 2."""
-    return Program(
-        "mixture",
-        IntVector(1, 0, 2),
-        lambda x: ite(flip(q), ite(flip(LAM), ite(x[0] >= 1, 0, 1), ite(x[0] >= 1, 1, 0)), 2),
-        params={"q": q},
-        neighbours="one-entry",
-    )
+    """A subsampled-like mechanism with three outputs and incommensurate losses: with probability ``q`` the k-ary
+    report of :func:`kary3`, else a draw of (1/2, 1/3, 1/6) that ignores the data."""
+
+    def body(x):  # type: ignore[no-untyped-def]
+        other = uniform(0, 1)
+        noise = discrete([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)])
+        return ite(flip(q), ite(flip(KEEP), x[0], ite(other >= x[0], other + 1, other)), noise)
+
+    return Program("mixture", IntVector(1, 0, 2), body, params={"q": q}, neighbours="one-entry")
 
 
 def rr_like_ref(x, choose):  # type: ignore[no-untyped-def]
@@ -78,7 +79,9 @@ def tgeom_ref(x, choose):  # type: ignore[no-untyped-def]
 
 
 def mixture_ref(x, choose):  # type: ignore[no-untyped-def]
-    return rr_like_ref(x, choose) if brute.flip(choose, Fraction(1, 3)) else 2
+    if brute.flip(choose, Fraction(1, 3)):
+        return kary3_ref(x, choose)
+    return choose({0: Fraction(1, 2), 1: Fraction(1, 3), 2: Fraction(1, 6)})
 
 
 PAIRS = [((0,), (1,)), ((1,), (0,)), ((1,), (2,)), ((2,), (1,))]
@@ -123,7 +126,12 @@ def brute_ratio(refs: list, delta: Fraction) -> Fraction | float:
     return best
 
 
-STEPS = {"rr": (rr_like(), rr_like_ref), "kary": (kary3(), kary3_ref), "geo": (truncated_geometric(2, alpha=ALPHA), tgeom_ref)}
+STEPS = {
+    "rr": (rr_like(), rr_like_ref),
+    "kary": (kary3(), kary3_ref),
+    "geo": (truncated_geometric(2, alpha=ALPHA), tgeom_ref),
+    "mix": (mixture(), mixture_ref),
+}
 
 
 # -- exact against brute force ------------------------------------------------------------------
@@ -131,7 +139,14 @@ STEPS = {"rr": (rr_like(), rr_like_ref), "kary": (kary3(), kary3_ref), "geo": (t
 
 @pytest.mark.parametrize(
     "sequence",
-    [[("rr", 3)], [("kary", 2)], [("geo", 3)], [("rr", 1), ("kary", 1), ("geo", 1)], [("geo", 2), ("rr", 1), ("kary", 2)]],
+    [
+        [("rr", 3)],
+        [("kary", 2)],
+        [("geo", 3)],
+        [("mix", 3)],
+        [("rr", 1), ("kary", 1), ("geo", 1)],
+        [("geo", 2), ("rr", 1), ("mix", 1), ("kary", 1)],
+    ],
 )
 @pytest.mark.parametrize("ratio", [Fraction(1), Fraction(3, 2), Fraction(4)])
 def test_exact_delta_is_the_brute_force_one(sequence, ratio):
@@ -197,8 +212,7 @@ def test_the_bracket_holds_the_binomial_sum(k, max_groups):
 @pytest.mark.parametrize("sequence", [[("mix", 12)], [("rr", 3), ("kary", 4), ("geo", 5)], [("mix", 6), ("geo", 6)]])
 @pytest.mark.parametrize("max_groups", [3, 10, 1 << 20])
 def test_the_forced_bracket_holds_the_exact_value(sequence, max_groups):
-    programs = {"mix": mixture(), **{k: v[0] for k, v in STEPS.items()}}
-    steps = [(programs[name], count) for name, count in sequence]
+    steps = [(STEPS[name][0], count) for name, count in sequence]
     for ratio in (Fraction(1), Fraction(3), Fraction(50)):
         exact = compose_approximate(steps, epsilon=f"ln:{ratio}")
         assert exact.exact
@@ -220,9 +234,18 @@ def _bracket(steps, **kwargs):  # type: ignore[no-untyped-def]
         return sequence.compose_approximate(steps, **kwargs)
 
 
-def test_mixture_at_a_thousand_runs_is_narrow():
-    r = compose_approximate([(mixture(1 / 3), 1000)], epsilon=1.0)
-    assert not r.exact and r.relative_width <= 1e-6 and 0 < r.lower <= r.upper
+def test_mixture_bracket_holds_the_exact_value_and_is_narrow():
+    """5,151 incommensurate losses at K = 100: the bracket from the exact masses holds the exact value."""
+    for eps in ("ln:3", "ln:1000000"):
+        exact = compose_approximate([(mixture(), 100)], epsilon=eps)
+        b = _bracket([(mixture(), 100)], epsilon=eps)
+        assert exact.exact and b.lower <= exact.lower <= b.upper and b.relative_width <= 1e-9
+        assert b.groups == 101 * 102 // 2
+
+
+def test_mixture_at_a_thousand_runs_is_within_one_in_a_million():
+    r = compose_approximate([(mixture(1 / 3), 1000)], epsilon=119.0)
+    assert not r.exact and 1e-7 < r.lower <= r.upper and r.relative_width <= 1e-6 and r.groups == 1001 * 1002 // 2
 
 
 # -- ends -------------------------------------------------------------------------------------------
@@ -346,7 +369,8 @@ def test_cli_steps_file(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["approx", "randomized_response", "-p", "n=1", "--then", "truncated_geometric", "-p", "m=3", "--epsilon", "1"],
+        (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--then", "truncated_geometric", "-p", "m=3",
+          "-p", "alpha=1/2", "--epsilon", "1"],
          "share one input domain"),
         (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "0", "--epsilon", "1"],
          "--times"),

@@ -47,6 +47,7 @@ above, any ε with ``δ_lo(ε) > δ`` from below (then ε(δ) > ε). Both are fo
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -197,14 +198,15 @@ def _outcomes(c: int, g: int) -> int:
 
 
 def _compositions(c: int, g: int) -> np.ndarray:
-    """Every ``n`` in ``N^g`` with ``Σ n = c``, one per row."""
+    """Every ``n`` in ``N^g`` with ``Σ n = c``, one per row (stars and bars: ``g − 1`` bars among ``c + g − 1``)."""
     if g == 1:
         return np.array([[c]], dtype=np.int64)
-    rows = []
-    for first in range(c + 1):
-        rest = _compositions(c - first, g - 1)
-        rows.append(np.column_stack([np.full(len(rest), first, dtype=np.int64), rest]))
-    return np.concatenate(rows)
+    bars = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(c + g - 1), g - 1)), dtype=np.int64
+    ).reshape(-1, g - 1)
+    edges = np.column_stack([np.full(len(bars), -1), bars, np.full(len(bars), c + g - 1)])
+    out: np.ndarray = np.diff(edges, axis=1) - 1
+    return out
 
 
 def multinomial(c: Clusters, count: int, limit: int) -> Clusters:
@@ -271,8 +273,8 @@ def _side(c: Clusters, eps: float, upper: bool) -> float:
     with np.errstate(under="ignore"):
         log_sum = top + math.log(float(np.exp(values - top).sum()))
     err = c.err + 2 * FN * (1 + _magnitude(logf)) + U * _magnitude(values) + _lse_error(len(values), abs(log_sum))
-    if upper:
-        return float(np.nextafter(min(1.0, math.exp(min(log_sum + err, 0.0)) * (1 + 2 * FN)), np.inf))
+    if upper:  # δ <= 1 always
+        return min(1.0, float(np.nextafter(math.exp(min(log_sum + err, 0.0)) * (1 + 2 * FN), np.inf)))
     return max(0.0, float(np.nextafter(math.exp(log_sum - err) * (1 - 2 * FN), -np.inf)))
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-
 from unittest import mock
 
+import brute
 import pytest
 
-import brute
 from wmcdp import WmcdpError, compose_approximate
 from wmcdp.cli import main
 from wmcdp.lang import IntVector, Program, discrete, flip, ite, uniform
@@ -111,7 +110,7 @@ def brute_ratio(refs: list, delta: Fraction) -> Fraction | float:
     for x, xp in PAIRS:
         p, q = product(refs, x), product(refs, xp)
 
-        def at(t: Fraction) -> Fraction:
+        def at(t: Fraction, p: dict = p, q: dict = q) -> Fraction:
             return sum((max(Fraction(0), m - t * q.get(y, 0)) for y, m in p.items()), Fraction(0))
 
         kinks = sorted({m / q[y] for y, m in p.items() if q.get(y, 0) and m / q[y] > 1})
@@ -155,7 +154,7 @@ def test_exact_delta_is_the_brute_force_one(sequence, ratio):
     r = compose_approximate(steps, epsilon=f"ln:{ratio}")
     assert r.exact and r.lower == r.upper == brute_delta(refs, ratio)
     assert isinstance(r.lower, Fraction) and r.width == 0 and r.relative_width == 0.0
-    assert r.K == sum(c for _, c in sequence) and (r.pair.x, r.pair.x_prime) in PAIRS
+    assert sum(c for _, c in sequence) == r.K and (r.pair.x, r.pair.x_prime) in PAIRS
 
 
 @pytest.mark.parametrize("sequence", [[("rr", 2), ("geo", 1)], [("kary", 1), ("rr", 1), ("geo", 2)]])

@@ -165,8 +165,6 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.approximate import synthesize_approximate as synthesize_approximate
     from .notions.loss import PrivacyLoss as PrivacyLoss
     from .notions.loss import privacy_loss_distribution as privacy_loss_distribution
-    from .notions.sequence import ComposedResult as ComposedResult
-    from .notions.sequence import compose_approximate as compose_approximate
     from .notions.piecewise_results import PiecewiseAccuracyResult as PiecewiseAccuracyResult
     from .notions.piecewise_results import PiecewiseDeltaResult as PiecewiseDeltaResult
     from .notions.piecewise_results import PiecewisePrivacyResult as PiecewisePrivacyResult
@@ -178,6 +176,8 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.renyi import synthesize_renyi as synthesize_renyi
     from .notions.sampling import crosscheck as crosscheck
     from .notions.sampling import sample as sample
+    from .notions.sequence import ComposedResult as ComposedResult
+    from .notions.sequence import compose_approximate as compose_approximate
     from .notions.sweep import AccuracyRow as AccuracyRow
     from .notions.sweep import PrivacyRow as PrivacyRow
     from .notions.sweep import parse_over as parse_over

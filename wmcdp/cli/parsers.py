@@ -97,9 +97,7 @@ class _Times(argparse.Action):
 
 
 def program_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
-    q.add_argument(
-        "program", nargs="?" if optional else None, help="built-in program name or path/to/file.py:function"
-    )
+    q.add_argument("program", nargs="?" if optional else None, help="built-in program name or path/to/file.py:function")
     q.add_argument(
         "-p",
         "--param",
@@ -211,9 +209,7 @@ def sequence_args(q: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="compose with this program next, on the same pair (repeatable; its -p and --times follow it)",
     )
-    q.add_argument(
-        "--times", action=_Times, type=int, metavar="K", help="runs of the step this follows (default 1)"
-    )
+    q.add_argument("--times", action=_Times, type=int, metavar="K", help="runs of the step this follows (default 1)")
     q.add_argument("--steps", metavar="FILE", help="a JSON list of steps: {program, params, times} each")
     q.add_argument(
         "--max-groups",

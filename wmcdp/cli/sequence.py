@@ -30,7 +30,7 @@ def _file_steps(path: str, exact: bool) -> list[tuple[Program, int]]:
     except (OSError, ValueError) as exc:
         raise WmcdpError(f"cannot read the steps file {path}: {exc}") from None
     if not isinstance(items, list) or not items or not all(isinstance(i, dict) and "program" in i for i in items):
-        raise WmcdpError(f"the steps file {path} must hold a non-empty JSON list of {{\"program\": NAME, ...}} objects")
+        raise WmcdpError(f'the steps file {path} must hold a non-empty JSON list of {{"program": NAME, ...}} objects')
     out = []
     for item in items:
         values = item.get("params", {})
@@ -65,14 +65,18 @@ def _steps(args: argparse.Namespace) -> list[tuple[Program, int]]:
 
 def _pairs(args: argparse.Namespace) -> Any:
     if args.at or args.sets not in ("plan", "exhaustive", "auto"):
-        raise WmcdpError("a sequence of steps takes the exhaustive or auto pairs (--sets plan|exhaustive|auto, no --at)")
+        raise WmcdpError(
+            "a sequence of steps takes the exhaustive or auto pairs (--sets plan|exhaustive|auto, no --at)"
+        )
     return "auto" if args.sets == "auto" else None
 
 
 def run_sequence(args: argparse.Namespace) -> str:
     """``wmcdp approx`` with ``--then``, ``--times`` or ``--steps``."""
     if args.compose != 1 or args.certified or args.symbolic:
-        raise WmcdpError("a sequence counts its runs with --times per step; leave out --compose, --certified, --symbolic")
+        raise WmcdpError(
+            "a sequence counts its runs with --times per step; leave out --compose, --certified, --symbolic"
+        )
     steps = _steps(args)
     r = compose_approximate(
         steps,

@@ -65,7 +65,7 @@ from ..count import wmc
 from ..count.probabilities import as_compiled
 from ..lang.program import Program, Value
 from ..lang.relations import neighbour_relation
-from ..plan.pairs import PairSet, PairWitness, RowPairs, pair_source
+from ..plan.pairs import PairWitness, RowPairs, pair_source
 from .approximate import Threshold, deltas, epsilon_for_delta, parse_delta
 from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, _binary_weights, hockey_curves, power
 
@@ -101,7 +101,9 @@ class Clusters:
     def of_exact(cls, groups: Groups) -> Clusters:
         """Clusters of exact groups: correctly rounded logs, widened by one ulp each way."""
         d = groups.arith.denominator
-        loss = np.array([math.inf if r is None else ln_ratio(int(r.numerator), int(r.denominator)) for r in groups.ratios])
+        loss = np.array(
+            [math.inf if r is None else ln_ratio(int(r.numerator), int(r.denominator)) for r in groups.ratios]
+        )
         lm = np.array([ln_ratio(int(a), d) for a in groups.a])
         return cls(_down(loss), _up(loss), lm, U * _magnitude(lm))
 
@@ -368,12 +370,10 @@ def _pairs_of(
     domain = compiled[0].domain
     for i, c in enumerate(compiled[1:], 2):
         if c.domain != domain:
-            raise WmcdpError(
-                f"the steps must share one input domain: step 1 reads {domain}, step {i} reads {c.domain}"
-            )
+            raise WmcdpError(f"the steps must share one input domain: step 1 reads {domain}, step {i} reads {c.domain}")
     relation = neighbour_relation(neighbours or compiled[0].program.neighbours)
     witnesses: list[PairWitness] = []
-    out = []
+    out: list[_Step] = []
     for c in compiled:
         source = pair_source(c, pairs, neighbours=relation, backend=backend, exact=exact)
         rows = {}
@@ -383,7 +383,9 @@ def _pairs_of(
                 rows[(w.x, w.x_prime)] = (a, b)
                 if not out:
                     witnesses.append(w)
-        recount = source if source.arith.exact else pair_source(_binary_weights(c), pairs, neighbours=relation, exact=True)
+        recount = (
+            source if source.arith.exact else pair_source(_binary_weights(c), pairs, neighbours=relation, exact=True)
+        )
         groups = {}
         for keys, A, B in recount.all_rows():
             for key, a, b in zip(keys, A, B):
@@ -494,7 +496,7 @@ def compose_approximate(
     if not isinstance(max_groups, int) or isinstance(max_groups, bool) or max_groups < 2:
         raise WmcdpError(f"max_groups must be a whole number >= 2, got {max_groups!r}")
     threshold = Threshold.of(epsilon) if epsilon is not None else None
-    wanted = parse_delta(delta, True) if delta is not None else None
+    wanted = Fraction(parse_delta(delta, True)) if delta is not None else None
     items = _steps(steps)
     distinct: dict[int, int] = {}
     programs: list[Program | Compiled] = []

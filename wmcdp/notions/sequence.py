@@ -376,23 +376,24 @@ def _pairs_of(
     out: list[_Step] = []
     for c in compiled:
         source = pair_source(c, pairs, neighbours=relation, backend=backend, exact=exact)
-        rows = {}
-        for keys, A, B in source.all_rows():
-            for key, a, b in zip(keys, A, B):
-                w = source.witness(int(key))
-                rows[(w.x, w.x_prime)] = (a, b)
-                if not out:
-                    witnesses.append(w)
+        rows = _rows(source)
+        witnesses = witnesses or [PairWitness(*key) for key in rows]
         recount = (
             source if source.arith.exact else pair_source(_binary_weights(c), pairs, neighbours=relation, exact=True)
         )
-        groups = {}
-        for keys, A, B in recount.all_rows():
-            for key, a, b in zip(keys, A, B):
-                w = recount.witness(int(key))
-                groups[(w.x, w.x_prime)] = Groups.of(recount.arith, a, b)
+        groups = {key: Groups.of(recount.arith, a, b) for key, (a, b) in _rows(recount).items()}
         out.append(_Step(source.arith, rows, groups))
     return witnesses, out
+
+
+def _rows(source: Any) -> dict[tuple[Value, Value], tuple[np.ndarray, np.ndarray]]:
+    """Each pair of ``source`` (in its order) with its two rows of masses."""
+    listed = sorted((int(key), a, b) for keys, A, B in source.all_rows() for key, a, b in zip(keys, A, B))
+    rows = {}
+    for key, a, b in listed:
+        w = source.witness(key)
+        rows[(w.x, w.x_prime)] = (a, b)
+    return rows
 
 
 def covering(witnesses: list[PairWitness], steps: list[_Step]) -> list[int]:
@@ -491,37 +492,39 @@ def compose_approximate(
     ``delta`` in [0, 1]. ``exact`` as for :func:`wmcdp.synthesize_approximate`.
     """
     start = time.perf_counter()
-    if (epsilon is None) == (delta is None):
-        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
-    if not isinstance(max_groups, int) or isinstance(max_groups, bool) or max_groups < 2:
-        raise WmcdpError(f"max_groups must be a whole number >= 2, got {max_groups!r}")
-    threshold = Threshold.of(epsilon) if epsilon is not None else None
-    wanted = Fraction(parse_delta(delta, True)) if delta is not None else None
+    threshold, wanted = _request(epsilon, delta, max_groups)
     items = _steps(steps)
-    distinct: dict[int, int] = {}
-    programs: list[Program | Compiled] = []
-    for prog, _ in items:
-        if id(prog) not in distinct:
-            distinct[id(prog)] = len(programs)
-            programs.append(prog)
+    programs = list({id(prog): prog for prog, _ in items}.values())
     witnesses, data = _pairs_of(programs, pairs, neighbours, backend, exact)
-    order = [(data[distinct[id(prog)]], count) for prog, count in items]
+    of = {id(prog): step for prog, step in zip(programs, data)}
+    order = [(of[id(prog)], count) for prog, count in items]
     chosen = covering(witnesses, data)
     keys = [(witnesses[i].x, witnesses[i].x_prime) for i in chosen]
-    common = dict(
+    names = [witnesses[i] for i in chosen]
+    found = _exact(keys, order, names, threshold, wanted, max_groups) if all(s.arith.exact for s in data) else None
+    if found is None:
+        found = _bracket(keys, order, names, threshold, wanted, max_groups)
+    return ComposedResult(
         given="epsilon" if threshold is not None else "delta",
         epsilon=None if threshold is None else threshold.epsilon,
         delta=wanted,
         steps=tuple((_label(p), c) for p, c in items),
         K=sum(c for _, c in items),
         pairs=len(chosen),
+        seconds=time.perf_counter() - start,
+        **found,
     )
-    if all(step.arith.exact for step in data):
-        found = _exact(keys, order, [witnesses[i] for i in chosen], threshold, wanted, max_groups)
-        if found is not None:
-            return ComposedResult(**common, **found, seconds=time.perf_counter() - start)  # type: ignore[arg-type]
-    found = _bracket(keys, order, [witnesses[i] for i in chosen], threshold, wanted, max_groups)
-    return ComposedResult(**common, **found, seconds=time.perf_counter() - start)  # type: ignore[arg-type]
+
+
+def _request(epsilon: Any, delta: Any, max_groups: Any) -> tuple[Threshold | None, Fraction | None]:
+    """The threshold (given ε) or δ (exactly, given δ), checked with ``max_groups``."""
+    if (epsilon is None) == (delta is None):
+        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
+    if not isinstance(max_groups, int) or isinstance(max_groups, bool) or max_groups < 2:
+        raise WmcdpError(f"max_groups must be a whole number >= 2, got {max_groups!r}")
+    if epsilon is not None:
+        return Threshold.of(epsilon), None
+    return None, Fraction(parse_delta(delta, True))
 
 
 def _exact(

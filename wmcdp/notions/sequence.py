@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import gmpy2
 import numpy as np
 
 from ..base.errors import WmcdpError
@@ -76,7 +77,7 @@ ULPS = 4
 #: relative error of one elementary function
 FN = 2 * ULPS * U
 #: most multinomial outcomes one repeated step may enumerate before it is squared instead
-MAX_OUTCOMES = 1 << 24
+MAX_OUTCOMES = 1 << 27
 #: most pairs compared two by two for covering (beyond: a pair covering all, or every distinct pair)
 MAX_COMPARED = 400
 
@@ -187,12 +188,11 @@ def product(a: Clusters, b: Clusters, limit: int) -> Clusters:
 
 
 def _log_factorials(c: int) -> tuple[np.ndarray, float]:
-    """``ln n!`` for ``n = 0..c`` as cumulative sums of ``ln i``, and a bound on their absolute errors (each log
-    within :data:`FN`, a recursive sum of nonnegative terms within ``γ_c`` of the total)."""
-    logs = np.log(np.arange(1, c + 1, dtype=np.float64))
-    table = np.concatenate([[0.0], np.cumsum(logs)])
-    gamma = (c + 1) * U / (1 - (c + 1) * U)
-    return table, 1.01 * (FN + gamma) * float(table[-1])
+    """``ln n! = lnΓ(n + 1)`` for ``n = 0..c``, each correctly rounded (MPFR's ``lngamma`` at 53 bits, round to
+    nearest), and a bound on their absolute errors (half an ulp of the largest)."""
+    with gmpy2.context(precision=53, round=gmpy2.RoundToNearest):
+        table = np.array([float(gmpy2.lngamma(gmpy2.mpfr(n + 1))) for n in range(c + 1)])
+    return table, U * float(table[-1])
 
 
 def _outcomes(c: int, g: int) -> int:
@@ -201,8 +201,9 @@ def _outcomes(c: int, g: int) -> int:
 
 def _compositions(c: int, g: int) -> np.ndarray:
     """Every ``n`` in ``N^g`` with ``Σ n = c``, one per row (stars and bars: ``g − 1`` bars among ``c + g − 1``)."""
-    if g == 1:
-        return np.array([[c]], dtype=np.int64)
+    if g <= 2:
+        first = np.arange(c + 1, dtype=np.int64)
+        return np.column_stack([first, c - first]) if g == 2 else np.array([[c]], dtype=np.int64)
     bars = np.fromiter(
         itertools.chain.from_iterable(itertools.combinations(range(c + g - 1), g - 1)), dtype=np.int64
     ).reshape(-1, g - 1)
@@ -212,24 +213,66 @@ def _compositions(c: int, g: int) -> np.ndarray:
 
 
 def multinomial(c: Clusters, count: int, limit: int) -> Clusters:
-    """``count`` independent copies of ``c`` through their multinomial outcomes (module docstring)."""
-    n = _compositions(count, len(c))
+    """``count`` independent copies of ``c`` through their multinomial outcomes (module docstring): all at once
+    and merged when they number at most ``4 limit``, else in chunks (by the first count) gathered on a fixed grid
+    of at most ``limit`` cells (:func:`_gridded`)."""
+    g = len(c)
     table, fact_err = _log_factorials(count)
-    lm = table[count] - table[n].sum(axis=1) + (n * c.lm[None, :]).sum(axis=1)
-    terms = 2 * len(c) + 2  # roundings on the way to each log-mass and each loss
+    terms = 2 * g + 2  # roundings on the way to each log-mass and each loss
     gamma = 1.01 * terms * U / (1 - terms * U)
-    err = (len(c) + 1) * fact_err + count * c.err + gamma * (float(table[count]) + count * _magnitude(c.lm))
+    err = (g + 1) * fact_err + count * c.err + gamma * (float(table[count]) + count * _magnitude(c.lm))
     spread = gamma * count * max(_magnitude(c.lo), _magnitude(c.hi))
-    with np.errstate(invalid="ignore"):
-        lo, hi = _weighted(n, c.lo) - spread, _weighted(n, c.hi) + spread
-    return merge(Clusters(_down(lo), _up(hi), lm, err), limit)
+
+    def outcomes(n: np.ndarray) -> Clusters:
+        lm = table[count] - table[n] @ np.ones(g) + n.astype(np.float64) @ c.lm
+        with np.errstate(invalid="ignore"):
+            lo, hi = _weighted(n, c.lo) - spread, _weighted(n, c.hi) + spread
+        return Clusters(_down(lo), _up(hi), lm, err)
+
+    if _outcomes(count, g) <= 4 * limit:
+        return merge(outcomes(_compositions(count, g)), limit)
+    chunks = (outcomes(_first(j, count, g)) for j in range(count + 1))
+    finite_lo, finite_hi = c.lo[np.isfinite(c.lo)], c.hi[np.isfinite(c.hi)]
+    return _gridded(chunks, count * float(finite_lo.min(initial=0.0)), count * float(finite_hi.max(initial=0.0)), limit)
+
+
+def _first(j: int, count: int, g: int) -> np.ndarray:
+    """The outcomes with ``j`` copies in the first cluster."""
+    rest = _compositions(count - j, g - 1)
+    return np.column_stack([np.full(len(rest), j, dtype=np.int64), rest])
+
+
+def _gridded(chunks: Any, low: float, high: float, limit: int) -> Clusters:
+    """Clusters gathered into the cells of a grid over ``[low, high]`` (by their ``lo``; the infinite loss in a
+    cell of its own; ``lo`` outside the range in the end cells): at most ``limit`` cells, each keeping the smallest
+    ``lo``, largest ``hi`` and the log-sum-exp of the masses, added one by one (``logaddexp``: the difference
+    rounds by ``745 u``, exp, log1p by :data:`FN`, the sum by ``u |result|``, per addition)."""
+    cells = max(limit - 1, 1)
+    width = max((high - low) / cells, 2.0**-40)
+    LO, HI = np.full(cells + 1, np.inf), np.full(cells + 1, -np.inf)
+    LM, T = np.full(cells + 1, -np.inf), np.zeros(cells + 1, dtype=np.int64)
+    err = 0.0
+    for chunk in chunks:
+        check("composing privacy losses")
+        with np.errstate(invalid="ignore"):
+            at = np.floor((chunk.lo - low) / width)
+        idx = np.where(np.isfinite(chunk.lo), np.clip(np.nan_to_num(at), 0, cells - 1), cells).astype(np.int64)
+        np.minimum.at(LO, idx, chunk.lo)
+        np.maximum.at(HI, idx, chunk.hi)
+        np.logaddexp.at(LM, idx, chunk.lm)
+        np.add.at(T, idx, 1)
+        err = max(err, chunk.err)
+    live = T > 0
+    step = 1.01 * (745 * U + 3 * FN + U * _magnitude(LM[live]))
+    return Clusters(LO[live], HI[live], LM[live], err + int(T.max() - 1) * step)
 
 
 def _weighted(n: np.ndarray, losses: np.ndarray) -> np.ndarray:
     """``Σ_i n_i L_i`` per row, ``+inf`` where some ``n_i > 0`` has ``L_i = +inf``."""
     infinite = np.isinf(losses)
-    out: np.ndarray = (n * np.where(infinite, 0.0, losses)[None, :]).sum(axis=1)
-    out[(n[:, infinite] > 0).any(axis=1)] = np.inf
+    out: np.ndarray = n.astype(np.float64) @ np.where(infinite, 0.0, losses)
+    if infinite.any():
+        out[(n[:, infinite] > 0).any(axis=1)] = np.inf
     return out
 
 
@@ -238,7 +281,7 @@ def clusters_power(c: Clusters, count: int, limit: int) -> Clusters:
     repeated squaring with merges."""
     if count == 1:
         return c
-    if _outcomes(count, len(c)) <= max(limit, 1) * 4 and _outcomes(count, len(c)) <= MAX_OUTCOMES:
+    if _outcomes(count, len(c)) <= MAX_OUTCOMES:
         return multinomial(c, count, limit)
     result: Clusters | None = None
     base = c

@@ -150,11 +150,12 @@ def compose_count(compose: Any) -> int:
 
 
 def power(groups: Groups, k: int, limit: int = MAX_GROUPS) -> Groups:
-    """The groups of the k-fold product (repeated squaring), refused at once when a step must pass the limits
-    (:func:`_check_power`; ``limit`` distinct losses)."""
-    _check_power(groups, k, limit)
+    """The groups of the k-fold product: exact groups through their multinomial outcomes when there are at most
+    ``4 limit`` of them (:func:`_multinomial`), else by repeated squaring, refused at once when a step must pass
+    the limits (:func:`_check_power`; ``limit`` distinct losses)."""
     if groups.arith.exact and math.comb(k + len(groups.a) - 1, len(groups.a) - 1) <= 4 * limit:
         return _multinomial(groups, k, limit)
+    _check_power(groups, k, limit)
     result: Groups | None = None
     base = groups
     while k:
@@ -172,25 +173,23 @@ def _multinomial(groups: Groups, k: int, limit: int) -> Groups:
     (``Σ n_i = k``) have ratio ``Π r_i^{n_i}`` (infinite when some ``n_i > 0`` is), masses
     ``k!/Π n_i! · Π a_i^{n_i}`` and ``k!/Π n_i! · Π b_i^{n_i}``; equal ratios merge."""
     g = len(groups.a)
-    fact = [1]
-    for i in range(1, k + 1):
-        fact.append(fact[-1] * i)
-    powers = [[_powers(x, k) for x in column] for column in (groups.a, groups.b)]
+    powers = [[_powers(gmpy2.mpz(x), k) for x in column] for column in (groups.a, groups.b)]
     ratios = [None if r is None else _powers(r, k) for r in groups.ratios]
-    merged: dict[Any, list[int]] = {}
+    merged: dict[Any, list[Any]] = {}
 
     def visit(i: int, left: int, n: list[int]) -> None:
         if i == g - 1:
             n.append(left)
             check("composing privacy losses")
             ratio: Any = gmpy2.mpq(1)
-            a = b = fact[k]
+            a = b = gmpy2.mpz(1)
+            rest = k
             for j, nj in enumerate(n):
-                a, b = a * powers[0][j][nj], b * powers[1][j][nj]
+                coefficient = gmpy2.comb(rest, nj)
+                rest -= nj
+                a, b = a * coefficient * powers[0][j][nj], b * coefficient * powers[1][j][nj]
                 pj = ratios[j]
                 ratio = None if ratio is None or (pj is None and nj) else ratio if pj is None else ratio * pj[nj]
-                a //= fact[nj]
-                b //= fact[nj]
             cell = merged.setdefault(ratio, [0, 0])
             cell[0] += a
             cell[1] += b
@@ -206,7 +205,7 @@ def _multinomial(groups: Groups, k: int, limit: int) -> Groups:
         raise _too_many(limit)
     keys = list(merged)
     arith = wmc.Scaled(groups.arith.denominator**k)
-    return Groups(arith, keys, [merged[key][0] for key in keys], [merged[key][1] for key in keys])
+    return Groups(arith, keys, [int(merged[key][0]) for key in keys], [int(merged[key][1]) for key in keys])
 
 
 def _powers(x: Any, k: int) -> list[Any]:

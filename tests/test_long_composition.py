@@ -225,6 +225,22 @@ def test_the_forced_bracket_holds_the_exact_value(sequence, max_groups):
         assert bracket.lower <= exact.lower <= bracket.upper, (delta, bracket, exact.lower)
 
 
+@pytest.mark.parametrize("max_groups", [3, 40])
+def test_the_squared_bracket_holds_the_exact_value(max_groups):
+    """Repeated squaring with merges (too many multinomial outcomes), operands merged first (too many products)."""
+    from wmcdp.notions import sequence
+
+    steps = [(STEPS["mix"][0], 13), (STEPS["rr"][0], 3), (STEPS["geo"][0], 6)]
+    with mock.patch.object(sequence, "MAX_OUTCOMES", 4), mock.patch.object(sequence, "MAX_PRODUCTS", 64):
+        for ratio in (Fraction(1), Fraction(7), Fraction(200)):
+            exact = compose_approximate(steps, epsilon=f"ln:{ratio}")
+            b = _bracket(steps, epsilon=f"ln:{ratio}", max_groups=max_groups)
+            assert b.lower <= exact.lower <= b.upper and b.groups <= max_groups
+        exact = compose_approximate(steps, delta=Fraction(1, 100))
+        b = _bracket(steps, delta=Fraction(1, 100), max_groups=max_groups)
+        assert b.lower <= exact.lower <= b.upper
+
+
 def _bracket(steps, **kwargs):  # type: ignore[no-untyped-def]
     """The bracket even where exact composition fits (the exact route turned off)."""
     from wmcdp.notions import sequence

@@ -180,11 +180,21 @@ def merge(c: Clusters, limit: int) -> Clusters:
 
 
 def product(a: Clusters, b: Clusters, limit: int) -> Clusters:
-    """:meth:`Clusters.times`, the operands merged first when their pairs would pass :data:`MAX_PRODUCTS`."""
-    side = max(2, math.isqrt(MAX_PRODUCTS))
-    if len(a) * len(b) > MAX_PRODUCTS:
-        a, b = merge(a, min(len(a), side)), merge(b, min(len(b), side))
-    return merge(a.times(b), limit)
+    """:meth:`Clusters.times`, merged; when the pairs of clusters would pass :data:`MAX_PRODUCTS`, formed in blocks
+    of ``a`` and gathered on a fixed grid of at most ``limit`` cells (:func:`_gridded`)."""
+    if len(a) * len(b) <= MAX_PRODUCTS:
+        return merge(a.times(b), limit)
+    rows = max(1, MAX_PRODUCTS // len(b))
+    blocks = (_part(a, slice(start, start + rows)).times(b) for start in range(0, len(a), rows))
+    return _gridded(blocks, _least(a.lo) + _least(b.lo), _magnitude(a.hi) + _magnitude(b.hi), limit)
+
+
+def _part(c: Clusters, rows: slice) -> Clusters:
+    return Clusters(c.lo[rows], c.hi[rows], c.lm[rows], c.err)
+
+
+def _least(x: np.ndarray) -> float:
+    return float(x[np.isfinite(x)].min(initial=0.0))
 
 
 def _log_factorials(c: int) -> tuple[np.ndarray, float]:
@@ -232,8 +242,7 @@ def multinomial(c: Clusters, count: int, limit: int) -> Clusters:
     if _outcomes(count, g) <= 4 * limit:
         return merge(outcomes(_compositions(count, g)), limit)
     chunks = (outcomes(_first(j, count, g)) for j in range(count + 1))
-    finite_lo, finite_hi = c.lo[np.isfinite(c.lo)], c.hi[np.isfinite(c.hi)]
-    return _gridded(chunks, count * float(finite_lo.min(initial=0.0)), count * float(finite_hi.max(initial=0.0)), limit)
+    return _gridded(chunks, count * _least(c.lo), count * _magnitude(c.hi), limit)
 
 
 def _first(j: int, count: int, g: int) -> np.ndarray:

@@ -303,6 +303,17 @@ def test_delta_zero_and_one_and_epsilon_zero():
     assert b.lower <= 5 * math.log(3) <= b.upper
 
 
+def test_an_explicit_pair_set_and_the_notebook_table():
+    steps = [(STEPS["rr"][0], 2), (STEPS["kary"][0], 1)]
+    refs = [rr_like_ref, rr_like_ref, kary3_ref]
+    r = compose_approximate(steps, epsilon="ln:2", pairs=[((1,), (2,))])
+    p, q = product(refs, (1,)), product(refs, (2,))
+    one = sum(max(Fraction(0), m - 2 * q.get(y, 0)) for y, m in p.items())
+    p, q = product(refs, (2,)), product(refs, (1,))
+    assert r.lower == max(one, sum(max(Fraction(0), m - 2 * q.get(y, 0)) for y, m in p.items()))
+    assert "δ(ε)" in r._repr_markdown_()
+
+
 def test_covered_pairs_are_dropped_and_the_value_kept():
     """RR on two bits then an RR that reads only the first: pairs moving bit 1 are covered by those moving bit 0."""
     first_only = Program("first", randomized_response(2, LAM).inputs, lambda x: x[0] ^ flip(LAM))
@@ -338,6 +349,7 @@ def test_covered_pairs_are_dropped_and_the_value_kept():
         (["rr"], {"epsilon": 1}, "must be a wmcdp Program"),
         ([rr_like()], {"epsilon": 1, "max_groups": 1}, "max_groups"),
         ([rr_like()], {"delta": 2}, "delta must be in"),
+        ([rr_like()], {"epsilon": 1, "pairs": "auto"}, "explicit pair set"),
     ],
 )
 def test_bad_input_is_one_error(steps, kwargs, message):
@@ -390,6 +402,11 @@ def test_cli_steps_file(tmp_path, capsys):
         (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "0", "--epsilon", "1"],
          "--times"),
         (["approx", "--steps", "/nonexistent/steps.json", "--epsilon", "1"], "steps"),
+        (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "2", "--sets", "symmetry",
+          "--epsilon", "1"], "every pair of neighbours"),
+        (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "2", "--compose", "2",
+          "--epsilon", "1"], "--times per step"),
+        (["approx", "--epsilon", "1"], "give a program"),
     ],
 )  # fmt: skip
 def test_cli_refusals_are_one_line(argv, message, capsys):

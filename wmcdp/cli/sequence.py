@@ -64,11 +64,9 @@ def _steps(args: argparse.Namespace) -> list[tuple[Program, int]]:
 
 
 def _pairs(args: argparse.Namespace) -> Any:
-    if args.at or args.sets not in ("plan", "exhaustive", "auto"):
-        raise WmcdpError(
-            "a sequence of steps takes the exhaustive or auto pairs (--sets plan|exhaustive|auto, no --at)"
-        )
-    return "auto" if args.sets == "auto" else None
+    if args.at or args.sets not in ("plan", "exhaustive"):
+        raise WmcdpError("a sequence of steps takes every pair of neighbours (--sets plan or exhaustive, no --at)")
+    return None
 
 
 def run_sequence(args: argparse.Namespace) -> str:

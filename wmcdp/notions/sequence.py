@@ -418,7 +418,15 @@ def _pairs_of(
     programs: list[Program | Compiled], pairs: Any, neighbours: Any, backend: str, exact: Any
 ) -> tuple[list[PairWitness], list[_Step]]:
     """Every program's pairs (in the first program's order) over one domain and one relation."""
+    if isinstance(pairs, str) and pairs != "exhaustive":
+        raise WmcdpError(
+            "a sequence takes every pair of neighbours (pairs=None) or an explicit pair set: "
+            "one step's symmetries need not be the others'"
+        )
+    pairs = None if pairs == "exhaustive" else pairs
     compiled = [as_compiled(p, backend, exact) for p in programs]
+    if any(c.symbolic is not None for c in compiled):
+        raise WmcdpError("a sequence takes numeric parameters only (no symbolic Parameter)")
     domain = compiled[0].domain
     for i, c in enumerate(compiled[1:], 2):
         if c.domain != domain:
@@ -516,6 +524,16 @@ class ComposedResult:
         if self.lower == self.upper:
             return 0.0
         return float(self.width) / float(self.upper)
+
+    def _repr_markdown_(self) -> str:
+        shown = "δ(ε)" if self.given == "epsilon" else "ε(δ)"
+        rows = [
+            (shown, format_bracket(self)),
+            ("pair", f"x = {self.pair.x}, x′ = {self.pair.x_prime}"),
+            ("steps", ", ".join(f"{label} ×{count}" for label, count in self.steps)),
+            ("K, groups, pairs", f"{self.K}, {self.groups}, {self.pairs}"),
+        ]
+        return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 
 
 # -- the public function --------------------------------------------------------------------

@@ -357,25 +357,25 @@ def epsilon_bracket(c: Clusters, delta: float | Fraction) -> tuple[float, float]
     d_hi = d if Fraction(d) >= delta else math.nextafter(d, math.inf)
     if d_lo >= 1:
         return 0.0, 0.0
-    top = _magnitude(c.hi) + 1.0
-    upper = _bisect(lambda e: _side(c, e, True) <= d_lo, top) if _side(c, math.inf, True) <= d_lo else math.inf
-    lower = _bisect(lambda e: not _side(c, e, False) > d_hi, top) if _side(c, math.inf, False) <= d_hi else math.inf
-    if lower != math.inf:  # the largest ε with δ_lo(ε) > δ is just below the first ε where it is not
-        lower = math.nextafter(lower, -math.inf) if lower > 0 else 0.0
-    return min(lower, upper), upper
+    top = _magnitude(c.hi) + 1.0  # past every finite loss: δ_hi(top) and δ_lo(top) are the masses at +∞
+    _, upper = _bisect(lambda e: _side(c, e, True) <= d_lo, top)
+    lower, _ = _bisect(lambda e: not _side(c, e, False) > d_hi, top)
+    return lower, upper
 
 
-def _bisect(done: Any, top: float) -> float:
-    """The smallest ``ε`` in ``[0, top]`` (to within a few ulps, rounded up) with ``done(ε)``, ``done``
-    monotone and true at ``top``."""
+def _bisect(done: Any, top: float) -> tuple[float, float]:
+    """``(a, b)`` with ``done(b)`` and, unless ``a = 0``, not ``done(a)``, ``b − a`` a few ulps of ``b``: bisection of
+    a monotone ``done`` on ``[0, top]``; ``(0, 0)`` when ``done(0)``, ``(inf, inf)`` when not ``done(top)``."""
     if done(0.0):
-        return 0.0
+        return 0.0, 0.0
+    if not done(top):
+        return math.inf, math.inf
     a, b = 0.0, top
     while True:
         check("bisecting epsilon for delta")
         mid = (a + b) / 2
         if not a < mid < b or b - a <= 4 * U * b:
-            return b
+            return a, b
         if done(mid):
             b = mid
         else:
@@ -523,7 +523,7 @@ class ComposedResult:
     def relative_width(self) -> float:
         if self.lower == self.upper:
             return 0.0
-        return float(self.width) / float(self.upper)
+        return math.inf if self.upper == math.inf else float(self.width) / float(self.upper)
 
     def _repr_markdown_(self) -> str:
         shown = "δ(ε)" if self.given == "epsilon" else "ε(δ)"

@@ -60,14 +60,14 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import format_number, ln_ratio
+from ..base.numbers import format_number, ln, ln_ratio
 from ..compile import Compiled
 from ..count import wmc
 from ..count.probabilities import as_compiled
 from ..lang.program import Program, Value
 from ..lang.relations import neighbour_relation
 from ..plan.pairs import PairWitness, RowPairs, pair_source
-from .approximate import Threshold, deltas, epsilon_for_delta, parse_delta
+from .approximate import Threshold, deltas, parse_delta
 from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, _binary_weights, hockey_curves, power
 
 #: the unit roundoff of binary64
@@ -625,8 +625,40 @@ def _exact(
         (point,) = deltas(source, [threshold])
         return dict(lower=point.value, upper=point.value, exact=True, pair=source.witness(point.key), groups=groups)
     assert wanted is not None
-    eps, ratio, key = epsilon_for_delta(source, wanted)
-    return dict(lower=eps, upper=eps, exact=True, pair=source.witness(key), groups=groups, ratio=ratio)
+    ratios = [exact_ratio(g, wanted) for g in composed]
+    best = max(range(len(ratios)), key=lambda i: (ratios[i], -i))
+    ratio = ratios[best]
+    eps = math.inf if ratio == math.inf else ln(Fraction(ratio))
+    return dict(lower=eps, upper=eps, exact=True, pair=witnesses[best], groups=groups, ratio=ratio)
+
+
+def exact_ratio(groups: Groups, delta: Fraction) -> Fraction | float:
+    """``e^{ε(δ)}`` of one pair's exact groups: the smallest ``t >= 1`` with ``δ(t) = Σ max(0, a − t b)/D <= δ``
+    (``inf`` when the mass that ``x'`` never produces is above δ).
+
+    One walk down the ratios: on ``[r_{k+1}, r_k]`` (ratios in decreasing order) ``δ(t) = (A_k − t B_k)/D`` with
+    ``A_k``, ``B_k`` the masses of the groups ``0..k`` (and of the infinite ratio), so the first ``k`` with
+    ``r_k > 1`` and ``δ(max(r_{k+1}, 1)) > δ`` holds the answer ``t = (A_k − δ D)/B_k`` (1 when there is none).
+    A few big-integer operations per group: the tangent iteration of
+    :func:`wmcdp.notions.approximate.epsilon_for_delta` takes one pass per piece it crosses, too many for the
+    supports of long compositions."""
+    D = groups.arith.denominator
+    target = delta * D
+    finite = sorted((r for r in groups.ratios if r is not None), reverse=True)
+    index = {r: i for i, r in enumerate(groups.ratios)}
+    A = Fraction(sum(a for r, a in zip(groups.ratios, groups.a) if r is None))  # δ(t) D for t past every ratio
+    if target < A:
+        return math.inf
+    B = 0
+    for k, r in enumerate(finite):
+        if r <= 1:  # δ(1) <= δ was checked at the previous edge
+            break
+        check("epsilon for delta")
+        A, B = A + groups.a[index[r]], B + groups.b[index[r]]
+        edge = max(Fraction(finite[k + 1]) if k + 1 < len(finite) else Fraction(1), Fraction(1))
+        if A - edge * B > target:
+            return (A - target) / B
+    return Fraction(1)
 
 
 def _row_pairs(composed: list[Groups], witnesses: list[PairWitness]) -> RowPairs:

@@ -657,7 +657,7 @@ def exact_ratio(groups: Groups, delta: Fraction) -> Fraction | float:
         A, B = A + groups.a[index[r]], B + groups.b[index[r]]
         edge = max(Fraction(finite[k + 1]) if k + 1 < len(finite) else Fraction(1), Fraction(1))
         if A - edge * B > target:
-            return (A - target) / B
+            return Fraction(A - target) / B
     return Fraction(1)
 
 

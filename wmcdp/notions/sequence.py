@@ -654,10 +654,10 @@ def exact_ratio(groups: Groups, delta: Fraction) -> Fraction | float:
         if r <= 1:  # δ(1) <= δ was checked at the previous edge
             break
         check("epsilon for delta")
-        A, B = A + groups.a[index[r]], B + groups.b[index[r]]
+        A, B = A + int(groups.a[index[r]]), B + int(groups.b[index[r]])
         edge = max(Fraction(finite[k + 1]) if k + 1 < len(finite) else Fraction(1), Fraction(1))
         if A - edge * B > target:
-            return Fraction(A - target) / B
+            return (A - target) / B
     return Fraction(1)
 
 

@@ -642,7 +642,7 @@ def exact_ratio(groups: Groups, delta: Fraction) -> Fraction | float:
     A few big-integer operations per group: the tangent iteration of
     :func:`wmcdp.notions.approximate.epsilon_for_delta` takes one pass per piece it crosses, too many for the
     supports of long compositions."""
-    D = groups.arith.denominator
+    D: int = groups.arith.denominator
     target = delta * D
     finite = sorted((r for r in groups.ratios if r is not None), reverse=True)
     index = {r: i for i, r in enumerate(groups.ratios)}

@@ -17,9 +17,10 @@ is recounted on its weights' exact binary values first), so a dropped pair is pr
 Pairs whose per-step loss distributions are equal are composed once.
 
 **Exact.** With exact masses (Fraction parameters) each remaining pair's grouped losses are multiplied exactly
-(:class:`wmcdp.notions.loss.Groups`: equal losses merge; a repeated step by repeated squaring, then the steps one
-after another) while the support stays within ``max_groups``; δ(ε) and ε(δ) are then those of
-:func:`wmcdp.notions.approximate.deltas` / ``epsilon_for_delta`` (exact rationals at ``ε = ln R``).
+(:class:`wmcdp.notions.loss.Groups`: equal losses merge; a repeated step through its multinomial outcomes or by
+repeated squaring, then the steps one after another) while the support stays within ``max_groups``; δ(ε) is then
+that of :func:`wmcdp.notions.approximate.deltas` (an exact rational at ``ε = ln R``) and ε(δ) the log of the
+exact ratio :func:`exact_ratio`.
 
 **Certified bracket.** Otherwise each pair's loss is carried as *clusters*: a cluster holds the ``P(.|x)``-mass
 ``m`` of some outcomes (as ``ln m``, to a stated absolute error) and an interval ``[lo, hi]`` containing each of
@@ -30,13 +31,16 @@ gives the claim. The coupling is kept by every operation: composing two independ
 (masses multiply, ``lo`` and ``hi`` add: ``L = L_1 + L_2`` with ``lo_1 + lo_2 ≤ L ≤ hi_1 + hi_2``); merging
 clusters adds their masses and takes the smallest ``lo`` and largest ``hi``; ``c`` runs of one step with ``g``
 clusters are the multinomial outcomes ``n`` (``Σ n_i = c``) of mass ``c!/Π n_i! · Π m_i^{n_i}`` and losses in
-``[Σ n_i lo_i, Σ n_i hi_i]`` (when there are too many, by repeated squaring instead). Merging keeps the support
-within ``max_groups``: clusters whose ``lo`` fall in one cell of a grid merge, the cell width doubled from
-``2^-40`` until few enough remain, so equal losses reached along different roundings merge at once and
-distinct ones only when they must. Rounding is outward: sums of losses are rounded down for ``lo`` and up for
-``hi`` (one ulp each), and every log-mass carries a bound on its absolute error, grown at each product (one
-rounding), each merge of ``t`` terms (a log-sum-exp: ``γ_t`` for a sum of nonnegative terms, the exps, the log)
-and each multinomial (the log-factorials as sums of nonnegative logs). The final sums are log-sum-exps of
+``[Σ n_i lo_i, Σ n_i hi_i]`` (past :data:`MAX_OUTCOMES` outcomes, by repeated squaring instead). Merging keeps
+the support within ``max_groups``: clusters whose ``lo`` fall in one cell of a grid merge, the cell width doubled
+from ``2^-40`` until few enough remain, so equal losses reached along different roundings merge at once and
+distinct ones only when they must; outcomes or products too many to hold at once are formed in chunks and
+gathered on a fixed grid of ``max_groups`` cells over their whole range (:func:`_gridded`). Rounding is outward:
+sums of losses are rounded down for ``lo`` and up for ``hi`` (one ulp each, or the ``γ_n`` bound of a dot
+product), and every log-mass carries a bound on its absolute error, grown at each product (one rounding), each
+merge of ``t`` terms (a log-sum-exp: ``γ_t`` for a sum of nonnegative terms, the exps, the log; or ``t − 1``
+``logaddexp`` steps) and each multinomial (correctly rounded log-factorials, a dot product). The final sums are
+log-sum-exps of
 nonnegative terms with the same bound, ``e^{ε − L}`` is only ever formed as ``log1mexp(ε − L)`` (never ``e^ε``).
 The elementary functions (exp, log, expm1, log1p of numpy and the C library) are taken to be within
 :data:`ULPS` ulps. In float mode the bracket is certified for the masses the float count gives.
@@ -414,23 +418,32 @@ class _Step:
     exact: dict[tuple[Value, Value], Groups]
 
 
-def _pairs_of(
-    programs: list[Program | Compiled], pairs: Any, neighbours: Any, backend: str, exact: Any
-) -> tuple[list[PairWitness], list[_Step]]:
-    """Every program's pairs (in the first program's order) over one domain and one relation."""
+def _compiled(programs: list[Program | Compiled], pairs: Any, backend: str, exact: Any) -> list[Compiled]:
+    """The distinct programs compiled, checked: one input domain, numeric parameters, pairs of every kind but
+    symmetry sets."""
     if isinstance(pairs, str) and pairs != "exhaustive":
         raise WmcdpError(
             "a sequence takes every pair of neighbours (pairs=None) or an explicit pair set: "
             "one step's symmetries need not be the others'"
         )
-    pairs = None if pairs == "exhaustive" else pairs
     compiled = [as_compiled(p, backend, exact) for p in programs]
     if any(c.symbolic is not None for c in compiled):
         raise WmcdpError("a sequence takes numeric parameters only (no symbolic Parameter)")
-    domain = compiled[0].domain
-    for i, c in enumerate(compiled[1:], 2):
-        if c.domain != domain:
-            raise WmcdpError(f"the steps must share one input domain: step 1 reads {domain}, step {i} reads {c.domain}")
+    for c in compiled[1:]:
+        if c.domain != compiled[0].domain:
+            raise WmcdpError(
+                f"the steps must share one input domain: {compiled[0].program.name} reads {compiled[0].domain}, "
+                f"{c.program.name} reads {c.domain}"
+            )
+    return compiled
+
+
+def _pairs_of(
+    programs: list[Program | Compiled], pairs: Any, neighbours: Any, backend: str, exact: Any
+) -> tuple[list[PairWitness], list[_Step]]:
+    """Every program's pairs (in the first program's order) over one domain and one relation."""
+    compiled = _compiled(programs, pairs, backend, exact)
+    pairs = None if pairs == "exhaustive" else pairs
     relation = neighbour_relation(neighbours or compiled[0].program.neighbours)
     witnesses: list[PairWitness] = []
     out: list[_Step] = []

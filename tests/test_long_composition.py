@@ -413,3 +413,12 @@ def test_cli_refusals_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("wmcdp: error:") and message in err and err.count("\n") == 1
+
+
+def test_cli_runs_in_one_process_do_not_share_parameters(capsys):
+    for argv in (
+        ["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "2", "--epsilon", "1"],
+        ["approx", "truncated_geometric", "-p", "m=1", "-p", "alpha=1/2", "--times", "2", "--epsilon", "1"],
+        ["privacy", "truncated_geometric", "-p", "m=1", "-p", "alpha=1/2"],
+    ):
+        assert main(argv) == 0, capsys.readouterr().err

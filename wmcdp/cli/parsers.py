@@ -75,8 +75,10 @@ class _StepParam(argparse.Action):
 
     def __call__(self, parser: Any, namespace: argparse.Namespace, value: Any, option: Any = None) -> None:
         steps = getattr(namespace, "then", None)
-        target = steps[-1]["param"] if steps else namespace.param
-        target.append(value)
+        if steps:
+            steps[-1]["param"].append(value)
+        else:  # a new list, as argparse's append does: the default one is shared by every parse
+            namespace.param = [*namespace.param, value]
 
 
 class _Then(argparse.Action):

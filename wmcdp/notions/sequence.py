@@ -82,8 +82,9 @@ ULPS = 4
 FN = 2 * ULPS * U
 #: most multinomial outcomes one repeated step may enumerate before it is squared instead
 MAX_OUTCOMES = 1 << 27
-#: most pairs compared two by two for covering (beyond: a pair covering all, or every distinct pair)
-MAX_COMPARED = 400
+#: most distinct pairs compared two by two for covering, as exact rationals (beyond: one pair covering all, else
+#: every distinct pair is composed)
+MAX_COMPARED = 64
 
 
 # -- clusters -------------------------------------------------------------------------------

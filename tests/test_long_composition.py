@@ -167,6 +167,17 @@ def test_exact_epsilon_is_the_brute_force_one(sequence, delta):
     assert r.lower == r.upper == pytest.approx(math.log(r.ratio), rel=1e-15, abs=1e-300)
 
 
+def test_past_the_pairs_compared_every_distinct_pair_is_composed():
+    from wmcdp.notions import sequence
+
+    steps = [(STEPS["geo"][0], 2), (STEPS["rr"][0], 1), (STEPS["mix"][0], 1), (STEPS["kary"][0], 1)]
+    refs = [tgeom_ref, tgeom_ref, rr_like_ref, mixture_ref, kary3_ref]
+    compared = compose_approximate(steps, epsilon="ln:3/2")
+    with mock.patch.object(sequence, "MAX_COMPARED", 1):
+        every = compose_approximate(steps, epsilon="ln:3/2")
+    assert compared.lower == every.lower == brute_delta(refs, Fraction(3, 2)) and every.pairs >= compared.pairs
+
+
 def test_the_witness_is_a_pair_that_attains_the_value():
     steps = [(STEPS["rr"][0], 2), (STEPS["geo"][0], 1)]
     r = compose_approximate(steps, epsilon="ln:2")

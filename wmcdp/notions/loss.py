@@ -46,6 +46,8 @@ from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, log1mexp, l
 MAX_GROUPS = 1 << 20
 #: most products of two groups one composition step may form before they merge
 MAX_PRODUCTS = 1 << 22
+#: most multinomial outcomes times runs an exact K-fold power enumerates (10^4 runs of a two-loss pair: 10^8)
+MAX_MULTINOMIAL = 1 << 27
 #: float mode merges log-ratios within this relative distance (equal ratios computed along different roundings)
 TOLERANCE = 1e-12
 
@@ -151,9 +153,11 @@ def compose_count(compose: Any) -> int:
 
 def power(groups: Groups, k: int, limit: int = MAX_GROUPS) -> Groups:
     """The groups of the k-fold product: exact groups through their multinomial outcomes when there are at most
-    ``4 limit`` of them (:func:`_multinomial`), else by repeated squaring, refused at once when a step must pass
-    the limits (:func:`_check_power`; ``limit`` distinct losses)."""
-    if groups.arith.exact and math.comb(k + len(groups.a) - 1, len(groups.a) - 1) <= 4 * limit:
+    ``4 limit`` of them and their number times ``k`` (the size of their integers) is at most
+    :data:`MAX_MULTINOMIAL` (:func:`_multinomial`), else by repeated squaring, refused at once when a step must
+    pass the limits (:func:`_check_power`; ``limit`` distinct losses)."""
+    outcomes = math.comb(k + len(groups.a) - 1, len(groups.a) - 1)
+    if groups.arith.exact and outcomes <= 4 * limit and outcomes * k <= MAX_MULTINOMIAL:
         return _multinomial(groups, k, limit)
     _check_power(groups, k, limit)
     result: Groups | None = None

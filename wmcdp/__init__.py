@@ -61,6 +61,8 @@ _EXPORTS = {
     "RenyiOrder": "notions.renyi",
     "privacy_loss_distribution": "notions.loss",
     "PrivacyLoss": "notions.loss",
+    "compose_approximate": "notions.sequence",
+    "ComposedResult": "notions.sequence",
     "PairSet": "plan.pairs",
     "ShuffledReports": "plan.shuffled_binary",
     "PairWitness": "plan.pairs",
@@ -179,6 +181,8 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.renyi import synthesize_renyi as synthesize_renyi
     from .notions.sampling import crosscheck as crosscheck
     from .notions.sampling import sample as sample
+    from .notions.sequence import ComposedResult as ComposedResult
+    from .notions.sequence import compose_approximate as compose_approximate
     from .notions.sweep import AccuracyRow as AccuracyRow
     from .notions.sweep import PrivacyRow as PrivacyRow
     from .notions.sweep import parse_over as parse_over

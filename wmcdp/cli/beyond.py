@@ -92,6 +92,13 @@ def approximate_json(r: ApproximateResult, extra: dict[str, Any]) -> dict[str, A
 def run_approx(args: argparse.Namespace) -> str:
     from .symbolic import output, program_and_parameter
 
+    if args.then or args.steps or args.times is not None:
+        from .sequence import run_sequence
+
+        return run_sequence(args)
+    if not args.program:
+        raise WmcdpError("give a program (or --steps FILE)")
+
     program, parameter = program_and_parameter(args)
     epsilon = args.epsilon
     r = synthesize_approximate(

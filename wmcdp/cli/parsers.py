@@ -70,12 +70,40 @@ def _run(module: str, function: str) -> Callable[[argparse.Namespace], str]:
 # -- shared options -------------------------------------------------------------------------
 
 
-def program_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("program", help="built-in program name or path/to/file.py:function")
+class _StepParam(argparse.Action):
+    """``-p``: a parameter of the program, or of the last ``--then`` step once one is given."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, value: Any, option: Any = None) -> None:
+        steps = getattr(namespace, "then", None)
+        if steps:
+            steps[-1]["param"].append(value)
+        else:  # a new list, as argparse's append does: the default one is shared by every parse
+            namespace.param = [*namespace.param, value]
+
+
+class _Then(argparse.Action):
+    """``--then NAME``: start a new step of a sequence (its ``-p`` and ``--times`` follow it)."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, value: Any, option: Any = None) -> None:
+        namespace.then = [*(namespace.then or []), {"program": value, "param": [], "times": None}]
+
+
+class _Times(argparse.Action):
+    """``--times K``: how many runs of the step it follows (the positional program before any ``--then``)."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, value: Any, option: Any = None) -> None:
+        if namespace.then:
+            namespace.then[-1]["times"] = value
+        else:
+            namespace.times = value
+
+
+def program_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
+    q.add_argument("program", nargs="?" if optional else None, help="built-in program name or path/to/file.py:function")
     q.add_argument(
         "-p",
         "--param",
-        action="append",
+        action=_StepParam,
         default=[],
         metavar="KEY=VALUE",
         help="program parameter (repeatable); '1/5' is exact",
@@ -111,8 +139,8 @@ def certified_arg(q: argparse.ArgumentParser) -> None:
     )
 
 
-def synthesis_args(q: argparse.ArgumentParser) -> None:
-    program_args(q)
+def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
+    program_args(q, optional)
     q.add_argument(
         "--sets",
         default="plan",
@@ -136,8 +164,8 @@ def synthesis_args(q: argparse.ArgumentParser) -> None:
     spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
 
 
-def privacy_args(q: argparse.ArgumentParser) -> None:
-    synthesis_args(q)
+def privacy_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
+    synthesis_args(q, optional)
     q.add_argument(
         "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
     )
@@ -195,8 +223,26 @@ def subsample_args(q: argparse.ArgumentParser) -> None:
     )
 
 
-def pair_args(q: argparse.ArgumentParser) -> None:
-    privacy_args(q)
+def sequence_args(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--then",
+        action=_Then,
+        metavar="NAME",
+        help="compose with this program next, on the same pair (repeatable; its -p and --times follow it)",
+    )
+    q.add_argument("--times", action=_Times, type=int, metavar="K", help="runs of the step this follows (default 1)")
+    q.add_argument("--steps", metavar="FILE", help="a JSON list of steps: {program, params, times} each")
+    q.add_argument(
+        "--max-groups",
+        type=int,
+        default=1 << 20,
+        metavar="N",
+        help="a sequence: most distinct losses held exactly, else clusters of the bracket (default 2^20)",
+    )
+
+
+def pair_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
+    privacy_args(q, optional)
     q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
 
 
@@ -231,7 +277,8 @@ def _bounds(sub: Any) -> None:
 
 def _beyond(sub: Any) -> None:
     q = sub.add_parser("approx", help="tight (epsilon, delta): delta(epsilon) or epsilon(delta), and its pair")
-    pair_args(q)
+    pair_args(q, optional=True)
+    sequence_args(q)
     q.add_argument("--delta", help="find the smallest epsilon >= 0 with delta(epsilon) <= DELTA")
     q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)

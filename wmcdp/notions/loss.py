@@ -46,6 +46,8 @@ from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, log1mexp, l
 MAX_GROUPS = 1 << 20
 #: most products of two groups one composition step may form before they merge
 MAX_PRODUCTS = 1 << 22
+#: most multinomial outcomes times runs an exact K-fold power enumerates (10^4 runs of a two-loss pair: 10^8)
+MAX_MULTINOMIAL = 1 << 27
 #: float mode merges log-ratios within this relative distance (equal ratios computed along different roundings)
 TOLERANCE = 1e-12
 
@@ -82,15 +84,15 @@ class Groups:
         la, lb = a[live], b[live]
         return _merge_float(arith, la - lb, la, lb)
 
-    def compose(self, other: Groups) -> Groups:
+    def compose(self, other: Groups, limit: int = MAX_GROUPS) -> Groups:
         """The groups of the product of the two pairs' distributions (equal losses merged; their number is
-        limited after the merge, by :data:`MAX_GROUPS`)."""
+        limited after the merge, by ``limit``)."""
         if len(self.a) * len(other.a) > MAX_PRODUCTS:
-            raise _too_many()
+            raise _too_many(limit)
         check("composing privacy losses")
         out = self._product(other)
-        if len(out.a) > MAX_GROUPS:
-            raise _too_many()
+        if len(out.a) > limit:
+            raise _too_many(limit)
         return out
 
     def _product(self, other: Groups) -> Groups:
@@ -114,9 +116,13 @@ class Groups:
         return np.array(self.a, dtype=dtype), np.array(self.b, dtype=dtype)
 
 
-def _too_many() -> WmcdpError:
-    return WmcdpError(
-        f"the composed privacy-loss distribution has more than {MAX_GROUPS} distinct losses after equal "
+class TooManyLosses(WmcdpError):
+    """A composition would pass the limit on distinct losses (or on products formed in one step)."""
+
+
+def _too_many(limit: int = MAX_GROUPS) -> WmcdpError:
+    return TooManyLosses(
+        f"the composed privacy-loss distribution has more than {limit} distinct losses after equal "
         f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
         "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')"
     )
@@ -145,24 +151,76 @@ def compose_count(compose: Any) -> int:
     return k
 
 
-def power(groups: Groups, k: int) -> Groups:
-    """The groups of the k-fold product (repeated squaring), refused at once when a step must pass the limits
-    (:func:`_check_power`)."""
-    _check_power(groups, k)
+def power(groups: Groups, k: int, limit: int = MAX_GROUPS) -> Groups:
+    """The groups of the k-fold product: exact groups through their multinomial outcomes when there are at most
+    ``4 limit`` of them and their number times ``k`` (the size of their integers) is at most
+    :data:`MAX_MULTINOMIAL` (:func:`_multinomial`), else by repeated squaring, refused at once when a step must
+    pass the limits (:func:`_check_power`; ``limit`` distinct losses)."""
+    outcomes = math.comb(k + len(groups.a) - 1, len(groups.a) - 1)
+    if groups.arith.exact and outcomes <= 4 * limit and outcomes * k <= MAX_MULTINOMIAL:
+        return _multinomial(groups, k, limit)
+    _check_power(groups, k, limit)
     result: Groups | None = None
     base = groups
     while k:
         if k & 1:
-            result = base if result is None else result.compose(base)
+            result = base if result is None else result.compose(base, limit)
         k >>= 1
         if k:
-            base = base.compose(base)
+            base = base.compose(base, limit)
     assert result is not None
     return result
 
 
-def _check_power(groups: Groups, k: int) -> None:
-    """Refuse before any work when :func:`power` would pass :data:`MAX_PRODUCTS` or :data:`MAX_GROUPS` on its way.
+def _multinomial(groups: Groups, k: int, limit: int) -> Groups:
+    """The exact groups of the k-fold product through its multinomial outcomes: ``n`` runs in each group
+    (``Σ n_i = k``) have ratio ``Π r_i^{n_i}`` (infinite when some ``n_i > 0`` is), masses
+    ``k!/Π n_i! · Π a_i^{n_i}`` and ``k!/Π n_i! · Π b_i^{n_i}``; equal ratios merge."""
+    g = len(groups.a)
+    powers = [[_powers(gmpy2.mpz(x), k) for x in column] for column in (groups.a, groups.b)]
+    ratios = [None if r is None else _powers(r, k) for r in groups.ratios]
+    merged: dict[Any, list[Any]] = {}
+
+    def visit(i: int, left: int, n: list[int]) -> None:
+        if i == g - 1:
+            n.append(left)
+            check("composing privacy losses")
+            ratio: Any = gmpy2.mpq(1)
+            a = b = gmpy2.mpz(1)
+            rest = k
+            for j, nj in enumerate(n):
+                coefficient = gmpy2.comb(rest, nj)
+                rest -= nj
+                a, b = a * coefficient * powers[0][j][nj], b * coefficient * powers[1][j][nj]
+                pj = ratios[j]
+                ratio = None if ratio is None or (pj is None and nj) else ratio if pj is None else ratio * pj[nj]
+            cell = merged.setdefault(ratio, [0, 0])
+            cell[0] += a
+            cell[1] += b
+            n.pop()
+            return
+        for nj in range(left + 1):
+            n.append(nj)
+            visit(i + 1, left - nj, n)
+            n.pop()
+
+    visit(0, k, [])
+    if len(merged) > limit:
+        raise _too_many(limit)
+    keys = list(merged)
+    arith = wmc.Scaled(groups.arith.denominator**k)
+    return Groups(arith, keys, [int(merged[key][0]) for key in keys], [int(merged[key][1]) for key in keys])
+
+
+def _powers(x: Any, k: int) -> list[Any]:
+    out = [x**0]
+    for _ in range(k):
+        out.append(out[-1] * x)
+    return out
+
+
+def _check_power(groups: Groups, k: int, limit: int = MAX_GROUPS) -> None:
+    """Refuse before any work when :func:`power` would pass :data:`MAX_PRODUCTS` or ``limit`` groups on its way.
 
     Exact losses only (float ones merge within :data:`TOLERANCE`): with ``g`` distinct finite losses, a ``j``-fold
     product has at least ``j (g − 1) + 1`` distinct finite losses (a sum of ``j`` losses from a set of ``g`` reals
@@ -177,18 +235,18 @@ def _check_power(groups: Groups, k: int) -> None:
     def least(j: int) -> int:
         return (j * (finite - 1) + 1 if finite else 0) + infinite
 
-    if least(k) > MAX_GROUPS:
-        raise _too_many()
+    if least(k) > limit:
+        raise _too_many(limit)
     folds, base = 0, 1  # the runs in the result so far and in the current square
     while k:
         if k & 1:
             if folds and least(folds) * least(base) > MAX_PRODUCTS:
-                raise _too_many()
+                raise _too_many(limit)
             folds += base
         k >>= 1
         if k:
             if least(base) ** 2 > MAX_PRODUCTS:
-                raise _too_many()
+                raise _too_many(limit)
             base *= 2
 
 
@@ -221,7 +279,7 @@ def composed_pairs(source: PairSource, k: int) -> RowPairs:
     )
 
 
-def _hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
+def hockey_curves(groups: list[Groups], exact: bool) -> np.ndarray:
     """``H_i(t) = sum_j max(0, a_ij - t b_ij)`` of every pair ``i`` at every breakpoint ``t`` of any pair (its
     finite ratios) and one ``t`` beyond them all. Each ``H_i`` is piecewise linear in ``t`` with its kinks at
     those ratios, and every ``H_i`` tends to 1 as ``t -> 0``: comparing curves at these points compares them
@@ -253,7 +311,7 @@ def dominant(groups: list[Groups]) -> int | None:
     a product's worst pair takes it in every part. Exact groups only: the curves are compared as rationals."""
     if not groups:
         return None
-    curves = _hockey_curves(groups, True)
+    curves = hockey_curves(groups, True)
     winners = np.flatnonzero((curves >= curves.max(axis=0)).all(axis=1))
     return int(winners[0]) if len(winners) else None
 
@@ -424,4 +482,6 @@ __all__ = [
     "composed_pairs",
     "compose_count",
     "MAX_GROUPS",
+    "hockey_curves",
+    "TooManyLosses",
 ]

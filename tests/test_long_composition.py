@@ -394,6 +394,27 @@ def test_cli_then_and_times(capsys):
     assert Fraction(out["lower_exact"]) == best
 
 
+def test_cli_subsample_applies_to_every_step(capsys):
+    """``--subsample 1/2 --times 3``: each of the three runs keeps the record with probability 1/2, afresh."""
+    code = main(
+        ["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--subsample", "1/2", "--times", "3",
+         "--epsilon", "ln:2", "--json"]
+    )  # fmt: skip
+    out = __import__("json").loads(capsys.readouterr().out)
+    assert code == 0 and out["exact"] and out["K"] == 3
+
+    def sub_rr(x, choose):  # type: ignore[no-untyped-def]
+        kept = brute.flip(choose, Fraction(1, 2))
+        return (x[0] if kept else 0) ^ brute.flip(choose, LAM)
+
+    refs = [sub_rr] * 3
+    best = max(
+        sum(max(Fraction(0), m - 2 * product(refs, xp).get(y, 0)) for y, m in product(refs, x).items())
+        for x, xp in [((0,), (1,)), ((1,), (0,))]
+    )
+    assert Fraction(out["lower_exact"]) == best and best > 0
+
+
 def test_cli_steps_file(tmp_path, capsys):
     path = tmp_path / "steps.json"
     path.write_text(

@@ -4,7 +4,8 @@ The positional program is the first step; each ``--then NAME`` starts the next, 
 ``--times K`` options after it belong to it (``--times`` before any ``--then`` counts the first step). A steps
 file is a JSON list of ``{"program": NAME, "params": {KEY: VALUE}, "times": K}`` objects (``params`` and
 ``times`` optional; a value such as ``"1/4"`` is exact). All steps run on the same pair of neighbours
-(:func:`wmcdp.notions.sequence.compose_approximate`).
+(:func:`wmcdp.notions.sequence.compose_approximate`). With ``--subsample Q`` or ``--subsample-n N``
+every step runs on its own fresh subsample (each run of each step samples anew, as in DP-SGD).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..lang.registry import build_program, find_relation
 from ..lang.shape import witness_text
 from ..notions.approximate import Threshold
 from ..notions.sequence import ComposedResult, compose_approximate, format_bracket
-from .common import dumps, exact_mode, json_number, params, table
+from .common import dumps, exact_mode, json_number, params, subsampled, table
 
 
 def _file_steps(path: str, exact: bool) -> list[tuple[Program, int]]:
@@ -48,6 +49,11 @@ def _times(value: Any) -> int:
 
 
 def _steps(args: argparse.Namespace) -> list[tuple[Program, int]]:
+    """The steps as given, each on its own subsample when ``--subsample`` or ``--subsample-n`` is given."""
+    return [(subsampled(args, program), times) for program, times in _given_steps(args)]
+
+
+def _given_steps(args: argparse.Namespace) -> list[tuple[Program, int]]:
     exact = bool(getattr(args, "exact", False))
     if args.steps:
         if args.program or args.then:

@@ -80,8 +80,9 @@ PAIR_TRIPLE_SECONDS = 7e-8
 PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
-#: estimate (measured: detection charges 0.4-0.7 million nodes a second here, on RR counting, noisy max and
-#: histograms). A constant, so the budget is counted work and one command gives the same plan on any machine
+#: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
+#: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
+#: counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
 #: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND

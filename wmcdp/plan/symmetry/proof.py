@@ -437,8 +437,10 @@ class Prover:
         """A diagram operation on ``target`` under the budget of counted work: None (abandoned) when the nodes of
         ``target`` alone would pass the work left, or when the operation would grow CUDD's memory past what the
         work left allows (:data:`BYTES_PER_NODE`: a renaming can blow a diagram up exponentially). The operation
-        is charged the nodes of its operand and of its result. No clock is read: the same proofs are abandoned
-        on every machine."""
+        is charged the nodes of its operand and of its result, counted by wmcdp (never a statistic of CUDD's,
+        whose computed table is a cache keyed by node addresses); one stopped by the memory cap is charged the
+        work left, which it was about to pass. No clock is read and nothing charged depends on CUDD's caches: the
+        same command spends the same work and abandons the same proofs on every run."""
         key = int(target)  # the node's address: the cache keeps ``target`` alive, so no other node takes it
         if key not in self._sizes:
             self._sizes[key] = (target, self.backend.size(target))
@@ -451,17 +453,16 @@ class Prover:
         left = self.budget.left()
         bdd = self.backend.bdd
         allowance = int(min(1 << 30, max(16 << 20, (left or 0) * BYTES_PER_NODE)))
-        in_use, steps = _statistics(bdd)
-        bdd.configure(max_memory=min(memory_cap(), in_use + allowance))
+        bdd.configure(max_memory=min(memory_cap(), _memory_in_use(bdd) + allowance))
         try:
             result = operation()
         except LimitExceeded:
             self.abandoned += 1
-            self.budget.charge(max(size, _statistics(bdd)[1] - steps))
+            self.budget.charge(max(size, left or 0))
             return None
         finally:
             bdd.configure(max_memory=memory_cap())
-        self.budget.charge(max(size + self.backend.size(result), _statistics(bdd)[1] - steps))
+        self.budget.charge(size + self.backend.size(result))
         return result
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
@@ -619,14 +620,11 @@ def _cube(be: Any, variables: Sequence[int], offset: int) -> Any:
     return node
 
 
-def _statistics(bdd: Any) -> tuple[int, int]:
-    """CUDD's memory in use (bytes) and its count of computed-table lookups: every recursive step of an
-    operation looks its arguments up once, so the lookups an operation adds are the steps it took (counted, not
-    timed: the same operations on the same diagrams take the same steps)."""
+def _memory_in_use(bdd: Any) -> int:
+    """CUDD's memory in use, in bytes (it bounds a budgeted operation's memory cap, never its charge)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
-        stats = bdd.statistics()
-    return int(stats["mem"]), int(stats["cache_lookups"])
+        return int(bdd.statistics()["mem"])
 
 
 def _power_of_two(k: int) -> bool:

@@ -145,6 +145,7 @@ def test_profile_is_the_maximum_over_every_dataset(user, capsys):
     [
         (["{u}:three_reports", "--shuffle", "100"], "three_reports has 3 reports"),
         (["kary_rr", "-p", "n=1", "-p", "k=3", "-p", "ratio=3", "--shuffle", "100"], "kary_rr has 3 reports"),
+        (["randomized_response", "-p", "n=1", "-p", "lam=0", "--shuffle", "100"], "with probability 0 or 1"),
         (["{u}:two_users", "--shuffle", "100"], "two_users has 2 input entries"),
         (["kary_rr", "-p", "n=2", "-p", "k=2", "-p", "ratio=3", "--shuffle", "100"], "kary_rr has 2 input entries"),
         (["kary_rr", "-p", "n=1", "-p", "k=2", "-p", "ratio=3", "--shuffle", "0"], "not a whole number of users"),

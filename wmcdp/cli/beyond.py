@@ -16,6 +16,7 @@ from ..notions.renyi import RenyiResult, synthesize_renyi
 from ..notions.sweep import ProfileRow, parse_over
 from ..plan.given_sets import find_sets
 from ..plan.pairs import PairWitness
+from ..plan.shuffled_binary import ShuffledReports
 from .common import (
     dumps,
     exact_mode,
@@ -29,6 +30,7 @@ from .common import (
     show,
     table,
 )
+from .shuffled import shuffled_label, shuffled_pairs
 from .sweep import emit
 from .tools import parse_input
 
@@ -60,14 +62,23 @@ def witness_json(w: PairWitness) -> dict[str, Any]:
     return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
 
 
-def _extra(args: argparse.Namespace, program: Program) -> dict[str, Any]:
-    return {
+def _extra(args: argparse.Namespace, program: Program, shuffled: ShuffledReports | None = None) -> dict[str, Any]:
+    """The JSON keys that say what ran; with ``--shuffle N``, ``shuffle`` (N) and ``report_probabilities`` (the
+    probability of the counted report at each value of one user, exact)."""
+    extra = {
         "program": program.name,
         "params": {k: format_number(v) for k, v in program.params.items()},
         "sets": args.sets,
         "at": getattr(args, "at", None),
         "backend": args.backend,
     }
+    if shuffled is not None:
+        extra.update(
+            shuffle=shuffled.n,
+            counted_report=jsonable(shuffled.one),
+            report_probabilities={str(v): exact_text(p) for v, p in zip(shuffled.values, shuffled.probabilities)},
+        )
+    return extra
 
 
 # -- approx ------------------------------------------------------------------------------------
@@ -100,10 +111,11 @@ def run_approx(args: argparse.Namespace) -> str:
         raise WmcdpError("give a program (or --steps FILE)")
 
     program, parameter = program_and_parameter(args)
+    shuffled = shuffled_pairs(args, program)
     epsilon = args.epsilon
     r = synthesize_approximate(
         program,
-        **pair_sets(args, program),
+        **(pair_sets(args, program) if shuffled is None else {"pairs": shuffled}),
         epsilon=epsilon,
         delta=args.delta,
         compose=args.compose,
@@ -116,7 +128,10 @@ def run_approx(args: argparse.Namespace) -> str:
         extra = {**_extra(args, program), "params": {k: str(v) for k, v in program.params.items()}}
         return output(args, r, program, extra, "delta")
     if args.json:
-        return dumps(approximate_json(r, _extra(args, program)))
+        out = approximate_json(r, _extra(args, program, shuffled))
+        if shuffled is not None:
+            out["witness_runs"] = {"x": witness_text(r.witness.x), "x_prime": witness_text(r.witness.x_prime)}
+        return dumps(out)
     given = "delta" if args.delta is not None else "epsilon"
     rows = [
         (
@@ -147,6 +162,9 @@ def run_approx(args: argparse.Namespace) -> str:
     title = (
         f"{program.label()}: tight (epsilon, delta) ({_shown_sets(args, program, r.plan)}, {args.backend}, "
         f"{mode_text(r.exact, args)})"
+        if shuffled is None
+        else f"{shuffled_label(program, shuffled)}: tight (epsilon, delta) (every dataset, one user's value changed, "
+        f"{args.backend}, float with a certified enclosure)"
     )
     return table(title, rows)
 
@@ -237,16 +255,18 @@ def run_profile(args: argparse.Namespace) -> str:
 
         require_matplotlib(args.plot)
     program = program_of(args)
+    shuffled = shuffled_pairs(args, program)
     points = privacy_profile(
         program,
         parse_epsilons(args.epsilons),
-        **pair_sets(args, program),
+        **(pair_sets(args, program) if shuffled is None else {"pairs": shuffled}),
         compose=args.compose,
         accountant=args.accountant,
         interval=args.interval,
         **_options(args),
     )
-    rows = [ProfileRow(program.label(), p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
+    label = program.label() if shuffled is None else shuffled_label(program, shuffled)
+    rows = [ProfileRow(label, p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
     return emit(rows, args)
 
 

@@ -241,6 +241,15 @@ def sequence_args(q: argparse.ArgumentParser) -> None:
     )
 
 
+def shuffle_arg(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--shuffle",
+        metavar="N",
+        help="the program is one user's local randomizer with two reports (-p n=1 for a built-in one): the bound "
+        "of N users' shuffled reports over every dataset (float, with a certified enclosure)",
+    )
+
+
 def pair_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     privacy_args(q, optional)
     q.add_argument("--at", metavar="X", help="the data-centric pairs of the database X only (0101 or 2,0,1)")
@@ -283,6 +292,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--epsilon", help="find delta(EPSILON); ln:3/2 is epsilon = ln(3/2), exact (give one of the two)")
     composition_args(q)
     subsample_args(q)
+    shuffle_arg(q)
     symbolic_args(q)
     certified_arg(q)
     q.set_defaults(run=_run("beyond", "run_approx"))
@@ -299,6 +309,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--epsilons", required=True, help="start:stop:step, a list v1,v2,..., or both; ln:R is exact")
     composition_args(q)
     subsample_args(q)
+    shuffle_arg(q)
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
     q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
@@ -369,6 +380,7 @@ __all__ = [
     "program_args",
     "register",
     "sampling_args",
+    "shuffle_arg",
     "subsample_args",
     "symbolic_args",
     "synthesis_args",

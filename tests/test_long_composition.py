@@ -439,6 +439,8 @@ def test_cli_steps_file(tmp_path, capsys):
         (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "2", "--compose", "2",
           "--epsilon", "1"], "--times per step"),
         (["approx", "--epsilon", "1"], "give a program"),
+        (["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--times", "2", "--shuffle", "100",
+          "--epsilon", "1"], "--shuffle"),
     ],
 )  # fmt: skip
 def test_cli_refusals_are_one_line(argv, message, capsys):

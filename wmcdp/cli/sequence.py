@@ -77,9 +77,9 @@ def _pairs(args: argparse.Namespace) -> Any:
 
 def run_sequence(args: argparse.Namespace) -> str:
     """``wmcdp approx`` with ``--then``, ``--times`` or ``--steps``."""
-    if args.compose != 1 or args.certified or args.symbolic:
+    if args.compose != 1 or args.certified or args.symbolic or getattr(args, "shuffle", None):
         raise WmcdpError(
-            "a sequence counts its runs with --times per step; leave out --compose, --certified, --symbolic"
+            "a sequence counts its runs with --times per step; leave out --compose, --certified, --symbolic, --shuffle"
         )
     steps = _steps(args)
     r = compose_approximate(

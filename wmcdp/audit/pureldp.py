@@ -487,6 +487,17 @@ else:
     print("VIOLATED" if log > Decimal(claim) else "holds")
 """
 
+#: random.choices' rule in the sketch oracles' scripts: P(fl(u * c) < t) for u on the 2^-53 grid
+_SCALED_BELOW = """
+
+def scaled_below(c, t):  # P(fl(u * c) < t): the product grows with k, so bisection finds the count
+    lo, hi = 0, GRID
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if mid / GRID * c < t else (lo, mid)
+    return Fraction(lo, GRID)
+"""
+
 _BODIES = {
     "de": """
 
@@ -580,15 +591,8 @@ def prob(item):  # hadamard_mechanism_client.py lines 55-87: t uniform indices j
     return Fraction(1, client.d**client.t) * (keep if coeffs == true else (1 - keep) / (2**client.t - 1))
 
 """,
-    "hcms": """
-
-def scaled_below(c, t):  # P(fl(u * c) < t): the product grows with k, so bisection finds the count
-    lo, hi = 0, GRID
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (mid + 1, hi) if mid / GRID * c < t else (lo, mid)
-    return Fraction(lo, GRID)
-
+    "hcms": _SCALED_BELOW
+    + """
 
 def prob(item):  # cms_client.py lines 86-105: a published hash index j and row l, the sign b of random.choices(
     bw, j, l = y  # [-1, 1], weights=[prob, 1 - prob]) (CPython: -1 when random() * total < prob) times had[l, h_j]
@@ -597,15 +601,8 @@ def prob(item):  # cms_client.py lines 86-105: a published hash index j and row 
     return Fraction(1, client.k * client.m) * (minus if bw == -w else 1 - minus)
 
 """,
-    "pcs": """
-
-def scaled_below(c, t):  # P(fl(u * c) < t): the product grows with k, so bisection finds the count
-    lo, hi = 0, GRID
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (mid + 1, hi) if mid / GRID * c < t else (lo, mid)
-    return Fraction(lo, GRID)
-
+    "pcs": _SCALED_BELOW
+    + """
 
 def fair_one():  # numpy's legacy binomial(1, 0.5) (random_binomial_inversion): 0 when u <= qn = exp(log(0.5)),
     qn = math.exp(math.log(0.5))  # 1 when u - qn <= px = (1 * 0.5 * qn) / (1 * 0.5), else drawn again

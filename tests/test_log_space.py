@@ -187,3 +187,19 @@ def test_a_delta_below_the_float_range_is_written_out(tmp_path, capsys):
                                                                               flip(Fraction(1, 10 ** 200)))),
                                    epsilon="ln:3")
     assert exact.delta == Fraction(1, 10 ** 400)
+
+
+def test_logsumexp_of_a_row_with_an_infinite_maximum_warns_nothing():
+    """A row holding +inf and a large finite log is +inf, silently; the other rows are unchanged."""
+    import warnings
+
+    import numpy as np
+
+    from wmcdp.plan.pairs import logsumexp
+
+    rows = np.array([[math.inf, 800.0], [1.0, 2.0], [-math.inf, -math.inf]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = logsumexp(rows)
+    assert out[0] == math.inf and out[2] == -math.inf
+    assert math.isclose(out[1], 2.0 + math.log1p(math.exp(-1.0)), rel_tol=1e-15)

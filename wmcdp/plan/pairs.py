@@ -591,7 +591,8 @@ def logsumexp(x: np.ndarray) -> np.ndarray:
     m = np.max(x, axis=-1, initial=-np.inf)
     finite = np.isfinite(m)
     shift = np.where(finite, m, 0.0)
-    with np.errstate(under="ignore", divide="ignore"):
+    # a row whose maximum is +inf keeps m and drops its sum, which may overflow: only that row's exp overflows
+    with np.errstate(under="ignore", divide="ignore", over="ignore"):
         s = np.log(np.sum(np.exp(x - shift[..., None]), axis=-1))
     out: np.ndarray = np.where(finite, shift + s, m)
     return out

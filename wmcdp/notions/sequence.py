@@ -70,7 +70,7 @@ from ..count import wmc
 from ..count.probabilities import as_compiled
 from ..lang.program import Program, Value
 from ..lang.relations import neighbour_relation
-from ..plan.pairs import PairWitness, RowPairs, pair_source
+from ..plan.pairs import PairWitness, RowPairs, log1mexp, pair_source
 from .approximate import Threshold, deltas, parse_delta
 from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, _binary_weights, hockey_curves, power
 
@@ -324,7 +324,7 @@ def _side(c: Clusters, eps: float, upper: bool) -> float:
         z = np.where(np.isinf(loss), -np.inf, z + (-1.01 if upper else 1.01) * U * np.abs(np.where(np.isinf(z), 0, z)))
         z = np.nextafter(z, -np.inf if upper else np.inf)
         live = z < 0
-        logf = _log1mexp(z[live])
+        logf = log1mexp(z[live])  # z = -inf (an infinite loss) gives ln 1 = 0
         values = c.lm[live] + logf
     if not len(values):
         return 0.0
@@ -335,15 +335,6 @@ def _side(c: Clusters, eps: float, upper: bool) -> float:
     if upper:  # δ <= 1 always
         return min(1.0, float(np.nextafter(math.exp(min(log_sum + err, 0.0)) * (1 + 2 * FN), np.inf)))
     return max(0.0, float(np.nextafter(math.exp(log_sum - err) * (1 - 2 * FN), -np.inf)))
-
-
-def _log1mexp(z: np.ndarray) -> np.ndarray:
-    from ..plan.pairs import log1mexp
-
-    out = np.zeros_like(z)
-    finite = np.isfinite(z)
-    out[finite] = log1mexp(z[finite])
-    return out
 
 
 def delta_bracket(c: Clusters, threshold: Threshold) -> tuple[float, float]:

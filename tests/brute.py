@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Callable
 
@@ -175,3 +176,16 @@ def sampled_without_replacement(fn: Callable, x: tuple, m: int) -> dict:
         for y, p in distribution(fn, tuple(x[s] for s in S)).items():
             out[y] = out.get(y, Fraction(0)) + Fraction(p, len(subsets))
     return out
+
+
+def audit_verdict(claim: float, ratio) -> str:
+    """An audit's verdict of a pure-ε claim against the exact ratio: VIOLATED iff ln(ratio) > claim, tight within
+    4 ulp of the claim (or 2^-50), else loose; decided with 50 decimal digits."""
+    if ratio == math.inf:
+        return "VIOLATED"
+    with localcontext() as ctx:
+        ctx.prec = 50
+        gap = Decimal(claim) - (Decimal(ratio.numerator) / Decimal(ratio.denominator)).ln()
+    if gap < 0:
+        return "VIOLATED"
+    return "tight" if gap <= Decimal(max(4 * math.ulp(claim), 2.0**-50)) else "loose"

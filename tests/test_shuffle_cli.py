@@ -140,6 +140,51 @@ def test_profile_is_the_maximum_over_every_dataset(user, capsys):
         assert row["delta"] == pytest.approx(float(exact), rel=1e-12)
 
 
+def _values(text):
+    """A witness as printed in JSON: ``"0102"`` (one digit per user) or ``"(2, 0, 1)"``."""
+    return [int(v) for v in text.strip("()").split(",")] if text.startswith("(") else [int(c) for c in text]
+
+
+def _binomial_delta(n, p, q, q_prime, t):
+    """Exact δ at e^ε = t (an integer) between two datasets of n shuffled two-report users: n - 1 of them report 1
+    with probability ``p`` in both, the last with ``q`` in one and ``q_prime`` in the other. The count of ones'
+    law is a binomial sum; integers over the common denominator keep it fast."""
+    a, b = p.numerator, p.denominator
+    binomial, up, down = [1], [1], [1]  # C(n - 1, k), a^k, (b - a)^k
+    for k in range(n - 1):
+        binomial.append(binomial[-1] * (n - 1 - k) // (k + 1))
+        up.append(up[-1] * a)
+        down.append(down[-1] * (b - a))
+    rest = [binomial[k] * up[k] * down[n - 1 - k] for k in range(n)] + [0]  # over b^(n-1)
+
+    def law(r):  # over b^(n-1) * r.denominator
+        c, d = r.numerator, r.denominator
+        return [rest[k] * (d - c) + (rest[k - 1] * c if k else 0) for k in range(n + 1)]
+
+    d, d_prime = q.denominator, q_prime.denominator
+    top = sum(max(0, u * d_prime - t * v * d) for u, v in zip(law(q), law(q_prime)))
+    return Fraction(top, b ** (n - 1) * d * d_prime)
+
+
+def test_profile_prints_a_delta_below_the_float_range(user, capsys):
+    """At 8000 users δ(ln 2) is about 1e-468: no float holds it, so it is printed from its log, never as 0 (the
+    table and the JSON), and it is the exact δ of the printed witness pair."""
+    argv = ["profile", f"{user}:three_values", *PARAMS, "--shuffle", "8000", "--epsilons", "ln:2"]
+    table = _run(capsys, *argv).splitlines()[-1].split()[1]
+    (row,) = json.loads(_run(capsys, *argv, "--json"))
+    assert table == row["delta"]
+    x, x_prime = _values(row["witness_x"]), _values(row["witness_x_prime"])
+    changed = [i for i in range(len(x)) if x[i] != x_prime[i]]
+    (i,) = changed
+    (other,) = set(x[:i] + x[i + 1 :])
+    exact = _binomial_delta(len(x), PS[other], PS[x[i]], PS[x_prime[i]], 2)
+    mantissa, exponent = row["delta"].split("e")
+    assert int(exponent) < -308
+    assert math.log10(float(mantissa)) + int(exponent) == pytest.approx(
+        math.log10(exact.numerator) - math.log10(exact.denominator), abs=1e-9
+    )
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

@@ -12,6 +12,7 @@ import math
 import numbers
 import re
 from fractions import Fraction
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -203,6 +204,21 @@ def log_text(log: float, digits: int = 10) -> str:
     if round(mantissa, digits - 1) >= 10:
         mantissa, e = mantissa / 10, e + 1
     return f"{mantissa:.{digits}g}e{e}" if e else f"{mantissa:.{digits}g}"
+
+
+def json_number(value: Any, log: float | None = None) -> Any:
+    """A number for JSON: a float where one holds it; else a string in scientific notation (``"1e-600"``),
+    from the exact value or from its natural ``log`` (a float result that over- or underflowed); true
+    infinities as ``"inf"`` / ``"-inf"``."""
+    if isinstance(value, float):
+        if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
+            return log_text(log)
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if not in_float_range(value):
+        return scientific_text(value)
+    return float(value)
 
 
 def in_float_range(value: object) -> bool:

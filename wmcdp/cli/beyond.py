@@ -266,7 +266,7 @@ def run_profile(args: argparse.Namespace) -> str:
         **_options(args),
     )
     label = program.label() if shuffled is None else shuffled_label(program, shuffled)
-    rows = [ProfileRow(label, p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose) for p in points]
+    rows = [ProfileRow(label, p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose, p.log_delta) for p in points]
     return emit(rows, args)
 
 

@@ -5,14 +5,13 @@ The parser and the shared options live in :mod:`.parsers` (which loads nothing h
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.jsontext import json_text
-from ..base.numbers import in_float_range, log_text, parse_number, scientific_text, show
+from ..base.numbers import json_number, parse_number, show
 from ..compile import Compiled, compile_program
 from ..lang.program import Program
 from ..lang.registry import build_program
@@ -122,21 +121,6 @@ def compiled_of(args: argparse.Namespace, program: Program | None = None) -> Com
     return compile_program(
         program, "bdd" if backend is None else backend, exact_floats=bool(getattr(args, "exact_floats", False))
     )
-
-
-def json_number(value: Any, log: float | None = None) -> Any:
-    """A number for JSON: a float where one holds it; else a string in scientific notation (``"1e-600"``),
-    from the exact value or from its natural ``log`` (a float result that over- or underflowed); true
-    infinities as ``"inf"`` / ``"-inf"``."""
-    if isinstance(value, float):
-        if log is not None and math.isfinite(log) and (math.isinf(value) or value == 0.0):
-            return log_text(log)
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    if not in_float_range(value):
-        return scientific_text(value)
-    return float(value)
 
 
 def dumps(data: Any) -> str:

@@ -784,7 +784,18 @@ def _approximate_point(
     )
     given = "delta" if delta is not None else "epsilon"
     return ApproximateRow(
-        variant, parameter, value, r.epsilon, r.delta, r.witness, given, r.compose, r.exact, r.diagram_size, r.seconds
+        variant,
+        parameter,
+        value,
+        r.epsilon,
+        r.delta,
+        r.witness,
+        given,
+        r.compose,
+        r.exact,
+        r.diagram_size,
+        r.seconds,
+        r.log_delta,
     )
 
 

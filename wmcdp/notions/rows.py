@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.errors import WmcdpError
-from ..base.numbers import Number, exact_text, format_number
+from ..base.numbers import Number, exact_text, format_number, json_number
 from ..lang.program import Value
 from ..lang.shape import format_value
 from ..plan.pairs import PairWitness
@@ -112,6 +112,7 @@ class ApproximateRow:
     exact: bool
     diagram_size: int | None
     seconds: float
+    log_delta: float | None = None  # ln δ of a float δ, which may underflow to 0
 
     kind = "approximate"
 
@@ -119,7 +120,7 @@ class ApproximateRow:
         out = head(self)
         out.update(
             epsilon=float(self.epsilon),
-            delta=float(self.delta),
+            delta=json_number(self.delta, self.log_delta),
             given=self.given,
             witness_x=format_value(self.witness.x),
             witness_x_prime=format_value(self.witness.x_prime),
@@ -171,6 +172,7 @@ class ProfileRow:
     delta: float | Fraction
     witness: PairWitness
     compose: int = 1
+    log_delta: float | None = None  # ln δ of a float δ, which may underflow to 0 (δ ≈ 1e-3039 at 10^5 shuffled users)
 
     kind = "profile"
     parameter = "epsilon"
@@ -178,7 +180,7 @@ class ProfileRow:
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "epsilon": float(self.epsilon),
-            "delta": float(self.delta),
+            "delta": json_number(self.delta, self.log_delta),
             "witness_x": format_value(self.witness.x),
             "witness_x_prime": format_value(self.witness.x_prime),
         }

@@ -648,14 +648,15 @@ def draw_sums(case: AuditCase, data: tuple[tuple[int, ...], int], draws: int) ->
     return out
 
 
-_SUMMED_SCRIPT = '''"""{label}: python-dp {version} claims epsilon = {epsilon!r}, yet its integer Laplace noise is bounded, so no
-epsilon holds. LaplaceDistribution::Sample (cc/algorithms/distributions.cc) returns s K g: a fair sign s, a power of two
-g (the granularity) and K from GeometricDistribution::Sample, a binary search over [0, 2^63 - 1) whose steps go left
-when UniformDouble() <= q, with probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 and AddInt64Noise's noise
-round(s K g) is at most round(2^63 g) = {largest} in size. From the entries {x!r} (value {v}) the output {y} has positive
-probability; from {xp!r} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all
-multiples of it), walks the search's path to K = 2^63 - 2 with every q computed as the C++ does, and prints a lower
-bound of the output's probability from {x!r} (the path's probability over 2). Needs only python-dp."""
+_SUMMED_SCRIPT = '''"""{label}: python-dp {version} claims epsilon = {epsilon!r},
+yet its integer Laplace noise is bounded, so no epsilon holds. LaplaceDistribution::Sample
+(cc/algorithms/distributions.cc) returns s K g: a fair sign s, a power of two g (the granularity) and K from
+GeometricDistribution::Sample, a binary search over [0, 2^63 - 1) whose steps go left when UniformDouble() <= q, with
+probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 and AddInt64Noise's noise round(s K g) is at most
+round(2^63 g) = {largest} in size. From the entries {x!r} (value {v}) the output {y} has positive probability; from
+{xp!r} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all multiples of
+it), walks the search's path to K = 2^63 - 2 with every q computed as the C++ does, and prints a lower bound of the
+output's probability from {x!r} (the path's probability over 2). Needs only python-dp."""
 import math
 from fractions import Fraction
 
@@ -665,7 +666,8 @@ epsilon, l1 = {epsilon!r}, {l1!r}
 END = 2**63 - 1  # the search's range [0, END)
 samples = [LaplaceDistribution(epsilon=epsilon, sensitivity=l1).sample() for _ in range(2000)]
 g = Fraction(1, max(Fraction(s).denominator for s in samples))  # every sample is a multiple of g
-print(f"granularity g = {{g}} (the library's samples); the C++ formula: 2^{{math.ceil(math.log2(l1 / epsilon / 2**40))}}")
+print(f"granularity g = {{g}} (the library's samples)")
+print(f"the C++ formula: 2^{{math.ceil(math.log2(l1 / epsilon / 2**40))}}")
 g = float(g)
 lam = g * epsilon / (l1 + g)
 

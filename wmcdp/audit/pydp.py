@@ -128,6 +128,7 @@ def _cases() -> list[AuditCase]:
     out += [_summed_case(eps) for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 40.0)]
     out += [_summed_case(1.0, l0=2), _summed_case(1.0, linf=3)]
     out += [_summed_case(1.0, bounds=(0, 5)), _summed_case(0.5, linf=2, bounds=(-3, 2))]
+    out += [_summed_case(1.0, sensitivity=1), _summed_case(0.5, sensitivity=3)]
     return out
 
 
@@ -534,49 +535,77 @@ def _log_right(q: float) -> float:
 
 @dataclass(frozen=True)
 class Summed:
-    """A ``Count`` or ``BoundedSum`` (integers, fixed bounds) case's parameters (its
-    :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): both add ``AddInt64Noise``'s integer Laplace noise to an
-    integer, the count or the sum of the entries clamped to ``bounds``."""
+    """A ``Count``, ``BoundedSum`` (integers, fixed bounds) or ``LaplaceMechanism`` (``add_noise`` of an integer)
+    case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): each adds ``AddInt64Noise``'s integer
+    Laplace noise to an integer: the count, the sum of the entries clamped to ``bounds``, or the one entry given."""
 
-    mechanism: str  # "Count" or "BoundedSum"
+    mechanism: str  # "Count", "BoundedSum" or "LaplaceMechanism"
     epsilon: float
     l0: int = 1
     linf: int = 1
     bounds: tuple[int, int] | None = None  # BoundedSum's (lower_bound, upper_bound)
+    sensitivity: int | None = None  # LaplaceMechanism's
 
     @property
     def params(self) -> str:
+        if self.sensitivity is not None:
+            return f"epsilon={self.epsilon!r}, sensitivity={float(self.sensitivity)!r}"
         text = f"epsilon={self.epsilon!r}, l0_sensitivity={self.l0}, linf_sensitivity={self.linf}"
         return text + ("" if self.bounds is None else f", lower_bound={self.bounds[0]}, upper_bound={self.bounds[1]}")
 
     @property
     def entry(self) -> int:
-        """The entry that moves the value most: 1 for a count, the bound of largest magnitude for a sum."""
-        if self.bounds is None:
-            return 1
-        return max(self.bounds, key=abs)
+        """The entry that moves the value most: 1 for a count, the bound of largest magnitude for a sum, the
+        sensitivity for a mechanism's result."""
+        if self.sensitivity is not None:
+            return self.sensitivity
+        return 1 if self.bounds is None else max(self.bounds, key=abs)
 
     @property
     def l1(self) -> float:
-        """The C++ L1 sensitivity: ``l0 * linf`` (a sum's ``linf`` times the bound of largest magnitude)."""
+        """The C++ L1 sensitivity: ``l0 * linf`` (a sum's ``linf`` times the bound of largest magnitude), or the
+        mechanism's own."""
+        if self.sensitivity is not None:
+            return float(self.sensitivity)
         return float(self.l0) * (float(self.linf) * abs(float(self.entry)))
 
     def value(self, entries: tuple[int, ...]) -> int:
-        """The exact count, or the sum of the entries clamped to the bounds."""
+        """The exact count, the sum of the entries clamped to the bounds, or the mechanism's result (its one
+        entry; none is 0)."""
         if self.bounds is None:
-            return len(entries)
+            return sum(entries) if self.sensitivity is not None else len(entries)
         low, high = self.bounds
         return sum(min(max(e, low), high) for e in entries)
 
+    def shown(self, entries: tuple[int, ...]) -> str:
+        """The input as a witness shows it: the data set, or the mechanism's result."""
+        return repr(self.value(entries) if self.sensitivity is not None else entries)
+
     def build(self) -> Any:
+        if self.sensitivity is not None:
+            mechanisms = library("pydp.algorithms.numerical_mechanisms", "python-dp", "python-dp", "pydp")
+            return mechanisms.LaplaceMechanism(epsilon=self.epsilon, sensitivity=float(self.sensitivity))
         kind = _laplacian().Count if self.bounds is None else _laplacian().BoundedSum
         extra = {} if self.bounds is None else {"lower_bound": self.bounds[0], "upper_bound": self.bounds[1]}
         return kind(epsilon=self.epsilon, l0_sensitivity=self.l0, linf_sensitivity=self.linf, dtype="int", **extra)
 
+    def release(self, algorithm: Any, entries: tuple[int, ...]) -> int:
+        """One output of the library's own ``algorithm`` (:meth:`build`) on the entries."""
+        if self.sensitivity is not None:
+            return int(algorithm.add_noise(self.value(entries)))
+        return int(algorithm.quick_result(list(entries)))
 
-def _summed_case(epsilon: float, l0: int = 1, linf: int = 1, bounds: tuple[int, int] | None = None) -> AuditCase:
-    spec = Summed("Count" if bounds is None else "BoundedSum", epsilon, l0, linf, bounds)
-    claim = "epsilon-DP for users adding at most linf_sensitivity entries to each of l0_sensitivity partitions"
+
+def _summed_case(
+    epsilon: float, l0: int = 1, linf: int = 1, bounds: tuple[int, int] | None = None, sensitivity: int | None = None
+) -> AuditCase:
+    kind = "LaplaceMechanism" if sensitivity is not None else "Count" if bounds is None else "BoundedSum"
+    spec = Summed(kind, epsilon, l0, linf, bounds, sensitivity)
+    claim = (
+        "epsilon-DP for results at most the sensitivity apart"
+        if sensitivity is not None
+        else "epsilon-DP for users adding at most linf_sensitivity entries to each of l0_sensitivity partitions"
+    )
     return AuditCase("pydp", spec.mechanism, spec.params, claim, _summed_row, draw_sums, SUMMED_VALIDATION, spec)
 
 
@@ -617,13 +646,13 @@ def _summed_row(case: AuditCase) -> Modelled:
         math.inf,
         "inf",
         verdict(spec.epsilon, math.inf, math.inf, True),
-        (repr(x), repr(()), repr(y)),
+        (spec.shown(x), spec.shown(()), repr(y)),
         0.0,
         reproducer=summed_reproducer(case, x, y),
     )
     dist, tail = noise.distribution()
     window = max(dist)
-    return row, [(repr(e), summed_expected(spec, e, dist, tail), (e, window)) for e in (x, ())]
+    return row, [(spec.shown(e), summed_expected(spec, e, dist, tail), (e, window)) for e in (x, ())]
 
 
 def summed_expected(
@@ -643,7 +672,7 @@ def draw_sums(case: AuditCase, data: tuple[tuple[int, ...], int], draws: int) ->
     v = case.spec.value(entries)
     out: Counter[Any] = Counter()
     for _ in range(draws):
-        o = int(algorithm.quick_result(list(entries)))
+        o = case.spec.release(algorithm, entries)
         out[o if abs(o - v) <= window else ("above" if o > v else "below")] += 1
     return out
 
@@ -653,10 +682,10 @@ yet its integer Laplace noise is bounded, so no epsilon holds. LaplaceDistributi
 (cc/algorithms/distributions.cc) returns s K g: a fair sign s, a power of two g (the granularity) and K from
 GeometricDistribution::Sample, a binary search over [0, 2^63 - 1) whose steps go left when UniformDouble() <= q, with
 probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 and AddInt64Noise's noise round(s K g) is at most
-round(2^63 g) = {largest} in size. From the entries {x!r} (value {v}) the output {y} has positive probability; from
-{xp!r} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all multiples of
+round(2^63 g) = {largest} in size. From the input {x} (value {v}) the output {y} has positive probability; from the
+input {xp} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all multiples of
 it), walks the search's path to K = 2^63 - 2 with every q computed as the C++ does, and prints a lower bound of the
-output's probability from {x!r} (the path's probability over 2). Needs only python-dp."""
+output's probability from {x} (the path's probability over 2). Needs only python-dp."""
 import math
 from fractions import Fraction
 
@@ -699,8 +728,8 @@ while END - lo > 1:
     log += math.log(right(q))
 largest = round(float(END - 1) * g)
 print(f"largest |noise| = {{largest}}, reached with probability >= 10^{{(log - math.log(2)) / math.log(10):.1f}}")
-print(f"P(output {y} | {x!r}) > 0 = P(output {y} | {xp!r})")
-print("VIOLATED" if largest == {largest} else "the bound differs")
+print(f"P(output {y} | {x}) > 0 = P(output {y} | {xp}): |{y} - 0| > {{largest}}")
+print("VIOLATED" if abs({y}) > largest else "holds")
 '''
 
 
@@ -715,8 +744,8 @@ def summed_reproducer(case: AuditCase, x: tuple[int, ...], y: int) -> str:
         epsilon=spec.epsilon,
         l1=spec.l1,
         largest=summed_noise(spec).largest,
-        x=x,
-        xp=(),
+        x=spec.shown(x),
+        xp=spec.shown(()),
         v=spec.value(x),
         y=y,
     )

@@ -153,24 +153,56 @@ MECHANISMS = (
     Mechanism("GaussianPartitionSelection (declared)", "audited", "as the Laplace strategy"),
     Mechanism(
         "Count",
+        "audited",
+        "the count plus `AddInt64Noise`'s integer Laplace noise `round(s K g)`: `g` the power of two next above "
+        "`(l1 / epsilon) / 2^40`, a fair sign `s` redrawn while `K = 0` and `s < 0`, and `K` from "
+        "`GeometricDistribution::Sample`'s binary search over `[0, 2^63 - 1)`, each step left with probability "
+        "`P(UniformDouble() <= q) = q + ulp(q)` for the double `q` the C++ computes: exact for `|noise| <= 16` (the "
+        "search's path to each bin edge), the tails as two masses; `K <= 2^63 - 2` bounds the noise, so the output "
+        "`1 + round(2^63 g)` has positive probability from one entry and none from no entry (VIOLATED, epsilon inf)",
+    ),
+    Mechanism(
+        "BoundedSum (int)",
+        "audited",
+        "dtype `int` with fixed bounds: the sum of the entries clamped to the bounds plus the same integer "
+        "noise as `Count` (`l1 = l0 linf max(|lower|, |upper|)`), rounded back to an integer",
+    ),
+    Mechanism(
+        "LaplaceMechanism (int)",
+        "audited",
+        "numerical_mechanisms' `add_noise` of an integer: the integer plus the same integer noise as `Count` "
+        "(`l1 = sensitivity`)",
+    ),
+    Mechanism(
+        "`BoundedSum` (int, without bounds)",
         "planned",
-        "a count plus the C++ library's Laplace noise, rounded: an integer output whose "
-        "distribution follows the C++ sampler (a geometric on a power-of-two granularity grid, drawn from "
-        "`UniformDouble` by a binary search), which Python cannot reach per draw; a model of that sampler is "
-        "missing, and a model of ideal rounded Laplace noise would not be the library's",
+        "the bounds are first chosen by `ApproxBounds` (a noisy histogram of magnitudes against a threshold); a model "
+        "of that choice, composed with the sum's noise, is missing",
     ),
     Mechanism(
-        "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
-        "not auditable",
-        "continuous (float) Laplace noise",
+        "`BoundedSum` (float), `LaplaceMechanism` (float)",
+        "planned",
+        "not continuous: `RoundToNearestMultiple(result, g) + s K g`, the same bounded geometric on the granularity "
+        "grid (about 2^40 points per unit of noise); the support edge of `Count` carries over, but the model's window "
+        "would have to be enumerated on that grid",
     ),
     Mechanism(
-        "`Max`, `Min`, `Median`, `Percentile`", "not auditable", "continuous (float) outputs of a noisy quantile tree"
+        "`BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
+        "planned",
+        "float outputs built from several noisy sums on the granularity grid (the mean from a noisy count and a noisy "
+        "normalized sum), then clamped to the bounds: no model of the ratio of the grid noises yet",
     ),
     Mechanism(
-        "`LaplacePrivacyMechanism`, `GaussianPrivacyMechanism` (numerical_mechanisms)",
-        "not auditable",
-        "continuous noise",
+        "`Max`, `Min`, `Median`, `Percentile`",
+        "planned",
+        "float outputs interpolated in a quantile tree of noisy counts (Laplace or Gaussian noise, both on a "
+        "granularity grid, not continuous): a model of the tree's search over the noisy counts is missing",
+    ),
+    Mechanism(
+        "`GaussianMechanism` (numerical_mechanisms)",
+        "planned",
+        "`add_noise` draws a binomial by Bringmann et al.'s rejection loop with a float acceptance probability "
+        "(`ApproximateBinomialProbability`) on a granularity grid; a certified series of that loop is missing",
     ),
 )
 
@@ -539,7 +571,7 @@ class Summed:
     case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): each adds ``AddInt64Noise``'s integer
     Laplace noise to an integer: the count, the sum of the entries clamped to ``bounds``, or the one entry given."""
 
-    mechanism: str  # "Count", "BoundedSum" or "LaplaceMechanism"
+    mechanism: str  # "Count", "BoundedSum (int)" or "LaplaceMechanism (int)"
     epsilon: float
     l0: int = 1
     linf: int = 1
@@ -599,7 +631,7 @@ class Summed:
 def _summed_case(
     epsilon: float, l0: int = 1, linf: int = 1, bounds: tuple[int, int] | None = None, sensitivity: int | None = None
 ) -> AuditCase:
-    kind = "LaplaceMechanism" if sensitivity is not None else "Count" if bounds is None else "BoundedSum"
+    kind = "LaplaceMechanism (int)" if sensitivity is not None else "Count" if bounds is None else "BoundedSum (int)"
     spec = Summed(kind, epsilon, l0, linf, bounds, sensitivity)
     claim = (
         "epsilon-DP for results at most the sensitivity apart"

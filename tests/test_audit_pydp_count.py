@@ -156,3 +156,14 @@ def test_report_script_runs_with_the_library_alone(tmp_path):
     bound = (noise.log_largest() - math.log(2)) / math.log(10)
     assert lines[2] == f"largest |noise| = {noise.largest}, reached with probability >= 10^{bound:.1f}"
     assert lines[-1] == "VIOLATED"
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 5.0])
+def test_inside_the_window_the_claim_holds_by_the_granularity_margin(epsilon):
+    """Values one apart: the largest log-ratio of two neighbouring bins of the window is epsilon / (1 + g) (lam / g
+    per unit), below the claim by epsilon g / (1 + g), to float accuracy."""
+    noise = LaplaceNoise.of(epsilon, 1.0)
+    dist, _ = noise.distribution()
+    worst = max(math.log(dist[j] / dist[j + 1]) for j in range(-max(dist), max(dist)) if dist[j + 1] > 0)
+    g = noise.granularity
+    assert worst < epsilon and epsilon - worst == pytest.approx(epsilon * g / (1 + g), rel=1e-2)

@@ -1,4 +1,5 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection.
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the integer
+Laplace noise of ``Count``, ``BoundedSum`` (integers) and ``LaplaceMechanism.add_noise`` (an integer).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
 library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
@@ -31,6 +32,14 @@ counts are unbounded; the window ``0 .. N`` ends at the first ``N`` with ``proba
 past which every keep probability is 1 (the C++ returns 1 past its second crossover; checked here for
 the next :data:`WINDOW_CHECK` counts), so neighbours beyond the window have equal distributions and add
 nothing to delta. A strategy whose probability never reaches 1 within :data:`MAX_WINDOW` is refused.
+
+The integer noise follows ``AddInt64Noise`` (``numerical-mechanisms.cc``) and ``LaplaceDistribution`` /
+``GeometricDistribution`` (``distributions.cc``) of the C++ python-dp 1.1.5 pins (google/differential-privacy
+e59bbcf): ``round(s K g)``, the granularity ``g`` a power of two, a fair sign ``s`` redrawn while ``K = 0`` and
+``s < 0``, and ``K`` drawn by a binary search over ``[0, INT64_MAX)`` whose every step compares ``UniformDouble()``
+with a double ``q`` (:class:`LaplaceNoise`). The window of the noise is exact; the claim of pure epsilon fails at the
+noise's bounded support (``|N| <= round(2^63 g)``), whose edge has positive probability
+(:meth:`LaplaceNoise.log_largest`) against 0 one value further.
 
 Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and scipy).
 """
@@ -795,6 +804,14 @@ __all__ = [
     "distribution",
     "draw_counts",
     "hockey_stick_exceeds",
+    "INT64_MAX",
+    "LaplaceNoise",
+    "Summed",
+    "SUMMED_VALIDATION",
+    "draw_sums",
+    "summed_expected",
+    "summed_noise",
+    "summed_reproducer",
     "keep_probabilities",
     "pydp_version",
     "reproducer",

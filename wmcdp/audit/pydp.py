@@ -522,7 +522,8 @@ class LaplaceNoise:
     def distribution(self, least: int = 1) -> tuple[dict[int, Fraction], Fraction]:
         """``P(N = j)`` for ``|j| <= W`` and ``P(N > W) = P(N < -W)``, exactly, for the integer noise
         ``N = round(s K g)``: ``LaplaceDistribution::Sample`` redraws ``(K, s)`` while ``K = 0`` and the fair sign
-        ``s`` is negative, so ``P(s K = +-k) = P(K = k) / (2 - P(K = 0))`` and ``P(0) = P(K = 0) / (2 - P(K = 0))``;
+        ``s`` is negative, so ``P(s K = +-k) = P(K = k) / (2 - P(K = 0))`` and ``P(0) = P(K = 0) / (2 - P(K = 0))``
+        (``absl::Bernoulli(0.5)`` is exactly 1/2: true for 2^31 of the 2^32 values of its draw, false on the tie);
         ``std::round`` rounds halves away from 0. The window ``W`` is at least ``least`` and at most
         :data:`NOISE_WINDOW`, and ends early once the tail's mass is below :data:`NOISE_TAIL`."""
         zero = self.below(1)
@@ -675,7 +676,7 @@ def _summed_row(case: AuditCase) -> Modelled:
     tight epsilon is infinite. ``log_largest`` fails when that probability cannot be shown positive."""
     spec: Summed = case.spec
     noise = summed_noise(spec)
-    noise.log_largest()
+    noise.log_largest()  # raises unless the edge has positive probability
     x: tuple[int, ...] = (spec.entry,)
     v = spec.value(x)
     y = v + (noise.largest if v > 0 else -noise.largest)

@@ -458,7 +458,7 @@ def _expected(p: Fraction) -> dict[bool, Fraction]:
     return {y: v for y, v in ((True, p), (False, 1 - p)) if v > 0}
 
 
-# -- Count and BoundedSum on integers: the C++ Laplace sampler -----------------------------------------------------
+# -- Count, BoundedSum and LaplaceMechanism on integers: the C++ Laplace sampler -----------------------------------
 
 #: ``std::numeric_limits<int64_t>::max()``: GeometricDistribution's binary search runs over ``[0, INT64_MAX)``
 INT64_MAX = 2**63 - 1

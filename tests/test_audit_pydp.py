@@ -62,7 +62,7 @@ def brute_delta(keep: list[F], eps: float) -> mpmath.mpf:
     return best
 
 
-@pytest.mark.parametrize("label", ["epsilon=1.0, delta=1e-16,", "epsilon=40.0", "pre_threshold=5"])
+@pytest.mark.parametrize("label", ["epsilon=1.0, delta=1e-16,", "epsilon=40.0, delta", "pre_threshold=5"])
 def test_tight_delta_matches_a_brute_force(label):
     (case,) = cases(label)
     keep = keep_probabilities(case)
@@ -76,10 +76,10 @@ def test_tight_delta_matches_a_brute_force(label):
 def test_forty_rounds_a_keep_probability_to_one():
     """At epsilon 40 two users are kept with probability 1 in float (1 - 4e-18 rounds up), one user with
     1e-5: dropping tells them apart with probability 0.99999."""
-    (case,) = cases("epsilon=40.0")
+    (case,) = cases("epsilon=40.0, delta")
     keep = keep_probabilities(case)
     assert keep[2] == 1 and keep[1] == F(1e-5) + F(math.ulp(1e-5))
-    (row,) = audit_pydp(only="epsilon=40.0")
+    (row,) = audit_pydp(only="epsilon=40.0, delta")
     assert row.delta == float(1 - keep[1])
 
 
@@ -98,12 +98,12 @@ def test_hockey_stick_decisions():
 
 
 def test_library_draws_agree_with_the_model():
-    (row,) = audit_pydp(sample=20_000, only="epsilon=0.1", processes=1)
+    (row,) = audit_pydp(sample=20_000, only="epsilon=0.1, delta", processes=1)
     assert [s.draws for s in row.samples] == [20_000, 20_000] and row.model_agrees
 
 
 def test_command_line(capsys, monkeypatch):
-    assert main(["audit", "pydp", "--only", "epsilon=5.0", "--json"]) == 1
+    assert main(["audit", "pydp", "--only", "epsilon=5.0, delta", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     (r,) = out["rows"]
     assert out["library"] == "pydp" and r["verdict"] == "VIOLATED" and r["claimed_delta"] == 1e-5 > 0
@@ -150,7 +150,7 @@ def test_declared_models_are_sampled_across_their_transition(kind):
     from wmcdp.audit.core import check_model
     from wmcdp.audit.pydp import sampled_counts
 
-    (case,) = cases(kind)
+    (case,) = cases(f"{kind}PartitionSelection")
     keep = keep_probabilities(case)
     counts = sampled_counts(case, keep, (1, 0))
     assert counts[0] == 1 and all(F(1, 100) <= keep[n] <= F(99, 100) for n in counts[1:]) and len(counts) >= 8
@@ -159,12 +159,12 @@ def test_declared_models_are_sampled_across_their_transition(kind):
     assert check_model("n", {True: float(keep[middle]), False: float(1 - keep[middle])}, drawn, 1e-6).agrees
     shifted = keep[middle + 1]
     assert not check_model("n", {True: float(shifted), False: float(1 - shifted)}, drawn, 1e-6).agrees
-    (exact,) = cases("epsilon=0.1")
+    (exact,) = cases("epsilon=0.1, delta")
     assert sampled_counts(exact, keep_probabilities(exact), (201, 200)) == [200, 201]  # the sampler's own model
 
 
 def test_every_violated_case_has_a_script():
     rows = audit_pydp()
-    assert sum(r.verdict == "VIOLATED" for r in rows) == 8
+    assert sum(r.verdict == "VIOLATED" for r in rows) == 8 + 12  # the partition strategies, then the integer noise
     assert all((r.reproducer is not None) == (r.verdict == "VIOLATED") for r in rows)
     assert all("wmcdp" not in r.reproducer for r in rows if r.reproducer)

@@ -1,4 +1,5 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection.
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the integer
+Laplace noise of ``Count``, ``BoundedSum`` (integers) and ``LaplaceMechanism.add_noise`` (an integer).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
 library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
@@ -32,6 +33,14 @@ past which every keep probability is 1 (the C++ returns 1 past its second crosso
 the next :data:`WINDOW_CHECK` counts), so neighbours beyond the window have equal distributions and add
 nothing to delta. A strategy whose probability never reaches 1 within :data:`MAX_WINDOW` is refused.
 
+The integer noise follows ``AddInt64Noise`` (``numerical-mechanisms.cc``) and ``LaplaceDistribution`` /
+``GeometricDistribution`` (``distributions.cc``) of the C++ python-dp 1.1.5 pins (google/differential-privacy
+e59bbcf): ``round(s K g)``, the granularity ``g`` a power of two, a fair sign ``s`` redrawn while ``K = 0`` and
+``s < 0``, and ``K`` drawn by a binary search over ``[0, INT64_MAX)`` whose every step compares ``UniformDouble()``
+with a double ``q`` (:class:`LaplaceNoise`). The window of the noise is exact; the claim of pure epsilon fails at the
+noise's bounded support (``|N| <= round(2^63 g)``), whose edge has positive probability
+(:meth:`LaplaceNoise.log_largest`) against 0 one value further.
+
 Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and scipy).
 """
 
@@ -50,7 +59,7 @@ from ..base.errors import WmcdpError
 from ..lang import IntVector, Program, flip
 from ..lang.relations import relation_from_function
 from ..notions.approximate import synthesize_approximate
-from .core import TIGHT_ULPS, AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, library
+from .core import TIGHT_ULPS, AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, library, verdict
 
 #: the largest window of user counts a model may need
 MAX_WINDOW = 20_000
@@ -60,6 +69,10 @@ WINDOW_CHECK = 10_000
 
 def _pydp() -> Any:
     return library("pydp.algorithms.partition_selection", "python-dp", "python-dp", "pydp")
+
+
+def _laplacian() -> Any:
+    return library("pydp.algorithms.laplacian", "python-dp", "python-dp", "pydp")
 
 
 #: the version of the library the models follow
@@ -121,6 +134,10 @@ def _cases() -> list[AuditCase]:
     ]
     out += [_case("truncated_geometric", 2.0, 1e-5, 2), _case("truncated_geometric", 1.0, 1e-5, 1, pre_threshold=5)]
     out += [_case(kind, 1.0, 1e-5) for kind in ("laplace", "gaussian")]
+    out += [_summed_case(eps) for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 40.0)]
+    out += [_summed_case(1.0, l0=2), _summed_case(1.0, linf=3)]
+    out += [_summed_case(1.0, bounds=(0, 5)), _summed_case(0.5, linf=2, bounds=(-3, 2))]
+    out += [_summed_case(1.0, sensitivity=1), _summed_case(0.5, sensitivity=3)]
     return out
 
 
@@ -145,24 +162,56 @@ MECHANISMS = (
     Mechanism("GaussianPartitionSelection (declared)", "audited", "as the Laplace strategy"),
     Mechanism(
         "Count",
+        "audited",
+        "the count plus `AddInt64Noise`'s integer Laplace noise `round(s K g)`: `g` the power of two next above "
+        "`(l1 / epsilon) / 2^40`, a fair sign `s` redrawn while `K = 0` and `s < 0`, and `K` from "
+        "`GeometricDistribution::Sample`'s binary search over `[0, 2^63 - 1)`, each step left with probability "
+        "`P(UniformDouble() <= q) = q + ulp(q)` for the double `q` the C++ computes: exact for `|noise| <= 16` (the "
+        "search's path to each bin edge), the tails as two masses; `K <= 2^63 - 2` bounds the noise, so the output "
+        "`1 + round(2^63 g)` has positive probability from one entry and none from no entry (VIOLATED, epsilon inf)",
+    ),
+    Mechanism(
+        "BoundedSum (int)",
+        "audited",
+        "dtype `int` with fixed bounds: the sum of the entries clamped to the bounds plus the same integer "
+        "noise as `Count` (`l1 = l0 linf max(|lower|, |upper|)`), rounded back to an integer",
+    ),
+    Mechanism(
+        "LaplaceMechanism (int)",
+        "audited",
+        "numerical_mechanisms' `add_noise` of an integer: the integer plus the same integer noise as `Count` "
+        "(`l1 = sensitivity`)",
+    ),
+    Mechanism(
+        "`BoundedSum` (int, without bounds)",
         "planned",
-        "a count plus the C++ library's Laplace noise, rounded: an integer output whose "
-        "distribution follows the C++ sampler (a geometric on a power-of-two granularity grid, drawn from "
-        "`UniformDouble` by a binary search), which Python cannot reach per draw; a model of that sampler is "
-        "missing, and a model of ideal rounded Laplace noise would not be the library's",
+        "the bounds are first chosen by `ApproxBounds` (a noisy histogram of magnitudes against a threshold); a model "
+        "of that choice, composed with the sum's noise, is missing",
     ),
     Mechanism(
-        "`BoundedSum`, `BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
-        "not auditable",
-        "continuous (float) Laplace noise",
+        "`BoundedSum` (float), `LaplaceMechanism` (float)",
+        "planned",
+        "not continuous: `RoundToNearestMultiple(result, g) + s K g`, the same bounded geometric on the granularity "
+        "grid (about 2^40 points per unit of noise); the support edge of `Count` carries over, but the model's window "
+        "would have to be enumerated on that grid",
     ),
     Mechanism(
-        "`Max`, `Min`, `Median`, `Percentile`", "not auditable", "continuous (float) outputs of a noisy quantile tree"
+        "`BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
+        "planned",
+        "float outputs built from several noisy sums on the granularity grid (the mean from a noisy count and a noisy "
+        "normalized sum), then clamped to the bounds: no model of the ratio of the grid noises yet",
     ),
     Mechanism(
-        "`LaplacePrivacyMechanism`, `GaussianPrivacyMechanism` (numerical_mechanisms)",
-        "not auditable",
-        "continuous noise",
+        "`Max`, `Min`, `Median`, `Percentile`",
+        "planned",
+        "float outputs interpolated in a quantile tree of noisy counts (Laplace or Gaussian noise, both on a "
+        "granularity grid, not continuous): a model of the tree's search over the noisy counts is missing",
+    ),
+    Mechanism(
+        "`GaussianMechanism` (numerical_mechanisms)",
+        "planned",
+        "`add_noise` draws a binomial by Bringmann et al.'s rejection loop with a float acceptance probability "
+        "(`ApproximateBinomialProbability`) on a granularity grid; a certified series of that loop is missing",
     ),
 )
 
@@ -409,6 +458,341 @@ def _expected(p: Fraction) -> dict[bool, Fraction]:
     return {y: v for y, v in ((True, p), (False, 1 - p)) if v > 0}
 
 
+# -- Count, BoundedSum and LaplaceMechanism on integers: the C++ Laplace sampler -----------------------------------
+
+#: ``std::numeric_limits<int64_t>::max()``: GeometricDistribution's binary search runs over ``[0, INT64_MAX)``
+INT64_MAX = 2**63 - 1
+#: ``kLaplaceGranularityParam``: the granularity is the power of two next above ``diversity / 2^40``
+GRANULARITY_PARAM = 2.0**40
+#: the integer noise is modelled exactly outcome by outcome up to ``|N| <= NOISE_WINDOW`` at most (beyond it, as two
+#: tail masses), and no further than where each tail's mass is below ``NOISE_TAIL``
+NOISE_WINDOW = 16
+NOISE_TAIL = Fraction(1, 2**100)
+
+
+@dataclass(frozen=True)
+class LaplaceNoise:
+    """The C++ ``LaplaceDistribution`` at ``(epsilon, l1)``: its granularity ``g`` (a power of two) and the
+    parameter ``lam = g epsilon / (l1 + g)`` of its ``GeometricDistribution``, both as the C++ computes them."""
+
+    granularity: float
+    lam: float
+
+    @classmethod
+    def of(cls, epsilon: float, l1: float) -> LaplaceNoise:
+        """``g = 2^ceil(log2((l1 / epsilon) / 2^40))`` (``GetNextPowerOfTwo``) and ``lam``; a granularity of 1 or
+        more also rounds the count to a multiple of it (``AddInt64Noise``), which the model does not cover."""
+        g = 2.0 ** math.ceil(math.log2(l1 / epsilon / GRANULARITY_PARAM))
+        if g >= 1:
+            raise WmcdpError(f"a granularity of {g!r} (epsilon {epsilon!r}, l1 {l1!r}) rounds the count: not modelled")
+        return cls(g, g * epsilon / (l1 + g))
+
+    @property
+    def half(self) -> int:
+        """``1 / (2 g)``: the geometric draws ``k`` with ``round(k g) = j >= 1`` are ``(2j - 1) half <= k <
+        (2j + 1) half``."""
+        return round(0.5 / self.granularity)
+
+    def split(self, lo: int, hi: int) -> tuple[int, float]:
+        """The binary search's split of ``[lo, hi)`` (``GeometricDistribution::Sample``): ``mid`` and the double
+        ``q`` it compares ``UniformDouble()`` with (``<= q``: the left part ``[lo, mid)``)."""
+        lam = self.lam
+        mid = lo - math.floor((math.log(0.5) + math.log1p(math.exp(lam * float(lo - hi)))) / lam)
+        mid = min(max(mid, lo + 1), hi - 1)
+        return mid, math.expm1(lam * float(lo - mid)) / math.expm1(lam * float(lo - hi))
+
+    def no_overflow(self) -> Fraction:
+        """``P(UniformDouble() <= -expm1(-lam INT64_MAX))``: the draw does not return ``INT64_MAX`` at once."""
+        return uniform_double_at_most(-math.expm1(-self.lam * float(INT64_MAX)))
+
+    def below(self, k: int) -> Fraction:
+        """``P(K < k)`` exactly for the geometric draw ``K`` and ``0 <= k <= INT64_MAX``: the binary search's path
+        towards ``k``, each step left with probability ``P(UniformDouble() <= q) = q + ulp(q)``, the left parts
+        passed on the way summed."""
+        total, path, lo, hi = Fraction(0), self.no_overflow(), 0, INT64_MAX
+        while lo < k < hi:
+            mid, q = self.split(lo, hi)
+            left = uniform_double_at_most(q)
+            if k <= mid:
+                path, hi = path * left, mid
+            else:
+                total, path, lo = total + path * left, path * (1 - left), mid
+        return total + (path if k >= hi else 0)
+
+    def distribution(self, least: int = 1) -> tuple[dict[int, Fraction], Fraction]:
+        """``P(N = j)`` for ``|j| <= W`` and ``P(N > W) = P(N < -W)``, exactly, for the integer noise
+        ``N = round(s K g)``: ``LaplaceDistribution::Sample`` redraws ``(K, s)`` while ``K = 0`` and the fair sign
+        ``s`` is negative, so ``P(s K = +-k) = P(K = k) / (2 - P(K = 0))`` and ``P(0) = P(K = 0) / (2 - P(K = 0))``
+        (``absl::Bernoulli(0.5)`` is exactly 1/2: true for 2^31 of the 2^32 values of its draw, false on the tie);
+        ``std::round`` rounds halves away from 0. The window ``W`` is at least ``least`` and at most
+        :data:`NOISE_WINDOW`, and ends early once the tail's mass is below :data:`NOISE_TAIL`."""
+        zero = self.below(1)
+        scale = 2 - zero
+        edges = [self.below(self.half)]
+        while len(edges) <= least or (len(edges) <= NOISE_WINDOW and 1 - edges[-1] >= NOISE_TAIL * scale):
+            edges.append(self.below((2 * len(edges) + 1) * self.half))
+        out = {0: (2 * edges[0] - zero) / scale}
+        for j in range(1, len(edges)):
+            out[j] = out[-j] = (edges[j] - edges[j - 1]) / scale
+        return out, (1 - edges[-1]) / scale
+
+    @property
+    def largest(self) -> int:
+        """The largest ``|N|``: ``round(double(INT64_MAX - 1) g)`` (``INT64_MAX`` itself, the draw's first exit,
+        converts to the same double ``2^63``)."""
+        return round(float(INT64_MAX - 1) * self.granularity)
+
+    def log_largest(self) -> float:
+        """``ln P(K = INT64_MAX - 1)``, a lower bound of ``ln P(N = largest)`` (``P(N = j) >= P(K = k) / 2`` for
+        the draws ``k`` that round to ``j``), computed in floats along the search's path that always goes right.
+        While ``exp(lam (lo - hi))`` underflows to 0 every step is the same (``mid - lo`` and ``q`` do not depend on
+        ``lo``): the number of such steps is found by bisection (the condition is monotone in ``lo``), the rest are
+        walked. An error when some step goes right with probability 0 (the edge is then not reachable)."""
+        step, q = self.split(0, INT64_MAX)
+        if not self._steady(0, step):
+            raise WmcdpError(f"the geometric draw at lam {self.lam!r} has no steady start")
+        good, bad = 0, INT64_MAX // step + 1  # steady at good * step, not at bad * step
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            good, bad = (mid, bad) if self._steady(mid * step, step) else (good, mid)
+        log = math.log(self.no_overflow()) + bad * _log_right(q)
+        lo = bad * step
+        while INT64_MAX - lo > 1:
+            lo, q = self.split(lo, INT64_MAX)
+            log += _log_right(q)
+        return log
+
+    def _steady(self, lo: int, step: int) -> bool:
+        """Whether the search's node ``[lo, INT64_MAX)`` splits at ``lo + step`` with the same ``q`` as at 0."""
+        y = self.lam * float(lo - INT64_MAX)
+        return math.exp(y) == 0 and math.expm1(y) == -1 and lo + step < INT64_MAX - 1
+
+
+def _log_right(q: float) -> float:
+    right = 1 - uniform_double_at_most(q)
+    if right == 0:
+        raise WmcdpError(f"a step of the geometric draw goes right with probability 0 (q = {q!r})")
+    return math.log(right)
+
+
+@dataclass(frozen=True)
+class Summed:
+    """A ``Count``, ``BoundedSum`` (integers, fixed bounds) or ``LaplaceMechanism`` (``add_noise`` of an integer)
+    case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): each adds ``AddInt64Noise``'s integer
+    Laplace noise to an integer: the count, the sum of the entries clamped to ``bounds``, or the one entry given."""
+
+    mechanism: str  # "Count", "BoundedSum (int)" or "LaplaceMechanism (int)"
+    epsilon: float
+    l0: int = 1
+    linf: int = 1
+    bounds: tuple[int, int] | None = None  # BoundedSum's (lower_bound, upper_bound)
+    sensitivity: int | None = None  # LaplaceMechanism's
+
+    @property
+    def params(self) -> str:
+        if self.sensitivity is not None:
+            return f"epsilon={self.epsilon!r}, sensitivity={float(self.sensitivity)!r}"
+        text = f"epsilon={self.epsilon!r}, l0_sensitivity={self.l0}, linf_sensitivity={self.linf}"
+        return text + ("" if self.bounds is None else f", lower_bound={self.bounds[0]}, upper_bound={self.bounds[1]}")
+
+    @property
+    def entry(self) -> int:
+        """The entry that moves the value most: 1 for a count, the bound of largest magnitude for a sum, the
+        sensitivity for a mechanism's result."""
+        if self.sensitivity is not None:
+            return self.sensitivity
+        return 1 if self.bounds is None else max(self.bounds, key=abs)
+
+    @property
+    def l1(self) -> float:
+        """The C++ L1 sensitivity: ``l0 * linf`` (a sum's ``linf`` times the bound of largest magnitude), or the
+        mechanism's own."""
+        if self.sensitivity is not None:
+            return float(self.sensitivity)
+        return float(self.l0) * (float(self.linf) * abs(float(self.entry)))
+
+    def value(self, entries: tuple[int, ...]) -> int:
+        """The exact count, the sum of the entries clamped to the bounds, or the mechanism's result (its one
+        entry; none is 0)."""
+        if self.bounds is None:
+            return sum(entries) if self.sensitivity is not None else len(entries)
+        low, high = self.bounds
+        return sum(min(max(e, low), high) for e in entries)
+
+    def shown(self, entries: tuple[int, ...]) -> str:
+        """The input as a witness shows it: the data set, or the mechanism's result."""
+        return repr(self.value(entries) if self.sensitivity is not None else entries)
+
+    def build(self) -> Any:
+        if self.sensitivity is not None:
+            mechanisms = library("pydp.algorithms.numerical_mechanisms", "python-dp", "python-dp", "pydp")
+            return mechanisms.LaplaceMechanism(epsilon=self.epsilon, sensitivity=float(self.sensitivity))
+        kind = _laplacian().Count if self.bounds is None else _laplacian().BoundedSum
+        extra = {} if self.bounds is None else {"lower_bound": self.bounds[0], "upper_bound": self.bounds[1]}
+        return kind(epsilon=self.epsilon, l0_sensitivity=self.l0, linf_sensitivity=self.linf, dtype="int", **extra)
+
+    def release(self, algorithm: Any, entries: tuple[int, ...]) -> int:
+        """One output of the library's own ``algorithm`` (:meth:`build`) on the entries."""
+        if self.sensitivity is not None:
+            return int(algorithm.add_noise(self.value(entries)))
+        return int(algorithm.quick_result(list(entries)))
+
+
+def _summed_case(
+    epsilon: float, l0: int = 1, linf: int = 1, bounds: tuple[int, int] | None = None, sensitivity: int | None = None
+) -> AuditCase:
+    kind = "LaplaceMechanism (int)" if sensitivity is not None else "Count" if bounds is None else "BoundedSum (int)"
+    spec = Summed(kind, epsilon, l0, linf, bounds, sensitivity)
+    claim = (
+        "epsilon-DP for results at most the sensitivity apart"
+        if sensitivity is not None
+        else "epsilon-DP for users adding at most linf_sensitivity entries to each of l0_sensitivity partitions"
+    )
+    return AuditCase("pydp", spec.mechanism, spec.params, claim, _summed_row, draw_sums, SUMMED_VALIDATION, spec)
+
+
+#: how the Count and BoundedSum models are validated
+SUMMED_VALIDATION = (
+    "the library's own outputs on the witness's two data sets against the model (chi-square, |noise| beyond the "
+    "model's window pooled into two tails)"
+)
+
+#: the int32 the library returns for dtype "int": a model whose noise reaches it would wrap
+INT32_MAX = 2**31 - 1
+
+
+def summed_noise(spec: Summed) -> LaplaceNoise:
+    """The case's noise; an error when the value plus the largest noise could wrap the 32-bit result."""
+    noise = LaplaceNoise.of(spec.epsilon, spec.l1)
+    if noise.largest + abs(spec.entry) > INT32_MAX:
+        raise WmcdpError(f"{spec.mechanism} {spec.params}: the noise reaches {noise.largest}, past a 32-bit result")
+    return noise
+
+
+def _summed_row(case: AuditCase) -> Modelled:
+    """The case's row and its two data sets to sample. The noise is bounded (``|N| <= largest``,
+    :attr:`LaplaceNoise.largest`), so one entry ``e`` (value ``v``) against none (value 0) has the output
+    ``v +- largest`` with positive probability (:meth:`LaplaceNoise.log_largest`) against probability 0: the
+    tight epsilon is infinite. ``log_largest`` fails when that probability cannot be shown positive."""
+    spec: Summed = case.spec
+    noise = summed_noise(spec)
+    noise.log_largest()  # raises unless the edge has positive probability
+    x: tuple[int, ...] = (spec.entry,)
+    v = spec.value(x)
+    y = v + (noise.largest if v > 0 else -noise.largest)
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.l0,
+        spec.epsilon,
+        math.inf,
+        "inf",
+        verdict(spec.epsilon, math.inf, math.inf, True),
+        (spec.shown(x), spec.shown(()), repr(y)),
+        0.0,
+        reproducer=summed_reproducer(case, x, y),
+    )
+    dist, tail = noise.distribution()
+    window = max(dist)
+    return row, [(spec.shown(e), summed_expected(spec, e, dist, tail), (e, window)) for e in (x, ())]
+
+
+def summed_expected(
+    spec: Summed, entries: tuple[int, ...], dist: dict[int, Fraction], tail: Fraction
+) -> dict[Any, Any]:
+    """The output's model distribution on ``entries``: ``value + j`` for the window's noise ``j``, and the two
+    tails as ``"below"`` and ``"above"``."""
+    v = spec.value(entries)
+    return {**{v + j: p for j, p in dist.items()}, "below": tail, "above": tail}
+
+
+def draw_sums(case: AuditCase, data: tuple[tuple[int, ...], int], draws: int) -> Counter[Any]:
+    """``draws`` outputs of the library's own ``quick_result`` on the entries ``data[0]``, an output whose noise
+    lies beyond the window ``data[1]`` counted as ``"below"`` or ``"above"``."""
+    entries, window = data
+    algorithm = case.spec.build()
+    v = case.spec.value(entries)
+    out: Counter[Any] = Counter()
+    for _ in range(draws):
+        o = case.spec.release(algorithm, entries)
+        out[o if abs(o - v) <= window else ("above" if o > v else "below")] += 1
+    return out
+
+
+_SUMMED_SCRIPT = '''"""{label}: python-dp {version} claims epsilon = {epsilon!r},
+yet its integer Laplace noise is bounded, so no epsilon holds. LaplaceDistribution::Sample
+(cc/algorithms/distributions.cc) returns s K g: a fair sign s, a power of two g (the granularity) and K from
+GeometricDistribution::Sample, a binary search over [0, 2^63 - 1) whose steps go left when UniformDouble() <= q, with
+probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 and AddInt64Noise's noise round(s K g) is at most
+round(2^63 g) = {largest} in size. From the input {x} (value {v}) the output {y} has positive probability; from the
+input {xp} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all multiples of
+it), walks the search's path to K = 2^63 - 2 with every q computed as the C++ does, and prints a lower bound of the
+output's probability from {x} (the path's probability over 2). Needs only python-dp."""
+import math
+from fractions import Fraction
+
+from pydp.distributions import LaplaceDistribution
+
+epsilon, l1 = {epsilon!r}, {l1!r}
+END = 2**63 - 1  # the search's range [0, END)
+samples = [LaplaceDistribution(epsilon=epsilon, sensitivity=l1).sample() for _ in range(2000)]
+g = Fraction(1, max(Fraction(s).denominator for s in samples))  # every sample is a multiple of g
+print(f"granularity g = {{g}} (the library's samples)")
+print(f"the C++ formula: 2^{{math.ceil(math.log2(l1 / epsilon / 2**40))}}")
+g = float(g)
+lam = g * epsilon / (l1 + g)
+
+
+def right(q):  # P(UniformDouble() > q) = 1 - q - ulp(q) for a double q < 1
+    return 1 - (Fraction(1) if q >= 1 else Fraction(q) + Fraction(math.ulp(q)))
+
+
+def split(lo, hi):  # GeometricDistribution::Sample's step on [lo, hi)
+    mid = lo - math.floor((math.log(0.5) + math.log1p(math.exp(lam * float(lo - hi)))) / lam)
+    mid = min(max(mid, lo + 1), hi - 1)
+    return mid, math.expm1(lam * float(lo - mid)) / math.expm1(lam * float(lo - hi))
+
+
+def steady(lo, step):  # exp underflows: this node splits at lo + step with the same q as at 0
+    y = lam * float(lo - END)
+    return math.exp(y) == 0 and math.expm1(y) == -1 and lo + step < END - 1
+
+
+step, q = split(0, END)
+good, bad = 0, END // step + 1
+while bad - good > 1:  # the steady steps, found by bisection
+    mid = (good + bad) // 2
+    good, bad = (mid, bad) if steady(mid * step, step) else (good, mid)
+log = math.log(1 - right(-math.expm1(-lam * float(END)))) + bad * math.log(right(q))
+lo = bad * step
+while END - lo > 1:
+    lo, q = split(lo, END)
+    log += math.log(right(q))
+largest = round(float(END - 1) * g)
+print(f"largest |noise| = {{largest}}, reached with probability >= 10^{{(log - math.log(2)) / math.log(10):.1f}}")
+print(f"P(output {y} | {x}) > 0 = P(output {y} | {xp}): |{y} - 0| > {{largest}}")
+print("VIOLATED" if abs({y}) > largest else "holds")
+'''
+
+
+def summed_reproducer(case: AuditCase, x: tuple[int, ...], y: int) -> str:
+    """A standalone script (python-dp alone) that reads the granularity from the library's own Laplace samples,
+    walks the C++ geometric draw's path to its largest value and prints the largest noise and a lower bound of the
+    witness output's probability, which is 0 on the other data set."""
+    spec: Summed = case.spec
+    return _SUMMED_SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        epsilon=spec.epsilon,
+        l1=spec.l1,
+        largest=summed_noise(spec).largest,
+        x=spec.shown(x),
+        xp=spec.shown(()),
+        v=spec.value(x),
+        y=y,
+    )
+
+
 __all__ = [
     "MODELLED",
     "LIBRARY",
@@ -421,6 +805,14 @@ __all__ = [
     "distribution",
     "draw_counts",
     "hockey_stick_exceeds",
+    "INT64_MAX",
+    "LaplaceNoise",
+    "Summed",
+    "SUMMED_VALIDATION",
+    "draw_sums",
+    "summed_expected",
+    "summed_noise",
+    "summed_reproducer",
     "keep_probabilities",
     "pydp_version",
     "reproducer",

@@ -28,6 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
+from scipy.stats import binom
 
 Number = Fraction | float
 
@@ -69,14 +70,22 @@ def kary_rr(k: int, ratio: Fraction) -> Pair:
     return Pair(f"{k}-RR r={ratio}", p, (p[1], p[0], p[2]))
 
 
-def geometric(alpha: Fraction) -> Pair:
-    """The (truncated) geometric mechanism TGeom_α on neighbouring counts c, c + 1.
+def geometric(alpha: Fraction, sensitivity: int = 1) -> Pair:
+    """The (truncated) geometric mechanism TGeom_α on counts c and c + s, s = ``sensitivity`` (1 or 2).
 
-    Its outputs z ≤ c have ratio 1/α and the others α; clamping to {0..m} keeps that, and P(z ≤ c | c) =
+    s = 1: outputs z ≤ c have ratio 1/α and the others α; clamping to {0..m} keeps that, and P(z ≤ c | c) =
     1/(1 + α) at every c, so the pair is RR with λ = α/(1 + α) (ε0 = −ln α), for every m and every c.
+    s = 2 (a query whose entries move by up to 2): three classes, z ≤ c (ratio α^−2, mass 1/(1 + α) under c and
+    α²/(1 + α) under c + 2), z ≥ c + 2 (the masses swapped) and z = c + 1 (ratio 1, mass α(1 − α)/(1 + α) under
+    both); the same for every m and every c with c + 2 ≤ m (ε0 = −2 ln α).
     """
-    lam = alpha / (1 + alpha)
-    return Pair(f"TGeom α={alpha}", (1 - lam, lam), (lam, 1 - lam))
+    if sensitivity == 1:
+        lam = alpha / (1 + alpha)
+        return Pair(f"TGeom α={alpha}", (1 - lam, lam), (lam, 1 - lam))
+    if sensitivity == 2:
+        p = (1 / (1 + alpha), alpha**2 / (1 + alpha), alpha * (1 - alpha) / (1 + alpha))
+        return Pair(f"TGeom α={alpha} Δ=2", p, (p[1], p[0], p[2]))
+    raise ValueError(f"sensitivity must be 1 or 2, got {sensitivity}")
 
 
 def subsampled_rr(lam: Fraction, q: Fraction) -> Pair:
@@ -202,6 +211,28 @@ def epsilon_at(log_p: np.ndarray, log_q: np.ndarray, delta: float) -> float:
     return max(one(log_p, log_q), one(log_q, log_p))
 
 
+def shuffled_rr_terms(n: int, lam: float, ones: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ln P, ln Q)`` of the count of reported ones of n users of binary RR (flip probability λ), the other
+    n − 1 users holding ``ones`` ones: P with the changed user's bit 1, Q with it 0.
+
+    The others' count is W = Bin(ones, 1 − λ) + Bin(n − 1 − ones, λ) (a convolution); P(y) = (1 − λ)W(y − 1) +
+    λW(y) and Q(y) = λW(y − 1) + (1 − λ)W(y). Outputs whose mass underflows to 0 under either are dropped (each
+    below 1e-300).
+    """
+    w = np.convolve(binom.pmf(np.arange(ones + 1), ones, 1 - lam),
+                    binom.pmf(np.arange(n - ones), n - 1 - ones, lam))
+    shifted, level = np.concatenate([[0.0], w]), np.concatenate([w, [0.0]])
+    p, q = (1 - lam) * shifted + lam * level, lam * shifted + (1 - lam) * level
+    keep = (p > 0) & (q > 0)
+    return np.log(p[keep]), np.log(q[keep])
+
+
+def shuffled_rr_epsilon(n: int, lam: float, delta: float) -> float:
+    """ε(δ) of shuffled binary RR over every dataset: the largest :func:`epsilon_at` over the others' count of
+    ones (the output law depends on the others' data only through it), both orders."""
+    return max(epsilon_at(*shuffled_rr_terms(n, lam, ones), delta) for ones in range(n))
+
+
 __all__ = [
     "Pair",
     "rr",
@@ -214,4 +245,6 @@ __all__ = [
     "terms",
     "delta_at",
     "epsilon_at",
+    "shuffled_rr_terms",
+    "shuffled_rr_epsilon",
 ]

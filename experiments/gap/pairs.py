@@ -17,6 +17,9 @@ and the optimal set is a prefix.
 Two evaluations, independent of wmcdp: :func:`exact_delta` / :func:`exact_ratio` enumerate the counts with
 Fractions (small K; the test compares them with wmcdp's exact ``compose=K``), and :func:`terms` /
 :func:`delta_at` / :func:`epsilon_at` sum in log space with numpy (K up to 10^4 and beyond).
+
+Shuffled binary RR (:func:`shuffled_rr_epsilon`) reuses :func:`epsilon_at` on the pair of output laws of one
+user's change, once per count of ones among the other users (the law depends on the others only through it).
 """
 
 from __future__ import annotations
@@ -133,7 +136,9 @@ def exact_outcomes(pair: Pair, k: int) -> list[tuple[Fraction, Fraction]]:
 def exact_delta(pair: Pair, k: int, ratio: Fraction) -> Fraction:
     """δ_K(ε) at e^ε = ``ratio``, both orders, exact."""
     rows = exact_outcomes(pair, k)
-    return max(sum(max(Fraction(0), a - ratio * b) for a, b in rows), sum(max(Fraction(0), b - ratio * a) for a, b in rows))
+    return max(
+        sum(max(Fraction(0), a - ratio * b) for a, b in rows), sum(max(Fraction(0), b - ratio * a) for a, b in rows)
+    )
 
 
 def exact_ratio(pair: Pair, k: int, delta: Fraction) -> Fraction:
@@ -219,8 +224,7 @@ def shuffled_rr_terms(n: int, lam: float, ones: int) -> tuple[np.ndarray, np.nda
     λW(y) and Q(y) = λW(y − 1) + (1 − λ)W(y). Outputs whose mass underflows to 0 under either are dropped (each
     below 1e-300).
     """
-    w = np.convolve(binom.pmf(np.arange(ones + 1), ones, 1 - lam),
-                    binom.pmf(np.arange(n - ones), n - 1 - ones, lam))
+    w = np.convolve(binom.pmf(np.arange(ones + 1), ones, 1 - lam), binom.pmf(np.arange(n - ones), n - 1 - ones, lam))
     shifted, level = np.concatenate([[0.0], w]), np.concatenate([w, [0.0]])
     p, q = (1 - lam) * shifted + lam * level, lam * shifted + (1 - lam) * level
     keep = (p > 0) & (q > 0)

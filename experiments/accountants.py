@@ -27,10 +27,11 @@ marks a value below the exact ε (not an upper bound).
 ``rr_counting(n, λ)`` with its proved pair set ``symmetry_sets.PAIRS["rr_counting"]`` (past n = 1000 the
 shuffled-RR plan of :mod:`wmcdp.plan.shuffled_rr`); up to n = 1000 the script also computes the independent
 closed form :func:`gap.pairs.shuffled_rr_epsilon` (binomial convolutions, every count of ones among the others)
-and stops unless it agrees to 1e-9 relative. Bounds (:mod:`gap.shuffle_bounds`): FMT numerical (the
-limit of their method: every clone count, bisection to 1e-9), FMT closed form (the value their code reports;
-n/a outside its condition), BBGN19's blanket (Hoeffding, RR's blanket), Wang et al.'s numerical variation-ratio
-bound and their two closed forms (Theorems 4.2 and 4.3; n/a outside their conditions).
+and stops unless it agrees to 1e-9 relative (likewise shuffled 3-RR up to n = 40 against
+:func:`gap.pairs.shuffled_kary_epsilon`, every histogram of the others). Bounds (:mod:`gap.shuffle_bounds`): FMT
+numerical (the limit of their method: every clone count, bisection to 1e-9), FMT closed form (the value their code
+reports; n/a outside its condition), BBGN19's blanket (Hoeffding, RR's blanket), Wang et al.'s numerical
+variation-ratio bound and their two closed forms (Theorems 4.2 and 4.3; n/a outside their conditions).
 At n = 10^5, ε0 = 4 the script also runs FMT's own procedure (buckets of 100, 10 bisection steps), which gives
 their published [0.1675, 0.1728], and their closed form 0.5378. Shuffled k-ary RR (k = 3) at n = 10 … 80 through
 ``kary_rr_histogram``'s proved pairs (every dataset; wmcdp refuses k ≥ 3 past n = 1000, and the pairs grow as
@@ -225,6 +226,7 @@ def exact_shuffled(n: int, eps0: float) -> float:
 #: the shuffle bounds, in the table's order
 BOUNDS = ["FMT numerical", "FMT closed", "blanket", "Wang numerical", "Wang Thm 4.2", "Wang Thm 4.3"]
 CHECK_N = 1000  # the independent closed form of shuffled binary RR runs up to this n (about 2 s there)
+CHECK_KARY_N = 40  # and that of shuffled 3-RR (every histogram of the others) up to this one (about 15 s there)
 
 
 def shuffle_bounds_for(n: int, eps0: float, k: int = 2) -> dict[str, float | None]:
@@ -283,7 +285,8 @@ def shuffle_table(ns: tuple[int, ...], kary_ns: tuple[int, ...], out: list[str],
     out += [
         "",
         f"Shuffling: ε at δ = {DELTA:g}; bound / exact ('!' = below exact); rel.diff: the independent "
-        f"closed form (pairs.shuffled_rr_epsilon, n ≤ {CHECK_N}) against wmcdp",
+        f"closed form (pairs.shuffled_rr_epsilon, n ≤ {CHECK_N}; pairs.shuffled_kary_epsilon, n ≤ {CHECK_KARY_N}) "
+        "against wmcdp",
     ]
     points: list[Point] = [
         (
@@ -298,7 +301,17 @@ def shuffle_table(ns: tuple[int, ...], kary_ns: tuple[int, ...], out: list[str],
     ]
     _shuffle_rows(points, out, rows)
     out += ["", "Shuffled 3-ary RR at ε0 = ln 3 (kary_rr_histogram, its proved pairs: every dataset)"]
-    _shuffle_rows([(3, math.log(3), n, lambda n=n: kary_exact(n), None) for n in kary_ns], out, rows)
+    kary_points: list[Point] = [
+        (
+            3,
+            math.log(3),
+            n,
+            lambda n=n: kary_exact(n),
+            (lambda n=n: pairs.shuffled_kary_epsilon(n, 3, math.log(3), DELTA)) if n <= CHECK_KARY_N else None,
+        )
+        for n in kary_ns
+    ]
+    _shuffle_rows(kary_points, out, rows)
     lo, hi = shuffle_bounds.fmt_bracket(4.0, 100_000, DELTA)
     out += [
         "",

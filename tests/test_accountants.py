@@ -399,6 +399,37 @@ def test_shuffled_rr_closed_form_is_wmcdp():
     assert math.isclose(pairs.shuffled_rr_epsilon(n, lam, 1e-6), exact, rel_tol=1e-9)
 
 
+def test_shuffled_kary_closed_form_against_brute_force():
+    """The gap table's independent check of shuffled 3-RR (every histogram of the others) against brute force
+    over every dataset in {0, 1, 2}^4 and every neighbouring pair (ε0 = ln 3: truth 3/5, each other value 1/5)."""
+    n, k = 4, 3
+
+    def histogram(x, choose):
+        reports = [choose({y: F(3, 5) if y == xi else F(1, 5) for y in range(k)}) for xi in x]
+        return tuple(reports.count(v) for v in range(k))
+
+    dists = {x: brute.distribution(histogram, x) for x in itertools.product(range(k), repeat=n)}
+    expected = max(
+        brute.ratio_for_delta(dists[x], dists[x[:i] + (v,) + x[i + 1 :]], F(1, 1000))
+        for x in dists
+        for i in range(n)
+        for v in range(k)
+        if v != x[i]
+    )
+    assert math.isclose(pairs.shuffled_kary_epsilon(n, k, math.log(3), 1e-3), math.log(expected), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("n", [10, 20])
+def test_shuffled_kary_closed_form_is_wmcdp(n):
+    """The same closed form against wmcdp's exact ε(δ) with kary_rr_histogram's proved pairs (3-RR, ε0 = ln 3)."""
+    from symmetry_sets import PAIRS
+    from wmcdp.programs import kary_rr_histogram
+
+    p, i = PAIRS["kary_rr_histogram"](n=n, k=3, lam=0.4)
+    exact = float(synthesize_approximate(kary_rr_histogram(n, 3, 0.4), p, i, delta=1e-6).epsilon)
+    assert math.isclose(pairs.shuffled_kary_epsilon(n, 3, math.log(3), 1e-6), exact, rel_tol=1e-9)
+
+
 def test_invert_is_the_least_epsilon():
     """ε(δ) from a decreasing δ(ε): δ(ε̂) ≤ δ and δ just below ε̂ is above δ."""
     eps = sb.invert(lambda e: sb.wang_delta(1.0, 500, e), 1e-6, 1.0)

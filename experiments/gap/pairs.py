@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy.signal import convolve
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom
 
@@ -237,6 +238,39 @@ def shuffled_rr_epsilon(n: int, lam: float, delta: float) -> float:
     return max(epsilon_at(*shuffled_rr_terms(n, lam, ones), delta) for ones in range(n))
 
 
+def _report_counts(users: int, k: int, truth: int, lam: float) -> np.ndarray:
+    """Law of the counts of reports 0..k−2 of ``users`` users of k-RR holding ``truth`` (truth with probability
+    1 − λ, each other value λ/(k − 1)): a (k−1)-dimensional array indexed by the counts, by repeated convolution."""
+    one = np.zeros((2,) * (k - 1))
+    for v in range(k):
+        mass = 1 - lam if v == truth else lam / (k - 1)
+        one[tuple(1 if i == v else 0 for i in range(k - 1))] += mass  # report k − 1 is the origin
+    out = np.ones((1,) * (k - 1))
+    for _ in range(users):
+        out = convolve(out, one, method="direct")
+    return out
+
+
+def shuffled_kary_epsilon(n: int, k: int, eps0: float, delta: float) -> float:
+    """ε(δ) of n shuffled k-RR reports (local ε0) over every dataset, by enumeration of the others' histograms.
+
+    The output (the histogram of reports) depends on the others only through their histogram h, so each h with
+    Σh = n − 1 and the changed user moving from value 0 to value 1 gives one pair (relabelling values maps every
+    change to that one with h permuted, and every h is listed); both orders through :func:`epsilon_at`. The cost
+    grows as n^(2(k−1)) times n: small n only.
+    """
+    lam = (k - 1) / (math.exp(eps0) + k - 1)
+    best = 0.0
+    for h in _counts(n - 1, k):
+        others = np.ones((1,) * (k - 1))
+        for value, users in enumerate(h):
+            others = convolve(others, _report_counts(users, k, value, lam), method="direct")
+        p, q = (convolve(others, _report_counts(1, k, v, lam), method="direct").ravel() for v in (0, 1))
+        keep = (p > 0) & (q > 0)
+        best = max(best, epsilon_at(np.log(p[keep]), np.log(q[keep]), delta))
+    return best
+
+
 __all__ = [
     "Pair",
     "rr",
@@ -251,4 +285,5 @@ __all__ = [
     "epsilon_at",
     "shuffled_rr_terms",
     "shuffled_rr_epsilon",
+    "shuffled_kary_epsilon",
 ]

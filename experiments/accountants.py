@@ -35,11 +35,11 @@ variation-ratio bound and their two closed forms (Theorems 4.2 and 4.3; n/a outs
 At n = 10^5, ε0 = 4 the script also runs FMT's own procedure (buckets of 100, 10 bisection steps), which gives
 their published [0.1675, 0.1728], and their closed form 0.5378. Shuffled k-ary RR (k = 3) at n = 10 … 80 through
 ``kary_rr_histogram``'s proved pairs (every dataset; wmcdp refuses k ≥ 3 past n = 1000, and the pairs grow as
-n², so n = 80 takes about 3 minutes and n = 100 more than 5) beside Wang's and the blanket for 3-RR (FMT's
+n², so n = 80 takes 3–4 minutes and n = 100 more than 5) beside Wang's and the blanket for 3-RR (FMT's
 bounds depend on ε0 only).
 
     pip install -e '.[accounting,accountants,experiments]'
-    python experiments/accountants.py            # full: K up to 10^4, n up to 10^6 (about 12 minutes on 2 shared cores)
+    python experiments/accountants.py            # full: K up to 10^4, n up to 10^6 (about 15 minutes on 2 shared cores)
     python experiments/accountants.py --quick    # K ≤ 100, n ≤ 10^4 (about a minute)
 Writes experiments/results/accountants.txt, accountants_composition.csv, accountants_shuffle.csv and the figures
 docs/img/accountants_composition.png, docs/img/accountants_shuffle.png (full run only).

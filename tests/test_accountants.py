@@ -24,29 +24,69 @@ try:
 finally:
     sys.path.pop(0)
 
-from wmcdp import synthesize_approximate  # noqa: E402
+from wmcdp import IntVector, Program, synthesize_approximate  # noqa: E402
+from wmcdp import truncated_geometric as tgeom  # noqa: E402
 from wmcdp.programs import kary_rr, randomized_response, truncated_geometric  # noqa: E402
 
 F = Fraction
 
 # -- closed forms of K-fold composition --------------------------------------------------------------------------
 
+
+def _geometric_sensitivity2(m, alpha):
+    """TGeom_α on {0..m} releasing one entry in {0, 1, 2}, Hamming neighbours: the gap table's TGeom row."""
+    return Program("tgeom2", IntVector(1, 0, 2), lambda x: tgeom(x[0], 0, m, alpha=alpha), neighbours="hamming")
+
+
 CASES = [
-    (pairs.rr(F(1, 4)), lambda: randomized_response(1, F(1, 4))),
-    (pairs.kary_rr(4, F(3)), lambda: kary_rr(1, 4, ratio=F(3))),
-    (pairs.geometric(F(1, 3)), lambda: truncated_geometric(3, alpha=F(1, 3))),
+    ((pairs.rr(F(1, 4)),), lambda: randomized_response(1, F(1, 4))),
+    ((pairs.kary_rr(4, F(3)),), lambda: kary_rr(1, 4, ratio=F(3))),
+    ((pairs.geometric(F(1, 3)),), lambda: truncated_geometric(3, alpha=F(1, 3))),
+    ((pairs.geometric(F(1, 3), 1), pairs.geometric(F(1, 3), 2)), lambda: _geometric_sensitivity2(4, F(1, 3))),
 ]
 
 
-@pytest.mark.parametrize("pair, program", CASES, ids=["rr", "4-rr", "tgeom"])
+@pytest.mark.parametrize("pair_list, program", CASES, ids=["rr", "4-rr", "tgeom", "tgeom-sensitivity-2"])
 @pytest.mark.parametrize("k", [1, 2, 3, 5])
-def test_closed_form_is_wmcdp_exact_composition(pair, program, k):
-    """e^{ε(δ)} and δ(ε) of K runs: the binomial/trinomial sums equal wmcdp's exact compose=K, as rationals."""
+def test_closed_form_is_wmcdp_exact_composition(pair_list, program, k):
+    """e^{ε(δ)} and δ(ε) of K runs: the binomial/trinomial sums (the largest over the mechanism's pairs) equal
+    wmcdp's exact compose=K, as rationals."""
     prog = program()
     by_delta = synthesize_approximate(prog, delta=F(1, 50), compose=k)
-    assert by_delta.exact and pairs.exact_ratio(pair, k, F(1, 50)) == by_delta.ratio
+    assert by_delta.exact and max(pairs.exact_ratio(p, k, F(1, 50)) for p in pair_list) == by_delta.ratio
     by_eps = synthesize_approximate(prog, epsilon="ln:2", compose=k)
-    assert pairs.exact_delta(pair, k, F(2)) == by_eps.delta
+    assert max(pairs.exact_delta(p, k, F(2)) for p in pair_list) == by_eps.delta
+
+
+def test_geometric_pairs_against_brute_force():
+    """TGeom_α on {0..m} (DESIGN.md's closed form, enumerated): inputs c, c + 1 give RR's pair with
+    λ = α/(1 + α); inputs c, c + 2 give the three-class pair, which is not RR's (it has a class of ratio 1)."""
+    a, m = F(2, 5), 6
+
+    def tgeom_pmf(c):
+        return {
+            z: (a**c if z == 0 else a ** (m - c) if z == m else (1 - a) * a ** abs(z - c)) / (1 + a)
+            for z in range(m + 1)
+        }
+
+    def classes(pair_of_counts, pair):
+        c0, c1 = pair_of_counts
+        p, q = tgeom_pmf(c0), tgeom_pmf(c1)
+        ratio_classes = {}  # likelihood ratio -> (P mass, Q mass)
+        for z in range(m + 1):
+            old = ratio_classes.get(p[z] / q[z], (0, 0))
+            ratio_classes[p[z] / q[z]] = (old[0] + p[z], old[1] + q[z])
+        return sorted(ratio_classes.values()) == sorted(zip(pair.p, pair.q))
+
+    for c in range(m):
+        assert classes((c, c + 1), pairs.geometric(a, 1))
+        assert classes((c, c + 1), pairs.rr(a / (1 + a)))
+    for c in range(m - 1):
+        assert classes((c, c + 2), pairs.geometric(a, 2))
+    two = pairs.geometric(a, 2)
+    assert len(two.p) == 3 and F(1) in {x / y for x, y in zip(two.p, two.q)}
+    with pytest.raises(ValueError):
+        pairs.geometric(a, 3)
 
 
 def _subsampled_rr_run(lam, q):
@@ -84,10 +124,15 @@ def test_subsampling_amplification_is_attained():
 @pytest.mark.parametrize("k", [1, 3, 7])
 def test_log_space_sums_match_fractions(pair, k):
     log_p, log_q = pairs.terms(pair, k)
-    assert math.isclose(pairs.epsilon_at(log_p, log_q, 1e-3), math.log(pairs.exact_ratio(pair, k, F(1, 1000))),
-                        rel_tol=1e-12)
-    assert math.isclose(pairs.delta_at(log_p, log_q, math.log(1.25)), float(pairs.exact_delta(pair, k, F(5, 4))),
-                        rel_tol=1e-12, abs_tol=1e-15)
+    assert math.isclose(
+        pairs.epsilon_at(log_p, log_q, 1e-3), math.log(pairs.exact_ratio(pair, k, F(1, 1000))), rel_tol=1e-12
+    )
+    assert math.isclose(
+        pairs.delta_at(log_p, log_q, math.log(1.25)),
+        float(pairs.exact_delta(pair, k, F(5, 4))),
+        rel_tol=1e-12,
+        abs_tol=1e-15,
+    )
 
 
 # -- accountant adapters -----------------------------------------------------------------------------------------
@@ -138,7 +183,9 @@ def test_prv_of_rr_is_its_pure_dp_variable():
     ours = acc.prv(pairs.rr(lam), k, delta, eps_error=err)
     own = prv_accountant.PRVAccountant(
         prvs=[prv_accountant.privacy_random_variables.PureDPMechanism(math.log(3))],
-        max_self_compositions=[k], eps_error=err, delta_error=delta / 1000,
+        max_self_compositions=[k],
+        eps_error=err,
+        delta_error=delta / 1000,
     ).compute_epsilon(delta=delta, num_self_compositions=[k])[2]
     exact = math.log(pairs.exact_ratio(pairs.rr(lam), k, F(1, 10**6)))
     assert math.isclose(ours, own, rel_tol=1e-6)
@@ -206,8 +253,9 @@ def test_bounds_match_their_reduced_pairs(eps):
     for eps0, n in ((1.0, 12), (2.0, 20)):
         assert math.isclose(sb.fmt_delta(eps0, n, eps), _clone_direct(eps0, n, eps), rel_tol=1e-9, abs_tol=1e-15)
         for k in (2, 3):
-            assert math.isclose(sb.wang_delta(eps0, n, eps, k), _wang_direct(eps0, n, eps, k), rel_tol=1e-9,
-                                abs_tol=1e-15)
+            assert math.isclose(
+                sb.wang_delta(eps0, n, eps, k), _wang_direct(eps0, n, eps, k), rel_tol=1e-9, abs_tol=1e-15
+            )
 
 
 def _shuffled_kary(n, k, eps0, eps, others):
@@ -259,6 +307,127 @@ def test_blanket_at_a_hand_computed_point():
         expected = b**2 / (4 * a * gamma * 1000) * (1 - gamma * (1 - mpmath.e ** (-2 * a**2 / b**2))) ** 1000
     assert math.isclose(sb.blanket_delta(math.log(3), 1000, 0.5), float(expected), rel_tol=1e-12)
     assert sb.blanket_delta(math.log(3), 1000, math.log(3)) == 0.0
+
+
+#: Wang et al.'s closed forms as their code computes them: wangsw/PrivacyAmplification at commit
+#: 34ca048932dc1f211d1d1a3b1e642088c4b8390a, unifiedamplification.py, the ``variation_ratio_tightclosed`` (Theorem
+#: 4.2) and ``variation_ratio_closed`` (Theorem 4.3) branches of its ``__main__`` run with epsilons = [ε0],
+#: n, delta = δ, mechanisms None (the general ε0-LDP parameters, binary RR's) and "krr" with options 3; printed
+#: ε0 where a condition fails (None here).
+WANG_CLOSED = [  # (ε0, n, k, Theorem 4.2, Theorem 4.3), δ = 1e-6
+    (4.0, 100_000, 2, 0.18927505377975798, 0.40779426871806085),
+    (4.0, 100_000, 3, 0.18725653078743895, 0.4081743319639526),
+    (math.log(3), 10_000, 2, 0.08047275119061749, 0.19997234655476537),
+    (math.log(3), 10_000, 3, 0.07077667691323151, 0.20744295353407374),
+    (math.log(3), 1_000_000, 2, 0.007821533350826481, 0.021823914907811895),
+    (math.log(3), 1_000_000, 3, 0.006984693770627025, 0.022708022957747136),
+    (math.log(3), 1000, 2, 0.27535387318570254, 0.5340472465803995),
+    (math.log(3), 1000, 3, 0.2314235097102298, 0.5514074338094241),
+    (math.log(3), 100, 2, 1.3739307302262875, None),
+    (math.log(3), 100, 3, 0.7832826689206192, None),
+    (4.0, 1000, 2, None, None),
+]
+
+
+@pytest.mark.parametrize("eps0, n, k, thm42, thm43", WANG_CLOSED)
+def test_wang_closed_forms_are_the_authors_code(eps0, n, k, thm42, thm43):
+    for ours, theirs in ((sb.wang_tight_closed(eps0, n, 1e-6, k), thm42), (sb.wang_closed(eps0, n, 1e-6, k), thm43)):
+        assert (ours is None) == (theirs is None)
+        if theirs is not None:
+            assert math.isclose(ours, theirs, rel_tol=1e-12)
+
+
+#: Wang et al.'s numerical bound as their code computes it (same commit): ``amplificationUB(*computeUBParameters(ε0,
+#: mechanism, options), n, 1e-6, T=40)``, mechanism None for k = 2 and "krr" with options k otherwise. Their
+#: Delta adds tol·n ≤ 1e-14·n to δ (rigour against scipy's ``expect``), so their ε lies at or slightly above ours.
+WANG_NUMERICAL = [  # (ε0, n, k, ε)
+    (math.log(3), 1000, 2, 0.1682829265541181),
+    (math.log(3), 1000, 3, 0.1489496849282366),
+    (4.0, 10_000, 2, 0.4108147459301108),
+    (math.log(3), 10, 3, 1.0391922257067279),
+    (math.log(3), 20, 3, 0.9400264200901525),
+    (math.log(3), 40, 3, 0.779810863098513),
+]
+
+
+@pytest.mark.parametrize("eps0, n, k, theirs", WANG_NUMERICAL)
+def test_wang_numerical_is_the_authors_code(eps0, n, k, theirs):
+    ours = sb.invert(lambda e: sb.wang_delta(eps0, n, e, k), 1e-6, eps0)
+    assert ours * (1 - 1e-8) <= theirs <= ours * (1 + 1e-5)
+
+
+#: BBGN19's own code: BorjaBalle/amplification-by-shuffling at commit 1778a0dd16405cb10d780d5f1878ed0b1fb76f2e,
+#: ``Hoeffding(RRMechanism(k=k)).get_delta(0.2, ε0, n)`` and ``.get_eps(ε0, n, 1e-6)`` (scipy's root_scalar).
+BLANKET = [  # (k, ε0, n, δ at ε = 0.2, ε at δ = 1e-6)
+    (2, math.log(3), 1000, 5.67955029350384e-07, 0.19439219414126993),
+    (2, 4.0, 100_000, 2.7060180750903818e-11, 0.13670243961740322),
+    (3, math.log(3), 1000, 3.4755451625893877e-06, 0.21403237191558153),
+]
+
+
+@pytest.mark.parametrize("k, eps0, n, delta, eps", BLANKET)
+def test_blanket_is_the_authors_code(k, eps0, n, delta, eps):
+    assert math.isclose(sb.blanket_delta(eps0, n, 0.2, k), delta, rel_tol=1e-11)
+    assert math.isclose(sb.invert(lambda e: sb.blanket_delta(eps0, n, e, k), 1e-6, eps0), eps, rel_tol=1e-8)
+
+
+@pytest.mark.parametrize("lam", [Fraction(1, 4), Fraction(1, 10)])
+def test_shuffled_rr_closed_form_against_brute_force(lam):
+    """The gap table's independent check of shuffled binary RR (every count of ones among the others, both
+    orders) against brute force over every dataset and every neighbouring pair (n = 6)."""
+    n, delta = 6, 1e-3
+    counting = {
+        x: brute.distribution(lambda x, c: sum(b ^ brute.flip(c, lam) for b in x), x)
+        for x in itertools.product((0, 1), repeat=n)
+    }
+    expected = max(
+        brute.ratio_for_delta(counting[x], counting[x[:i] + (1 - x[i],) + x[i + 1 :]], F(1, 1000))
+        for x in counting
+        for i in range(n)
+    )
+    assert math.isclose(pairs.shuffled_rr_epsilon(n, float(lam), delta), math.log(expected), rel_tol=1e-12)
+
+
+def test_shuffled_rr_closed_form_is_wmcdp():
+    """The same closed form at n = 200 against wmcdp's exact ε(δ) with rr_counting's proved pairs."""
+    from symmetry_sets import PAIRS
+    from wmcdp.programs import rr_counting
+
+    n, lam = 200, 0.25
+    p, i = PAIRS["rr_counting"](n=n, lam=lam)
+    exact = float(synthesize_approximate(rr_counting(n, lam), p, i, delta=1e-6).epsilon)
+    assert math.isclose(pairs.shuffled_rr_epsilon(n, lam, 1e-6), exact, rel_tol=1e-9)
+
+
+def test_shuffled_kary_closed_form_against_brute_force():
+    """The gap table's independent check of shuffled 3-RR (every histogram of the others) against brute force
+    over every dataset in {0, 1, 2}^4 and every neighbouring pair (ε0 = ln 3: truth 3/5, each other value 1/5)."""
+    n, k = 4, 3
+
+    def histogram(x, choose):
+        reports = [choose({y: F(3, 5) if y == xi else F(1, 5) for y in range(k)}) for xi in x]
+        return tuple(reports.count(v) for v in range(k))
+
+    dists = {x: brute.distribution(histogram, x) for x in itertools.product(range(k), repeat=n)}
+    expected = max(
+        brute.ratio_for_delta(dists[x], dists[x[:i] + (v,) + x[i + 1 :]], F(1, 1000))
+        for x in dists
+        for i in range(n)
+        for v in range(k)
+        if v != x[i]
+    )
+    assert math.isclose(pairs.shuffled_kary_epsilon(n, k, math.log(3), 1e-3), math.log(expected), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("n", [10, 20])
+def test_shuffled_kary_closed_form_is_wmcdp(n):
+    """The same closed form against wmcdp's exact ε(δ) with kary_rr_histogram's proved pairs (3-RR, ε0 = ln 3)."""
+    from symmetry_sets import PAIRS
+    from wmcdp.programs import kary_rr_histogram
+
+    p, i = PAIRS["kary_rr_histogram"](n=n, k=3, lam=0.4)
+    exact = float(synthesize_approximate(kary_rr_histogram(n, 3, 0.4), p, i, delta=1e-6).epsilon)
+    assert math.isclose(pairs.shuffled_kary_epsilon(n, 3, math.log(3), 1e-6), exact, rel_tol=1e-9)
 
 
 def test_invert_is_the_least_epsilon():

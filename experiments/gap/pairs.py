@@ -17,6 +17,9 @@ and the optimal set is a prefix.
 Two evaluations, independent of wmcdp: :func:`exact_delta` / :func:`exact_ratio` enumerate the counts with
 Fractions (small K; the test compares them with wmcdp's exact ``compose=K``), and :func:`terms` /
 :func:`delta_at` / :func:`epsilon_at` sum in log space with numpy (K up to 10^4 and beyond).
+
+Shuffled binary RR (:func:`shuffled_rr_epsilon`) reuses :func:`epsilon_at` on the pair of output laws of one
+user's change, once per count of ones among the other users (the law depends on the others only through it).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy.signal import convolve
 from scipy.special import gammaln, logsumexp
+from scipy.stats import binom
 
 Number = Fraction | float
 
@@ -69,14 +74,22 @@ def kary_rr(k: int, ratio: Fraction) -> Pair:
     return Pair(f"{k}-RR r={ratio}", p, (p[1], p[0], p[2]))
 
 
-def geometric(alpha: Fraction) -> Pair:
-    """The (truncated) geometric mechanism TGeom_α on neighbouring counts c, c + 1.
+def geometric(alpha: Fraction, sensitivity: int = 1) -> Pair:
+    """The (truncated) geometric mechanism TGeom_α on counts c and c + s, s = ``sensitivity`` (1 or 2).
 
-    Its outputs z ≤ c have ratio 1/α and the others α; clamping to {0..m} keeps that, and P(z ≤ c | c) =
+    s = 1: outputs z ≤ c have ratio 1/α and the others α; clamping to {0..m} keeps that, and P(z ≤ c | c) =
     1/(1 + α) at every c, so the pair is RR with λ = α/(1 + α) (ε0 = −ln α), for every m and every c.
+    s = 2 (a query whose entries move by up to 2): three classes, z ≤ c (ratio α^−2, mass 1/(1 + α) under c and
+    α²/(1 + α) under c + 2), z ≥ c + 2 (the masses swapped) and z = c + 1 (ratio 1, mass α(1 − α)/(1 + α) under
+    both); the same for every m and every c with c + 2 ≤ m (ε0 = −2 ln α).
     """
-    lam = alpha / (1 + alpha)
-    return Pair(f"TGeom α={alpha}", (1 - lam, lam), (lam, 1 - lam))
+    if sensitivity == 1:
+        lam = alpha / (1 + alpha)
+        return Pair(f"TGeom α={alpha}", (1 - lam, lam), (lam, 1 - lam))
+    if sensitivity == 2:
+        p = (1 / (1 + alpha), alpha**2 / (1 + alpha), alpha * (1 - alpha) / (1 + alpha))
+        return Pair(f"TGeom α={alpha} Δ=2", p, (p[1], p[0], p[2]))
+    raise ValueError(f"sensitivity must be 1 or 2, got {sensitivity}")
 
 
 def subsampled_rr(lam: Fraction, q: Fraction) -> Pair:
@@ -124,7 +137,9 @@ def exact_outcomes(pair: Pair, k: int) -> list[tuple[Fraction, Fraction]]:
 def exact_delta(pair: Pair, k: int, ratio: Fraction) -> Fraction:
     """δ_K(ε) at e^ε = ``ratio``, both orders, exact."""
     rows = exact_outcomes(pair, k)
-    return max(sum(max(Fraction(0), a - ratio * b) for a, b in rows), sum(max(Fraction(0), b - ratio * a) for a, b in rows))
+    return max(
+        sum(max(Fraction(0), a - ratio * b) for a, b in rows), sum(max(Fraction(0), b - ratio * a) for a, b in rows)
+    )
 
 
 def exact_ratio(pair: Pair, k: int, delta: Fraction) -> Fraction:
@@ -202,6 +217,60 @@ def epsilon_at(log_p: np.ndarray, log_q: np.ndarray, delta: float) -> float:
     return max(one(log_p, log_q), one(log_q, log_p))
 
 
+def shuffled_rr_terms(n: int, lam: float, ones: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ln P, ln Q)`` of the count of reported ones of n users of binary RR (flip probability λ), the other
+    n − 1 users holding ``ones`` ones: P with the changed user's bit 1, Q with it 0.
+
+    The others' count is W = Bin(ones, 1 − λ) + Bin(n − 1 − ones, λ) (a convolution); P(y) = (1 − λ)W(y − 1) +
+    λW(y) and Q(y) = λW(y − 1) + (1 − λ)W(y). Outputs whose mass underflows to 0 under either are dropped (each
+    below 1e-300).
+    """
+    w = np.convolve(binom.pmf(np.arange(ones + 1), ones, 1 - lam), binom.pmf(np.arange(n - ones), n - 1 - ones, lam))
+    shifted, level = np.concatenate([[0.0], w]), np.concatenate([w, [0.0]])
+    p, q = (1 - lam) * shifted + lam * level, lam * shifted + (1 - lam) * level
+    keep = (p > 0) & (q > 0)
+    return np.log(p[keep]), np.log(q[keep])
+
+
+def shuffled_rr_epsilon(n: int, lam: float, delta: float) -> float:
+    """ε(δ) of shuffled binary RR over every dataset: the largest :func:`epsilon_at` over the others' count of
+    ones (the output law depends on the others' data only through it), both orders."""
+    return max(epsilon_at(*shuffled_rr_terms(n, lam, ones), delta) for ones in range(n))
+
+
+def _report_counts(users: int, k: int, truth: int, lam: float) -> np.ndarray:
+    """Law of the counts of reports 0..k−2 of ``users`` users of k-RR holding ``truth`` (truth with probability
+    1 − λ, each other value λ/(k − 1)): a (k−1)-dimensional array indexed by the counts, by repeated convolution."""
+    one = np.zeros((2,) * (k - 1))
+    for v in range(k):
+        mass = 1 - lam if v == truth else lam / (k - 1)
+        one[tuple(1 if i == v else 0 for i in range(k - 1))] += mass  # report k − 1 is the origin
+    out = np.ones((1,) * (k - 1))
+    for _ in range(users):
+        out = convolve(out, one, method="direct")
+    return out
+
+
+def shuffled_kary_epsilon(n: int, k: int, eps0: float, delta: float) -> float:
+    """ε(δ) of n shuffled k-RR reports (local ε0) over every dataset, by enumeration of the others' histograms.
+
+    The output (the histogram of reports) depends on the others only through their histogram h, so each h with
+    Σh = n − 1 and the changed user moving from value 0 to value 1 gives one pair (relabelling values maps every
+    change to that one with h permuted, and every h is listed); both orders through :func:`epsilon_at`. The cost
+    grows as n^(2(k−1)) times n: small n only.
+    """
+    lam = (k - 1) / (math.exp(eps0) + k - 1)
+    best = 0.0
+    for h in _counts(n - 1, k):
+        others = np.ones((1,) * (k - 1))
+        for value, users in enumerate(h):
+            others = convolve(others, _report_counts(users, k, value, lam), method="direct")
+        p, q = (convolve(others, _report_counts(1, k, v, lam), method="direct").ravel() for v in (0, 1))
+        keep = (p > 0) & (q > 0)
+        best = max(best, epsilon_at(np.log(p[keep]), np.log(q[keep]), delta))
+    return best
+
+
 __all__ = [
     "Pair",
     "rr",
@@ -214,4 +283,7 @@ __all__ = [
     "terms",
     "delta_at",
     "epsilon_at",
+    "shuffled_rr_terms",
+    "shuffled_rr_epsilon",
+    "shuffled_kary_epsilon",
 ]

@@ -22,15 +22,26 @@ monotone in ε (:func:`invert`).
   and range b = (1 − γ) k (e^ε + 1): ``δ(ε) ≤ b²/(4 a γ n) · (1 − γ(1 − e^(−2a²/b²)))^n``, a = e^ε − 1
   (:func:`blanket_delta`; 0 at ε ≥ ε0).
 * **Wang et al.**, "Unified, Tight and Fast Privacy Amplification in the Shuffle Model of Differential Privacy"
-  (CCS 2024, arXiv:2304.05007): a randomizer with the (p, β, q) variation-ratio property (ratio ≤ p between
+  (arXiv:2304.05007), published as "Privacy Amplification via Shuffling: Unified, Simplified, and Tightened"
+  (PVLDB 17(8), 2024; theorem numbers below are that version's, proofs in the appendix of their repository
+  ``wangsw/PrivacyAmplification``): a randomizer with the (p, β, q) variation-ratio property (ratio ≤ p between
   neighbours, total variation ≤ β, ratio ≤ q to any other input; k-RR: p = q = e^ε0,
-  β = (e^ε0 − 1)/(e^ε0 + k − 1)) is a post-processing of the following pair. With α = β/(p − 1),
+  β = (e^ε0 − 1)/(e^ε0 + k − 1)) is claimed a post-processing of the following pair. With α = β/(p − 1),
   r = αp/q, γ = 1 − α − pα: each of the n − 1 others reports Y0 or Y1 with probability r each (else something
   else); the victim reports Y0, Y1, other with probabilities (pα, α, γ) under x and (α, pα, γ) under x′; the
-  view is the counts (a, b) of Y0 and Y1. With M the others' trinomial, P(a, b)/M(a, b) =
+  view is the counts (a, b) of Y0 and Y1.
+  *Numerical* (their Theorem 4.8 / Proposition I.1): with M the others' trinomial, P(a, b)/M(a, b) =
   pα a/r + α b/r + γ (n − a − b)/(1 − 2r) (likewise Q), linear in a at fixed a + b, so the set {P > e^ε Q}
   is ``a ≥ low(a + b)`` and ``δ(ε) = Σ_c Pr[C = c] · (P − e^ε Q)`` of that set, C ~ Bin(n − 1, 2r) the others'
   count, A ~ Bin(C, 1/2) (:func:`wang_delta`). Our own derivation from the paper's reduction, not their code.
+  *Closed forms*, with L = ln(4/δ): Theorem 4.3 (:func:`wang_closed`), for n > 8L/r,
+  ``ε = ln(1 + β/((1 − c_r)(1 + p)α + c_r) · (√(32L/(r(n − 1))) + 4/(r(n − 1))))``,
+  c_r = max(0, 4(1 − 3r)/(9(1 − 2r))) — as their code computes it; the appendix prints 4/(rn) for the last
+  term and n ≥ 8 ln(2/δ)/r, which gives at most the same ε under a weaker condition. Theorem 4.2
+  (:func:`wang_tight_closed`): with Ω = 2r(n − 1) − √(min(6r, 1/2)(n − 1)L) and h = √(ΩL/2),
+  ``ε = ln(1 + β(2h + 1)/(αΩ + β(Ω/2 − h) + γ(n − 1 − Ω) r/(1 − 2r)))`` provided Ω > 0,
+  (p + 1)α/2 > γr/(1 − 2r) and Ω > (2p(β + 1 + (β − 1)p)(n − 1) + β)/(q + p(β − 1 + (β + 1)p) − pq).
+  Either is None (n/a) where its condition fails (their code returns ε0 there).
 """
 
 from __future__ import annotations
@@ -175,14 +186,18 @@ def wang_parameters(eps0: float, k: int = 2) -> tuple[float, float, float]:
     return math.exp(eps0), math.expm1(eps0) / (math.exp(eps0) + k - 1), math.exp(eps0)
 
 
+def wang_reduced(eps0: float, k: int = 2) -> tuple[float, float, float, float, float]:
+    """(p, β, α, r, γ) of Wang et al.'s reduced pair for k-RR: α = β/(p − 1), r = αp/q, γ = 1 − α − pα."""
+    p, beta, q = wang_parameters(eps0, k)
+    alpha = beta / (p - 1)
+    return p, beta, alpha, alpha * p / q, max(0.0, 1 - alpha - p * alpha)
+
+
 def wang_delta(eps0: float, n: int, eps: float, k: int = 2) -> float:
     """Wang et al.'s variation-ratio bound on δ(ε) for shuffled k-RR (see the module docstring)."""
-    p, beta, q = wang_parameters(eps0, k)
+    p, _, alpha, r, gamma = wang_reduced(eps0, k)
     if eps >= math.log(p):
         return 0.0
-    alpha = beta / (p - 1)
-    r = alpha * p / q
-    gamma = max(0.0, 1 - alpha - p * alpha)
     t = math.exp(eps)
     c, w, outside = _window(n - 1, 2 * r)
 
@@ -198,6 +213,32 @@ def wang_delta(eps0: float, n: int, eps: float, k: int = 2) -> float:
     in_p = p * alpha * v0 + alpha * v1 + gamma * v2
     in_q = alpha * v0 + p * alpha * v1 + gamma * v2
     return float(np.dot(w, in_p - t * in_q)) + outside
+
+
+def wang_closed(eps0: float, n: int, delta: float, k: int = 2) -> float | None:
+    """Wang et al.'s Theorem 4.3 for shuffled k-RR, as their code computes it; None where n ≤ 8 ln(4/δ)/r."""
+    p, beta, alpha, r, _ = wang_reduced(eps0, k)
+    log_term = math.log(4 / delta)
+    if n <= 8 * log_term / r:
+        return None
+    c = max(0.0, 4 * (1 - 3 * r) / (9 * (1 - 2 * r)))
+    spread = math.sqrt(32 * log_term / (r * (n - 1))) + 4 / (r * (n - 1))
+    return math.log1p(beta / ((1 - c) * (1 + p) * alpha + c) * spread)
+
+
+def wang_tight_closed(eps0: float, n: int, delta: float, k: int = 2) -> float | None:
+    """Wang et al.'s Theorem 4.2 for shuffled k-RR; None where one of its three conditions fails."""
+    p, beta, alpha, r, gamma = wang_reduced(eps0, k)
+    q = wang_parameters(eps0, k)[2]
+    log_term = math.log(4 / delta)
+    omega = 2 * r * (n - 1) - math.sqrt(min(6 * r, 0.5) * (n - 1) * log_term)
+    slope = (p + 1) * alpha / 2 - gamma * r / (1 - 2 * r)
+    knee = (2 * p * (beta + 1 + (beta - 1) * p) * (n - 1) + beta) / (q + p * (beta - 1 + (beta + 1) * p) - p * q)
+    if not (omega > 0 and slope > 0 and omega > knee):
+        return None
+    h = math.sqrt(omega * log_term / 2)
+    others = gamma * (n - 1 - omega) * r / (1 - 2 * r)
+    return math.log1p(beta * (2 * h + 1) / (alpha * omega + beta * (omega / 2 - h) + others))
 
 
 def invert(delta_of: Callable[[float], float], delta: float, top: float, tol: float = 1e-9) -> float:
@@ -223,6 +264,9 @@ __all__ = [
     "fmt_bracket",
     "blanket_delta",
     "wang_parameters",
+    "wang_reduced",
     "wang_delta",
+    "wang_closed",
+    "wang_tight_closed",
     "invert",
 ]

@@ -130,7 +130,7 @@ def _protocol(mechanism: str, module: str, args: tuple[Any, ...], names: str, cl
         "multi-freq-ldpy",
         mechanism,
         params,
-        names.split()[-1] if family != "long" else "eps_1",
+        [n for n in names.split() if n != "optimal"][-1],
         _row,
         draw_counts,
         VALIDATION,
@@ -156,6 +156,10 @@ def _protocols() -> list[AuditCase]:
             for s in settings
         ]
     out += [
+        _protocol("L_LH_Client", "long_freq_est.L_LH", s, "k eps_perm eps_1 optimal", s[2], "long-lh")
+        for s in ((4, 2.0, 1.0, False), (4, 2.0, 1.0, True), (6, 4.0, 1.0, True), (3, 1.0, 0.5, False))
+    ]
+    out += [
         _protocol("dBitFlipPM_Client", "long_freq_est.dBitFlipPM", s, "k b d_bits eps_perm", s[3], "dbit")
         for s in ((4, 4, 1, 1.0), (4, 2, 2, 2.0), (6, 3, 2, 1.0))
     ]
@@ -168,6 +172,54 @@ def _protocols() -> list[AuditCase]:
         out += [
             _protocol(f"{solution}_UE_Client", module, s, "lst_k d epsilon optimal", s[2], f"{solution.lower()}-ue")
             for s in (([2, 2], 2, 1.0, True), ([2, 3], 2, 2.0, False))
+        ]
+        for oracle, settings in (
+            ("LH", (([3, 4], 2, 1.0, False), ([3, 3], 2, 2.0, True))),
+            ("SS", (([4, 3], 2, 1.0), ([3, 4], 2, 0.5))),
+            ("ADP", (([2, 6], 2, 0.2, True), ([2, 4], 2, 0.2, False))),
+        ):
+            names = "lst_k d epsilon" + ("" if oracle == "SS" else " optimal")
+            family = f"{solution.lower()}-{oracle.lower()}"
+            out += [_protocol(f"{solution}_{oracle}_Client", module, s, names, s[2], family) for s in settings]
+    return out + _random_sampling_fake_data() + _longitudinal_multidimensional()
+
+
+def _random_sampling_fake_data() -> list[AuditCase]:
+    """RS+FD (``mdim_freq_est.RSpFD_solution``, claim ``epsilon`` over tuples): the sampled attribute's oracle at
+    the amplified ``log(d (e^epsilon - 1) + 1)``, fake reports for the others."""
+    module = "mdim_freq_est.RSpFD_solution"
+    out = [
+        _protocol("RSpFD_GRR_Client", module, s, "lst_k d epsilon", s[2], "rspfd")
+        for s in (([2, 3], 2, 1.0), ([3, 3], 2, 2.0))
+    ]
+    for name, settings in (
+        ("UE_zero", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
+        ("UE_rnd", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
+        ("ADP", (([2, 3], 2, 1.0, True), ([4, 2], 2, 0.5, False))),
+    ):
+        out += [
+            _protocol(f"RSpFD_{name}_Client", module, s, "lst_k d epsilon optimal", s[2], "rspfd") for s in settings
+        ]
+    return out
+
+
+def _longitudinal_multidimensional() -> list[AuditCase]:
+    """SMP and SPL over the longitudinal protocols (``long_mdim_freq_est``): claim ``eps_1`` per report (``eps_perm``
+    for ``dBitFlipPM``) over tuples; SPL splits both budgets over the ``d`` attributes (its cases over two binary
+    attributes: every bit of UE runs two rounds of draws)."""
+    out = []
+    for solution, sizes in (("SMP", [2, 3]), ("SPL", [2, 2])):
+        module = f"long_mdim_freq_est.L_{solution}_Solution"
+        args = (sizes, 2, 2.0, 1.0)
+        out += [
+            _protocol(f"{solution}_{name}_Client", module, args, "lst_k d eps_perm eps_1", 1.0, solution.lower())
+            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP")
+        ]
+        out += [
+            _protocol(
+                f"{solution}_dBitFlipPM_Client", module, s, "lst_k lst_b d_bits d eps_perm", s[4], solution.lower()
+            )
+            for s in (([4, 4], [2, 2], 1, 2, 1.0), ([4, 3], [2, 3], 2, 2, 2.0))
         ]
     return out
 
@@ -392,10 +444,12 @@ def _g(case: AuditCase) -> int:
     return int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
 
 
-def _run(case: AuditCase, x: int) -> Hashable:
-    """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
+def _run(case: AuditCase, seeds: tuple[int, ...], x: int) -> Hashable:
+    """One report of the client on ``x`` as its Python source computes it (called inside the enumeration), local
+    hashing's published seeds drawn from ``seeds`` (:func:`_seed_model`)."""
     if isinstance(case.spec, Protocol):
-        return _run_protocol(case.spec, x)
+        with _seed_model(seeds):
+            return _run_protocol(case.spec, x)
     lib, c = _oracles(), case.spec
     if c.mechanism == "GRR_Client":
         return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
@@ -405,16 +459,64 @@ def _run(case: AuditCase, x: int) -> Hashable:
         return _plain(lib.SS.SS_Client.py_func(x, c.k, c.epsilon))
     if c.mechanism == "ADP_Client":
         return _python_clients(lib.ADP, lambda: lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
-    seeds = separating_seeds(c.k, _g(case))
-    randint = np.random.randint
-    np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
-        seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
-    )
     compiled, lib.LH.GRR_Client = lib.LH.GRR_Client, lib.GRR.GRR_Client.py_func
     try:
-        return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
+        with _seed_model(seeds):
+            return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
     finally:
-        np.random.randint, lib.LH.GRR_Client = randint, compiled
+        lib.LH.GRR_Client = compiled
+
+
+def _hash_range(case: AuditCase) -> int | None:
+    """The hash range ``g`` of a case over local hashing (None for the others): LH.py's for ``LH_Client``; for a
+    solution over ``LH_Client`` or ``L_LH_Client``, the ``g`` its Python source passes to the GRR step
+    (``GRR_Client(hashed, g, epsilon)``, ``L_GRR_Client(hashed, g, eps_perm, eps_1)``), read by running it once
+    with that step recorded."""
+    if isinstance(case.spec, Client):
+        return _g(case) if case.mechanism == "LH_Client" else None
+    spec: Protocol = case.spec
+    if not spec.family.endswith("lh"):
+        return None
+    lh = _oracles().LH
+    library("multi_freq_ldpy.long_freq_est.L_LH", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
+    long_lh = sys.modules["multi_freq_ldpy.long_freq_est.L_LH"]
+    seen: set[int] = set()
+    saved = lh.GRR_Client, long_lh.L_GRR_Client
+    lh.GRR_Client = long_lh.L_GRR_Client = lambda value, g, *rest: seen.add(int(g)) or value
+    try:
+        fn = _solution(spec)
+        getattr(fn, "py_func", fn)(spec.inputs[0], *spec.args)
+    finally:
+        lh.GRR_Client, long_lh.L_GRR_Client = saved
+    (g,) = seen
+    return g
+
+
+def _seeds(case: AuditCase) -> tuple[int, ...]:
+    """The seeds of the case's seed model: every pair of its values hashed apart (none without local hashing)."""
+    g = _hash_range(case)
+    if g is None:
+        return ()
+    first = case.spec.k if isinstance(case.spec, Client) else case.spec.args[0]
+    return separating_seeds(max(first) if isinstance(first, list) else first, g)
+
+
+@contextmanager
+def _seed_model(seeds: tuple[int, ...]) -> Iterator[None]:
+    """The seed model of local hashing for the block (inside the enumeration): the published seed
+    ``np.random.randint(0, sys.maxsize)`` of LH.py and L_LH.py drawn uniformly from ``seeds`` (none: unchanged).
+    The seed is drawn alike for every value, so its probability cancels from every ratio, and a report's ratio
+    depends only on whether the seed hashes the two values apart: seeds that separate every pair give the
+    exact epsilon of the whole seed range."""
+    randint = np.random.randint
+    if seeds:
+        np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
+            seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
+        )
+    try:
+        yield
+    finally:
+        np.random.randint = randint
 
 
 def _python_clients(module: Any, run: Callable[[], Any]) -> Hashable:
@@ -445,14 +547,25 @@ def _public(case: AuditCase, x: int) -> Hashable:
     return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
 
 
-def _view(case: AuditCase, x: int, y: Hashable) -> Hashable:
-    """What a sampling check counts: for local hashing whether the report is the value's hash (module docstring)."""
-    if case.mechanism != "LH_Client":
-        return y
+def _view(case: AuditCase, g: int | None, x: Any, y: Any) -> Hashable:
+    """What a sampling check counts: over local hashing (range ``g``), for each (report, seed) whether the report
+    is the value's hash, whose probability is the same for every seed (module docstring); else the report."""
+    if g is None:
+        return cast(Hashable, y)
+    family = case.spec.family if isinstance(case.spec, Protocol) else ""
+    if family.startswith("smp"):
+        return (y[0], _hashed(x[y[0]], y[1], g))
+    if family.startswith("spl"):
+        return tuple(_hashed(v, pair, g) for v, pair in zip(x, y))
+    return _hashed(x, y, g)
+
+
+def _hashed(x: int, pair: tuple[int, int], g: int) -> bool:
+    """Whether the report of ``(report, seed)`` is ``x``'s hash: ``xxh32(str(x), seed) % g`` (LH.py, L_LH.py)."""
     import xxhash
 
-    value, seed = cast(tuple[int, int], y)
-    return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
+    report, seed = pair
+    return bool(report == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % g)
 
 
 def _check_exp(case: AuditCase) -> None:
@@ -466,15 +579,17 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
     if isinstance(case.spec, Client):
         _check_exp(case)
-        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+        return [exact_distribution(functools.partial(_run, case, _seeds(case), x)) for x in case.spec.inputs]
     _solution(case.spec)  # (loads its module before the compiled functions are replaced)
+    seeds = _seeds(case)
     with _pythonised(), _libm_checked():
-        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+        return [exact_distribution(functools.partial(_run, case, seeds, x)) for x in case.spec.inputs]
 
 
 def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
-    return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
+    g = _hash_range(case)
+    return Counter(_view(case, g, x, _public(case, x)) for _ in range(draws))
 
 
 def _row(case: AuditCase) -> Modelled:
@@ -485,7 +600,7 @@ def _row(case: AuditCase) -> Modelled:
         distributions(case),
         spec.claim,
         lambda x, xp, y: reproducer(case, LIBRARY.version(), x, xp, y),
-        functools.partial(_view, case),
+        functools.partial(_view, case, _hash_range(case)),
     )
 
 

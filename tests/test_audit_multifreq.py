@@ -372,6 +372,25 @@ def test_compiled_draws_of_the_protocols_agree_with_the_models():
     assert len(rows) == 3 and all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
 
 
+@pytest.mark.parametrize(
+    "label",
+    [
+        "L_LH_Client k=4, eps_perm=2.0, eps_1=1.0, optimal=True",
+        "SPL_LH_Client lst_k=[3, 3]",
+        "SMP_SS_Client lst_k=[3, 4]",
+        "RSpFD_UE_rnd_Client lst_k=[2, 2]",
+        "RSpFD_ADP_Client lst_k=[2, 3]",
+        "SPL_L_ADP_Client",
+        "SPL_dBitFlipPM_Client lst_k=[4, 3]",
+    ],
+)
+def test_compiled_draws_of_the_compositions_agree_with_the_models(label):
+    """Local hashing's solutions (each report counted as whether it is the value's hash), SMP, SPL, RS+FD and the
+    longitudinal multidimensional solutions: the library's own reports against the models of their source."""
+    (row,) = audit_multifreq(sample=10_000, only=label, processes=1)
+    assert [s.draws for s in row.samples] == [10_000, 10_000] and row.model_agrees
+
+
 def test_compiled_draws_agree_with_the_models():
     rows = audit_multifreq(sample=20_000, only="epsilon=1.0, k=", processes=1)
     assert {r.mechanism for r in rows} == {"GRR_Client", "UE_Client", "LH_Client", "SS_Client", "ADP_Client"}
@@ -393,7 +412,19 @@ def test_command_line(capsys):
         "SS_Client epsilon=3.0, k=3",
         "ADP_Client epsilon=0.1, k=8, optimal=True",
         "L_GRR_Client k=2",
-        "L_SUE_Client",
+        "L_SUE_Client k=4",
+        "L_LH_Client k=4, eps_perm=2.0, eps_1=1.0, optimal=False",
+        "SMP_LH_Client lst_k=[3, 3]",
+        "SPL_SS_Client lst_k=[4, 3]",
+        "SMP_SS_Client lst_k=[3, 4]",
+        "SMP_ADP_Client lst_k=[2, 4]",
+        "RSpFD_GRR_Client lst_k=[2, 3]",
+        "RSpFD_UE_rnd_Client lst_k=[2, 3]",
+        "RSpFD_UE_zero_Client lst_k=[2, 2]",
+        "RSpFD_ADP_Client lst_k=[4, 2]",
+        "SMP_L_ADP_Client",
+        "SPL_L_SOUE_Client",
+        "SMP_dBitFlipPM_Client lst_k=[4, 3]",
         "L_OSUE_Client k=4",
         "dBitFlipPM_Client k=6",
         "SMP_UE_Client lst_k=[2, 3]",

@@ -26,11 +26,17 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
 * ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
   parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
-The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``;
-claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim ``eps_perm``) and the
-multidimensional SMP and SPL solutions over GRR and UE (claim ``epsilon`` over tuples of values) are
-:class:`Protocol` cases: run with every compiled function of the package replaced by its Python source
-(:func:`_pythonised`) and numpy's ``exp`` and ``log`` checked against libm's on every value (:func:`_libm_checked`).
+The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``,
+``L_LH``; claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim
+``eps_perm``), the multidimensional solutions (``mdim_freq_est``: SMP samples a published attribute, SPL splits
+epsilon over the ``d`` attributes, both over GRR, UE, LH, SS and ADP; RS+FD (``RSpFD_*``) runs one attribute
+``np.random.randint(d)``, not published, through its oracle at the amplified ``log(d (e^epsilon - 1) + 1)`` and
+reports fake values for the others; claim ``epsilon`` over tuples, every two tuples neighbours) and SMP and SPL
+over the longitudinal protocols (``long_mdim_freq_est``) are :class:`Protocol` cases: run with every compiled
+function of the package replaced by its Python source (:func:`_pythonised`) and numpy's ``exp`` and ``log``
+checked against libm's on every value (:func:`_libm_checked`). Those over local hashing (``L_LH``, ``SMP_LH``,
+``SPL_LH``) draw each published seed from the seeds of the seed model (:func:`_seed_model`), for the ``g`` their
+source passes to the GRR step (:func:`_hash_range`).
 
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
@@ -353,8 +359,10 @@ MECHANISMS = (
     ),
     Mechanism(
         "L_LH_Client",
-        "planned",
-        "local hashing's seed model (as `LH_Client`) around two rounds of `GRR_Client` over `g` values",
+        "audited",
+        "longitudinal local hashing: seed `np.random.randint(0, sys.maxsize)` (published; the seed model of "
+        "`LH_Client`), `xxh32(str(value), seed) % g` (BLH's `g = 2`, L-OLH's rounded closed form), then "
+        "`L_GRR_Client` over `g` values; claim `eps_1` per report",
     ),
     *(
         Mechanism(
@@ -365,30 +373,46 @@ MECHANISMS = (
                 if solution == "SMP"
                 else "splitting: every attribute's oracle at ε / d"
             )
-            + f" (`{oracle}_Client`'s Python source); inputs every tuple of values",
+            + f" (`{oracle}_Client`'s Python source{'; the seed model of `LH_Client`' if oracle == 'LH' else ''}); "
+            "inputs every tuple of values",
         )
         for solution in ("SMP", "SPL")
-        for oracle in ("GRR", "UE")
+        for oracle in ("GRR", "UE", "LH", "SS", "ADP")
     ),
-    Mechanism(
-        "`SMP_LH_Client`, `SMP_SS_Client`, `SMP_ADP_Client`, `SPL_LH_Client`, `SPL_SS_Client`, `SPL_ADP_Client`",
-        "planned",
-        "the same solutions over the other oracles (each audited alone above): cases to add",
+    *(
+        Mechanism(
+            f"RSpFD_{name}_Client",
+            "audited",
+            "random sampling plus fake data: an attribute `np.random.randint(d)` (not published) through "
+            f"{oracle} at the amplified `log(d (e^ε - 1) + 1)`, every other attribute {fake}; inputs every tuple",
+        )
+        for name, oracle, fake in (
+            ("GRR", "`GRR_Client`", "a fake `np.random.randint(k)`"),
+            ("UE_zero", "`UE_Client`", "`UE_Client(None, ...)` (UE of the zero vector)"),
+            ("UE_rnd", "`UE_Client`", "`UE_Client` of a fake `np.random.randint(k)`"),
+            (
+                "ADP",
+                "`GRR_Client` or `UE_Client` (by `VAR_RSpFD_GRR <= VAR_RSpFD_UE_zero`)",
+                "the fake of the same choice (`np.random.randint(k)` or UE of the zero vector)",
+            ),
+        )
     ),
-    Mechanism(
-        "`RSpFD_GRR_Client`, `RSpFD_UE_zero_Client`, `RSpFD_UE_rnd_Client`, `RSpFD_ADP_Client`",
-        "planned",
-        "random sampling plus fake data: one sampled attribute's oracle and fake reports for the others",
-    ),
-    Mechanism(
-        ", ".join(
-            f"`{solution}_{name}_Client`"
-            for solution in ("SMP", "SPL")
-            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
-        ),
-        "planned",
-        "`long_mdim_freq_est`: the multidimensional solutions over the longitudinal protocols (each audited alone "
-        "above)",
+    *(
+        Mechanism(
+            f"{solution}_{name}_Client",
+            "audited",
+            (
+                "sampling: a published attribute `np.random.randint(d)` and its"
+                if solution == "SMP"
+                else "splitting: every attribute's"
+            )
+            + f" `{name}_Client`"
+            + (" at the full budgets" if solution == "SMP" else " at the budgets divided by `d`")
+            + (" (`lst_b[i]` buckets); claim `eps_perm`" if name == "dBitFlipPM" else "; claim `eps_1` per report")
+            + ", inputs every tuple",
+        )
+        for solution in ("SMP", "SPL")
+        for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
     ),
 )
 

@@ -5,6 +5,7 @@ the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]
 
 from __future__ import annotations
 
+import ast
 import functools
 import itertools
 import json
@@ -432,10 +433,16 @@ def test_command_line(capsys):
     ],
 )
 def test_reports_run_with_the_library_alone(tmp_path, label):
-    """The report's script, with wmcdp unimportable, prints the exact ratio of the reference randomizer."""
+    """The report's script, with wmcdp unimportable, prints the witness's two probabilities (given the published
+    seeds, over local hashing) and the exact ratio of the reference randomizer."""
     assert main(["audit", "multi-freq-ldpy", "--only", label, "--report", str(tmp_path)]) == 1
     (path,) = tmp_path.iterdir()
-    lines = script_output(path.read_text())
+    text = path.read_text()
+    lines = script_output(text)
     (case,) = cases(label)
     ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
+    (witness,) = [line for line in text.splitlines() if line.startswith("x, x_prime, y = ")]
+    x, xp, y = ast.literal_eval(witness.split(" = ", 1)[1])
+    if "LH" not in case.mechanism:  # (over local hashing the script's are given the published seeds)
+        assert lines[:2] == [f"P(y | x)  = {ref[x].get(y, 0)}", f"P(y | x') = {ref[xp].get(y, 0)}"]
     assert f"exact ratio: {brute.local_ratio(ref)}" in lines and lines[-1].startswith("VIOLATED")

@@ -650,7 +650,9 @@ generator, whose np.random.random() is k / 2**53 for k uniform in 0 .. 2**53 - 1
 get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl). A
 solution over a tuple of values is read from its own code: run with every client it calls recorded, its first
 np.random.randint the attribute and the later ones fake values, the report's probability is the mean over the
-attribute drawn of the product of the recorded clients' probabilities (the mechanism's own draws are uniform)."""
+attribute drawn of the product of the recorded clients' probabilities (the mechanism's own draws are uniform).
+Over local hashing the probabilities are given the published seeds, drawn alike for every value (they cancel
+from the ratio)."""
 import importlib
 import math
 from decimal import Decimal, getcontext

@@ -185,19 +185,15 @@ def _protocols() -> list[AuditCase]:
 def _random_sampling_fake_data() -> list[AuditCase]:
     """RS+FD (``mdim_freq_est.RSpFD_solution``, claim ``epsilon`` over tuples): the sampled attribute's oracle at
     the amplified ``log(d (e^epsilon - 1) + 1)``, fake reports for the others."""
-    module = "mdim_freq_est.RSpFD_solution"
-    out = [
-        _protocol("RSpFD_GRR_Client", module, s, "lst_k d epsilon", s[2], "rspfd")
-        for s in (([2, 3], 2, 1.0), ([3, 3], 2, 2.0))
-    ]
+    module, out = "mdim_freq_est.RSpFD_solution", []
     for name, settings in (
+        ("GRR", (([2, 3], 2, 1.0), ([3, 3], 2, 2.0))),
         ("UE_zero", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
         ("UE_rnd", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
         ("ADP", (([2, 3], 2, 1.0, True), ([4, 2], 2, 0.5, False))),
     ):
-        out += [
-            _protocol(f"RSpFD_{name}_Client", module, s, "lst_k d epsilon optimal", s[2], "rspfd") for s in settings
-        ]
+        names = "lst_k d epsilon" + ("" if name == "GRR" else " optimal")
+        out += [_protocol(f"RSpFD_{name}_Client", module, s, names, s[2], "rspfd") for s in settings]
     return out
 
 

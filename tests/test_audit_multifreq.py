@@ -5,6 +5,7 @@ the command line. Skips without multi-freq-ldpy (``pip install 'wmcdp[multifreq]
 
 from __future__ import annotations
 
+import ast
 import functools
 import itertools
 import json
@@ -69,7 +70,6 @@ def test_binomial_model_against_numba_draw_for_draw():
                 out.append(1 - x if flipped else x)
         assert (binomials(7, p, 1000) == np.array(out)).all()
         assert exact_distribution(lambda p=p: np.random.binomial(1, p))[1] == keep_probability(p)
-
 
 
 def grr(value: int, k: int, eps: float, choose) -> int:
@@ -184,18 +184,130 @@ def dbit(x, k, b, d_bits, eps_perm, choose):
     return tuple(choose({1: at_most(t[i]), 0: 1 - at_most(t[i])}) if i in t else -1 for i in range(b))
 
 
+def local_hashing(x, g, seeds, randomize, choose):
+    """LH (Wang et al.): a published seed (uniform over the seed model's ``seeds``), x's hash xxh32(str(x), seed) % g
+    through ``randomize`` (GRR or L-GRR over g values)."""
+    import xxhash
+
+    seed = choose({s: F(1, len(seeds)) for s in seeds})
+    return (randomize(xxhash.xxh32(str(x), seed=seed).intdigest() % g), seed)
+
+
+def olh_range(eps: float) -> int:
+    """OLH's g = round(e^eps) + 1 (Wang et al.); BLH's is 2."""
+    return int(round(np.exp(eps))) + 1
+
+
+def l_olh_range(eps_perm: float, eps_1: float) -> int:
+    """L-OLH's g (Arcolezi et al., EDBT 2023): the root of the variance's derivative, rounded, at least 2."""
+    e, alpha = np.exp, eps_1 / eps_perm
+    a, b = e(eps_perm), e(eps_perm * alpha)
+    disc = e(4 * eps_perm) - 14 * e(2 * eps_perm) - 12 * e(2 * eps_perm * (alpha + 1))
+    disc = disc + 12 * e(eps_perm * (alpha + 1)) + 12 * e(eps_perm * (alpha + 3)) + 1
+    return int(max(np.rint((np.sqrt(disc) - e(2 * eps_perm) + 6 * a - 6 * b + 1) / (6 * (a - b))), 2))
+
+
+def long_lh(x, k, eps_perm, eps_1, optimal, choose):
+    """L-LH: local hashing whose randomizer over the g hash values is L-GRR (g: BLH's 2 or L-OLH's)."""
+    g = l_olh_range(eps_perm, eps_1) if optimal else 2
+    return local_hashing(x, g, separating_seeds(k, g), lambda h: l_grr(h, g, eps_perm, eps_1, choose), choose)
+
+
+def oracle_reference(name, choose, max_k):
+    """The reference of one attribute's randomizer ``name`` (as the solutions' names spell it), called as
+    ``fn(value, size, *its parameters)``."""
+    import importlib
+
+    def traced(module):
+        fn = getattr(importlib.import_module(f"multi_freq_ldpy.long_freq_est.{module}"), f"{module}_Client")
+
+        def run(v, size, eps_perm, eps_1):
+            first, p2, q2 = traced_thresholds(fn, v, (size, eps_perm, eps_1))
+            return two_rounds(v, size, eps_perm, eps_1, first[v], first[1 - v if v < 1 else 0], p2, q2, choose)
+
+        return run
+
+    def lh(v, size, eps, optimal):
+        g = olh_range(eps) if optimal else 2
+        return local_hashing(v, g, separating_seeds(max_k, g), lambda h: grr(h, g, eps, choose), choose)
+
+    return {
+        "GRR": lambda v, size, eps: grr(v, size, eps, choose),
+        "UE": lambda v, size, eps, optimal: ue(v, size, eps, optimal, choose),
+        "LH": lh,
+        "SS": lambda v, size, eps: subset_selection(v, size, eps, choose),
+        "ADP": lambda v, size, eps, optimal: adaptive(v, size, eps, optimal, choose),
+        "L_GRR": lambda v, size, eps_perm, eps_1: l_grr(v, size, eps_perm, eps_1, choose),
+        "L_OSUE": lambda v, size, eps_perm, eps_1: l_osue(v, size, eps_perm, eps_1, choose),
+        "L_ADP": lambda v, size, eps_perm, eps_1: l_adp(v, size, eps_perm, eps_1, choose),
+        "L_OUE": traced("L_OUE"),
+        "L_SUE": traced("L_SUE"),
+        "L_SOUE": traced("L_SOUE"),
+        "dBitFlipPM": lambda v, size, b, d_bits, eps: dbit(v, size, b, d_bits, eps, choose),
+    }[name]
+
+
 def mdim(case, x, choose):
-    """SMP: a uniform attribute (published) and its oracle at epsilon; SPL: every attribute's oracle at epsilon / d."""
+    """SMP: a uniform attribute (published) and its randomizer at the full budgets; SPL: every attribute's at the
+    budgets divided by d (dBitFlipPM: its attribute's bucket count from lst_b)."""
+    solution, name = case.mechanism.removesuffix("_Client").split("_", 1)
+    args = case.spec.args
+    lst_k = args[0]
+    fn = oracle_reference(name, choose, max(lst_k))
+    if name == "dBitFlipPM":
+        lst_b, d_bits, d, eps = args[1:]
+
+        def params(i, scale):
+            return (lst_b[i], d_bits, eps / scale)
+    else:
+        d, budgets, rest = (
+            args[1],
+            args[2:4] if name.startswith("L_") else args[2:3],
+            args[3:] if len(args) == 4 else (),
+        )
+        rest = () if name.startswith("L_") else rest
+
+        def params(i, scale):
+            return (*(b / scale for b in budgets), *rest)
+
+    if solution == "SMP":
+        att = choose({a: F(1, d) for a in range(d)})
+        return (att, fn(x[att], lst_k[att], *params(att, 1)))
+    return tuple(fn(x[i], lst_k[i], *params(i, d)) for i in range(d))
+
+
+def random_sampling_fake_data(case, x, choose):
+    """RS+FD (Arcolezi et al., CIKM 2021): one uniform attribute (not published) through its randomizer at the
+    amplified log(d (e^eps - 1) + 1); every other attribute a fake report: a uniform value (GRR), UE of the zero
+    vector (UE-zero) or of a uniform value (UE-rnd); ADP takes GRR when the paper's variance of RS+FD[GRR] is at
+    most RS+FD[OUE-z]'s (n = 1, f = 0)."""
     lst_k, d, eps = case.spec.args[:3]
     optimal = case.spec.args[3] if len(case.spec.args) > 3 else None
+    kind = case.mechanism.removeprefix("RSpFD_").removesuffix("_Client")
+    amp = np.log(d * (np.exp(eps) - 1) + 1)
+    att = choose({a: F(1, d) for a in range(d)})
 
-    def oracle(v, size, e):
-        return grr(v, size, e, choose) if optimal is None else ue(v, size, e, optimal, choose)
+    def uses_grr(k):
+        if kind != "ADP":
+            return kind == "GRR"
+        p = np.exp(amp) / (np.exp(amp) + k - 1)
+        q = (1 - p) / (k - 1)
+        pu, qu = (0.5, 1 / (np.exp(amp) + 1)) if optimal else (np.exp(amp / 2) / (np.exp(amp / 2) + 1), 0.0)
+        qu = qu if optimal else 1 - pu
+        s_grr = (q + (d - 1) / k) / d
+        s_ue = (d * qu) / d
+        return d**2 * s_grr * (1 - s_grr) / (p - q) ** 2 <= d**2 * s_ue * (1 - s_ue) / (pu - qu) ** 2
 
-    if case.mechanism.startswith("SMP"):
-        att = choose({a: F(1, d) for a in range(d)})
-        return (att, oracle(x[att], lst_k[att], eps))
-    return tuple(oracle(x[i], lst_k[i], eps / d) for i in range(d))
+    def report(i):
+        k = lst_k[i]
+        if uses_grr(k):
+            return grr(x[i], k, amp, choose) if i == att else choose({v: F(1, k) for v in range(k)})
+        if i == att:
+            return ue(x[i], k, amp, optimal, choose)
+        fake = choose({v: F(1, k) for v in range(k)}) if kind == "UE_rnd" else None
+        return ue(fake, k, amp, optimal, choose)
+
+    return tuple(report(i) for i in range(d))
 
 
 def protocol_reference(case, x, choose):
@@ -208,6 +320,8 @@ def protocol_reference(case, x, choose):
         return l_osue(x, *args, choose)
     if case.mechanism == "L_ADP_Client":
         return l_adp(x, *args, choose)
+    if case.mechanism == "L_LH_Client":
+        return long_lh(x, *args, choose)
     if case.mechanism.startswith("L_"):  # L_OUE, L_SUE, L_SOUE: the thresholds traced from the library's source
         fn = getattr(importlib.import_module(f"multi_freq_ldpy.{case.spec.module}"), case.mechanism)
         first, p2, q2 = traced_thresholds(fn, x, args)
@@ -215,6 +329,8 @@ def protocol_reference(case, x, choose):
         return two_rounds(x, args[0], args[1], args[2], p1, q1, p2, q2, choose)
     if case.mechanism == "dBitFlipPM_Client":
         return dbit(x, *args, choose)
+    if case.mechanism.startswith("RSpFD"):
+        return random_sampling_fake_data(case, x, choose)
     return mdim(case, x, choose)
 
 
@@ -230,12 +346,7 @@ def reference(case, x, choose):
         return subset_selection(x, c.k, c.epsilon, choose)
     if case.mechanism == "ADP_Client":
         return adaptive(x, c.k, c.epsilon, c.optimal, choose)
-    import xxhash
-
-    g = int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
-    seeds = separating_seeds(case.spec.k, g)
-    seed = choose({s: F(1, len(seeds)) for s in seeds})
-    return (grr(xxhash.xxh32(str(x), seed=seed).intdigest() % g, g, case.spec.epsilon, choose), seed)
+    return oracle_reference("LH", choose, c.k)(x, c.k, c.epsilon, c.optimal)
 
 
 @pytest.mark.parametrize("label", [c.label for c in cases()])
@@ -262,6 +373,25 @@ def test_compiled_draws_of_the_protocols_agree_with_the_models():
     assert len(rows) == 3 and all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)
 
 
+@pytest.mark.parametrize(
+    "label",
+    [
+        "L_LH_Client k=4, eps_perm=2.0, eps_1=1.0, optimal=True",
+        "SPL_LH_Client lst_k=[3, 3]",
+        "SMP_SS_Client lst_k=[3, 4]",
+        "RSpFD_UE_rnd_Client lst_k=[2, 2]",
+        "RSpFD_ADP_Client lst_k=[2, 3]",
+        "SPL_L_ADP_Client",
+        "SPL_dBitFlipPM_Client lst_k=[4, 3]",
+    ],
+)
+def test_compiled_draws_of_the_compositions_agree_with_the_models(label):
+    """Local hashing's solutions (each report counted as whether it is the value's hash), SMP, SPL, RS+FD and the
+    longitudinal multidimensional solutions: the library's own reports against the models of their source."""
+    (row,) = audit_multifreq(sample=10_000, only=label, processes=1)
+    assert [s.draws for s in row.samples] == [10_000, 10_000] and row.model_agrees
+
+
 def test_compiled_draws_agree_with_the_models():
     rows = audit_multifreq(sample=20_000, only="epsilon=1.0, k=", processes=1)
     assert {r.mechanism for r in rows} == {"GRR_Client", "UE_Client", "LH_Client", "SS_Client", "ADP_Client"}
@@ -283,7 +413,19 @@ def test_command_line(capsys):
         "SS_Client epsilon=3.0, k=3",
         "ADP_Client epsilon=0.1, k=8, optimal=True",
         "L_GRR_Client k=2",
-        "L_SUE_Client",
+        "L_SUE_Client k=4",
+        "L_LH_Client k=4, eps_perm=2.0, eps_1=1.0, optimal=False",
+        "SMP_LH_Client lst_k=[3, 3]",
+        "SPL_SS_Client lst_k=[4, 3]",
+        "SMP_SS_Client lst_k=[3, 4]",
+        "SMP_ADP_Client lst_k=[2, 4]",
+        "RSpFD_GRR_Client lst_k=[2, 3]",
+        "RSpFD_UE_rnd_Client lst_k=[2, 3]",
+        "RSpFD_UE_zero_Client lst_k=[2, 2]",
+        "RSpFD_ADP_Client lst_k=[4, 2]",
+        "SMP_L_ADP_Client",
+        "SPL_L_SOUE_Client",
+        "SMP_dBitFlipPM_Client lst_k=[4, 3]",
         "L_OSUE_Client k=4",
         "dBitFlipPM_Client k=6",
         "SMP_UE_Client lst_k=[2, 3]",
@@ -291,10 +433,16 @@ def test_command_line(capsys):
     ],
 )
 def test_reports_run_with_the_library_alone(tmp_path, label):
-    """The report's script, with wmcdp unimportable, prints the exact ratio of the reference randomizer."""
+    """The report's script, with wmcdp unimportable, prints the witness's two probabilities (given the published
+    seeds, over local hashing) and the exact ratio of the reference randomizer."""
     assert main(["audit", "multi-freq-ldpy", "--only", label, "--report", str(tmp_path)]) == 1
     (path,) = tmp_path.iterdir()
-    lines = script_output(path.read_text())
+    text = path.read_text()
+    lines = script_output(text)
     (case,) = cases(label)
     ref = {x: brute.distribution(lambda x, choose: reference(case, x, choose), x) for x in case.spec.inputs}
+    (witness,) = [line for line in text.splitlines() if line.startswith("x, x_prime, y = ")]
+    x, xp, y = ast.literal_eval(witness.split(" = ", 1)[1])
+    if "LH" not in case.mechanism:  # (over local hashing the script's are given the published seeds)
+        assert lines[:2] == [f"P(y | x)  = {ref[x].get(y, 0)}", f"P(y | x') = {ref[xp].get(y, 0)}"]
     assert f"exact ratio: {brute.local_ratio(ref)}" in lines and lines[-1].startswith("VIOLATED")

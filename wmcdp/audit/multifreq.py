@@ -26,11 +26,17 @@ distributions is compared with the claimed ``epsilon``. Following the source of 
 * ``ADP_Client`` (``pure_frequency_oracles/ADP.py``, plain Python): ``GRR_Client`` when ``VAR_Pure`` of GRR's
   parameters is at most UE's, else ``UE_Client``; both are run as their Python source.
 
-The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``;
-claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim ``eps_perm``) and the
-multidimensional SMP and SPL solutions over GRR and UE (claim ``epsilon`` over tuples of values) are
-:class:`Protocol` cases: run with every compiled function of the package replaced by its Python source
-(:func:`_pythonised`) and numpy's ``exp`` and ``log`` checked against libm's on every value (:func:`_libm_checked`).
+The longitudinal solutions (``long_freq_est``: ``L_GRR``, ``L_OUE``, ``L_SUE``, ``L_OSUE``, ``L_SOUE``, ``L_ADP``,
+``L_LH``; claim ``eps_1`` per report, the output of one call with both rounds), ``dBitFlipPM`` (claim
+``eps_perm``), the multidimensional solutions (``mdim_freq_est``: SMP samples a published attribute, SPL splits
+epsilon over the ``d`` attributes, both over GRR, UE, LH, SS and ADP; RS+FD (``RSpFD_*``) runs one attribute
+``np.random.randint(d)``, not published, through its oracle at the amplified ``log(d (e^epsilon - 1) + 1)`` and
+reports fake values for the others; claim ``epsilon`` over tuples, every two tuples neighbours) and SMP and SPL
+over the longitudinal protocols (``long_mdim_freq_est``) are :class:`Protocol` cases: run with every compiled
+function of the package replaced by its Python source (:func:`_pythonised`) and numpy's ``exp`` and ``log``
+checked against libm's on every value (:func:`_libm_checked`). Those over local hashing (``L_LH``, ``SMP_LH``,
+``SPL_LH``) draw each published seed from the seeds of the seed model (:func:`_seed_model`), for the ``g`` their
+source passes to the GRR step (:func:`_hash_range`).
 
 Needs the optional extra: ``pip install 'wmcdp[multifreq]'`` (multi-freq-ldpy 0.2.5, numba, xxhash below 4).
 """
@@ -106,7 +112,9 @@ class Protocol:
     """A longitudinal or multidimensional solution (a :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the function
     ``mechanism`` of ``multi_freq_ldpy.<module>`` called as ``mechanism(x, *args)`` on every input, claiming pure
     ``claim``-LDP per report (``eps_1`` for the longitudinal solutions, ``eps_perm`` for ``dBitFlipPM``, ``epsilon``
-    for the multidimensional ones); ``family`` names the reproducer's formula."""
+    for the multidimensional ones); ``family`` says how its report is composed: ``long-<protocol>``, ``dbit``,
+    ``smp-<oracle>`` or ``smp`` (one sampled attribute), ``spl-<oracle>`` or ``spl`` (every attribute), ``rspfd``;
+    a family ending in ``lh`` runs local hashing (its seed model)."""
 
     mechanism: str
     module: str
@@ -130,7 +138,7 @@ def _protocol(mechanism: str, module: str, args: tuple[Any, ...], names: str, cl
         "multi-freq-ldpy",
         mechanism,
         params,
-        names.split()[-1] if family != "long" else "eps_1",
+        [n for n in names.split() if n != "optimal"][-1],
         _row,
         draw_counts,
         VALIDATION,
@@ -140,7 +148,8 @@ def _protocol(mechanism: str, module: str, args: tuple[Any, ...], names: str, cl
 
 def _protocols() -> list[AuditCase]:
     """The longitudinal solutions (claim ``eps_1`` per report: the second round of sanitization of the memoized
-    first), ``dBitFlipPM`` (claim ``eps_perm``) and the multidimensional SMP and SPL solutions (claim ``epsilon``)."""
+    first; ``L_LH`` hashes first), ``dBitFlipPM`` (claim ``eps_perm``) and the multidimensional SMP and SPL
+    solutions over every oracle (claim ``epsilon``)."""
     out = []
     for name, settings in (
         ("L_GRR", ((3, 2.0, 1.0), (4, 4.0, 1.0), (2, 1.0, 0.5))),
@@ -149,25 +158,62 @@ def _protocols() -> list[AuditCase]:
         ("L_OSUE", ((4, 2.0, 1.0), (3, 3.0, 0.5))),
         ("L_SOUE", ((4, 2.0, 1.0),)),
         ("L_ADP", ((3, 2.0, 1.0), (4, 1.0, 0.5))),
+        ("L_LH", ((4, 2.0, 1.0, False), (4, 2.0, 1.0, True), (6, 4.0, 1.0, True), (3, 1.0, 0.5, False))),
     ):
-        family = "grr" if name == "L_GRR" else "adp" if name == "L_ADP" else "ue"
-        out += [
-            _protocol(f"{name}_Client", f"long_freq_est.{name}", s, "k eps_perm eps_1", s[2], f"long-{family}")
-            for s in settings
-        ]
+        names = "k eps_perm eps_1" + (" optimal" if name == "L_LH" else "")
+        family = f"long-{name[2:].lower()}"
+        out += [_protocol(f"{name}_Client", f"long_freq_est.{name}", s, names, s[2], family) for s in settings]
     out += [
         _protocol("dBitFlipPM_Client", "long_freq_est.dBitFlipPM", s, "k b d_bits eps_perm", s[3], "dbit")
         for s in ((4, 4, 1, 1.0), (4, 2, 2, 2.0), (6, 3, 2, 1.0))
     ]
     for solution in ("SMP", "SPL"):
         module = f"mdim_freq_est.{solution}_solution"
+        for oracle, grid in (
+            ("GRR", (([2, 3], 2, 1.0), ([3, 3], 2, 4.0))),
+            ("UE", (([2, 2], 2, 1.0, True), ([2, 3], 2, 2.0, False))),
+            ("LH", (([3, 4], 2, 1.0, False), ([3, 3], 2, 2.0, True))),
+            ("SS", (([4, 3], 2, 1.0), ([3, 4], 2, 0.5))),
+            ("ADP", (([2, 6], 2, 0.2, True), ([2, 4], 2, 0.2, False))),
+        ):
+            names = "lst_k d epsilon" + ("" if oracle in ("GRR", "SS") else " optimal")
+            family = f"{solution.lower()}-{oracle.lower()}"
+            out += [_protocol(f"{solution}_{oracle}_Client", module, s, names, s[2], family) for s in grid]
+    return out + _random_sampling_fake_data() + _longitudinal_multidimensional()
+
+
+def _random_sampling_fake_data() -> list[AuditCase]:
+    """RS+FD (``mdim_freq_est.RSpFD_solution``, claim ``epsilon`` over tuples): the sampled attribute's oracle at
+    the amplified ``log(d (e^epsilon - 1) + 1)``, fake reports for the others."""
+    module, out = "mdim_freq_est.RSpFD_solution", []
+    for name, settings in (
+        ("GRR", (([2, 3], 2, 1.0), ([3, 3], 2, 2.0))),
+        ("UE_zero", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
+        ("UE_rnd", (([2, 3], 2, 1.0, True), ([2, 2], 2, 2.0, False))),
+        ("ADP", (([2, 3], 2, 1.0, True), ([4, 2], 2, 0.5, False))),
+    ):
+        names = "lst_k d epsilon" + ("" if name == "GRR" else " optimal")
+        out += [_protocol(f"RSpFD_{name}_Client", module, s, names, s[2], "rspfd") for s in settings]
+    return out
+
+
+def _longitudinal_multidimensional() -> list[AuditCase]:
+    """SMP and SPL over the longitudinal protocols (``long_mdim_freq_est``): claim ``eps_1`` per report (``eps_perm``
+    for ``dBitFlipPM``) over tuples; SPL splits both budgets over the ``d`` attributes (its cases over two binary
+    attributes: every bit of UE runs two rounds of draws)."""
+    out = []
+    for solution, sizes in (("SMP", [2, 3]), ("SPL", [2, 2])):
+        module = f"long_mdim_freq_est.L_{solution}_Solution"
+        args = (sizes, 2, 2.0, 1.0)
         out += [
-            _protocol(f"{solution}_GRR_Client", module, s, "lst_k d epsilon", s[2], f"{solution.lower()}-grr")
-            for s in (([2, 3], 2, 1.0), ([3, 3], 2, 4.0))
+            _protocol(f"{solution}_{name}_Client", module, args, "lst_k d eps_perm eps_1", 1.0, solution.lower())
+            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP")
         ]
         out += [
-            _protocol(f"{solution}_UE_Client", module, s, "lst_k d epsilon optimal", s[2], f"{solution.lower()}-ue")
-            for s in (([2, 2], 2, 1.0, True), ([2, 3], 2, 2.0, False))
+            _protocol(
+                f"{solution}_dBitFlipPM_Client", module, s, "lst_k lst_b d_bits d eps_perm", s[4], solution.lower()
+            )
+            for s in (([4, 4], [2, 2], 1, 2, 1.0), ([4, 3], [2, 3], 2, 2, 2.0))
         ]
     return out
 
@@ -309,8 +355,10 @@ MECHANISMS = (
     ),
     Mechanism(
         "L_LH_Client",
-        "planned",
-        "local hashing's seed model (as `LH_Client`) around two rounds of `GRR_Client` over `g` values",
+        "audited",
+        "longitudinal local hashing: seed `np.random.randint(0, sys.maxsize)` (published; the seed model of "
+        "`LH_Client`), `xxh32(str(value), seed) % g` (BLH's `g = 2`, L-OLH's rounded closed form), then "
+        "`L_GRR_Client` over `g` values; claim `eps_1` per report",
     ),
     *(
         Mechanism(
@@ -321,30 +369,46 @@ MECHANISMS = (
                 if solution == "SMP"
                 else "splitting: every attribute's oracle at ε / d"
             )
-            + f" (`{oracle}_Client`'s Python source); inputs every tuple of values",
+            + f" (`{oracle}_Client`'s Python source{'; the seed model of `LH_Client`' if oracle == 'LH' else ''}); "
+            "inputs every tuple of values",
         )
         for solution in ("SMP", "SPL")
-        for oracle in ("GRR", "UE")
+        for oracle in ("GRR", "UE", "LH", "SS", "ADP")
     ),
-    Mechanism(
-        "`SMP_LH_Client`, `SMP_SS_Client`, `SMP_ADP_Client`, `SPL_LH_Client`, `SPL_SS_Client`, `SPL_ADP_Client`",
-        "planned",
-        "the same solutions over the other oracles (each audited alone above): cases to add",
+    *(
+        Mechanism(
+            f"RSpFD_{name}_Client",
+            "audited",
+            "random sampling plus fake data: an attribute `np.random.randint(d)` (not published) through "
+            f"{oracle} at the amplified `log(d (e^ε - 1) + 1)`, every other attribute {fake}; inputs every tuple",
+        )
+        for name, oracle, fake in (
+            ("GRR", "`GRR_Client`", "a fake `np.random.randint(k)`"),
+            ("UE_zero", "`UE_Client`", "`UE_Client(None, ...)` (UE of the zero vector)"),
+            ("UE_rnd", "`UE_Client`", "`UE_Client` of a fake `np.random.randint(k)`"),
+            (
+                "ADP",
+                "`GRR_Client` or `UE_Client` (by `VAR_RSpFD_GRR <= VAR_RSpFD_UE_zero`)",
+                "the fake of the same choice (`np.random.randint(k)` or UE of the zero vector)",
+            ),
+        )
     ),
-    Mechanism(
-        "`RSpFD_GRR_Client`, `RSpFD_UE_zero_Client`, `RSpFD_UE_rnd_Client`, `RSpFD_ADP_Client`",
-        "planned",
-        "random sampling plus fake data: one sampled attribute's oracle and fake reports for the others",
-    ),
-    Mechanism(
-        ", ".join(
-            f"`{solution}_{name}_Client`"
-            for solution in ("SMP", "SPL")
-            for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
-        ),
-        "planned",
-        "`long_mdim_freq_est`: the multidimensional solutions over the longitudinal protocols (each audited alone "
-        "above)",
+    *(
+        Mechanism(
+            f"{solution}_{name}_Client",
+            "audited",
+            (
+                "sampling: a published attribute `np.random.randint(d)` and its"
+                if solution == "SMP"
+                else "splitting: every attribute's"
+            )
+            + f" `{name}_Client`"
+            + (" at the full budgets" if solution == "SMP" else " at the budgets divided by `d`")
+            + (" (`lst_b[i]` buckets); claim `eps_perm`" if name == "dBitFlipPM" else "; claim `eps_1` per report")
+            + ", inputs every tuple",
+        )
+        for solution in ("SMP", "SPL")
+        for name in ("L_GRR", "L_OUE", "L_OSUE", "L_SUE", "L_SOUE", "L_ADP", "dBitFlipPM")
     ),
 )
 
@@ -392,10 +456,12 @@ def _g(case: AuditCase) -> int:
     return int(round(np.exp(case.spec.epsilon))) + 1 if case.spec.optimal else 2
 
 
-def _run(case: AuditCase, x: int) -> Hashable:
-    """One report of the client on ``x`` as its Python source computes it (called inside the enumeration)."""
+def _run(case: AuditCase, seeds: tuple[int, ...], x: int) -> Hashable:
+    """One report of the client on ``x`` as its Python source computes it (called inside the enumeration), local
+    hashing's published seeds drawn from ``seeds`` (:func:`_seed_model`)."""
     if isinstance(case.spec, Protocol):
-        return _run_protocol(case.spec, x)
+        with _seed_model(seeds):
+            return _run_protocol(case.spec, x)
     lib, c = _oracles(), case.spec
     if c.mechanism == "GRR_Client":
         return _plain(lib.GRR.GRR_Client.py_func(x, c.k, c.epsilon))
@@ -405,16 +471,69 @@ def _run(case: AuditCase, x: int) -> Hashable:
         return _plain(lib.SS.SS_Client.py_func(x, c.k, c.epsilon))
     if c.mechanism == "ADP_Client":
         return _python_clients(lib.ADP, lambda: lib.ADP.ADP_Client(x, c.k, c.epsilon, c.optimal))
-    seeds = separating_seeds(c.k, _g(case))
-    randint = np.random.randint
-    np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
-        seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
-    )
     compiled, lib.LH.GRR_Client = lib.LH.GRR_Client, lib.GRR.GRR_Client.py_func
     try:
-        return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
+        with _seed_model(seeds):
+            return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
     finally:
-        np.random.randint, lib.LH.GRR_Client = randint, compiled
+        lib.LH.GRR_Client = compiled
+
+
+def _hash_range(case: AuditCase) -> int | None:
+    """The hash range ``g`` of a case over local hashing (None for the others): LH.py's for ``LH_Client``; for a
+    solution over ``LH_Client`` or ``L_LH_Client``, the ``g`` its Python source passes to the GRR step
+    (``GRR_Client(hashed, g, epsilon)``, ``L_GRR_Client(hashed, g, eps_perm, eps_1)``), read by running it once
+    with that step recorded."""
+    if isinstance(case.spec, Client):
+        return _g(case) if case.mechanism == "LH_Client" else None
+    spec: Protocol = case.spec
+    if not spec.family.endswith("lh"):
+        return None
+    lh = _oracles().LH
+    library("multi_freq_ldpy.long_freq_est.L_LH", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq")
+    long_lh: Any = sys.modules["multi_freq_ldpy.long_freq_est.L_LH"]
+    seen: set[int] = set()
+
+    def step(value: int, g: int, *rest: Any) -> int:
+        seen.add(int(g))
+        return value
+
+    saved = lh.GRR_Client, long_lh.L_GRR_Client
+    lh.GRR_Client = long_lh.L_GRR_Client = step
+    try:
+        fn = _solution(spec)
+        getattr(fn, "py_func", fn)(spec.inputs[0], *spec.args)
+    finally:
+        lh.GRR_Client, long_lh.L_GRR_Client = saved
+    (g,) = seen
+    return g
+
+
+def _seeds(case: AuditCase) -> tuple[int, ...]:
+    """The seeds of the case's seed model: every pair of its values hashed apart (none without local hashing)."""
+    g = _hash_range(case)
+    if g is None:
+        return ()
+    first = case.spec.k if isinstance(case.spec, Client) else case.spec.args[0]
+    return separating_seeds(max(first) if isinstance(first, list) else first, g)
+
+
+@contextmanager
+def _seed_model(seeds: tuple[int, ...]) -> Iterator[None]:
+    """The seed model of local hashing for the block (inside the enumeration): the published seed
+    ``np.random.randint(0, sys.maxsize)`` of LH.py and L_LH.py drawn uniformly from ``seeds`` (none: unchanged).
+    The seed is drawn alike for every value, so its probability cancels from every ratio, and a report's ratio
+    depends only on whether the seed hashes the two values apart: seeds that separate every pair give the
+    exact epsilon of the whole seed range."""
+    randint = np.random.randint
+    if seeds:
+        np.random.randint = lambda low, high=None, size=None, dtype=int: (  # type: ignore[assignment]
+            seeds[randint(0, len(seeds))] if (low, high) == (0, sys.maxsize) else randint(low, high, size, dtype)
+        )
+    try:
+        yield
+    finally:
+        np.random.randint = randint
 
 
 def _python_clients(module: Any, run: Callable[[], Any]) -> Hashable:
@@ -445,14 +564,25 @@ def _public(case: AuditCase, x: int) -> Hashable:
     return _plain(lib.LH.LH_Client(x, c.k, c.epsilon, c.optimal))
 
 
-def _view(case: AuditCase, x: int, y: Hashable) -> Hashable:
-    """What a sampling check counts: for local hashing whether the report is the value's hash (module docstring)."""
-    if case.mechanism != "LH_Client":
-        return y
+def _view(case: AuditCase, g: int | None, x: Any, y: Any) -> Hashable:
+    """What a sampling check counts: over local hashing (range ``g``), for each (report, seed) whether the report
+    is the value's hash, whose probability is the same for every seed (module docstring); else the report."""
+    if g is None:
+        return cast(Hashable, y)
+    family = case.spec.family if isinstance(case.spec, Protocol) else ""
+    if family.startswith("smp"):
+        return (y[0], _hashed(x[y[0]], y[1], g))
+    if family.startswith("spl"):
+        return tuple(_hashed(v, pair, g) for v, pair in zip(x, y))
+    return _hashed(x, y, g)
+
+
+def _hashed(x: int, pair: tuple[int, int], g: int) -> bool:
+    """Whether the report of ``(report, seed)`` is ``x``'s hash: ``xxh32(str(x), seed) % g`` (LH.py, L_LH.py)."""
     import xxhash
 
-    value, seed = cast(tuple[int, int], y)
-    return value == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % _g(case)
+    report, seed = pair
+    return bool(report == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % g)
 
 
 def _check_exp(case: AuditCase) -> None:
@@ -466,15 +596,17 @@ def distributions(case: AuditCase) -> list[dict[Hashable, Fraction]]:
     """The exact report distribution of the client on every value of the case."""
     if isinstance(case.spec, Client):
         _check_exp(case)
-        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+        return [exact_distribution(functools.partial(_run, case, _seeds(case), x)) for x in case.spec.inputs]
     _solution(case.spec)  # (loads its module before the compiled functions are replaced)
+    seeds = _seeds(case)
     with _pythonised(), _libm_checked():
-        return [exact_distribution(functools.partial(_run, case, x)) for x in case.spec.inputs]
+        return [exact_distribution(functools.partial(_run, case, seeds, x)) for x in case.spec.inputs]
 
 
 def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """``draws`` reports of the library's compiled client on ``x``, as the case counts them."""
-    return Counter(_view(case, x, _public(case, x)) for _ in range(draws))
+    g = _hash_range(case)
+    return Counter(_view(case, g, x, _public(case, x)) for _ in range(draws))
 
 
 def _row(case: AuditCase) -> Modelled:
@@ -485,7 +617,7 @@ def _row(case: AuditCase) -> Modelled:
         distributions(case),
         spec.claim,
         lambda x, xp, y: reproducer(case, LIBRARY.version(), x, xp, y),
-        functools.partial(_view, case),
+        functools.partial(_view, case, _hash_range(case)),
     )
 
 
@@ -507,22 +639,29 @@ __all__ = [
 
 # -- reproducers ----------------------------------------------------------------------------------
 
-_HELPERS = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {claim!r} per report (local DP), yet the report
+_SCRIPT = '''"""{label}: multi-freq-ldpy {version} claims epsilon = {claim!r} per report (local DP), yet the report
 y = {y!r} is more likely under the value x = {x!r} than e^epsilon times its probability under x' = {xp!r}.
-Needs only multi-freq-ldpy (its numba): the exact probabilities follow the client's lines and numba's
+Needs only multi-freq-ldpy (its numba): the exact probabilities follow the clients' lines and numba's
 generator, whose np.random.random() is k / 2**53 for k uniform in 0 .. 2**53 - 1 (numba/cpython/randomimpl.py,
-get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl)."""
+get_next_double) and whose np.random.binomial(1, p) is BINV (numba/np/random/legacy.py, binomial_impl). A
+solution over a tuple of values is read from its own code: run with every client it calls recorded, its first
+np.random.randint the attribute and the later ones fake values, the report's probability is the mean over the
+attribute drawn of the product of the recorded clients' probabilities (the mechanism's own draws are uniform).
+Over local hashing the probabilities are given the published seeds, drawn alike for every value (they cancel
+from the ratio)."""
+import importlib
 import math
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
 import numpy as np
 import xxhash
-from multi_freq_ldpy.{module} import {mechanism}
 
 GRID = 2**53
 claim = {claim!r}
 x, x_prime, y = {x!r}, {xp!r}, {y!r}
+module = importlib.import_module("multi_freq_ldpy.{module}")
+name, args = {mechanism!r}, {args!r}
 
 
 def at_most(t):  # P(u <= t)
@@ -544,7 +683,7 @@ def grr(value, report, size, eps):  # GRR.py lines 27-38: kept when binomial(1, 
     return keep if report == value else (1 - keep) / (size - 1)
 
 
-def ue(value, report, eps, optimal):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
+def ue(value, report, size, eps, optimal=True):  # UE.py lines 29-55: bit i is 1 when np.random.random() <= p or q
     p = np.exp(eps / 2) / (np.exp(eps / 2) + 1)
     p, q = (1 / 2, 1 / (np.exp(eps) + 1)) if optimal else (p, 1 - p)
     out = Fraction(1)
@@ -553,57 +692,49 @@ def ue(value, report, eps, optimal):  # UE.py lines 29-55: bit i is 1 when np.ra
         out *= one if bit else 1 - one
     return out
 
-'''
 
-_CLIENT = """epsilon, k, optimal = claim, {k}, {optimal!r}
-
-
-def ss(value, report):  # SS.py: the value first when np.random.random() <= p_v, the rest an ordered sample of the
-    sub_k = int(max(1, np.rint(k / (np.exp(epsilon) + 1))))  # others without replacement (uniform: numba's
-    p_v = sub_k * np.exp(epsilon) / (sub_k * np.exp(epsilon) + k - sub_k)  # Fisher-Yates shuffle)
+def ss(value, report, size, eps):  # SS.py: the value first when np.random.random() <= p_v, the rest an ordered
+    sub_k = int(max(1, np.rint(size / (np.exp(eps) + 1))))  # sample of the others without replacement (uniform:
+    p_v = sub_k * np.exp(eps) / (sub_k * np.exp(eps) + size - sub_k)  # numba's Fisher-Yates shuffle)
     keep = at_most(p_v)
     out = Fraction(0)
     if report[0] == value and value not in report[1:]:
-        out += keep / math.perm(k - 1, sub_k - 1)
+        out += keep / math.perm(size - 1, sub_k - 1)
     if value not in report:
-        out += (1 - keep) / math.perm(k - 1, sub_k)
+        out += (1 - keep) / math.perm(size - 1, sub_k)
     return out
 
 
-def adp(value, report):  # ADP.py: GRR_Client or UE_Client, whichever VAR_Pure says has the smaller variance
+def adp(value, report, size, eps, optimal=True):  # ADP.py: GRR_Client or UE_Client, by VAR_Pure's smaller variance
     from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
 
-    p_grr = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
-    p_ue = np.exp(epsilon / 2) / (np.exp(epsilon / 2) + 1)
-    p_ue, q_ue = (1 / 2, 1 / (np.exp(epsilon) + 1)) if optimal else (p_ue, 1 - p_ue)
-    if VAR_Pure(p_grr, (1 - p_grr) / (k - 1)) <= VAR_Pure(p_ue, q_ue):
-        return grr(value, report, k, epsilon)
-    return ue(value, report, epsilon, optimal)
+    p_grr = np.exp(eps) / (np.exp(eps) + size - 1)
+    p_ue = np.exp(eps / 2) / (np.exp(eps / 2) + 1)
+    p_ue, q_ue = (1 / 2, 1 / (np.exp(eps) + 1)) if optimal else (p_ue, 1 - p_ue)
+    if VAR_Pure(p_grr, (1 - p_grr) / (size - 1)) <= VAR_Pure(p_ue, q_ue):
+        return grr(value, report, size, eps)
+    return ue(value, report, size, eps, optimal)
 
 
-def prob(value):
-    if {mechanism!r} == "GRR_Client":
-        return grr(value, y, k, epsilon)
-    if {mechanism!r} == "UE_Client":
-        return ue(value, y, epsilon, optimal)
-    if {mechanism!r} == "SS_Client":
-        return ss(value, y)
-    if {mechanism!r} == "ADP_Client":
-        return adp(value, y)
-    g = int(round(np.exp(epsilon))) + 1 if optimal else 2  # LH.py: the published seed is drawn alike for every
-    report, seed = y  # value, so its probability cancels from the ratio
-    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, report, g, epsilon)
-
-"""
-
-_PROTOCOL = """args = {args!r}
-k = args[0]
-solution = {mechanism}
+def lh(value, report, size, eps, optimal=True):  # LH.py: the published seed is drawn alike for every value, so its
+    g = int(round(np.exp(eps))) + 1 if optimal else 2  # probability cancels from the ratio
+    hashed, seed = report
+    return grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, hashed, g, eps)
 
 
-def traced_rounds(fn, value):  # the thresholds fn's Python source compares its doubles with: answering every
-    def run(answer):  # comparison "<=" with True (every bit 1) or False shows the first round's thresholds, then
-        seen = []  # the second round's after a 1 (p2) and after a 0 (q2)
+def recorded(within, callee, caller, value, caller_args):  # the arguments of caller's calls of callee
+    seen, real = [], getattr(within, callee)
+    setattr(within, callee, lambda *a: (seen.append(a), a[0])[1])
+    try:
+        getattr(within, caller)(value, *caller_args)
+    finally:
+        setattr(within, callee, real)
+    return seen
+
+
+def traced_rounds(fn, value, fn_args):  # the thresholds fn's Python source compares its doubles with: answering
+    def run(answer):  # every comparison "<=" with True (every bit 1) or False shows the first round's thresholds,
+        seen = []  # then the second round's after a 1 (p2) and after a 0 (q2)
 
         class Probe:
             def __le__(self, t):
@@ -612,53 +743,55 @@ def traced_rounds(fn, value):  # the thresholds fn's Python source compares its 
 
         draw, np.random.random = np.random.random, Probe
         try:
-            fn.py_func(value, *args)
+            fn.py_func(value, *fn_args)
         finally:
             np.random.random = draw
         return seen
 
+    size = fn_args[0]
     ones, zeros = run(True), run(False)
-    return ones[:k], ones[k], zeros[k]
+    return ones[:size], ones[size], zeros[size]
 
 
-def long_ue(fn, value, report):  # L_*UE.py: each bit through two rounds of np.random.random() <= threshold
-    first, p2, q2 = traced_rounds(fn, value)
-    out = Fraction(1)
-    for i, bit in enumerate(report):
-        one = at_most(first[i]) * at_most(p2) + (1 - at_most(first[i])) * at_most(q2)
-        out *= one if bit else 1 - one
-    return out
+def long_ue(fn):  # L_*UE.py: each bit through two rounds of np.random.random() <= threshold
+    def prob(value, report, *fn_args):
+        first, p2, q2 = traced_rounds(fn, value, fn_args)
+        out = Fraction(1)
+        for i, bit in enumerate(report):
+            one = at_most(first[i]) * at_most(p2) + (1 - at_most(first[i])) * at_most(q2)
+            out *= one if bit else 1 - one
+        return out
+
+    return prob
 
 
-def long_grr(value, report):  # L_GRR.py lines 44-51: GRR_Client at eps_perm, then at eps_sec_round = log(p2 / q2)
-    from multi_freq_ldpy.long_freq_est import L_GRR
+def long_grr(value, report, size, eps_perm, eps_1):  # L_GRR.py lines 44-51: GRR_Client at eps_perm, then at
+    from multi_freq_ldpy.long_freq_est import L_GRR  # eps_sec_round = log(p2 / q2), as L_GRR_Client computes them
 
-    seen, compiled = [], L_GRR.GRR_Client  # the two epsilons, as L_GRR_Client computes them
-    L_GRR.GRR_Client = lambda v, size, eps: (seen.append(eps), v)[1]
-    try:
-        L_GRR.L_GRR_Client(value, *args)
-    finally:
-        L_GRR.GRR_Client = compiled
-    return sum(grr(value, z, k, seen[0]) * grr(z, report, k, seen[1]) for z in range(k))
+    (_, _, first), (_, _, second) = recorded(L_GRR, "GRR_Client", "L_GRR_Client", value, (size, eps_perm, eps_1))
+    return sum(grr(value, z, size, first) * grr(z, report, size, second) for z in range(size))
 
 
-def long_adp(value, report):  # L_ADP.py: L_GRR_Client or L_OSUE_Client, by VAR_Long_Pure
+def long_adp(value, report, size, eps_perm, eps_1):  # L_ADP.py: L_GRR_Client or L_OSUE_Client, by VAR_Long_Pure
     from multi_freq_ldpy.long_freq_est import L_ADP
 
-    chosen, saved = [], (L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client)
-    L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client = (lambda *a: chosen.append("grr")), (lambda *a: chosen.append("ue"))
-    try:
-        L_ADP.L_ADP_Client(value, *args)
-    finally:
-        L_ADP.L_GRR_Client, L_ADP.L_OSUE_Client = saved
-    return long_grr(value, report) if chosen == ["grr"] else long_ue(saved[1], value, report)
+    if recorded(L_ADP, "L_GRR_Client", "L_ADP_Client", value, (size, eps_perm, eps_1)):
+        return long_grr(value, report, size, eps_perm, eps_1)
+    return long_ue(L_ADP.L_OSUE_Client)(value, report, size, eps_perm, eps_1)
 
 
-def dbit(value, report):  # dBitFlipPM.py lines 27-52: d_bits of the b buckets sampled without replacement
-    _, b, d_bits, eps_perm = args  # (uniform), each reported 1 when np.random.random() <= p1 (the value's) or q1
-    p1 = np.exp(eps_perm / 2) / (np.exp(eps_perm / 2) + 1)
-    q1 = 1 - p1
-    bucket = int(value / (k / b))
+def long_lh(value, report, size, eps_perm, eps_1, optimal=True):  # L_LH.py: the published seed cancels; the hash
+    from multi_freq_ldpy.long_freq_est import L_LH  # through L_GRR_Client over g values, g as L_LH_Client computes it
+
+    ((_, g, _, _),) = recorded(L_LH, "L_GRR_Client", "L_LH_Client", value, (size, eps_perm, eps_1, optimal))
+    hashed, seed = report
+    return long_grr(xxhash.xxh32(str(value), seed=seed).intdigest() % g, hashed, g, eps_perm, eps_1)
+
+
+def dbit(value, report, size, b, d_bits, eps_perm):  # dBitFlipPM.py lines 27-52: d_bits of the b buckets sampled
+    p1 = np.exp(eps_perm / 2) / (np.exp(eps_perm / 2) + 1)  # without replacement (uniform), each reported 1 when
+    q1 = 1 - p1  # np.random.random() <= p1 (the value's bucket) or q1
+    bucket = int(value / (size / b))
     sampled = [i for i, v in enumerate(report) if v != -1]
     out = Fraction(1, math.comb(b, d_bits)) if len(sampled) == d_bits else Fraction(0)
     for i in sampled:
@@ -667,29 +800,76 @@ def dbit(value, report):  # dBitFlipPM.py lines 27-52: d_bits of the b buckets s
     return out
 
 
-def oracle(kind, value, report, size, eps):  # GRR_Client or UE_Client (optimal as the solution is called)
-    return grr(value, report, size, eps) if kind == "grr" else ue(value, report, eps, args[3])
+CLIENTS = {{
+    "GRR_Client": grr,
+    "UE_Client": ue,
+    "SS_Client": ss,
+    "ADP_Client": adp,
+    "LH_Client": lh,
+    "L_GRR_Client": long_grr,
+    "L_ADP_Client": long_adp,
+    "L_LH_Client": long_lh,
+    "dBitFlipPM_Client": dbit,
+}}
+for protocol in ("L_OUE", "L_SUE", "L_OSUE", "L_SOUE"):
+    fn = getattr(importlib.import_module(f"multi_freq_ldpy.long_freq_est.{{protocol}}"), f"{{protocol}}_Client")
+    CLIENTS[f"{{protocol}}_Client"] = long_ue(fn)
+
+
+class Fake:  # np.random.randint(n) drawn by RS+FD for a fake value: uniform on 0 .. n - 1
+    def __init__(self, n):
+        self.n = n
+
+
+class Call:  # a recorded call of a client
+    def __init__(self, client, value, client_args):
+        self.client, self.value, self.args = client, value, client_args
+
+
+def traced(value, attribute):  # the solution's run on the tuple, its first randint(d) answered with the attribute
+    draws, saved = [], {{c: getattr(module, c) for c in CLIENTS if hasattr(module, c)}}
+
+    def randint(n, *rest, **kw):
+        draws.append(n)
+        return attribute if len(draws) == 1 else Fake(n)
+
+    for c in saved:
+        setattr(module, c, lambda v, *a, c=c: Call(c, v, a))
+    real, np.random.randint = np.random.randint, randint
+    try:
+        out = getattr(module, name)(value, *args)
+        return bool(draws), out
+    finally:
+        np.random.randint = real
+        for c, fn in saved.items():
+            setattr(module, c, fn)
+
+
+def chance(part, report):  # the probability that the recorded part of the solution's output gives the report
+    if isinstance(part, Fake):
+        return Fraction(int(report in range(part.n)), part.n)
+    fn = CLIENTS[part.client]
+    if isinstance(part.value, Fake):
+        return sum(fn(v, report, *part.args) for v in range(part.value.n)) / part.value.n
+    return fn(part.value, report, *part.args)
 
 
 def prob(value):
-    family, (kind, d) = {family!r}, ({family!r}[-3:].lstrip("-"), args[1] if len(args) > 1 else 0)
-    if family == "long-grr":
-        return long_grr(value, y)
-    if family == "long-ue":
-        return long_ue(solution, value, y)
-    if family == "long-adp":
-        return long_adp(value, y)
-    if family == "dbit":
-        return dbit(value, y)
-    if family.startswith("smp"):  # SMP_solution.py: an attribute np.random.randint(d) (published), its oracle at
-        att, report = y  # the full epsilon
-        return Fraction(1, d) * oracle(kind, value[att], report, k[att], args[2])
-    out = Fraction(1)  # SPL_solution.py: every attribute's oracle at epsilon / d
-    for i in range(d):
-        out *= oracle(kind, value[i], y[i], k[i], args[2] / d)
-    return out
+    if not isinstance(value, tuple):
+        return CLIENTS[name](value, y, *args)
+    total = Fraction(0)
+    for attribute in range(len(value)):
+        drew, out = traced(value, attribute)
+        if isinstance(out, tuple):  # SMP: (the attribute, its report)
+            weight = Fraction(int(out[0] == y[0])) * chance(out[1], y[1])
+        else:  # SPL, RS+FD: one report per attribute
+            weight = math.prod((chance(part, r) for part, r in zip(out, y)), start=Fraction(1))
+        if not drew:
+            return weight
+        total += weight / len(value)
+    return total
 
-"""
+'''
 
 
 def reproducer(case: AuditCase, version: str, x: Hashable, xp: Hashable, y: Hashable) -> str:
@@ -697,14 +877,22 @@ def reproducer(case: AuditCase, version: str, x: Hashable, xp: Hashable, y: Hash
     from .pureldp import TAIL
 
     spec = case.spec
-    module = (
-        f"{spec.module}"
-        if isinstance(spec, Protocol)
-        else f"pure_frequency_oracles.{case.mechanism.removesuffix('_Client')}"
-    )
-    head = _HELPERS.format(
-        label=case.label, version=version, module=module, mechanism=case.mechanism, claim=spec.claim, x=x, xp=xp, y=y
-    )
     if isinstance(spec, Protocol):
-        return head + _PROTOCOL.format(args=spec.args, mechanism=case.mechanism, family=spec.family) + TAIL
-    return head + _CLIENT.format(k=spec.k, optimal=spec.optimal, mechanism=case.mechanism) + TAIL
+        module, args = spec.module, spec.args
+    else:
+        module = f"pure_frequency_oracles.{case.mechanism.removesuffix('_Client')}"
+        args = (spec.k, spec.epsilon) + (() if spec.optimal is None else (spec.optimal,))
+    return (
+        _SCRIPT.format(
+            label=case.label,
+            version=version,
+            module=module,
+            mechanism=case.mechanism,
+            claim=spec.claim,
+            x=x,
+            xp=xp,
+            y=y,
+            args=args,
+        )
+        + TAIL
+    )

@@ -57,9 +57,34 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   ``epsilon``), and, for ``f = convert_eps_to_f(epsilon)`` (its documented way to set ``f`` from an
   epsilon), that epsilon.
 
+The heavy hitters (``pure_ldp.heavy_hitters``) report strings: the inputs are every bit string of
+``max_string_length`` (the default index mapper, ``_hh_client.py`` line 33, reads the bits before the padding
+``*``), every two neighbours, and the claim is the client's ``epsilon`` for its whole report:
+
+* ``PEMClient`` (``prefix_extending/pem_client.py``, lines 35-48): a published group ``random.randint(0, g - 1)``,
+  the frequency oracle's domain set to ``2^size`` and its report of the prefix of that size; the oracle keeps the
+  epsilon it was built with (PEM passes its own only to the default ``LHClient``);
+* ``TreeHistClient`` (``treehistogram/treehist_client.py``, lines 26-34, 49-51, 65-68): the oracle at
+  ``epsilon / 2``, two copies; a prefix of ``n``-grams chosen by ``np.random.randint`` (not published), padded, is
+  reported by one, the word by the other;
+* ``SFPClient`` (``apple_sfp/sfp_client.py``, lines 41-55, 69-72, 86-89): a published start ``l``
+  (``np.random.choice`` of the fragment starts), the fragment ``str(xxh64(word, seed=10) % 256) + "_" + word[l: l +
+  n]`` and the word, each reported by a copy of a sketch at ``epsilon / 2``. Only the sketches run: the client
+  reads ``fo_client.sketch_based``, which no other oracle (and not the default ``None``) has, and with
+  ``SketchResponseClient`` it maps the fragment by the bit-string index mapper, which refuses its ``_``.
+
+The whole report is run exactly, the oracles' draws as above. Their default ``LHClient`` draws a 63-bit seed: for
+PEM a set of seeds that separates every two indices (its report is one local-hashing report given the group); for
+TreeHist the fragment's report mixes the prefixes' reports, so its ratio at ``(y, seed)`` depends on the seed
+through the hash values of every index, and its seeds give each of the ``g^d`` vectors of hash values
+(:func:`complete_seeds`): whatever a seed of the family does to the indices, one of these does the same, so the
+tight ratio over them is that over all seeds (the word's report needs separating seeds only; the two reports are
+independent, their tight ratios multiply).
+
 ``--sample`` runs the public ``privatise`` with the library's own generators and tests the model's
 distribution on the witness's two inputs (for local hashing: whether the report equals the item's hash
-under its seed, as the seeds themselves are too many to count).
+under its seed, as the seeds themselves are too many to count; for TreeHist's fragment, which of the prefixes it
+equals the hash of, whose distribution the model takes over its seeds, uniform over the hash vectors).
 
 Needs the optional extra: ``pip install 'wmcdp[pureldp]'`` (pure-ldp 1.2.0, with the scikit-learn and
 statsmodels its package imports, xxhash below 4, whose 4.0 refuses the ``str`` the library hashes, and scipy).
@@ -308,7 +333,7 @@ def _hh(mechanism: str, params: str, length: int, fo: str | None, **kw: Any) -> 
 
 def _index(client: Any, text: str) -> int:
     """The heavy hitter's default index of a string: its bits before the first padding character (_hh_client.py
-    line 35)."""
+    line 33)."""
     return int(client.index_mapper(text))
 
 
@@ -321,7 +346,7 @@ def _lh_hit(lh: Any, index: int, report: Any) -> bool:
 
 
 def _pem_prefix(client: Any, x: str, group: int) -> str:
-    """PEM's fragment of ``x`` in a group (pem_client.py lines 43-46)."""
+    """PEM's fragment of ``x`` in a group (pem_client.py lines 45-46)."""
     padded = client._pad_string(x)
     return str(padded[: min(client.start_length + (group + 1) * client.fragment_length, len(padded))])
 
@@ -340,7 +365,7 @@ def _pem_hit(client: Any, x: str, y: Hashable) -> Hashable:
 
 
 def _tree_prefixes(client: Any, x: str) -> list[str]:
-    """TreeHist's possible fragments of ``x``: each n-gram prefix padded (treehist_client.py lines 34-48)."""
+    """TreeHist's possible fragments of ``x``: each n-gram prefix padded (treehist_client.py lines 49-51)."""
     padded, n = client._pad_string(x), client.fragment_length
     pad = client.padding_char
     return [padded[: s + n] + pad * (n * client.num_n_grams - s - n) for s in range(0, len(padded), n)]
@@ -395,10 +420,10 @@ def _heavy_hitter_cases() -> list[AuditCase]:
     out += [_tree(2.0, 1, 2, "CMSClient(2.0, generate_hash_funcs(1, 4), 4)")]
     out += [_tree(1.0, 1, 2, "CMSClient(1.0, generate_hash_funcs(2, 4), 4, is_hadamard=True)")]
     out += [_sfp(eps, 1, 2, f"CMSClient({eps!r}, generate_hash_funcs({k}, 4), 4)") for eps, k in ((2.0, 1), (1.0, 1))]
-    out += [_sfp(4.0, 2, 4, "CMSClient(4.0, generate_hash_funcs(1, 4), 4)")]
+    out += [_sfp(4.0, 2, 4, "CMSClient(4.0, generate_hash_funcs(1, 4), 4, is_hadamard=True)")]
     return out + [
         _sfp(2.0, 1, 2, "CMSClient(2.0, generate_hash_funcs(2, 4), 4, is_hadamard=True)"),
-        _sfp(0.5, 1, 3, "CMSClient(0.5, generate_hash_funcs(1, 8), 8, is_hadamard=True)"),
+        _sfp(0.5, 1, 3, "CMSClient(0.5, generate_hash_funcs(1, 4), 4, is_hadamard=True)"),
     ]
 
 
@@ -509,10 +534,29 @@ MECHANISMS = (
         "a baseline that reports 0 for every item: no randomness and no ε to check",
     ),
     Mechanism(
-        "`SFPClient`, `PEMClient`, `TreeHistClient` (`pure_ldp.heavy_hitters`)",
-        "planned",
-        "heavy hitters over the frequency oracles audited above (Apple's sequence fragment puzzle, prefix "
-        "extension, tree histograms): their clients split ε over fragments or prefix levels, a composition to model",
+        "PEMClient",
+        "audited",
+        "`pure_ldp.heavy_hitters`, prefix extension over bit strings: a published group `random.randint(0, g - 1)` "
+        "and the oracle's report of the prefix of its size, the domain set to `2^size`; the default `LHClient` (PEM's "
+        "ε) under the separating seed model, or `DEClient`, OUE, `FastLHClient`, `CMSClient` at the ε they were "
+        "built with (PEM does not pass its own)",
+    ),
+    Mechanism(
+        "TreeHistClient",
+        "audited",
+        "tree histograms: two copies of the oracle at ε / 2, one reporting a prefix of `n`-grams chosen by "
+        "`np.random.randint` (not published) and padded, one the word; the default `LHClient` with seeds giving "
+        "every vector of hash values of the indices (the fragment's ratio depends on all of them), or `DEClient`, "
+        "SUE, `FastLHClient`, `CMSClient` (HCMS too)",
+    ),
+    Mechanism(
+        "SFPClient",
+        "audited",
+        "Apple's sequence fragment puzzle with `CMSClient` (HCMS too): a published start `np.random.choice` of the "
+        "fragment starts, the fragment `str(xxh64(word, seed=10) % 256) + \"_\" + word[l: l + n]` and the word, "
+        "each by a copy of the sketch at ε / 2. No other oracle runs: with the default or a non-sketch oracle the "
+        "client raises `AttributeError` (`fo_client.sketch_based`), with `SketchResponseClient` `ValueError` (the "
+        "bit-string index mapper applied to the fragment)",
     ),
 )
 
@@ -572,6 +616,7 @@ __all__ = [
     "pureldp_version",
     "reproducer",
     "TAIL",
+    "complete_seeds",
     "separating_seeds",
 ]
 
@@ -808,7 +853,7 @@ _BODIES["hh"] = (
 
 
 def oracle(c, data, out):  # P(out | data) for the frequency oracle c, from its own lines
-    if isinstance(c, CMSClient):  # cms_client.py lines 54-105: a published hash index j of the item's str
+    if isinstance(c, CMSClient):  # cms_client.py lines 48-94: a published hash index j of the item's str
         if c.is_hadamard:  # and row l, the sign of random.choices([-1, 1], weights=[prob, 1 - prob])
             bw, j, l = out
             minus = scaled_below(c.prob + (1 - c.prob) + 0.0, c.prob)
@@ -840,7 +885,7 @@ def oracle(c, data, out):  # P(out | data) for the frequency oracle c, from its 
 
 def prob(item):
     padded = client._pad_string(item)
-    if isinstance(client, PEMClient):  # pem_client.py lines 36-49: a published group, its prefix's report
+    if isinstance(client, PEMClient):  # pem_client.py lines 35-48: a published group, its prefix's report
         out, group = y
         size = client.start_length + (group + 1) * client.fragment_length
         try:  # the domain size privatise sets for the group
@@ -849,13 +894,13 @@ def prob(item):
             pass
         return Fraction(1, client.g) * oracle(client.client, padded[: min(size, len(padded))], out)
     n = client.fragment_length
-    if isinstance(client, TreeHistClient):  # treehist_client.py lines 34-59: a uniform n-gram prefix, padded,
+    if isinstance(client, TreeHistClient):  # treehist_client.py lines 49-51, 65-68: a uniform prefix, padded,
         frag, word = y  # and the word, each reported by its own copy of the oracle
         width = n * client.num_n_grams
         prefixes = [padded[: s + n] + client.padding_char * (width - s - n) for s in range(0, len(padded), n)]
         mixed = sum(oracle(client.fragment_estimator, p, frag) for p in prefixes) / len(prefixes)
         return mixed * oracle(client.word_estimator, padded, word)
-    frag, word, l = y  # sfp_client.py lines 50-82: a published fragment start l, the fragment hash_fragment
+    frag, word, l = y  # sfp_client.py lines 69-72, 86-89: a published start l, the fragment hash_fragment
     r = str(client.hash_256(padded)) + "_" + padded[l : l + n]
     starts = len(range(0, len(padded), n))
     return Fraction(1, starts) * oracle(client.fragment_client, r, frag) * oracle(client.word_client, padded, word)

@@ -35,7 +35,6 @@ def at_most(t: float) -> F:
     return F(min(max(math.floor(F(t) * GRID) + 1, 0), GRID), GRID)
 
 
-
 def check_case(label: str, reference) -> None:
     """The audit's row of the case against ``reference(client, x, choose)`` enumerated by brute force."""
     (case,) = cases(label)

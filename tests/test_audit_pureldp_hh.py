@@ -160,7 +160,9 @@ def test_tree_histogram_with_its_default_local_hashing():
     def levels(x: str) -> list[int]:
         return [bits(x[: k + 1]) for k in range(len(x))]
 
-    best = max(sup(levels(x), levels(xp)) * sup([bits(x)], [bits(xp)]) for x, xp in itertools.permutations(case.spec.inputs, 2))
+    best = max(
+        sup(levels(x), levels(xp)) * sup([bits(x)], [bits(xp)]) for x, xp in itertools.permutations(case.spec.inputs, 2)
+    )
     (row,) = audit_pureldp(only=case.label)
     assert row.ratio_exact == str(best)
 
@@ -201,7 +203,11 @@ def test_report_of_a_heavy_hitter(tmp_path, label, reference):
 def test_library_draws_agree_with_the_heavy_hitter_models():
     """One case of each client: the library's own reports (its generators, its real 63-bit seeds) against the exact
     models."""
-    only = ("PEMClient epsilon=1.0", "TreeHistClient epsilon=0.5", "SFPClient fo_client=CMSClient(2.0, generate_hash_funcs(1")
+    only = (
+        "PEMClient epsilon=1.0",
+        "TreeHistClient epsilon=0.5",
+        "SFPClient fo_client=CMSClient(2.0, generate_hash_funcs(1",
+    )
     rows = [r for o in only for r in audit_pureldp(sample=20_000, only=o, processes=1)]
     assert len(rows) == len(only)
     assert all([s.draws for s in r.samples] == [20_000, 20_000] and r.model_agrees for r in rows)

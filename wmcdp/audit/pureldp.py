@@ -150,7 +150,7 @@ def _bits(v: Any) -> tuple[int, ...]:
     return tuple(int(b) for b in v)
 
 
-def _privatise(client: Any, x: int) -> Hashable:
+def _privatise(client: Any, x: Any) -> Hashable:
     """The library's own ``privatise``, its report as a hashable value."""
     return _plain(client.privatise(x))
 
@@ -412,7 +412,8 @@ def _heavy_hitter_cases() -> list[AuditCase]:
     """PEM, TreeHist and SFP over their default local hashing (PEM, TreeHist) and wrapped oracles."""
     out = [_pem(eps, s, n, 1) for eps, s, n in ((1.0, 0, 2), (2.0, 1, 3), (4.0, 0, 3))]
     out += [_pem(2.0, 1, 3, 1, "DEClient(2.0, 8)"), _pem(0.5, 0, 2, 1, "DEClient(0.5, 4)")]
-    out += [_pem(1.0, 0, 2, 1, "UEClient(1.0, 4, use_oue=True)"), _pem(2.0, 1, 3, 1, "FastLHClient(2.0, 8, 4, use_olh=True)")]
+    out += [_pem(1.0, 0, 2, 1, "UEClient(1.0, 4, use_oue=True)")]
+    out += [_pem(2.0, 1, 3, 1, "FastLHClient(2.0, 8, 4, use_olh=True)")]
     out += [_pem(1.0, 0, 2, 1, "CMSClient(1.0, generate_hash_funcs(2, 4), 4)"), _pem(1.0, 0, 2, 1, "DEClient(4.0, 4)")]
     out += [_tree(0.5, 1, 2)]
     out += [_tree(eps, 1, n, f"DEClient({eps!r}, {2**n})") for eps, n in ((2.0, 2), (1.0, 3), (5.0, 2))]
@@ -553,7 +554,7 @@ MECHANISMS = (
         "SFPClient",
         "audited",
         "Apple's sequence fragment puzzle with `CMSClient` (HCMS too): a published start `np.random.choice` of the "
-        "fragment starts, the fragment `str(xxh64(word, seed=10) % 256) + \"_\" + word[l: l + n]` and the word, "
+        'fragment starts, the fragment `str(xxh64(word, seed=10) % 256) + "_" + word[l: l + n]` and the word, '
         "each by a copy of the sketch at ε / 2. No other oracle runs: with the default or a non-sketch oracle the "
         "client raises `AttributeError` (`fo_client.sketch_based`), with `SketchResponseClient` `ValueError` (the "
         "bit-string index mapper applied to the fragment)",

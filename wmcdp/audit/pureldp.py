@@ -208,13 +208,17 @@ def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def _hit(client: Any, x: int, y: Hashable) -> Hashable:
-    """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
+def _lh_hit(lh: Any, index: int, report: Any) -> bool:
+    """Whether a local-hashing report ``(value, seed)`` is the index's own hash under its seed."""
     import xxhash
 
-    value, seed = cast(tuple[int, int], y)
-    own: int = xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
-    return value == own
+    value, seed = report
+    return bool(value == xxhash.xxh32(str(index), seed=seed).intdigest() % lh.g)
+
+
+def _hit(client: Any, x: int, y: Hashable) -> Hashable:
+    """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
+    return _lh_hit(client, client.index_mapper(x), y)
 
 
 def _seed_model(lh: Any, seeds: tuple[int, ...]) -> None:
@@ -326,8 +330,8 @@ def _hh(mechanism: str, params: str, length: int, fo: str | None, **kw: Any) -> 
     """A heavy hitter's case over every bit string of ``length`` (its ``max_string_length``), wrapping the frequency
     oracle ``fo`` (the call's text), or its default ``LHClient`` when ``fo`` is None."""
     params = params if fo is None else f"fo_client={fo}, {params}"  # (a label no other label contains)
-    client = Client(f"{mechanism}({params})", "client.epsilon", 2**length, "hh", kw.pop("run", _privatise), **kw)
-    client = replace(client, items=_strings(length))
+    run = kw.pop("run", _privatise)
+    client = Client(f"{mechanism}({params})", "client.epsilon", 2**length, "hh", run, items=_strings(length), **kw)
     return AuditCase("pure-ldp", mechanism, params, "client.epsilon", _row, draw_counts, VALIDATION, client)
 
 
@@ -335,14 +339,6 @@ def _index(client: Any, text: str) -> int:
     """The heavy hitter's default index of a string: its bits before the first padding character (_hh_client.py
     line 33)."""
     return int(client.index_mapper(text))
-
-
-def _lh_hit(lh: Any, index: int, report: Any) -> bool:
-    """Whether a local-hashing report ``(value, seed)`` is the index's own hash under its seed."""
-    import xxhash
-
-    value, seed = report
-    return bool(value == xxhash.xxh32(str(index), seed=seed).intdigest() % lh.g)
 
 
 def _pem_prefix(client: Any, x: str, group: int) -> str:

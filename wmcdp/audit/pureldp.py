@@ -57,9 +57,34 @@ exactly and compared with the claim. The clients, following pure-LDP 1.2.0's sou
   ``epsilon``), and, for ``f = convert_eps_to_f(epsilon)`` (its documented way to set ``f`` from an
   epsilon), that epsilon.
 
+The heavy hitters (``pure_ldp.heavy_hitters``) report strings: the inputs are every bit string of
+``max_string_length`` (the default index mapper, ``_hh_client.py`` line 33, reads the bits before the padding
+``*``), every two neighbours, and the claim is the client's ``epsilon`` for its whole report:
+
+* ``PEMClient`` (``prefix_extending/pem_client.py``, lines 35-48): a published group ``random.randint(0, g - 1)``,
+  the frequency oracle's domain set to ``2^size`` and its report of the prefix of that size; the oracle keeps the
+  epsilon it was built with (PEM passes its own only to the default ``LHClient``);
+* ``TreeHistClient`` (``treehistogram/treehist_client.py``, lines 26-34, 49-51, 65-68): the oracle at
+  ``epsilon / 2``, two copies; a prefix of ``n``-grams chosen by ``np.random.randint`` (not published), padded, is
+  reported by one, the word by the other;
+* ``SFPClient`` (``apple_sfp/sfp_client.py``, lines 41-55, 69-72, 86-89): a published start ``l``
+  (``np.random.choice`` of the fragment starts), the fragment ``str(xxh64(word, seed=10) % 256) + "_" + word[l: l +
+  n]`` and the word, each reported by a copy of a sketch at ``epsilon / 2``. Only the sketches run: the client
+  reads ``fo_client.sketch_based``, which no other oracle (and not the default ``None``) has, and with
+  ``SketchResponseClient`` it maps the fragment by the bit-string index mapper, which refuses its ``_``.
+
+The whole report is run exactly, the oracles' draws as above. Their default ``LHClient`` draws a 63-bit seed: for
+PEM a set of seeds that separates every two indices (its report is one local-hashing report given the group); for
+TreeHist the fragment's report mixes the prefixes' reports, so its ratio at ``(y, seed)`` depends on the seed
+through the hash values of every index, and its seeds give each of the ``g^d`` vectors of hash values
+(:func:`complete_seeds`): whatever a seed of the family does to the indices, one of these does the same, so the
+tight ratio over them is that over all seeds (the word's report needs separating seeds only; the two reports are
+independent, their tight ratios multiply).
+
 ``--sample`` runs the public ``privatise`` with the library's own generators and tests the model's
 distribution on the witness's two inputs (for local hashing: whether the report equals the item's hash
-under its seed, as the seeds themselves are too many to count).
+under its seed, as the seeds themselves are too many to count; for TreeHist's fragment, which of the prefixes it
+equals the hash of, whose distribution the model takes over its seeds, uniform over the hash vectors).
 
 Needs the optional extra: ``pip install 'wmcdp[pureldp]'`` (pure-ldp 1.2.0, with the scikit-learn and
 statsmodels its package imports, xxhash below 4, whose 4.0 refuses the ``str`` the library hashes, and scipy).
@@ -78,6 +103,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..base.errors import WmcdpError
 from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
 
@@ -99,18 +125,21 @@ class Client:
     call: str
     claim: str
     d: int
-    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, sr, hm or rappor
-    run: Callable[[Any, int], Hashable]  # (client, item) -> output: the part enumerated exactly
-    view: Callable[[Any, int, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
+    family: str  # the reproducer's randomizer: de, ue, lh, hr, cms, sr, hm, rappor, or hh (a heavy hitter)
+    run: Callable[[Any, Any], Hashable]  # (client, item) -> output: the part enumerated exactly
+    view: Callable[[Any, Any, Hashable], Hashable] = lambda client, x, y: y  # what a sampling check counts
+    items: tuple[str, ...] = ()  # a heavy hitter's inputs (its strings); else the items 1 .. d
 
     @property
-    def inputs(self) -> tuple[int, ...]:
-        return tuple(range(1, self.d + 1))
+    def inputs(self) -> tuple[Any, ...]:
+        return self.items or tuple(range(1, self.d + 1))
 
     def build(self) -> Any:
+        from pure_ldp import heavy_hitters
         from pure_ldp.core import generate_hash, generate_hash_funcs
 
-        names = {**vars(_pure_ldp()), "generate_hash": generate_hash, "generate_hash_funcs": generate_hash_funcs}
+        names = {**vars(_pure_ldp()), **vars(heavy_hitters)}
+        names |= {"generate_hash": generate_hash, "generate_hash_funcs": generate_hash_funcs}
         return eval(self.call, names)  # noqa: S307 (our text)
 
     def claimed(self, client: Any) -> float:
@@ -121,7 +150,7 @@ def _bits(v: Any) -> tuple[int, ...]:
     return tuple(int(b) for b in v)
 
 
-def _privatise(client: Any, x: int) -> Hashable:
+def _privatise(client: Any, x: Any) -> Hashable:
     """The library's own ``privatise``, its report as a hashable value."""
     return _plain(client.privatise(x))
 
@@ -179,22 +208,35 @@ def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def _hit(client: Any, x: int, y: Hashable) -> Hashable:
-    """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
+def _lh_hit(lh: Any, index: int, report: Any) -> bool:
+    """Whether a local-hashing report ``(value, seed)`` is the index's own hash under its seed."""
     import xxhash
 
-    value, seed = cast(tuple[int, int], y)
-    own: int = xxhash.xxh32(str(client.index_mapper(x)), seed=seed).intdigest() % client.g
-    return value == own
+    value, seed = report
+    return bool(value == xxhash.xxh32(str(index), seed=seed).intdigest() % lh.g)
+
+
+def _hit(client: Any, x: int, y: Hashable) -> Hashable:
+    """Whether a local-hashing report ``(value, seed)`` is the item's own hash under its seed."""
+    return _lh_hit(client, client.index_mapper(x), y)
+
+
+def _seed_model(lh: Any, seeds: tuple[int, ...]) -> None:
+    """``lh.privatise`` (lh_client.py lines 93-94) with its published seed, ``random.randint(0, sys.maxsize)``,
+    drawn uniformly from ``seeds`` instead: the seed model (module docstring)."""
+    import random
+
+    def privatise(data: Any) -> tuple[Any, int]:
+        seed = seeds[random.randrange(len(seeds))]
+        return lh._perturb(data, seed), seed
+
+    lh.privatise = privatise
 
 
 def _seeded(client: Any, x: int) -> Hashable:
     """LHClient.privatise under the seed model (module docstring): a seed of :func:`separating_seeds`."""
-    import random
-
-    seeds = separating_seeds(client.d, client.g, range(10_000))
-    seed = seeds[random.randrange(len(seeds))]
-    return (_plain(client._perturb(x, seed)), seed)
+    _seed_model(client, separating_seeds(client.d, client.g, range(10_000)))
+    return _privatise(client, x)
 
 
 def _lh(eps: float, d: int, olh: bool) -> AuditCase:
@@ -264,6 +306,124 @@ def _rappor(d: int, m: int, k: int, cohorts: int, f: float | None = None, eps: f
     return replace(case, params=f"{shown}, m={m}, k={k}, cohorts={cohorts}, d={d}")
 
 
+@functools.lru_cache(maxsize=16)
+def complete_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
+    """Seeds from ``candidates``, in order, one for each vector of hash values ``(xxh32(str(i), seed) % g)`` of the
+    indices ``i = 0 .. d - 1`` (lh_client.py line 69): every one of the ``g^d`` vectors, so that whatever a seed
+    of the whole family does to these indices, one of these seeds does the same."""
+    import xxhash
+
+    found: dict[tuple[int, ...], int] = {}
+    for seed in candidates:
+        found.setdefault(tuple(xxhash.xxh32(str(i), seed=seed).intdigest() % g for i in range(d)), seed)
+        if len(found) == g**d:
+            return tuple(sorted(found.values()))
+    raise WmcdpError(f"the seeds {candidates} give {len(found)} of the {g**d} hash vectors of {d} indices mod {g}")
+
+
+def _strings(length: int) -> tuple[str, ...]:
+    """The bit strings of the given length: a heavy hitter's inputs (its default index mapper reads bit strings)."""
+    return tuple("".join(bits) for bits in itertools.product("01", repeat=length))
+
+
+def _hh(mechanism: str, params: str, length: int, fo: str | None, **kw: Any) -> AuditCase:
+    """A heavy hitter's case over every bit string of ``length`` (its ``max_string_length``), wrapping the frequency
+    oracle ``fo`` (the call's text), or its default ``LHClient`` when ``fo`` is None."""
+    params = params if fo is None else f"fo_client={fo}, {params}"  # (a label no other label contains)
+    run = kw.pop("run", _privatise)
+    client = Client(f"{mechanism}({params})", "client.epsilon", 2**length, "hh", run, items=_strings(length), **kw)
+    return AuditCase("pure-ldp", mechanism, params, "client.epsilon", _row, draw_counts, VALIDATION, client)
+
+
+def _index(client: Any, text: str) -> int:
+    """The heavy hitter's default index of a string: its bits before the first padding character (_hh_client.py
+    line 33)."""
+    return int(client.index_mapper(text))
+
+
+def _pem_prefix(client: Any, x: str, group: int) -> str:
+    """PEM's fragment of ``x`` in a group (pem_client.py lines 45-46)."""
+    padded = client._pad_string(x)
+    return str(padded[: min(client.start_length + (group + 1) * client.fragment_length, len(padded))])
+
+
+def _pem_seeded(client: Any, x: str) -> Hashable:
+    """PEMClient.privatise with its default LHClient under the seed model: seeds that separate every two indices
+    of the strings (a group's report is one local-hashing report of its prefix, the group published)."""
+    d = len(client.alphabet) ** client.max_string_length
+    _seed_model(client.client, separating_seeds(d, client.client.g, range(10_000)))
+    return _privatise(client, x)
+
+
+def _pem_hit(client: Any, x: str, y: Hashable) -> Hashable:
+    report, group = cast(tuple[Any, int], y)
+    return _lh_hit(client.client, _index(client, _pem_prefix(client, x, group)), report), group
+
+
+def _tree_prefixes(client: Any, x: str) -> list[str]:
+    """TreeHist's possible fragments of ``x``: each n-gram prefix padded (treehist_client.py lines 49-51)."""
+    padded, n = client._pad_string(x), client.fragment_length
+    pad = client.padding_char
+    return [padded[: s + n] + pad * (n * client.num_n_grams - s - n) for s in range(0, len(padded), n)]
+
+
+def _tree_seeded(client: Any, x: str) -> Hashable:
+    """TreeHistClient.privatise with its default LHClient under the seed model. The fragment's report mixes the
+    prefixes' reports, so its ratio at ``(y, seed)`` depends on the seed through the hash vector of every index:
+    its seeds give every such vector (:func:`complete_seeds`); the word's report is one local-hashing report, its
+    seeds separate every pair. The two reports are independent, so the tight ratio of a pair is the product of the
+    two parts' tight ratios, each attained on these seeds as on all."""
+    d, g = len(client.alphabet) ** client.max_string_length, client.fragment_estimator.g
+    _seed_model(client.fragment_estimator, complete_seeds(d, g, range(100_000)))
+    _seed_model(client.word_estimator, separating_seeds(d, g, range(10_000)))
+    return _privatise(client, x)
+
+
+def _tree_hits(client: Any, x: str, y: Hashable) -> Hashable:
+    """Which prefixes of ``x`` the fragment's report hashes to, and whether the word's report is ``x``'s hash."""
+    frag, word = cast(tuple[Any, Any], y)
+    hits = tuple(_lh_hit(client.fragment_estimator, _index(client, p), frag) for p in _tree_prefixes(client, x))
+    return hits, _lh_hit(client.word_estimator, _index(client, x), word)
+
+
+def _pem(eps: float, start: int, length: int, step: int, fo: str | None = None) -> AuditCase:
+    params = f"epsilon={eps!r}, start_length={start}, max_string_length={length}, fragment_length={step}"
+    if fo is not None:
+        return _hh("PEMClient", params, length, fo)
+    return _hh("PEMClient", params, length, None, run=_pem_seeded, view=_pem_hit)
+
+
+def _tree(eps: float, step: int, length: int, fo: str | None = None) -> AuditCase:
+    params = f"epsilon={eps!r}, fragment_length={step}, max_string_length={length}"
+    if fo is not None:
+        return _hh("TreeHistClient", params, length, fo)
+    return _hh("TreeHistClient", params, length, None, run=_tree_seeded, view=_tree_hits)
+
+
+def _sfp(eps: float, step: int, length: int, fo: str) -> AuditCase:
+    return _hh("SFPClient", f"epsilon={eps!r}, fragment_length={step}, max_string_length={length}", length, fo)
+
+
+def _heavy_hitter_cases() -> list[AuditCase]:
+    """PEM, TreeHist and SFP over their default local hashing (PEM, TreeHist) and wrapped oracles."""
+    out = [_pem(eps, s, n, 1) for eps, s, n in ((1.0, 0, 2), (2.0, 1, 3), (4.0, 0, 3))]
+    out += [_pem(2.0, 1, 3, 1, "DEClient(2.0, 8)"), _pem(0.5, 0, 2, 1, "DEClient(0.5, 4)")]
+    out += [_pem(1.0, 0, 2, 1, "UEClient(1.0, 4, use_oue=True)")]
+    out += [_pem(2.0, 1, 3, 1, "FastLHClient(2.0, 8, 4, use_olh=True)")]
+    out += [_pem(1.0, 0, 2, 1, "CMSClient(1.0, generate_hash_funcs(2, 4), 4)"), _pem(1.0, 0, 2, 1, "DEClient(4.0, 4)")]
+    out += [_tree(0.5, 1, 2)]
+    out += [_tree(eps, 1, n, f"DEClient({eps!r}, {2**n})") for eps, n in ((2.0, 2), (1.0, 3), (5.0, 2))]
+    out += [_tree(1.0, 1, 2, "UEClient(1.0, 4)"), _tree(2.0, 1, 2, "FastLHClient(2.0, 4, 4, use_olh=True)")]
+    out += [_tree(2.0, 1, 2, "CMSClient(2.0, generate_hash_funcs(1, 4), 4)")]
+    out += [_tree(1.0, 1, 2, "CMSClient(1.0, generate_hash_funcs(2, 4), 4, is_hadamard=True)")]
+    out += [_sfp(eps, 1, 2, f"CMSClient({eps!r}, generate_hash_funcs({k}, 4), 4)") for eps, k in ((2.0, 1), (1.0, 1))]
+    out += [_sfp(4.0, 2, 4, "CMSClient(4.0, generate_hash_funcs(1, 4), 4, is_hadamard=True)")]
+    return out + [
+        _sfp(2.0, 1, 2, "CMSClient(2.0, generate_hash_funcs(2, 4), 4, is_hadamard=True)"),
+        _sfp(0.5, 1, 3, "CMSClient(0.5, generate_hash_funcs(1, 4), 4, is_hadamard=True)"),
+    ]
+
+
 def _cases() -> list[AuditCase]:
     out = [_de(eps, d) for eps, d in ((0.1, 2), (0.5, 4), (1.0, 2), (1.0, 16), (2.0, 8), (5.0, 4), (10.0, 3))]
     out += [_ue(eps, 4, False) for eps in (0.5, 1.0, 5.0)]
@@ -275,7 +435,7 @@ def _cases() -> list[AuditCase]:
     out += [_cms(eps, d, k, m) for eps, d, k, m in ((1.0, 4, 1, 4), (2.0, 4, 2, 4), (4.0, 6, 1, 8))]
     out += [_sketch_response(eps, d, k, m, h) for eps, d, k, m, h in ((0.5, 3, 1, 4, 4), (1.0, 4, 2, 4, 8))]
     out += [_sketch_response(2.0, 6, 2, 8, 16)]
-    return out + _hadamard_and_rappor_cases() + _count_sketch_cases()
+    return out + _hadamard_and_rappor_cases() + _count_sketch_cases() + _heavy_hitter_cases()
 
 
 def _count_sketch_cases() -> list[AuditCase]:
@@ -371,10 +531,29 @@ MECHANISMS = (
         "a baseline that reports 0 for every item: no randomness and no ε to check",
     ),
     Mechanism(
-        "`SFPClient`, `PEMClient`, `TreeHistClient` (`pure_ldp.heavy_hitters`)",
-        "planned",
-        "heavy hitters over the frequency oracles audited above (Apple's sequence fragment puzzle, prefix "
-        "extension, tree histograms): their clients split ε over fragments or prefix levels, a composition to model",
+        "PEMClient",
+        "audited",
+        "`pure_ldp.heavy_hitters`, prefix extension over bit strings: a published group `random.randint(0, g - 1)` "
+        "and the oracle's report of the prefix of its size, the domain set to `2^size`; the default `LHClient` (PEM's "
+        "ε) under the separating seed model, or `DEClient`, OUE, `FastLHClient`, `CMSClient` at the ε they were "
+        "built with (PEM does not pass its own)",
+    ),
+    Mechanism(
+        "TreeHistClient",
+        "audited",
+        "tree histograms: two copies of the oracle at ε / 2, one reporting a prefix of `n`-grams chosen by "
+        "`np.random.randint` (not published) and padded, one the word; the default `LHClient` with seeds giving "
+        "every vector of hash values of the indices (the fragment's ratio depends on all of them), or `DEClient`, "
+        "SUE, `FastLHClient`, `CMSClient` (HCMS too)",
+    ),
+    Mechanism(
+        "SFPClient",
+        "audited",
+        "Apple's sequence fragment puzzle with `CMSClient` (HCMS too): a published start `np.random.choice` of the "
+        'fragment starts, the fragment `str(xxh64(word, seed=10) % 256) + "_" + word[l: l + n]` and the word, '
+        "each by a copy of the sketch at ε / 2. No other oracle runs: with the default or a non-sketch oracle the "
+        "client raises `AttributeError` (`fo_client.sketch_based`), with `SketchResponseClient` `ValueError` (the "
+        "bit-string index mapper applied to the fragment)",
     ),
 )
 
@@ -434,6 +613,7 @@ __all__ = [
     "pureldp_version",
     "reproducer",
     "TAIL",
+    "complete_seeds",
     "separating_seeds",
 ]
 
@@ -453,6 +633,7 @@ from fractions import Fraction
 import numpy as np
 from pure_ldp.core import generate_hash, generate_hash_funcs
 from pure_ldp.frequency_oracles import *
+from pure_ldp.heavy_hitters import *
 
 GRID = 2**53
 
@@ -467,7 +648,7 @@ def at_most(t):  # P(u <= t)
 
 client = {call}
 claim = {claim}
-x, x_prime, y = {x}, {xp}, {y!r}
+x, x_prime, y = {x!r}, {xp!r}, {y!r}
 '''
 
 TAIL = """
@@ -660,6 +841,69 @@ cleared = sum(1 for bits, cohort in reports if cohort == 0 and any(bits[i] == 0 
 print(f"reports of x in cohort 0 with one of its own bits cleared: {cleared} of 20000 reports")
 """,
 }
+
+
+#: a heavy hitter's report from its client's lines, over the frequency oracle it wraps
+_BODIES["hh"] = (
+    _SCALED_BELOW
+    + """import xxhash
+
+
+def oracle(c, data, out):  # P(out | data) for the frequency oracle c, from its own lines
+    if isinstance(c, CMSClient):  # cms_client.py lines 48-94: a published hash index j of the item's str
+        if c.is_hadamard:  # and row l, the sign of random.choices([-1, 1], weights=[prob, 1 - prob])
+            bw, j, l = out
+            minus = scaled_below(c.prob + (1 - c.prob) + 0.0, c.prob)
+            return Fraction(1, c.k * c.m) * (minus if bw == -c.had[l, c.hash_funcs[j](str(data))] else 1 - minus)
+        v, j = out  # or the -1/+1 one-hot vector, each entry flipped when np.random.rand() < prob
+        hot, flip = c.hash_funcs[j](str(data)), below(c.prob)
+        share = Fraction(1, c.k)
+        for i, entry in enumerate(v):
+            share *= flip if entry != (1 if i == hot else -1) else 1 - flip
+        return share
+    index = c.index_mapper(data)
+    if isinstance(c, DEClient):  # de_client.py lines 26-34: kept when random.random() < p, else one of d - 1
+        keep = below(c.p)
+        return keep if out == index else (1 - keep) / (c.d - 1)
+    if isinstance(c, UEClient):  # ue_client.py lines 44-48: np.random.choice([1, 0], p=[q, 1 - q]) per bit,
+        cdf = np.array([c.q, 1 - c.q]).cumsum()  # 1 when u < cdf[0] (numpy's normalised cumulative sum),
+        cdf /= cdf[-1]  # the index's bit random.random() < p
+        share = Fraction(1)
+        for i, bit in enumerate(out):
+            one = below(c.p) if i == index else below(cdf[0])
+            share *= one if bit else 1 - one
+        return share
+    value, seed = out  # lh_client.py lines 66-79: kept when u <= p - q, else np.random.randint(0, g); the
+    keep = at_most(c.p - c.q)  # seed: uniform in 0 .. k - 1 (FastLHClient), or random.randint(0, sys.maxsize)
+    hashed = xxhash.xxh32(str(index), seed=seed).intdigest() % c.g  # (LHClient: alike for every item, it cancels)
+    share = Fraction(1, c.k) if isinstance(c, FastLHClient) else 1
+    return share * ((keep if value == hashed else 0) + (1 - keep) / c.g)
+
+
+def prob(item):
+    padded = client._pad_string(item)
+    if isinstance(client, PEMClient):  # pem_client.py lines 35-48: a published group, its prefix's report
+        out, group = y
+        size = client.start_length + (group + 1) * client.fragment_length
+        try:  # the domain size privatise sets for the group
+            client.client.update_params(d=len(client.alphabet) ** size)
+        except TypeError:
+            pass
+        return Fraction(1, client.g) * oracle(client.client, padded[: min(size, len(padded))], out)
+    n = client.fragment_length
+    if isinstance(client, TreeHistClient):  # treehist_client.py lines 49-51, 65-68: a uniform prefix, padded,
+        frag, word = y  # and the word, each reported by its own copy of the oracle
+        width = n * client.num_n_grams
+        prefixes = [padded[: s + n] + client.padding_char * (width - s - n) for s in range(0, len(padded), n)]
+        mixed = sum(oracle(client.fragment_estimator, p, frag) for p in prefixes) / len(prefixes)
+        return mixed * oracle(client.word_estimator, padded, word)
+    frag, word, l = y  # sfp_client.py lines 69-72, 86-89: a published start l, the fragment hash_fragment
+    r = str(client.hash_256(padded)) + "_" + padded[l : l + n]
+    starts = len(range(0, len(padded), n))
+    return Fraction(1, starts) * oracle(client.fragment_client, r, frag) * oracle(client.word_client, padded, word)
+
+"""
+)
 
 
 def reproducer(case: AuditCase, version: str, claimed: float, x: int, xp: int, y: Hashable) -> str:

@@ -8,6 +8,7 @@ numpy), OpenDP's sampling loops run step by step, sums of the discrete Gaussian 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -188,7 +189,7 @@ def test_zcdp_models_match_opendp():
     pytest.importorskip("scipy")
     from wmcdp.audit.opendp import audit_opendp
 
-    rows = audit_opendp(sample=5000, level=1e-9, only="zero_concentrated_divergence", processes=1)
+    rows = audit_opendp(sample=3000, level=1e-9, only="zero_concentrated_divergence", processes=1)
     assert [r.mechanism for r in rows] == ["make_noisy_top_k"] * 3 + ["make_private_quantile"] * 2
     assert all(r.verdict == "loose" and r.model_agrees for r in rows)
 
@@ -233,13 +234,21 @@ def test_gumbel_is_noisy_max_and_its_model_matches_opendp_while_the_unnegated_on
 # -- make_gaussian_threshold: approximate zCDP -----------------------------------------------------------
 
 
-def _gauss_at_least(m, sigma, bound=400):
-    """P(Z >= m) of the discrete Gaussian of parameter sigma (mpmath, 60 digits; the terms past ``bound`` are below
-    1e-1000 for the scales here)."""
+@functools.cache
+def _gauss_weights(sigma, bound=400):
+    """The discrete Gaussian's weights e^(-j^2 / (2 sigma^2)) for |j| <= bound and their sum (mpmath, 60 digits; the
+    terms past ``bound`` are below 1e-1000 for the scales here)."""
     with mpmath.workdps(60):
         s = _mp(sigma) ** 2
         weights = {j: mpmath.exp(-mpmath.mpf(j * j) / (2 * s)) for j in range(-bound, bound + 1)}
-        return mpmath.fsum(w for j, w in weights.items() if j >= m) / mpmath.fsum(weights.values())
+        return weights, mpmath.fsum(weights.values())
+
+
+def _gauss_at_least(m, sigma):
+    """P(Z >= m) of the discrete Gaussian of parameter sigma (mpmath, 60 digits)."""
+    weights, total = _gauss_weights(sigma)
+    with mpmath.workdps(60):
+        return mpmath.fsum(w for j, w in weights.items() if j >= m) / total
 
 
 def test_gaussian_threshold_model_against_the_pmf():
@@ -264,19 +273,25 @@ def test_gaussian_threshold_model_against_the_pmf():
 
 @pytest.mark.parametrize(
     "label, sigma, threshold, li",
-    [("scale=1.0, threshold=5, d_in=(1, 1, 1)", 1.0, 5, 1), ("scale=1.5, threshold=6, d_in=(1, 2, 2)", 1.5, 6, 2),
-     ("scale=1.0, threshold=3, d_in=(0, 0, 0)", 1.0, 3, 0)],
+    [
+        ("scale=1.0, threshold=5, d_in=(1, 1, 1)", 1.0, 5, 1),
+        ("scale=1.5, threshold=6, d_in=(1, 2, 2)", 1.5, 6, 2),
+        ("scale=1.0, threshold=3, d_in=(0, 0, 0)", 1.0, 3, 0),
+    ],
 )
 def test_gaussian_threshold_delta_is_the_release_of_a_key_against_none(label, sigma, threshold, li):
     """The tight delta at the claimed rho is P(Z >= threshold - l_inf) (a key of l_inf users against none); the map
     bounds P(Z > threshold - l_inf) by the continuous Gaussian's tail, one step further out, so it is exceeded."""
-    (case,) = [c for c in __import__("wmcdp.audit.opendp", fromlist=["cases"]).cases(label)
-               if c.mechanism == "make_gaussian_threshold"]
+    from wmcdp.audit.opendp import cases
+
+    (case,) = [c for c in cases(label) if c.mechanism == "make_gaussian_threshold"]
     row = case.model(case)[0]
     exact = _gauss_at_least(threshold - li, sigma)
     assert row.delta == pytest.approx(float(exact), rel=1e-12) and exact > row.claimed_delta
     assert row.verdict == "VIOLATED" and row.witness[:2] == ("{}", repr({"a": li}))
-    assert row.epsilon == li * li / (2 * sigma * sigma) <= row.claimed
+    bound = Fraction(li * li) / (2 * Fraction(sigma) ** 2)  # c^2 / (2 sigma^2), rounded up to a double
+    assert Fraction(row.epsilon) >= bound and (row.epsilon == 0 or math.nextafter(row.epsilon, 0) < bound)
+    assert row.epsilon <= row.claimed
     if li:
         tail = mpmath.erfc((threshold - li) / (sigma * mpmath.sqrt(2))) / 2  # P(N(0, sigma^2) > threshold - l_inf)
         assert row.claimed_delta == pytest.approx(float(tail), rel=1e-6)
@@ -292,11 +307,23 @@ def test_gaussian_threshold_model_matches_opendp_and_its_report_runs_alone(tmp_p
     from wmcdp.audit.opendp import audit_opendp
     from wmcdp.cli import main
 
-    (row,) = audit_opendp(sample=5000, level=1e-9, only="make_gaussian_threshold one key's count, scale=2.0",
-                          processes=1)
+    (row,) = audit_opendp(
+        sample=2000, level=1e-9, only="make_gaussian_threshold one key's count, scale=2.0", processes=1
+    )
     assert row.verdict == "VIOLATED" and row.model_agrees and len(row.samples) == 2
-    assert main(["audit", "opendp", "--only", "make_gaussian_threshold one key's count, scale=2.0", "--report",
-                 str(tmp_path)]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "opendp",
+                "--only",
+                "make_gaussian_threshold one key's count, scale=2.0",
+                "--report",
+                str(tmp_path),
+            ]
+        )
+        == 1
+    )
     (path,) = tmp_path.iterdir()
     lines = script_output(path.read_text())
     with mpmath.workdps(60):

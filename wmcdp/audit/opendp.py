@@ -896,9 +896,9 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
     return row, shown
 
 
-_GAUSS_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims (rho, delta) = ({rho!r}, {delta!r}) (approximate zCDP) at
-d_in = {d_in}, yet the input {{"a": {n}}} releases the key "a" more often than delta, while the input {{}} (at distance
-{distance} under l02inf_distance: a missing key counts as 0) never releases it. Approximate zCDP (Bun and Steinke
+_GAUSS_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims approximate zCDP (rho, delta) =
+({rho!r}, {delta!r}) at d_in = {d_in}, yet the input {{"a": {n}}} releases the key "a" more often than delta,
+while the input {{}} (at distance {distance} under l02inf_distance: a missing key counts as 0) never releases it. Approximate zCDP (Bun and Steinke
 2016, Definition 8.1, which OpenDP's proof cites) needs an event of probability at least 1 - delta under {{"a": {n}}}
 on which "a" is never released, so P(released | {{"a": {n}}}) <= delta. The measurement adds the discrete Gaussian Z
 (sigma = scale) to the count and keeps the key when the noisy count is at least the threshold, so
@@ -1392,7 +1392,7 @@ MECHANISMS = (
     Mechanism(
         "make_report_noisy_max_gumbel",
         "audited",
-        "deprecated alias of `make_noisy_max` under max divergence (`optimize=\"min\"` negates the scores): one round "
+        'deprecated alias of `make_noisy_max` under max divergence (`optimize="min"` negates the scores): one round '
         "of permute-and-flip, certified as `make_noisy_top_k`'s, over every vector of 3 scores in `0..2`",
     ),
     Mechanism("`make_laplace`, `make_gaussian`, `make_noise` on float domains", "not auditable", "continuous output"),

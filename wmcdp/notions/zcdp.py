@@ -21,7 +21,8 @@ end is rounded outwards:
 Intervals are split at their midpoints, the one with the largest upper bound first (over every pair at once, so a
 pair far below the best is never split), until the enclosure is narrower than :data:`RELATIVE_WIDTH` or the budget
 of evaluations of ``g`` is spent: then the enclosure is still certified, only wider. An output with
-``P(y) > 0 = Q(y)`` makes every ``D_α`` infinite, so ``ρ* = ∞`` with that pair; ``P = Q`` gives 0.
+``P(y) > 0 = Q(y)`` makes every ``D_α`` infinite, so ``ρ* = ∞`` with that pair; ``P = Q`` (the same rationals, or the
+same objects) gives 0.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class _Pair:
                 continue
             logs.append((_ball(a).log(), _ball(b).log()))
         self.logs = logs
+        self.same = all(a is b or not (isinstance(a, Real) or isinstance(b, Real)) and a == b for a, b in zip(p, q))
 
     def g(self, alpha: Fraction) -> Any:
         """The ball of ``g(α) = ln Σ exp(α ln P + (1 − α) ln Q)``."""
@@ -174,7 +176,9 @@ def _search(pairs: list[_Pair], budget: int) -> ZcdpEnclosure:
     for k, pair in enumerate(pairs):
         if pair.infinite:
             return ZcdpEnclosure(math.inf, math.inf, k, math.inf, 0)
-    live = [k for k, pair in enumerate(pairs) if pair.logs]
+    live = [k for k, pair in enumerate(pairs) if pair.logs and not pair.same]
+    if not live:  # every pair P = Q exactly
+        return ZcdpEnclosure(0.0, 0.0, 0, 1.0, 0)
     low, where, spent = Fraction(0), (live[0], 1.0), 0
     first: dict[int, Fraction] = {}
     for k in live:  # the alpha -> 1 limits and the order 2: a lower bound for every pair's search

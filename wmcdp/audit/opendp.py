@@ -889,6 +889,7 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
         0.0,
         claimed_delta=delta,
         delta=delta_high,
+        measure="approximate zCDP",
     )
     if row.verdict == "VIOLATED":
         row = replace(row, reproducer=gaussian_threshold_reproducer(case, rho, delta, inputs[k]))
@@ -898,11 +899,12 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
 
 _GAUSS_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims approximate zCDP (rho, delta) =
 ({rho!r}, {delta!r}) at d_in = {d_in}, yet the input {{"a": {n}}} releases the key "a" more often than delta,
-while the input {{}} (at distance {distance} under l02inf_distance: a missing key counts as 0) never releases it. Approximate zCDP (Bun and Steinke
-2016, Definition 8.1, which OpenDP's proof cites) needs an event of probability at least 1 - delta under {{"a": {n}}}
-on which "a" is never released, so P(released | {{"a": {n}}}) <= delta. The measurement adds the discrete Gaussian Z
-(sigma = scale) to the count and keeps the key when the noisy count is at least the threshold, so
-P(released) = P(Z >= threshold - {n}); the privacy map bounds P(Z > threshold - l_inf), one step further out.
+while the input {{}} (at distance {distance} under l02inf_distance: a missing key counts as 0) never releases it.
+Approximate zCDP (Bun and Steinke 2016, Definition 8.1, which OpenDP's proof cites) needs an event of probability at
+least 1 - delta under {{"a": {n}}} on which "a" is never released, so P(released | {{"a": {n}}}) <= delta. The
+measurement adds the discrete Gaussian Z (sigma = scale) to the count and keeps the key when the noisy count is at
+least the threshold, so P(released) = P(Z >= threshold - {n}); the privacy map bounds P(Z > threshold - l_inf), one
+step further out.
 Needs only OpenDP."""
 import math
 from decimal import Decimal, getcontext

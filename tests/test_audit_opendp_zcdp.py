@@ -274,7 +274,7 @@ def test_gaussian_threshold_model_against_the_pmf():
 @pytest.mark.parametrize(
     "label, sigma, threshold, li",
     [
-        ("scale=1.0, threshold=5, d_in=(1, 1, 1)", 1.0, 5, 1),
+        ("scale=1.0, threshold=6, d_in=(1, 1, 1)", 1.0, 6, 1),
         ("scale=1.5, threshold=6, d_in=(1, 2, 2)", 1.5, 6, 2),
         ("scale=1.0, threshold=3, d_in=(0, 0, 0)", 1.0, 3, 0),
     ],

@@ -401,7 +401,7 @@ def _cases() -> list[AuditCase]:
         threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
         threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
         threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
-        gaussian_threshold(1.0, 5, (1, 1, 1)),
+        gaussian_threshold(1.0, 6, (1, 1, 1)),
         gaussian_threshold(2.0, 4, (1, 1, 1)),
         gaussian_threshold(1.5, 6, (1, 2, 2)),
         gaussian_threshold(1.0, 3, (0, 0, 0)),

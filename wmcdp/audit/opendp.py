@@ -855,28 +855,12 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
 
     So the tight delta at the claimed rho is the largest release probability of a count that is a neighbour of no
     key; the verdict compares it with the claimed delta (``VIOLATED`` when its enclosure lies above the claim)."""
-    from ..notions.zcdp import certified_zcdp
-
     spec: NoiseThreshold = case.spec
     rho, delta = (float(v) for v in spec.build(_opendp()).map(spec.d_in))
-    dists = gaussian_threshold_outputs(spec)
-    inputs, variance = spec.inputs, Fraction(spec.scale) ** 2
+    dists, inputs = gaussian_threshold_outputs(spec), spec.inputs
     pairs = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if spec.neighbours(inputs[a], inputs[b])]
-    present = [(a, b) for a, b in pairs if ABSENT not in (inputs[a], inputs[b])]
-    worst = max((abs(inputs[a] - inputs[b]) for a, b in present), default=0)
-    if Fraction(worst * worst) / (2 * variance) > Fraction(rho):
-        raise WmcdpError(f"{case.label}: the claimed rho {rho!r} is below c^2 / (2 sigma^2) at c = {worst}")
-    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
-    closed = float_bracket(Fraction(worst * worst) / (2 * variance))[1]
-    if worst:
-        vectors = [([dists[a].get(y, 0) for y in outputs], [dists[b].get(y, 0) for y in outputs]) for a, b in present]
-        lower = float(certified_zcdp(vectors, budget=THRESHOLD_BUDGET).lo)
-        if lower > closed:
-            raise WmcdpError(f"{case.label}: the model's certified rho {lower!r} exceeds the bound {closed!r}")
-    releases = [(1 - dists[b][DROPPED], b) for a, b in pairs if inputs[a] == ABSENT]
-    needed, k = max(releases, key=lambda r: r[0]) if releases else (Real("0"), 0)
-    mid, radius = needed.enclosure(128)
-    delta_low, delta_high = float_bracket(mid - radius)[0], float_bracket(mid + radius)[1]
+    closed = _present_rho(case, dists, [(a, b) for a, b in pairs if ABSENT not in (inputs[a], inputs[b])], rho)
+    delta_low, delta_high, k = _largest_release(dists, inputs, pairs)
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -884,7 +868,7 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
         rho,
         closed,
         None,
-        certified_verdict(delta, delta, max(delta_low, 0.0), delta_high),
+        certified_verdict(delta, delta, delta_low, delta_high),
         (repr(spec.to_opendp(ABSENT)), repr(spec.to_opendp(inputs[k])), "released"),
         0.0,
         claimed_delta=delta,
@@ -895,6 +879,40 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
         row = replace(row, reproducer=gaussian_threshold_reproducer(case, rho, delta, inputs[k]))
     shown = [(repr(spec.to_opendp(inputs[m])), _floats(dists[m]), inputs[m]) for m in (0, k)]
     return row, shown
+
+
+def _largest_release(
+    dists: list[dict[Hashable, Real]], inputs: list[Any], pairs: list[tuple[int, int]]
+) -> tuple[float, float, int]:
+    """The largest ``P(released | x')`` over the pairs ``(absent, x')`` (never none: a count of 0 is at distance 0), as
+    floats below and above it, and the place of that ``x'``."""
+    releases = [(1 - dists[b][DROPPED], b) for a, b in pairs if inputs[a] == ABSENT]
+    needed, k = max(releases, key=lambda r: r[0])
+    mid, radius = needed.enclosure(128)
+    return max(float_bracket(mid - radius)[0], 0.0), float_bracket(mid + radius)[1], k
+
+
+def _present_rho(
+    case: AuditCase, dists: list[dict[Hashable, Real]], present: list[tuple[int, int]], rho: float
+) -> float:
+    """``c^2 / (2 sigma^2)`` rounded up, for ``c`` the largest change between two present counts of the ``present``
+    pairs: at most the claimed ``rho`` (else the audit stops: the tight delta would need the pairs' events), and at
+    least the certified lower end of the model's rho over those pairs (else the model is wrong)."""
+    from ..notions.zcdp import certified_zcdp
+
+    spec: NoiseThreshold = case.spec
+    worst = max((abs(spec.inputs[a] - spec.inputs[b]) for a, b in present), default=0)
+    bound = Fraction(worst * worst) / (2 * Fraction(spec.scale) ** 2)
+    if bound > Fraction(rho):
+        raise WmcdpError(f"{case.label}: the claimed rho {rho!r} is below c^2 / (2 sigma^2) at c = {worst}")
+    closed = float_bracket(bound)[1]
+    if worst:
+        outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
+        vectors = [([dists[a].get(y, 0) for y in outputs], [dists[b].get(y, 0) for y in outputs]) for a, b in present]
+        lower = float(certified_zcdp(vectors, budget=THRESHOLD_BUDGET).lo)
+        if lower > closed:
+            raise WmcdpError(f"{case.label}: the model's certified rho {lower!r} exceeds the bound {closed!r}")
+    return closed
 
 
 _GAUSS_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims approximate zCDP (rho, delta) =

@@ -84,24 +84,26 @@ def _lower(b: Any) -> Fraction:
     return _fraction(b.mid()) - _fraction(b.rad())
 
 
+def _check(p: Sequence[Any], q: Sequence[Any]) -> None:
+    if len(p) != len(q):
+        raise WmcdpError(f"two distributions over {len(p)} and {len(q)} outputs")
+    if any(a < 0 for a in p) or any(b < 0 for b in q):
+        raise WmcdpError("a probability below 0")
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """The same object, or equal rationals (exact reals are compared only by identity: equality may be undecidable)."""
+    return a is b or not (isinstance(a, Real) or isinstance(b, Real)) and a == b
+
+
 class _Pair:
     """One ordered pair ``(P, Q)`` of distributions on the same outputs: the logs of the masses where ``P > 0``."""
 
     def __init__(self, p: Sequence[Any], q: Sequence[Any]) -> None:
-        if len(p) != len(q):
-            raise WmcdpError(f"two distributions over {len(p)} and {len(q)} outputs")
-        logs, self.infinite = [], False
-        for a, b in zip(p, q):
-            if a < 0 or b < 0:
-                raise WmcdpError("a probability below 0")
-            if a == 0:
-                continue
-            if b == 0:
-                self.infinite = True
-                continue
-            logs.append((_ball(a).log(), _ball(b).log()))
-        self.logs = logs
-        self.same = all(a is b or not (isinstance(a, Real) or isinstance(b, Real)) and a == b for a, b in zip(p, q))
+        _check(p, q)
+        self.infinite = any(a != 0 and b == 0 for a, b in zip(p, q))
+        self.logs = [(_ball(a).log(), _ball(b).log()) for a, b in zip(p, q) if a != 0 and b != 0]
+        self.same = all(_identical(a, b) for a, b in zip(p, q))
 
     def g(self, alpha: Fraction) -> Any:
         """The ball of ``g(α) = ln Σ exp(α ln P + (1 − α) ln Q)``."""
@@ -172,6 +174,62 @@ def certified_zcdp(
         return _search([_Pair(p, q) for p, q in pairs], budget)
 
 
+#: an interval of orders on the search's heap: (-its upper bound, a tie-break, pair, a, b, g(a)'s and g(b)'s upper ends)
+_Interval = tuple[Fraction, int, int, Fraction, Fraction, Fraction, Fraction]
+
+
+class _Search:
+    """The branch and bound of the module docstring over the pairs that are neither equal nor infinitely apart."""
+
+    def __init__(self, pairs: list[_Pair], live: list[int]) -> None:
+        self.pairs, self.live = pairs, live
+        self.low, self.where, self.spent = Fraction(0), (live[0], 1.0), 0
+        self.heap: list[_Interval] = []
+        self.count = itertools.count()
+
+    def offer(self, value: Fraction, k: int, alpha: float) -> None:
+        """A lower bound of pair ``k``'s ``D_α / α`` at ``alpha`` (1 for the limit there)."""
+        if value > self.low:
+            self.low, self.where = value, (k, alpha)
+
+    def evaluate(self, k: int, alpha: Fraction) -> Fraction:
+        """``g(α)`` of pair ``k``: the lower end offered as ``D_α / α``, the upper end returned."""
+        ball = self.pairs[k].g(alpha)
+        self.spent += 1
+        self.offer(_lower(ball) / (alpha * (alpha - 1)), k, float(alpha))
+        return _upper(ball)
+
+    def push(self, k: int, a: Fraction, b: Fraction, ga: Fraction, gb: Fraction) -> None:
+        bound = _bound(a, b, ga, gb)
+        if bound > self.low:
+            heapq.heappush(self.heap, (-bound, next(self.count), k, a, b, ga, gb))
+
+    def seed(self, first: dict[int, Fraction]) -> None:
+        """Each pair's intervals ``[1, 2], [2, 4], ...`` up to the order ``A`` where ``D_∞ / A <= low``."""
+        for k in self.live:
+            a, ga, b, gb = Fraction(1), Fraction(0), Fraction(2), first[k]
+            self.push(k, a, b, ga, gb)
+            d_inf = self.pairs[k].d_infinity()
+            while d_inf > self.low * b:
+                if b > 2**64:
+                    raise WmcdpError("the order where D_inf / alpha falls below the lower bound is past 2^64")
+                a, ga, b = b, gb, 2 * b
+                gb = self.evaluate(k, b)
+                self.push(k, a, b, ga, gb)
+
+    def high(self) -> Fraction:
+        return max(self.low, -self.heap[0][0]) if self.heap else self.low
+
+    def refine(self, budget: int) -> None:
+        """Split the interval of the largest upper bound until the enclosure is narrow or the budget is spent."""
+        while self.heap and self.high() - self.low > RELATIVE_WIDTH * self.low and self.spent < budget:
+            _, _, k, a, b, ga, gb = heapq.heappop(self.heap)
+            m = (a + b) / 2
+            gm = self.evaluate(k, m)
+            self.push(k, a, m, ga, gm)
+            self.push(k, m, b, gm, gb)
+
+
 def _search(pairs: list[_Pair], budget: int) -> ZcdpEnclosure:
     for k, pair in enumerate(pairs):
         if pair.infinite:
@@ -179,51 +237,18 @@ def _search(pairs: list[_Pair], budget: int) -> ZcdpEnclosure:
     live = [k for k, pair in enumerate(pairs) if pair.logs and not pair.same]
     if not live:  # every pair P = Q exactly
         return ZcdpEnclosure(0.0, 0.0, 0, 1.0, 0)
-    low, where, spent = Fraction(0), (live[0], 1.0), 0
-    first: dict[int, Fraction] = {}
-    for k in live:  # the alpha -> 1 limits and the order 2: a lower bound for every pair's search
-        kl, g2 = pairs[k].kl(), pairs[k].g(Fraction(2))
-        spent += 1
-        first[k] = _upper(g2)
-        for value, alpha in ((_lower(kl), 1.0), (_lower(g2) / 2, 2.0)):
-            if value > low:
-                low, where = value, (k, alpha)
-    if low <= 0:  # every pair equal up to the balls' radii: D_alpha / alpha <= D_inf
-        return ZcdpEnclosure(0.0, outward(max(pairs[k].d_infinity() for k in live), True), live[0], 1.0, spent)
-    heap: list[tuple[Fraction, int, int, Fraction, Fraction, Fraction, Fraction]] = []
-    count = itertools.count()
-    for k in live:
-        pair, a, ga, b, gb = pairs[k], Fraction(1), Fraction(0), Fraction(2), first[k]
-        heapq.heappush(heap, (-_bound(a, b, ga, gb), next(count), k, a, b, ga, gb))
-        d_inf = pair.d_infinity()
-        while d_inf > low * b:  # intervals [2, 4], [4, 8], ... up to where D_inf / alpha <= low
-            if b > 2**64:
-                raise WmcdpError("the order where D_inf / alpha falls below the lower bound is past 2^64")
-            a, ga, b = b, gb, 2 * b
-            gb_ball = pair.g(b)
-            spent += 1
-            gb = _upper(gb_ball)
-            if _lower(gb_ball) / (b * (b - 1)) > low:
-                low, where = _lower(gb_ball) / (b * (b - 1)), (k, float(b))
-            heapq.heappush(heap, (-_bound(a, b, ga, gb), next(count), k, a, b, ga, gb))
-    while heap:
-        high = -heap[0][0]
-        if high <= low or high - low <= RELATIVE_WIDTH * low or spent >= budget:
-            break
-        _, _, k, a, b, ga, gb = heapq.heappop(heap)
-        m = (a + b) / 2
-        gm_ball = pairs[k].g(m)
-        spent += 1
-        gm = _upper(gm_ball)
-        value = _lower(gm_ball) / (m * (m - 1))
-        if value > low:
-            low, where = value, (k, float(m))
-        for lo_end, hi_end, g_lo, g_hi in ((a, m, ga, gm), (m, b, gm, gb)):
-            bound = _bound(lo_end, hi_end, g_lo, g_hi)
-            if bound > low:
-                heapq.heappush(heap, (-bound, next(count), k, lo_end, hi_end, g_lo, g_hi))
-    high = max(low, -heap[0][0]) if heap else low
-    return ZcdpEnclosure(outward(low, False), outward(high, True), where[0], where[1], spent)
+    search = _Search(pairs, live)
+    first = {}
+    for k in live:  # the alpha -> 1 limits and the order 2: a lower bound before any pair is searched
+        search.offer(_lower(pairs[k].kl()), k, 1.0)
+        first[k] = search.evaluate(k, Fraction(2))
+    if search.low <= 0:  # every pair equal up to the balls' radii: D_alpha / alpha <= D_inf
+        hi = max(pairs[k].d_infinity() for k in live)
+        return ZcdpEnclosure(0.0, outward(hi, True), live[0], 1.0, search.spent)
+    search.seed(first)
+    search.refine(budget)
+    low, high = search.low, search.high()
+    return ZcdpEnclosure(outward(low, False), outward(high, True), search.where[0], search.where[1], search.spent)
 
 
 __all__ = ["BUDGET", "PRECISION", "RELATIVE_WIDTH", "ZcdpEnclosure", "certified_zcdp"]

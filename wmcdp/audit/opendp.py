@@ -1166,8 +1166,9 @@ def noisy_top_k_outputs(
 
 
 def _top_k_row(case: AuditCase) -> Modelled:
-    """The claim of the privacy map at ``d_in`` (``k`` times the range distance over the scale) against the
-    certified tight epsilon over every pair of neighbouring score vectors."""
+    """The claim of the privacy map at ``d_in`` against the certified tight value over every pair of neighbouring
+    score vectors: under max divergence ``k`` times the range distance over the scale against the tight epsilon;
+    under zCDP (rounds with replacement) ``k (range / scale)^2 / 8`` against the tight rho (:func:`_zcdp_row`)."""
     spec: NoisyTopK = case.spec
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     inputs = spec.inputs

@@ -719,7 +719,7 @@ def test_private_quantile_model_matches_opendp():
     pytest.importorskip("scipy")
     from wmcdp.audit.opendp import audit_opendp
 
-    rows = audit_opendp(sample=3000, level=1e-9, only="make_private_quantile", processes=1)
+    rows = audit_opendp(sample=3000, level=1e-9, only="make_private_quantile candidates", processes=1)
     assert [r.verdict for r in rows] == ["tight", "loose", "loose"] and all(r.model_agrees for r in rows)
 
 

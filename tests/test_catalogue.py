@@ -289,9 +289,10 @@ CASES = [
      lambda: opendp_noisy_max(2, 4, 2, monotonic="maybe"),
      ["privacy", "opendp_noisy_max", "-p", "n=2", "-p", "top=4", "-p", "scale=2", "-p", "monotonic=maybe"]),
     ("audit --only naming no case",
-     "no case of the OpenDP audit matches 'nosuch'; the mechanisms are make_gaussian, make_geometric, make_laplace, "
-     "make_laplace_threshold, make_noise, make_noise_threshold, make_noisy_max, make_noisy_top_k, "
-     "make_private_quantile, make_randomized_response, make_randomized_response_bitvec, make_randomized_response_bool",
+     "no case of the OpenDP audit matches 'nosuch'; the mechanisms are make_gaussian, make_gaussian_threshold, "
+     "make_geometric, make_laplace, make_laplace_threshold, make_noise, make_noise_threshold, make_noisy_max, "
+     "make_noisy_top_k, make_private_quantile, make_randomized_response, make_randomized_response_bitvec, "
+     "make_randomized_response_bool, make_report_noisy_max_gumbel",
      lambda: audit_cases("nosuch"), ["audit", "opendp", "--only", "nosuch"]),
 ]
 PREFIX_ONLY = {"unknown program", "user file that fails to import"}  # the rest of the message varies

@@ -59,6 +59,8 @@ _EXPORTS = {
     "synthesize_renyi": "notions.renyi",
     "RenyiResult": "notions.renyi",
     "RenyiOrder": "notions.renyi",
+    "certified_zcdp": "notions.zcdp",
+    "ZcdpEnclosure": "notions.zcdp",
     "privacy_loss_distribution": "notions.loss",
     "PrivacyLoss": "notions.loss",
     "compose_approximate": "notions.sequence",
@@ -191,6 +193,8 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.sweep import sweep_privacy as sweep_privacy
     from .notions.sweep import sweep_renyi as sweep_renyi
     from .notions.sweep import to_dataframe as to_dataframe
+    from .notions.zcdp import ZcdpEnclosure as ZcdpEnclosure
+    from .notions.zcdp import certified_zcdp as certified_zcdp
     from .plan import PlanReport as PlanReport
     from .plan.pairs import PairSet as PairSet
     from .plan.pairs import PairWitness as PairWitness

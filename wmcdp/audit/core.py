@@ -110,6 +110,7 @@ class AuditRow:
     reproducer: str | None = None  # a script showing a violation with the library alone, where one is written
     exact: tuple[ExactCheck, ...] = field(default=())  # the library's own code run at points the model fixes
     witness_event: str | None = None  # an (epsilon, delta) claim: the outputs of the witness's event
+    measure: str | None = None  # the claim's measure when it is not epsilon or (epsilon, delta): "approximate zCDP"
 
     @property
     def model_agrees(self) -> bool:
@@ -136,6 +137,7 @@ class AuditRow:
                 else {"witness_probabilities": list(self.witness_probabilities)}
             ),
             **({} if self.witness_event is None else {"witness_event": self.witness_event}),
+            **({} if self.measure is None else {"measure": self.measure}),
             **({} if not self.exact else {"exact_checks": [e.as_dict() for e in self.exact]}),
             "model_agrees": self.model_agrees,
         }

@@ -92,8 +92,26 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _zcdp_lines(library: str, version: str, row: AuditRow) -> list[str]:
+    """The head of the report of a violated approximate zCDP (rho, delta) claim: the pair and the tight delta."""
+    x, xp, y = row.witness
+    return [
+        f"# {library} {version}: `{row.mechanism}` breaks its claimed approximate zCDP (rho, delta)",
+        "",
+        f"- **Case:** `{row.mechanism} {row.params}`",
+        f"- **Claim:** (rho, delta) = ({row.claimed!r}, {row.claimed_delta!r}): for neighbouring `x`, `x'` there are "
+        "events of probability at least `1 - delta` under each output distribution on which the conditional "
+        "distributions have `D_alpha <= rho alpha` for every `alpha > 1`, both ways (Bun and Steinke 2016, "
+        "Definition 8.1).",
+        f"- **Exact:** the tight delta at rho = {row.claimed!r} is {row.delta!r} (certified).",
+        f"- **Witness:** `x = {x}`, `x' = {xp}`, the output `{y}`.",
+    ]
+
+
 def _delta_lines(library: str, version: str, row: AuditRow) -> list[str]:
     """The head of the report of a violated (epsilon, delta) claim: the event, its probabilities, the samples."""
+    if row.measure == "approximate zCDP":
+        return _zcdp_lines(library, version, row)
     x, xp, _ = row.witness
     lines = [
         f"# {library} {version}: `{row.mechanism}` breaks its claimed (epsilon, delta)",

@@ -19,7 +19,15 @@ enclosure or within 4 ulp above it, ``VIOLATED`` when the enclosure lies above t
 
 ``make_noisy_top_k`` under max divergence peels ``k`` rounds of permute-and-flip, each accepting a candidate
 with probability ``e^(-gap / scale)``: its probabilities are exact reals too (:func:`noisy_top_k_outputs`),
-over every score vector of the case, and its epsilon a certified enclosure (:func:`_top_k_row`).
+over every score vector of the case, and its epsilon a certified enclosure (:func:`_top_k_row`). Under
+``zero_concentrated_divergence`` each round draws with replacement, the exponential mechanism (:func:`exponential`),
+and the claimed rho is compared with the certified ``sup over alpha > 1 of D_alpha / alpha`` over every neighbouring
+pair (:func:`~wmcdp.notions.zcdp.certified_zcdp`, :func:`_zcdp_row`); ``make_private_quantile`` likewise, and
+``make_report_noisy_max_gumbel`` is ``make_noisy_max`` (one round of permute-and-flip).
+
+``make_gaussian_threshold`` claims approximate zCDP ``(rho, delta)`` (Bun and Steinke's Definition 8.1, which
+OpenDP's proof cites): the tight delta at the claimed rho is compared with the claimed delta
+(:func:`_gaussian_threshold_row`).
 
 With ``sample`` draws, OpenDP itself is run ``sample`` times on each input of the witness and the
 counts are compared with the model's distribution by a chi-square test at level ``level``: the
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -42,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.certified import Real
+from ..base.certified import Real, float_bracket
 from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
@@ -298,25 +307,59 @@ def _cases() -> list[AuditCase]:
         claim = "(epsilon, delta): the privacy map at d_in (certified)"
         return AuditCase("opendp", name, params, claim, _threshold_row, draw_counts, VALIDATION, spec)
 
-    def quantile(candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int) -> AuditCase:
-        spec = PrivateQuantile(candidates, alpha, scale, values, size)
-        params = (
-            f"candidates={list(candidates)}, alpha={alpha!r}, scale={scale!r}, "
-            f"datasets of up to {size} values in 0..{values - 1}"
+    def gaussian_threshold(scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+            metric = dp.l02inf_distance(dp.absolute_distance(T="i32"))
+            return dp.m.make_gaussian_threshold(domain, metric, scale=scale, threshold=level)
+
+        from .tmlt import gauss_window
+
+        window = gauss_window(Fraction(scale) ** 2) + level + 2
+        spec = NoiseThreshold(scale, level, d_in, build, window)
+        params = f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}"
+        claim = "approximate zCDP (rho, delta): the privacy map at d_in (certified)"
+        return AuditCase(
+            "opendp", "make_gaussian_threshold", params, claim, _gaussian_threshold_row, draw_counts, VALIDATION, spec
         )
-        claim = "pure epsilon: the privacy map at d_in (certified)"
+
+    def quantile(
+        candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int, zcdp: bool = False
+    ) -> AuditCase:
+        spec = PrivateQuantile(candidates, alpha, scale, values, size, zcdp=zcdp)
+        params = (
+            f"{'zero_concentrated_divergence, ' if zcdp else ''}candidates={list(candidates)}, alpha={alpha!r}, "
+            f"scale={scale!r}, datasets of up to {size} values in 0..{values - 1}"
+        )
+        claim = f"{'zCDP rho' if zcdp else 'pure epsilon'}: the privacy map at d_in (certified)"
         return AuditCase("opendp", "make_private_quantile", params, claim, _quantile_row, draw_counts, VALIDATION, spec)
 
-    def top_k(n: int, top: int, k: int, scale: float, monotonic: bool) -> AuditCase:
+    def top_k(n: int, top: int, k: int, scale: float, monotonic: bool, zcdp: bool = False) -> AuditCase:
         def build(dp: Any) -> Any:
             domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
             metric = dp.linf_distance(T="i32", monotonic=monotonic)
-            return dp.m.make_noisy_top_k(domain, metric, dp.max_divergence(), k, scale)
+            measure = dp.zero_concentrated_divergence() if zcdp else dp.max_divergence()
+            return dp.m.make_noisy_top_k(domain, metric, measure, k, scale)
 
-        spec = NoisyTopK(n, top, k, scale, 1, monotonic, build)
-        params = f"k={k} of {n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}"
-        claim = "pure epsilon: the privacy map at d_in (certified)"
+        spec = NoisyTopK(n, top, k, scale, 1, monotonic, build, replacement=zcdp)
+        measure = "zero_concentrated_divergence, " if zcdp else ""
+        params = f"{measure}k={k} of {n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}"
+        claim = f"{'zCDP rho' if zcdp else 'pure epsilon'}: the privacy map at d_in (certified)"
         return AuditCase("opendp", "make_noisy_top_k", params, claim, _top_k_row, draw_counts, VALIDATION, spec)
+
+    def gumbel(n: int, top: int, scale: float, optimize: str) -> AuditCase:
+        def build(dp: Any) -> Any:
+            domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
+            with warnings.catch_warnings():  # deprecated since 0.14: an alias of make_noisy_max
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return dp.m.make_report_noisy_max_gumbel(domain, dp.linf_distance(T="i32"), scale, optimize)
+
+        spec = NoisyTopK(n, top, 1, scale, 1, False, build, negate=optimize == "min")
+        params = f"{n} scores in 0..{top}, scale={scale!r}, optimize={optimize}"
+        claim = "pure epsilon: the privacy map at d_in (certified)"
+        return AuditCase(
+            "opendp", "make_report_noisy_max_gumbel", params, claim, _top_k_row, draw_counts, VALIDATION, spec
+        )
 
     return [
         rr_bool(0.75),
@@ -342,6 +385,11 @@ def _cases() -> list[AuditCase]:
         laplace("make_laplace", "i64", 1.0, (5, 7)),
         top_k(3, 2, 2, 1.0, False),
         top_k(3, 2, 2, 2.0, True),
+        top_k(3, 2, 1, 1.0, False, zcdp=True),
+        top_k(3, 2, 2, 1.0, True, zcdp=True),
+        top_k(2, 3, 1, 0.5, True, zcdp=True),
+        gumbel(3, 2, 1.0, "max"),
+        gumbel(3, 2, 2.0, "min"),
         noise_laplace("i32", 1.5, (0, 1)),
         gaussian("make_gaussian", "i32", 1.0, 1),
         gaussian("make_gaussian", "i32", 0.7, 2),
@@ -353,9 +401,15 @@ def _cases() -> list[AuditCase]:
         threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
         threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
         threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
+        gaussian_threshold(1.0, 6, (1, 1, 1)),
+        gaussian_threshold(2.0, 4, (1, 1, 1)),
+        gaussian_threshold(1.5, 6, (1, 2, 2)),
+        gaussian_threshold(1.0, 3, (0, 0, 0)),
         quantile((0, 1, 2), 0.5, 1.0, 4, 3),
         quantile((1, 2), 0.25, 0.5, 4, 3),
         quantile((0, 2), 0.3, 1.0, 3, 3),
+        quantile((0, 1, 2), 0.5, 1.0, 4, 3, zcdp=True),
+        quantile((1, 2), 0.25, 0.5, 4, 3, zcdp=True),
     ]
 
 
@@ -479,6 +533,40 @@ def _certified_row(
     return row, (i, j)
 
 
+def _zcdp_row(
+    case: AuditCase,
+    claimed: float,
+    inputs: Sequence[Any],
+    neighbours: Callable[[Any, Any], bool],
+    dists: list[dict[Hashable, Any]],
+    show: Callable[[Any], str],
+) -> tuple[AuditRow, tuple[int, int]]:
+    """The row of a zCDP claim ``claimed`` whose output distributions ``dists`` (one per input, exact reals) are
+    known exactly: the certified tight ``rho = max over neighbouring pairs (both orders) of sup over alpha > 1 of
+    D_alpha / alpha`` (:func:`~wmcdp.notions.zcdp.certified_zcdp`) against the claim; the witness is the pair and the
+    order where the lower end is attained (order 1: the limit alpha -> 1, the KL divergence); and the pair's places
+    in ``inputs``."""
+    from ..notions.zcdp import certified_zcdp
+
+    ordered = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if neighbours(inputs[a], inputs[b])]
+    outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
+    pairs = [([dists[a].get(y, 0) for y in outputs], [dists[b].get(y, 0) for y in outputs]) for a, b in ordered]
+    r = certified_zcdp(pairs)
+    i, j = ordered[r.pair]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        case.spec.d_in,
+        claimed,
+        float(r.hi),
+        None,
+        certified_verdict(claimed, claimed, float(r.lo), float(r.hi)),
+        (show(inputs[i]), show(inputs[j]), f"rho at order {r.alpha!r}" if r.alpha > 1 else "rho as alpha -> 1"),
+        0.0,
+    )
+    return row, (i, j)
+
+
 # -- the discrete Gaussian over an integer type (zCDP): an infinite support, certified ------------------
 
 
@@ -561,6 +649,7 @@ class NoiseThreshold:
     threshold: int
     d_in: tuple[int, int, int]
     build: Callable[[Any], Any]
+    window: int = 2  # released counts up to threshold + window are kept apart
 
     @property
     def inputs(self) -> list[Any]:
@@ -569,7 +658,7 @@ class NoiseThreshold:
     @property
     def top(self) -> int:
         """The greatest released count the model keeps apart; those above are merged."""
-        return self.threshold + 2
+        return self.threshold + self.window
 
     def neighbours(self, a: Any, b: Any) -> bool:
         """``d_in``-close by OpenDP's definition (``metrics/mod.rs``, ``L0PInfDistance``): a missing key is the
@@ -711,6 +800,184 @@ def _floats(dist: dict[Hashable, Real]) -> dict[Hashable, float]:
     return {y: float(p) for y, p in dist.items() if p > 0}
 
 
+# -- the discrete Gaussian threshold on counts: approximate zCDP (rho, delta), certified ------------------
+
+
+#: evaluations the check of a threshold's rho may spend (its lower end only checks the model against the bound)
+THRESHOLD_BUDGET = 500
+
+
+def gaussian_threshold_outputs(spec: NoiseThreshold) -> list[dict[Hashable, Real]]:
+    """``P(output | input)`` for each input of ``spec`` (:class:`NoiseThreshold` of ``make_gaussian_threshold``), as
+    exact reals. OpenDP 0.16 adds ``sample_discrete_gaussian(scale)`` (CKS20, exact at ``sigma^2 = scale^2`` for
+    the scale's binary64 value) to each count in big integers and keeps the keys whose noisy count is at least the
+    threshold, as :func:`threshold_outputs`; with ``P(Z = z) = e^(-z^2 / (2 sigma^2)) / N``, a count ``n`` is
+    released as ``c`` in ``threshold .. top`` with ``P(Z = c - n)``, above ``top`` with ``P(Z > top - n)`` (the model's
+    ``top`` is past the window of :func:`~wmcdp.audit.tmlt.gauss_window`: that tail holds less than 2^-200) and
+    dropped with ``P(Z <= threshold - 1 - n)``."""
+    from .tmlt import _gauss_tail, _gauss_term
+
+    s = Fraction(spec.scale) ** 2
+    norm = 1 + 2 * _gauss_tail(s, 0)
+
+    def above(m: int) -> Real:  # P(Z > m)
+        return _gauss_tail(s, m) / norm if m >= 0 else 1 - _gauss_tail(s, -m - 1) / norm
+
+    out: list[dict[Hashable, Real]] = []
+    for x in spec.inputs:
+        if x == ABSENT:
+            out.append({DROPPED: Real("1")})
+            continue
+        dist: dict[Hashable, Real] = {DROPPED: 1 - above(spec.threshold - 1 - x)}
+        for count in range(spec.threshold, spec.top + 1):
+            dist[count] = _gauss_term(s, count - x) / norm
+        dist[spec.top + 1] = above(spec.top - x)
+        out.append(dist)
+    return out
+
+
+def _gaussian_threshold_row(case: AuditCase) -> Modelled:
+    """The claim ``(rho, delta)`` of the privacy map at ``d_in`` against the tight delta at the claimed rho, under
+    OpenDP's approximate zCDP: the proof of ``make_gaussian_threshold`` (``NoiseThresholdPrivacyMap`` for
+    ``ZExpFamily<2>``) and the composition of ``Approximate<ZeroConcentratedDivergence>`` cite Bun and Steinke
+    (2016, Definition 8.1): ``x, x'`` are ``(rho, delta)``-close when events ``E``, ``E'`` of probability at least
+    ``1 - delta`` under ``M(x)``, ``M(x')`` exist with ``D_alpha(M(x)|E || M(x')|E') <= rho alpha`` (and the reverse)
+    for every ``alpha > 1``.
+
+    * A present count ``n`` against no key (``M`` of no key is "dropped" surely): every divergence is infinite
+      unless ``M(n)|E`` is "dropped" only, so the pair needs exactly ``delta = P(released | n) = P(Z >= threshold -
+      n)``, at any rho.
+    * Two present counts ``c`` apart: both outputs are post-processings of ``n + Z``, so ``D_alpha <= alpha c^2 /
+      (2 sigma^2)`` (CKS20, Proposition 5): when that is at most the claimed rho (checked in exact rationals, else
+      the audit stops) the pair needs no delta. The row's ``epsilon`` is their tight rho: at most ``c^2 / (2
+      sigma^2)``, and at least the certified :func:`~wmcdp.notions.zcdp.certified_zcdp` lower end of the model
+      (merging the tails past the window is a post-processing, which lowers every divergence).
+
+    So the tight delta at the claimed rho is the largest release probability of a count that is a neighbour of no
+    key; the verdict compares it with the claimed delta (``VIOLATED`` when its enclosure lies above the claim)."""
+    spec: NoiseThreshold = case.spec
+    rho, delta = (float(v) for v in spec.build(_opendp()).map(spec.d_in))
+    dists, inputs = gaussian_threshold_outputs(spec), spec.inputs
+    pairs = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if spec.neighbours(inputs[a], inputs[b])]
+    closed = _present_rho(case, dists, [(a, b) for a, b in pairs if ABSENT not in (inputs[a], inputs[b])], rho)
+    delta_low, delta_high, k = _largest_release(dists, inputs, pairs)
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        1,
+        rho,
+        closed,
+        None,
+        certified_verdict(delta, delta, delta_low, delta_high),
+        (repr(spec.to_opendp(ABSENT)), repr(spec.to_opendp(inputs[k])), "released"),
+        0.0,
+        claimed_delta=delta,
+        delta=delta_high,
+        measure="approximate zCDP",
+    )
+    if row.verdict == "VIOLATED":
+        row = replace(row, reproducer=gaussian_threshold_reproducer(case, rho, delta, inputs[k]))
+    shown = [(repr(spec.to_opendp(inputs[m])), _floats(dists[m]), inputs[m]) for m in (0, k)]
+    return row, shown
+
+
+def _largest_release(
+    dists: list[dict[Hashable, Real]], inputs: list[Any], pairs: list[tuple[int, int]]
+) -> tuple[float, float, int]:
+    """The largest ``P(released | x')`` over the pairs ``(absent, x')`` (never none: a count of 0 is at distance 0), as
+    floats below and above it, and the place of that ``x'``."""
+    releases = [(1 - dists[b][DROPPED], b) for a, b in pairs if inputs[a] == ABSENT]
+    needed, k = max(releases, key=lambda r: r[0])
+    mid, radius = needed.enclosure(128)
+    return max(float_bracket(mid - radius)[0], 0.0), float_bracket(mid + radius)[1], k
+
+
+def _present_rho(
+    case: AuditCase, dists: list[dict[Hashable, Real]], present: list[tuple[int, int]], rho: float
+) -> float:
+    """``c^2 / (2 sigma^2)`` rounded up, for ``c`` the largest change between two present counts of the ``present``
+    pairs: at most the claimed ``rho`` (else the audit stops: the tight delta would need the pairs' events), and at
+    least the certified lower end of the model's rho over those pairs (else the model is wrong)."""
+    from ..notions.zcdp import certified_zcdp
+
+    spec: NoiseThreshold = case.spec
+    worst = max((abs(spec.inputs[a] - spec.inputs[b]) for a, b in present), default=0)
+    bound = Fraction(worst * worst) / (2 * Fraction(spec.scale) ** 2)
+    if bound > Fraction(rho):
+        raise WmcdpError(f"{case.label}: the claimed rho {rho!r} is below c^2 / (2 sigma^2) at c = {worst}")
+    closed = float_bracket(bound)[1]
+    if worst:
+        outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
+        vectors = [([dists[a].get(y, 0) for y in outputs], [dists[b].get(y, 0) for y in outputs]) for a, b in present]
+        lower = float(certified_zcdp(vectors, budget=THRESHOLD_BUDGET).lo)
+        if lower > closed:
+            raise WmcdpError(f"{case.label}: the model's certified rho {lower!r} exceeds the bound {closed!r}")
+    return closed
+
+
+_GAUSS_THRESHOLD_SCRIPT = '''"""{label}: OpenDP {version} claims approximate zCDP (rho, delta) =
+({rho!r}, {delta!r}) at d_in = {d_in}, yet the input {{"a": {n}}} releases the key "a" more often than delta,
+while the input {{}} (at distance {distance} under l02inf_distance: a missing key counts as 0) never releases it.
+Approximate zCDP (Bun and Steinke 2016, Definition 8.1, which OpenDP's proof cites) needs an event of probability at
+least 1 - delta under {{"a": {n}}} on which "a" is never released, so P(released | {{"a": {n}}}) <= delta. The
+measurement adds the discrete Gaussian Z (sigma = scale) to the count and keeps the key when the noisy count is at
+least the threshold, so P(released) = P(Z >= threshold - {n}); the privacy map bounds P(Z > threshold - l_inf), one
+step further out.
+Needs only OpenDP."""
+import math
+from decimal import Decimal, getcontext
+
+import opendp.prelude as dp
+
+dp.enable_features("contrib")
+scale, threshold = {scale!r}, {threshold!r}
+domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+metric = dp.l02inf_distance(dp.absolute_distance(T="i32"))
+measurement = dp.m.make_gaussian_threshold(domain, metric, scale=scale, threshold=threshold)
+rho, delta = measurement.map({d_in})
+print(f"the privacy map at d_in = {d_in}: ({{rho!r}}, {{delta!r}})")
+getcontext().prec = 50
+s = Decimal(scale) ** 2  # the sampler's exact sigma^2 (the double scale, squared)
+bound = int(60 * scale) + threshold + 10  # the terms past it are below 1e-700
+
+
+def weight(j):
+    return (-Decimal(j * j) / (2 * s)).exp()
+
+
+norm = sum(weight(j) for j in range(-bound, bound + 1))
+exact = sum(weight(j) for j in range(threshold - {n}, bound + 1)) / norm
+print(f"P(released | {{{{'a': {n}}}}}) = {{exact:.30e}}")
+n = 10000
+batch = dp.c.make_composition([measurement] * n)  # the same sampler, n runs in one call
+k = sum(1 for out in batch({{"a": {n}}}) if "a" in out)
+never = sum(1 for out in batch({{}}) if "a" in out)
+low = k / n - 6 * math.sqrt(k * (n - k) / n) / n  # six standard errors below the frequency
+print(f"released from {{{{'a': {n}}}}} in {{k}} of {{n}} runs (at least {{low:.6g}} at six standard errors), "
+      f"from {{{{}}}} in {{never}} of {{n}}")
+print("VIOLATED" if exact > Decimal(delta) else "holds")
+print("the frequency shows it" if low > delta else "the frequency alone does not show it at six standard errors")
+'''
+
+
+def gaussian_threshold_reproducer(case: AuditCase, rho: float, delta: float, n: int) -> str:
+    """A standalone script (OpenDP alone) for a violated ``make_gaussian_threshold`` claim whose witness is a key
+    with ``n`` users against no key: the release probability to 30 digits, OpenDP's own release frequency in 10 000
+    runs, and the verdict."""
+    spec: NoiseThreshold = case.spec
+    return _GAUSS_THRESHOLD_SCRIPT.format(
+        label=case.label,
+        version=LIBRARY.version(),
+        rho=rho,
+        delta=delta,
+        d_in=spec.d_in,
+        distance=(min(n, 1), n, n),
+        n=n,
+        scale=spec.scale,
+        threshold=spec.threshold,
+    )
+
+
 # -- make_private_quantile under max divergence: scores, then noisy min by permute-and-flip -------------
 
 #: the alpha granularity OpenDP falls back to when the size is unknown (``score_candidates_constants``)
@@ -719,9 +986,10 @@ ALPHA_GRANULARITY = 10_000
 
 @dataclass(frozen=True)
 class PrivateQuantile:
-    """A case of ``make_private_quantile(vector_domain(atom_domain(i32)), symmetric_distance(), max_divergence(),
-    candidates, alpha, scale)``: every dataset of at most ``size`` values in ``0 .. values - 1`` (as a sorted tuple:
-    the scores depend on the multiset only) is an input, neighbours one value added or removed (``d_in = 1``)."""
+    """A case of ``make_private_quantile(vector_domain(atom_domain(i32)), symmetric_distance(), measure,
+    candidates, alpha, scale)`` with ``max_divergence()`` or, when ``zcdp``, ``zero_concentrated_divergence()``:
+    every dataset of at most ``size`` values in ``0 .. values - 1`` (as a sorted tuple: the scores depend on the
+    multiset only) is an input, neighbours one value added or removed (``d_in = 1``)."""
 
     candidates: tuple[int, ...]
     alpha: float
@@ -729,11 +997,13 @@ class PrivateQuantile:
     values: int
     size: int
     d_in: int = 1
+    zcdp: bool = False
 
     def build(self, dp: Any) -> Any:
         domain = dp.vector_domain(dp.atom_domain(T="i32"))
+        measure = dp.zero_concentrated_divergence() if self.zcdp else dp.max_divergence()
         return dp.m.make_private_quantile(
-            domain, dp.symmetric_distance(), dp.max_divergence(), list(self.candidates), self.alpha, self.scale
+            domain, dp.symmetric_distance(), measure, list(self.candidates), self.alpha, self.scale
         )
 
     @property
@@ -770,10 +1040,11 @@ def quantile_scores(x: Sequence[int], candidates: Sequence[int], alpha: float) -
 
 def quantile_outputs(spec: PrivateQuantile, x: tuple[int, ...]) -> dict[Hashable, Real]:
     """``P(candidate | x)``: ``make_noisy_max(..., scale * den, negate=true)`` is one round of OpenDP's
-    permute-and-flip (:func:`permute_and_flip`) on the negated scores at the double ``scale * den``, read exactly."""
+    permute-and-flip (:func:`permute_and_flip`; with replacement, :func:`exponential`, under zCDP) on the negated
+    scores at the double ``scale * den``, read exactly."""
     _, den = alpha_fraction(spec.alpha)
     scores = tuple(-v for v in quantile_scores(x, spec.candidates, spec.alpha))
-    p = permute_and_flip(scores, Fraction(spec.scale * float(den)))
+    p = (exponential if spec.zcdp else permute_and_flip)(scores, Fraction(spec.scale * float(den)))
     return {spec.candidates[i]: p[i] for i in range(len(spec.candidates))}
 
 
@@ -793,7 +1064,8 @@ def _quantile_row(case: AuditCase) -> Modelled:
             raise WmcdpError(f"{case.label}: the model scores {list(x)} as {list(ours)}, OpenDP as {list(theirs)}")
     inputs = spec.inputs
     dists: list[dict[Hashable, Any]] = [quantile_outputs(spec, x) for x in inputs]
-    row, (i, j) = _certified_row(case, claimed, inputs, spec.neighbours, dists, _show_dataset)
+    certify = _zcdp_row if spec.zcdp else _certified_row
+    row, (i, j) = certify(case, claimed, inputs, spec.neighbours, dists, _show_dataset)
     return row, [(str(list(inputs[m])), _floats(dists[m]), inputs[m]) for m in (i, j)]
 
 
@@ -818,10 +1090,17 @@ class NoisyTopK:
     d_in: int
     monotonic: bool
     build: Callable[[Any], Any]
+    replacement: bool = False  # zero_concentrated_divergence: each round the exponential mechanism
+    negate: bool = False  # the bottom k: the scores negated
 
     @property
     def inputs(self) -> list[tuple[int, ...]]:
         return list(itertools.product(range(self.top + 1), repeat=self.n))
+
+    def outputs(self, x: tuple[int, ...]) -> dict[Hashable, Real]:
+        """``P(y | x)``: :func:`noisy_top_k_outputs` on the scores (negated for the bottom ``k``)."""
+        scores = tuple(-v for v in x) if self.negate else x
+        return noisy_top_k_outputs(scores, Fraction(self.scale), self.k, self.replacement)
 
     def neighbours(self, x: tuple[int, ...], y: tuple[int, ...]) -> bool:
         steps = [b - a for a, b in zip(x, y)]
@@ -832,7 +1111,8 @@ class NoisyTopK:
         return list(x)
 
     def from_opendp(self, y: Any) -> Hashable:
-        return tuple(int(i) for i in y)
+        """The released indices (a list, or one index for ``make_report_noisy_max_gumbel``) as a tuple."""
+        return tuple(int(i) for i in y) if isinstance(y, list) else (int(y),)
 
 
 def permute_and_flip(scores: tuple[int, ...], scale: Fraction) -> list[Real]:
@@ -857,28 +1137,44 @@ def permute_and_flip(scores: tuple[int, ...], scale: Fraction) -> list[Real]:
     return out
 
 
-def noisy_top_k_outputs(scores: tuple[int, ...], scale: Fraction, k: int) -> dict[Hashable, Real]:
-    """``P(y)`` of ``peel_permute_and_flip``: ``k`` rounds of :func:`permute_and_flip`, each on the scores not
-    yet released; ``y`` the released indices in the order released."""
+def exponential(scores: tuple[int, ...], scale: Fraction) -> list[Real]:
+    """``P(i)`` of OpenDP's ``permute_and_flip`` with replacement (``Sequence::Zero``, the measure
+    ``zero_concentrated_divergence``): a uniform candidate ``j`` (``sample_uniform_uint_below``), accepted with
+    probability ``a_j = e^(-(max - x_j) / scale)`` (``sample_bernoulli_exp``, exact), else drawn again; so
+    ``P(i) = a_i / sum_j a_j``, the exponential mechanism of weights ``e^(x_i / scale)``."""
+    best = max(scores)
+    accept = [Real(f"exp(-{Fraction(best - x) / scale})") for x in scores]
+    total = sum(accept[1:], accept[0])
+    return [a / total for a in accept]
+
+
+def noisy_top_k_outputs(
+    scores: tuple[int, ...], scale: Fraction, k: int, replacement: bool = False
+) -> dict[Hashable, Real]:
+    """``P(y)`` of ``peel_permute_and_flip``: ``k`` rounds of :func:`permute_and_flip` (or, with ``replacement``,
+    of :func:`exponential`), each on the scores not yet released; ``y`` the released indices in the order
+    released."""
     if k == 0:
         return {(): Real("1")}
     out: dict[Hashable, Real] = {}
-    for i, p in enumerate(permute_and_flip(scores, scale)):
+    for i, p in enumerate((exponential if replacement else permute_and_flip)(scores, scale)):
         rest = scores[:i] + scores[i + 1 :]
-        for tail, q in noisy_top_k_outputs(rest, scale, k - 1).items():
+        for tail, q in noisy_top_k_outputs(rest, scale, k - 1, replacement).items():
             assert isinstance(tail, tuple)
             out[(i,) + tuple(j + (j >= i) for j in tail)] = p * q
     return out
 
 
 def _top_k_row(case: AuditCase) -> Modelled:
-    """The claim of the privacy map at ``d_in`` (``k`` times the range distance over the scale) against the
-    certified tight epsilon over every pair of neighbouring score vectors."""
+    """The claim of the privacy map at ``d_in`` against the certified tight value over every pair of neighbouring
+    score vectors: under max divergence ``k`` times the range distance over the scale against the tight epsilon;
+    under zCDP (rounds with replacement) ``k (range / scale)^2 / 8`` against the tight rho (:func:`_zcdp_row`)."""
     spec: NoisyTopK = case.spec
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     inputs = spec.inputs
-    dists: list[dict[Hashable, Any]] = [noisy_top_k_outputs(x, Fraction(spec.scale), spec.k) for x in inputs]
-    row, (i, j) = _certified_row(case, claimed, inputs, spec.neighbours, dists, lambda v: str(list(v)))
+    dists: list[dict[Hashable, Any]] = [spec.outputs(x) for x in inputs]
+    certify = _zcdp_row if spec.replacement else _certified_row
+    row, (i, j) = certify(case, claimed, inputs, spec.neighbours, dists, lambda v: str(list(v)))
     return row, [(str(list(inputs[m])), {y: float(p) for y, p in dists[m].items()}, inputs[m]) for m in (i, j)]
 
 
@@ -1080,18 +1376,19 @@ MECHANISMS = (
     Mechanism(
         "make_noisy_top_k",
         "audited",
-        "k > 1 under max divergence: k rounds of permute-and-flip on the scores left (exact reals, certified), over "
-        "every vector of 3 scores in `0..2`; under `zero_concentrated_divergence` (the exponential mechanism, "
-        "sampled with replacement): planned — its rho is a supremum over every Renyi order, which the audit's "
-        "finite orders only bound from below",
+        "under max divergence (k > 1): k rounds of permute-and-flip on the scores left (exact reals, certified), over "
+        "every vector of 3 scores in `0..2`; under `zero_concentrated_divergence`: k rounds of the exponential "
+        "mechanism (permute-and-flip with replacement), the claimed rho against the certified sup over every Renyi "
+        "order of `D_alpha / alpha` over every neighbouring pair",
     ),
     Mechanism(
         "make_private_quantile",
         "audited",
-        "under `max_divergence`, on `i32` datasets (every multiset of at most 3 values in a small range) with "
-        "`symmetric_distance`: the scores of `make_quantile_score_candidates` (checked against the library's own "
-        "transformation on every dataset), then one round of permute-and-flip on the negated scores at "
-        "`scale * den` (exact reals, certified); under `zero_concentrated_divergence`: planned, as `make_noisy_top_k`",
+        "on `i32` datasets (every multiset of at most 3 values in a small range) with `symmetric_distance`: the "
+        "scores of `make_quantile_score_candidates` (checked against the library's own transformation on every "
+        "dataset), then one round of permute-and-flip on the negated scores at `scale * den` (exact reals, "
+        "certified); under `zero_concentrated_divergence` one round of the exponential mechanism, its rho certified "
+        "as `make_noisy_top_k`'s",
     ),
     Mechanism(
         "make_laplace_threshold",
@@ -1107,11 +1404,18 @@ MECHANISMS = (
     ),
     Mechanism(
         "make_gaussian_threshold",
-        "planned",
-        "its claim is approximate zCDP (rho, delta): a tight rho with a delta needs the Renyi divergences of the "
-        "conditional distributions, which the audit does not compute yet",
+        "audited",
+        "approximate zCDP (rho, delta) as Bun and Steinke define it (the definition OpenDP's proof cites), on one "
+        "key's `i32` count under `l02inf_distance`: the discrete Gaussian added exactly, the key kept when the noisy "
+        "count is at least the threshold; the tight delta at the claimed rho (a key against none needs its release "
+        "probability; two counts need none, their rho at most `c^2 / (2 sigma^2)`) against the claimed delta",
     ),
-    Mechanism("make_report_noisy_max_gumbel", "planned", "the Gumbel form of noisy max (deprecated alias)"),
+    Mechanism(
+        "make_report_noisy_max_gumbel",
+        "audited",
+        'deprecated alias of `make_noisy_max` under max divergence (`optimize="min"` negates the scores): one round '
+        "of permute-and-flip, certified as `make_noisy_top_k`'s, over every vector of 3 scores in `0..2`",
+    ),
     Mechanism("`make_laplace`, `make_gaussian`, `make_noise` on float domains", "not auditable", "continuous output"),
     Mechanism("make_canonical_noise", "not auditable", "continuous output"),
     Mechanism(
@@ -1151,6 +1455,8 @@ __all__ = [
     "draw_counts",
     "model_distribution",
     "noisy_top_k_outputs",
+    "exponential",
+    "gaussian_threshold_outputs",
     "permute_and_flip",
     "quantile_outputs",
     "quantile_scores",

@@ -34,6 +34,7 @@ from .planner import (
     product_of,
     traced,
 )
+from .sums import counted_pairs
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 from .symmetry.runs import refuse_default
@@ -610,17 +611,23 @@ def planned_pairs(
     """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan (its rule one
     of ``rules``), where each class's result is ``run(representative, rule)`` (the notion through the planner
     again, or what the notion needs of a part under that rule), or
-    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`_symmetry_pairs` when a
-    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter
+    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`~.sums.counted_pairs` for a
+    count of independent identical reports, :func:`_symmetry_pairs` when a proved symmetry pays, else
+    :func:`_exhaustive_pairs`). A program with a symbolic parameter
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
-    program, trace, compiled = traced(prog, exact)
+    program, trace, compiled = traced(prog, exact, terms=True)
     backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    if trace.total is not None:  # the program returns a sum: a count of independent identical reports?
+        counted = None if _symbolic(trace) else counted_pairs(program, trace, relation, exact, backend)
+        if counted is not None:
+            return counted
+        trace = trace.total()
     if _symbolic(trace):
         whole = compiled_whole(program, trace, compiled, backend)
         if symbolic is None:
             whole.refuse_symbolic()  # the one-line refusal of notions that need a number for the parameter
         return "symbolic", symbolic(whole)  # type: ignore[misc]
-    relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:
         assert run is not None

@@ -155,13 +155,14 @@ def _big(n: int | None) -> Any:
 # -- traces and compilation ----------------------------------------------------------------------
 
 
-def traced(prog: Program | Compiled, exact: Any) -> tuple[Program, Trace, Compiled | None]:
-    """The program, its trace, and its compilation if it was given compiled."""
+def traced(prog: Program | Compiled, exact: Any, terms: bool = False) -> tuple[Program, Trace, Compiled | None]:
+    """The program, its trace (with ``terms``, of the terms of a sum it returns: :meth:`Program.trace`), and its
+    compilation if it was given compiled."""
     if isinstance(prog, Compiled):
         return prog.program, prog.trace, prog
     if not isinstance(prog, Program):
         raise WmcdpError(f"expected a wmcdp Program, got {type(prog).__name__}")
-    return prog, prog.trace(exact_floats=exact == "binary"), None
+    return prog, prog.trace(exact_floats=exact == "binary", terms=terms), None
 
 
 def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, backend: str) -> Compiled:

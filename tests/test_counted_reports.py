@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import brute
 import pytest
 
-import brute
 from wmcdp import IntVector, Program, flip, ite
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.renyi import synthesize_renyi
@@ -19,11 +19,11 @@ W = (Fraction(1, 5), Fraction(1, 2), Fraction(2, 3))  # P(report 1 | value v)
 
 
 def hamming(x, k=2):
-    return [x[:i] + (b,) + x[i + 1:] for i in range(len(x)) for b in range(k) if b != x[i]]
+    return [x[:i] + (b,) + x[i + 1 :] for i in range(len(x)) for b in range(k) if b != x[i]]
 
 
 def one_entry(x, k=3):
-    return [x[:i] + (b,) + x[i + 1:] for i in range(len(x)) for b in (x[i] - 1, x[i] + 1) if 0 <= b < k]
+    return [x[:i] + (b,) + x[i + 1 :] for i in range(len(x)) for b in (x[i] - 1, x[i] + 1) if 0 <= b < k]
 
 
 def three_valued(n: int, relation: str) -> Program:
@@ -49,12 +49,12 @@ def check_against(prog, reference, neighbours, counted: bool):
     equal brute force over every ordered neighbour pair; ``counted``: the plan is the convolution of reports."""
     dists = {x: reference(x) for x in prog.inputs.values()}
     for t in (Fraction(1), Fraction(3, 2), Fraction(4)):
-        want, attaining = brute.max_over_pairs(dists, neighbours, lambda p, q: brute.hockey(p, q, t))
+        want, attaining = brute.max_over_pairs(dists, neighbours, lambda p, q, t=t: brute.hockey(p, q, t))
         r = synthesize_approximate(prog, epsilon=f"ln:{t}", exact=True)
         assert r.exact and r.delta == want and (r.witness.x, r.witness.x_prime) in attaining
         assert ("rows by convolution" in r.plan.structure) == counted
     for delta in (Fraction(1, 10), Fraction(1, 1000)):
-        want, attaining = brute.max_over_pairs(dists, neighbours, lambda p, q: brute.ratio_for_delta(p, q, delta))
+        want, attaining = brute.max_over_pairs(dists, neighbours, lambda p, q, d=delta: brute.ratio_for_delta(p, q, d))
         r = synthesize_approximate(prog, delta=delta, exact=True)
         assert r.ratio == want and (r.witness.x, r.witness.x_prime) in attaining
     want, _ = brute.max_over_pairs(dists, neighbours, lambda p, q: brute.renyi(p, q, 2.0))
@@ -104,7 +104,8 @@ def test_terms_traced_without_their_total():
     assert len(terms.output_roots) == 40 and len(terms.circuit.gates) <= 10 * 40
     total = terms.total()
     assert total.shape == whole.shape and len(total.output_roots) == len(whole.output_roots)
-    assert prog.trace().total is None and Program("c", IntVector(2, 0, 1), lambda x: x[0]).trace(terms=True).total is None
+    assert prog.trace().total is None
+    assert Program("c", IntVector(2, 0, 1), lambda x: x[0]).trace(terms=True).total is None
 
 
 def shared_coin(n: int) -> Program:

@@ -21,7 +21,9 @@ compiled term, without the ``O(n^2)``-node diagram of the whole program.
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,15 +39,26 @@ from .planner import PlanReport
 from .shuffle import ShuffledInference
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 
-#: seconds per multiply-add of the convolutions of :class:`~wmcdp.plan.shuffle.ShuffledInference` (extended
-#: floats; measured on RR counting, n = 1000: 2.5e8 of them in 0.9 s) and per (pair, output) of the pass over pairs
-CONVOLVE_SECONDS = 4e-9
-PAIR_OUTPUT_SECONDS = 7e-8
+#: seconds (fitted on RR counting, n = 100..1000, by :func:`counted_estimate`'s terms): once (compiling one report),
+#: per term traced and split, per cell of the sorted inputs, per multiply-add of the convolutions of
+#: :class:`~wmcdp.plan.shuffle.ShuffledInference` (extended floats) and per (pair, output) of the notion's pass
+BASE_SECONDS = 0.01
+TERM_SECONDS = 1.5e-4
+INPUT_CELL_SECONDS = 1e-7
+CONVOLVE_SECONDS = 1e-8
+PAIR_OUTPUT_SECONDS = 4e-7
+
+
+def _hamming_moves(a: int, k: int) -> list[int]:
+    return [b for b in range(k) if b != a]
+
+
+def _one_entry_moves(a: int, k: int) -> list[int]:
+    return [b for b in (a - 1, a + 1) if 0 <= b < k]
+
+
 #: the moves of one entry's value that a built-in relation makes (``b`` from ``a``, among ``k`` values)
-_MOVES = {
-    "hamming": lambda a, k: [b for b in range(k) if b != a],
-    "one-entry": lambda a, k: [b for b in (a - 1, a + 1) if 0 <= b < k],
-}
+_MOVES = {"hamming": _hamming_moves, "one-entry": _one_entry_moves}
 
 
 def counted_reports(program: Program, trace: Trace, backend: str) -> ShuffledInference | None:
@@ -78,7 +91,7 @@ def _histograms(n: int, k: int) -> Iterator[tuple[int, ...]]:
 
 
 def _sorted_input(domain: Vector, h: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(domain.lo + v for v, count in enumerate(h) for _ in range(count))
+    return tuple(itertools.chain.from_iterable((domain.lo + v,) * count for v, count in enumerate(h)))
 
 
 def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
@@ -88,21 +101,29 @@ def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
     k = len(domain.entry_values)
     if moves is None or math.comb(domain.n + k - 1, k - 1) * k * (k - 1) > ORBIT_MAX_PAIRS:
         return None
+    inputs = {h: _sorted_input(domain, h) for h in _histograms(domain.n, k)}
     pairs = []
-    for h in _histograms(domain.n, k):
+    for h, x in inputs.items():
         for a in (a for a in range(k) if h[a]):
             for b in moves(a, k):
-                moved = tuple(c - (v == a) + (v == b) for v, c in enumerate(h))
-                pairs.append((_sorted_input(domain, h), _sorted_input(domain, moved)))
-    return PairSet.of(pairs, both_orders=False)
+                pairs.append((x, inputs[tuple(c - (v == a) + (v == b) for v, c in enumerate(h))]))
+    return PairSet(tuple(pairs))
 
 
 def counted_estimate(n: int, k: int, pairs: int) -> float:
-    """Seconds of the rows by convolution (``k`` chains of ``n`` steps of ``n + 1`` cells, one convolution of
-    up to ``(n + 1)^2 / 4`` multiply-adds per value and histogram) and of the pass over the pairs."""
+    """Seconds of the plan: trace and split ``n`` terms, list the sorted inputs (``n`` cells per histogram),
+    form the rows (``k`` chains of ``n`` steps of ``n + 1`` cells, and per histogram a convolution of each
+    value's power into the row: ``(k - 1) C(n + k + 1, k + 1)`` multiply-adds in all, exact for ``k = 2``), and
+    pass over the pairs' outputs."""
     histograms = math.comb(n + k - 1, k - 1)
-    convolutions = k * n * (n + 1) + histograms * (k - 1) * (n + 1) ** 2 // 4
-    return convolutions * CONVOLVE_SECONDS + pairs * (n + 1) * PAIR_OUTPUT_SECONDS
+    convolutions = k * n * (n + 1) + (k - 1) * math.comb(n + k + 1, k + 1)
+    return (
+        BASE_SECONDS
+        + n * TERM_SECONDS
+        + histograms * n * INPUT_CELL_SECONDS
+        + convolutions * CONVOLVE_SECONDS
+        + pairs * (n + 1) * PAIR_OUTPUT_SECONDS
+    )
 
 
 def counted_pairs(
@@ -111,9 +132,11 @@ def counted_pairs(
     """The pair source of a program that counts independent identical reports (module docstring) and its plan,
     or None when the program is not one (or its relation moves more than one entry, or the rows would leave
     the range of extended floats)."""
+    start = time.perf_counter()
     domain = program.inputs
     shuffled = counted_reports(program, trace, backend)
     pairs = histogram_pairs(domain, relation) if shuffled is not None else None
+    detection = time.perf_counter() - start
     if shuffled is None or pairs is None:
         return None
     inputs = list(dict.fromkeys(v for pair in pairs for v in pair))
@@ -148,6 +171,7 @@ def counted_pairs(
         len(pairs),
         relation.count_pairs(domain),
         estimate,
+        detection,
         considered=(
             ("exhaustive", None, f"not compiled: the whole diagram grows as n^2 = {size_text(n * n)} nodes"),
             ("symmetry", estimate, group),

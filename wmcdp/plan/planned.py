@@ -33,6 +33,7 @@ from .planner import (
     orbit_estimate,
     product_of,
     traced,
+    with_detection,
 )
 from .sums import counted_pairs
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
@@ -161,7 +162,17 @@ def _symmetric_privacy(
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
         r = _exhaustive_privacy(
-            whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
+            whole,
+            relation,
+            exact,
+            force,
+            run,
+            reason,
+            exhaustive_size,
+            with_detection(estimate, budget),
+            sym.seconds,
+            start,
+            considered,
         )
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
@@ -170,7 +181,7 @@ def _symmetric_privacy(
         f"{sym.symmetry.describe()}; per output: {sym.per_output}",
         triples,
         exhaustive_size,
-        orbit,
+        with_detection(orbit, budget),
         sym.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -476,7 +487,8 @@ def planned_accuracy(
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        r = _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        estimated = with_detection(estimate, budget)
+        r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
@@ -485,7 +497,7 @@ def planned_accuracy(
         r.sets.symmetry,
         r.sets.size,
         size,
-        considered[-1][1],
+        with_detection(considered[-1][1], budget),
         r.sets.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -534,7 +546,7 @@ def _symmetry_pairs(
             sym.describe(),
         )
     counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
-    orbit = orbit_estimate(whole, counts, pairs * outputs)
+    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs)
     considered.append(("symmetry", orbit, sym.describe()))
     seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:
@@ -549,7 +561,7 @@ def _symmetry_pairs(
         source.symmetry,
         pairs,
         exhaustive_size,
-        orbit,
+        with_detection(orbit, budget),
         seconds,
         considered=tuple(considered),
         claims=claims,
@@ -642,8 +654,9 @@ def planned_pairs(
         if chosen is not None:
             return chosen
     sought = budget is not None
+    estimated = with_detection(estimate, budget)
     source, plan = _exhaustive_pairs(
-        whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection
+        whole, relation, exact, force, sought, estimated, considered, exhaustive_size, detection
     )
     return source, replace(plan, detection_work=budget.spent if budget is not None else 0)
 

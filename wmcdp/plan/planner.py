@@ -79,11 +79,18 @@ PAIR_TRIPLE_SECONDS = 7e-8
 #: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
 PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
+#: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
+#: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
+ORBIT_PAIR_SECONDS = 3.5e-4
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
 #: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
 #: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
 #: counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
+#: seconds per unit of detection work, for a plan's estimate of the seconds it spends in all (detection, then its
+#: run): measured on the proofs by probes, samples and diagram equality of noisy max, sparse vector and GapSVT
+#: (4.3-5.7 us a unit); local checks of adjacent transpositions (RR counting) cost less per unit
+DETECTION_UNIT_SECONDS = 5e-6
 #: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
@@ -350,9 +357,21 @@ def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
     return RATIONAL_TRIPLE_SECONDS
 
 
-def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
-    """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
-    return _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS) + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 0) -> float:
+    """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios, and the
+    listing of ``pairs`` neighbour pairs with their output orbits (pair runs)."""
+    return (
+        _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS)
+        + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+        + _seconds(pairs, ORBIT_PAIR_SECONDS)
+    )
+
+
+def with_detection(estimate: float | None, budget: Budget | None) -> float | None:
+    """A plan's estimate of all it spends: its run's ``estimate`` plus the work its detection spent (``budget``),
+    at :data:`DETECTION_UNIT_SECONDS` a unit (None when the run has no estimate)."""
+    spent = budget.spent if budget is not None else 0
+    return None if estimate is None else estimate + spent * DETECTION_UNIT_SECONDS
 
 
 def _seconds(count: int, per: float) -> float:
@@ -427,6 +446,7 @@ __all__ = [
     "detection_budget",
     "exhaustive_estimate",
     "orbit_estimate",
+    "with_detection",
     "exhaustive_fits",
     "traced",
     "compiled_whole",

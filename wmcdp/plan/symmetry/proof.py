@@ -199,6 +199,7 @@ class Prover:
         out_vars = self.compiled.output_groups[0].variables if relabel else ()
         width = len(out_vars)
         for a in self._samples(u):
+            self._charge(len(a))  # an assignment renamed and evaluated on the diagram
             b = dict(a)
             for v, w in renaming.items():
                 b[v] = a.get(w, False)
@@ -360,9 +361,7 @@ class Prover:
         image: dict[int, int] = {0: 0, 1: 1}
         for j, root in enumerate(trace.output_roots):
             want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
-            if not self._map_cone(root, renaming, image):
-                return False
-            if image[root] != want:
+            if not self._map_cone(root, renaming, image) or image[root] != want:
                 self._charge(len(image))
                 return False
         self._charge(len(image))

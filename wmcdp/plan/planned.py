@@ -20,7 +20,7 @@ import numpy as np
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
-from ..lang.program import Program
+from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .planner import (
@@ -610,6 +610,18 @@ def _exhaustive_pairs(
     return ExhaustivePairs(counter, relation), plan
 
 
+def _counted(
+    program: Program, trace: Trace, relation: Relation, exact: Any, backend: str
+) -> tuple[tuple[Any, PlanReport] | None, Trace]:
+    """For a trace of the terms of a sum the program returns: the pair source and plan of a count of independent
+    identical reports (:func:`~.sums.counted_pairs`) when it is one (and not symbolic), else None and the
+    program's own trace; any other trace as it is."""
+    if trace.total is None:
+        return None, trace
+    counted = None if _symbolic(trace) else counted_pairs(program, trace, relation, exact, backend)
+    return counted, trace if counted is not None else trace.total()
+
+
 def planned_pairs(
     prog: Program | Compiled,
     neighbours: Any,
@@ -630,11 +642,9 @@ def planned_pairs(
     program, trace, compiled = traced(prog, exact, terms=True)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
-    if trace.total is not None:  # the program returns a sum: a count of independent identical reports?
-        counted = None if _symbolic(trace) else counted_pairs(program, trace, relation, exact, backend)
-        if counted is not None:
-            return counted
-        trace = trace.total()
+    counted, trace = _counted(program, trace, relation, exact, backend)
+    if counted is not None:
+        return counted
     if _symbolic(trace):
         whole = compiled_whole(program, trace, compiled, backend)
         if symbolic is None:

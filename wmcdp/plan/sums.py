@@ -34,7 +34,7 @@ from ..lang.program import Program, Trace, Vector
 from ..lang.relations import Relation
 from ..lang.shape import IntShape, leaves
 from .pairs import PairSet, RowPairs
-from .parts import classes, part_program, part_trace, split
+from .parts import Part, classes, part_program, part_trace, split
 from .planner import PlanReport
 from .shuffle import ShuffledInference
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
@@ -61,23 +61,31 @@ def _one_entry_moves(a: int, k: int) -> list[int]:
 _MOVES = {"hamming": _hamming_moves, "one-entry": _one_entry_moves}
 
 
+def _one_report_per_entry(parts: list[Part] | None, n: int) -> bool:
+    """The parts are ``n`` single terms of one canonical form, each reading one entry, every entry read."""
+    return (
+        parts is not None
+        and len(parts) == n
+        and len(classes(parts)) == 1
+        and all(len(p.entries) == 1 and len(p.leaves) == 1 for p in parts)
+        and sorted(p.entries[0] for p in parts) == list(range(n))
+    )
+
+
 def counted_reports(program: Program, trace: Trace, backend: str) -> ShuffledInference | None:
     """The shuffle of one report per entry that ``trace`` (the terms of the program's sum) is, when it is one
     (module docstring): the terms independent, one entry each and every entry read, one canonical form, values
     0 and 1. None otherwise."""
+    n = program.inputs.n
     terms = leaves(trace.shape)
-    if len(terms) != program.inputs.n or any(term != IntShape(0, 1) for term in terms):
+    if len(terms) != n or any(term != IntShape(0, 1) for term in terms):
         return None
     parts = split(trace)
-    if parts is None or len(parts) != len(terms) or len(classes(parts)) != 1:
-        return None
-    if any(len(p.entries) != 1 or len(p.leaves) != 1 for p in parts):
-        return None
-    if sorted(p.entries[0] for p in parts) != list(range(program.inputs.n)):
+    if parts is None or not _one_report_per_entry(parts, n):
         return None
     local = part_program(program, parts[0], 0)
     compiled = compile_trace(local, part_trace(trace, parts[0]), backend, exact_floats=trace.circuit.exact_floats)
-    return ShuffledInference(compiled, program.inputs.n, (1,), backend)
+    return ShuffledInference(compiled, n, (1,), backend)
 
 
 def _histograms(n: int, k: int) -> Iterator[tuple[int, ...]]:
@@ -102,12 +110,14 @@ def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
     if moves is None or math.comb(domain.n + k - 1, k - 1) * k * (k - 1) > ORBIT_MAX_PAIRS:
         return None
     inputs = {h: _sorted_input(domain, h) for h in _histograms(domain.n, k)}
-    pairs = []
-    for h, x in inputs.items():
-        for a in (a for a in range(k) if h[a]):
-            for b in moves(a, k):
-                pairs.append((x, inputs[tuple(c - (v == a) + (v == b) for v, c in enumerate(h))]))
-    return PairSet(tuple(pairs))
+    return PairSet(
+        tuple((x, inputs[_moved(h, a, b)]) for h, x in inputs.items() for a in range(k) if h[a] for b in moves(a, k))
+    )
+
+
+def _moved(h: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
+    """The histogram ``h - e_a + e_b``: one entry moved from value ``a`` to ``b``."""
+    return tuple(c - (v == a) + (v == b) for v, c in enumerate(h))
 
 
 def counted_estimate(n: int, k: int, pairs: int) -> float:

@@ -49,3 +49,18 @@ def test_a_trivial_group_does_not_list_every_pair_in_place_of_exhaustive():
     symmetric = [e for kind, e, _ in plan.considered if kind == "symmetry"]
     exhaustive = [e for kind, e, _ in plan.considered if kind == "exhaustive"]
     assert symmetric and symmetric[0] >= exhaustive[0]
+
+
+def test_a_user_relation_is_estimated_by_its_pairs():
+    """CheckDP's monotone SVT has a user relation, whose pairs every pass lists in Python: the estimate counts them
+    (the domain's size times the first input's neighbours), within 2x of the pairs an enumeration finds."""
+    from wmcdp.lang.relations import neighbour_relation
+    from wmcdp.plan.planner import USER_PAIR_SECONDS
+    from wmcdp.programs import monotone_svt
+
+    program = monotone_svt(4, 2, 1, 1, 1)
+    relation = neighbour_relation(program.neighbours)
+    listed = sum(1 for x in program.inputs.values() for _ in relation.neighbours(program.inputs, x))
+    r = synthesize_privacy(program)
+    assert r.plan.kind == "exhaustive"
+    assert listed * USER_PAIR_SECONDS / 2 <= r.plan.estimated_seconds <= 2 * listed * USER_PAIR_SECONDS + 0.1

@@ -82,6 +82,9 @@ ORBIT_TRIPLE_SECONDS = 5e-7
 #: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
 #: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
 ORBIT_PAIR_SECONDS = 3.5e-4
+#: seconds per neighbour pair of a user relation, its neighbours listed in Python on each pass (the relation's
+#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (1.4-2.1e-4 s a pair)
+USER_PAIR_SECONDS = 1.5e-4
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
 #: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
 #: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
@@ -323,7 +326,8 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
     """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
-    the count, :func:`wmcdp.count.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
+    the count, :func:`wmcdp.count.wmc.work`), a user relation's pairs listed in Python (:func:`user_pairs`), and
+    every triple (pair, output) when a built-in relation is given (``pairs``:
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
     numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
     table = compiled.domain.size * compiled.shape.size
@@ -337,12 +341,22 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
         cells, steps = 2 * table, compiled.size
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
     count: float = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
-    if relation is None or not relation.builtin:
+    if relation is None:
         return count
+    if not relation.builtin:
+        per_pair: float = USER_PAIR_SECONDS + compiled.shape.size * TRIPLE_SECONDS
+        return count + user_pairs(compiled, relation) * per_pair
     triples = relation.count_pairs(compiled.domain) * compiled.shape.size
     per_triple = triple_seconds(compiled, exact)
     slices: float = relation.direction_count(compiled.domain) * SLICE_SECONDS
     return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
+
+
+def user_pairs(compiled: Compiled, relation: Relation) -> int:
+    """The neighbour pairs of a user relation, estimated as the domain's size times the number of neighbours of its
+    first input (a Python function's pairs are not known without listing them all)."""
+    first = next(iter(compiled.domain.values()))
+    return compiled.domain.size * sum(1 for _ in relation.neighbours(compiled.domain, first))
 
 
 def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
@@ -413,7 +427,7 @@ def detection_budget(
     in seconds of this machine only as a unit; the budget is :data:`DETECTION_SHARE` of it, in diagram nodes
     (:data:`WORK_PER_SECOND`)."""
     if relation is not None and not relation.builtin:
-        return None, exhaustive_estimate(compiled, None)
+        return None, exhaustive_estimate(compiled, relation)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
         return Budget(UNFIT_DETECTION_WORK), None
     estimate = exhaustive_estimate(compiled, relation, pairs)

@@ -64,3 +64,16 @@ def test_a_user_relation_is_estimated_by_its_pairs():
     r = synthesize_privacy(program)
     assert r.plan.kind == "exhaustive"
     assert listed * USER_PAIR_SECONDS / 2 <= r.plan.estimated_seconds <= 2 * listed * USER_PAIR_SECONDS + 0.1
+
+
+def test_the_outputs_cofactors_are_charged_their_nodes():
+    """Per-output groups read each output's cofactor of the diagram and its support: both are charged (a truncated
+    geometric on 0..200 spent 6 s there, uncharged, before finding no symmetry)."""
+    from wmcdp.plan.symmetry.proof import read_entries
+    from wmcdp.programs import truncated_geometric
+
+    compiled = compile_program(truncated_geometric(20, alpha=Fraction(1, 2)))
+    budget = Budget(None)
+    prover = Prover(compiled, budget)
+    assert read_entries(prover, [3]) is not None
+    assert budget.spent >= compiled.size

@@ -240,6 +240,13 @@ ESTIMATED = [
     ["privacy", "geometric_above_threshold", "-p", "n=8", "-p", "k=3", "-p", "t=2", "-p", "scale=0.2"],
     ["privacy", "histogram", "-p", "n=3", "-p", "m=2", "-p", "eps0=0.7", "--neighbours", "all-entries"],
     ["approx", "randomized_response", "-p", "n=10", "-p", "lam=0.2", "--epsilon", "0.5"],
+    ["privacy", "adaptive_svt", "-p", "n=5", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "monotone_svt", "-p", "n=5", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "partial_sum", "-p", "n=4", "-p", "m=2", "-p", "eps0=1"],
+    ["privacy", "smart_sum", "-p", "n=4", "-p", "m=2", "-p", "M=2", "-p", "eps0=1"],
+    ["privacy", "noisy_max_value", "-p", "n=4", "-p", "m=3", "-p", "eps0=1"],
+    ["privacy", "geometric_parallel", "-p", "n=4", "-p", "m=4", "-p", "eps0=1"],
+    ["privacy", "truncated_geometric", "-p", "m=200", "-p", "scale=2"],
 ]
 
 

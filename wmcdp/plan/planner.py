@@ -91,9 +91,9 @@ USER_PAIR_SECONDS = 1.5e-4
 #: counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
 #: seconds per unit of detection work, for a plan's estimate of the seconds it spends in all (detection, then its
-#: run): measured on the proofs by probes, samples and diagram equality of noisy max, sparse vector and GapSVT
-#: (4.3-5.7 us a unit); local checks of adjacent transpositions (RR counting) cost less per unit
-DETECTION_UNIT_SECONDS = 5e-6
+#: run): measured on noisy max, sparse vector, GapSVT, AdaptiveSVT and RR counting's accuracy (1-2.6 us a unit);
+#: cofactors of a large diagram (truncated geometric) and local checks of adjacent transpositions cost less a unit
+DETECTION_UNIT_SECONDS = 2e-6
 #: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)

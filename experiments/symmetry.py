@@ -16,10 +16,12 @@ the hand-proved sets. A series stops after its first point over ``--budget`` sec
 
 Part 3 (``--detection``) times ``wmcdp approx rr_counting -p n=N -p lam=0.25 --epsilon 0.3`` with the default
 plan against the proved hand sets (``--sets symmetry``), best of ``--repeat`` runs in-process, with the default
-plan's detection seconds and work units, and sets each plan's estimate beside its measured seconds for a few
-built-ins under the default plan (measured / estimated: the cost model's error, reported as measured):
+plan's detection seconds and work units, and sets each plan's estimate (its detection's counted work at the cost
+model's rate, plus its run) beside its measured seconds for built-ins and benchmark programs under the default
+plan (measured / estimated: the cost model's error, reported as measured):
 
     python experiments/symmetry.py --detection --ns 100 300 1000
+    python experiments/symmetry.py --estimates     # the estimates alone
 
 RR counting's accuracy is also computed by an independent numpy enumeration (the count of
 ones in RR(x) is Binomial(#ones, 1 - lam) + Binomial(n - #ones, lam); one convolution per
@@ -224,15 +226,27 @@ def plot(rows: list[dict], path: Path) -> None:
 
 # -- detection against the hand sets, and the plans' estimates ------------------------------------------
 
-#: (command line of a built-in under the default plan) for the estimates against measured time
+#: (command line of a built-in or benchmark program under the default plan) for the estimates against measured time
 ESTIMATED = [
     ["approx", "rr_counting", "-p", "n=100", "-p", "lam=0.25", "--epsilon", "0.3"],
     ["approx", "rr_counting", "-p", "n=300", "-p", "lam=0.25", "--epsilon", "0.3"],
+    ["approx", "rr_counting", "-p", "n=1000", "-p", "lam=0.25", "--epsilon", "0.3"],
     ["accuracy", "rr_counting", "-p", "n=200", "-p", "lam=0.2", "--alpha", "3"],
     ["privacy", "noisy_max", "-p", "n=6", "-p", "m=5", "-p", "eps0=1"],
     ["privacy", "sparse_vector", "-p", "n=8", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["approx", "sparse_vector", "-p", "n=6", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1", "--epsilon", "0.5"],
+    ["privacy", "gap_svt", "-p", "n=5", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "isvt1", "-p", "n=6", "-p", "m=2", "-p", "T=1", "-p", "eps0=1"],
+    ["privacy", "geometric_above_threshold", "-p", "n=8", "-p", "k=3", "-p", "t=2", "-p", "scale=0.2"],
     ["privacy", "histogram", "-p", "n=3", "-p", "m=2", "-p", "eps0=0.7", "--neighbours", "all-entries"],
     ["approx", "randomized_response", "-p", "n=10", "-p", "lam=0.2", "--epsilon", "0.5"],
+    ["privacy", "adaptive_svt", "-p", "n=5", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "monotone_svt", "-p", "n=5", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"],
+    ["privacy", "partial_sum", "-p", "n=4", "-p", "m=2", "-p", "eps0=1"],
+    ["privacy", "smart_sum", "-p", "n=4", "-p", "m=2", "-p", "M=2", "-p", "eps0=1"],
+    ["privacy", "noisy_max_value", "-p", "n=4", "-p", "m=3", "-p", "eps0=1"],
+    ["privacy", "geometric_parallel", "-p", "n=4", "-p", "m=4", "-p", "eps0=1"],
+    ["privacy", "truncated_geometric", "-p", "m=200", "-p", "scale=2"],
 ]
 
 
@@ -269,14 +283,23 @@ def detection(ns: list[int], repeat: int) -> list[str]:
         lines.append(f"{n:>5} {best:>10.2f} {best_hand:>11.2f} {best / best_hand:>6.1f} "
                      f"{plan['detection_seconds']:>11.2f} {plan['detection_work']:>14.3g}  {delta:.10g}")
         print(lines[-1], flush=True)
-    lines.append(f"{'command (default plan)':<70} {'plan':>10} {'estimated s':>11} {'measured s':>10} {'ratio':>6}")
+    return lines + estimates()
+
+
+def estimates() -> list[str]:
+    """Each plan's estimate (its detection work at the cost model's rate, then its run) beside the seconds it
+    measured (detection included), and the detection's seconds and counted work."""
+    lines = [f"{'command (default plan)':<92} {'plan':>10} {'estimated s':>11} {'measured s':>10} {'ratio':>6} "
+             f"{'detection s':>11} {'work':>8}"]
+    cli_json(["privacy", "randomized_response", "-p", "n=3", "-p", "lam=0.2"])  # imports out of the first row
     for args in ESTIMATED:
         result, _ = cli_json(args)
         plan = result["plan"]
         estimate, measured = plan["estimated_seconds"], plan["seconds"]
         ratio = f"{measured / estimate:.3g}" if estimate else "-"
         shown = f"{estimate:.3g}" if estimate else "-"  # product plans estimate their parts, not the whole
-        lines.append(f"{' '.join(args):<70} {plan['kind']:>10} {shown:>11} {measured:>10.3g} {ratio:>6}")
+        lines.append(f"{' '.join(args):<92} {plan['kind']:>10} {shown:>11} {measured:>10.3g} {ratio:>6} "
+                     f"{plan['detection_seconds']:>11.3g} {plan['detection_work']:>8.3g}")
         print(lines[-1], flush=True)
     return lines
 
@@ -286,12 +309,16 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30.0, help="seconds per sweep point before a series stops")
     parser.add_argument("--no-sweep", action="store_true", help="only the table")
     parser.add_argument("--detection", action="store_true", help="only the default plan against the hand sets")
+    parser.add_argument("--estimates", action="store_true", help="only each plan's estimate against its seconds")
     parser.add_argument("--ns", type=int, nargs="+", default=[100, 300], help="n of the detection table")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point of the detection table (best kept)")
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     if args.detection:
         (RESULTS / "symmetry_detection.txt").write_text("\n".join(detection(args.ns, args.repeat)) + "\n")
+        return
+    if args.estimates:
+        (RESULTS / "symmetry_estimates.txt").write_text("\n".join(estimates()) + "\n")
         return
     lines = table()
     (RESULTS / "symmetry.txt").write_text("\n".join(lines) + "\n")

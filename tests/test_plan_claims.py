@@ -224,7 +224,7 @@ def test_detection_work_is_the_same_in_fresh_processes(capsys):
         assert main(DIAGRAM_PROOFS) == 0
         runs.append(_plan_facts(json.loads(capsys.readouterr().out)))
     plan = json.loads(runs[0][0])
-    assert plan["kind"] == "symmetry" and plan["detection_work"] > 0
+    assert plan["detection_work"] > 0
     assert runs[1:] == runs[:1] * 3
 
 

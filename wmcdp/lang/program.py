@@ -15,7 +15,7 @@ import random
 import sysconfig
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,6 +209,10 @@ class Trace:
     output_roots: list[int]  # circuit node of each output bit, in shape order
     #: for a program whose output is one Int: its guard node per value code (value - lo); else None
     output_guards: dict[int, int] | None = None
+    #: set when this trace's output leaves are the terms of the sum the program returns, but for constant
+    #: terms (each term traced alone, their total never formed, :meth:`Program.trace` with ``terms=True``):
+    #: gives the program's own trace, in the same circuit
+    total: Callable[[], Trace] | None = None
 
     def input_assignment(self, domain: Vector, x: tuple[int, ...]) -> dict[int, bool]:
         """Variable id -> value for the input ``x`` (only entries the program read)."""
@@ -254,17 +258,22 @@ class Program:
         if not isinstance(self.inputs, Vector):
             raise WmcdpError(f"program {self.name}: inputs must be Bits(n) or IntVector(n, lo, hi)")
 
-    def trace(self, *, exact_floats: bool = False) -> Trace:
-        """Run the body on symbolic inputs; ``exact_floats`` reads float probabilities as exact binary64 values."""
+    def trace(self, *, exact_floats: bool = False, terms: bool = False) -> Trace:
+        """Run the body on symbolic inputs; ``exact_floats`` reads float probabilities as exact binary64 values.
+
+        With ``terms``, a body that returns a sum of Ints whose total it never read, at least two of them not
+        constant, gives the trace of the tuple of those terms instead (constant terms left out: they shift
+        the total by one amount; the total not formed: a sum of ``n`` terms costs ``O(n^2)`` gates), with
+        :attr:`Trace.total` to form the program's own trace when it is needed."""
         circuit = Circuit(exact_floats=exact_floats)
         x = SymbolicInput(self.inputs, circuit)
         with tracing(circuit):
             result = self._call(x)
-            shape, roots = shape_of(result, circuit)
-        var_of = {node: v for v, node in enumerate(circuit.var_node)}
-        input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
-        guards = {v - result.lo: g for v, g in result.guards.items()} if isinstance(result, Int) else None
-        return Trace(circuit, input_bits, shape, roots, guards)
+        summands = result.terms if terms and isinstance(result, Int) else None
+        varying = tuple(t for t in summands or () if len(t.guards) > 1)
+        if len(varying) > 1:
+            return replace(_traced(circuit, x, varying), total=lambda: _traced(circuit, x, result))
+        return _traced(circuit, x, result)
 
     def run(self, x: tuple[int, ...], rng: random.Random) -> Value:
         """One concrete execution on input ``x``, drawing random choices from ``rng``.
@@ -293,6 +302,16 @@ class Program:
     def label(self) -> str:
         args = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.name}({args})"
+
+
+def _traced(circuit: Circuit, x: SymbolicInput, result: object) -> Trace:
+    """The trace of a body's ``result`` in ``circuit`` (``x``: the symbolic input the body read)."""
+    with tracing(circuit):
+        shape, roots = shape_of(result, circuit)
+    var_of = {node: v for v, node in enumerate(circuit.var_node)}
+    input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}
+    guards = {v - result.lo: g for v, g in result.guards.items()} if isinstance(result, Int) else None
+    return Trace(circuit, input_bits, shape, roots, guards)
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent

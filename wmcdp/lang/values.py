@@ -212,6 +212,11 @@ class Int:
             self._guards, self._terms = total.guards, None
         return self._guards
 
+    @property
+    def terms(self) -> list[Int] | None:
+        """The terms of a sum whose total was never formed (its guards never read), else None."""
+        return None if self._terms is None else list(self._terms)
+
     def __bool__(self) -> bool:
         raise TypeError("a symbolic Int has no Python truth value; use ite(cond, a, b)")
 

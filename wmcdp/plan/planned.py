@@ -20,7 +20,7 @@ import numpy as np
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
-from ..lang.program import Program
+from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .planner import (
@@ -33,7 +33,9 @@ from .planner import (
     orbit_estimate,
     product_of,
     traced,
+    with_detection,
 )
+from .sums import counted_pairs
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 from .symmetry.runs import refuse_default
@@ -160,7 +162,17 @@ def _symmetric_privacy(
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
         r = _exhaustive_privacy(
-            whole, relation, exact, force, run, reason, exhaustive_size, estimate, sym.seconds, start, considered
+            whole,
+            relation,
+            exact,
+            force,
+            run,
+            reason,
+            exhaustive_size,
+            with_detection(estimate, budget),
+            sym.seconds,
+            start,
+            considered,
         )
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
@@ -169,7 +181,7 @@ def _symmetric_privacy(
         f"{sym.symmetry.describe()}; per output: {sym.per_output}",
         triples,
         exhaustive_size,
-        orbit,
+        with_detection(orbit, budget),
         sym.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -475,7 +487,8 @@ def planned_accuracy(
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        r = _exhaustive_report(r, "no symmetry that pays", size, estimate, detection, start, considered)
+        estimated = with_detection(estimate, budget)
+        r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
@@ -484,7 +497,7 @@ def planned_accuracy(
         r.sets.symmetry,
         r.sets.size,
         size,
-        considered[-1][1],
+        with_detection(considered[-1][1], budget),
         r.sets.seconds,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -533,7 +546,7 @@ def _symmetry_pairs(
             sym.describe(),
         )
     counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
-    orbit = orbit_estimate(whole, counts, pairs * outputs)
+    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs)
     considered.append(("symmetry", orbit, sym.describe()))
     seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:
@@ -548,7 +561,7 @@ def _symmetry_pairs(
         source.symmetry,
         pairs,
         exhaustive_size,
-        orbit,
+        with_detection(orbit, budget),
         seconds,
         considered=tuple(considered),
         claims=claims,
@@ -597,6 +610,18 @@ def _exhaustive_pairs(
     return ExhaustivePairs(counter, relation), plan
 
 
+def _counted(
+    program: Program, trace: Trace, relation: Relation, exact: Any, backend: str
+) -> tuple[tuple[Any, PlanReport] | None, Trace]:
+    """For a trace of the terms of a sum the program returns: the pair source and plan of a count of independent
+    identical reports (:func:`~.sums.counted_pairs`) when it is one (and not symbolic), else None and the
+    program's own trace; any other trace as it is."""
+    if trace.total is None:
+        return None, trace
+    counted = None if _symbolic(trace) else counted_pairs(program, trace, relation, exact, backend)
+    return counted, trace if counted is not None else trace.total()
+
+
 def planned_pairs(
     prog: Program | Compiled,
     neighbours: Any,
@@ -610,17 +635,21 @@ def planned_pairs(
     """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan (its rule one
     of ``rules``), where each class's result is ``run(representative, rule)`` (the notion through the planner
     again, or what the notion needs of a part under that rule), or
-    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`_symmetry_pairs` when a
-    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter
+    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`~.sums.counted_pairs` for a
+    count of independent identical reports, :func:`_symmetry_pairs` when a proved symmetry pays, else
+    :func:`_exhaustive_pairs`). A program with a symbolic parameter
     gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
-    program, trace, compiled = traced(prog, exact)
+    program, trace, compiled = traced(prog, exact, terms=True)
     backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    counted, trace = _counted(program, trace, relation, exact, backend)
+    if counted is not None:
+        return counted
     if _symbolic(trace):
         whole = compiled_whole(program, trace, compiled, backend)
         if symbolic is None:
             whole.refuse_symbolic()  # the one-line refusal of notions that need a number for the parameter
         return "symbolic", symbolic(whole)  # type: ignore[misc]
-    relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:
         assert run is not None
@@ -635,8 +664,9 @@ def planned_pairs(
         if chosen is not None:
             return chosen
     sought = budget is not None
+    estimated = with_detection(estimate, budget)
     source, plan = _exhaustive_pairs(
-        whole, relation, exact, force, sought, estimate, considered, exhaustive_size, detection
+        whole, relation, exact, force, sought, estimated, considered, exhaustive_size, detection
     )
     return source, replace(plan, detection_work=budget.spent if budget is not None else 0)
 

@@ -79,11 +79,21 @@ PAIR_TRIPLE_SECONDS = 7e-8
 #: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
 PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
+#: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
+#: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
+ORBIT_PAIR_SECONDS = 3.5e-4
+#: seconds per neighbour pair of a user relation, its neighbours listed in Python on each pass (the relation's
+#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (1.4-2.1e-4 s a pair)
+USER_PAIR_SECONDS = 1.5e-4
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
 #: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
 #: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
 #: counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
+#: seconds per unit of detection work, for a plan's estimate of the seconds it spends in all (detection, then its
+#: run): measured on noisy max, sparse vector, GapSVT, AdaptiveSVT and RR counting's accuracy (1-2.6 us a unit);
+#: cofactors of a large diagram (truncated geometric) and local checks of adjacent transpositions cost less a unit
+DETECTION_UNIT_SECONDS = 2e-6
 #: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
@@ -155,13 +165,14 @@ def _big(n: int | None) -> Any:
 # -- traces and compilation ----------------------------------------------------------------------
 
 
-def traced(prog: Program | Compiled, exact: Any) -> tuple[Program, Trace, Compiled | None]:
-    """The program, its trace, and its compilation if it was given compiled."""
+def traced(prog: Program | Compiled, exact: Any, terms: bool = False) -> tuple[Program, Trace, Compiled | None]:
+    """The program, its trace (with ``terms``, of the terms of a sum it returns: :meth:`Program.trace`), and its
+    compilation if it was given compiled."""
     if isinstance(prog, Compiled):
         return prog.program, prog.trace, prog
     if not isinstance(prog, Program):
         raise WmcdpError(f"expected a wmcdp Program, got {type(prog).__name__}")
-    return prog, prog.trace(exact_floats=exact == "binary"), None
+    return prog, prog.trace(exact_floats=exact == "binary", terms=terms), None
 
 
 def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, backend: str) -> Compiled:
@@ -315,7 +326,8 @@ def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
     """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
-    the count, :func:`wmcdp.count.wmc.work`), and every triple (pair, output) when a relation is given (``pairs``:
+    the count, :func:`wmcdp.count.wmc.work`), a user relation's pairs listed in Python (:func:`user_pairs`), and
+    every triple (pair, output) when a built-in relation is given (``pairs``:
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
     numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
     table = compiled.domain.size * compiled.shape.size
@@ -329,12 +341,22 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
         cells, steps = 2 * table, compiled.size
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
     count: float = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
-    if relation is None or not relation.builtin:
+    if relation is None:
         return count
+    if not relation.builtin:
+        per_pair: float = USER_PAIR_SECONDS + compiled.shape.size * TRIPLE_SECONDS
+        return count + user_pairs(compiled, relation) * per_pair
     triples = relation.count_pairs(compiled.domain) * compiled.shape.size
     per_triple = triple_seconds(compiled, exact)
     slices: float = relation.direction_count(compiled.domain) * SLICE_SECONDS
     return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
+
+
+def user_pairs(compiled: Compiled, relation: Relation) -> int:
+    """The neighbour pairs of a user relation, estimated as the domain's size times the number of neighbours of its
+    first input (a Python function's pairs are not known without listing them all)."""
+    first = next(iter(compiled.domain.values()))
+    return compiled.domain.size * sum(1 for _ in relation.neighbours(compiled.domain, first))
 
 
 def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
@@ -349,9 +371,21 @@ def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
     return RATIONAL_TRIPLE_SECONDS
 
 
-def orbit_estimate(compiled: Compiled, counted: int, scanned: int) -> float:
-    """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios."""
-    return _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS) + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 0) -> float:
+    """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios, and the
+    listing of ``pairs`` neighbour pairs with their output orbits (pair runs)."""
+    return (
+        _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS)
+        + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+        + _seconds(pairs, ORBIT_PAIR_SECONDS)
+    )
+
+
+def with_detection(estimate: float | None, budget: Budget | None) -> float | None:
+    """A plan's estimate of all it spends: its run's ``estimate`` plus the work its detection spent (``budget``),
+    at :data:`DETECTION_UNIT_SECONDS` a unit (None when the run has no estimate)."""
+    spent = budget.spent if budget is not None else 0
+    return None if estimate is None else estimate + spent * DETECTION_UNIT_SECONDS
 
 
 def _seconds(count: int, per: float) -> float:
@@ -393,7 +427,7 @@ def detection_budget(
     in seconds of this machine only as a unit; the budget is :data:`DETECTION_SHARE` of it, in diagram nodes
     (:data:`WORK_PER_SECOND`)."""
     if relation is not None and not relation.builtin:
-        return None, exhaustive_estimate(compiled, None)
+        return None, exhaustive_estimate(compiled, relation)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
         return Budget(UNFIT_DETECTION_WORK), None
     estimate = exhaustive_estimate(compiled, relation, pairs)
@@ -426,6 +460,7 @@ __all__ = [
     "detection_budget",
     "exhaustive_estimate",
     "orbit_estimate",
+    "with_detection",
     "exhaustive_fits",
     "traced",
     "compiled_whole",

@@ -94,13 +94,16 @@ class Prover:
         return valid
 
     def cofactor(self, offsets: Sequence[int]) -> tuple[Any, Any]:
-        """``(phi | y, (phi and valid inputs) | y)`` for the output with leaf offsets ``offsets``."""
+        """``(phi | y, (phi and valid inputs) | y)`` for the output with leaf offsets ``offsets``, each charged the
+        nodes of its operand and of its result."""
         assignment: dict[int, bool] = {}
         for group, offset in zip(self.compiled.output_groups, offsets):
             w = len(group.variables)
             assignment.update({v: bool((int(offset) >> (w - 1 - b)) & 1) for b, v in enumerate(group.variables)})
         be = self.backend
-        return be.condition(self.compiled.phi, assignment), be.condition(self.phi, assignment)
+        plain, u = be.condition(self.compiled.phi, assignment), be.condition(self.phi, assignment)
+        self._charge(self._size(self.compiled.phi) + self._size(self.phi) + be.size(plain) + be.size(u))
+        return plain, u
 
     # -- candidate maps of random bits ------------------------------------------------------
     def _make_segments(self) -> dict[int, list[int]]:
@@ -199,6 +202,7 @@ class Prover:
         out_vars = self.compiled.output_groups[0].variables if relabel else ()
         width = len(out_vars)
         for a in self._samples(u):
+            self._charge(len(a))  # an assignment renamed and evaluated on the diagram
             b = dict(a)
             for v, w in renaming.items():
                 b[v] = a.get(w, False)
@@ -360,9 +364,7 @@ class Prover:
         image: dict[int, int] = {0: 0, 1: 1}
         for j, root in enumerate(trace.output_roots):
             want = trace.output_roots[position[out_renaming.get(out_vars[j], out_vars[j])]]
-            if not self._map_cone(root, renaming, image):
-                return False
-            if image[root] != want:
+            if not self._map_cone(root, renaming, image) or image[root] != want:
                 self._charge(len(image))
                 return False
         self._charge(len(image))
@@ -441,10 +443,7 @@ class Prover:
         whose computed table is a cache keyed by node addresses); one stopped by the memory cap is charged the
         work left, which it was about to pass. No clock is read and nothing charged depends on CUDD's caches: the
         same command spends the same work and abandons the same proofs on every run."""
-        key = int(target)  # the node's address: the cache keeps ``target`` alive, so no other node takes it
-        if key not in self._sizes:
-            self._sizes[key] = (target, self.backend.size(target))
-        size = self._sizes[key][1]
+        size = self._size(target)
         if self.budget is None:
             return operation()
         if not self.budget.affords(size):
@@ -464,6 +463,14 @@ class Prover:
             bdd.configure(max_memory=memory_cap())
         self.budget.charge(size + self.backend.size(result))
         return result
+
+    def _size(self, target: Any) -> int:
+        """The nodes of the diagram ``target``, counted once per diagram."""
+        key = int(target)  # the node's address: the cache keeps ``target`` alive, so no other node takes it
+        if key not in self._sizes:
+            self._sizes[key] = (target, self.backend.size(target))
+        size: int = self._sizes[key][1]
+        return size
 
     def _prove_any(self, perm: dict[int, int], kinds: Sequence[str], u: Any = None) -> str | None:
         order = sorted(kinds, key=lambda k: k != self._last_kind)
@@ -707,6 +714,7 @@ def read_entries(prover: Prover, offsets: Sequence[int]) -> tuple[list[int], Any
     plain, u = prover.cofactor(offsets)
     if u == be.false:
         return None
+    prover._charge(prover._size(plain))  # the support is read off every node of phi | y
     support = {be.var_id(name) for name in be.bdd.support(plain)}
     return [e for e in range(prover.n) if any(v in support for v in prover.bits.get(e, ()))], u
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -43,9 +44,11 @@ from ..base.limits import check
 from ..base.numbers import ln
 from ..compile import _compile_gates
 from ..compile.bdd import BDDBackend
+from ..count.probabilities import number_system
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import IntShape, leaves
+from .planner import PlanReport
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
@@ -589,3 +592,74 @@ def _output(trace: Trace, values: tuple[Any, ...]) -> Any:
     if trace.output_guards is not None:
         return values[0]
     return trace.shape._build(iter(values))
+
+
+def hub_privacy(
+    whole: Any,
+    relation: Any,
+    exact: Any,
+    run: Callable[..., Any],
+    budget: Any,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any | None:
+    """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None. ``whole`` is the compiled program;
+    the witness triple is then counted by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and
+    its ratio is the bound: in exact mode it must equal the plan's exactly."""
+    arith = number_system(whole, exact)
+    weights = whole.trace.circuit.weights.values()
+    exact_run = bool(arith.exact) and all(w.exact for w in weights)
+    if not relation.builtin or getattr(arith, "interned", False) or (arith.exact and not exact_run):
+        return None
+    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget.left())
+    if answer is None:
+        considered.append(("hub", None, "no hub proved"))
+        return None
+    budget.charge(answer.work)
+    lo = whole.domain.lo
+    x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in (answer.best.x, answer.best.x_prime))
+    y = answer.best.y
+    r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
+    if exact_run and r.ratio != _ratio(answer.best):
+        raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
+    considered.append(("hub", None, answer.hub.describe()))
+    plan = PlanReport(
+        "hub",
+        f"hub: {answer.hub.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
+        f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
+        answer.best.leaves,
+        relation.count_pairs(whole.domain) * whole.shape.size,
+        None,
+        0.0,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+        claims=_claims(answer),
+        detection_work=budget.spent,
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _ratio(best: Best) -> Any:
+    return math.inf if best.den == 0 else best.num / best.den
+
+
+def _claims(answer: HubAnswer) -> tuple[tuple[str, str], ...]:
+    return (
+        (
+            f"given the hub ({answer.hub.describe()}) each output event is the conjunction of one part per entry",
+            f"read off the BDD of each of the {answer.outputs} output events under each hub value: at every "
+            "entry's boundary all crossing edges reach FALSE or one node (a cut of width one), so the parts share "
+            "no input entry and no random bit",
+        ),
+        (
+            "entries with equal part tables are interchangeable, and dominated moves never attain the maximum",
+            "the ratio of an output depends only on how many entries of each type take each (x_e, x'_e); a move "
+            "whose probabilities are at most another's under x and at least under x' for every hub value cannot "
+            "raise it",
+        ),
+        (
+            "branches pruned by the bound cannot attain the maximum",
+            "sum_h a_h / sum_h b_h <= max_h a_h / b_h, each open entry at its largest ratio per hub value; pruned "
+            f"only below the best ratio found by more than {MARGIN} in logs",
+        ),
+    )

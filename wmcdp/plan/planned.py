@@ -34,6 +34,7 @@ from .planner import (
     product_of,
     traced,
 )
+from .hub import hub_privacy
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 from .symmetry.runs import refuse_default
@@ -201,6 +202,9 @@ def planned_privacy(
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ]
     if budget is not None:
+        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
+        if hubbed is not None:
+            return hubbed
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )

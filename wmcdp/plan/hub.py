@@ -411,7 +411,7 @@ class Search:
             self._leaf(la, lb, counts)
             return
         rest = _plus(_plus(_log_ratio(la, lb), _times(left, self._suffix[g][j])), self._tail[g + 1])
-        if self.best.num is not None and float(np.max(rest)) < self.best.log - MARGIN:
+        if self._pruned(float(np.max(rest)), g, j, left, counts):
             return
         choice = groups[g].choices[j]
         last = j == len(groups[g].choices) - 1
@@ -426,6 +426,39 @@ class Search:
             else:
                 self._visit(g + 1, 0, 0, na, nb, counts)
         counts[g][j] = 0
+
+    def _pruned(self, bound: float, g: int, j: int, left: int, counts: list[list[int]]) -> bool:
+        """Whether no completion of ``counts`` (group ``g`` decided up to choice ``j``, ``left`` of its entries
+        open) can beat the best ratio: its float bound (in logs) is below it by more than :data:`MARGIN`, or,
+        within the margin, the bound computed exactly is at most the best (floats: the float bound)."""
+        best = self.best
+        if best.num is None or bound > best.log + MARGIN:
+            return False
+        if bound < best.log - MARGIN:
+            return True
+        if not self.arith.exact:
+            return bound <= best.log
+        return self._exact_bound(g, j, left, counts) <= _ratio(best)
+
+    def _exact_bound(self, g: int, j: int, left: int, counts: list[list[int]]) -> Any:
+        """``max_h (a_h / b_h) * prod_open max ratio_h``: the decided counts' ratio per hub class, each open entry
+        at its group's largest ratio in that class (Fractions; inf where only a denominator is 0)."""
+        out: Any = Fraction(0)
+        for k, w in enumerate(self.weights):
+            a, b = w, w
+            for gi, (group, row) in enumerate(zip(self._groups[: g + 1], counts)):
+                for ji, (choice, c) in enumerate(zip(group.choices, row)):
+                    if c and (gi < g or ji < j):
+                        a, b = a * choice.a[k] ** c, b * choice.b[k] ** c
+            if a == 0:
+                continue
+            if b == 0:
+                return math.inf
+            value = a / b * _power(_most(self._groups[g].choices[j:], k), left)
+            for group in self._groups[g + 1 :]:
+                value = value * _power(_most(group.choices, k), len(group.entries))
+            out = max(out, value)
+        return out
 
     def _leaf(self, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
         best, arith = self.best, self.arith
@@ -456,6 +489,16 @@ class Search:
                         b = arith.mul(b, arith.power(choice.b[k], c))
             num, den = arith.add(num, a), arith.add(den, b)
         return num, den
+
+
+def _most(choices: Sequence[Choice], k: int) -> Any:
+    """The largest ratio ``a / b`` of ``choices`` in hub class ``k`` (0 for ``a = 0``, inf for ``a > 0 = b``)."""
+    return max((math.inf if c.b[k] == 0 else c.a[k] / c.b[k]) if c.a[k] else Fraction(0) for c in choices)
+
+
+def _power(r: Any, c: int) -> Any:
+    """``r^c`` with ``inf^0 = 1``."""
+    return 1 if c == 0 else (math.inf if r == math.inf else r**c)
 
 
 def _times(c: int, v: np.ndarray) -> np.ndarray:

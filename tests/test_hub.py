@@ -10,13 +10,13 @@ import itertools
 import random
 from fractions import Fraction
 
-import pytest
-
 import brute
+import pytest
+from test_geometric import tgeom_pmf
+
 from programs.checkdp import bad_gap_svt, gap_svt, num_svt, svt
 from programs.geometric import geometric_above_threshold
 from programs.suite import isvt1, isvt2, isvt3, isvt4, sparse_vector
-from test_geometric import tgeom_pmf
 from wmcdp import IntVector, Program, flip, ite, synthesize_privacy, truncated_geometric
 from wmcdp.plan.hub import find_hub, hub_plan
 
@@ -191,16 +191,16 @@ def _reference(recipe):
 
 
 def _neighbours(relation: str, n: int):
+    allowed = {
+        "all-entries": lambda moved: max(moved) <= 1,
+        "one-entry": lambda moved: moved == [1],
+        "hamming": lambda moved: len(moved) == 1,
+    }[relation]
+
     def of(x):
         for xp in itertools.product(range(3), repeat=n):
             moved = [abs(a - b) for a, b in zip(x, xp) if a != b]
-            if not moved:
-                continue
-            if relation == "all-entries" and max(moved) <= 1:
-                yield xp
-            elif relation == "one-entry" and moved == [1]:
-                yield xp
-            elif relation == "hamming" and len(moved) == 1:
+            if moved and allowed(moved):
                 yield xp
 
     return of

@@ -202,9 +202,9 @@ class Diagrams:
             shape = trace.shape
             assert isinstance(shape, IntShape)
             codes = sorted(trace.output_guards)
-            for code, guard in zip(codes, _compile_gates(trace, be, [trace.output_guards[c] for c in codes])):
+            for offset, guard in zip(codes, _compile_gates(trace, be, [trace.output_guards[c] for c in codes])):
                 if guard != be.false:
-                    yield (shape.lo + code,), guard
+                    yield (shape.lo + offset,), guard
             return
         bits = _compile_gates(trace, be, trace.output_roots)
         conditions, j = [], 0
@@ -240,9 +240,7 @@ def _children(f: Any) -> tuple[Any, Any]:
     return (~lo, ~hi) if f.negated else (lo, hi)
 
 
-def split_event(
-    d: Diagrams, f: Any, hub: Hub, values: Sequence[int], arith: Arith
-) -> list[tuple[Any, ...]] | None:
+def split_event(d: Diagrams, f: Any, hub: Hub, values: Sequence[int], arith: Arith) -> list[tuple[Any, ...]] | None:
     """Per block, the table ``u -> WMC(u_e | x_e = values[u])`` of ``f`` (a BDD with the hub fixed) cut at
     every block boundary (module docstring); None when a cut is wider than one."""
     trace, weights = d.trace, d.trace.circuit.weights
@@ -271,7 +269,8 @@ def split_event(
                 elif v in weights:
                     w = weights[v]
                     memo[int(node)] = arith.add(
-                        arith.mul(arith.weight(w, True), memo[int(hi)]), arith.mul(arith.weight(w, False), memo[int(lo)])
+                        arith.mul(arith.weight(w, True), memo[int(hi)]),
+                        arith.mul(arith.weight(w, False), memo[int(lo)]),
                     )
                 else:
                     return None  # an input bit of another entry inside this block
@@ -364,7 +363,7 @@ class Best:
 def _log_ratio(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
     """``la - lb`` per hub class with ``-inf`` where the numerator is 0 and ``+inf`` where only the denominator is."""
     with np.errstate(invalid="ignore"):
-        out = la - lb
+        out: np.ndarray = la - lb
     out[la == -math.inf] = -math.inf
     return out
 
@@ -438,7 +437,7 @@ class Search:
             return True
         if not self.arith.exact:
             return bound <= best.log
-        return self._exact_bound(g, j, left, counts) <= _ratio(best)
+        return bool(self._exact_bound(g, j, left, counts) <= _ratio(best))
 
     def _exact_bound(self, g: int, j: int, left: int, counts: list[list[int]]) -> Any:
         """``max_h (a_h / b_h) * prod_open max ratio_h``: the decided counts' ratio per hub class, each open entry
@@ -509,7 +508,7 @@ def _times(c: int, v: np.ndarray) -> np.ndarray:
 def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a + b`` with ``-inf + inf = -inf`` (a class no completion reaches stays out of the bound)."""
     with np.errstate(invalid="ignore"):
-        out = a + b
+        out: np.ndarray = a + b
     out[np.isnan(out)] = -math.inf
     return out
 
@@ -659,8 +658,8 @@ def hub_privacy(
         considered.append(("hub", None, "no hub proved"))
         return None
     budget.charge(answer.work)
-    lo = whole.domain.lo
-    x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in (answer.best.x, answer.best.x_prime))
+    lo, sides = whole.domain.lo, (answer.best.x or {}, answer.best.x_prime or {})
+    x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in sides)
     y = answer.best.y
     r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != _ratio(answer.best):

@@ -166,7 +166,9 @@ class _Logs:
 
     @staticmethod
     def add(a: Any, b: Any) -> Any:
-        return float(np.logaddexp(a, b))
+        if a < b:
+            a, b = b, a
+        return a if b == -math.inf else a + math.log1p(math.exp(b - a))
 
     @staticmethod
     def mul(a: Any, b: Any) -> Any:
@@ -194,6 +196,8 @@ class Diagrams:
         self.trace = trace
         self.be = BDDBackend(list(range(trace.circuit.num_vars)))
         self.work = 0  # BDD nodes visited
+        #: per (entry, node at the top of its block): the block's table and the node below it, and the node
+        self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
     def events(self) -> Iterator[tuple[tuple[Any, ...], Any]]:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event."""
@@ -240,44 +244,52 @@ def _children(f: Any) -> tuple[Any, Any]:
     return (~lo, ~hi) if f.negated else (lo, hi)
 
 
-def split_event(d: Diagrams, f: Any, hub: Hub, values: Sequence[int], arith: Arith) -> list[tuple[Any, ...]] | None:
-    """Per block, the table ``u -> WMC(u_e | x_e = values[u])`` of ``f`` (a BDD with the hub fixed) cut at
-    every block boundary (module docstring); None when a cut is wider than one."""
-    trace, weights = d.trace, d.trace.circuit.weights
-    true, false = d.be.true, d.be.false
+def split_event(d: Diagrams, f: Any, hub: Hub, size: int, arith: Arith) -> list[tuple[Any, ...]] | None:
+    """Per block, the table ``u -> WMC(u_e | x_e = lo + u)`` of ``f`` (a BDD with the hub fixed) cut at every
+    block boundary (module docstring); None when a cut is wider than one."""
     tables: list[tuple[Any, ...]] = []
     current = f
     for block in hub.blocks:
-        if current == true or current.level >= block.end:
-            tables.append((arith.one,) * len(values))
+        if current == d.be.true or current.level >= block.end:
+            tables.append((arith.one,) * size)
             continue
-        nodes, exits = _block_nodes(current, block.end, false)
-        d.work += len(nodes)
-        if len(exits) != 1:
+        key = (block.entry, int(current))
+        if key not in d.cuts:  # the node is kept with its cut: a live node keeps its id
+            d.cuts[key] = (_block_table(d, block, current, size, arith), current)
+        cut = d.cuts[key][0]
+        if cut is None:
             return None
-        (nxt,) = exits.values()
-        bits = trace.input_bits[block.entry]
-        position = {v: k for k, v in enumerate(bits)}
-        row = []
-        for u in range(len(values)):
-            memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
-            for node in reversed(nodes):  # children after parents in ``nodes``: count from the bottom up
-                lo, hi = _children(node)
-                v = node.level
-                if v in position:
-                    memo[int(node)] = memo[int(hi)] if (u >> (len(bits) - 1 - position[v])) & 1 else memo[int(lo)]
-                elif v in weights:
-                    w = weights[v]
-                    memo[int(node)] = arith.add(
-                        arith.mul(arith.weight(w, True), memo[int(hi)]),
-                        arith.mul(arith.weight(w, False), memo[int(lo)]),
-                    )
-                else:
-                    return None  # an input bit of another entry inside this block
-            row.append(memo[int(current)])
-        tables.append(tuple(row))
-        current = nxt
-    return tables if current == true else None
+        tables.append(cut[0])
+        current = cut[1]
+    return tables if current == d.be.true else None
+
+
+def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -> tuple[tuple[Any, ...], Any] | None:
+    """``(table, g)``: the paths from ``top`` through the block reach FALSE or the one node ``g`` below it, and
+    ``table[u]`` is their weighted count with the entry's bits at ``u`` (``g`` counts 1); None for a wider cut."""
+    weights, false = d.trace.circuit.weights, d.be.false
+    nodes, exits = _block_nodes(top, block.end, false)
+    d.work += len(nodes)
+    if len(exits) != 1:
+        return None
+    (nxt,) = exits.values()
+    bits = d.trace.input_bits[block.entry]
+    position = {v: len(bits) - 1 - k for k, v in enumerate(bits)}  # the bit's place value in the entry's offset
+    if any(node.level not in position and node.level not in weights for node in nodes):
+        return None  # an input bit of another entry inside this block
+    row = []
+    for u in range(size):
+        memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
+        for node in reversed(nodes):  # children after parents in ``nodes``: count from the bottom up
+            lo, hi = _children(node)
+            v = node.level
+            if v in position:
+                memo[int(node)] = memo[int(hi)] if (u >> position[v]) & 1 else memo[int(lo)]
+            else:
+                one = arith.mul(arith.weight(weights[v], True), memo[int(hi)])
+                memo[int(node)] = arith.add(one, arith.mul(arith.weight(weights[v], False), memo[int(lo)]))
+        row.append(memo[int(top)])
+    return tuple(row), nxt
 
 
 def _block_nodes(top: Any, end: int, false: Any) -> tuple[list[Any], dict[int, Any]]:
@@ -586,6 +598,7 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, work: int | No
     d = Diagrams(trace)
     assignments = _hub_values(hub, trace.circuit.weights, arith)
     best, outputs, most = Best(), 0, 0
+    searched: set[tuple[Any, ...]] = set()
     for values, event in d.events():
         outputs += 1
         if outputs > MAX_OUTPUTS or (work is not None and d.work > work):
@@ -598,6 +611,10 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, work: int | No
         for i, block in enumerate(hub.blocks):
             types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
         most = max(most, len(types))
+        signature = (tuple(weights), frozenset((t, len(es)) for t, es in types.items()))
+        if signature in searched:  # the same types and counts: every ratio as for an output searched before
+            continue
+        searched.add(signature)
         y = _output(trace, values)
         search = Search(weights, arith, best)
         for groups in _alternatives(types, size, relation, arith):
@@ -621,7 +638,7 @@ def _conditioned(
         entry[1] = arith.add(entry[1], w)
     weights, tables = [], []
     for f, w in classes.values():
-        t = split_event(d, f, hub, range(size), arith)
+        t = split_event(d, f, hub, size, arith)
         if t is None:
             return None
         weights.append(w)

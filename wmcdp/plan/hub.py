@@ -48,7 +48,7 @@ from ..count.probabilities import number_system
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import IntShape, leaves
-from .planner import PlanReport
+from .planner import Budget, PlanReport
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
@@ -98,11 +98,18 @@ def find_hub(trace: Trace) -> Hub | None:
     hub = tuple(v for v in sorted(circuit.weights) if v < firsts[0][0] and v in read)
     if not hub or len(hub) > HUB_BITS:
         return None
-    ends = [start for start, _ in firsts[1:]] + [circuit.num_vars]
+    blocks = _blocks(trace, firsts)
+    return None if blocks is None else Hub(hub, blocks)
+
+
+def _blocks(trace: Trace, firsts: list[tuple[int, int]]) -> tuple[Block, ...] | None:
+    """One block per entry from its first bit (``firsts``: (first bit, entry), sorted) to the next entry's;
+    None when an entry's bits do not all lie in its block."""
+    ends = [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
     blocks = tuple(Block(e, start, end) for (start, e), end in zip(firsts, ends))
     if any(not all(b.start <= v < b.end for v in trace.input_bits[b.entry]) for b in blocks):
         return None
-    return Hub(hub, blocks)
+    return blocks
 
 
 def _read_variables(trace: Trace) -> set[int]:
@@ -202,7 +209,7 @@ class Diagrams:
     def events(self) -> Iterator[tuple[tuple[Any, ...], Any]]:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event."""
         trace, be = self.trace, self.be
-        if trace.output_guards is not None:
+        if trace.output_guards is not None:  # one Int output: its value guards are the events
             shape = trace.shape
             assert isinstance(shape, IntShape)
             codes = sorted(trace.output_guards)
@@ -210,22 +217,22 @@ class Diagrams:
                 if guard != be.false:
                     yield (shape.lo + offset,), guard
             return
-        bits = _compile_gates(trace, be, trace.output_roots)
-        conditions, j = [], 0
+        bits, conditions = _compile_gates(trace, be, trace.output_roots), []
         for leaf in leaves(trace.shape):
-            own = bits[j : j + leaf.width]
-            j += leaf.width
-            options = []
-            for value in leaf.values():
-                code = leaf.encode(value)
-                assert code is not None
-                cond = be.true
-                for o, b in zip(own, code):
-                    cond = cond & (o if b else ~o)
-                if cond != be.false:
-                    options.append((value, cond))
-            conditions.append(options)
+            conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
+            bits = bits[leaf.width :]
         yield from self._prefixes(conditions, 0, (), be.true)
+
+    def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
+        """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""
+        out = []
+        for value in leaf.values():
+            cond = self.be.true
+            for o, b in zip(bits, leaf.encode(value) or ()):
+                cond = cond & (o if b else ~o)
+            if cond != self.be.false:
+                out.append((value, cond))
+        return out
 
     def _prefixes(self, conditions: list[list[tuple[Any, Any]]], i: int, values: tuple[Any, ...], event: Any) -> Any:
         if i == len(conditions):
@@ -361,15 +368,13 @@ class Best:
 
     def beats(self, num: Any, den: Any, arith: Arith) -> bool:
         """Whether ``num / den`` is larger than the best (exactly; 0/0 never is)."""
+        if self.num is None:
+            return bool(num != arith.zero or den != arith.zero)
+        if num == arith.zero:
+            return False
         if arith.exact:
-            if num == 0 or self.num is None:
-                return num != 0 or (self.num is None and den != 0)
-            if self.den == 0:
-                return False
-            return bool(den == 0 or num * self.den > self.num * den)
-        if num == -math.inf:
-            return self.num is None and den != -math.inf
-        return self.num is None or num - den > self.num - self.den
+            return bool(self.den != 0 and (den == 0 or num * self.den > self.num * den))
+        return bool(num - den > self.num - self.den)
 
 
 def _log_ratio(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
@@ -573,7 +578,7 @@ def _alternatives(
     """The groups to search for one output: under ``all-entries`` every entry takes any undominated move; under
     a relation that moves one entry, for each type, its first entry moves and every other entry stays."""
     one, by_one = RELATIONS[relation]
-    moves = [(u, up) for u in range(size) for up in range(size) if u != up and (not by_one or abs(u - up) == 1)]
+    moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if not by_one or abs(u - up) == 1]
     stays = [(u, u) for u in range(size)]
     if not one:
         yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
@@ -585,43 +590,53 @@ def _alternatives(
         yield groups
 
 
-def hub_plan(trace: Trace, size: int, relation: str, exact: bool, work: int | None) -> HubAnswer | None:
+def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> HubAnswer | None:
     """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry.
-    None when the program has no hub, a cut is wider than one, or the analysis passes ``work`` BDD nodes or
-    :data:`MAX_OUTPUTS` output events (then another plan runs)."""
-    if relation not in RELATIONS:
-        return None
-    hub = find_hub(trace)
+    None when the program has no hub, a cut is wider than one, or the analysis passes the ``budget``'s work
+    (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another plan runs)."""
+    hub = find_hub(trace) if relation in RELATIONS else None
     if hub is None:
         return None
-    arith: Arith = _Exact if exact else _Logs
     d = Diagrams(trace)
-    assignments = _hub_values(hub, trace.circuit.weights, arith)
+    try:
+        return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
+    finally:
+        if budget is not None:
+            budget.charge(d.work)
+
+
+def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
+    """:func:`hub_plan` once the hub is found: every output event conditioned and searched."""
+    assignments = _hub_values(hub, d.trace.circuit.weights, arith)
     best, outputs, most = Best(), 0, 0
     searched: set[tuple[Any, ...]] = set()
     for values, event in d.events():
         outputs += 1
-        if outputs > MAX_OUTPUTS or (work is not None and d.work > work):
+        if outputs > MAX_OUTPUTS or (budget is not None and not budget.affords(d.work)):
             return None
         split = _conditioned(d, hub, event, assignments, size, arith)
         if split is None:
             return None
-        weights, tables = split
-        types: dict[tuple[Any, ...], list[int]] = {}
-        for i, block in enumerate(hub.blocks):
-            types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
+        weights, types = split[0], _types(hub, split[1])
         most = max(most, len(types))
         signature = (tuple(weights), frozenset((t, len(es)) for t, es in types.items()))
         if signature in searched:  # the same types and counts: every ratio as for an output searched before
             continue
         searched.add(signature)
-        y = _output(trace, values)
         search = Search(weights, arith, best)
         for groups in _alternatives(types, size, relation, arith):
-            search.run(groups, y)
+            search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
     return HubAnswer(hub, best, outputs, most, d.work)
+
+
+def _types(hub: Hub, tables: list[list[tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[int]]:
+    """The entries grouped by their parts' tables in every hub class (``tables[k][block]``)."""
+    types: dict[tuple[Any, ...], list[int]] = {}
+    for i, block in enumerate(hub.blocks):
+        types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
+    return types
 
 
 def _conditioned(
@@ -665,16 +680,13 @@ def hub_privacy(
     """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None. ``whole`` is the compiled program;
     the witness triple is then counted by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and
     its ratio is the bound: in exact mode it must equal the plan's exactly."""
-    arith = number_system(whole, exact)
-    weights = whole.trace.circuit.weights.values()
-    exact_run = bool(arith.exact) and all(w.exact for w in weights)
-    if not relation.builtin or getattr(arith, "interned", False) or (arith.exact and not exact_run):
+    exact_run = _exact_run(whole, exact)
+    if exact_run is None or not relation.builtin:
         return None
-    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget.left())
+    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
     if answer is None:
         considered.append(("hub", None, "no hub proved"))
         return None
-    budget.charge(answer.work)
     lo, sides = whole.domain.lo, (answer.best.x or {}, answer.best.x_prime or {})
     x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in sides)
     y = answer.best.y
@@ -696,6 +708,18 @@ def hub_privacy(
         detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _exact_run(whole: Any, exact: Any) -> bool | None:
+    """Whether the run counts exactly (every weight a Fraction); None for a symbolic parameter, or an exact run
+    whose weights are not all rational."""
+    arith = number_system(whole, exact)
+    if getattr(arith, "interned", False):
+        return None
+    exact_weights = all(w.exact for w in whole.trace.circuit.weights.values())
+    if arith.exact and not exact_weights:
+        return None
+    return bool(arith.exact)
 
 
 def _ratio(best: Best) -> Any:

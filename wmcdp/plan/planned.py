@@ -23,6 +23,7 @@ from ..count.probabilities import Counter, number_system
 from ..lang.program import Program
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from .hub import hub_privacy
 from .planner import (
     PlanReport,
     Product,
@@ -34,7 +35,6 @@ from .planner import (
     product_of,
     traced,
 )
-from .hub import hub_privacy
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 from .symmetry.runs import refuse_default

@@ -52,8 +52,8 @@ from .planner import Budget, PlanReport
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
-#: output events the plan lists at most before it gives up (the planner then runs another plan)
-MAX_OUTPUTS = 200_000
+#: output events the plan lists at most (all before any is counted) before it gives up (then another plan runs)
+MAX_OUTPUTS = 1024
 #: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
 MARGIN = 1e-9
 
@@ -610,9 +610,12 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
     assignments = _hub_values(hub, d.trace.circuit.weights, arith)
     best, outputs, most = Best(), 0, 0
     searched: set[tuple[Any, ...]] = set()
-    for values, event in d.events():
+    events = list(itertools.islice(d.events(), MAX_OUTPUTS + 1))
+    if len(events) > MAX_OUTPUTS:
+        return None
+    for values, event in events:
         outputs += 1
-        if outputs > MAX_OUTPUTS or (budget is not None and not budget.affords(d.work)):
+        if budget is not None and not budget.affords(d.work):
             return None
         split = _conditioned(d, hub, event, assignments, size, arith)
         if split is None:

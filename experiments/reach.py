@@ -50,7 +50,10 @@ LADDERS = [
     ("noisy_max", "privacy", ["-p", "m=5", "-p", "eps0=1"], "n", [3, 4, 5, 6, 7]),
     ("sparse_vector", "privacy", ["-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"], "n",
      [4, 6, 8, 10, 20, 30, 40]),
-    ("geometric_above_threshold", "privacy", ["-p", "k=3", "-p", "t=2", "-p", "alpha=1/2"], "n", [2, 3, 4, 5, 6, 7]),
+    ("sparse_vector", "privacy", ["-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"], "n",
+     [4, 6, 8, 10, 20, 40, 80, 120, 160]),
+    ("geometric_above_threshold", "privacy", ["-p", "k=3", "-p", "t=2", "-p", "alpha=1/2"], "n",
+     [2, 3, 4, 5, 6, 7, 10, 18, 36, 72, 150, 200]),
     ("truncated_geometric", "privacy", ["-p", "scale=2"], "m", [10, 100, 1000, 4000]),
 ]
 
@@ -65,6 +68,13 @@ TARGETS = [
     ("privacy noisy_max -p n=12 -p m=2 -p eps0=1", 60, None),
     ("privacy sparse_vector -p n=30 -p m=1 -p T=1 -p N=1 -p eps0=1", 60, None),
     ("privacy randomized_response -p n=10 -p lam=1/5 --sets auto", "2n = 20 triples", None),
+    ("privacy sparse_vector -p n=40 -p m=2 -p T=1 -p N=1 -p eps0=1", 60, None),
+    ("privacy geometric_above_threshold -p n=36 -p k=3 -p t=2 -p alpha=1/2", 60, None),
+    *((f"privacy {name} -p n=10 -p m=2 -p T=1 {bound}-p eps0=1", 10, None)
+      for name, bound in [("sparse_vector", "-p N=1 "), ("svt", "-p N=1 "), ("gap_svt", "-p N=1 "),
+                          ("num_svt", "-p N=1 "), ("bad_gap_svt", "-p N=1 "), ("adaptive_svt", "-p N=1 "),
+                          ("bad_svt1", ""), ("isvt1", ""), ("isvt2", ""), ("isvt3", "-p N=1 "),
+                          ("isvt4", "-p N=1 ")]),
 ]
 
 BOUND_KEYS = ("ratio_exact", "epsilon", "one_minus_beta", "delta", "orders")

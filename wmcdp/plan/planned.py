@@ -23,6 +23,7 @@ from ..count.probabilities import Counter, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from .hub import hub_privacy
 from .planner import (
     PlanReport,
     Product,
@@ -213,6 +214,9 @@ def planned_privacy(
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ]
     if budget is not None:
+        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
+        if hubbed is not None:
+            return hubbed
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )

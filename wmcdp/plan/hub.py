@@ -1,0 +1,751 @@
+"""Conditioned parts: a program whose output event splits into independent parts once a small hub of random bits
+is fixed (the noisy threshold of sparse vector and above-threshold).
+
+For an output ``y`` let ``f_y(x, r) = [A(x; r) = y]`` over input bits ``x`` and random bits ``r``. The *hub*
+``H`` is the set of random bits the program draws before it reads any input entry (and that an output
+reads). The other variables fall into one *block* per input entry ``e``: the entry's bits and the random
+bits drawn after them, up to the next entry's first bit. Fix ``H = h`` and write ``f_{y,h}`` as a BDD with the
+variables in that order. When at every block boundary every edge that crosses it reaches FALSE or one and
+the same node ``g`` (a cut of width one), then ``f_{y,h} = u ∧ g`` with ``u`` over the upper blocks only
+(``u`` is ``f_{y,h}`` with ``g`` read as TRUE: every path that crosses the cut reaches FALSE, in both, or ``g``).
+Cut at every boundary, ``f_{y,h} = AND_e u_e`` with ``u_e`` over block ``e`` alone; the parts share no input
+entry and no random bit (the criterion of :mod:`.parts`), so the random bits of the blocks are independent and
+
+    P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
+
+This is proved on the diagram of each ``(y, h)``, never sampled: a cut wider than one (a coin shared by two
+entries' blocks, a state the output does not pin down) refuses the plan, and the planner runs another one.
+The output events are found by a depth-first search over the output leaves that keeps only prefixes whose
+event is satisfiable (sparse vector with ``N`` TRUE answers has about ``n^N`` outputs, not ``3^n``).
+
+The worst triple ``(x, x', y)`` is searched without listing every pair: per output, entries whose tables
+``P_e(y | ., h)`` are equal for every ``h`` are one *type*, and only how many entries of a type take each
+choice ``(x_e, x'_e)`` matters (a multiset). Under ``all-entries`` a choice ``d`` whose tables satisfy
+``P(.| x_d, h) <= P(.| x_e, h)`` and ``P(.| x'_d, h) >= P(.| x'_e, h)`` for every ``h`` is dominated by ``e``
+(numerator up, denominator down) and dropped. A branch-and-bound over the counts prunes a branch when its
+bound, ``sum_h a_h / sum_h b_h <= max_h a_h / b_h`` with each undecided entry at its largest per-``h`` ratio,
+is below the best ratio found (the bound in floats with a margin far above their rounding, so it only skips
+branches that cannot win); every ratio kept is computed exactly (Fractions in exact mode, logs in float mode).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..base.limits import check
+from ..base.numbers import ln
+from ..compile import _compile_gates
+from ..compile.bdd import BDDBackend
+from ..count.probabilities import number_system
+from ..lang.circuit import VAR
+from ..lang.program import Trace
+from ..lang.shape import IntShape, leaves
+from .planner import Budget, PlanReport
+
+#: the hub's largest number of random bits (its values are enumerated)
+HUB_BITS = 12
+#: output events the plan lists at most (all before any is counted) before it gives up (then another plan runs)
+MAX_OUTPUTS = 1024
+#: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
+MARGIN = 1e-9
+
+
+@dataclass(frozen=True)
+class Block:
+    """One input entry's variables: levels ``start <= level < end`` (its bits, then the random bits drawn after)."""
+
+    entry: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Hub:
+    """The hub's random bits (variable ids) and the blocks of the entries, in variable order."""
+
+    bits: tuple[int, ...]
+    blocks: tuple[Block, ...]
+
+    def describe(self) -> str:
+        return f"{len(self.bits)} random bits drawn before any input (variables {_ranges(self.bits)})"
+
+
+def _ranges(ids: Sequence[int]) -> str:
+    """``0-3, 7`` for the ids 0, 1, 2, 3, 7."""
+    out: list[str] = []
+    for _, run in itertools.groupby(enumerate(ids), key=lambda p: p[1] - p[0]):
+        values = [v for _, v in run]
+        out.append(str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}")
+    return ", ".join(out)
+
+
+def find_hub(trace: Trace) -> Hub | None:
+    """The hub and the entries' blocks (module docstring), or None: no hub, a hub over :data:`HUB_BITS`, or an
+    entry whose bits are not contiguous before the next entry's."""
+    circuit = trace.circuit
+    firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
+    if len(firsts) < 2:
+        return None
+    read = _read_variables(trace)
+    hub = tuple(v for v in sorted(circuit.weights) if v < firsts[0][0] and v in read)
+    if not hub or len(hub) > HUB_BITS:
+        return None
+    blocks = _blocks(trace, firsts)
+    return None if blocks is None else Hub(hub, blocks)
+
+
+def _blocks(trace: Trace, firsts: list[tuple[int, int]]) -> tuple[Block, ...] | None:
+    """One block per entry from its first bit (``firsts``: (first bit, entry), sorted) to the next entry's;
+    None when an entry's bits do not all lie in its block."""
+    ends = [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
+    blocks = tuple(Block(e, start, end) for (start, e), end in zip(firsts, ends))
+    if any(not all(b.start <= v < b.end for v in trace.input_bits[b.entry]) for b in blocks):
+        return None
+    return blocks
+
+
+def _read_variables(trace: Trace) -> set[int]:
+    """The variables the output bits read."""
+    gates = trace.circuit.gates
+    seen, stack, out = set(), list(trace.output_roots), set()
+    while stack:
+        node = stack.pop()
+        if node in seen or node < 2:
+            continue
+        seen.add(node)
+        gate = gates[node]
+        if gate[0] == VAR:
+            out.add(gate[1])
+        else:
+            stack.extend(gate[1:])
+    return out
+
+
+# -- numbers: exact Fractions, or natural logs of floats --------------------------------------------------
+
+
+class _Exact:
+    """Probabilities as Fractions."""
+
+    exact = True
+    zero: Any = Fraction(0)
+    one: Any = Fraction(1)
+
+    @staticmethod
+    def weight(w: Any, bit: bool) -> Any:
+        return w.one if bit else w.zero
+
+    @staticmethod
+    def add(a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def mul(a: Any, b: Any) -> Any:
+        return a * b
+
+    @staticmethod
+    def log(a: Any) -> float:
+        return ln(a) if a > 0 else -math.inf
+
+    @staticmethod
+    def power(a: Any, c: int) -> Any:
+        return a**c
+
+
+class _Logs:
+    """Probabilities as their natural logs (float mode: products never underflow)."""
+
+    exact = False
+    zero: Any = -math.inf
+    one: Any = 0.0
+
+    @staticmethod
+    def weight(w: Any, bit: bool) -> Any:
+        return w.log_one if bit else w.log_zero
+
+    @staticmethod
+    def add(a: Any, b: Any) -> Any:
+        if a < b:
+            a, b = b, a
+        return a if b == -math.inf else a + math.log1p(math.exp(b - a))
+
+    @staticmethod
+    def mul(a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def log(a: Any) -> float:
+        return float(a)
+
+    @staticmethod
+    def power(a: Any, c: int) -> Any:
+        return a * c if c else 0.0
+
+
+Arith = type[_Exact] | type[_Logs]
+
+
+# -- output events and their decomposition ----------------------------------------------------------------
+
+
+class Diagrams:
+    """The output bits as BDDs over the program's variables in their order of first use (level = variable id)."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.be = BDDBackend(list(range(trace.circuit.num_vars)))
+        self.work = 0  # BDD nodes visited
+        #: per (entry, node at the top of its block): the block's table and the node below it, and the node
+        self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
+
+    def events(self) -> Iterator[tuple[tuple[Any, ...], Any]]:
+        """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event."""
+        trace, be = self.trace, self.be
+        if trace.output_guards is not None:  # one Int output: its value guards are the events
+            shape = trace.shape
+            assert isinstance(shape, IntShape)
+            codes = sorted(trace.output_guards)
+            for offset, guard in zip(codes, _compile_gates(trace, be, [trace.output_guards[c] for c in codes])):
+                if guard != be.false:
+                    yield (shape.lo + offset,), guard
+            return
+        bits, conditions = _compile_gates(trace, be, trace.output_roots), []
+        for leaf in leaves(trace.shape):
+            conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
+            bits = bits[leaf.width :]
+        yield from self._prefixes(conditions, 0, (), be.true)
+
+    def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
+        """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""
+        out = []
+        for value in leaf.values():
+            cond = self.be.true
+            for o, b in zip(bits, leaf.encode(value) or ()):
+                cond = cond & (o if b else ~o)
+            if cond != self.be.false:
+                out.append((value, cond))
+        return out
+
+    def _prefixes(self, conditions: list[list[tuple[Any, Any]]], i: int, values: tuple[Any, ...], event: Any) -> Any:
+        if i == len(conditions):
+            yield values, event
+            return
+        for value, cond in conditions[i]:
+            check("hub plan: output events")
+            joint = event & cond
+            if joint != self.be.false:
+                yield from self._prefixes(conditions, i + 1, (*values, value), joint)
+
+
+def _children(f: Any) -> tuple[Any, Any]:
+    """``(low, high)`` of a CUDD node with its complement applied."""
+    lo, hi = f.low, f.high
+    return (~lo, ~hi) if f.negated else (lo, hi)
+
+
+def split_event(d: Diagrams, f: Any, hub: Hub, size: int, arith: Arith) -> list[tuple[Any, ...]] | None:
+    """Per block, the table ``u -> WMC(u_e | x_e = lo + u)`` of ``f`` (a BDD with the hub fixed) cut at every
+    block boundary (module docstring); None when a cut is wider than one."""
+    tables: list[tuple[Any, ...]] = []
+    current = f
+    for block in hub.blocks:
+        if current == d.be.true or current.level >= block.end:
+            tables.append((arith.one,) * size)
+            continue
+        key = (block.entry, int(current))
+        if key not in d.cuts:  # the node is kept with its cut: a live node keeps its id
+            d.cuts[key] = (_block_table(d, block, current, size, arith), current)
+        cut = d.cuts[key][0]
+        if cut is None:
+            return None
+        tables.append(cut[0])
+        current = cut[1]
+    return tables if current == d.be.true else None
+
+
+def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -> tuple[tuple[Any, ...], Any] | None:
+    """``(table, g)``: the paths from ``top`` through the block reach FALSE or the one node ``g`` below it, and
+    ``table[u]`` is their weighted count with the entry's bits at ``u`` (``g`` counts 1); None for a wider cut."""
+    weights, false = d.trace.circuit.weights, d.be.false
+    nodes, exits = _block_nodes(top, block.end, false)
+    d.work += len(nodes)
+    if len(exits) != 1:
+        return None
+    (nxt,) = exits.values()
+    bits = d.trace.input_bits[block.entry]
+    position = {v: len(bits) - 1 - k for k, v in enumerate(bits)}  # the bit's place value in the entry's offset
+    if any(node.level not in position and node.level not in weights for node in nodes):
+        return None  # an input bit of another entry inside this block
+    row = []
+    for u in range(size):
+        memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
+        for node in reversed(nodes):  # children after parents in ``nodes``: count from the bottom up
+            lo, hi = _children(node)
+            v = node.level
+            if v in position:
+                memo[int(node)] = memo[int(hi)] if (u >> position[v]) & 1 else memo[int(lo)]
+            else:
+                one = arith.mul(arith.weight(weights[v], True), memo[int(hi)])
+                memo[int(node)] = arith.add(one, arith.mul(arith.weight(weights[v], False), memo[int(lo)]))
+        row.append(memo[int(top)])
+    return tuple(row), nxt
+
+
+def _block_nodes(top: Any, end: int, false: Any) -> tuple[list[Any], dict[int, Any]]:
+    """The nodes reachable from ``top`` above level ``end`` (parents before children) and the nodes the paths
+    leave them to (at level ``end`` or below, or TRUE; FALSE left out), by id."""
+    order: list[Any] = []
+    seen: set[int] = set()
+    exits: dict[int, Any] = {}
+
+    def visit(node: Any) -> None:
+        stack = [(node, False)]
+        while stack:
+            f, done = stack.pop()
+            key = int(f)
+            if done:
+                order.append(f)
+                continue
+            if key in seen:
+                continue
+            if f == false:
+                continue
+            if f.var is None or f.level >= end:
+                exits[key] = f
+                continue
+            seen.add(key)
+            stack.append((f, True))
+            stack.extend((c, False) for c in _children(f))
+
+    visit(top)
+    order.reverse()  # post-order reversed: every parent before its children
+    return order, exits
+
+
+# -- the worst triple: types of entries, choices, branch-and-bound over counts ----------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A pair of entry values ``(x_e, x'_e)`` (offsets into the entry's values) and, per hub class, the part's
+    probabilities under each (in the arithmetic of the run) and their float logs."""
+
+    u: int
+    u_prime: int
+    a: tuple[Any, ...]
+    b: tuple[Any, ...]
+    la: np.ndarray
+    lb: np.ndarray
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` entries (``entries``) that each take one of ``choices``; only how many take each matters."""
+
+    entries: tuple[int, ...]
+    choices: tuple[Choice, ...]
+
+
+@dataclass
+class Best:
+    """The largest ratio found: its float log, its exact numerator and denominator, and its witness."""
+
+    log: float = -math.inf
+    num: Any = None
+    den: Any = None
+    x: dict[int, int] | None = None
+    x_prime: dict[int, int] | None = None
+    y: Any = None
+    leaves: int = 0  # multisets evaluated
+
+    def beats(self, num: Any, den: Any, arith: Arith) -> bool:
+        """Whether ``num / den`` is larger than the best (exactly; 0/0 never is)."""
+        if self.num is None:
+            return bool(num != arith.zero or den != arith.zero)
+        if num == arith.zero:
+            return False
+        if arith.exact:
+            return bool(self.den != 0 and (den == 0 or num * self.den > self.num * den))
+        return bool(num - den > self.num - self.den)
+
+
+def _log_ratio(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """``la - lb`` per hub class with ``-inf`` where the numerator is 0 and ``+inf`` where only the denominator is."""
+    with np.errstate(invalid="ignore"):
+        out: np.ndarray = la - lb
+    out[la == -math.inf] = -math.inf
+    return out
+
+
+def _dominated(c: Choice, by: Choice, arith: Arith) -> bool:
+    """Every part probability under ``x`` at most ``by``'s, under ``x'`` at least ``by``'s (per hub class)."""
+    if arith.exact:
+        return all(p <= q for p, q in zip(c.a, by.a)) and all(p >= q for p, q in zip(c.b, by.b))
+    return bool(np.all(c.la <= by.la) and np.all(c.lb >= by.lb))
+
+
+def undominated(choices: Sequence[Choice], arith: Arith) -> tuple[Choice, ...]:
+    """The choices no other choice dominates (of equal ones, the first)."""
+    out: list[Choice] = []
+    for i, c in enumerate(choices):
+        if not any(
+            _dominated(c, d, arith) and (not _dominated(d, c, arith) or j < i) for j, d in enumerate(choices) if j != i
+        ):
+            out.append(c)
+    return tuple(out)
+
+
+class Search:
+    """Branch-and-bound over how many entries of each group take each choice (module docstring)."""
+
+    def __init__(self, weights: Sequence[Any], arith: Arith, best: Best) -> None:
+        self.weights, self.arith, self.best = list(weights), arith, best
+        self.log_weights = np.array([arith.log(w) for w in weights])
+
+    def run(self, groups: Sequence[Group], y: Any) -> None:
+        groups = [g for g in groups if g.entries]
+        lr = [[_log_ratio(c.la, c.lb) for c in g.choices] for g in groups]
+        suffix = [[np.maximum.reduce(row[j:]) for j in range(len(row))] for row in lr]
+        tail = [np.zeros(len(self.weights)) for _ in range(len(groups) + 1)]
+        for g in range(len(groups) - 1, -1, -1):
+            tail[g] = _plus(tail[g + 1], _times(len(groups[g].entries), suffix[g][0]))
+        self._groups, self._suffix, self._tail, self._y = groups, suffix, tail, y
+        counts: list[list[int]] = [[0] * len(g.choices) for g in groups]
+        self._visit(0, 0, len(groups[0].entries) if groups else 0, self.log_weights, self.log_weights, counts)
+
+    def _visit(self, g: int, j: int, left: int, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
+        groups = self._groups
+        if g == len(groups):
+            self._leaf(la, lb, counts)
+            return
+        rest = _plus(_plus(_log_ratio(la, lb), _times(left, self._suffix[g][j])), self._tail[g + 1])
+        if self._pruned(float(np.max(rest)), g, j, left, counts):
+            return
+        choice = groups[g].choices[j]
+        last = j == len(groups[g].choices) - 1
+        for c in [left] if last else range(left, -1, -1):
+            check("hub plan: search")
+            counts[g][j] = c
+            na, nb = la + _times(c, choice.la), lb + _times(c, choice.lb)
+            if not last:
+                self._visit(g, j + 1, left - c, na, nb, counts)
+            elif g + 1 < len(groups):
+                self._visit(g + 1, 0, len(groups[g + 1].entries), na, nb, counts)
+            else:
+                self._visit(g + 1, 0, 0, na, nb, counts)
+        counts[g][j] = 0
+
+    def _pruned(self, bound: float, g: int, j: int, left: int, counts: list[list[int]]) -> bool:
+        """Whether no completion of ``counts`` (group ``g`` decided up to choice ``j``, ``left`` of its entries
+        open) can beat the best ratio: its float bound (in logs) is below it by more than :data:`MARGIN`, or,
+        within the margin, the bound computed exactly is at most the best (floats: the float bound)."""
+        best = self.best
+        if best.num is None or bound > best.log + MARGIN:
+            return False
+        if bound < best.log - MARGIN:
+            return True
+        if not self.arith.exact:
+            return bound <= best.log
+        return bool(self._exact_bound(g, j, left, counts) <= _ratio(best))
+
+    def _exact_bound(self, g: int, j: int, left: int, counts: list[list[int]]) -> Any:
+        """``max_h (a_h / b_h) * prod_open max ratio_h``: the decided counts' ratio per hub class, each open entry
+        at its group's largest ratio in that class (Fractions; inf where only a denominator is 0)."""
+        out: Any = Fraction(0)
+        for k, w in enumerate(self.weights):
+            a, b = w, w
+            for gi, (group, row) in enumerate(zip(self._groups[: g + 1], counts)):
+                for ji, (choice, c) in enumerate(zip(group.choices, row)):
+                    if c and (gi < g or ji < j):
+                        a, b = a * choice.a[k] ** c, b * choice.b[k] ** c
+            if a == 0:
+                continue
+            if b == 0:
+                return math.inf
+            value = a / b * _power(_most(self._groups[g].choices[j:], k), left)
+            for group in self._groups[g + 1 :]:
+                value = value * _power(_most(group.choices, k), len(group.entries))
+            out = max(out, value)
+        return out
+
+    def _leaf(self, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
+        best, arith = self.best, self.arith
+        best.leaves += 1
+        log = _log_ratio(np.array([np.logaddexp.reduce(la)]), np.array([np.logaddexp.reduce(lb)]))[0]
+        if best.num is not None and not log >= best.log - MARGIN:
+            return
+        num, den = self._totals(counts)
+        if best.beats(num, den, arith):
+            best.log, best.num, best.den, best.y = float(log), num, den, self._y
+            best.x, best.x_prime = {}, {}
+            for group, row in zip(self._groups, counts):
+                entries = iter(group.entries)
+                for choice, c in zip(group.choices, row):
+                    for e in itertools.islice(entries, c):
+                        best.x[e], best.x_prime[e] = choice.u, choice.u_prime
+
+    def _totals(self, counts: list[list[int]]) -> tuple[Any, Any]:
+        """``sum_h P(h) prod_e P_e(y | x_e, h)`` for x and for x' (exactly, or as logs)."""
+        arith = self.arith
+        num, den = arith.zero, arith.zero
+        for k, w in enumerate(self.weights):
+            a, b = w, w
+            for group, row in zip(self._groups, counts):
+                for choice, c in zip(group.choices, row):
+                    if c:
+                        a = arith.mul(a, arith.power(choice.a[k], c))
+                        b = arith.mul(b, arith.power(choice.b[k], c))
+            num, den = arith.add(num, a), arith.add(den, b)
+        return num, den
+
+
+def _most(choices: Sequence[Choice], k: int) -> Any:
+    """The largest ratio ``a / b`` of ``choices`` in hub class ``k`` (0 for ``a = 0``, inf for ``a > 0 = b``)."""
+    return max((math.inf if c.b[k] == 0 else c.a[k] / c.b[k]) if c.a[k] else Fraction(0) for c in choices)
+
+
+def _power(r: Any, c: int) -> Any:
+    """``r^c`` with ``inf^0 = 1``."""
+    return 1 if c == 0 else (math.inf if r == math.inf else r**c)
+
+
+def _times(c: int, v: np.ndarray) -> np.ndarray:
+    """``c * v`` with ``0 * inf = 0``."""
+    return np.zeros_like(v) if c == 0 else c * v
+
+
+def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` with ``-inf + inf = -inf`` (a class no completion reaches stays out of the bound)."""
+    with np.errstate(invalid="ignore"):
+        out: np.ndarray = a + b
+    out[np.isnan(out)] = -math.inf
+    return out
+
+
+# -- the plan ----------------------------------------------------------------------------------------------
+
+
+#: the relations the plan knows: whether exactly one entry moves, and whether a move is by one at most
+RELATIONS = {"all-entries": (False, True), "one-entry": (True, True), "hamming": (True, False)}
+
+
+@dataclass
+class HubAnswer:
+    """What the hub plan found: the hub, the worst triple (entry offsets of x and x' by entry, and y), the
+    number of output events, of part types (largest over the outputs) and of multisets evaluated."""
+
+    hub: Hub
+    best: Best
+    outputs: int
+    types: int
+    work: int
+
+
+def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> list[tuple[dict[int, bool], Any]]:
+    """Every assignment of the hub's bits with its probability."""
+    out = []
+    for bits in itertools.product((False, True), repeat=len(hub.bits)):
+        w = arith.one
+        for v, bit in zip(hub.bits, bits):
+            w = arith.mul(w, arith.weight(weights[v], bit))
+        out.append((dict(zip(hub.bits, bits)), w))
+    return out
+
+
+def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]], arith: Arith) -> list[Choice]:
+    """The choices ``(u, u')`` of ``pairs`` for an entry whose part has ``table[k][u]`` in hub class ``k``; of
+    choices with equal probabilities, the first."""
+    out: dict[tuple[Any, ...], Choice] = {}
+    for u, up in pairs:
+        a, b = tuple(t[u] for t in table), tuple(t[up] for t in table)
+        if (a, b) not in out:
+            la, lb = (np.array([arith.log(p) for p in side]) for side in (a, b))
+            out[(a, b)] = Choice(u, up, a, b, la, lb)
+    return list(out.values())
+
+
+def _alternatives(
+    types: dict[tuple[Any, ...], list[int]], size: int, relation: str, arith: Arith
+) -> Iterator[list[Group]]:
+    """The groups to search for one output: under ``all-entries`` every entry takes any undominated move; under
+    a relation that moves one entry, for each type, its first entry moves and every other entry stays."""
+    one, by_one = RELATIONS[relation]
+    moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if not by_one or abs(u - up) == 1]
+    stays = [(u, u) for u in range(size)]
+    if not one:
+        yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
+        return
+    for moved in types:
+        groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
+        for t, es in types.items():
+            groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
+        yield groups
+
+
+def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> HubAnswer | None:
+    """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry.
+    None when the program has no hub, a cut is wider than one, or the analysis passes the ``budget``'s work
+    (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another plan runs)."""
+    hub = find_hub(trace) if relation in RELATIONS else None
+    if hub is None:
+        return None
+    d = Diagrams(trace)
+    try:
+        return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
+    finally:
+        if budget is not None:
+            budget.charge(d.work)
+
+
+def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
+    """:func:`hub_plan` once the hub is found: every output event conditioned and searched."""
+    assignments = _hub_values(hub, d.trace.circuit.weights, arith)
+    best, outputs, most = Best(), 0, 0
+    searched: set[tuple[Any, ...]] = set()
+    events = list(itertools.islice(d.events(), MAX_OUTPUTS + 1))
+    if len(events) > MAX_OUTPUTS:
+        return None
+    for values, event in events:
+        outputs += 1
+        if budget is not None and not budget.affords(d.work):
+            return None
+        split = _conditioned(d, hub, event, assignments, size, arith)
+        if split is None:
+            return None
+        weights, types = split[0], _types(hub, split[1])
+        most = max(most, len(types))
+        signature = (tuple(weights), frozenset((t, len(es)) for t, es in types.items()))
+        if signature in searched:  # the same types and counts: every ratio as for an output searched before
+            continue
+        searched.add(signature)
+        search = Search(weights, arith, best)
+        for groups in _alternatives(types, size, relation, arith):
+            search.run(groups, _output(d.trace, values))
+    if best.num is None or best.x == best.x_prime:
+        return None
+    return HubAnswer(hub, best, outputs, most, d.work)
+
+
+def _types(hub: Hub, tables: list[list[tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[int]]:
+    """The entries grouped by their parts' tables in every hub class (``tables[k][block]``)."""
+    types: dict[tuple[Any, ...], list[int]] = {}
+    for i, block in enumerate(hub.blocks):
+        types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
+    return types
+
+
+def _conditioned(
+    d: Diagrams, hub: Hub, event: Any, assignments: list[tuple[dict[int, bool], Any]], size: int, arith: Arith
+) -> tuple[list[Any], list[list[tuple[Any, ...]]]] | None:
+    """The hub classes of one output event (hub values with the same conditioned diagram), their probabilities
+    and the parts' tables of each; None when a cut is wider than one."""
+    classes: dict[int, list[Any]] = {}
+    for assignment, w in assignments:
+        f = d.be.condition(event, assignment)
+        if f == d.be.false:
+            continue
+        entry = classes.setdefault(int(f), [f, arith.zero])
+        entry[1] = arith.add(entry[1], w)
+    weights, tables = [], []
+    for f, w in classes.values():
+        t = split_event(d, f, hub, size, arith)
+        if t is None:
+            return None
+        weights.append(w)
+        tables.append(t)
+    return weights, tables
+
+
+def _output(trace: Trace, values: tuple[Any, ...]) -> Any:
+    """The program's output from its leaf values."""
+    if trace.output_guards is not None:
+        return values[0]
+    return trace.shape._build(iter(values))
+
+
+def hub_privacy(
+    whole: Any,
+    relation: Any,
+    exact: Any,
+    run: Callable[..., Any],
+    budget: Any,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any | None:
+    """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None. ``whole`` is the compiled program;
+    the witness triple is then counted by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and
+    its ratio is the bound: in exact mode it must equal the plan's exactly."""
+    exact_run = _exact_run(whole, exact)
+    if exact_run is None or not relation.builtin:
+        return None
+    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
+    if answer is None:
+        considered.append(("hub", None, "no hub proved"))
+        return None
+    lo, sides = whole.domain.lo, (answer.best.x or {}, answer.best.x_prime or {})
+    x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in sides)
+    y = answer.best.y
+    r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
+    if exact_run and r.ratio != _ratio(answer.best):
+        raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
+    considered.append(("hub", None, answer.hub.describe()))
+    plan = PlanReport(
+        "hub",
+        f"hub: {answer.hub.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
+        f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
+        answer.best.leaves,
+        relation.count_pairs(whole.domain) * whole.shape.size,
+        None,
+        0.0,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+        claims=_claims(answer),
+        detection_work=budget.spent,
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _exact_run(whole: Any, exact: Any) -> bool | None:
+    """Whether the run counts exactly (every weight a Fraction); None for a symbolic parameter, or an exact run
+    whose weights are not all rational."""
+    arith = number_system(whole, exact)
+    if getattr(arith, "interned", False):
+        return None
+    exact_weights = all(w.exact for w in whole.trace.circuit.weights.values())
+    if arith.exact and not exact_weights:
+        return None
+    return bool(arith.exact)
+
+
+def _ratio(best: Best) -> Any:
+    return math.inf if best.den == 0 else best.num / best.den
+
+
+def _claims(answer: HubAnswer) -> tuple[tuple[str, str], ...]:
+    return (
+        (
+            f"given the hub ({answer.hub.describe()}) each output event is the conjunction of one part per entry",
+            f"read off the BDD of each of the {answer.outputs} output events under each hub value: at every "
+            "entry's boundary all crossing edges reach FALSE or one node (a cut of width one), so the parts share "
+            "no input entry and no random bit",
+        ),
+        (
+            "entries with equal part tables are interchangeable, and dominated moves never attain the maximum",
+            "the ratio of an output depends only on how many entries of each type take each (x_e, x'_e); a move "
+            "whose probabilities are at most another's under x and at least under x' for every hub value cannot "
+            "raise it",
+        ),
+        (
+            "branches pruned by the bound cannot attain the maximum",
+            "sum_h a_h / sum_h b_h <= max_h a_h / b_h, each open entry at its largest ratio per hub value; pruned "
+            f"only below the best ratio found by more than {MARGIN} in logs",
+        ),
+    )

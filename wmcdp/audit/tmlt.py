@@ -45,8 +45,11 @@ Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -57,7 +60,16 @@ from ..lang import IntVector, Program, discrete
 from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
 from ..notions.renyi import synthesize_renyi
-from .core import AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, certified_verdict, library
+from .core import (
+    AuditCase,
+    AuditedLibrary,
+    AuditRow,
+    Mechanism,
+    Modelled,
+    certified_verdict,
+    choice_program,
+    library,
+)
 
 
 def _tmlt() -> Any:
@@ -71,17 +83,27 @@ MODELLED = "0.20.0"
 @dataclass(frozen=True)
 class Measurement:
     """A case's measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): ``AddGeometricNoise(alpha)``
-    or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, or partition selection at a requested
-    ``(epsilon, delta)``."""
+    or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, partition selection at a requested
+    ``(epsilon, delta)``, or ``SparseVectorPrefixSums(alpha, threshold_fraction)`` on every vector of ``ranks``
+    counts in ``counts`` (low, high), neighbours ``d_in`` apart in the sum of absolute differences."""
 
-    mechanism: str  # "AddGeometricNoise", "AddDiscreteGaussianNoise" or "GeometricPartitionSelection"
+    mechanism: str  # "AddGeometricNoise", "AddDiscreteGaussianNoise", "GeometricPartitionSelection", "SparseVe..."
     alpha: Fraction | None = None  # the geometric's alpha, or the discrete Gaussian's sigma^2
     d_in: int = 1
     epsilon: Fraction | None = None
     delta: Fraction | None = None
+    ranks: int = 0
+    counts: tuple[int, int] = (0, 0)
+    fraction: float = 0.95
 
     @property
     def params(self) -> str:
+        if self.mechanism == "SparseVectorPrefixSums":
+            low, high = self.counts
+            return (
+                f"ranks={self.ranks}, counts={low}..{high}, alpha={self.alpha}, threshold_fraction={self.fraction}, "
+                f"d_in={self.d_in}"
+            )
         if self.mechanism == "AddGeometricNoise":
             return f"alpha={self.alpha}, d_in={self.d_in}"
         if self.mechanism == "AddDiscreteGaussianNoise":
@@ -96,6 +118,7 @@ CLAIMS = {
     "AddGeometricNoise": "pure epsilon = d_in / alpha (privacy_function)",
     "AddDiscreteGaussianNoise": "rho = d_in^2 / (2 sigma_squared), zCDP (privacy_function)",
     "GeometricPartitionSelection": "(epsilon, delta) = privacy_function(1)",
+    "SparseVectorPrefixSums": "pure epsilon = privacy_function(d_in) = 4 d_in / alpha",
 }
 
 
@@ -113,6 +136,17 @@ def _cases() -> list[AuditCase]:
     out += [
         _case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
         for e, d in (("1", "1e-5"), ("3", "1e-5"), ("1/2", "1e-10"), ("5/2", "1e-16"), ("40", "1e-5"))
+    ]
+    out += [
+        _case("SparseVectorPrefixSums", Fraction(a), d, ranks=m, counts=c, fraction=f)
+        for m, c, a, f, d in (
+            (2, (0, 3), "2", 0.95, 1),
+            (3, (0, 2), "2", 0.95, 1),
+            (3, (0, 2), "4", 0.5, 1),
+            (3, (-1, 1), "2", 0.95, 1),
+            (2, (0, 3), "1/2", 1.0, 1),
+            (3, (0, 2), "2", 0.95, 2),
+        )
     ]
     return out
 
@@ -361,11 +395,150 @@ def _selection_program(q: Real, threshold: int) -> Program:
     return _choice_program("tmlt_partition_selection", dists)
 
 
+# -- SparseVectorPrefixSums ---------------------------------------------------------------------
+
+
+def prefix_sums(counts: tuple[int, ...]) -> list[int]:
+    """The running sums of the counts in rank order (``sf.sum(count).over(window ordered by rank)``)."""
+    return list(itertools.accumulate(counts))
+
+
+def svps_threshold(counts: tuple[int, ...], fraction: float) -> int:
+    """The threshold before its noise: ``(max prefix sum * threshold_fraction).cast("long")``, a double product
+    truncated toward zero, as Spark computes it."""
+    return int(float(max(prefix_sums(counts))) * fraction)
+
+
+def first_rank(noisy: Sequence[int], threshold: int) -> int:
+    """The rank ``call`` returns: the first whose noisy prefix sum reaches the noisy threshold, else the last
+    (the filter keeps the last rank whatever its sum, and ``row_number() == 1`` keeps the first kept)."""
+    return next((j for j, v in enumerate(noisy[:-1]) if v >= threshold), len(noisy) - 1)
+
+
+def svps_outputs(q: Real, r: Real, inputs: Sequence[tuple[int, ...]], fraction: float) -> list[dict[int, Real]]:
+    """``P(rank | counts)`` for each input: with ``T`` the noisy threshold (ratio ``r``) and ``N_j`` the noisy
+    prefix sums (ratio ``q``), ``P(k) = Σ_t P(T = t) Π_{j<k} P(N_j < t) P(N_k >= t)`` for ``k`` below the last
+    rank (:func:`crossing`), and the last rank gets the rest."""
+    out = []
+    for counts in inputs:
+        sums, t0 = prefix_sums(counts), svps_threshold(counts, fraction)
+        dist = {k: crossing(q, r, sums, t0, k) for k in range(len(counts) - 1)}
+        dist[len(counts) - 1] = 1 - sum(dist.values(), Fraction(0))
+        out.append(dist)
+    return out
+
+
+def crossing(q: Real, r: Real, sums: Sequence[int], t0: int, k: int) -> Real:
+    """``P(first crossing at rank k)`` as an exact real: the sum over thresholds ``t`` within ``w`` of ``t0``,
+    where ``P(T = t) = (1 − r)/(1 + r) r^|t − t0|`` and ``P(N_j < t) = G(t − S_j)`` with ``G(z) = q^(1−z)/(1 + q)``
+    for ``z <= 0`` and ``1 − q^z/(1 + q)`` above; every term is at most ``P(T = t)``, so the thresholds outside
+    the window add a number in ``[0, 2 r^(w+1)/(1 + r)]`` (the ball's radius holds it). ``w`` grows with the
+    working precision: the rest stays below ``2^-(precision + 8)``."""
+
+    def ball() -> Any:
+        import flint
+
+        qb, rb = q._ball(), r._ball()
+        w = math.ceil((flint.ctx.prec + 8) * math.log(2) / -math.log(float(rb.mid()))) + 1
+        q_pow = _powers(qb, max(1 + max(sums) - t0, t0 - min(sums)) + w + 1)
+        r_pow = _powers(rb, w + 2)
+
+        def below(t: int, s: int) -> Any:  # P(N < t) for N = s + noise
+            z = t - s
+            return q_pow[1 - z] / (1 + qb) if z <= 0 else 1 - q_pow[z] / (1 + qb)
+
+        total = flint.arb(0)
+        for t in range(t0 - w, t0 + w + 1):
+            term = r_pow[abs(t - t0)] * (1 - below(t, sums[k]))
+            for s in sums[:k]:
+                term *= below(t, s)
+            total += term
+        rest = 2 * r_pow[w + 1] / (1 + rb)
+        return (1 - rb) / (1 + rb) * total + flint.arb(0, rest.mid() + rest.rad())
+
+    return Real(f"P(first crossing at rank {k} | prefix sums {list(sums)}, threshold {t0})", ball=ball)
+
+
+def _powers(x: Any, n: int) -> list[Any]:
+    """``[x^0, ..., x^n]`` as balls."""
+    out = [x**0]
+    for _ in range(n):
+        out.append(out[-1] * x)
+    return out
+
+
+def svps_inputs(spec: Measurement) -> list[tuple[int, ...]]:
+    """Every vector of ``spec.ranks`` counts in ``spec.counts`` (one count per rank, ranks 0, 1, ...)."""
+    low, high = spec.counts
+    return list(itertools.product(range(low, high + 1), repeat=spec.ranks))
+
+
+def within(d_in: int, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Neighbours under the measurement's input metric ``OnColumn(count, SumOf(AbsoluteDifference()))`` at
+    ``d_in``: ``0 < Σ |a_i − b_i| <= d_in``."""
+    return 0 < sum(abs(u - v) for u, v in zip(a, b)) <= d_in
+
+
+def svps_measurement(spec: Measurement) -> Any:
+    """The library's ``SparseVectorPrefixSums`` of the case, on a DataFrame of integer columns rank and count."""
+    from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkIntegerColumnDescriptor
+    from tmlt.core.measurements.spark_measurements import SparseVectorPrefixSums
+
+    columns = {"rank": SparkIntegerColumnDescriptor(), "count": SparkIntegerColumnDescriptor()}
+    return SparseVectorPrefixSums(
+        SparkDataFrameDomain(schema=columns), "count", "rank", spec.alpha, threshold_fraction=spec.fraction
+    )
+
+
+def _svps_modelled(case: AuditCase) -> Modelled:
+    """The claim ``privacy_function(d_in)`` against the certified epsilon over every pair of neighbouring
+    inputs of the grid; the witness's two inputs are sampled."""
+    spec = case.spec
+    assert spec.alpha is not None
+    claim = Fraction(str(svps_measurement(spec).privacy_function(spec.d_in).expr))
+    inputs = svps_inputs(spec)
+    q, r = _q(sampler_scale(spec.alpha)), _q(sampler_scale(spec.alpha / 2))
+    dists = svps_outputs(q, r, inputs, spec.fraction)
+    prog, outputs, relation = choice_program(case.mechanism, inputs, functools.partial(within, spec.d_in), dists)
+    res = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    i, j, y = res.witness.x[0], res.witness.x_prime[0], outputs[res.witness.y]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        float(claim),
+        res.interval.hi,
+        None,
+        certified_verdict(*float_bracket(claim), res.interval.lo, res.interval.hi),
+        (repr(inputs[i]), repr(inputs[j]), f"rank {y}"),
+        0.0,
+        witness_probabilities=(repr(float(dists[i][y])), repr(float(dists[j][y]))),
+    )
+    return row, [(repr(inputs[k]), _floats(dists[k]), inputs[k]) for k in (i, j)]
+
+
+def _svps_draws(case: AuditCase, counts: tuple[int, ...], draws: int) -> Counter[int]:
+    """``draws`` ranks from the library's own noise as ``call`` adds it: ``AddNoiseToSeries(AddGeometricNoise(
+    alpha))`` on the prefix sums and ``AddNoiseToSeries(AddGeometricNoise(alpha / 2))`` on the threshold, the
+    rank then chosen as ``call``'s Spark filter chooses it (:func:`first_rank`; Spark itself is not run)."""
+    import pandas as pd
+    from tmlt.core.measurements.pandas_measurements.series import AddNoiseToSeries
+
+    noise, spec, m = _tmlt(), case.spec, len(counts)
+    sums = pd.Series(prefix_sums(counts) * draws, dtype="int64")
+    bins = AddNoiseToSeries(noise.AddGeometricNoise(spec.alpha))(sums).tolist()
+    start = pd.Series([svps_threshold(counts, spec.fraction)] * draws, dtype="int64")
+    thresholds = AddNoiseToSeries(noise.AddGeometricNoise(spec.alpha / 2))(start).tolist()
+    return Counter(first_rank(bins[n * m : (n + 1) * m], t) for n, t in enumerate(thresholds))
+
+
 # -- verdicts -----------------------------------------------------------------------------------
 
 
 def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
     """The library's own noise on input ``x`` (codes as the model's outputs)."""
+    if case.mechanism == "SparseVectorPrefixSums":
+        return _svps_draws(case, x, draws)
     noise = _tmlt()
     if case.mechanism == "AddDiscreteGaussianNoise":
         assert case.spec.alpha is not None
@@ -404,6 +577,8 @@ def _floats(dist: dict[int, Any]) -> dict[int, float]:
 
 def _sampled_row(case: AuditCase) -> Modelled:
     """The case's row, and the witness's two inputs to sample with the model's distributions there."""
+    if case.mechanism == "SparseVectorPrefixSums":
+        return _svps_modelled(case)
     row, dists, (x, xp) = _row(case)
     return row, [(f"x={v}", _floats(dists[v]), v) for v in (x, xp)]
 

@@ -35,9 +35,22 @@ certified enclosures (:mod:`wmcdp.base.certified`): a verdict is decided by the 
   exact real (a partial sum and the bound of its tail), and the certified ``D_2`` must lie within
   ``2^-100`` relative below ``2 d_in^2 / (2 s)`` — else the audit stops with an error.
 
+* ``SparseVectorPrefixSums(alpha, threshold_fraction)`` (``spark_measurements.py``) claims ``4 d_in / alpha``
+  (``privacy_function``). Its ``call`` on one group of counts ``c_0 .. c_{m-1}`` (by rank): running sums
+  ``S_j``; the threshold ``T = (max_j S_j * threshold_fraction).cast("long") + AddGeometricNoise(alpha / 2)``
+  (a double product truncated toward zero); ``S_j + AddGeometricNoise(alpha)`` per rank; the first rank whose
+  noisy sum reaches ``T``, else the last rank (whose noise never matters). Given ``T = t`` the ranks' noises are
+  independent, so ``P(k) = Σ_t P(T = t) Π_{j<k} P(N_j < t) P(N_k >= t)`` over every integer ``t``: the model
+  sums the thresholds within ``w`` of the unnoised one and encloses the rest by their mass, ``2 r^(w+1)/(1 + r)``
+  (each term is at most ``P(T = t)``), with ``w`` growing with the working precision (:func:`crossing`). The
+  audit takes every vector of a few counts in a small range and every two of them ``d_in`` apart in the sum
+  of absolute differences (the input metric ``OnColumn(count, SumOf(AbsoluteDifference()))``).
+
 With ``--sample K``, the library's own ``AddGeometricNoise`` draws ``K`` noises on each input of the witness
-(for partition selection, then the threshold of its ``call``; the Spark group-by around it is not run), and
-``AddDiscreteGaussianNoise`` its own noise (tails merged as in the model).
+(for partition selection, then the threshold of its ``call``; the Spark group-by around it is not run),
+``AddDiscreteGaussianNoise`` its own noise (tails merged as in the model), and ``SparseVectorPrefixSums`` its
+noises through ``AddNoiseToSeries`` as its ``call`` adds them, the rank chosen as its Spark filter does (Spark
+itself runs in the tests only: a session takes tens of seconds).
 
 Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy); tmlt.core needs numpy below
 2, so it lives in its own virtual environment.
@@ -178,17 +191,63 @@ MECHANISMS = (
     Mechanism("AddLaplaceNoise", "not auditable", "continuous output (float Laplace noise)"),
     Mechanism("AddGaussianNoise", "not auditable", "continuous output (float Gaussian noise)"),
     Mechanism(
-        "`AddNoiseToValue`, `AddNoiseToColumn`",
-        "not auditable",
-        "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
+        "SparseVectorPrefixSums",
+        "audited",
+        "claim `privacy_function(d_in)` = `4 d_in / alpha`; every vector of 2 or 3 counts in a small range "
+        "(negative counts too), neighbours `d_in` apart in the sum of absolute differences; outputs the ranks, "
+        "each a sum over the unbounded noisy threshold as a certified series (the thresholds within `w` of the "
+        "unnoised one, the rest bounded by their mass, `w` growing with the precision); sampled with the "
+        "library's `AddNoiseToSeries(AddGeometricNoise(...))` as `call` applies them, the rank chosen as its "
+        "Spark filter does (the tests run `call` itself in Spark)",
     ),
     Mechanism(
-        "SparseVectorPrefixSums",
+        "`AddNoiseToSeries`, `AddNoiseToColumn`",
+        "not auditable",
+        "wrappers of the noise measurements above, on a pandas Series or a Spark column: the audited models apply "
+        "to each value",
+    ),
+    Mechanism(
+        "NoisyQuantile",
+        "not auditable",
+        "continuous output (a float drawn uniformly in the interval the exponential mechanism picks); "
+        "`create_quantile_measurement` builds it",
+    ),
+    Mechanism(
+        "`Aggregate`, `AggregateByColumn`, `ApplyInPandas`",
+        "not auditable",
+        "no mechanism of their own: a pandas aggregation measurement (the noise measurements above, "
+        "`NoisyQuantile`) applied per column or per group",
+    ),
+    Mechanism(
+        "`create_count_measurement`, `create_count_distinct_measurement`, `create_sum_measurement`",
+        "not auditable",
+        "no mechanism of their own: a Spark aggregate plus one of the noise measurements above (the audited "
+        "models apply to the noisy value; Laplace noise for float sums is continuous)",
+    ),
+    Mechanism(
+        "`create_average_measurement`, `create_variance_measurement`, `create_standard_deviation_measurement`",
+        "not auditable",
+        "continuous output: float arithmetic on noisy sums and counts, each noise one of the measurements above",
+    ),
+    Mechanism(
+        "create_bounds_measurement",
         "planned",
-        "discrete (the first rank whose noisy prefix sum reaches a noisy threshold, both `AddGeometricNoise`), claim "
-        "`4 d_in / alpha`: its output probabilities are sums over the unbounded noisy threshold, which need the "
-        "tails in closed form as certified series; its `call` runs in Spark, so sampling would draw its noises "
-        "directly",
+        "the rank `SparseVectorPrefixSums` (audited) returns over a histogram of the column in power-of-two "
+        "buckets, mapped to a bound; its claim composes the histogram's stability with that rank's, and a model "
+        "over records and buckets is not built",
+    ),
+    Mechanism(
+        "`PureDPToRhoZCDP`, `PureDPToApproxDP`, `RhoZCDPToApproxDP`",
+        "not auditable",
+        "no output of their own: the inner measurement's guarantee restated in another notion",
+    ),
+    Mechanism(
+        "`Composition`, `SequentialComposition`, `ParallelComposition`, `ChainTM`, `PostProcess`, "
+        "`NonInteractivePostProcess`, `DecorateQueryable`, `MakeInteractive`, `DerivedMeasurement`, "
+        "`create_adaptive_composition`",
+        "not auditable",
+        "combinators: composition, post-processing or interactivity of other measurements, with no noise of "
+        "their own",
     ),
 )
 

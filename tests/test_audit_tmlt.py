@@ -297,7 +297,11 @@ def test_every_public_measurement_is_listed():
                 continue
             if inspect.isclass(value) and issubclass(value, Measurement) and not inspect.isabstract(value):
                 public.add(name)
-            elif inspect.isfunction(value) and name.startswith("create_") and name.endswith(("measurement", "composition")):
+            elif (
+                inspect.isfunction(value)
+                and name.startswith("create_")
+                and name.endswith(("measurement", "composition"))
+            ):
                 public.add(name)
     listed = {n for m in MECHANISMS for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.name + " " + m.note)}
     assert len(public) > 20 and public <= listed, sorted(public - listed)

@@ -62,7 +62,7 @@ import functools
 import itertools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -246,8 +246,7 @@ MECHANISMS = (
         "`NonInteractivePostProcess`, `DecorateQueryable`, `MakeInteractive`, `DerivedMeasurement`, "
         "`create_adaptive_composition`",
         "not auditable",
-        "combinators: composition, post-processing or interactivity of other measurements, with no noise of "
-        "their own",
+        "combinators: composition, post-processing or interactivity of other measurements, with no noise of their own",
     ),
 )
 
@@ -474,14 +473,16 @@ def first_rank(noisy: Sequence[int], threshold: int) -> int:
     return next((j for j, v in enumerate(noisy[:-1]) if v >= threshold), len(noisy) - 1)
 
 
-def svps_outputs(q: Real, r: Real, inputs: Sequence[tuple[int, ...]], fraction: float) -> list[dict[int, Real]]:
+def svps_outputs(
+    q: Real, r: Real, inputs: Sequence[tuple[int, ...]], fraction: float
+) -> list[dict[Hashable, Real | Fraction]]:
     """``P(rank | counts)`` for each input: with ``T`` the noisy threshold (ratio ``r``) and ``N_j`` the noisy
     prefix sums (ratio ``q``), ``P(k) = Σ_t P(T = t) Π_{j<k} P(N_j < t) P(N_k >= t)`` for ``k`` below the last
     rank (:func:`crossing`), and the last rank gets the rest."""
     out = []
     for counts in inputs:
         sums, t0 = prefix_sums(counts), svps_threshold(counts, fraction)
-        dist = {k: crossing(q, r, sums, t0, k) for k in range(len(counts) - 1)}
+        dist: dict[Hashable, Real | Fraction] = {k: crossing(q, r, sums, t0, k) for k in range(len(counts) - 1)}
         dist[len(counts) - 1] = 1 - sum(dist.values(), Fraction(0))
         out.append(dist)
     return out
@@ -594,8 +595,9 @@ def _svps_draws(case: AuditCase, counts: tuple[int, ...], draws: int) -> Counter
 # -- verdicts -----------------------------------------------------------------------------------
 
 
-def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
-    """The library's own noise on input ``x`` (codes as the model's outputs)."""
+def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter[Any]:
+    """The library's own noise on input ``x`` (an integer, or a vector of counts for ``SparseVectorPrefixSums``;
+    codes as the model's outputs)."""
     if case.mechanism == "SparseVectorPrefixSums":
         return _svps_draws(case, x, draws)
     noise = _tmlt()

@@ -100,7 +100,7 @@ class Measurement:
     ``(epsilon, delta)``, or ``SparseVectorPrefixSums(alpha, threshold_fraction)`` on every vector of ``ranks``
     counts in ``counts`` (low, high), neighbours ``d_in`` apart in the sum of absolute differences."""
 
-    mechanism: str  # "AddGeometricNoise", "AddDiscreteGaussianNoise", "GeometricPartitionSelection", "SparseVe..."
+    mechanism: str  # a name of CLAIMS
     alpha: Fraction | None = None  # the geometric's alpha, or the discrete Gaussian's sigma^2
     d_in: int = 1
     epsilon: Fraction | None = None
@@ -498,7 +498,7 @@ def crossing(q: Real, r: Real, sums: Sequence[int], t0: int, k: int) -> Real:
     def ball() -> Any:
         import flint
 
-        qb, rb = q._ball(), r._ball()
+        qb, rb = q.ball(flint.ctx.prec), r.ball(flint.ctx.prec)
         w = math.ceil((flint.ctx.prec + 8) * math.log(2) / -math.log(float(rb.mid()))) + 1
         q_pow = _powers(qb, max(1 + max(sums) - t0, t0 - min(sums)) + w + 1)
         r_pow = _powers(rb, w + 2)
@@ -742,5 +742,13 @@ __all__ = [
     "sampler_scale",
     "sampler_scale_of",
     "selection_outputs",
+    "crossing",
+    "first_rank",
+    "prefix_sums",
+    "svps_inputs",
+    "svps_measurement",
+    "svps_outputs",
+    "svps_threshold",
+    "within",
     "tmlt_version",
 ]

@@ -232,7 +232,7 @@ def test_prefix_sums_draws_refute_a_wrong_scale(monkeypatch):
     assert not row.model_agrees
 
 
-def test_prefix_sums_spark_call_as_modelled():
+def test_prefix_sums_spark_call_as_modelled(tmp_path):
     """SparseVectorPrefixSums's own call, run in Spark: at alpha = 0 (AddGeometricNoise(0) adds nothing) on
     every vector of 3 counts in -1..2, each a group, it returns the rank the model's selection gives (running
     sums, the threshold max running sum * 1/2 truncated toward zero, first crossing, last rank else); at
@@ -255,6 +255,7 @@ def test_prefix_sums_spark_call_as_modelled():
         SparkSession.builder.master("local[1]")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.warehouse.dir", str(tmp_path))  # tmlt.core materializes tables there
         .getOrCreate()
     )
     columns = ("group", "rank", "count")

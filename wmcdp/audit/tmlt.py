@@ -35,9 +35,22 @@ certified enclosures (:mod:`wmcdp.base.certified`): a verdict is decided by the 
   exact real (a partial sum and the bound of its tail), and the certified ``D_2`` must lie within
   ``2^-100`` relative below ``2 d_in^2 / (2 s)`` — else the audit stops with an error.
 
+* ``SparseVectorPrefixSums(alpha, threshold_fraction)`` (``spark_measurements.py``) claims ``4 d_in / alpha``
+  (``privacy_function``). Its ``call`` on one group of counts ``c_0 .. c_{m-1}`` (by rank): running sums
+  ``S_j``; the threshold ``T = (max_j S_j * threshold_fraction).cast("long") + AddGeometricNoise(alpha / 2)``
+  (a double product truncated toward zero); ``S_j + AddGeometricNoise(alpha)`` per rank; the first rank whose
+  noisy sum reaches ``T``, else the last rank (whose noise never matters). Given ``T = t`` the ranks' noises are
+  independent, so ``P(k) = Σ_t P(T = t) Π_{j<k} P(N_j < t) P(N_k >= t)`` over every integer ``t``: the model
+  sums the thresholds within ``w`` of the unnoised one and encloses the rest by their mass, ``2 r^(w+1)/(1 + r)``
+  (each term is at most ``P(T = t)``), with ``w`` growing with the working precision (:func:`crossing`). The
+  audit takes every vector of a few counts in a small range and every two of them ``d_in`` apart in the sum
+  of absolute differences (the input metric ``OnColumn(count, SumOf(AbsoluteDifference()))``).
+
 With ``--sample K``, the library's own ``AddGeometricNoise`` draws ``K`` noises on each input of the witness
-(for partition selection, then the threshold of its ``call``; the Spark group-by around it is not run), and
-``AddDiscreteGaussianNoise`` its own noise (tails merged as in the model).
+(for partition selection, then the threshold of its ``call``; the Spark group-by around it is not run),
+``AddDiscreteGaussianNoise`` its own noise (tails merged as in the model), and ``SparseVectorPrefixSums`` its
+noises through ``AddNoiseToSeries`` as its ``call`` adds them, the rank chosen as its Spark filter does (Spark
+itself runs in the tests only: a session takes tens of seconds).
 
 Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy); tmlt.core needs numpy below
 2, so it lives in its own virtual environment.
@@ -45,8 +58,11 @@ Needs the optional extra ``pip install 'wmcdp[tmlt]'`` (tmlt.core 0.20 and scipy
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -57,7 +73,16 @@ from ..lang import IntVector, Program, discrete
 from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
 from ..notions.renyi import synthesize_renyi
-from .core import AuditCase, AuditedLibrary, AuditRow, Mechanism, Modelled, certified_verdict, library
+from .core import (
+    AuditCase,
+    AuditedLibrary,
+    AuditRow,
+    Mechanism,
+    Modelled,
+    certified_verdict,
+    choice_program,
+    library,
+)
 
 
 def _tmlt() -> Any:
@@ -71,17 +96,27 @@ MODELLED = "0.20.0"
 @dataclass(frozen=True)
 class Measurement:
     """A case's measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): ``AddGeometricNoise(alpha)``
-    or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, or partition selection at a requested
-    ``(epsilon, delta)``."""
+    or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, partition selection at a requested
+    ``(epsilon, delta)``, or ``SparseVectorPrefixSums(alpha, threshold_fraction)`` on every vector of ``ranks``
+    counts in ``counts`` (low, high), neighbours ``d_in`` apart in the sum of absolute differences."""
 
-    mechanism: str  # "AddGeometricNoise", "AddDiscreteGaussianNoise" or "GeometricPartitionSelection"
+    mechanism: str  # a name of CLAIMS
     alpha: Fraction | None = None  # the geometric's alpha, or the discrete Gaussian's sigma^2
     d_in: int = 1
     epsilon: Fraction | None = None
     delta: Fraction | None = None
+    ranks: int = 0
+    counts: tuple[int, int] = (0, 0)
+    fraction: float = 0.95
 
     @property
     def params(self) -> str:
+        if self.mechanism == "SparseVectorPrefixSums":
+            low, high = self.counts
+            return (
+                f"ranks={self.ranks}, counts={low}..{high}, alpha={self.alpha}, threshold_fraction={self.fraction}, "
+                f"d_in={self.d_in}"
+            )
         if self.mechanism == "AddGeometricNoise":
             return f"alpha={self.alpha}, d_in={self.d_in}"
         if self.mechanism == "AddDiscreteGaussianNoise":
@@ -96,6 +131,7 @@ CLAIMS = {
     "AddGeometricNoise": "pure epsilon = d_in / alpha (privacy_function)",
     "AddDiscreteGaussianNoise": "rho = d_in^2 / (2 sigma_squared), zCDP (privacy_function)",
     "GeometricPartitionSelection": "(epsilon, delta) = privacy_function(1)",
+    "SparseVectorPrefixSums": "pure epsilon = privacy_function(d_in) = 4 d_in / alpha",
 }
 
 
@@ -113,6 +149,17 @@ def _cases() -> list[AuditCase]:
     out += [
         _case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
         for e, d in (("1", "1e-5"), ("3", "1e-5"), ("1/2", "1e-10"), ("5/2", "1e-16"), ("40", "1e-5"))
+    ]
+    out += [
+        _case("SparseVectorPrefixSums", Fraction(a), d, ranks=m, counts=c, fraction=f)
+        for m, c, a, f, d in (
+            (2, (0, 3), "2", 0.95, 1),
+            (3, (0, 2), "2", 0.95, 1),
+            (3, (0, 2), "4", 0.5, 1),
+            (3, (-1, 1), "2", 0.95, 1),
+            (2, (0, 3), "1/2", 1.0, 1),
+            (3, (0, 2), "2", 0.95, 2),
+        )
     ]
     return out
 
@@ -144,17 +191,62 @@ MECHANISMS = (
     Mechanism("AddLaplaceNoise", "not auditable", "continuous output (float Laplace noise)"),
     Mechanism("AddGaussianNoise", "not auditable", "continuous output (float Gaussian noise)"),
     Mechanism(
-        "`AddNoiseToValue`, `AddNoiseToColumn`",
-        "not auditable",
-        "wrappers of the noise measurements above, on a Spark column: the audited models apply to each value",
+        "SparseVectorPrefixSums",
+        "audited",
+        "claim `privacy_function(d_in)` = `4 d_in / alpha`; every vector of 2 or 3 counts in a small range "
+        "(negative counts too), neighbours `d_in` apart in the sum of absolute differences; outputs the ranks, "
+        "each a sum over the unbounded noisy threshold as a certified series (the thresholds within `w` of the "
+        "unnoised one, the rest bounded by their mass, `w` growing with the precision); sampled with the "
+        "library's `AddNoiseToSeries(AddGeometricNoise(...))` as `call` applies them, the rank chosen as its "
+        "Spark filter does (the tests run `call` itself in Spark)",
     ),
     Mechanism(
-        "SparseVectorPrefixSums",
+        "`AddNoiseToSeries`, `AddNoiseToColumn`",
+        "not auditable",
+        "wrappers of the noise measurements above, on a pandas Series or a Spark column: the audited models apply "
+        "to each value",
+    ),
+    Mechanism(
+        "NoisyQuantile",
+        "not auditable",
+        "continuous output (a float drawn uniformly in the interval the exponential mechanism picks); "
+        "`create_quantile_measurement` builds it",
+    ),
+    Mechanism(
+        "`Aggregate`, `AggregateByColumn`, `ApplyInPandas`",
+        "not auditable",
+        "no mechanism of their own: a pandas aggregation measurement (the noise measurements above, "
+        "`NoisyQuantile`) applied per column or per group",
+    ),
+    Mechanism(
+        "`create_count_measurement`, `create_count_distinct_measurement`, `create_sum_measurement`",
+        "not auditable",
+        "no mechanism of their own: a Spark aggregate plus one of the noise measurements above (the audited "
+        "models apply to the noisy value; Laplace noise for float sums is continuous)",
+    ),
+    Mechanism(
+        "`create_average_measurement`, `create_variance_measurement`, `create_standard_deviation_measurement`",
+        "not auditable",
+        "continuous output: float arithmetic on noisy sums and counts, each noise one of the measurements above",
+    ),
+    Mechanism(
+        "create_bounds_measurement",
         "planned",
-        "discrete (the first rank whose noisy prefix sum reaches a noisy threshold, both `AddGeometricNoise`), claim "
-        "`4 d_in / alpha`: its output probabilities are sums over the unbounded noisy threshold, which need the "
-        "tails in closed form as certified series; its `call` runs in Spark, so sampling would draw its noises "
-        "directly",
+        "the rank `SparseVectorPrefixSums` (audited) returns over a histogram of the column in power-of-two "
+        "buckets, mapped to a bound; its claim composes the histogram's stability with that rank's, and a model "
+        "over records and buckets is not built",
+    ),
+    Mechanism(
+        "`PureDPToRhoZCDP`, `PureDPToApproxDP`, `RhoZCDPToApproxDP`",
+        "not auditable",
+        "no output of their own: the inner measurement's guarantee restated in another notion",
+    ),
+    Mechanism(
+        "`Composition`, `SequentialComposition`, `ParallelComposition`, `ChainTM`, `PostProcess`, "
+        "`NonInteractivePostProcess`, `DecorateQueryable`, `MakeInteractive`, `DerivedMeasurement`, "
+        "`create_adaptive_composition`",
+        "not auditable",
+        "combinators: composition, post-processing or interactivity of other measurements, with no noise of their own",
     ),
 )
 
@@ -361,11 +453,153 @@ def _selection_program(q: Real, threshold: int) -> Program:
     return _choice_program("tmlt_partition_selection", dists)
 
 
+# -- SparseVectorPrefixSums ---------------------------------------------------------------------
+
+
+def prefix_sums(counts: tuple[int, ...]) -> list[int]:
+    """The running sums of the counts in rank order (``sf.sum(count).over(window ordered by rank)``)."""
+    return list(itertools.accumulate(counts))
+
+
+def svps_threshold(counts: tuple[int, ...], fraction: float) -> int:
+    """The threshold before its noise: ``(max prefix sum * threshold_fraction).cast("long")``, a double product
+    truncated toward zero, as Spark computes it."""
+    return int(float(max(prefix_sums(counts))) * fraction)
+
+
+def first_rank(noisy: Sequence[int], threshold: int) -> int:
+    """The rank ``call`` returns: the first whose noisy prefix sum reaches the noisy threshold, else the last
+    (the filter keeps the last rank whatever its sum, and ``row_number() == 1`` keeps the first kept)."""
+    return next((j for j, v in enumerate(noisy[:-1]) if v >= threshold), len(noisy) - 1)
+
+
+def svps_outputs(
+    q: Real, r: Real, inputs: Sequence[tuple[int, ...]], fraction: float
+) -> list[dict[Hashable, Real | Fraction]]:
+    """``P(rank | counts)`` for each input: with ``T`` the noisy threshold (ratio ``r``) and ``N_j`` the noisy
+    prefix sums (ratio ``q``), ``P(k) = Σ_t P(T = t) Π_{j<k} P(N_j < t) P(N_k >= t)`` for ``k`` below the last
+    rank (:func:`crossing`), and the last rank gets the rest."""
+    out = []
+    for counts in inputs:
+        sums, t0 = prefix_sums(counts), svps_threshold(counts, fraction)
+        dist: dict[Hashable, Real | Fraction] = {k: crossing(q, r, sums, t0, k) for k in range(len(counts) - 1)}
+        dist[len(counts) - 1] = 1 - sum(dist.values(), Fraction(0))
+        out.append(dist)
+    return out
+
+
+def crossing(q: Real, r: Real, sums: Sequence[int], t0: int, k: int) -> Real:
+    """``P(first crossing at rank k)`` as an exact real: the sum over thresholds ``t`` within ``w`` of ``t0``,
+    where ``P(T = t) = (1 − r)/(1 + r) r^|t − t0|`` and ``P(N_j < t) = G(t − S_j)`` with ``G(z) = q^(1−z)/(1 + q)``
+    for ``z <= 0`` and ``1 − q^z/(1 + q)`` above; every term is at most ``P(T = t)``, so the thresholds outside
+    the window add a number in ``[0, 2 r^(w+1)/(1 + r)]`` (the ball's radius holds it). ``w`` grows with the
+    working precision: the rest stays below ``2^-(precision + 8)``."""
+
+    def ball() -> Any:
+        import flint
+
+        qb, rb = q.ball(flint.ctx.prec), r.ball(flint.ctx.prec)
+        w = math.ceil((flint.ctx.prec + 8) * math.log(2) / -math.log(float(rb.mid()))) + 1
+        q_pow = _powers(qb, max(1 + max(sums) - t0, t0 - min(sums)) + w + 1)
+        r_pow = _powers(rb, w + 2)
+
+        def below(t: int, s: int) -> Any:  # P(N < t) for N = s + noise
+            z = t - s
+            return q_pow[1 - z] / (1 + qb) if z <= 0 else 1 - q_pow[z] / (1 + qb)
+
+        total = flint.arb(0)
+        for t in range(t0 - w, t0 + w + 1):
+            term = r_pow[abs(t - t0)] * (1 - below(t, sums[k]))
+            for s in sums[:k]:
+                term *= below(t, s)
+            total += term
+        rest = 2 * r_pow[w + 1] / (1 + rb)
+        return (1 - rb) / (1 + rb) * total + flint.arb(0, rest.mid() + rest.rad())
+
+    return Real(f"P(first crossing at rank {k} | prefix sums {list(sums)}, threshold {t0})", ball=ball)
+
+
+def _powers(x: Any, n: int) -> list[Any]:
+    """``[x^0, ..., x^n]`` as balls."""
+    out = [x**0]
+    for _ in range(n):
+        out.append(out[-1] * x)
+    return out
+
+
+def svps_inputs(spec: Measurement) -> list[tuple[int, ...]]:
+    """Every vector of ``spec.ranks`` counts in ``spec.counts`` (one count per rank, ranks 0, 1, ...)."""
+    low, high = spec.counts
+    return list(itertools.product(range(low, high + 1), repeat=spec.ranks))
+
+
+def within(d_in: int, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Neighbours under the measurement's input metric ``OnColumn(count, SumOf(AbsoluteDifference()))`` at
+    ``d_in``: ``0 < Σ |a_i − b_i| <= d_in``."""
+    return 0 < sum(abs(u - v) for u, v in zip(a, b)) <= d_in
+
+
+def svps_measurement(spec: Measurement) -> Any:
+    """The library's ``SparseVectorPrefixSums`` of the case, on a DataFrame of integer columns rank and count."""
+    from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkIntegerColumnDescriptor
+    from tmlt.core.measurements.spark_measurements import SparseVectorPrefixSums
+
+    columns = {"rank": SparkIntegerColumnDescriptor(), "count": SparkIntegerColumnDescriptor()}
+    return SparseVectorPrefixSums(
+        SparkDataFrameDomain(schema=columns), "count", "rank", spec.alpha, threshold_fraction=spec.fraction
+    )
+
+
+def _svps_modelled(case: AuditCase) -> Modelled:
+    """The claim ``privacy_function(d_in)`` against the certified epsilon over every pair of neighbouring
+    inputs of the grid; the witness's two inputs are sampled."""
+    spec = case.spec
+    assert spec.alpha is not None
+    claim = Fraction(str(svps_measurement(spec).privacy_function(spec.d_in).expr))
+    inputs = svps_inputs(spec)
+    q, r = _q(sampler_scale(spec.alpha)), _q(sampler_scale(spec.alpha / 2))
+    dists = svps_outputs(q, r, inputs, spec.fraction)
+    prog, outputs, relation = choice_program(case.mechanism, inputs, functools.partial(within, spec.d_in), dists)
+    res = synthesize_privacy(prog, "exhaustive", neighbours=relation, force=True, certified=True)
+    i, j, y = res.witness.x[0], res.witness.x_prime[0], outputs[res.witness.y]
+    row = AuditRow(
+        case.mechanism,
+        case.params,
+        spec.d_in,
+        float(claim),
+        res.interval.hi,
+        None,
+        certified_verdict(*float_bracket(claim), res.interval.lo, res.interval.hi),
+        (repr(inputs[i]), repr(inputs[j]), f"rank {y}"),
+        0.0,
+        witness_probabilities=(repr(float(dists[i][y])), repr(float(dists[j][y]))),
+    )
+    return row, [(repr(inputs[k]), _floats(dists[k]), inputs[k]) for k in (i, j)]
+
+
+def _svps_draws(case: AuditCase, counts: tuple[int, ...], draws: int) -> Counter[int]:
+    """``draws`` ranks from the library's own noise as ``call`` adds it: ``AddNoiseToSeries(AddGeometricNoise(
+    alpha))`` on the prefix sums and ``AddNoiseToSeries(AddGeometricNoise(alpha / 2))`` on the threshold, the
+    rank then chosen as ``call``'s Spark filter chooses it (:func:`first_rank`; Spark itself is not run)."""
+    import pandas as pd
+    from tmlt.core.measurements.pandas_measurements.series import AddNoiseToSeries
+
+    noise, spec, m = _tmlt(), case.spec, len(counts)
+    sums = pd.Series(prefix_sums(counts) * draws, dtype="int64")
+    bins = AddNoiseToSeries(noise.AddGeometricNoise(spec.alpha))(sums).tolist()
+    start = pd.Series([svps_threshold(counts, spec.fraction)] * draws, dtype="int64")
+    thresholds = AddNoiseToSeries(noise.AddGeometricNoise(spec.alpha / 2))(start).tolist()
+    return Counter(first_rank(bins[n * m : (n + 1) * m], t) for n, t in enumerate(thresholds))
+
+
 # -- verdicts -----------------------------------------------------------------------------------
 
 
-def draw_counts(case: AuditCase, x: int, draws: int) -> Counter[Any]:
-    """The library's own noise on input ``x`` (codes as the model's outputs)."""
+def draw_counts(case: AuditCase, x: Any, draws: int) -> Counter[Any]:
+    """The library's own noise on input ``x`` (an integer, or a vector of counts for ``SparseVectorPrefixSums``;
+    codes as the model's outputs)."""
+    if case.mechanism == "SparseVectorPrefixSums":
+        return _svps_draws(case, x, draws)
     noise = _tmlt()
     if case.mechanism == "AddDiscreteGaussianNoise":
         assert case.spec.alpha is not None
@@ -404,6 +638,8 @@ def _floats(dist: dict[int, Any]) -> dict[int, float]:
 
 def _sampled_row(case: AuditCase) -> Modelled:
     """The case's row, and the witness's two inputs to sample with the model's distributions there."""
+    if case.mechanism == "SparseVectorPrefixSums":
+        return _svps_modelled(case)
     row, dists, (x, xp) = _row(case)
     return row, [(f"x={v}", _floats(dists[v]), v) for v in (x, xp)]
 
@@ -506,5 +742,13 @@ __all__ = [
     "sampler_scale",
     "sampler_scale_of",
     "selection_outputs",
+    "crossing",
+    "first_rank",
+    "prefix_sums",
+    "svps_inputs",
+    "svps_measurement",
+    "svps_outputs",
+    "svps_threshold",
+    "within",
     "tmlt_version",
 ]

@@ -206,22 +206,22 @@ class Diagrams:
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
-    def events(self) -> Iterator[tuple[tuple[Any, ...], Any]]:
-        """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event."""
+    def events(self, most: int) -> list[tuple[tuple[Any, ...], Any]] | None:
+        """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None
+        when there are more than ``most``."""
         trace, be = self.trace, self.be
         if trace.output_guards is not None:  # one Int output: its value guards are the events
             shape = trace.shape
             assert isinstance(shape, IntShape)
             codes = sorted(trace.output_guards)
-            for offset, guard in zip(codes, _compile_gates(trace, be, [trace.output_guards[c] for c in codes])):
-                if guard != be.false:
-                    yield (shape.lo + offset,), guard
-            return
+            guards = _compile_gates(trace, be, [trace.output_guards[c] for c in codes])
+            out = [((shape.lo + offset,), guard) for offset, guard in zip(codes, guards) if guard != be.false]
+            return out if len(out) <= most else None
         bits, conditions = _compile_gates(trace, be, trace.output_roots), []
         for leaf in leaves(trace.shape):
             conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
             bits = bits[leaf.width :]
-        yield from self._prefixes(conditions, 0, (), be.true)
+        return self._prefixes(conditions, most)
 
     def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
         """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""
@@ -234,15 +234,23 @@ class Diagrams:
                 out.append((value, cond))
         return out
 
-    def _prefixes(self, conditions: list[list[tuple[Any, Any]]], i: int, values: tuple[Any, ...], event: Any) -> Any:
-        if i == len(conditions):
-            yield values, event
-            return
-        for value, cond in conditions[i]:
-            check("hub plan: output events")
-            joint = event & cond
-            if joint != self.be.false:
-                yield from self._prefixes(conditions, i + 1, (*values, value), joint)
+    def _prefixes(self, conditions: list[list[tuple[Any, Any]]], most: int) -> list[tuple[tuple[Any, ...], Any]] | None:
+        """The satisfiable prefixes of the output leaves, one leaf deeper per round (breadth first): each
+        satisfiable prefix extends to at least one output, so more than ``most`` of them at any depth means more
+        than ``most`` outputs, found while the prefixes' events are still small."""
+        prefixes: list[tuple[tuple[Any, ...], Any]] = [((), self.be.true)]
+        for values in conditions:
+            deeper = []
+            for prefix, event in prefixes:
+                for value, cond in values:
+                    check("hub plan: output events")
+                    joint = event & cond
+                    if joint != self.be.false:
+                        deeper.append(((*prefix, value), joint))
+                if len(deeper) > most:
+                    return None
+            prefixes = deeper
+        return prefixes
 
 
 def _children(f: Any) -> tuple[Any, Any]:
@@ -610,8 +618,8 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
     assignments = _hub_values(hub, d.trace.circuit.weights, arith)
     best, outputs, most = Best(), 0, 0
     searched: set[tuple[Any, ...]] = set()
-    events = list(itertools.islice(d.events(), MAX_OUTPUTS + 1))
-    if len(events) > MAX_OUTPUTS:
+    events = d.events(MAX_OUTPUTS)
+    if events is None:
         return None
     for values, event in events:
         outputs += 1

@@ -27,8 +27,8 @@ PARSED_ONLY = (
     "approx rr_counting -p n=1000",
     "privacy randomized_response -p n=1000 ",
 )
-#: whole audits (a minute or more each; their tests run single cases)
-PARSED_ONLY_EXACT = {"wmcdp audit diffprivlib"}
+#: whole audits (half a minute or more each; their tests run every case, one at a time)
+PARSED_ONLY_EXACT = {"wmcdp audit diffprivlib", "wmcdp audit pure-ldp", "wmcdp audit multi-freq-ldpy"}
 #: the module each audited library needs: without it the audit's commands are only parsed (its tests skip too)
 AUDITED = {
     "opendp": "opendp",

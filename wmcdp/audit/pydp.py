@@ -1,5 +1,5 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the integer
-Laplace noise of ``Count``, ``BoundedSum`` (integers) and ``LaplaceMechanism.add_noise`` (an integer).
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the Laplace
+noise of ``Count``, ``BoundedSum`` (integers or floats) and ``LaplaceMechanism.add_noise`` (an integer or a float).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
 library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
@@ -39,7 +39,10 @@ e59bbcf): ``round(s K g)``, the granularity ``g`` a power of two, a fair sign ``
 ``s < 0``, and ``K`` drawn by a binary search over ``[0, INT64_MAX)`` whose every step compares ``UniformDouble()``
 with a double ``q`` (:class:`LaplaceNoise`). The window of the noise is exact; the claim of pure epsilon fails at the
 noise's bounded support (``|N| <= round(2^63 g)``), whose edge has positive probability
-(:meth:`LaplaceNoise.log_largest`) against 0 one value further.
+(:meth:`LaplaceNoise.log_largest`) against 0 one value further. The float noise follows ``AddDoubleNoise``:
+``RoundToNearestMultiple(value, g) + double(s K) g`` in doubles (:func:`released`), the same draw on the granularity
+grid, not rounded; binned as ``std::round`` bins it, its exact noise has the integer noise's probabilities, and its
+support ends at ``2^63 g`` as well.
 
 Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and scipy).
 """

@@ -126,6 +126,8 @@ def test_command_line(capsys):
 
 
 def test_report_script_runs_with_the_library_alone(tmp_path):
+    """The script reads g from the library's samples, rounds the value to the grid as the C++ does and prints the
+    witness output beyond the largest noise."""
     from reports import script_output
 
     label = "BoundedSum (float) epsilon=0.5"
@@ -137,4 +139,8 @@ def test_report_script_runs_with_the_library_alone(tmp_path):
     assert lines[0] == f"granularity g = {F(noise.granularity)} (the library's samples)"
     bound = (noise.log_largest() - math.log(2)) / math.log(10)
     assert lines[2] == f"largest |noise| = {noise.edge}, reached with probability >= 10^{bound:.1f}"
+    (row,) = audit_pydp(only=label)
+    assert lines[3] == f"P(output {row.witness[2]} | (-0.3,)) > 0 = P(output {row.witness[2]} | ()): " + (
+        f"|{row.witness[2]} - 0| > {noise.edge}"
+    )
     assert lines[-1] == "VIOLATED"

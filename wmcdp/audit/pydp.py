@@ -850,18 +850,37 @@ while END - lo > 1:
     log += math.log(right(q))
 largest = {edge}
 print(f"largest |noise| = {{largest}}, reached with probability >= 10^{{(log - math.log(2)) / math.log(10):.1f}}")
-print(f"P(output {y} | {x}) > 0 = P(output {y} | {xp}): |{y} - 0| > {{largest}}")
-print("VIOLATED" if abs({y}) > largest else "holds")
+v = {v!r}  # the value of {x}
+{output}
+print(f"P(output {{y}} | {x}) > 0 = P(output {{y}} | {xp}): |{{y}} - 0| > {{largest}}")
+print("VIOLATED" if abs(y) > largest else "holds")
 '''
 
 
-#: the noise's bound as the script states and computes it: on integers, and on floats
+#: the noise's bound as the script states and computes it, and the witness output at K = 2^63 - 2: on integers, and
+#: on floats (RoundToNearestDoubleMultiple written again from cc/algorithms/util.cc)
 _SCRIPT_NOISE = {
-    False: ("AddInt64Noise's noise round(s K g) is at most round(2^63 g) =", "round(float(END - 1) * g)"),
+    False: (
+        "AddInt64Noise's noise round(s K g) is at most round(2^63 g) =",
+        "round(float(END - 1) * g)",
+        "y = v + int(math.copysign(largest, v))  # AddInt64Noise at s K = +-(2^63 - 2)",
+    ),
     True: (
         "AddDoubleNoise's output is RoundToNearestMultiple(value, g) + s K g (in doubles), its noise s K g at most\n"
         "2^63 g =",
         "float(END - 1) * g",
+        """
+
+def round_to_multiple(n, base):  # RoundToNearestDoubleMultiple (cc/algorithms/util.cc)
+    remainder = math.fmod(n, base)
+    if abs(remainder) > base / 2:
+        return n - remainder + math.copysign(base, remainder)
+    if abs(remainder) == base / 2:
+        return n + base / 2
+    return n - remainder
+
+
+y = round_to_multiple(v, g) + math.copysign(largest, v)  # AddDoubleNoise at s K = +-(2^63 - 2), in doubles""",
     ),
 }
 
@@ -871,14 +890,16 @@ def summed_reproducer(case: AuditCase, x: tuple[float, ...], y: float) -> str:
     walks the C++ geometric draw's path to its largest value and prints the largest noise and a lower bound of the
     witness output's probability, which is 0 on the other data set."""
     spec: Summed = case.spec
+    text, edge, output = _SCRIPT_NOISE[spec.real]
     return _SUMMED_SCRIPT.format(
         label=case.label,
         version=LIBRARY.version(),
         epsilon=spec.epsilon,
         l1=spec.l1,
-        noise=_SCRIPT_NOISE[spec.real][0],
+        noise=text,
         largest=summed_noise(spec).edge if spec.real else summed_noise(spec).largest,
-        edge=_SCRIPT_NOISE[spec.real][1],
+        edge=edge,
+        output=output,
         x=spec.shown(x),
         xp=spec.shown(()),
         v=spec.value(x),

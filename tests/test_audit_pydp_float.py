@@ -71,6 +71,8 @@ def test_float_noise_bins_match_an_enumeration_of_the_search_tree():
 
 def test_noise_bins_round_halves_away_from_zero():
     assert [noise_bin(F(v, 2)) for v in (-3, -1, 0, 1, 3)] == [-2, -1, 0, 1, 2]
+    spec, noise = Summed("LaplaceMechanism (int)", 1.0, sensitivity=1), LaplaceNoise(0.25, 0.7)
+    assert [released(spec, noise, 1, k) for k in (-6, -2, 2, 6)] == [-1, 0, 2, 3]  # k g = -1.5, -0.5, 0.5, 1.5
 
 
 def test_library_outputs_agree_with_the_model_and_a_wrong_epsilon_fails():

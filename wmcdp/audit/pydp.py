@@ -723,12 +723,13 @@ def summed_noise(spec: Summed) -> LaplaceNoise:
 
 
 def released(spec: Summed, noise: LaplaceNoise, value: float, k: int) -> float:
-    """The library's output on ``value`` for the signed geometric draw ``k = s K``: ``value + round(k g)`` on
-    integers (``AddInt64Noise``), ``RoundToNearestMultiple(value, g) + double(k) g`` in doubles on floats
-    (``AddDoubleNoise``; ``signed_sample * granularity_`` converts ``k`` to a double first)."""
+    """The library's output on ``value`` for the signed geometric draw ``k = s K``: on integers (``AddInt64Noise``)
+    ``value + std::round(double(k) g)``, halves away from 0; on floats (``AddDoubleNoise``)
+    ``RoundToNearestMultiple(value, g) + double(k) g`` in doubles (``signed_sample * granularity_`` converts ``k`` to
+    a double first)."""
     if spec.real:
         return round_to_multiple(value, noise.granularity) + float(k) * noise.granularity
-    return value + round(float(k) * noise.granularity)
+    return value + noise_bin(Fraction(float(k) * noise.granularity))
 
 
 def _summed_row(case: AuditCase) -> Modelled:

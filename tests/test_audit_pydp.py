@@ -165,6 +165,8 @@ def test_declared_models_are_sampled_across_their_transition(kind):
 
 def test_every_violated_case_has_a_script():
     rows = audit_pydp()
-    assert sum(r.verdict == "VIOLATED" for r in rows) == 8 + 12  # the partition strategies, then the integer noise
+    assert (
+        sum(r.verdict == "VIOLATED" for r in rows) == 8 + 12 + 5
+    )  # the partition strategies, the integer noise, floats
     assert all((r.reproducer is not None) == (r.verdict == "VIOLATED") for r in rows)
     assert all("wmcdp" not in r.reproducer for r in rows if r.reproducer)

@@ -110,9 +110,9 @@ def test_the_support_edge(epsilon):
 
 
 def test_every_row_is_violated_at_the_support_edge():
-    rows = audit_pydp(only="sensitivity")
+    rows = [r for r in audit_pydp(only="sensitivity") if "(float)" not in r.mechanism]
     assert len(rows) == 12 and {r.verdict for r in rows} == {"VIOLATED"} and {r.epsilon for r in rows} == {math.inf}
-    for row, case in zip(rows, (c for c in cases() if "PartitionSelection" not in c.mechanism)):
+    for row, case in zip(rows, (c for c in cases() if "PartitionSelection" not in c.mechanism and not c.spec.real)):
         value = case.spec.value((case.spec.entry,))
         largest = summed_noise(case.spec).largest
         assert int(row.witness[2]) == value + math.copysign(largest, value) and row.witness[1] in ("()", "0")

@@ -1,5 +1,5 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the integer
-Laplace noise of ``Count``, ``BoundedSum`` (integers) and ``LaplaceMechanism.add_noise`` (an integer).
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the Laplace
+noise of ``Count``, ``BoundedSum`` (integers or floats) and ``LaplaceMechanism.add_noise`` (an integer or a float).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
 library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
@@ -39,7 +39,10 @@ e59bbcf): ``round(s K g)``, the granularity ``g`` a power of two, a fair sign ``
 ``s < 0``, and ``K`` drawn by a binary search over ``[0, INT64_MAX)`` whose every step compares ``UniformDouble()``
 with a double ``q`` (:class:`LaplaceNoise`). The window of the noise is exact; the claim of pure epsilon fails at the
 noise's bounded support (``|N| <= round(2^63 g)``), whose edge has positive probability
-(:meth:`LaplaceNoise.log_largest`) against 0 one value further.
+(:meth:`LaplaceNoise.log_largest`) against 0 one value further. The float noise follows ``AddDoubleNoise``:
+``RoundToNearestMultiple(value, g) + double(s K) g`` in doubles (:func:`released`), the same draw on the granularity
+grid, not rounded; binned as ``std::round`` bins it, its exact noise has the integer noise's probabilities, and its
+support ends at ``2^63 g`` as well.
 
 Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and scipy).
 """
@@ -138,6 +141,8 @@ def _cases() -> list[AuditCase]:
     out += [_summed_case(1.0, l0=2), _summed_case(1.0, linf=3)]
     out += [_summed_case(1.0, bounds=(0, 5)), _summed_case(0.5, linf=2, bounds=(-3, 2))]
     out += [_summed_case(1.0, sensitivity=1), _summed_case(0.5, sensitivity=3)]
+    out += [_summed_case(eps, sensitivity=s, real=True) for eps, s in ((1.0, 1.0), (0.5, 0.3), (40.0, 2.5))]
+    out += [_summed_case(1.0, bounds=(-1.5, 2.5), real=True), _summed_case(0.5, linf=2, bounds=(-0.3, 0.2), real=True)]
     return out
 
 
@@ -189,11 +194,19 @@ MECHANISMS = (
         "of that choice, composed with the sum's noise, is missing",
     ),
     Mechanism(
-        "`BoundedSum` (float), `LaplaceMechanism` (float)",
-        "planned",
-        "not continuous: `RoundToNearestMultiple(result, g) + s K g`, the same bounded geometric on the granularity "
-        "grid (about 2^40 points per unit of noise); the support edge of `Count` carries over, but the model's window "
-        "would have to be enumerated on that grid",
+        "LaplaceMechanism (float)",
+        "audited",
+        "numerical_mechanisms' `add_noise` of a float: `AddDoubleNoise`, `RoundToNearestMultiple(result, g) + s K g` "
+        "in doubles, the result moved to the granularity grid (`fmod`, ties up) plus the same signed draw as `Count` "
+        "on that grid, not rounded; the noise's bins (`std::round`) have the integer noise's exact probabilities; "
+        "`|s K g| <= 2^63 g`, so the output `RoundToNearestMultiple(sensitivity, g) + 2^63 g` has positive "
+        "probability from the sensitivity and none from 0 (VIOLATED, epsilon inf)",
+    ),
+    Mechanism(
+        "BoundedSum (float)",
+        "audited",
+        "dtype `float` with fixed bounds: the sum of the entries clamped to the bounds, in doubles, then "
+        "`AddDoubleNoise` as `LaplaceMechanism` (float) (`l1 = l0 linf max(|lower|, |upper|)`), not rounded",
     ),
     Mechanism(
         "`BoundedMean`, `BoundedVariance`, `BoundedStandardDeviation`",
@@ -537,10 +550,15 @@ class LaplaceNoise:
         return out, (1 - edges[-1]) / scale
 
     @property
+    def edge(self) -> float:
+        """The largest ``|s K g|`` in doubles: ``double(INT64_MAX - 1) g = 2^63 g`` (``INT64_MAX`` itself, the draw's
+        first exit, converts to the same double ``2^63``)."""
+        return float(INT64_MAX - 1) * self.granularity
+
+    @property
     def largest(self) -> int:
-        """The largest ``|N|``: ``round(double(INT64_MAX - 1) g)`` (``INT64_MAX`` itself, the draw's first exit,
-        converts to the same double ``2^63``)."""
-        return round(float(INT64_MAX - 1) * self.granularity)
+        """The largest ``|N|`` of the integer noise: ``round(2^63 g)`` (:attr:`edge`)."""
+        return round(self.edge)
 
     def log_largest(self) -> float:
         """``ln P(K = INT64_MAX - 1)``, a lower bound of ``ln P(N = largest)`` (``P(N = j) >= P(K = k) / 2`` for
@@ -577,16 +595,23 @@ def _log_right(q: float) -> float:
 
 @dataclass(frozen=True)
 class Summed:
-    """A ``Count``, ``BoundedSum`` (integers, fixed bounds) or ``LaplaceMechanism`` (``add_noise`` of an integer)
-    case's parameters (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): each adds ``AddInt64Noise``'s integer
-    Laplace noise to an integer: the count, the sum of the entries clamped to ``bounds``, or the one entry given."""
+    """A ``Count``, ``BoundedSum`` (fixed bounds) or ``LaplaceMechanism`` (``add_noise``) case's parameters (its
+    :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): each adds the C++ Laplace noise to a value: the count, the sum of
+    the entries clamped to ``bounds``, or the one entry given. On integers (``AddInt64Noise``) the noise is
+    ``round(s K g)``; on floats (``real``, ``AddDoubleNoise``) the output is ``RoundToNearestMultiple(value, g) +
+    s K g``: the value moved to the granularity grid, plus the noise on that grid."""
 
-    mechanism: str  # "Count", "BoundedSum (int)" or "LaplaceMechanism (int)"
+    mechanism: str  # "Count", "BoundedSum (int)", "LaplaceMechanism (int)", "BoundedSum (float)", ...
     epsilon: float
     l0: int = 1
     linf: int = 1
-    bounds: tuple[int, int] | None = None  # BoundedSum's (lower_bound, upper_bound)
-    sensitivity: int | None = None  # LaplaceMechanism's
+    bounds: tuple[float, float] | None = None  # BoundedSum's (lower_bound, upper_bound)
+    sensitivity: float | None = None  # LaplaceMechanism's
+
+    @property
+    def real(self) -> bool:
+        """The float path (``dtype="float"``, or ``add_noise`` of a float): ``AddDoubleNoise``."""
+        return self.mechanism.endswith("(float)")
 
     @property
     def params(self) -> str:
@@ -596,7 +621,7 @@ class Summed:
         return text + ("" if self.bounds is None else f", lower_bound={self.bounds[0]}, upper_bound={self.bounds[1]}")
 
     @property
-    def entry(self) -> int:
+    def entry(self) -> float:
         """The entry that moves the value most: 1 for a count, the bound of largest magnitude for a sum, the
         sensitivity for a mechanism's result."""
         if self.sensitivity is not None:
@@ -611,15 +636,17 @@ class Summed:
             return float(self.sensitivity)
         return float(self.l0) * (float(self.linf) * abs(float(self.entry)))
 
-    def value(self, entries: tuple[int, ...]) -> int:
-        """The exact count, the sum of the entries clamped to the bounds, or the mechanism's result (its one
-        entry; none is 0)."""
+    def value(self, entries: tuple[float, ...]) -> float:
+        """The exact count, the sum of the entries clamped to the bounds (in order, in doubles on the float path,
+        as ``partial_sum_ += Clamp(lower, upper, t)``), or the mechanism's result (its one entry; none is 0)."""
         if self.bounds is None:
-            return sum(entries) if self.sensitivity is not None else len(entries)
-        low, high = self.bounds
-        return sum(min(max(e, low), high) for e in entries)
+            total = sum(entries) if self.sensitivity is not None else len(entries)
+        else:
+            low, high = self.bounds
+            total = sum(min(max(e, low), high) for e in entries)
+        return float(total) if self.real else total
 
-    def shown(self, entries: tuple[int, ...]) -> str:
+    def shown(self, entries: tuple[float, ...]) -> str:
         """The input as a witness shows it: the data set, or the mechanism's result."""
         return repr(self.value(entries) if self.sensitivity is not None else entries)
 
@@ -629,19 +656,44 @@ class Summed:
             return mechanisms.LaplaceMechanism(epsilon=self.epsilon, sensitivity=float(self.sensitivity))
         kind = _laplacian().Count if self.bounds is None else _laplacian().BoundedSum
         extra = {} if self.bounds is None else {"lower_bound": self.bounds[0], "upper_bound": self.bounds[1]}
-        return kind(epsilon=self.epsilon, l0_sensitivity=self.l0, linf_sensitivity=self.linf, dtype="int", **extra)
+        dtype = "float" if self.real else "int"
+        return kind(epsilon=self.epsilon, l0_sensitivity=self.l0, linf_sensitivity=self.linf, dtype=dtype, **extra)
 
-    def release(self, algorithm: Any, entries: tuple[int, ...]) -> int:
+    def release(self, algorithm: Any, entries: tuple[float, ...]) -> float:
         """One output of the library's own ``algorithm`` (:meth:`build`) on the entries."""
+        cast = float if self.real else int
         if self.sensitivity is not None:
-            return int(algorithm.add_noise(self.value(entries)))
-        return int(algorithm.quick_result(list(entries)))
+            return cast(algorithm.add_noise(cast(self.value(entries))))
+        return cast(algorithm.quick_result([cast(e) for e in entries]))
+
+
+def round_to_multiple(n: float, base: float) -> float:
+    """``RoundToNearestDoubleMultiple`` (``util.cc``), in doubles as the C++ computes it: ``n - fmod(n, base)``, one
+    ``base`` further (away from 0) past half of it, and ``n + base / 2`` on a tie."""
+    remainder = math.fmod(n, base)
+    if abs(remainder) > base / 2:
+        return n - remainder + math.copysign(base, remainder)
+    if abs(remainder) == base / 2:
+        return n + base / 2
+    return n - remainder
+
+
+def noise_bin(noise: Fraction) -> int:
+    """The bin of an exact noise: ``std::round``, halves away from 0 (the integer path's noise is this bin)."""
+    j = math.floor(abs(noise) + Fraction(1, 2))
+    return j if noise >= 0 else -j
 
 
 def _summed_case(
-    epsilon: float, l0: int = 1, linf: int = 1, bounds: tuple[int, int] | None = None, sensitivity: int | None = None
+    epsilon: float,
+    l0: int = 1,
+    linf: int = 1,
+    bounds: tuple[float, float] | None = None,
+    sensitivity: float | None = None,
+    real: bool = False,
 ) -> AuditCase:
-    kind = "LaplaceMechanism (int)" if sensitivity is not None else "Count" if bounds is None else "BoundedSum (int)"
+    base = "LaplaceMechanism" if sensitivity is not None else "Count" if bounds is None else "BoundedSum"
+    kind = base if base == "Count" else f"{base} ({'float' if real else 'int'})"
     spec = Summed(kind, epsilon, l0, linf, bounds, sensitivity)
     claim = (
         "epsilon-DP for results at most the sensitivity apart"
@@ -651,10 +703,11 @@ def _summed_case(
     return AuditCase("pydp", spec.mechanism, spec.params, claim, _summed_row, draw_sums, SUMMED_VALIDATION, spec)
 
 
-#: how the Count and BoundedSum models are validated
+#: how the Count, BoundedSum and LaplaceMechanism models are validated
 SUMMED_VALIDATION = (
-    "the library's own outputs on the witness's two data sets against the model (chi-square, |noise| beyond the "
-    "model's window pooled into two tails)"
+    "the library's own outputs on the witness's two data sets against the model (chi-square; a float output as its "
+    "exact noise on the granularity grid, binned as std::round bins it; |noise| beyond the model's window pooled into "
+    "two tails)"
 )
 
 #: the int32 the library returns for dtype "int": a model whose noise reaches it would wrap
@@ -664,22 +717,36 @@ INT32_MAX = 2**31 - 1
 def summed_noise(spec: Summed) -> LaplaceNoise:
     """The case's noise; an error when the value plus the largest noise could wrap the 32-bit result."""
     noise = LaplaceNoise.of(spec.epsilon, spec.l1)
-    if noise.largest + abs(spec.entry) > INT32_MAX:
+    if not spec.real and noise.largest + abs(spec.entry) > INT32_MAX:
         raise WmcdpError(f"{spec.mechanism} {spec.params}: the noise reaches {noise.largest}, past a 32-bit result")
     return noise
 
 
+def released(spec: Summed, noise: LaplaceNoise, value: float, k: int) -> float:
+    """The library's output on ``value`` for the signed geometric draw ``k = s K``: on integers (``AddInt64Noise``)
+    ``value + std::round(double(k) g)``, halves away from 0; on floats (``AddDoubleNoise``)
+    ``RoundToNearestMultiple(value, g) + double(k) g`` in doubles (``signed_sample * granularity_`` converts ``k`` to
+    a double first)."""
+    if spec.real:
+        return round_to_multiple(value, noise.granularity) + float(k) * noise.granularity
+    return value + noise_bin(Fraction(float(k) * noise.granularity))
+
+
 def _summed_row(case: AuditCase) -> Modelled:
-    """The case's row and its two data sets to sample. The noise is bounded (``|N| <= largest``,
-    :attr:`LaplaceNoise.largest`), so one entry ``e`` (value ``v``) against none (value 0) has the output
-    ``v +- largest`` with positive probability (:meth:`LaplaceNoise.log_largest`) against probability 0: the
-    tight epsilon is infinite. ``log_largest`` fails when that probability cannot be shown positive."""
+    """The case's row and its two data sets to sample. The draw is bounded (``K <= INT64_MAX``, and ``double(K) <=
+    2^63``), so from none (value 0, on the grid) every output is at most :attr:`LaplaceNoise.edge` (``2^63 g``) in
+    size, rounded or not; one entry ``e`` (value ``v``) has the output ``y`` of the draw ``K = INT64_MAX - 1``
+    (:func:`released`) with positive probability (:meth:`LaplaceNoise.log_largest`), and ``|y| > 2^63 g`` (checked:
+    on floats the sum is rounded) has probability 0 from none: the tight epsilon is infinite. ``log_largest``
+    fails when that probability cannot be shown positive."""
     spec: Summed = case.spec
     noise = summed_noise(spec)
     noise.log_largest()  # raises unless the edge has positive probability
-    x: tuple[int, ...] = (spec.entry,)
+    x: tuple[float, ...] = (spec.entry,)
     v = spec.value(x)
-    y = v + (noise.largest if v > 0 else -noise.largest)
+    y = released(spec, noise, v, INT64_MAX - 1 if v > 0 else 1 - INT64_MAX)
+    if not abs(y) > noise.edge:
+        raise WmcdpError(f"{case.label}: the output {y!r} at the noise's edge is reachable from no entry")
     row = AuditRow(
         case.mechanism,
         case.params,
@@ -698,33 +765,47 @@ def _summed_row(case: AuditCase) -> Modelled:
 
 
 def summed_expected(
-    spec: Summed, entries: tuple[int, ...], dist: dict[int, Fraction], tail: Fraction
+    spec: Summed, entries: tuple[float, ...], dist: dict[int, Fraction], tail: Fraction
 ) -> dict[Any, Any]:
-    """The output's model distribution on ``entries``: ``value + j`` for the window's noise ``j``, and the two
-    tails as ``"below"`` and ``"above"``."""
-    v = spec.value(entries)
+    """The output's model distribution on ``entries``: ``value + j`` for the window's noise ``j`` (on floats, the
+    bin ``j`` of the noise, :func:`summed_noise_bin`), and the two tails as ``"below"`` and ``"above"``."""
+    v = 0 if spec.real else spec.value(entries)
     return {**{v + j: p for j, p in dist.items()}, "below": tail, "above": tail}
 
 
-def draw_sums(case: AuditCase, data: tuple[tuple[int, ...], int], draws: int) -> Counter[Any]:
-    """``draws`` outputs of the library's own ``quick_result`` on the entries ``data[0]``, an output whose noise
-    lies beyond the window ``data[1]`` counted as ``"below"`` or ``"above"``."""
+def summed_noise_bin(spec: Summed, noise: LaplaceNoise, entries: tuple[float, ...], output: float) -> int | None:
+    """The noise of one output on ``entries``, as the bin :func:`noise_bin` of ``output - value`` (an integer: the
+    noise itself) or, on floats, of the exact ``output - RoundToNearestMultiple(value, g)``; ``None`` when that
+    float noise is off the grid (not a multiple of ``g``), which the model gives probability 0."""
+    v = spec.value(entries)
+    if not spec.real:
+        return int(output - v)
+    exact = Fraction(output) - Fraction(round_to_multiple(v, noise.granularity))
+    return noise_bin(exact) if (exact / Fraction(noise.granularity)).denominator == 1 else None
+
+
+def draw_sums(case: AuditCase, data: tuple[tuple[float, ...], int], draws: int) -> Counter[Any]:
+    """``draws`` outputs of the library's own ``quick_result`` (or ``add_noise``) on the entries ``data[0]``, keyed
+    as :func:`summed_expected` keys them: a noise beyond the window ``data[1]`` counted as ``"below"`` or
+    ``"above"``, a float off the grid as ``"off grid"``."""
     entries, window = data
-    algorithm = case.spec.build()
-    v = case.spec.value(entries)
+    spec: Summed = case.spec
+    noise = summed_noise(spec)
+    algorithm = spec.build()
+    v = 0 if spec.real else spec.value(entries)
     out: Counter[Any] = Counter()
     for _ in range(draws):
-        o = case.spec.release(algorithm, entries)
-        out[o if abs(o - v) <= window else ("above" if o > v else "below")] += 1
+        j = summed_noise_bin(spec, noise, entries, spec.release(algorithm, entries))
+        out["off grid" if j is None else v + j if abs(j) <= window else ("above" if j > 0 else "below")] += 1
     return out
 
 
 _SUMMED_SCRIPT = '''"""{label}: python-dp {version} claims epsilon = {epsilon!r},
-yet its integer Laplace noise is bounded, so no epsilon holds. LaplaceDistribution::Sample
+yet its Laplace noise is bounded, so no epsilon holds. LaplaceDistribution::Sample
 (cc/algorithms/distributions.cc) returns s K g: a fair sign s, a power of two g (the granularity) and K from
 GeometricDistribution::Sample, a binary search over [0, 2^63 - 1) whose steps go left when UniformDouble() <= q, with
-probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 and AddInt64Noise's noise round(s K g) is at most
-round(2^63 g) = {largest} in size. From the input {x} (value {v}) the output {y} has positive probability; from the
+probability q + ulp(q) (rand.cc); so K <= 2^63 - 2 (the first exit, K = 2^63 - 1, is the same double 2^63) and
+{noise} {largest} in size. From the input {x} (value {v}) the output {y} has positive probability; from the
 input {xp} (value 0) it has probability 0. The script reads g from the library's own Laplace samples (all multiples of
 it), walks the search's path to K = 2^63 - 2 with every q computed as the C++ does, and prints a lower bound of the
 output's probability from {x} (the path's probability over 2). Needs only python-dp."""
@@ -768,24 +849,58 @@ lo = bad * step
 while END - lo > 1:
     lo, q = split(lo, END)
     log += math.log(right(q))
-largest = round(float(END - 1) * g)
+largest = {edge}
 print(f"largest |noise| = {{largest}}, reached with probability >= 10^{{(log - math.log(2)) / math.log(10):.1f}}")
-print(f"P(output {y} | {x}) > 0 = P(output {y} | {xp}): |{y} - 0| > {{largest}}")
-print("VIOLATED" if abs({y}) > largest else "holds")
+v = {v!r}  # the value of {x}
+{output}
+print(f"P(output {{y}} | {x}) > 0 = P(output {{y}} | {xp}): |{{y}} - 0| > {{largest}}")
+print("VIOLATED" if abs(y) > largest else "holds")
 '''
 
 
-def summed_reproducer(case: AuditCase, x: tuple[int, ...], y: int) -> str:
+#: the noise's bound as the script states and computes it, and the witness output at K = 2^63 - 2: on integers, and
+#: on floats (RoundToNearestDoubleMultiple written again from cc/algorithms/util.cc)
+_SCRIPT_NOISE = {
+    False: (
+        "AddInt64Noise's noise round(s K g) is at most round(2^63 g) =",
+        "round(float(END - 1) * g)",
+        "y = v + int(math.copysign(largest, v))  # AddInt64Noise at s K = +-(2^63 - 2)",
+    ),
+    True: (
+        "AddDoubleNoise's output is RoundToNearestMultiple(value, g) + s K g (in doubles), its noise s K g at most\n"
+        "2^63 g =",
+        "float(END - 1) * g",
+        """
+
+def round_to_multiple(n, base):  # RoundToNearestDoubleMultiple (cc/algorithms/util.cc)
+    remainder = math.fmod(n, base)
+    if abs(remainder) > base / 2:
+        return n - remainder + math.copysign(base, remainder)
+    if abs(remainder) == base / 2:
+        return n + base / 2
+    return n - remainder
+
+
+y = round_to_multiple(v, g) + math.copysign(largest, v)  # AddDoubleNoise at s K = +-(2^63 - 2), in doubles""",
+    ),
+}
+
+
+def summed_reproducer(case: AuditCase, x: tuple[float, ...], y: float) -> str:
     """A standalone script (python-dp alone) that reads the granularity from the library's own Laplace samples,
     walks the C++ geometric draw's path to its largest value and prints the largest noise and a lower bound of the
     witness output's probability, which is 0 on the other data set."""
     spec: Summed = case.spec
+    text, edge, output = _SCRIPT_NOISE[spec.real]
     return _SUMMED_SCRIPT.format(
         label=case.label,
         version=LIBRARY.version(),
         epsilon=spec.epsilon,
         l1=spec.l1,
-        largest=summed_noise(spec).largest,
+        noise=text,
+        largest=summed_noise(spec).edge if spec.real else summed_noise(spec).largest,
+        edge=edge,
+        output=output,
         x=spec.shown(x),
         xp=spec.shown(()),
         v=spec.value(x),

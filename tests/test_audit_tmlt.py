@@ -232,6 +232,8 @@ def test_prefix_sums_draws_refute_a_wrong_scale(monkeypatch):
     assert not row.model_agrees
 
 
+@pytest.mark.filterwarnings("ignore:distutils Version classes are deprecated:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore:In Python 3.6\\+ and Spark 3.0\\+:UserWarning")  # pyspark's own
 def test_prefix_sums_spark_call_as_modelled(tmp_path):
     """SparseVectorPrefixSums's own call, run in Spark: at alpha = 0 (AddGeometricNoise(0) adds nothing) on
     every vector of 3 counts in -1..2, each a group, it returns the rank the model's selection gives (running

@@ -13,6 +13,12 @@ entry and no random bit (the criterion of :mod:`.parts`), so the random bits of 
 
     P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
 
+When no such hub splits an output event, one entry's block ``p`` may join it for that output (the *pinned*
+entry: the winner of noisy max, given whose input and noise the others are independent). Its assignments ``b``
+fall into classes ``k``, those that send every node where a path of ``f_y`` enters the block to the same nodes
+below it (a forward pass over the block's levels); ``f_y`` restricted to any ``b`` of a class is one BDD, cut
+as above, and ``P(y | x) = sum_k P_p(k | x_p) prod_{e != p} P_e(y | x_e, k)`` with ``P_p(k | x_p)`` the
+probability of the class's random bits with ``p``'s input bits at ``x_p``: the pinned entry is one more part.
 This is proved on the diagram of each ``(y, h)``, never sampled: a cut wider than one (a coin shared by two
 entries' blocks, a state the output does not pin down) refuses the plan, and the planner runs another one.
 The output events are found by a depth-first search over the output leaves that keeps only prefixes whose
@@ -25,7 +31,9 @@ choice ``(x_e, x'_e)`` matters (a multiset). Under ``all-entries`` a choice ``d`
 (numerator up, denominator down) and dropped. A branch-and-bound over the counts prunes a branch when its
 bound, ``sum_h a_h / sum_h b_h <= max_h a_h / b_h`` with each undecided entry at its largest per-``h`` ratio,
 is below the best ratio found (the bound in floats with a margin far above their rounding, so it only skips
-branches that cannot win); every ratio kept is computed exactly (Fractions in exact mode, logs in float mode).
+branches that cannot win); the last group's count vectors are evaluated at once in floats and only those
+within the same margin of the best are kept; every ratio kept is computed exactly (Fractions in exact mode, logs
+in float mode).
 """
 
 from __future__ import annotations
@@ -629,38 +637,43 @@ def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> Iterator[tup
         yield dict(zip(hub.bits, bits)), w
 
 
+#: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)
+Frontier = dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], Any, dict[int, bool]]]
+
+
 def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith) -> Iterator[tuple[Any, int, Any]]:
     """``(f restricted to b, u, mass)`` over the assignments ``b`` of ``block``'s variables, grouped: ``mass`` is
     the probability of the block's random bits over the ``b`` whose input bits encode the offset ``u`` and that
     send every node where a path of ``f`` enters the block's levels to the same nodes below it (those ``b``
     restrict ``f`` alike). A forward pass over the block's levels on the tuple of those nodes."""
-    weights, false = d.trace.circuit.weights, d.be.false
     bits = d.trace.input_bits[block.entry]
     place = {v: len(bits) - 1 - k for k, v in enumerate(bits)}
-    _, entering = _block_nodes(f, block.start, false)
-    frontier: dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], Any, dict[int, bool]]] = {
-        (tuple(entering), 0): (tuple(entering.values()), arith.one, {})
-    }
+    _, entering = _block_nodes(f, block.start, d.be.false)
+    frontier: Frontier = {(tuple(entering), 0): (tuple(entering.values()), arith.one, {})}
     for v in range(block.start, block.end):
-        nxt: dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], Any, dict[int, bool]]] = {}
-        for (_, u), (nodes, mass, path) in frontier.items():
-            check("hub plan: pinned block")
-            if v not in place and all(node.var is None or node.level != v for node in nodes):
-                nxt[(tuple(map(int, nodes)), u)] = (nodes, mass, path)  # both values: weights summing to one
-                continue
-            for bit in (False, True):
-                moved = tuple(
-                    _children(node)[bit] if node.var is not None and node.level == v else node for node in nodes
-                )
-                w = mass if v in place else arith.mul(mass, arith.weight(weights[v], bit))
-                key = (tuple(map(int, moved)), u + (bit << place[v]) if v in place else u)
-                old = nxt.get(key)
-                nxt[key] = (moved, w if old is None else arith.add(old[1], w), old[2] if old else {**path, v: bit})
-        d.work += len(nxt)
-        frontier = nxt
+        frontier = _step(frontier, v, place.get(v), d.trace.circuit.weights, arith)
+        d.work += len(frontier)
     for (_, u), (nodes, mass, path) in frontier.items():
-        if u < size and any(node != false for node in nodes):
+        if u < size and any(node != d.be.false for node in nodes):
             yield d.be.condition(f, path), u, mass
+
+
+def _step(frontier: Frontier, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
+    """The forward pass over variable ``v``: each state's nodes at level ``v`` move to their child, with the
+    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit)."""
+    out: Frontier = {}
+    for (_, u), (nodes, mass, path) in frontier.items():
+        check("hub plan: pinned block")
+        if place is None and all(node.var is None or node.level != v for node in nodes):
+            out[(tuple(map(int, nodes)), u)] = (nodes, mass, path)  # both values: weights summing to one
+            continue
+        for bit in (False, True):
+            moved = tuple(_children(node)[bit] if node.var is not None and node.level == v else node for node in nodes)
+            w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
+            key = (tuple(map(int, moved)), u if place is None else u + (bit << place))
+            old = out.get(key)
+            out[key] = (moved, w if old is None else arith.add(old[1], w), old[2] if old else {**path, v: bit})
+    return out
 
 
 def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]], arith: Arith) -> list[Choice]:
@@ -869,7 +882,7 @@ def _claims(answer: HubAnswer) -> tuple[tuple[str, str], ...]:
             f"given the hub ({answer.describe()}) each output event is the conjunction of one part per entry",
             f"read off the BDD of each of the {answer.outputs} output events under each hub value: at every "
             "entry's boundary all crossing edges reach FALSE or one node (a cut of width one), so the parts share "
-            "no input entry and no random bit",
+            "no input entry and no random bit (a pinned entry's block is fixed with the hub, class by class)",
         ),
         (
             "entries with equal part tables are interchangeable, and dominated moves never attain the maximum",

@@ -14,7 +14,7 @@ from wmcdp.plan.planned import planned_pairs
 from wmcdp.plan.planner import DETECTION_UNIT_SECONDS, Budget
 from wmcdp.plan.symmetry.group import UNCHANGED
 from wmcdp.plan.symmetry.proof import Prover
-from wmcdp.programs import noisy_max, sparse_vector
+from wmcdp.programs import noisy_max_value, sparse_vector
 
 
 def lopsided() -> Program:
@@ -31,8 +31,8 @@ def test_a_refuted_candidate_is_charged_its_work():
 
 @pytest.mark.parametrize(
     "program",
-    [sparse_vector(8, 2, 1, 1, 1), noisy_max(6, 5, 1)],
-    ids=["sparse_vector (symmetry)", "noisy_max (exhaustive after detection)"],
+    [sparse_vector(8, 2, 1, 1, 1), noisy_max_value(6, 5, 1)],
+    ids=["sparse_vector (symmetry)", "noisy_max_value (symmetry)"],
 )
 def test_the_estimate_of_a_plan_includes_its_detection_work(program):
     r = synthesize_privacy(program)

@@ -15,6 +15,7 @@ import pytest
 from test_geometric import tgeom_pmf
 from test_hub import _check_counted, _check_witness, _neighbours, _value
 
+from programs.peers import svt34_parallel
 from programs.suite import noisy_max, noisy_max_value
 from wmcdp import IntVector, Program, flip, ite, synthesize_privacy, truncated_geometric
 from wmcdp.plan.hub import hub_plan
@@ -155,3 +156,13 @@ def test_the_planner_pins_the_winner_and_names_it():
     assert "per output one entry's block (its input and random bits) for 4 of 4 output events" in r.plan.structure
     assert r.ratio == _closed_form_ratio(4, 5, HALF)
     assert r.p_x / r.p_x_prime == r.ratio
+
+
+def test_pinned_states_that_meet_add_their_masses():
+    """SVT34Parallel reads every entry twice; its last entry's block holds the second pass's noise and threshold,
+    and in the forward pass over it a state that skips a bit meets one that branched on it."""
+    program = svt34_parallel(3, 1, 1, 1, alpha=HALF)
+    answer = hub_plan(program.trace(), 2, "all-entries", True, None)
+    assert answer is not None and answer.pinned == answer.outputs
+    assert _value(answer) == synthesize_privacy(program, "exhaustive", exact=True).ratio
+    _check_counted(answer, program, True)

@@ -660,20 +660,26 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
 
 def _step(frontier: Frontier, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
     """The forward pass over variable ``v``: each state's nodes at level ``v`` move to their child, with the
-    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit)."""
+    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that meet
+    add their masses."""
     out: Frontier = {}
     for (_, u), (nodes, mass, path) in frontier.items():
         check("hub plan: pinned block")
         if place is None and all(node.var is None or node.level != v for node in nodes):
-            out[(tuple(map(int, nodes)), u)] = (nodes, mass, path)  # both values: weights summing to one
+            _meet(out, nodes, u, mass, path, arith)  # both values: weights summing to one
             continue
         for bit in (False, True):
             moved = tuple(_children(node)[bit] if node.var is not None and node.level == v else node for node in nodes)
             w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
-            key = (tuple(map(int, moved)), u if place is None else u + (bit << place))
-            old = out.get(key)
-            out[key] = (moved, w if old is None else arith.add(old[1], w), old[2] if old else {**path, v: bit})
+            _meet(out, moved, u if place is None else u + (bit << place), w, {**path, v: bit}, arith)
     return out
+
+
+def _meet(out: Frontier, nodes: tuple[Any, ...], u: int, mass: Any, path: dict[int, bool], arith: Arith) -> None:
+    """Add ``mass`` to the state ``(nodes, u)`` of ``out`` (the first path that reaches a state stays its own)."""
+    key = (tuple(map(int, nodes)), u)
+    old = out.get(key)
+    out[key] = (nodes, mass, path) if old is None else (old[0], arith.add(old[1], mass), old[2])
 
 
 def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]], arith: Arith) -> list[Choice]:
@@ -722,14 +728,15 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
 
 
 def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
-    """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (the first one
-    before the others are listed, so a program the plan does not fit is handed on at once)."""
+    """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (without a hub
+    drawn before the inputs, the first one before the others are listed, so a program no pinned block splits is
+    handed on at once)."""
     best, outputs, most, pinned = Best(), 0, 0, 0
     searched: set[tuple[Any, ...]] = set()
     listing = d.events()
     events = list(itertools.islice(listing, 1))
-    if events and _decompose(d, hub, events[0][1], size, arith) is None:
-        return None
+    if not hub.bits and events and _decompose(d, hub, events[0][1], size, arith) is None:
+        return None  # no hub drawn before the inputs: the first output shows whether a block can be pinned
     events += itertools.islice(listing, MAX_OUTPUTS)
     if len(events) > MAX_OUTPUTS:
         return None

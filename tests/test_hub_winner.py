@@ -15,10 +15,9 @@ import pytest
 from test_geometric import tgeom_pmf
 from test_hub import _check_counted, _check_witness, _neighbours, _value
 
-from programs.peers import svt34_parallel
 from programs.suite import noisy_max, noisy_max_value
 from wmcdp import IntVector, Program, flip, ite, synthesize_privacy, truncated_geometric
-from wmcdp.plan.hub import hub_plan
+from wmcdp.plan.hub import Diagrams, _decompose, _Exact, find_blocks, hub_plan
 
 HALF = Fraction(1, 2)
 M = 2  # entry values 0..2, noise on -1..3 (margin 1), as noisy_max(n, 2)
@@ -158,11 +157,16 @@ def test_the_planner_pins_the_winner_and_names_it():
     assert r.p_x / r.p_x_prime == r.ratio
 
 
-def test_pinned_states_that_meet_add_their_masses():
-    """SVT34Parallel reads every entry twice; its last entry's block holds the second pass's noise and threshold,
-    and in the forward pass over it a state that skips a bit meets one that branched on it."""
-    program = svt34_parallel(3, 1, 1, 1, alpha=HALF)
-    answer = hub_plan(program.trace(), 2, "all-entries", True, None)
-    assert answer is not None and answer.pinned == answer.outputs
-    assert _value(answer) == synthesize_privacy(program, "exhaustive", exact=True).ratio
-    _check_counted(answer, program, True)
+@pytest.mark.parametrize("factory", [noisy_max, noisy_max_value])
+def test_every_probability_of_the_pinned_parts_is_the_brute_force_one(factory):
+    """``P(y | x) = sum_k P_p(k | x_p) prod_e P_e(y | x_e, k)`` for every input and output (not only the witness)."""
+    n = 2 if factory is noisy_max_value else 3
+    trace = factory(n, M, alpha=HALF).trace()
+    d, blocks = Diagrams(trace), find_blocks(trace)
+    reference = _noisy_max_reference(n, factory is noisy_max_value)
+    for values, event in d.events():
+        used, weights, tables = _decompose(d, blocks, event, M + 1, _Exact)
+        entries = [b.entry for b in used.blocks] + [used.pinned.entry]
+        for x in itertools.product(range(M + 1), repeat=n):
+            p = sum(w * math.prod(t[i][x[e]] for i, e in enumerate(entries)) for w, t in zip(weights, tables))
+            assert p == brute.distribution(reference, x).get(values[0], 0)

@@ -13,7 +13,7 @@ entry and no random bit (the criterion of :mod:`.parts`), so the random bits of 
 
     P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
 
-When no such hub splits an output event, one entry's block ``p`` may join it for that output (the *pinned*
+When no bits are drawn before the inputs, one entry's block ``p`` may serve as the hub of an output (the *pinned*
 entry: the winner of noisy max, given whose input and noise the others are independent). Its assignments ``b``
 fall into classes ``k``, those that send every node where a path of ``f_y`` enters the block to the same nodes
 below it (a forward pass over the block's levels); ``f_y`` restricted to any ``b`` of a class is one BDD, cut
@@ -767,10 +767,9 @@ def _decompose(
     d: Diagrams, hub: Hub, event: Any, size: int, arith: Arith
 ) -> tuple[Hub, list[Any], list[list[tuple[Any, ...]]]] | None:
     """The hub that splits one output event into parts, with its classes (:func:`_conditioned`): the bits drawn
-    before any input, else those joined by the first entry's block (in variable order) that leaves the other
+    before any input, or when there are none, the first entry's block (in variable order) that leaves the other
     entries' parts independent (the winner's block of noisy max); None when there is none."""
-    candidates = [hub] if hub.bits else []
-    candidates += [hub.pin(b) for b in hub.blocks]
+    candidates = [hub] if hub.bits else [hub.pin(b) for b in hub.blocks]
     for candidate in candidates:
         split = _conditioned(d, candidate, event, size, arith)
         if split is not None:

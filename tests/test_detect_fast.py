@@ -127,12 +127,11 @@ def test_cli_noisy_max_planned_quickly_and_reproducibly(capsys):
     assert "epsilon" in out and "plan" in out
 
 
-def test_cli_noisy_max_refused_at_once_when_no_per_output_group_can_fit(capsys):
-    """Noisy max of 14 answers in 0..5: exhaustive sets past the limits, no symmetry of the whole output, and even
-    the whole symmetric group on the entries each output reads would leave over 2^28 orbit triples. Refused in one
-    line at once (it used to prove per-output transpositions by diagram renamings first; n = 30 ran past its
-    timeout)."""
-    args = ["privacy", "noisy_max", "-p", "n=14", "-p", "m=5", "-p", "eps0=1", "--timeout", "20"]
+def test_cli_noisy_max_value_refused_at_once_when_no_orbit_sets_fit(capsys):
+    """Noisy max value of 14 answers in 0..5 (no hub splits it): exhaustive sets past the limits, and the orbit
+    sets of S_14 leave over 2^28 triples. Refused in one line at once (noisy max itself is now answered by the hub
+    plan, the winner's block pinned per output)."""
+    args = ["privacy", "noisy_max_value", "-p", "n=14", "-p", "m=5", "-p", "eps0=1", "--timeout", "20"]
     status, out, err, seconds = _run(capsys, *args)
     assert status == 2 and err.startswith("wmcdp: error: the default plan") and err.count("\n") == 1, (status, err)
     assert seconds < 10 and out == ""

@@ -14,7 +14,7 @@ from wmcdp.plan.planned import planned_pairs
 from wmcdp.plan.planner import DETECTION_UNIT_SECONDS, Budget
 from wmcdp.plan.symmetry.group import UNCHANGED
 from wmcdp.plan.symmetry.proof import Prover
-from wmcdp.programs import noisy_max, rr_counting, sparse_vector
+from wmcdp.programs import noisy_max_value, rr_counting, sparse_vector
 
 
 def lopsided() -> Program:
@@ -31,8 +31,8 @@ def test_a_refuted_candidate_is_charged_its_work():
 
 @pytest.mark.parametrize(
     "program",
-    [rr_counting(30, Fraction(1, 4)), noisy_max(6, 5, 1)],
-    ids=["rr_counting (symmetry)", "noisy_max (exhaustive after detection)"],
+    [rr_counting(30, Fraction(1, 4)), noisy_max_value(6, 5, 1)],
+    ids=["rr_counting (symmetry)", "noisy_max_value (symmetry)"],
 )
 def test_the_estimate_of_a_plan_includes_its_detection_work(program):
     r = synthesize_privacy(program)

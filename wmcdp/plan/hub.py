@@ -13,6 +13,12 @@ entry and no random bit (the criterion of :mod:`.parts`), so the random bits of 
 
     P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
 
+When no bits are drawn before the inputs, one entry's block ``p`` may serve as the hub of an output (the *pinned*
+entry: the winner of noisy max, given whose input and noise the others are independent). Its assignments ``b``
+fall into classes ``k``, those that send every node where a path of ``f_y`` enters the block to the same nodes
+below it (a forward pass over the block's levels); ``f_y`` restricted to any ``b`` of a class is one BDD, cut
+as above, and ``P(y | x) = sum_k P_p(k | x_p) prod_{e != p} P_e(y | x_e, k)`` with ``P_p(k | x_p)`` the
+probability of the class's random bits with ``p``'s input bits at ``x_p``: the pinned entry is one more part.
 This is proved on the diagram of each ``(y, h)``, never sampled: a cut wider than one (a coin shared by two
 entries' blocks, a state the output does not pin down) refuses the plan, and the planner runs another one.
 The output events are found by a depth-first search over the output leaves that keeps only prefixes whose
@@ -25,7 +31,9 @@ choice ``(x_e, x'_e)`` matters (a multiset). Under ``all-entries`` a choice ``d`
 (numerator up, denominator down) and dropped. A branch-and-bound over the counts prunes a branch when its
 bound, ``sum_h a_h / sum_h b_h <= max_h a_h / b_h`` with each undecided entry at its largest per-``h`` ratio,
 is below the best ratio found (the bound in floats with a margin far above their rounding, so it only skips
-branches that cannot win); every ratio kept is computed exactly (Fractions in exact mode, logs in float mode).
+branches that cannot win); the last group's count vectors are evaluated at once in floats and only those
+within the same margin of the best are kept; every ratio kept is computed exactly (Fractions in exact mode, logs
+in float mode).
 """
 
 from __future__ import annotations
@@ -69,13 +77,19 @@ class Block:
 
 @dataclass(frozen=True)
 class Hub:
-    """The hub's random bits (variable ids) and the blocks of the entries, in variable order."""
+    """The hub's random bits (variable ids) and the blocks of the other entries, in variable order; ``pinned``,
+    an entry's block whose variables (its input bits and random bits) join the hub for one output."""
 
     bits: tuple[int, ...]
     blocks: tuple[Block, ...]
+    pinned: Block | None = None
 
     def describe(self) -> str:
         return f"{len(self.bits)} random bits drawn before any input (variables {_ranges(self.bits)})"
+
+    def pin(self, block: Block) -> Hub:
+        """The hub joined by ``block``'s variables; the other blocks stay parts."""
+        return Hub(self.bits, tuple(b for b in self.blocks if b != block), block)
 
 
 def _ranges(ids: Sequence[int]) -> str:
@@ -90,13 +104,19 @@ def _ranges(ids: Sequence[int]) -> str:
 def find_hub(trace: Trace) -> Hub | None:
     """The hub and the entries' blocks (module docstring), or None: no hub, a hub over :data:`HUB_BITS`, or an
     entry whose bits are not contiguous before the next entry's."""
+    hub = find_blocks(trace)
+    return hub if hub is not None and hub.bits else None
+
+
+def find_blocks(trace: Trace) -> Hub | None:
+    """As :func:`find_hub`, with a hub of no bits allowed (an entry's block may still be pinned per output)."""
     circuit = trace.circuit
     firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
     if len(firsts) < 2:
         return None
     read = _read_variables(trace)
     hub = tuple(v for v in sorted(circuit.weights) if v < firsts[0][0] and v in read)
-    if not hub or len(hub) > HUB_BITS:
+    if len(hub) > HUB_BITS:
         return None
     blocks = _blocks(trace, firsts)
     return None if blocks is None else Hub(hub, blocks)
@@ -426,16 +446,21 @@ class Search:
         for g in range(len(groups) - 1, -1, -1):
             tail[g] = _plus(tail[g + 1], _times(len(groups[g].entries), suffix[g][0]))
         self._groups, self._suffix, self._tail, self._y = groups, suffix, tail, y
+        self._last = _spread(groups[-1]) if groups else None
         counts: list[list[int]] = [[0] * len(g.choices) for g in groups]
         self._visit(0, 0, len(groups[0].entries) if groups else 0, self.log_weights, self.log_weights, counts)
 
     def _visit(self, g: int, j: int, left: int, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
         groups = self._groups
         if g == len(groups):
+            self.best.leaves += 1
             self._leaf(la, lb, counts)
             return
         rest = _plus(_plus(_log_ratio(la, lb), _times(left, self._suffix[g][j])), self._tail[g + 1])
         if self._pruned(float(np.max(rest)), g, j, left, counts):
+            return
+        if g == len(groups) - 1 and j == 0 and self._last is not None:
+            self._last_group(la, lb, counts)
             return
         choice = groups[g].choices[j]
         last = j == len(groups[g].choices) - 1
@@ -484,9 +509,23 @@ class Search:
             out = max(out, value)
         return out
 
+    def _last_group(self, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
+        """Every count vector of the last group at once (:func:`_spread`): their log-ratios in floats, and the
+        vectors within :data:`MARGIN` of the best, largest first, counted as leaves (exactly in exact mode)."""
+        assert self._last is not None
+        rows, row_la, row_lb = self._last
+        num, den = la + row_la, lb + row_lb  # logs: no +inf, so no nan
+        logs = _log_ratio(np.logaddexp.reduce(num, axis=1), np.logaddexp.reduce(den, axis=1))
+        self.best.leaves += len(rows)
+        for i in np.argsort(-logs, kind="stable"):
+            if self.best.num is not None and not logs[i] >= self.best.log - MARGIN:
+                break
+            counts[-1] = [int(c) for c in rows[i]]
+            self._leaf(num[i], den[i], counts)
+        counts[-1] = [0] * rows.shape[1]
+
     def _leaf(self, la: np.ndarray, lb: np.ndarray, counts: list[list[int]]) -> None:
         best, arith = self.best, self.arith
-        best.leaves += 1
         log = _log_ratio(np.array([np.logaddexp.reduce(la)]), np.array([np.logaddexp.reduce(lb)]))[0]
         if best.num is not None and not log >= best.log - MARGIN:
             return
@@ -513,6 +552,34 @@ class Search:
                         b = arith.mul(b, arith.power(choice.b[k], c))
             num, den = arith.add(num, a), arith.add(den, b)
         return num, den
+
+
+#: the largest number of (count vector, choice, hub class) triples the last group is evaluated on at once
+SPREAD = 1 << 22
+
+
+def _spread(group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every way ``group``'s entries take its choices (count vectors summing to its size, as rows) with the
+    float logs of their parts' products per hub class under x and under x'; None when there are more than
+    :data:`SPREAD` numbers to hold."""
+    n, k = len(group.entries), len(group.choices)
+    classes = len(group.choices[0].la)
+    if math.comb(n + k - 1, k - 1) * k * classes > SPREAD:
+        return None
+    rows = np.array([_counts(bars, n, k) for bars in itertools.combinations(range(n + k - 1), k - 1)], dtype=np.int64)
+    logs = []
+    for side in (np.array([c.la for c in group.choices]), np.array([c.lb for c in group.choices])):
+        with np.errstate(invalid="ignore"):
+            terms = rows[:, :, None] * side[None, :, :]
+        terms[np.broadcast_to(rows[:, :, None] == 0, terms.shape)] = 0.0  # 0 * log 0 = 0: a choice no entry takes
+        logs.append(terms.sum(axis=1))
+    return rows, logs[0], logs[1]
+
+
+def _counts(bars: tuple[int, ...], n: int, k: int) -> list[int]:
+    """The count vector of ``n`` entries over ``k`` choices that the bars at ``bars`` (stars and bars) give."""
+    edges = [-1, *bars, n + k - 1]
+    return [edges[i + 1] - edges[i] - 1 for i in range(k)]
 
 
 def _most(choices: Sequence[Choice], k: int) -> Any:
@@ -548,24 +615,79 @@ RELATIONS = {"all-entries": (False, True), "one-entry": (True, True), "hamming":
 @dataclass
 class HubAnswer:
     """What the hub plan found: the hub, the worst triple (entry offsets of x and x' by entry, and y), the
-    number of output events, of part types (largest over the outputs) and of multisets evaluated."""
+    number of output events, of part types (largest over the outputs), the work, and the number of output
+    events whose hub was joined by an entry's block."""
 
     hub: Hub
     best: Best
     outputs: int
     types: int
     work: int
+    pinned: int = 0
+
+    def describe(self) -> str:
+        """The hub as the plan report names it."""
+        drawn = [self.hub.describe()] if self.hub.bits else []
+        if self.pinned:
+            drawn.append(
+                f"per output one entry's block (its input and random bits) for {self.pinned} of {self.outputs} "
+                "output events"
+            )
+        return " and ".join(drawn)
 
 
-def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> list[tuple[dict[int, bool], Any]]:
-    """Every assignment of the hub's bits with its probability."""
-    out = []
+def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> Iterator[tuple[dict[int, bool], Any]]:
+    """Every assignment of the hub's bits drawn before the inputs with its probability."""
     for bits in itertools.product((False, True), repeat=len(hub.bits)):
         w = arith.one
         for v, bit in zip(hub.bits, bits):
             w = arith.mul(w, arith.weight(weights[v], bit))
-        out.append((dict(zip(hub.bits, bits)), w))
+        yield dict(zip(hub.bits, bits)), w
+
+
+#: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)
+Frontier = dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], Any, dict[int, bool]]]
+
+
+def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith) -> Iterator[tuple[Any, int, Any]]:
+    """``(f restricted to b, u, mass)`` over the assignments ``b`` of ``block``'s variables, grouped: ``mass`` is
+    the probability of the block's random bits over the ``b`` whose input bits encode the offset ``u`` and that
+    send every node where a path of ``f`` enters the block's levels to the same nodes below it (those ``b``
+    restrict ``f`` alike). A forward pass over the block's levels on the tuple of those nodes."""
+    bits = d.trace.input_bits[block.entry]
+    place = {v: len(bits) - 1 - k for k, v in enumerate(bits)}
+    _, entering = _block_nodes(f, block.start, d.be.false)
+    frontier: Frontier = {(tuple(entering), 0): (tuple(entering.values()), arith.one, {})}
+    for v in range(block.start, block.end):
+        frontier = _step(frontier, v, place.get(v), d.trace.circuit.weights, arith)
+        d.work += len(frontier)
+    for (_, u), (nodes, mass, path) in frontier.items():
+        if u < size and any(node != d.be.false for node in nodes):
+            yield d.be.condition(f, path), u, mass
+
+
+def _step(frontier: Frontier, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
+    """The forward pass over variable ``v``: each state's nodes at level ``v`` move to their child, with the
+    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that meet
+    add their masses."""
+    out: Frontier = {}
+    for (_, u), (nodes, mass, path) in frontier.items():
+        check("hub plan: pinned block")
+        if place is None and all(node.var is None or node.level != v for node in nodes):
+            _meet(out, nodes, u, mass, path, arith)  # both values: weights summing to one
+            continue
+        for bit in (False, True):
+            moved = tuple(_children(node)[bit] if node.var is not None and node.level == v else node for node in nodes)
+            w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
+            _meet(out, moved, u if place is None else u + (bit << place), w, {**path, v: bit}, arith)
     return out
+
+
+def _meet(out: Frontier, nodes: tuple[Any, ...], u: int, mass: Any, path: dict[int, bool], arith: Arith) -> None:
+    """Add ``mass`` to the state ``(nodes, u)`` of ``out`` (the first path that reaches a state stays its own)."""
+    key = (tuple(map(int, nodes)), u)
+    old = out.get(key)
+    out[key] = (nodes, mass, path) if old is None else (old[0], arith.add(old[1], mass), old[2])
 
 
 def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]], arith: Arith) -> list[Choice]:
@@ -602,7 +724,7 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
     """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry.
     None when the program has no hub, a cut is wider than one, or the analysis passes the ``budget``'s work
     (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another plan runs)."""
-    hub = find_hub(trace) if relation in RELATIONS else None
+    hub = find_blocks(trace) if relation in RELATIONS else None
     if hub is None:
         return None
     d = Diagrams(trace)
@@ -614,9 +736,9 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
 
 
 def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
-    """:func:`hub_plan` once the hub is found: every output event conditioned and searched."""
-    assignments = _hub_values(hub, d.trace.circuit.weights, arith)
-    best, outputs, most = Best(), 0, 0
+    """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (the first event
+    that does not split hands the program on)."""
+    best, outputs, most, pinned = Best(), 0, 0, 0
     searched: set[tuple[Any, ...]] = set()
     events = d.events(MAX_OUTPUTS)
     if events is None:
@@ -625,10 +747,12 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         outputs += 1
         if budget is not None and not budget.affords(d.work):
             return None
-        split = _conditioned(d, hub, event, assignments, size, arith)
+        split = _decompose(d, hub, event, size, arith)
         if split is None:
             return None
-        weights, types = split[0], _types(hub, split[1])
+        used, weights, tables = split
+        pinned += used.pinned is not None
+        types = _types(used, tables)
         most = max(most, len(types))
         signature = (tuple(weights), frozenset((t, len(es)) for t, es in types.items()))
         if signature in searched:  # the same types and counts: every ratio as for an output searched before
@@ -639,37 +763,61 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
-    return HubAnswer(hub, best, outputs, most, d.work)
+    return HubAnswer(hub, best, outputs, most, d.work, pinned)
+
+
+def _decompose(
+    d: Diagrams, hub: Hub, event: Any, size: int, arith: Arith
+) -> tuple[Hub, list[Any], list[list[tuple[Any, ...]]]] | None:
+    """The hub that splits one output event into parts, with its classes (:func:`_conditioned`): the bits drawn
+    before any input, or when there are none, the first entry's block (in variable order) that leaves the other
+    entries' parts independent (the winner's block of noisy max); None when there is none."""
+    candidates = [hub] if hub.bits else [hub.pin(b) for b in hub.blocks]
+    for candidate in candidates:
+        split = _conditioned(d, candidate, event, size, arith)
+        if split is not None:
+            return (candidate, *split)
+    return None
 
 
 def _types(hub: Hub, tables: list[list[tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[int]]:
-    """The entries grouped by their parts' tables in every hub class (``tables[k][block]``)."""
+    """The entries grouped by their parts' tables in every hub class (``tables[k][i]`` for the ``i``-th of the
+    hub's blocks, the pinned entry last)."""
     types: dict[tuple[Any, ...], list[int]] = {}
-    for i, block in enumerate(hub.blocks):
+    pinned = [hub.pinned] if hub.pinned is not None else []
+    for i, block in enumerate([*hub.blocks, *pinned]):
         types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
     return types
 
 
 def _conditioned(
-    d: Diagrams, hub: Hub, event: Any, assignments: list[tuple[dict[int, bool], Any]], size: int, arith: Arith
+    d: Diagrams, hub: Hub, event: Any, size: int, arith: Arith
 ) -> tuple[list[Any], list[list[tuple[Any, ...]]]] | None:
     """The hub classes of one output event (hub values with the same conditioned diagram), their probabilities
-    and the parts' tables of each; None when a cut is wider than one."""
-    classes: dict[int, list[Any]] = {}
-    for assignment, w in assignments:
+    and the parts' tables of each; None when a cut is wider than one. With a pinned entry ``p``, a class's weight
+    is one and its table for ``p`` is ``u -> P(the class's random bits)`` over the hub values whose input bits
+    are ``x_p = lo + u`` (:func:`_pinned_cofactors`), so that ``P(y | x) = sum_k P_p(k | x_p) prod_e P_e(y | x_e,
+    k)`` as without one."""
+    width = size if hub.pinned is not None else 1
+    classes: dict[int, tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
+    for assignment, w in _hub_values(hub, d.trace.circuit.weights, arith):
         f = d.be.condition(event, assignment)
         if f == d.be.false:
             continue
-        entry = classes.setdefault(int(f), [f, arith.zero])
-        entry[1] = arith.add(entry[1], w)
-    weights, tables = [], []
-    for f, w in classes.values():
-        t = split_event(d, f, hub, size, arith)
-        if t is None:
-            return None
-        weights.append(w)
-        tables.append(t)
-    return weights, tables
+        pinned = [(f, 0, arith.one)] if hub.pinned is None else _pinned_cofactors(d, f, hub.pinned, size, arith)
+        for g, u, p in pinned:
+            if g == d.be.false:
+                continue
+            if int(g) not in classes:  # the node is kept with its class: a live node keeps its id
+                tables = split_event(d, g, hub, size, arith)
+                if tables is None:
+                    return None
+                classes[int(g)] = (g, tables, [arith.zero] * width)
+            mass = classes[int(g)][2]
+            mass[u] = arith.add(mass[u], arith.mul(w, p))
+    if hub.pinned is None:
+        return [mass[0] for _, _, mass in classes.values()], [tables for _, tables, _ in classes.values()]
+    return [arith.one] * len(classes), [[*tables, tuple(mass)] for _, tables, mass in classes.values()]
 
 
 def _output(trace: Trace, values: tuple[Any, ...]) -> Any:
@@ -704,10 +852,10 @@ def hub_privacy(
     r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != _ratio(answer.best):
         raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
-    considered.append(("hub", None, answer.hub.describe()))
+    considered.append(("hub", None, answer.describe()))
     plan = PlanReport(
         "hub",
-        f"hub: {answer.hub.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
+        f"hub: {answer.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
         f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
         answer.best.leaves,
         relation.count_pairs(whole.domain) * whole.shape.size,
@@ -740,10 +888,10 @@ def _ratio(best: Best) -> Any:
 def _claims(answer: HubAnswer) -> tuple[tuple[str, str], ...]:
     return (
         (
-            f"given the hub ({answer.hub.describe()}) each output event is the conjunction of one part per entry",
+            f"given the hub ({answer.describe()}) each output event is the conjunction of one part per entry",
             f"read off the BDD of each of the {answer.outputs} output events under each hub value: at every "
             "entry's boundary all crossing edges reach FALSE or one node (a cut of width one), so the parts share "
-            "no input entry and no random bit",
+            "no input entry and no random bit (a pinned entry's block is fixed with the hub, class by class)",
         ),
         (
             "entries with equal part tables are interchangeable, and dominated moves never attain the maximum",

@@ -37,12 +37,11 @@ def rr_epsilon(lam) -> float:
 
 def counting_closed_form(n, lam, alpha) -> Fraction:
     """``P(#flips <= alpha)``: 1 - beta of RR counting at x = 0^n (the count error is the number of flips)."""
-    return sum(math.comb(n, k) * lam**k * (1 - lam) ** (n - k) for k in range(alpha + 1))
+    return sum(math.comb(n, k) * lam ** k * (1 - lam) ** (n - k) for k in range(alpha + 1))
 
 
 def brute_one_minus_beta(n, lam, alpha) -> tuple[Fraction, tuple]:
     """min over all x of P(|#ones(RR(x)) - #ones(x)| <= alpha), by enumerating every coin."""
-
     def rr_count(x, choose):
         return sum(xi ^ flip(choose, lam) for xi in x)
 
@@ -65,7 +64,7 @@ def test_zero_input_is_the_worst_for_rr_counting(lam):
 def test_parse_over_ranges():
     assert parse_over("lam=0.05:0.5:0.05")[1] == [round(0.05 * k, 2) for k in range(1, 11)]
     assert parse_over("lam=1/20:1/2:1/20")[1] == [Fraction(k, 20) for k in range(1, 11)]
-    assert parse_over("lam=0.1:0.35:0.1")[1] == [0.1, 0.2, 0.3]  # stop not reached
+    assert parse_over("lam=0.1:0.35:0.1")[1] == [0.1, 0.2, 0.3]          # stop not reached
     assert parse_over("n=2:5") == ("n", [2, 3, 4, 5])
     assert parse_over("n=6:2:-2") == ("n", [6, 4, 2])
     assert parse_over("lam=0.1, 1/3") == ("lam", [0.1, Fraction(1, 3)])
@@ -87,9 +86,8 @@ def test_csv_and_json_parse_back_to_the_closed_form(capsys):
 
 
 def test_exact_sweep_keeps_fractions(capsys):
-    code, out, _ = run(
-        capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=1/10:1/2:1/10", "--format", "csv"
-    )
+    code, out, _ = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=1/10:1/2:1/10",
+                       "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [Fraction(r["value_exact"]) for r in rows] == [Fraction(k, 10) for k in range(1, 6)]
     for r in rows:
@@ -114,20 +112,8 @@ def test_a_delta_below_the_float_range_is_printed_not_zero(capsys):
 
 
 def test_accuracy_sweep_matches_binomial_closed_form(capsys):
-    code, out, _ = run(
-        capsys,
-        "sweep",
-        "accuracy",
-        "rr_counting",
-        "-p",
-        f"n={N}",
-        "--alpha",
-        str(ALPHA),
-        "--over",
-        "lam=" + ",".join(map(str, LAMS)),
-        "--format",
-        "json",
-    )
+    code, out, _ = run(capsys, "sweep", "accuracy", "rr_counting", "-p", f"n={N}", "--alpha", str(ALPHA),
+                       "--over", "lam=" + ",".join(map(str, LAMS)), "--format", "json")
     assert code == 0
     for item, lam in zip(json.loads(out), LAMS):
         assert Fraction(item["one_minus_beta_exact"]) == counting_closed_form(N, lam, ALPHA)
@@ -145,23 +131,12 @@ def test_symmetry_sets_and_sdd_give_the_same_rows():
 
 
 def test_latex_is_a_booktabs_tabular(capsys):
-    code, out, _ = run(
-        capsys,
-        "sweep",
-        "privacy",
-        "randomized_response",
-        "rr_counting",
-        "-p",
-        "n=3",
-        "--over",
-        "lam=0.1,0.2,0.3",
-        "--format",
-        "latex",
-    )
+    code, out, _ = run(capsys, "sweep", "privacy", "randomized_response", "rr_counting", "-p", "n=3",
+                       "--over", "lam=0.1,0.2,0.3", "--format", "latex")
     lines = out.strip().splitlines()
     assert lines[0].startswith(r"\begin{tabular}{") and lines[-1] == r"\end{tabular}"
     assert [lines[1], lines[3], lines[-2]] == [r"\toprule", r"\midrule", r"\bottomrule"]
-    spec = lines[0][len(r"\begin{tabular}{") : -1]
+    spec = lines[0][len(r"\begin{tabular}{"):-1]
     body = lines[4:-2]
     assert len(body) == 6  # 2 programs x 3 values
     for line in [lines[2], *body]:
@@ -170,20 +145,8 @@ def test_latex_is_a_booktabs_tabular(capsys):
 
 
 def test_markdown_and_table(capsys):
-    code, out, _ = run(
-        capsys,
-        "sweep",
-        "accuracy",
-        "rr_counting",
-        "-p",
-        "n=3",
-        "--alpha",
-        "1",
-        "--over",
-        "lam=1/4,1/3",
-        "--format",
-        "markdown",
-    )
+    code, out, _ = run(capsys, "sweep", "accuracy", "rr_counting", "-p", "n=3", "--alpha", "1",
+                       "--over", "lam=1/4,1/3", "--format", "markdown")
     lines = out.strip().splitlines()
     assert len(lines) == 4 and lines[1].startswith("| --- | ---: |")
     assert all(line.count(" | ") == lines[0].count(" | ") for line in lines)
@@ -194,23 +157,8 @@ def test_markdown_and_table(capsys):
 def test_output_file_and_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     table, png = tmp_path / "rows.csv", tmp_path / "curve.png"
-    code, out, err = run(
-        capsys,
-        "sweep",
-        "privacy",
-        "randomized_response",
-        "rr_counting",
-        "-p",
-        "n=2",
-        "--over",
-        "lam=0.1:0.5:0.2",
-        "--format",
-        "csv",
-        "--output",
-        str(table),
-        "--plot",
-        str(png),
-    )
+    code, out, err = run(capsys, "sweep", "privacy", "randomized_response", "rr_counting", "-p", "n=2",
+                         "--over", "lam=0.1:0.5:0.2", "--format", "csv", "--output", str(table), "--plot", str(png))
     assert code == 0 and out == "" and err == ""
     assert len(table.read_text().strip().splitlines()) == 1 + 6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
@@ -223,20 +171,17 @@ def test_dataframe_has_the_records():
     assert isinstance(df, pd.DataFrame) and list(df["epsilon"]) == [r["epsilon"] for r in records(rows)]
 
 
-@pytest.mark.parametrize(
-    "over, message",
-    [
-        ("lam", "malformed --over"),
-        ("lam=0.1:0.2:0.1:0.3", "malformed --over"),
-        ("lam=0.1:x", "is not a number"),
-        ("lam=0.1,,0.2", "malformed --over"),
-        ("lam=0.5:0.1:0.1", "empty range"),
-        ("lam=0.1:0.5:0", "step is zero"),
-        ("eps=0.1:0.5:0.1", "has no parameter 'eps'"),
-        ("n=1:3", "both fixed"),
-        ("lam=0.5:1.5:0.5", "lam must be in [0, 1]"),
-    ],
-)
+@pytest.mark.parametrize("over, message", [
+    ("lam", "malformed --over"),
+    ("lam=0.1:0.2:0.1:0.3", "malformed --over"),
+    ("lam=0.1:x", "is not a number"),
+    ("lam=0.1,,0.2", "malformed --over"),
+    ("lam=0.5:0.1:0.1", "empty range"),
+    ("lam=0.1:0.5:0", "step is zero"),
+    ("eps=0.1:0.5:0.1", "has no parameter 'eps'"),
+    ("n=1:3", "both fixed"),
+    ("lam=0.5:1.5:0.5", "lam must be in [0, 1]"),
+])
 def test_bad_over_is_a_one_line_error(capsys, over, message):
     code, out, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", over)
     assert code == 2 and out == ""
@@ -245,29 +190,17 @@ def test_bad_over_is_a_one_line_error(capsys, over, message):
 
 def test_kind_specific_options_are_checked(capsys):
     assert run(capsys, "sweep", "accuracy", "rr_counting", "-p", "n=2", "--over", "lam=0.1")[0] == 2
-    assert (
-        run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1", "--alpha", "1")[0] == 2
-    )
-    code, _, err = run(
-        capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1", "--plot", "curve.gif"
-    )
+    assert run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1",
+               "--alpha", "1")[0] == 2
+    code, _, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1",
+                       "--plot", "curve.gif")
     assert code == 2 and ".png" in err
 
 
 def test_plot_without_matplotlib_is_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    code, out, err = run(
-        capsys,
-        "sweep",
-        "privacy",
-        "randomized_response",
-        "-p",
-        "n=2",
-        "--over",
-        "lam=0.1",
-        "--plot",
-        str(tmp_path / "c.png"),
-    )
+    code, out, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1",
+                         "--plot", str(tmp_path / "c.png"))
     assert code == 2 and err.count("\n") == 1 and "needs matplotlib" in err and "[plot]" in err
 
 

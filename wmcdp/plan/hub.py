@@ -21,8 +21,9 @@ as above, and ``P(y | x) = sum_k P_p(k | x_p) prod_{e != p} P_e(y | x_e, k)`` wi
 probability of the class's random bits with ``p``'s input bits at ``x_p``: the pinned entry is one more part.
 This is proved on the diagram of each ``(y, h)``, never sampled: a cut wider than one (a coin shared by two
 entries' blocks, a state the output does not pin down) refuses the plan, and the planner runs another one.
-The output events are found by a depth-first search over the output leaves that keeps only prefixes whose
-event is satisfiable (sparse vector with ``N`` TRUE answers has about ``n^N`` outputs, not ``3^n``).
+The output events are found breadth first over the output leaves, keeping only prefixes whose event is
+satisfiable (sparse vector with ``N`` TRUE answers has about ``n^N`` outputs, not ``3^n``); more than 1024 prefixes
+at any depth hand the program on.
 
 The worst triple ``(x, x', y)`` is searched without listing every pair: per output, entries whose tables
 ``P_e(y | ., h)`` are equal for every ``h`` are one *type*, and only how many entries of a type take each

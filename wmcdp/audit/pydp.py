@@ -49,6 +49,7 @@ Needs the optional extra: ``pip install 'wmcdp[pydp]'`` (python-dp 1.1.5 and sci
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 from collections import Counter
@@ -859,7 +860,7 @@ print("VIOLATED" if abs(y) > largest else "holds")
 
 
 #: the noise's bound as the script states and computes it, and the witness output at K = 2^63 - 2: on integers, and
-#: on floats (RoundToNearestDoubleMultiple written again from cc/algorithms/util.cc)
+#: on floats (the model's own RoundToNearestDoubleMultiple, its source copied into the script)
 _SCRIPT_NOISE = {
     False: (
         "AddInt64Noise's noise round(s K g) is at most round(2^63 g) =",
@@ -870,18 +871,8 @@ _SCRIPT_NOISE = {
         "AddDoubleNoise's output is RoundToNearestMultiple(value, g) + s K g (in doubles), its noise s K g at most\n"
         "2^63 g =",
         "float(END - 1) * g",
-        """
-
-def round_to_multiple(n, base):  # RoundToNearestDoubleMultiple (cc/algorithms/util.cc)
-    remainder = math.fmod(n, base)
-    if abs(remainder) > base / 2:
-        return n - remainder + math.copysign(base, remainder)
-    if abs(remainder) == base / 2:
-        return n + base / 2
-    return n - remainder
-
-
-y = round_to_multiple(v, g) + math.copysign(largest, v)  # AddDoubleNoise at s K = +-(2^63 - 2), in doubles""",
+        "\n\n" + inspect.getsource(round_to_multiple) + "\n\ny = round_to_multiple(v, g) + math.copysign(largest, v)"
+        "  # AddDoubleNoise at s K = +-(2^63 - 2), in doubles",
     ),
 }
 

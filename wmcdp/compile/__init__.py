@@ -38,6 +38,7 @@ from ..lang.shape import leaves
 from .bdd import BDDBackend
 from .flat import Flat, Group, min_path_log2
 from .sdd import SDDBackend
+from .support import Support, output_support
 
 #: the knowledge compilers by name; both offer the same duck-typed node operations
 BACKENDS: dict[str, Any] = {"bdd": BDDBackend, "sdd": SDDBackend}
@@ -56,6 +57,7 @@ class Compiled:
     compile_seconds: float = 0.0
     exact_floats: bool = False  # float probabilities were read as their exact binary64 values
     _size: int | None = field(default=None, repr=False)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)  # facts later layers derive once per program
 
     @cached_property
     def outputs(self) -> list[Any]:
@@ -125,6 +127,12 @@ class Compiled:
         """``phi`` flattened (BDD backend only)."""
         flat: Flat = self.backend.flatten(self.phi)
         return flat
+
+    @cached_property
+    def support(self) -> Support | None:
+        """The outputs some valid input can produce (:func:`.support.output_support`: counted on first use, not
+        listed); None for an SDD."""
+        return output_support(self)
 
     @cached_property
     def random_support(self) -> list[int]:

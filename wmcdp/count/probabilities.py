@@ -32,6 +32,7 @@ from ..base.limits import check, memory_cap
 from ..base.numbers import format_number
 from ..compile import Compiled, compile_program
 from ..compile.flat import Group
+from ..compile.support import SUPPORT_LIMIT, Support
 from ..lang.program import Program, Value
 from ..lang.sets import ExhaustiveInference, InferenceSet
 from . import wmc
@@ -198,6 +199,33 @@ class Counter:
             table = self._count(u, plan).reshape(c.domain.size, width)
             yield s * width, table
 
+    # -- the exhaustive table over the producible outputs --------------------------------------
+    def output_count(self) -> int:
+        """How many outputs the exhaustive table has (:func:`exhaustive_outputs`)."""
+        return exhaustive_outputs(self.compiled)
+
+    def columns(self) -> Iterator[tuple[Sequence[int], np.ndarray]]:
+        """The joint table ``P(y | x)`` over all inputs (rows, in code order) and the outputs some input can
+        produce, in batches of columns: ``(the columns' positions in the output shape, array (|X|, width))``.
+
+        When the support is listed (:meth:`output_count`), each batch of its outputs is one count with the outputs
+        as the batch and every input entry an axis; the outputs left out have ``P(y | x) = 0`` for every ``x``.
+        Otherwise the columns are the stripes of every output (:meth:`stripes`)."""
+        support = listed_support(self.compiled)
+        if support is None:
+            for y0, table in self.stripes():
+                yield range(y0, y0 + table.shape[1]), table
+            return
+        c = self.compiled
+        rows = support.rows()
+        positions = support.positions(rows)
+        peak = wmc.peak_cells(c.flat, _support_plan(c, rows), c.backend.level_of)
+        batch = -(-len(rows) // max(1, -(-3 * peak * self.itemsize // memory_budget())))
+        for start in range(0, len(rows), batch):
+            part = rows[start : start + batch]
+            counts = self._count(c.phi, _support_plan(c, part)).reshape(len(part), c.domain.size)
+            yield positions[start : start + batch], np.ascontiguousarray(counts.T)
+
     def table(self) -> np.ndarray:
         """The whole joint table ``(|X|, |Y|)`` (for callers that keep it)."""
         parts = [t for _, t in self.stripes()]
@@ -234,6 +262,40 @@ class Counter:
             bits = {**self.input_batch(xs), **self.output_batch(ys)}
             out[start : start + len(xs)] = self._count(c.phi, wmc.Plan(c.weights, (), bits, len(xs))).reshape(-1)
         return out
+
+
+def exhaustive_outputs(compiled: Compiled) -> int:
+    """How many outputs the exhaustive table has: the producible ones when they are listed (:func:`listed_support`),
+    else the whole output shape. Counted on the support's diagram, nothing listed."""
+    support = listed_support(compiled)
+    return compiled.shape.size if support is None else support.size
+
+
+def listed_support(compiled: Compiled) -> Support | None:
+    """The support (:attr:`wmcdp.compile.Compiled.support`) when the exhaustive table lists it instead of every
+    output: it has at most :data:`~wmcdp.compile.support.SUPPORT_LIMIT` outputs, fewer than the shape, and its count
+    makes no more array cells than the whole table's (both from dry runs of the count). Decided once per program."""
+    if "listed_support" not in compiled.memo:
+        compiled.memo["listed_support"] = _support_decision(compiled)
+    listed: Support | None = compiled.memo["listed_support"]
+    return listed
+
+
+def _support_decision(compiled: Compiled) -> Support | None:
+    c = compiled
+    support = c.support
+    if support is None or support.size == 0 or support.size >= c.shape.size or support.size > SUPPORT_LIMIT:
+        return None
+    whole = wmc.Plan(c.weights, c.input_groups + c.output_groups)
+    full = wmc.work(c.flat, whole, c.backend.level_of)[0] if 1 + len(whole.groups) <= wmc.MAX_AXES else math.inf
+    rows = np.zeros((support.size, len(c.output_groups)), dtype=np.int64)  # the dry run reads the batch's size only
+    listed = wmc.work(c.flat, _support_plan(c, rows), c.backend.level_of)[0]
+    return support if listed <= full else None
+
+
+def _support_plan(compiled: Compiled, rows: np.ndarray) -> wmc.Plan:
+    """A count with every input entry an axis and the outputs ``rows`` (leaf offsets) the batch."""
+    return wmc.Plan(compiled.weights, compiled.input_groups, _group_bits(compiled.output_groups, rows), len(rows))
 
 
 def _group_bits(groups: Sequence[Group], positions: np.ndarray) -> dict[int, np.ndarray]:
@@ -423,5 +485,7 @@ __all__ = [
     "as_compiled",
     "number_system",
     "memory_budget",
+    "exhaustive_outputs",
+    "listed_support",
     "explicit_rows",
 ]

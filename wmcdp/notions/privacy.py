@@ -27,6 +27,7 @@ from ..count.distributed import check_workers
 from ..count.probabilities import (
     Counter,
     as_compiled,
+    exhaustive_outputs,
     number_system,
 )
 from ..count.scan import RatioScan, ratio_scan
@@ -244,8 +245,8 @@ def _sets(compiled: Compiled, C: Any, I: Any, relation: Any, at: Any, force: boo
             )
         check_relation(relation, compiled.domain)
         C, I = privacy_sets_at(compiled.domain, compiled.shape, relation, at)
-    if C is None:
-        check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
+    if C is None:  # its table lists only the producible outputs when they are few (Counter.columns)
+        check_exhaustive(compiled.domain, exhaustive_outputs(compiled), relation, force)
         check_relation(relation, compiled.domain)
         C = ExhaustivePrivacy(compiled.domain, compiled.shape, relation)
     elif not isinstance(C, (PrivacySet, ExhaustivePrivacy)):

@@ -14,7 +14,7 @@ vectorised ratio per direction scans all inputs.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,14 @@ import numpy as np
 from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..count.distributed import local_only, worker_counter
-from ..count.probabilities import Counter, DenseTable, ProbabilityTable, explicit_rows, memory_budget
+from ..count.probabilities import (
+    Counter,
+    DenseTable,
+    ProbabilityTable,
+    explicit_rows,
+    listed_support,
+    memory_budget,
+)
 from ..count.scan import RatioScan, ScanState
 from ..lang.program import Value
 from ..lang.relations import Relation, neighbour_relation
@@ -45,8 +52,9 @@ class ExhaustiveTriples:
         self.exact = exact  # as the run was asked (workers rebuild its number system from it)
 
     def scan(self, counter: Counter, scan: Any, workers: Any = None) -> Namer:
-        """Scan the joint table, in this process or spread over ``workers`` (stripes merged)."""
-        if workers is not None:
+        """Scan the joint table, in this process or spread over ``workers`` (stripes merged; a table over the
+        listed support, at most :data:`~wmcdp.compile.support.SUPPORT_LIMIT` columns, is scanned in this process)."""
+        if workers is not None and listed_support(counter.compiled) is None:  # a listed support is counted here
             if not self.relation.builtin:
                 raise WmcdpError("a run over workers needs a built-in neighbour relation")
             compiled = counter.compiled
@@ -161,8 +169,10 @@ class OrbitTriples:
 def scan_exhaustive(
     counter: Counter, relation: Relation, scan: RatioScan, fixed: int | None = None, only: list[int] | None = None
 ) -> None:
-    """Scan every neighbour pair against every output, one stripe of outputs at a time
-    (``fixed`` and ``only`` choose stripes, see :meth:`Counter.stripes`).
+    """Scan every neighbour pair against every output some input can produce, one batch of outputs at a time
+    (:meth:`Counter.columns`; with ``fixed`` and ``only``, chosen stripes of every output, see
+    :meth:`Counter.stripes`). An output no input produces has ``P(y | x) = P(y | x') = 0``, a ``0/0`` triple
+    the scan skips, so leaving it out changes neither the bound nor the witness.
 
     A built-in relation is a set of slices of the table viewed with one axis per input
     entry (no copies); a user relation's pairs are enumerated and gathered in chunks.
@@ -174,7 +184,11 @@ def scan_exhaustive(
     places = [k ** (n - 1 - i) for i in range(n)]
     if not relation.builtin:
         src, dst = _enumerated_pairs(domain, relation)
-    for y0, table in counter.stripes(fixed, only):
+    if fixed is None and only is None:
+        columns = counter.columns()
+    else:
+        columns = ((range(y0, y0 + t.shape[1]), t) for y0, t in counter.stripes(fixed, only))
+    for outputs, table in columns:
         width = table.shape[1]
         if not relation.builtin:
             rows = max(1, memory_budget() // (4 * counter.itemsize * width))
@@ -184,7 +198,7 @@ def scan_exhaustive(
                 scan.offer(
                     table[src[part]],
                     table[dst[part]],
-                    lambda j, s=start, w=width, y=y0: (s + j // w, y + j % w),  # type: ignore[misc]
+                    lambda j, s=start, w=width, y=outputs: (s + j // w, int(y[j % w])),  # type: ignore[misc]
                     first_keys=(start, start),
                 )
             continue
@@ -196,8 +210,8 @@ def scan_exhaustive(
             scan.offer(
                 a,
                 b,
-                _positions(a_sel, a.shape, places, count, forward, y0),
-                _positions(b_sel, b.shape, places, count, backward, y0),
+                _positions(a_sel, a.shape, places, count, forward, outputs),
+                _positions(b_sel, b.shape, places, count, backward, outputs),
                 first_keys=(
                     _first_code(a_sel, places) * count + forward,
                     _first_code(b_sel, places) * count + backward,
@@ -210,9 +224,15 @@ def _first_code(selection: tuple[int | slice, ...], places: list[int]) -> int:
 
 
 def _positions(
-    selection: tuple[int | slice, ...], shape: tuple[int, ...], places: list[int], count: int, rank: int, y0: int
+    selection: tuple[int | slice, ...],
+    shape: tuple[int, ...],
+    places: list[int],
+    count: int,
+    rank: int,
+    outputs: Sequence[int],
 ) -> Callable[[int], tuple[int, int]]:
-    """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output."""
+    """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output's
+    position in the output shape (``outputs``: that of each column of the table)."""
 
     def position(j: int) -> tuple[int, int]:
         index = np.unravel_index(j, shape)
@@ -223,7 +243,7 @@ def _positions(
             else:
                 code += (int(index[axis]) + (s.start or 0)) * p
                 axis += 1
-        return code * count + rank, y0 + int(index[-1])
+        return code * count + rank, int(outputs[int(index[-1])])
 
     return position
 

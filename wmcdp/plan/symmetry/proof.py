@@ -36,6 +36,7 @@ from typing import Any
 from ...base.limits import LimitExceeded, check, memory_cap
 from ...base.partition import Partition
 from ...compile import Compiled
+from ...compile.support import cube, valid_inputs
 from ...lang.circuit import NOT, VAR, Circuit
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 from .probes import Probes
@@ -82,16 +83,7 @@ class Prover:
 
     def _valid_inputs(self) -> Any:
         """The input bit patterns that encode values of the domain (every entry's code below ``k``)."""
-        be, k = self.backend, len(self.compiled.domain.entry_values)
-        valid = be.true
-        for bits in self.bits.values():
-            if k == 1 << len(bits):
-                continue
-            ok = be.false
-            for offset in range(k):
-                ok = be.disj(ok, _cube(be, bits, offset))
-            valid = be.conj(valid, ok)
-        return valid
+        return valid_inputs(self.compiled)
 
     def cofactor(self, offsets: Sequence[int]) -> tuple[Any, Any]:
         """``(phi | y, (phi and valid inputs) | y)`` for the output with leaf offsets ``offsets``, each charged the
@@ -156,7 +148,7 @@ class Prover:
         be = self.backend
         variables = self.compiled.output_groups[0].variables
         width = len(variables)
-        is_moved = {src: _cube(be, variables, src) for src in moved}
+        is_moved = {src: cube(be, variables, src) for src in moved}
         none_moved = be.true
         for node in is_moved.values():
             none_moved = be.conj(none_moved, be.negate(node))
@@ -616,15 +608,6 @@ def _positional(source: dict[int, list[int]], perm: dict[int, int]) -> dict[int,
         return None
     length = min(lengths)
     return {source[e][p]: source[f][p] for e, f in perm.items() for p in range(length)}
-
-
-def _cube(be: Any, variables: Sequence[int], offset: int) -> Any:
-    """The diagram of ``variables`` (most significant first) spelling ``offset`` in binary."""
-    node = be.true
-    width = len(variables)
-    for k, v in enumerate(variables):
-        node = be.conj(node, be.var(v) if (offset >> (width - 1 - k)) & 1 else be.negate(be.var(v)))
-    return node
 
 
 def _memory_in_use(bdd: Any) -> int:

@@ -43,6 +43,7 @@ from ...base.errors import WmcdpError
 from ...base.limits import LimitExceeded, check
 from ...base.numbers import size_text
 from ...compile import Compiled, compile_trace
+from ...compile.support import SUPPORT_LIMIT, Support
 from ...count.probabilities import Counter, as_compiled, number_system
 from ...lang.circuit import Circuit
 from ...lang.program import Program, SymbolicInput, Trace
@@ -75,8 +76,6 @@ PER_OUTPUT_LIMIT = 2048
 #: entries, up to the proof's own cap) number at most this many in all: past it the cost is known to be out
 #: of proportion and the orbit sets use the program's group alone
 PER_OUTPUT_CHECKS = 1 << 18
-#: the outputs with nonzero probability are listed from the diagram when there are at most this many
-SUPPORT_LIMIT = 1 << 16
 #: cells (rows times entries) of one batch of pairs
 BATCH_CELLS = 1 << 23
 #: a target V that cannot be traced is evaluated on every input when there are at most this many (the calls an
@@ -204,34 +203,16 @@ def relation_claim(relation: str, k: int, reflections: bool) -> tuple[str, str]:
 
 
 def _support(prover: Prover) -> tuple[float, Any]:
-    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``;
-    ``(inf, None)`` when there are too many output bits for CUDD to count their assignments in a double."""
-    be, c = prover.backend, prover.compiled
-    if len(c.output_vars) > 1000:
-        return math.inf, None
-    outputs = set(c.output_vars)
-    others = [be._name[v] for v in c.order if v not in outputs]
-    psi = be.bdd.exist(others, prover.phi)
-    return be.bdd.count(psi, nvars=len(c.output_vars)), psi
+    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``
+    (:func:`wmcdp.compile.support.output_support`, counted once per program); ``(inf, None)`` when there are too
+    many output bits for CUDD to count their assignments in a double."""
+    support = prover.compiled.support
+    return (math.inf, None) if support is None else (support.size, support.psi)
 
 
 def _support_rows(prover: Prover, psi: Any) -> np.ndarray:
     """Every output in the support ``psi`` (a diagram over the output bits), as rows of leaf offsets."""
-    be, c = prover.backend, prover.compiled
-    names = [be._name[v] for v in c.output_vars]
-    rows = []
-    for model in be.bdd.pick_iter(psi, care_vars=names):
-        bits = [int(model[name]) for name in names]
-        offsets, j = [], 0
-        for group in c.output_groups:
-            w = len(group.variables)
-            offset = 0
-            for b in bits[j : j + w]:
-                offset = (offset << 1) | b
-            offsets.append(offset)
-            j += w
-        rows.append(offsets)
-    return np.array(rows, dtype=np.int64).reshape(len(rows), len(c.output_groups))
+    return Support(prover.compiled, psi, 0).rows()
 
 
 def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:

@@ -17,10 +17,9 @@ import time
 from fractions import Fraction
 from typing import Any
 
-from wmcdp import Program, synthesize_privacy
+from wmcdp import Program, programs, synthesize_privacy
 from wmcdp.compile import compile_program
 from wmcdp.lang import IntVector, flip, ite, truncated_geometric
-from wmcdp import programs
 
 
 def wide_rr(n: int) -> Program:

@@ -17,7 +17,7 @@ import brute
 import numpy as np
 import pytest
 
-from wmcdp import Program, synthesize_privacy
+from wmcdp import Program, synthesize_approximate, synthesize_privacy, synthesize_renyi
 from wmcdp.compile import compile_program
 from wmcdp.count.probabilities import Counter, number_system
 from wmcdp.lang import IntVector, flip, ite
@@ -116,3 +116,26 @@ def test_whole_shape_when_every_output_occurs() -> None:
     assert counter.output_count() == 8
     columns = [np.asarray(list(p)) for p, _ in counter.columns()]
     assert np.concatenate(columns).tolist() == list(range(8))
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_delta_over_the_support_equals_brute_force(exact: bool) -> None:
+    """δ(ε) at ε = ln 2 over every Hamming pair at n = 6 (exhaustive pairs, their table over the 65 producible
+    outputs) is the brute-force maximum of the hockey-stick divergence; before, the run was refused."""
+    n = 6
+    want, attaining = brute.max_over_pairs(distributions(n), hamming, lambda p, q: brute.hockey(p, q, 2))
+    r = synthesize_approximate(alarm_rr(n), "exhaustive", epsilon="ln:2" if exact else math.log(2), exact=exact)
+    assert (r.witness.x, r.witness.x_prime) in attaining
+    if exact:
+        assert r.delta == want
+    else:
+        assert r.delta == pytest.approx(float(want), rel=1e-12)
+
+
+def test_renyi_over_the_support_equals_brute_force() -> None:
+    """The Rényi divergence of order 2 over every Hamming pair at n = 6 equal the brute-force maxima."""
+    n = 6
+    r = synthesize_renyi(alarm_rr(n), [2], "exhaustive", exact=False)
+    for order in r.orders:
+        want, _ = brute.max_over_pairs(distributions(n), hamming, lambda p, q, a=order.order: brute.renyi(p, q, a))
+        assert order.epsilon == pytest.approx(want, rel=1e-12)

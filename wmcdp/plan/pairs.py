@@ -39,6 +39,7 @@ from ..compile import Compiled
 from ..count.probabilities import (
     Counter,
     as_compiled,
+    exhaustive_outputs,
     explicit_rows,
     masses_arith,
     memory_budget,
@@ -198,7 +199,8 @@ def _chunk_rows(width: int, itemsize: int, cells: int) -> int:
 
 
 class ExhaustivePairs(PairSource):
-    """Every ordered pair of neighbours of the domain, over the joint table in stripes."""
+    """Every ordered pair of neighbours of the domain, over the joint table in stripes (its columns: the producible
+    outputs when they are listed, :meth:`Counter.columns`)."""
 
     def __init__(self, counter: Counter, relation: Relation) -> None:
         self.counter = counter
@@ -213,12 +215,12 @@ class ExhaustivePairs(PairSource):
         if self._single is not None:
             yield self._single
             return
-        size = self.counter.compiled.shape.size
-        for y0, table in self.counter.stripes():
+        size = self.counter.output_count()
+        for outputs, table in self.counter.columns():  # the producible outputs only (the others add 0 to a sum)
             table = to_masses(self.counter.arith, table, self.counter.compiled)
-            if y0 == 0 and table.shape[1] == size:
-                self._single = (y0, table)
-            yield y0, table
+            if table.shape[1] == size:
+                self._single = (int(outputs[0]), table)
+            yield int(outputs[0]), table
 
     def _pairs(self, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return pair_directions(self.counter.compiled.domain, self.relation, chunk)
@@ -228,7 +230,7 @@ class ExhaustivePairs(PairSource):
     ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
         acc: dict[int, tuple[Any, ...]] = {}
         keys_of: dict[int, np.ndarray] = {}
-        size = self.counter.compiled.shape.size
+        size = self.counter.output_count()
         for _y0, table in self._stripes():
             single = table.shape[1] == size
             chunk = _chunk_rows(table.shape[1], self.counter.itemsize, cells)
@@ -557,7 +559,7 @@ def pair_source(
         check_relation(relation, compiled.domain)
         pairs = pairs_at(compiled.domain, relation, at)
     if pairs is None:
-        check_exhaustive(compiled.domain, compiled.shape.size, relation, force)
+        check_exhaustive(compiled.domain, exhaustive_outputs(compiled), relation, force)
         check_relation(relation, compiled.domain)
         check_some_pair(relation, compiled.domain)
         return ExhaustivePairs(counter, relation)

@@ -4,10 +4,15 @@ coin so it is no product: its output shape has 8^n outputs and its support 2^n."
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
 from fractions import Fraction
 
 import brute
+import numpy as np
 import pytest
+from test_geometric import tgeom_pmf
 
 from wmcdp import Program, pair_distributions, synthesize_approximate
 from wmcdp.lang import IntVector, flip, ite
@@ -68,15 +73,43 @@ def test_delta_matches_brute_force(sets: str | None) -> None:
     assert r.delta == best
 
 
+def sparse_vector_rows(n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every input of sparse vector (m = 2, T = 1, N = 1, margin 1: noise TGeom_a on -1..3 for the threshold and
+    each query) and its n + 1 output probabilities, from the closed form: given the noisy threshold t, the queries
+    are independent, and the output "first TRUE at k" (or "all FALSE", last) has probability
+    sum_t P(t) prod_{i<k} P(v_i < t) P(v_k >= t)."""
+    values = range(-1, 4)
+    pmf = np.array([[tgeom_pmf(q, -1, 3, a)[z] for z in values] for q in range(3)])  # pmf[q, z]
+    threshold = np.array([tgeom_pmf(1, -1, 3, a)[z] for z in values])
+    below = np.array([[pmf[q, :t].sum() for t in range(5)] for q in range(3)])  # P(v < t) by query value
+    above = np.array([[pmf[q, t:].sum() for t in range(5)] for q in range(3)])
+    xs = np.array(list(itertools.product(range(3), repeat=n)), dtype=np.int8)
+    rows = np.zeros((len(xs), n + 1))
+    prefix = np.ones((len(xs), 5))  # prod_{i<k} P(v_i < t), per threshold value t
+    for k in range(n):
+        rows[:, k] = (prefix * above[xs[:, k]]) @ threshold
+        prefix = prefix * below[xs[:, k]]
+    rows[:, n] = prefix @ threshold
+    return xs, rows
+
+
 def test_pair_option_sized_by_the_support(capsys) -> None:
-    """The default plan sizes the pair option by the outputs that occur: sparse vector with N = 1 answers FALSE
-    until its first TRUE and then stops, so of its 3^8 output tuples only n + 1 = 9 occur (before, the plan
-    counted 4374 output orbits per pair). Its trivial group leaves 5,758,240 pairs, still over the limit: refused
-    with the sizes, exit 2."""
+    """Sparse vector with N = 1 answers FALSE until its first TRUE and then stops, so of its 3^8 output tuples only
+    n + 1 = 9 occur: the exhaustive pairs list those 9 (before, all 4374 output tuples, over the limits, and the
+    default plan was refused). The default plan now runs the 5,758,240 pairs of every input, and D_2 is the maximum
+    over every all-entries pair of the closed-form distributions."""
     from wmcdp.cli import main
 
     argv = ["renyi", "sparse_vector", "-p", "n=8", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"]
-    assert main([*argv, "--orders", "2"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("wmcdp: error: the default plan finds no run") and err.count("\n") == 1
-    assert "5758240 pairs with up to 9 output orbits each" in err
+    assert main([*argv, "--orders", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["plan"]["kind"] == "exhaustive" and out["plan"]["size"] == 5758240
+    xs, rows = sparse_vector_rows(8, math.exp(-1 / 2))
+    best = -math.inf
+    for start in range(0, len(xs), 729):  # sum_y P(y|x)^2 / P(y|x') for a block of x against every x'
+        block = xs[start : start + 729]
+        sums = (rows[start : start + 729] ** 2) @ (1 / rows).T
+        moves = np.abs(block[:, None, :] - xs[None, :, :]).max(axis=2)
+        best = max(best, float(np.log(sums[moves == 1]).max()))  # all-entries: every entry within 1, some moved
+    (order,) = out["orders"]
+    assert order["epsilon"] == pytest.approx(best, rel=1e-9)

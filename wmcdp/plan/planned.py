@@ -19,7 +19,7 @@ import numpy as np
 
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
-from ..count.probabilities import Counter, number_system
+from ..count.probabilities import Counter, exhaustive_outputs, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
@@ -591,7 +591,7 @@ def _exhaustive_pairs(
     from ..lang.sets import check_exhaustive
     from .pairs import ExhaustivePairs, check_some_pair
 
-    check_exhaustive(whole.domain, whole.shape.size, relation, force)
+    check_exhaustive(whole.domain, exhaustive_outputs(whole), relation, force)
     check_relation(relation, whole.domain)
     check_some_pair(relation, whole.domain)
     counter = Counter(whole, number_system(whole, exact))

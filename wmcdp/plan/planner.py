@@ -44,7 +44,7 @@ from ..compile import Compiled, compile_trace
 from ..count import wmc
 from ..count.exact import Scaled
 from ..count.floats import Extended, Linear
-from ..count.probabilities import number_system
+from ..count.probabilities import exhaustive_outputs, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
@@ -314,14 +314,18 @@ def product_of(
 
 
 def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True) -> bool:
-    pairs = compiled.domain.size * compiled.shape.size
-    if pairs > MAX_PAIRS:
-        return False
-    return (
-        not triples
-        or not relation.builtin
-        or relation.count_pairs(compiled.domain) * compiled.shape.size <= MAX_TRIPLES
+    """The exhaustive sets are within the limits: ``|X| |Y|`` pairs and (``triples``) every neighbour pair times
+    ``|Y|``, ``|Y|`` the outputs the exhaustive table lists (the producible ones when they are listed:
+    :func:`~wmcdp.count.probabilities.exhaustive_outputs`, counted only when the whole shape is over the limits)."""
+    return _fits(compiled, relation, triples, compiled.shape.size) or _fits(
+        compiled, relation, triples, exhaustive_outputs(compiled)
     )
+
+
+def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -> bool:
+    if compiled.domain.size * outputs > MAX_PAIRS:
+        return False
+    return not triples or not relation.builtin or relation.count_pairs(compiled.domain) * outputs <= MAX_TRIPLES
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:

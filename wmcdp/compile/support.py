@@ -79,7 +79,8 @@ class Support:
         sizes = [g.size for g in self.compiled.output_groups]
         if not sizes:
             return np.zeros(len(rows), dtype=np.int64)
-        return np.ravel_multi_index(tuple(rows.T), sizes).astype(np.int64)
+        positions: np.ndarray = np.ravel_multi_index(tuple(rows.T), sizes).astype(np.int64)
+        return positions
 
 
 def output_support(compiled: Any, phi: Any = None) -> Support | None:

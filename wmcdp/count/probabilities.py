@@ -204,7 +204,7 @@ class Counter:
         """How many outputs the exhaustive table has (:func:`exhaustive_outputs`)."""
         return exhaustive_outputs(self.compiled)
 
-    def columns(self) -> Iterator[tuple[Sequence[int], np.ndarray]]:
+    def columns(self) -> Iterator[tuple[Sequence[int] | np.ndarray, np.ndarray]]:
         """The joint table ``P(y | x)`` over all inputs (rows, in code order) and the outputs some input can
         produce, in batches of columns: ``(the columns' positions in the output shape, array (|X|, width))``.
 
@@ -220,7 +220,8 @@ class Counter:
         rows = support.rows()
         positions = support.positions(rows)
         peak = wmc.peak_cells(c.flat, _support_plan(c, rows), c.backend.level_of)
-        batch = -(-len(rows) // max(1, -(-3 * peak * self.itemsize // memory_budget())))
+        batches = -(-3 * peak * self.itemsize // memory_budget())  # (ceilings: at least one batch of one output)
+        batch = -(-len(rows) // max(1, batches))
         for start in range(0, len(rows), batch):
             part = rows[start : start + batch]
             counts = self._count(c.phi, _support_plan(c, part)).reshape(len(part), c.domain.size)

@@ -151,9 +151,10 @@ def _symmetric_privacy(
     )
     triples, pairs = sym.sizes()
     if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
-        assert exhaustive_size is not None  # symmetry is sought under built-in relations only
+        outputs = exhaustive_outputs(whole)  # (the producible ones when they are listed)
         refuse_default(
-            f"|I| = {size_text(whole.domain.size * whole.shape.size)} pairs and |C| = {size_text(exhaustive_size)} "
+            f"|I| = {size_text(whole.domain.size * outputs)} pairs and "
+            f"|C| = {size_text(relation.count_pairs(whole.domain) * outputs)} "
             f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",
             f"|C| = {size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
             sym.symmetry.describe(),

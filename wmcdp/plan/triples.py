@@ -229,7 +229,7 @@ def _positions(
     places: list[int],
     count: int,
     rank: int,
-    outputs: Sequence[int],
+    outputs: Sequence[int] | np.ndarray,
 ) -> Callable[[int], tuple[int, int]]:
     """``position(j)`` for a slice of the input grid: the pair key ``code(x) * count + rank`` and the output's
     position in the output shape (``outputs``: that of each column of the table)."""

@@ -202,41 +202,25 @@ def relation_claim(relation: str, k: int, reflections: bool) -> tuple[str, str]:
 # -- outputs -------------------------------------------------------------------------------------
 
 
-def _support(prover: Prover) -> tuple[float, Any]:
-    """``(number of outputs with nonzero probability for some input, their diagram over the output bits)``
-    (:func:`wmcdp.compile.support.output_support`, counted once per program); ``(inf, None)`` when there are too
-    many output bits for CUDD to count their assignments in a double."""
-    support = prover.compiled.support
-    return (math.inf, None) if support is None else (support.size, support.psi)
+def _listed_outputs(support: Support, prover: Prover, sym: Symmetry) -> np.ndarray:
+    """The orbit representatives of the outputs in the support, in output order."""
+    return np.unique(prover.action.canonical(support.rows(), sym), axis=0)
 
 
-def _support_rows(prover: Prover, psi: Any) -> np.ndarray:
-    """Every output in the support ``psi`` (a diagram over the output bits), as rows of leaf offsets."""
-    return Support(prover.compiled, psi, 0).rows()
-
-
-def _listed_outputs(prover: Prover, psi: Any, sym: Symmetry) -> np.ndarray:
-    """The orbit representatives of the outputs in the support ``psi``, in output order."""
-    offsets = _support_rows(prover, psi)
-    return np.unique(prover.action.canonical(offsets, sym), axis=0)
-
-
-def listed_support(prover: Prover, outputs: int) -> tuple[int, Any] | None:
-    """``(number of outputs with nonzero probability for some input, their diagram)`` when they are to be listed
-    instead of ``outputs`` outputs: at most :data:`SUPPORT_LIMIT` and fewer; None otherwise. Nothing is
+def listed_support(prover: Prover, outputs: int) -> Support | None:
+    """The outputs with nonzero probability for some input (:attr:`wmcdp.compile.Compiled.support`) when they are
+    to be listed instead of ``outputs`` outputs: at most :data:`SUPPORT_LIMIT` and fewer; None otherwise. Nothing is
     enumerated: the support is counted on its diagram (the existential quantification of ``phi`` over every bit
-    but the outputs')."""
-    support, psi = _support(prover)
-    if support <= SUPPORT_LIMIT and support < outputs:
-        return int(support), psi
-    return None
+    but the outputs'), once per program."""
+    support = prover.compiled.support
+    return support if support is not None and support.size <= SUPPORT_LIMIT and support.size < outputs else None
 
 
 def _pair_support(prover: Prover) -> np.ndarray | None:
     """The outputs each neighbour pair lists (rows of leaf offsets): those of nonzero probability when
     :func:`listed_support` lists them instead of the whole output shape; None for the whole shape."""
     listed = listed_support(prover, math.prod(prover.action.sizes))
-    return None if listed is None else _support_rows(prover, listed[1])
+    return None if listed is None else listed.rows()
 
 
 def pair_output_orbits(prover: Prover, sym: Symmetry) -> int:
@@ -245,7 +229,7 @@ def pair_output_orbits(prover: Prover, sym: Symmetry) -> int:
     (:func:`_pair_support`) and fewer."""
     orbits = prover.action.count_orbits(sym)
     listed = listed_support(prover, math.prod(prover.action.sizes))
-    return orbits if listed is None else min(orbits, listed[0])
+    return orbits if listed is None else min(orbits, listed.size)
 
 
 @dataclass
@@ -423,7 +407,7 @@ def _output_representatives(prover: Prover, sym: Symmetry) -> tuple[int, OutputR
     act = prover.action
     support = listed_support(prover, act.count_orbits(sym))
     if support is not None:
-        listed = _listed_outputs(prover, support[1], sym)
+        listed = _listed_outputs(support, prover, sym)
         return len(listed), lambda: iter([listed]), True
     return act.count_orbits(sym), lambda: act.orbits(sym), False
 

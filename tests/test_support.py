@@ -17,7 +17,7 @@ import brute
 import numpy as np
 import pytest
 
-from wmcdp import Program, synthesize_approximate, synthesize_privacy, synthesize_renyi
+from wmcdp import Program, synthesize_accuracy, synthesize_approximate, synthesize_privacy, synthesize_renyi
 from wmcdp.compile import compile_program
 from wmcdp.count.probabilities import Counter, number_system
 from wmcdp.lang import IntVector, flip, ite
@@ -139,3 +139,32 @@ def test_renyi_over_the_support_equals_brute_force() -> None:
     for order in r.orders:
         want, _ = brute.max_over_pairs(distributions(n), hamming, lambda p, q, a=order.order: brute.renyi(p, q, a))
         assert order.epsilon == pytest.approx(want, rel=1e-12)
+
+
+STEP = 2**15
+
+
+def scaled_count(x, choose):
+    """Randomized response's count of ones, times 2^15: at n = 10 one Int output of 10 * 2^15 + 1 values of which
+    11 occur."""
+    return STEP * sum(v ^ brute.flip(choose, LOW) for v in x)
+
+
+def test_accuracy_over_the_support_equals_brute_force() -> None:
+    """(α, β)-accuracy of the exhaustive sets at n = 10, exact: 1 - β = min over x of P(|y - V_x| <= α), V_x the
+    scaled count of ones of x and α one step, from brute-force distributions (one input per count of ones: the
+    flips are independent and identical, so P(. | x) depends on that count alone); before, the run was refused
+    (1024 inputs times 327,681 outputs)."""
+    n = 10
+    prog = Program(
+        "scaled_count",
+        IntVector(n, 0, 1),
+        lambda x: STEP * sum(v ^ flip(LOW) for v in x),
+        target=lambda x: STEP * sum(x),
+    )
+    want = min(
+        sum(p for y, p in brute.distribution(scaled_count, x).items() if abs(y - STEP * sum(x)) <= STEP)
+        for x in [(1,) * s + (0,) * (n - s) for s in range(n + 1)]
+    )
+    r = synthesize_accuracy(prog, "exhaustive", alpha=STEP, exact=True)
+    assert r.one_minus_beta == want

@@ -25,7 +25,7 @@ from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, parse_number
 from ..compile import Compiled
 from ..count.distributed import check_workers, local_only
-from ..count.probabilities import Counter, as_compiled, number_system
+from ..count.probabilities import Counter, as_compiled, exhaustive_outputs, number_system
 from ..count.scan import TOLERANCE
 from ..lang.program import Program, Value
 from ..lang.sets import (
@@ -162,7 +162,8 @@ def _sets(
 ) -> tuple[AccuracySet | ExhaustiveAccuracy, InferenceSet | ExhaustiveInference]:
     """The accuracy and inference sets as given (None: exhaustive, within the size limits unless ``force``)."""
     if I is None:
-        check_exhaustive(compiled.domain, compiled.shape.size, force=force)
+        outputs = exhaustive_outputs(compiled) if A is None else compiled.shape.size  # (listed support: A is all)
+        check_exhaustive(compiled.domain, outputs, force=force)
         I = ExhaustiveInference(compiled.domain, compiled.shape)
     elif not isinstance(I, (InferenceSet, ExhaustiveInference)):
         I = InferenceSet.of(I)

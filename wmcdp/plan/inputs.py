@@ -8,13 +8,14 @@ window's cells: the notion (:func:`wmcdp.synthesize_accuracy`) runs any of them 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..compile import Compiled
 from ..count.distributed import local_only, worker_counter
-from ..count.probabilities import Counter, explicit_rows
+from ..count.probabilities import Counter, explicit_rows, listed_support
 from ..lang.program import Value
 from ..lang.sets import InferenceSet
 
@@ -31,7 +32,11 @@ class ListedInputs:
         parts_in, parts_out = [], []
         for begin, block in counter.distributions(counter.compiled.domain.digit_array(self.inputs)):
             s_in, s_out = window_sums(
-                counter.arith, block, first[begin : begin + len(block)], last[begin : begin + len(block)], 0
+                counter.arith,
+                block,
+                first[begin : begin + len(block)],
+                last[begin : begin + len(block)],
+                range(block.shape[1]),
             )
             parts_in.append(s_in)
             parts_out.append(s_out)
@@ -54,7 +59,7 @@ class ExhaustiveInputs(ListedInputs):
         self.exact = exact  # as the run was asked (workers rebuild its number system from it)
 
     def sums(self, counter: Counter, first: np.ndarray, last: np.ndarray, lo: int, workers: Any) -> tuple[Any, Any]:
-        if workers is None:
+        if workers is None or listed_support(counter.compiled) is not None:  # a listed support is counted here
             return _stripe_sums(counter, first, last)
         inside = outside = None
         for s_in, s_out in workers.stripes(counter.compiled, self.exact, _window_task, first, last):
@@ -92,9 +97,12 @@ class WindowInputs:
         return [rows[x][1] if x in rows else np.zeros(0, dtype=np.int64) for x in self.inputs]
 
 
-def window_sums(arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, y0: int) -> tuple[Any, Any]:
-    """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (columns start at ``y0``)."""
-    cols = y0 + np.arange(table.shape[1])
+def window_sums(
+    arith: Any, table: np.ndarray, first: np.ndarray, last: np.ndarray, outputs: Sequence[int] | np.ndarray
+) -> tuple[Any, Any]:
+    """Per row, the sums of ``table`` inside and outside the window ``[first, last]`` (``outputs``: the position of
+    each column in the output shape)."""
+    cols = np.asarray(outputs)
     inside = (cols[None, :] >= first[:, None]) & (cols[None, :] <= last[:, None])
     zeros = np.full(table.shape, arith.zero, dtype=arith.dtype)
     return arith.total(np.where(inside, table, zeros), 1), arith.total(np.where(inside, zeros, table), 1)
@@ -107,11 +115,16 @@ def _plus(arith: Any, total: Any, part: Any) -> Any:
 def _stripe_sums(
     counter: Counter, first: np.ndarray, last: np.ndarray, fixed: int | None = None, only: Any = None
 ) -> tuple[Any, Any]:
-    """Window sums inside and outside for every input, over the stripes of the joint table (``fixed`` and
-    ``only`` choose stripes, see :meth:`Counter.stripes`)."""
+    """Window sums inside and outside for every input, over the columns of the joint table: the producible outputs
+    (:meth:`Counter.columns`; the others add 0 to both sums), or with ``fixed`` and ``only`` chosen stripes of every
+    output (see :meth:`Counter.stripes`)."""
+    if fixed is None and only is None:
+        columns = counter.columns()
+    else:
+        columns = ((range(y0, y0 + t.shape[1]), t) for y0, t in counter.stripes(fixed, only))
     inside = outside = None
-    for y0, table in counter.stripes(fixed, only):
-        s_in, s_out = window_sums(counter.arith, table, first, last, y0)
+    for outputs, table in columns:
+        s_in, s_out = window_sums(counter.arith, table, first, last, outputs)
         inside, outside = _plus(counter.arith, inside, s_in), _plus(counter.arith, outside, s_out)
     return inside, outside
 

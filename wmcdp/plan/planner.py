@@ -316,10 +316,11 @@ def product_of(
 def exhaustive_fits(compiled: Compiled, relation: Relation, triples: bool = True) -> bool:
     """The exhaustive sets are within the limits: ``|X| |Y|`` pairs and (``triples``) every neighbour pair times
     ``|Y|``, ``|Y|`` the outputs the exhaustive table lists (the producible ones when they are listed:
-    :func:`~wmcdp.count.probabilities.exhaustive_outputs`, counted only when the whole shape is over the limits)."""
-    return _fits(compiled, relation, triples, compiled.shape.size) or _fits(
-        compiled, relation, triples, exhaustive_outputs(compiled)
-    )
+    :func:`~wmcdp.count.probabilities.exhaustive_outputs`, counted only when the whole shape is over the limits and
+    one output per input is not)."""
+    if _fits(compiled, relation, triples, compiled.shape.size):
+        return True
+    return _fits(compiled, relation, triples, 1) and _fits(compiled, relation, triples, exhaustive_outputs(compiled))
 
 
 def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -> bool:

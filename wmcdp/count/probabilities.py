@@ -204,16 +204,19 @@ class Counter:
         """How many outputs the exhaustive table has (:func:`exhaustive_outputs`)."""
         return exhaustive_outputs(self.compiled)
 
-    def columns(self) -> Iterator[tuple[Sequence[int] | np.ndarray, np.ndarray]]:
+    def columns(
+        self, fixed: int | None = None, only: Sequence[int] | None = None
+    ) -> Iterator[tuple[Sequence[int] | np.ndarray, np.ndarray]]:
         """The joint table ``P(y | x)`` over all inputs (rows, in code order) and the outputs some input can
         produce, in batches of columns: ``(the columns' positions in the output shape, array (|X|, width))``.
 
         When the support is listed (:meth:`output_count`), each batch of its outputs is one count with the outputs
         as the batch and every input entry an axis; the outputs left out have ``P(y | x) = 0`` for every ``x``.
-        Otherwise the columns are the stripes of every output (:meth:`stripes`)."""
-        support = listed_support(self.compiled)
+        Otherwise, or when ``fixed`` or ``only`` choose stripes (a worker's share), the columns are the stripes of
+        every output (:meth:`stripes`)."""
+        support = listed_support(self.compiled) if fixed is None and only is None else None
         if support is None:
-            for y0, table in self.stripes():
+            for y0, table in self.stripes(fixed, only):
                 yield range(y0, y0 + table.shape[1]), table
             return
         c = self.compiled

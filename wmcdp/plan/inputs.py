@@ -118,12 +118,8 @@ def _stripe_sums(
     """Window sums inside and outside for every input, over the columns of the joint table: the producible outputs
     (:meth:`Counter.columns`; the others add 0 to both sums), or with ``fixed`` and ``only`` chosen stripes of every
     output (see :meth:`Counter.stripes`)."""
-    if fixed is None and only is None:
-        columns = counter.columns()
-    else:
-        columns = ((range(y0, y0 + t.shape[1]), t) for y0, t in counter.stripes(fixed, only))
     inside = outside = None
-    for outputs, table in columns:
+    for outputs, table in counter.columns(fixed, only):
         s_in, s_out = window_sums(counter.arith, table, first, last, outputs)
         inside, outside = _plus(counter.arith, inside, s_in), _plus(counter.arith, outside, s_out)
     return inside, outside

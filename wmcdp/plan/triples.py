@@ -184,11 +184,7 @@ def scan_exhaustive(
     places = [k ** (n - 1 - i) for i in range(n)]
     if not relation.builtin:
         src, dst = _enumerated_pairs(domain, relation)
-    if fixed is None and only is None:
-        columns = counter.columns()
-    else:
-        columns = ((range(y0, y0 + t.shape[1]), t) for y0, t in counter.stripes(fixed, only))
-    for outputs, table in columns:
+    for outputs, table in counter.columns(fixed, only):
         width = table.shape[1]
         if not relation.builtin:
             rows = max(1, memory_budget() // (4 * counter.itemsize * width))

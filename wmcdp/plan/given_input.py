@@ -41,8 +41,8 @@ from ..lang.program import Program, Trace, Vector
 from ..lang.relations import MAX_LISTED, Relation, check_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
-from .parts import Part, classes, part_program, part_trace, split_given_input
-from .planner import CELL_SECONDS, TRIPLE_SECONDS, PlanReport, compiled_whole, exhaustive_estimate
+from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
+from .planner import CELL_SECONDS, TRIPLE_SECONDS, PlanReport, exhaustive_estimate
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
 #: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
@@ -388,7 +388,8 @@ def given_input_privacy(
 ) -> tuple[Any | None, tuple[str, float | None, str] | None]:
     """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None, why
     not)`` (None when the program does not split, or has a symbolic parameter). The witness triple is counted on
-    the whole program (``compiled``, or compiled now) by ``run`` (Algorithm 2 on
+    the whole program (``compiled``, or compiled now with each part's random bits together,
+    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on
     that one triple, the ordinary counter), and its ratio is the bound: in exact mode it must equal the plan's."""
     if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
         return None, None
@@ -409,13 +410,9 @@ def given_input_privacy(
     else:
         ratio, a, b = None, int(kept[0][0][0]), int(kept[0][1][0])
     x, xp, y = _witness(given, a, b, exact_run)
-    r = run(
-        compiled_whole(program, trace, compiled, backend),
-        [(x, xp, y)],
-        [(x, y), (xp, y)],
-        neighbours=relation,
-        exact=exact,
-    )
+    grouped = grouped_trace(trace, given.parts)
+    whole = compiled or compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
+    r = run(whole, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != ratio:
         raise RuntimeError(f"given-input plan: ratio {ratio} but the witness counts {r.ratio}")
     considered = ("given-input", given.estimate, given.describe())

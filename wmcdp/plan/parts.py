@@ -334,6 +334,48 @@ def part_trace(trace: Trace, part: Part) -> Trace:
     return Trace(sub, dict(sorted(input_bits.items())), shape, [built[r] for r in roots], None)
 
 
+def grouped_trace(trace: Trace, parts: list[Part]) -> Trace:
+    """The whole program's circuit with its variables renumbered: the input bits first (entry by entry), then
+    each part's random bits together, part by part (each in its original relative order). The same formula and
+    weights, so the same counts; output bits then follow their own part's bits (:func:`~wmcdp.compile.compile_trace`),
+    so a diagram of parts that share no random bit stays as small as theirs together."""
+    circuit = trace.circuit
+    leaf_roots = _leaf_roots(trace)
+    needed = _reachable(circuit, trace.output_roots)
+    sub = Circuit(exact_floats=circuit.exact_floats)
+    new_var: dict[int, int] = {}
+    input_bits: dict[int, list[int]] = {}
+    for e, bits in sorted(trace.input_bits.items()):
+        input_bits[e] = []
+        for b in bits:
+            new_var[b] = sub.gates[sub.input_var()][1]
+            input_bits[e].append(new_var[b])
+    unvisited = bytearray(needed)
+    for part in parts:
+        roots = [r for k in part.leaves for r in leaf_roots[k]]
+        for v in sorted(_variables(circuit, roots, unvisited)):
+            if v not in new_var:
+                new_var[v] = sub.gates[sub.random_var(circuit.weights[v])][1]
+    built = _copy_gates(circuit, sub, needed, new_var)
+    return Trace(sub, input_bits, trace.shape, [built[r] for r in trace.output_roots], None)
+
+
+def _variables(circuit: Circuit, roots: list[int], unvisited: bytearray) -> list[int]:
+    """The variables below ``roots`` among the gates still marked in ``unvisited`` (which it clears)."""
+    out, stack = [], [r for r in roots if r > TRUE]
+    while stack:
+        node = stack.pop()
+        if not unvisited[node]:
+            continue
+        unvisited[node] = 0
+        gate = circuit.gates[node]
+        if gate[0] == VAR:
+            out.append(gate[1])
+        else:
+            stack.extend(c for c in gate[1:] if c > TRUE)
+    return out
+
+
 def part_program(program: Program, part: Part, index: int) -> Program:
     """A program standing for one part (its domain: the part's entries; never traced itself)."""
     domain = program.inputs
@@ -358,4 +400,4 @@ def _entries_text(entries: tuple[int, ...]) -> str:
     return ", ".join(map(str, ordered))
 
 
-__all__ = ["Part", "PartClass", "split", "split_given_input", "classes", "part_trace", "part_program"]
+__all__ = ["Part", "PartClass", "split", "split_given_input", "grouped_trace", "classes", "part_trace", "part_program"]

@@ -396,23 +396,15 @@ def given_input_privacy(
     given, why = given_input_of(program, trace, relation, backend, exact)
     if given is None:
         return None, ("given-input", None, why) if why else None
-    domain = program.inputs
-    if not relation.builtin:
-        check_relation(relation, domain)
-    exact_run = all(t.arith.exact for t in given.tables)
-    rows = max(1, CHUNK_CELLS // max(t.compiled.shape.size for t in given.tables))
-    pairs = _builtin_pairs(relation, domain, rows) if relation.builtin else _listed_pairs(relation, domain, rows)
-    _, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
-    if not kept:
+    worst = _worst(given, relation)
+    if worst is None:
         return None, ("given-input", given.estimate, "no neighbour pair")
-    if exact_run:
-        ratio, a, b = _exact_best(given, kept)
-    else:
-        ratio, a, b = None, int(kept[0][0][0]), int(kept[0][1][0])
+    exact_run, ratio, a, b = worst
     x, xp, y = _witness(given, a, b, exact_run)
-    grouped = grouped_trace(trace, given.parts)
-    whole = compiled or compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
-    r = run(whole, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
+    if compiled is None:
+        grouped = grouped_trace(trace, given.parts)
+        compiled = compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
+    r = run(compiled, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != ratio:
         raise RuntimeError(f"given-input plan: ratio {ratio} but the witness counts {r.ratio}")
     considered = ("given-input", given.estimate, given.describe())
@@ -420,7 +412,7 @@ def given_input_privacy(
         "given-input",
         given.describe(),
         given.cells,
-        relation.count_pairs(domain) * trace.shape.size,
+        relation.count_pairs(program.inputs) * trace.shape.size,
         given.estimate,
         given.seconds,
         time.perf_counter() - start,
@@ -430,3 +422,20 @@ def given_input_privacy(
         claims=given.claims(exact_run),
     )
     return replace(r, seconds=plan.seconds, plan=plan), considered
+
+
+def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] | None:
+    """``(exact run, exact largest ratio or None in float runs, x, x')`` (input codes) over every neighbour pair
+    (module docstring), or None when there is no pair."""
+    domain = given.program.inputs
+    if not relation.builtin:
+        check_relation(relation, domain)
+    exact_run = all(t.arith.exact for t in given.tables)
+    rows = max(1, CHUNK_CELLS // max(t.compiled.shape.size for t in given.tables))
+    pairs = _builtin_pairs(relation, domain, rows) if relation.builtin else _listed_pairs(relation, domain, rows)
+    _, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
+    if not kept:
+        return None
+    if exact_run:
+        return (True, *_exact_best(given, kept))
+    return False, None, int(kept[0][0][0]), int(kept[0][1][0])

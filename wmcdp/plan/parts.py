@@ -178,8 +178,23 @@ def split_given_input(trace: Trace) -> list[Part] | None:
     leaf_roots = _leaf_roots(trace)
     if len(leaf_roots) < 2:
         return None
-    gates = trace.circuit.gates
     needed = _reachable(trace.circuit, trace.output_roots)
+    groups, loose = _random_components(trace, needed, leaf_roots)
+    parts = _with_forms(trace, needed, leaf_roots, groups)
+    reading = [p.leaves for p in parts if p.entries]
+    if len(reading) < 2:
+        return None
+    loose += [k for p in parts if not p.entries for k in p.leaves]
+    reading[0] = tuple(sorted(reading[0] + tuple(loose)))
+    return _with_forms(trace, needed, leaf_roots, [list(ks) for ks in reading])
+
+
+def _random_components(
+    trace: Trace, needed: bytearray, leaf_roots: list[list[int]]
+) -> tuple[list[list[int]], list[int]]:
+    """``(the output leaves of each part, ordered by first leaf; the leaves that read no random bit)``: a gate that
+    reads a random bit joined with its children that do, and the bits of one output leaf joined."""
+    gates = trace.circuit.gates
     random = _random_gates(trace.circuit, needed)
     components = Partition(len(needed))
     for node in range(2, len(needed)):
@@ -189,23 +204,17 @@ def split_given_input(trace: Trace) -> list[Part] | None:
             for child in gates[node][1:]:
                 if random[child]:
                     components.union(node, child)
-    groups: dict[int, list[int]] = {}
-    loose: list[int] = []
     for roots in leaf_roots:
         components.join([r for r in roots if random[r]])
+    groups: dict[int, list[int]] = {}
+    loose: list[int] = []
     for k, roots in enumerate(leaf_roots):
         live = [r for r in roots if random[r]]
         if live:
             groups.setdefault(components.find(live[0]), []).append(k)
         else:
             loose.append(k)
-    parts = _with_forms(trace, needed, leaf_roots, [groups[c] for c in sorted(groups, key=lambda c: groups[c][0])])
-    reading = [p.leaves for p in parts if p.entries]
-    if len(reading) < 2:
-        return None
-    loose += [k for p in parts if not p.entries for k in p.leaves]
-    reading[0] = tuple(sorted(reading[0] + tuple(loose)))
-    return _with_forms(trace, needed, leaf_roots, [list(ks) for ks in reading])
+    return sorted(groups.values(), key=lambda ks: ks[0]), loose
 
 
 def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, int]) -> dict[int, int]:

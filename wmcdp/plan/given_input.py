@@ -385,20 +385,20 @@ def given_input_privacy(
     exact: Any,
     run: Callable[..., Any],
     start: float,
-) -> tuple[Any | None, tuple[str, float | None, str] | None]:
-    """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None, why
-    not)`` (None when the program does not split, or has a symbolic parameter). The witness triple is counted on
-    the whole program (``compiled``, or compiled now with each part's random bits together,
-    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on
-    that one triple, the ordinary counter), and its ratio is the bound: in exact mode it must equal the plan's."""
+) -> tuple[Any | None, list[tuple[str, float | None, str]]]:
+    """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None,
+    [why not])`` (``(None, [])`` when the program does not split, or has a symbolic parameter). The witness triple
+    is counted on the whole program (``compiled``, or compiled now with each part's random bits together,
+    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio
+    is the bound: in exact mode it must equal the plan's."""
     if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
-        return None, None
+        return None, []
     given, why = given_input_of(program, trace, relation, backend, exact)
     if given is None:
-        return None, ("given-input", None, why) if why else None
+        return None, [("given-input", None, why)] if why else []
     worst = _worst(given, relation)
     if worst is None:
-        return None, ("given-input", given.estimate, "no neighbour pair")
+        return None, [("given-input", given.estimate, "no neighbour pair")]
     exact_run, ratio, a, b = worst
     x, xp, y = _witness(given, a, b, exact_run)
     if compiled is None:
@@ -421,7 +421,7 @@ def given_input_privacy(
         considered=(considered,),
         claims=given.claims(exact_run),
     )
-    return replace(r, seconds=plan.seconds, plan=plan), considered
+    return replace(r, seconds=plan.seconds, plan=plan), [considered]
 
 
 def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] | None:

@@ -208,7 +208,7 @@ def planned_privacy(
     product = product_of(program, trace, relation, backend)
     if product is not None and not (product.rule == "sum" and _symbolic(trace)):
         return _product_privacy(product, relation, exact, force, start, run)
-    given, note = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+    given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
     if given is not None:
         return given
     whole = compiled_whole(program, trace, compiled, backend)
@@ -216,7 +216,7 @@ def planned_privacy(
     budget, estimate = detection_budget(whole, relation)
     considered: list[tuple[Any, ...]] = [
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
-    ] + ([note] if note else [])
+    ] + notes
     if budget is not None:
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:

@@ -64,17 +64,18 @@ class Table:
     values: np.ndarray | None
 
     def exact_max(self, u: int, v: int) -> tuple[Any, int]:
-        """``(max_y P(y | u) / P(y | v) over y with P(y | u) > 0, the first maximiser)``, exactly (inf for p/0)."""
+        """``(max_y P(y | u) / P(y | v) over y with P(y | u) > 0, the first maximiser)``, exactly (inf for p/0):
+        over the outputs whose float log-ratio is within :data:`MARGIN` of the largest (far above its rounding,
+        so the exact maximiser is among them)."""
+        assert self.values is not None
+        ratios = _log_ratio_row(self.logs[u], self.logs[v])
         best: Any = None
         at = 0
-        assert self.values is not None
-        for y, (p, q) in enumerate(zip(self.values[u], self.values[v])):
-            p, q = self.arith.probability(p), self.arith.probability(q)
-            if p == 0:
-                continue
+        for y in np.flatnonzero(ratios >= np.max(ratios) - MARGIN):
+            p, q = self.arith.probability(self.values[u, y]), self.arith.probability(self.values[v, y])
             ratio = math.inf if q == 0 else p / q
             if best is None or ratio > best:
-                best, at = ratio, y
+                best, at = ratio, int(y)
         return best, at
 
 
@@ -87,13 +88,19 @@ class Slot:
     members: tuple[int, ...]
 
 
+def _log_ratio_row(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``ln P(y | u) - ln P(y | v)`` from the two sides' logs: ``-inf`` where ``P(y | u) = 0``, ``+inf`` where only
+    ``P(y | v)`` is."""
+    with np.errstate(invalid="ignore"):
+        d: np.ndarray = a - b
+    d[a == -math.inf] = -math.inf
+    return d
+
+
 def _log_ratios(logs: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pair ``(u, v)`` of rows, ``max_y ln P(y | u) - ln P(y | v)`` over ``y`` with ``P(y | u) > 0`` (``+inf``
     where only the denominator is 0) and its first maximiser."""
-    a, b = logs[u], logs[v]
-    with np.errstate(invalid="ignore"):
-        d = a - b
-    d[a == -math.inf] = -math.inf
+    d = _log_ratio_row(logs[u], logs[v])
     at = np.argmax(d, axis=1)
     return d[np.arange(len(u)), at], at
 

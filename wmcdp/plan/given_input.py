@@ -446,3 +446,6 @@ def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] 
     if exact_run:
         return (True, *_exact_best(given, kept))
     return False, None, int(kept[0][0][0]), int(kept[0][1][0])
+
+
+__all__ = ["GivenInput", "Slot", "Table", "given_input_of", "given_input_privacy"]

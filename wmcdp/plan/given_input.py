@@ -74,7 +74,7 @@ class Table:
         for y in np.flatnonzero(ratios >= np.max(ratios) - MARGIN):
             p, q = self.arith.probability(self.values[u, y]), self.arith.probability(self.values[v, y])
             ratio = math.inf if q == 0 else p / q
-            if best is None or ratio > best:
+            if best is None or ratio > best or (ratio == best and p > self.arith.probability(self.values[u, at])):
                 best, at = ratio, int(y)
         return best, at
 
@@ -99,10 +99,12 @@ def _log_ratio_row(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _log_ratios(logs: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pair ``(u, v)`` of rows, ``max_y ln P(y | u) - ln P(y | v)`` over ``y`` with ``P(y | u) > 0`` (``+inf``
-    where only the denominator is 0) and its first maximiser."""
-    d = _log_ratio_row(logs[u], logs[v])
-    at = np.argmax(d, axis=1)
-    return d[np.arange(len(u)), at], at
+    where only the denominator is 0) and its maximiser: of equal float ratios, the likeliest under ``u``."""
+    a = logs[u]
+    d = _log_ratio_row(a, logs[v])
+    top = np.max(d, axis=1)
+    at = np.argmax(np.where(d >= top[:, None], a, -math.inf), axis=1)
+    return top, at
 
 
 @dataclass
@@ -443,9 +445,26 @@ def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] 
     _, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
     if not kept:
         return None
-    if exact_run:
-        return (True, *_exact_best(given, kept))
-    return False, None, int(kept[0][0][0]), int(kept[0][1][0])
+    ratio, a, b = _exact_best(given, kept) if exact_run else (None, 0, 0)
+    if exact_run and ratio != math.inf:
+        return True, ratio, a, b
+    return (exact_run, ratio, *_likeliest_pair(given, kept))
+
+
+def _likeliest_pair(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, int]:
+    """Of pairs with equal float log-ratios (all infinite, in an exact run), the one whose witness output is the
+    likeliest under ``x`` (the parts' maximisers; float logs choose the witness, never the value)."""
+    best, at = -math.inf, (int(kept[0][0][0]), int(kept[0][1][0]))
+    for xa, xb in kept:
+        da, db = given.digits(xa), given.digits(xb)
+        likelihood = np.zeros(len(xa))
+        for slot in given.slots:
+            ys = given.slot_ratios(slot, da, db)[1]
+            likelihood += len(slot.members) * given.tables[slot.table].logs[given.local(da, slot), ys]
+        i = int(np.argmax(likelihood))
+        if likelihood[i] > best:
+            best, at = float(likelihood[i]), (int(xa[i]), int(xb[i]))
+    return at
 
 
 __all__ = ["GivenInput", "Slot", "Table", "given_input_of", "given_input_privacy"]

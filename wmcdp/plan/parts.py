@@ -14,6 +14,10 @@ entry are one variable group. A part that shares even one random bit, gate or en
 another is merged with it. Leaves that read no input entry (constants, or randomness alone)
 have the same distribution under every input; they join the first part that reads an entry.
 
+*Given the input* (:func:`split_given_input`), parts may share input entries and gates over input bits alone,
+but no random bit: for every input ``x`` their random bits are still disjoint, so
+``P(y | x) = prod_c P_c(y_c | x_{E_c})`` with the ``E_c`` overlapping (several releases of one count).
+
 Parts that are the same mechanism up to renaming are analysed once: a part's *canonical
 form* lists its gates in a depth-first order in which children are visited by a structural
 hash and variables are numbered on first visit (input bits as (entry, bit position), random
@@ -134,8 +138,13 @@ def split(trace: Trace) -> list[Part] | None:
     needed = _reachable(circuit, trace.output_roots)
     entry_of = {v: entry for entry, var_ids in trace.input_bits.items() for v in var_ids}
     groups = _leaf_groups(trace, needed, leaf_roots, _connect(trace, needed, leaf_roots), entry_of)
-    if groups is None:
-        return None
+    return None if groups is None else _with_forms(trace, needed, leaf_roots, groups)
+
+
+def _with_forms(trace: Trace, needed: bytearray, leaf_roots: list[list[int]], groups: list[list[int]]) -> list[Part]:
+    """One part per group of output leaves, with its canonical form and the entries it reads."""
+    circuit = trace.circuit
+    entry_of = {v: entry for entry, var_ids in trace.input_bits.items() for v in var_ids}
     position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
     hashes = _structure_hashes(circuit, needed, position)
     parts = []
@@ -143,6 +152,69 @@ def split(trace: Trace) -> list[Part] | None:
         form, entries = _canonical(circuit, [leaf_roots[k] for k in ks], hashes, entry_of, position)
         parts.append(Part(tuple(ks), tuple(entries), form))
     return parts
+
+
+def _random_gates(circuit: Circuit, needed: bytearray) -> bytearray:
+    """Which reachable gates read a random bit (children are created before their parents)."""
+    gates, weights = circuit.gates, circuit.weights
+    out = bytearray(len(needed))
+    for node in range(2, len(needed)):
+        if needed[node]:
+            gate = gates[node]
+            out[node] = gate[1] in weights if gate[0] == VAR else any(out[c] for c in gate[1:])
+    return out
+
+
+def split_given_input(trace: Trace) -> list[Part] | None:
+    """The parts of a traced program that are independent *given the input* (module docstring), or None when
+    fewer than two of them read an input entry.
+
+    Two output leaves are in one part when their circuits share a gate that reads a random bit (a random bit
+    itself is such a gate); gates over input bits alone may be shared. A random bit in a leaf's circuit is
+    reached from the leaf's roots through gates that read it, all in the leaf's part, so the parts' random bits
+    are disjoint: for every input ``x``, ``P(y | x) = prod_c P_c(y_c | x_{E_c})`` with ``E_c`` the entries part
+    ``c`` reads (entries may be shared). Leaves that read no random bit (a function of the input) and parts
+    that read no entry join the first part that reads one."""
+    leaf_roots = _leaf_roots(trace)
+    if len(leaf_roots) < 2:
+        return None
+    needed = _reachable(trace.circuit, trace.output_roots)
+    groups, loose = _random_components(trace, needed, leaf_roots)
+    parts = _with_forms(trace, needed, leaf_roots, groups)
+    reading = [p.leaves for p in parts if p.entries]
+    if len(reading) < 2:
+        return None
+    loose += [k for p in parts if not p.entries for k in p.leaves]
+    reading[0] = tuple(sorted(reading[0] + tuple(loose)))
+    return _with_forms(trace, needed, leaf_roots, [list(ks) for ks in reading])
+
+
+def _random_components(
+    trace: Trace, needed: bytearray, leaf_roots: list[list[int]]
+) -> tuple[list[list[int]], list[int]]:
+    """``(the output leaves of each part, ordered by first leaf; the leaves that read no random bit)``: a gate that
+    reads a random bit joined with its children that do, and the bits of one output leaf joined."""
+    gates = trace.circuit.gates
+    random = _random_gates(trace.circuit, needed)
+    components = Partition(len(needed))
+    for node in range(2, len(needed)):
+        if node % 65536 == 0:
+            check("independence analysis")
+        if random[node] and gates[node][0] != VAR:
+            for child in gates[node][1:]:
+                if random[child]:
+                    components.union(node, child)
+    for roots in leaf_roots:
+        components.join([r for r in roots if random[r]])
+    groups: dict[int, list[int]] = {}
+    loose: list[int] = []
+    for k, roots in enumerate(leaf_roots):
+        live = [r for r in roots if random[r]]
+        if live:
+            groups.setdefault(components.find(live[0]), []).append(k)
+        else:
+            loose.append(k)
+    return sorted(groups.values(), key=lambda ks: ks[0]), loose
 
 
 def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, int]) -> dict[int, int]:
@@ -271,6 +343,48 @@ def part_trace(trace: Trace, part: Part) -> Trace:
     return Trace(sub, dict(sorted(input_bits.items())), shape, [built[r] for r in roots], None)
 
 
+def grouped_trace(trace: Trace, parts: list[Part]) -> Trace:
+    """The whole program's circuit with its variables renumbered: the input bits first (entry by entry), then
+    each part's random bits together, part by part (each in its original relative order). The same formula and
+    weights, so the same counts; output bits then follow their own part's bits (:func:`~wmcdp.compile.compile_trace`),
+    so a diagram of parts that share no random bit stays as small as theirs together."""
+    circuit = trace.circuit
+    leaf_roots = _leaf_roots(trace)
+    needed = _reachable(circuit, trace.output_roots)
+    sub = Circuit(exact_floats=circuit.exact_floats)
+    new_var: dict[int, int] = {}
+    input_bits: dict[int, list[int]] = {}
+    for e, bits in sorted(trace.input_bits.items()):
+        input_bits[e] = []
+        for b in bits:
+            new_var[b] = sub.gates[sub.input_var()][1]
+            input_bits[e].append(new_var[b])
+    unvisited = bytearray(needed)
+    for part in parts:
+        roots = [r for k in part.leaves for r in leaf_roots[k]]
+        for v in sorted(_variables(circuit, roots, unvisited)):
+            if v not in new_var:
+                new_var[v] = sub.gates[sub.random_var(circuit.weights[v])][1]
+    built = _copy_gates(circuit, sub, needed, new_var)
+    return Trace(sub, input_bits, trace.shape, [built[r] for r in trace.output_roots], None)
+
+
+def _variables(circuit: Circuit, roots: list[int], unvisited: bytearray) -> list[int]:
+    """The variables below ``roots`` among the gates still marked in ``unvisited`` (which it clears)."""
+    out, stack = [], [r for r in roots if r > TRUE]
+    while stack:
+        node = stack.pop()
+        if not unvisited[node]:
+            continue
+        unvisited[node] = 0
+        gate = circuit.gates[node]
+        if gate[0] == VAR:
+            out.append(gate[1])
+        else:
+            stack.extend(c for c in gate[1:] if c > TRUE)
+    return out
+
+
 def part_program(program: Program, part: Part, index: int) -> Program:
     """A program standing for one part (its domain: the part's entries; never traced itself)."""
     domain = program.inputs
@@ -295,4 +409,4 @@ def _entries_text(entries: tuple[int, ...]) -> str:
     return ", ".join(map(str, ordered))
 
 
-__all__ = ["Part", "PartClass", "split", "classes", "part_trace", "part_program"]
+__all__ = ["Part", "PartClass", "split", "split_given_input", "grouped_trace", "classes", "part_trace", "part_program"]

@@ -23,6 +23,7 @@ from ..count.probabilities import Counter, exhaustive_outputs, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from .given_input import given_input_privacy
 from .hub import hub_privacy
 from .planner import (
     PlanReport,
@@ -208,12 +209,15 @@ def planned_privacy(
     product = product_of(program, trace, relation, backend)
     if product is not None and not (product.rule == "sum" and _symbolic(trace)):
         return _product_privacy(product, relation, exact, force, start, run)
+    given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+    if given is not None:
+        return given
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
     budget, estimate = detection_budget(whole, relation)
     considered: list[tuple[Any, ...]] = [
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
-    ]
+    ] + notes
     if budget is not None:
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:

@@ -1,0 +1,470 @@
+"""Parts independent given the input: outputs that read the same input entries with disjoint random bits.
+
+Several releases of one count (DP-Sniper's LaplaceParallel), or a Bloom filter of one value with each bit
+randomized on its own (RAPPOR), split into parts ``c`` that share input entries but no random bit
+(:func:`~.parts.split_given_input`, proved on the traced circuit). For every input ``x`` the parts' random bits
+are disjoint, so ``P(y | x) = prod_c P_c(y_c | x)``, and for a pair ``(x, x')`` the largest ratio over the
+outputs is the product of the parts' largest ratios (each ``y_c`` chosen alone):
+
+    e^eps = max over neighbour pairs (x, x') of prod_c max_{y_c : P_c(y_c | x) > 0} P_c(y_c | x) / P_c(y_c | x'),
+
+a part's ratio infinite when some ``y_c`` has ``P_c(y_c | x) > 0 = P_c(y_c | x')``. (Outputs with
+``P(y | x) = 0`` have ratio 0 or are the skipped 0/0; every part has an output with ``P_c(y_c | x) > 0``.)
+
+Each part's table ``P_c(. | x_{E_c})`` is counted once for every value of the entries ``E_c`` it reads (parts
+with equal canonical forms once), so the count costs ``sum_c |X_c| |Y_c|`` cells rather than ``|X| prod_c |Y_c|``.
+The neighbour pairs are listed (the built-in relations as index arithmetic on input codes, a user relation by its
+generator), and each part's largest log-ratio is taken for every distinct pair of its entries' values, in floats.
+The largest sum over the parts chooses the witness ``(x, x', y)``, ``y`` the tuple of the parts' maximisers. In
+exact mode every pair whose float sum is within a margin far above the sums' rounding of the largest is evaluated
+again exactly (Fractions, each part's maximum over all its outputs), and the exact maximum is the bound; in float
+mode the witness is recounted. Either way the witness is recounted by the ordinary counter (Algorithm 2 on that
+one triple), and in exact mode that count must equal the plan's value.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..base.limits import check
+from ..base.numbers import is_symbolic, size_text
+from ..compile import Compiled, compile_trace
+from ..count.probabilities import Counter, number_system
+from ..lang.program import Program, Trace, Vector
+from ..lang.relations import MAX_LISTED, Relation, check_relation
+from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from ..lang.shape import leaves
+from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
+from .planner import CELL_SECONDS, TRIPLE_SECONDS, PlanReport, exhaustive_estimate
+from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
+
+#: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
+#: parts) of the largest: far above the rounding of a sum of the parts' float logs
+MARGIN = 1e-9
+#: (pair, output) cells of one step of the scan
+CHUNK_CELLS = 1 << 22
+
+
+@dataclass
+class Table:
+    """One class of equal parts: its compiled representative, the arithmetic of its count, ``P_c(y_c | u)`` as
+    natural logs (rows: the values ``u`` of the part's entries, first entry most significant) and, in exact mode,
+    the counted values themselves."""
+
+    compiled: Compiled
+    arith: Any
+    logs: np.ndarray
+    values: np.ndarray | None
+
+    def exact_max(self, u: int, v: int) -> tuple[Any, int]:
+        """``(max_y P(y | u) / P(y | v) over y with P(y | u) > 0, the first maximiser)``, exactly (inf for p/0):
+        over the outputs whose float log-ratio is within :data:`MARGIN` of the largest (far above its rounding,
+        so the exact maximiser is among them)."""
+        assert self.values is not None
+        ratios = _log_ratio_row(self.logs[u], self.logs[v])
+        best: Any = None
+        at = 0
+        for y in np.flatnonzero(ratios >= np.max(ratios) - MARGIN):
+            p, q = self.arith.probability(self.values[u, y]), self.arith.probability(self.values[v, y])
+            ratio = math.inf if q == 0 else p / q
+            if best is None or ratio > best or (ratio == best and p > self.arith.probability(self.values[u, at])):
+                best, at = ratio, int(y)
+        return best, at
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The parts of one class that read the same entries (in their local order): ``count`` of them."""
+
+    table: int
+    entries: tuple[int, ...]
+    members: tuple[int, ...]
+
+
+def _log_ratio_row(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``ln P(y | u) - ln P(y | v)`` from the two sides' logs: ``-inf`` where ``P(y | u) = 0``, ``+inf`` where only
+    ``P(y | v)`` is."""
+    with np.errstate(invalid="ignore"):
+        d: np.ndarray = a - b
+    d[a == -math.inf] = -math.inf
+    return d
+
+
+def _log_ratios(logs: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair ``(u, v)`` of rows, ``max_y ln P(y | u) - ln P(y | v)`` over ``y`` with ``P(y | u) > 0`` (``+inf``
+    where only the denominator is 0) and its maximiser: of equal float ratios, the likeliest under ``u``."""
+    a = logs[u]
+    d = _log_ratio_row(a, logs[v])
+    top = np.max(d, axis=1)
+    at = np.argmax(np.where(d >= top[:, None], a, -math.inf), axis=1)
+    return top, at
+
+
+@dataclass
+class GivenInput:
+    """A program split into parts independent given the input, with each class's table, its neighbour ``pairs``,
+    the plan's ``estimate`` (seconds, from counted work) and the ``seconds`` its analysis and counts took."""
+
+    program: Program
+    trace: Trace
+    parts: list[Part]
+    tables: list[Table]
+    slots: list[Slot]
+    pairs: int
+    estimate: float
+    seconds: float
+
+    @property
+    def cells(self) -> int:
+        """(pair, part output) cells the scan covers: the plan's size beside the exhaustive triples."""
+        sizes: list[int] = [len(s.members) * self.tables[s.table].compiled.shape.size for s in self.slots]
+        return self.pairs * sum(sizes)
+
+    def describe(self) -> str:
+        """The parts, which entries each group of them reads, and the bound."""
+        readers: dict[tuple[int, ...], int] = {}
+        for part in self.parts:
+            entries = tuple(sorted(part.entries))
+            readers[entries] = readers.get(entries, 0) + 1
+        shared = "; ".join(
+            f"{count} read {'entry' if len(es) == 1 else 'entries'} {_entries_text(es)}"
+            for es, count in readers.items()
+        )
+        return (
+            f"{len(self.parts)} parts independent given the input, {len(self.tables)} distinct ({shared}); "
+            "bound = max over neighbour pairs of the product of the parts' largest ratios"
+        )
+
+    def claims(self, exact_run: bool) -> tuple[tuple[str, str], ...]:
+        """What the bound relies on, with how each was proved."""
+        out = [
+            (
+                f"given the input, the {len(self.parts)} output parts are independent (P(y | x) is the product of "
+                "the parts' P_c(y_c | x))",
+                "read off the traced circuit: the parts' cones share no random bit and no gate that reads one "
+                "(only input entries and gates over input bits)",
+            ),
+            (
+                "the largest ratio of a pair (x, x') is the product of the parts' largest ratios",
+                "each part's output is chosen on its own: max_y prod_c r_c(y_c) = prod_c max_y_c r_c(y_c) for "
+                "nonnegative factors (outputs with P_c(y_c | x) = 0 left out)",
+            ),
+        ]
+        if len(self.tables) < len(self.parts):
+            out.append(
+                (
+                    f"the parts fall into {len(self.tables)} class(es), one mechanism each",
+                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                )
+            )
+        margin = MARGIN * (1 + len(self.parts))
+        out.append(
+            (
+                "the bound is the largest ratio over every neighbour pair",
+                f"every pair's float log-ratio computed; every pair within {margin:.3g} of the largest evaluated again "
+                "exactly"
+                if exact_run
+                else "every pair's float log-ratio computed; the witness of the largest recounted",
+            )
+        )
+        return tuple(out)
+
+    def digits(self, codes: np.ndarray) -> np.ndarray:
+        """The digits ``x_i - lo`` of input codes, one column per entry."""
+        return _digits(codes, self.program.inputs.n, len(self.program.inputs.entry_values))
+
+    def local(self, digits: np.ndarray, slot: Slot) -> np.ndarray:
+        """The row of the slot's table for inputs given by their digits (the slot's entries in their order)."""
+        k = len(self.program.inputs.entry_values)
+        out = np.zeros(len(digits), dtype=np.int64)
+        for e in slot.entries:
+            out = out * k + digits[:, e]
+        return out
+
+    def scan(
+        self, pairs: Iterator[tuple[np.ndarray, np.ndarray]], margin: float
+    ) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
+        """``(largest float log-ratio, the pairs (x, x') of input codes within margin of it)`` over ``pairs``."""
+        best = -math.inf
+        kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for xa, xb in pairs:
+            check("given-input plan: pairs")
+            total = self.log_ratios(xa, xb)
+            if not len(total):
+                continue
+            best = max(best, float(np.max(total)))
+            kept = [(a[t >= best - margin], b[t >= best - margin], t[t >= best - margin]) for a, b, t in kept]
+            close = total >= best - margin
+            kept.append((xa[close], xb[close], total[close]))
+        return best, [(a, b) for a, b, _ in kept if len(a)]
+
+    def log_ratios(self, xa: np.ndarray, xb: np.ndarray) -> np.ndarray:
+        """Per pair of input codes, the sum over the parts of their largest log-ratios."""
+        total = np.zeros(len(xa))
+        da, db = self.digits(xa), self.digits(xb)
+        for slot in self.slots:
+            total += len(slot.members) * self.slot_ratios(slot, da, db)[0]
+        return total
+
+    def slot_ratios(self, slot: Slot, da: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair (digits), the slot's largest log-ratio and its maximiser, each distinct pair of rows once."""
+        u, v = self.local(da, slot), self.local(db, slot)
+        logs = self.tables[slot.table].logs
+        keys, inverse = np.unique(u * len(logs) + v, return_inverse=True)
+        ratios, at = _log_ratios(logs, keys // len(logs), keys % len(logs))
+        return ratios[inverse], at[inverse]
+
+
+def _entries_text(entries: tuple[int, ...]) -> str:
+    """``0..9`` for a run of four or more entries, else the entries listed."""
+    if len(entries) > 3 and entries == tuple(range(entries[0], entries[-1] + 1)):
+        return f"{entries[0]}..{entries[-1]}"
+    return ", ".join(map(str, entries))
+
+
+def _digits(codes: np.ndarray, n: int, k: int) -> np.ndarray:
+    """The digits ``x_i - lo`` of input codes (first entry most significant), one column per entry."""
+    return np.stack([(codes // k ** (n - 1 - i)) % k for i in range(n)], axis=1).reshape(len(codes), n)
+
+
+def _builtin_pairs(relation: Relation, domain: Vector, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The ordered neighbour pairs as input codes, ``rows`` at a time, by the relation's directions."""
+    codes = np.arange(domain.size, dtype=np.int64)
+    for delta, valid in relation.directions(domain):
+        xa = codes[valid]
+        xb = xa + delta[valid]
+        for start in range(0, len(xa), rows):
+            yield xa[start : start + rows], xb[start : start + rows]
+
+
+def _listed_pairs(relation: Relation, domain: Vector, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The ordered neighbour pairs of a relation's generator as input codes, ``rows`` at a time."""
+    k = len(domain.entry_values)
+    xa: list[int] = []
+    xb: list[int] = []
+    for x in domain.values():
+        for xp in relation.neighbours(domain, x):
+            xa.append(_code(x, domain.lo, k))
+            xb.append(_code(xp, domain.lo, k))
+        if len(xa) >= rows:
+            yield np.array(xa, dtype=np.int64), np.array(xb, dtype=np.int64)
+            xa, xb = [], []
+    if xa:
+        yield np.array(xa, dtype=np.int64), np.array(xb, dtype=np.int64)
+
+
+def _code(x: tuple[int, ...], lo: int, k: int) -> int:
+    code = 0
+    for v in x:
+        code = code * k + v - lo
+    return code
+
+
+def _compiled_part(program: Program, trace: Trace, part: Part, index: int, backend: str) -> Compiled:
+    """The part's own sub-circuit, compiled (:func:`~.parts.part_trace`)."""
+    sub = part_program(program, part, index)
+    return compile_trace(sub, part_trace(trace, part), backend, exact_floats=trace.circuit.exact_floats)
+
+
+def _table(compiled: Compiled, k: int, exact: Any) -> Table:
+    """The part's table over every value of its entries (``k`` values each)."""
+    arith = number_system(compiled, exact)
+    m = compiled.domain.n
+    digits = _digits(np.arange(k**m, dtype=np.int64), m, k)
+    rows = [row for _, row in Counter(compiled, arith).distributions(digits)]
+    values = np.concatenate(rows) if arith.exact else None
+    logs = np.concatenate([arith.as_log(row) for row in rows])
+    return Table(compiled, arith, logs, values)
+
+
+def _limits(parts: list[Part], trace: Trace, relation: Relation, domain: Vector) -> tuple[int, str]:
+    """``(neighbour pairs, "")`` when the plan is within its limits, else ``(0, why not)``: more than
+    :data:`MAX_LISTED_PAIRS` neighbour pairs (or a user relation over more than ``MAX_LISTED`` inputs), more than
+    ``MAX_PAIRS`` cells in the parts' tables (the inference sets' limit), more than ``MAX_TRIPLES`` cells
+    (pair, part output) in the scan (the privacy sets' limit)."""
+    k = len(domain.entry_values)
+    if not relation.builtin and domain.size > MAX_LISTED:
+        return 0, f"a user relation over more than {size_text(MAX_LISTED)} inputs"
+    pairs = relation.count_pairs(domain)
+    if pairs > MAX_LISTED_PAIRS:
+        return 0, f"{size_text(pairs)} neighbour pairs (limit {size_text(MAX_LISTED_PAIRS)})"
+    shapes = leaves(trace.shape)
+    sizes = [math.prod(shapes[leaf].size for leaf in part.leaves) for part in parts]
+    cells = sum(k ** len(parts[g.members[0]].entries) * sizes[g.members[0]] for g in classes(parts))
+    if cells > MAX_PAIRS:
+        return 0, f"{size_text(cells)} cells in the parts' tables (limit {size_text(MAX_PAIRS)})"
+    if pairs * sum(sizes) > MAX_TRIPLES:
+        return 0, f"{size_text(pairs * sum(sizes))} (pair, part output) cells (limit {size_text(MAX_TRIPLES)})"
+    return pairs, ""
+
+
+def given_input_of(
+    program: Program, trace: Trace, relation: Relation, backend: str, exact: Any
+) -> tuple[GivenInput | None, str]:
+    """The program's parts given the input with their tables, or None and why the plan does not apply (fewer than
+    two parts; over the limits, :func:`_limits`)."""
+    start = time.perf_counter()
+    parts = split_given_input(trace)
+    if parts is None:
+        return None, ""
+    pairs, why = _limits(parts, trace, relation, program.inputs)
+    if why:
+        return None, why
+    groups = classes(parts)
+    k = len(program.inputs.entry_values)
+    compiled = [_compiled_part(program, trace, parts[g.members[0]], g.members[0], backend) for g in groups]
+    estimate = sum(exhaustive_estimate(c, None) for c in compiled) + _scan_seconds(pairs, parts, groups, compiled)
+    tables = [_table(c, k, exact) for c in compiled]
+    slots: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+    for t, group in enumerate(groups):
+        for m in group.members:
+            slots.setdefault((t, parts[m].entries), []).append(m)
+    slot_list = [Slot(t, entries, tuple(members)) for (t, entries), members in slots.items()]
+    given = GivenInput(program, trace, parts, tables, slot_list, pairs, estimate, time.perf_counter() - start)
+    return given, ""
+
+
+def _scan_seconds(pairs: int, parts: list[Part], groups: list[Any], compiled: list[Compiled]) -> float:
+    """Seconds of the scan: a float cell per (pair, output) of every part, at the cost of a triple of a float
+    scan (:data:`~.planner.TRIPLE_SECONDS`), the distinct rows of each class at the cost of a counted cell."""
+    cells = sum(len(g.members) * c.shape.size for g, c in zip(groups, compiled))
+    return pairs * cells * (TRIPLE_SECONDS + CELL_SECONDS) if pairs * cells < 1 << 1000 else math.inf
+
+
+# -- the bound and its witness --------------------------------------------------------------------------------
+
+
+def _exact_best(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Any, int, int]:
+    """``(exact largest ratio, x, x')`` over the kept pairs (codes): each part's maximum exactly, cached per
+    class and pair of rows (a part whose entries do not move has ratio 1)."""
+    cache: dict[tuple[int, int, int], Any] = {}
+    best: Any = None
+    at = (0, 0)
+    for xa, xb in kept:
+        da, db = given.digits(xa), given.digits(xb)
+        rows = [(s, given.local(da, s), given.local(db, s)) for s in given.slots]
+        for i in range(len(xa)):
+            check("given-input plan: exact ratios")
+            value: Any = Fraction(1)
+            for slot, us, vs in rows:
+                u, v = int(us[i]), int(vs[i])
+                if u != v:
+                    key = (slot.table, u, v)
+                    if key not in cache:
+                        cache[key] = given.tables[slot.table].exact_max(u, v)[0]
+                    value = value * cache[key] ** len(slot.members)
+            if best is None or value > best:
+                best, at = value, (int(xa[i]), int(xb[i]))
+    return best, at[0], at[1]
+
+
+def _witness(given: GivenInput, a: int, b: int, exact_run: bool) -> tuple[tuple[int, ...], tuple[int, ...], Any]:
+    """The triple ``(x, x', y)`` of the pair of input codes ``(a, b)``: ``y`` has each part's maximiser (exactly
+    in an exact run; its first maximiser in floats)."""
+    domain = given.program.inputs
+    da, db = given.digits(np.array([a])), given.digits(np.array([b]))
+    leaf_values: list[Any] = [None] * len(leaves(given.trace.shape))
+    for slot in given.slots:
+        table = given.tables[slot.table]
+        u, v = int(given.local(da, slot)[0]), int(given.local(db, slot)[0])
+        y = table.exact_max(u, v)[1] if exact_run else int(given.slot_ratios(slot, da, db)[1][0])
+        value = table.compiled.shape.value_at(y)
+        for m in slot.members:
+            ks = given.parts[m].leaves
+            for k, leaf in zip(ks, value if len(ks) > 1 else (value,)):
+                leaf_values[k] = leaf
+    x = tuple(int(d) + domain.lo for d in da[0])
+    xp = tuple(int(d) + domain.lo for d in db[0])
+    return x, xp, given.trace.shape._build(iter(leaf_values))
+
+
+def given_input_privacy(
+    program: Program,
+    trace: Trace,
+    compiled: Compiled | None,
+    relation: Relation,
+    backend: str,
+    exact: Any,
+    run: Callable[..., Any],
+    start: float,
+) -> tuple[Any | None, list[tuple[str, float | None, str]]]:
+    """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None,
+    [why not])`` (``(None, [])`` when the program does not split, or has a symbolic parameter). The witness triple
+    is counted on the whole program (``compiled``, or compiled now with each part's random bits together,
+    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio
+    is the bound: in exact mode it must equal the plan's."""
+    if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
+        return None, []
+    given, why = given_input_of(program, trace, relation, backend, exact)
+    if given is None:
+        return None, [("given-input", None, why)] if why else []
+    worst = _worst(given, relation)
+    if worst is None:
+        return None, [("given-input", given.estimate, "no neighbour pair")]
+    exact_run, ratio, a, b = worst
+    x, xp, y = _witness(given, a, b, exact_run)
+    if compiled is None:
+        grouped = grouped_trace(trace, given.parts)
+        compiled = compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
+    r = run(compiled, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
+    if exact_run and r.ratio != ratio:
+        raise RuntimeError(f"given-input plan: ratio {ratio} but the witness counts {r.ratio}")
+    considered = ("given-input", given.estimate, given.describe())
+    plan = PlanReport(
+        "given-input",
+        given.describe(),
+        given.cells,
+        relation.count_pairs(program.inputs) * trace.shape.size,
+        given.estimate,
+        given.seconds,
+        time.perf_counter() - start,
+        len(given.parts),
+        len(given.tables),
+        considered=(considered,),
+        claims=given.claims(exact_run),
+    )
+    return replace(r, seconds=plan.seconds, plan=plan), [considered]
+
+
+def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] | None:
+    """``(exact run, exact largest ratio or None in float runs, x, x')`` (input codes) over every neighbour pair
+    (module docstring), or None when there is no pair."""
+    domain = given.program.inputs
+    if not relation.builtin:
+        check_relation(relation, domain)
+    exact_run = all(t.arith.exact for t in given.tables)
+    rows = max(1, CHUNK_CELLS // max(t.compiled.shape.size for t in given.tables))
+    pairs = _builtin_pairs(relation, domain, rows) if relation.builtin else _listed_pairs(relation, domain, rows)
+    _, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
+    if not kept:
+        return None
+    ratio, a, b = _exact_best(given, kept) if exact_run else (None, 0, 0)
+    if exact_run and ratio != math.inf:
+        return True, ratio, a, b
+    return (exact_run, ratio, *_likeliest_pair(given, kept))
+
+
+def _likeliest_pair(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, int]:
+    """Of pairs with equal float log-ratios (all infinite, in an exact run), the one whose witness output is the
+    likeliest under ``x`` (the parts' maximisers; float logs choose the witness, never the value)."""
+    best, at = -math.inf, (int(kept[0][0][0]), int(kept[0][1][0]))
+    for xa, xb in kept:
+        da, db = given.digits(xa), given.digits(xb)
+        likelihood = np.zeros(len(xa))
+        for slot in given.slots:
+            ys = given.slot_ratios(slot, da, db)[1]
+            likelihood += len(slot.members) * given.tables[slot.table].logs[given.local(da, slot), ys]
+        i = int(np.argmax(likelihood))
+        if likelihood[i] > best:
+            best, at = float(likelihood[i]), (int(xa[i]), int(xb[i]))
+    return at
+
+
+__all__ = ["GivenInput", "Slot", "Table", "given_input_of", "given_input_privacy"]

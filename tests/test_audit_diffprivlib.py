@@ -238,7 +238,7 @@ def _printed(lines: list[str], name: str) -> F:
 def test_binary_report_runs_with_the_library_alone(tmp_path):
     """The script walks Binary's grid runs with the library's randomise: the first flip of the float threshold."""
     eps = 1.0
-    lines = script_output(_report(tmp_path, f"Binary epsilon={eps!r}"))
+    lines = script_output(_report(tmp_path, f"Binary epsilon={eps!r}"), alone=True)
     keep = first_flip(eps)
     assert f"exact ratio: {F(keep, GRID - keep)}" in lines and lines[-1] == "VIOLATED"
 

@@ -69,16 +69,17 @@ def blocks(page: Path, language: str) -> list[str]:
 
 
 def commands() -> list[tuple[str, str]]:
-    """``(page name, command)`` for every ``wmcdp ...`` in the pages' shell blocks (after ``&&`` too)."""
-    found = []
+    """``(page name, command)`` for every ``wmcdp ...`` in the pages' shell blocks (after ``&&`` too); a command
+    shown more than once is listed once, with the first page that shows it."""
+    found: dict[str, str] = {}
     for page in PAGES:
         for block in blocks(page, "sh"):
             for line in block.splitlines():
                 for part in line.split("&&"):
                     part = part.split("#")[0].strip()
                     if part.startswith("wmcdp "):
-                        found.append((page.name, part))
-    return found
+                        found.setdefault(part, page.name)
+    return [(name, command) for command, name in found.items()]
 
 
 def test_the_pages_have_examples():

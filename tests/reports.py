@@ -14,9 +14,10 @@ def script_output(report: str, alone: bool = False) -> list[str]:
     """The lines the report's Python script prints with wmcdp made unimportable (it must not name wmcdp at all).
 
     ``alone``: in a fresh interpreter, as a maintainer runs it. Otherwise in this one, which spares the
-    interpreter's start and the library's import (seconds for diffprivlib, pure-ldp and OpenDP): the script runs as
-    ``__main__`` with ``import wmcdp`` (and of its loaded modules) failing, in a decimal context of its own, and the random and numpy global
-    states are restored after it. Each audit's tests run at least one of its reports ``alone``."""
+    interpreter's start and the library's import (seconds for diffprivlib, pure-ldp and OpenDP): the script runs
+    as ``__main__`` with ``import wmcdp`` (and of its loaded modules) failing, in a decimal context of its own, and
+    the random and numpy global states are restored after it. Each audit's tests run at least one of its reports
+    ``alone``, and one report of each (epsilon, delta) kind too."""
     script = report.split("```python\n", 1)[1].split("```", 1)[0]
     assert "wmcdp" not in script
     if alone:

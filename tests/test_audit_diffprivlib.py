@@ -273,7 +273,7 @@ def test_gaussian_discrete_report(tmp_path, capsys):
     assert abs(excess - row["delta"]) < 1e-15 and f"`E = {row['witness_event']}`" in text
     n = 3.090232306167813**2 * (float(p * (1 - p)) + math.exp(1.0) * float(pp * (1 - pp))) / (excess - 0.001) ** 2
     assert f"about {n:.3g} outputs under each input" in text
-    lines = script_output(text)
+    lines = script_output(text, alone=True)
     assert lines[-1] == "VIOLATED" and Decimal(lines[1].split("= ")[1]) > Decimal("0.001")
 
 

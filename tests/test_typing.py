@@ -5,9 +5,7 @@ in the wheel it builds."""
 from __future__ import annotations
 
 import ast
-import fcntl
 import importlib.util
-import json
 import re
 import shutil
 import subprocess
@@ -25,25 +23,10 @@ NAMES = sorted(set(wmcdp.__all__) - {"__version__"})
 
 
 @pytest.fixture(scope="module")
-def revealed(tmp_path_factory, worker_id) -> dict[str, str]:
-    """``{name: the type mypy reveals for wmcdp.name}``, and ``"<errors>"``: the errors of a call with wrong types.
-
-    Under pytest-xdist the workers share one mypy run (half a minute with a cold cache): the first to need it runs
-    it and leaves the answer in the session's temporary folder, common to the workers, for the others."""
+def revealed(tmp_path_factory) -> dict[str, str]:
+    """``{name: the type mypy reveals for wmcdp.name}``, and ``"<errors>"``: the errors of a call with wrong types."""
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed")
-    if worker_id == "master":
-        return _revealed(tmp_path_factory)
-    shared = tmp_path_factory.getbasetemp().parent / "revealed.json"
-    with open(shared.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not shared.exists():
-            shared.write_text(json.dumps(_revealed(tmp_path_factory)))
-    return json.loads(shared.read_text())
-
-
-def _revealed(tmp_path_factory) -> dict[str, str]:
-    """The :func:`revealed` answer from a mypy run in a folder of its own."""
     folder = tmp_path_factory.mktemp("typing")
     snippet = folder / f"snippet_{uuid.uuid4().hex}.py"  # a new module: mypy's cache replays an old one's path
     lines = ["import wmcdp", "from wmcdp import synthesize_privacy"]

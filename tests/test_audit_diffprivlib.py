@@ -238,7 +238,7 @@ def _printed(lines: list[str], name: str) -> F:
 def test_binary_report_runs_with_the_library_alone(tmp_path):
     """The script walks Binary's grid runs with the library's randomise: the first flip of the float threshold."""
     eps = 1.0
-    lines = script_output(_report(tmp_path, f"Binary epsilon={eps!r}"))
+    lines = script_output(_report(tmp_path, f"Binary epsilon={eps!r}"), alone=True)
     keep = first_flip(eps)
     assert f"exact ratio: {F(keep, GRID - keep)}" in lines and lines[-1] == "VIOLATED"
 
@@ -273,7 +273,7 @@ def test_gaussian_discrete_report(tmp_path, capsys):
     assert abs(excess - row["delta"]) < 1e-15 and f"`E = {row['witness_event']}`" in text
     n = 3.090232306167813**2 * (float(p * (1 - p)) + math.exp(1.0) * float(pp * (1 - pp))) / (excess - 0.001) ** 2
     assert f"about {n:.3g} outputs under each input" in text
-    lines = script_output(text)
+    lines = script_output(text, alone=True)
     assert lines[-1] == "VIOLATED" and Decimal(lines[1].split("= ")[1]) > Decimal("0.001")
 
 

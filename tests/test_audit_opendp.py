@@ -548,19 +548,19 @@ def test_discrete_gaussian_model_matches_opendp_and_a_wrong_scale_does_not():
 
 # -- reports of violated claims: scripts that run with OpenDP alone ----------------------------------
 
-def _report_lines(tmp_path, label):
+def _report_lines(tmp_path, label, alone=False):
     pytest.importorskip("opendp")
     from reports import script_output
 
     assert main(["audit", "opendp", "--only", label, "--report", str(tmp_path)]) == 1
     (path,) = tmp_path.iterdir()
-    return path.read_text(), script_output(path.read_text())
+    return path.read_text(), script_output(path.read_text(), alone)
 
 
 def test_randomized_response_report_runs_with_opendp_alone(tmp_path):
     """x = c0, x' = c1, y = c1: P(y | x) = (1 - p) / 2 for the lie, P(y | x') = p for the truth, p the double 1/3."""
     p = Fraction(1 / 3)
-    text, lines = _report_lines(tmp_path, "make_randomized_response t=3, prob=1/3")
+    text, lines = _report_lines(tmp_path, "make_randomized_response t=3, prob=1/3", alone=True)
     assert f"- **P(y | x)** = {(1 - p) / 2}" in text and f"- **P(y | x')** = {p}" in text
     assert "the privacy map at d_in = 1: 0.0" in lines and f"exact ratio: {(1 - p) / 2 / p}" in lines
     assert lines[-1] == "VIOLATED"
@@ -650,7 +650,7 @@ def test_threshold_model_matches_opendp_and_its_report_runs_alone(tmp_path):
 
     (row,) = audit_opendp(sample=3000, level=1e-9, only="make_noise_threshold", processes=1)
     assert row.verdict == "VIOLATED" and row.model_agrees and len(row.samples) == 2
-    text, lines = _report_lines(tmp_path, "scale=1.0, threshold=5, d_in=(1, 1, 1)")
+    text, lines = _report_lines(tmp_path, "scale=1.0, threshold=5, d_in=(1, 1, 1)", alone=True)
     assert "breaks its claimed (epsilon, delta)" in text
     with mpmath.workdps(60):
         printed = mpmath.mpf(lines[1].split("= ")[1].split(" ")[0])

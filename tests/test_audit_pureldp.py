@@ -423,7 +423,7 @@ def test_report_of_direct_encoding(tmp_path):
         spread = (1 - p) / p + (1 - pp) / pp
         n = Z**2 * Decimal(spread.numerator) / Decimal(spread.denominator) / gap**2
     assert f"about {float(n):.3g} outputs under each input" in text
-    out = script_output(text)
+    out = script_output(text, alone=True)
     assert f"exact ratio: {p / pp}" in out and out[-1] == "VIOLATED"
 
 

@@ -196,7 +196,7 @@ def test_report_of_a_heavy_hitter(tmp_path, label, reference):
         x: brute.distribution(lambda x, choose: reference(c, x, choose, *((seeds,) if seeds else ())), x)
         for x in case.spec.inputs
     }
-    out = script_output(_report(tmp_path, label))
+    out = script_output(_report(tmp_path, label), alone=label == "PEMClient epsilon=2.0")  # one in a fresh interpreter
     assert f"exact ratio: {brute.local_ratio(ref)}" in out and out[-1] == "VIOLATED"
 
 

@@ -128,7 +128,7 @@ def test_report_script_runs_with_the_library_alone(tmp_path, label):
     (path,) = tmp_path.iterdir()
     text = path.read_text()
     assert "breaks its claimed (epsilon, delta)" in text
-    lines = script_output(text)
+    lines = script_output(text, alone=True)
     (case,) = cases(label)
     keep = [F(0)] + [uniform_double_cdf(float(case.spec.build().probability_of_keep(n))) for n in range(1, 60)]
     if case.spec.partitions == 1:

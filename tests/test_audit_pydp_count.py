@@ -149,7 +149,7 @@ def test_report_script_runs_with_the_library_alone(tmp_path):
     label = "Count epsilon=2.0"
     assert main(["audit", "pydp", "--only", label, "--report", str(tmp_path)]) == 1
     (path,) = tmp_path.iterdir()
-    lines = script_output(path.read_text())
+    lines = script_output(path.read_text(), alone=True)
     (case,) = cases(label)
     noise = summed_noise(case.spec)
     assert lines[0] == f"granularity g = {F(noise.granularity)} (the library's samples)"

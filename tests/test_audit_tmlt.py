@@ -124,7 +124,7 @@ def test_partition_selection_report_runs_with_tmlt_alone(tmp_path):
     label = "epsilon=3, delta=1/100000"
     assert main(["audit", "tmlt", "--only", label, "--report", str(tmp_path)]) == 1
     (path,) = tmp_path.iterdir()
-    lines = script_output(path.read_text())
+    lines = script_output(path.read_text(), alone=True)
     s = F(float(lines[0].split("s = ")[1].split(" ")[0]))  # to_float(round_up=True): a few ulp above 1/3
     assert lines[0].startswith("threshold = 5, alpha = 1/3, sampled at") and s == sampler_scale(F(1, 3)) > F(1, 3)
     q = mpmath.exp(-1 / (mpmath.mpf(s.numerator) / s.denominator))

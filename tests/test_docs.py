@@ -1,5 +1,6 @@
 """The docs are the contract: every Python example in README.md and docs/*.md runs, and every ``wmcdp``
-command they show parses with the real command line and (but for a few long runs, parsed only) exits 0.
+command they show parses with the real command line and (but for a few long runs, parsed only; the sampling
+commands on fewer draws) exits 0.
 
 The tutorial notebook runs through nbmake (``addopts = "--nbmake"`` in pyproject.toml); the site itself
 builds with ``mkdocs build --strict`` in CI.
@@ -29,6 +30,9 @@ PARSED_ONLY = (
 )
 #: whole audits (half a minute or more each; their tests run every case, one at a time)
 PARSED_ONLY_EXACT = {"wmcdp audit diffprivlib", "wmcdp audit pure-ldp", "wmcdp audit multi-freq-ldpy"}
+#: ``wmcdp sample`` and ``crosscheck`` draw 100 000 samples by default (ten seconds a command): they run on at most
+#: this many draws (a ``-k`` added, the last one counts), the same code; tests/test_sample.py checks the draws
+DRAWS = 2000
 #: the module each audited library needs: without it the audit's commands are only parsed (its tests skip too)
 AUDITED = {
     "opendp": "opendp",
@@ -51,22 +55,31 @@ def missing_library(argv: list[str]) -> bool:
         return True
 
 
+def at_most_draws(argv: list[str]) -> list[str]:
+    """``argv`` drawing at most :data:`DRAWS` samples."""
+    if argv[0] not in ("sample", "crosscheck"):
+        return argv
+    k = int(argv[argv.index("-k") + 1]) if "-k" in argv else 100_000
+    return argv if k <= DRAWS else [*argv, "-k", str(DRAWS)]
+
+
 def blocks(page: Path, language: str) -> list[str]:
     """The fenced code blocks of one language on a page, in order."""
     return re.findall(rf"^```{language}\n(.*?)^```", page.read_text(), re.M | re.S)
 
 
 def commands() -> list[tuple[str, str]]:
-    """``(page name, command)`` for every ``wmcdp ...`` in the pages' shell blocks (after ``&&`` too)."""
-    found = []
+    """``(page name, command)`` for every ``wmcdp ...`` in the pages' shell blocks (after ``&&`` too); a command
+    shown more than once is listed once, with the first page that shows it."""
+    found: dict[str, str] = {}
     for page in PAGES:
         for block in blocks(page, "sh"):
             for line in block.splitlines():
                 for part in line.split("&&"):
                     part = part.split("#")[0].strip()
                     if part.startswith("wmcdp "):
-                        found.append((page.name, part))
-    return found
+                        found.setdefault(part, page.name)
+    return [(name, command) for command, name in found.items()]
 
 
 def test_the_pages_have_examples():
@@ -93,7 +106,7 @@ def test_commands_run(page, command, tmp_path, monkeypatch, capsys):
     if missing_library(argv):
         pytest.skip(f"{argv[1]} is not installed")
     monkeypatch.chdir(tmp_path)  # --output, --plot and --dot write here
-    code = main(argv)
+    code = main(at_most_draws(argv))
     out = capsys.readouterr()
     # an audit that finds a violated claim exits with 1 by design (docs/audits.md): the OpenDP audit does
     assert code == 0 or (code == 1 and argv[0] == "audit" and "VIOLATED" in out.out + out.err), out.err

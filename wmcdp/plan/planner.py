@@ -75,10 +75,12 @@ RATIONAL_TRIPLE_SECONDS = 1e-5
 SLICE_SECONDS = 4.8e-5
 #: seconds of a plan's preparation when it traces and compiles the program itself: per gate of the traced circuit
 #: (tracing and compiling), per node of the compiled diagram (flattening it, and the dry run of its count), and
-#: once (fitted on the same runs, within 1.8x; half of a truncated geometric's 15 s on 0..200)
+#: once (gates and nodes fitted on the same runs, within 1.8x: half of a truncated geometric's 15 s on 0..200; once:
+#: the smallest benchmark programs, SVT, iSVT2 and BadSVT1 at n = 1..2, report 4-18 ms in all, by the machine's load,
+#: against 2 ms of their runs)
 GATE_SECONDS = 5.5e-6
 NODE_SECONDS = 1.5e-5
-PREPARE_SECONDS = 3e-3
+PREPARE_SECONDS = 5e-3
 #: per cell of a table whose output bits sit on top of the diagram (one Int output: its count runs along
 #: the input axes below them; fitted with the cells above), and per (pair, output) of a pass over pairs (the sums
 #: of (epsilon, delta) and Renyi DP in logs: RR n = 12 over every pair)
@@ -92,8 +94,9 @@ ORBIT_TRIPLE_SECONDS = 5e-7
 #: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
 ORBIT_PAIR_SECONDS = 3.5e-4
 #: seconds per neighbour pair of a user relation, its neighbours listed in Python on each pass (the relation's
-#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (1.4-2.1e-4 s a pair)
-USER_PAIR_SECONDS = 1.5e-4
+#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (0.5-2.1e-4 s a pair,
+#: lower once the count and scan are faster)
+USER_PAIR_SECONDS = 8e-5
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
 #: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
 #: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is

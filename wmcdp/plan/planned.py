@@ -160,7 +160,7 @@ def _symmetric_privacy(
             f"|C| = {size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
             sym.symmetry.describe(),
         )
-    orbit = orbit_estimate(whole, pairs, triples)
+    orbit = orbit_estimate(whole, pairs, triples, exact=exact)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
@@ -500,7 +500,7 @@ def planned_accuracy(
         r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
-    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
+    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0, exact=exact), r.sets.symmetry))
     plan = PlanReport(
         "symmetry",
         r.sets.symmetry,
@@ -555,7 +555,7 @@ def _symmetry_pairs(
             sym.describe(),
         )
     counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
-    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs)
+    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs, exact)
     considered.append(("symmetry", orbit, sym.describe()))
     seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:

@@ -13,6 +13,7 @@ measured seconds (best of 3) and measured / estimate; writes experiments/results
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from fractions import Fraction
@@ -112,8 +113,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
     args = parser.parse_args()
-    lines = [f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}"]
-    print(lines[0])
+    load = os.getloadavg()[0]  # measured seconds grow with the machine's load; the estimates do not
+    lines = [
+        f"load average {load:.1f} on {os.cpu_count()} cores at the start",
+        f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}",
+    ]
+    print("\n".join(lines))
     for label, program, relation_name in RUNS:
         if args.quick and label in SLOW:
             continue

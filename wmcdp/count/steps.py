@@ -70,6 +70,8 @@ class Halves:
     ``full - half`` of them count); ``None`` is a half that is all zero. An output bit's node has a
     FALSE child, so this saves writing the zeros; a random bit over two such nodes combines the
     halves one by one, and the parent group node writes them straight into its own array.
+    The halves are arrays, never halves themselves (:meth:`Steps.group` writes out a nested one): a value
+    holds at most two arrays, so every step costs at most two array operations, not one per leaf of a tree.
     """
 
     __slots__ = ("axis", "half", "full", "low", "high", "shape")
@@ -217,11 +219,12 @@ class Steps:
 
     def group(self, low: Any, h: Any, axis: int, half: int, full: int) -> Any:
         """A group node: codes ``0..half-1`` from ``low`` and ``half..full-1`` from ``h``; kept as halves
-        when one side is zero."""
+        when one side is zero (the other side written out as one array if it is halves itself)."""
         if low is self.zero and h is self.zero:
             return self.zero
         if low is self.zero or h is self.zero:
-            return Halves(axis, half, full, None if low is self.zero else low, None if h is self.zero else h)
+            part = self.dense(h if low is self.zero else low)
+            return Halves(axis, half, full, None if low is self.zero else part, None if h is self.zero else part)
         out = self._out(Halves(axis, half, full, low, h).shape)
         self._write(Halves(axis, half, full, low, h), out)
         return out

@@ -232,15 +232,18 @@ def peak_cells(flat: Any, plan: Plan, level_of: Any) -> int:
     return _dry_run(flat, plan, level_of)[0]
 
 
-def work(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int]:
-    """``(array cells made, entries stepped one by one)`` by :func:`evaluate` under ``plan`` (the same dry
-    run as :func:`peak_cells`): what a count costs, for the planner's estimates."""
-    _, cells, steps = _dry_run(flat, plan, level_of)
-    return cells, steps
+def work(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int]:
+    """``(array cells made, entries stepped one by one, levels counted a level at a time)`` by :func:`evaluate`
+    under ``plan`` (the same dry run as :func:`peak_cells`): what a count costs, for the planner's estimates.
+    Each entry stepped alone and each level of the region costs a fixed number of array operations (a value
+    holds at most two arrays, :class:`~wmcdp.count.steps.Halves`), each cell its arithmetic."""
+    _, cells, steps, layers = _dry_run(flat, plan, level_of)
+    return cells, steps, layers
 
 
-def _dry_run(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int]:
-    """``(peak cells, total cells, entries above the level-wise region)`` of a count under ``plan``."""
+def _dry_run(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int, int]:
+    """``(peak cells, total cells, entries above the level-wise region, levels of the region)`` of a count
+    under ``plan``."""
     forms = _Forms(plan.groups, level_of)
     ndim = 1 + len(plan.groups)
     member, batch = plan.member, plan.batch
@@ -277,7 +280,7 @@ def _dry_run(flat: Any, plan: Plan, level_of: Any) -> tuple[int, int, int]:
             remaining[child] -= 1
             if remaining[child] == 0:
                 live -= math.prod(shapes[child])
-    return peak, total, len(outside)
+    return peak, total, len(outside), len(region.layers)
 
 
 __all__ = [

@@ -33,6 +33,8 @@ from .planner import (
     detection_budget,
     log_of,
     orbit_estimate,
+    preparation_estimate,
+    prepared,
     product_of,
     traced,
     with_detection,
@@ -160,7 +162,7 @@ def _symmetric_privacy(
             f"|C| = {size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
             sym.symmetry.describe(),
         )
-    orbit = orbit_estimate(whole, pairs, triples)
+    orbit = orbit_estimate(whole, pairs, triples, exact=exact)
     considered.append(("symmetry", orbit, sym.symmetry.describe()))
     if estimate is not None and estimate <= orbit:
         reason = f"symmetry {sym.symmetry.describe()} does not pay"
@@ -218,18 +220,19 @@ def planned_privacy(
     considered: list[tuple[Any, ...]] = [
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ] + notes
+    preparation = preparation_estimate(whole, compiled is None)
     if budget is not None:
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:
             return hubbed
-        return _symmetric_privacy(
-            whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
-        )
+        r = _symmetric_privacy(whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered)
+        return replace(r, plan=prepared(r.plan, preparation))
     why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
     reason = f"no structure sought ({why})"
-    return _exhaustive_privacy(
+    r = _exhaustive_privacy(
         whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
     )
+    return replace(r, plan=prepared(r.plan, preparation))
 
 
 @dataclass
@@ -485,22 +488,24 @@ def planned_accuracy(
     backend = compiled.backend.name if compiled is not None else backend
     whole = compiled_whole(program, trace, compiled, backend)
     budget, estimate = detection_budget(whole, None, triples=False)
+    preparation = preparation_estimate(whole, compiled is None)
     size = whole.domain.size
     considered = [("exhaustive", estimate, "")]
     if budget is None:
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        return _exhaustive_report(
+        r = _exhaustive_report(
             r, "no structure sought (exhaustive sets are quick)", size, estimate, 0.0, start, considered
         )
+        return replace(r, plan=prepared(r.plan, preparation))
     orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None, planned=True)
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         estimated = with_detection(estimate, budget)
         r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
-        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
+        return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
-    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0), r.sets.symmetry))
+    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0, exact=exact), r.sets.symmetry))
     plan = PlanReport(
         "symmetry",
         r.sets.symmetry,
@@ -513,7 +518,7 @@ def planned_accuracy(
         claims=r.sets.claims,
         detection_work=budget.spent,
     )
-    return replace(r, seconds=plan.seconds, plan=plan)
+    return replace(r, seconds=plan.seconds, plan=prepared(plan, preparation))
 
 
 # -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
@@ -555,7 +560,7 @@ def _symmetry_pairs(
             sym.describe(),
         )
     counts = pair_counts(prover.action, sym, pairs, outputs, len(whole.domain.entry_values))
-    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs)
+    orbit = orbit_estimate(whole, counts, pairs * outputs, pairs, exact)
     considered.append(("symmetry", orbit, sym.describe()))
     seconds = time.perf_counter() - detection  # detection and sizing; the counts of the pairs come after
     if estimate is not None and orbit >= estimate:
@@ -666,18 +671,19 @@ def planned_pairs(
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     budget, estimate = detection_budget(whole, relation, pairs=True)
+    preparation = preparation_estimate(whole, compiled is None)
     considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
     detection = time.perf_counter()
     if budget is not None:
         chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
         if chosen is not None:
-            return chosen
+            return chosen[0], prepared(chosen[1], preparation)
     sought = budget is not None
     estimated = with_detection(estimate, budget)
     source, plan = _exhaustive_pairs(
         whole, relation, exact, force, sought, estimated, considered, exhaustive_size, detection
     )
-    return source, replace(plan, detection_work=budget.spent if budget is not None else 0)
+    return source, prepared(replace(plan, detection_work=budget.spent if budget is not None else 0), preparation)
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:

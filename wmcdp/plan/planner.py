@@ -18,12 +18,14 @@ Every plan gives the bound of the exhaustive sets; they differ in what they coun
 
 **Never a cliff.** Independence costs one pass over the circuit. Symmetry detection costs
 diagram operations, so it runs under a budget of counted work: when the exhaustive sets fit the
-limits, their estimate ``E`` (a fixed function of the numbers of cells and triples, in seconds only
-as a unit) decides — below :data:`QUICK_SECONDS` exhaustive runs at once; otherwise detection may
-touch ``DETECTION_SHARE * E * WORK_PER_SECOND`` diagram nodes (with a CUDD memory cap from the work
-left), and proofs past either are *abandoned* (not failed): the group is what was proved within
-the budget. No decision reads a clock, so one command gives the same plan on any machine. The
-cheaper plan by estimate runs. Every result reports its plan and the claims it relies on, each
+limits, their estimate ``E`` (a fixed function of the numbers of cells, diagram entries and levels
+counted and of triples scanned, in seconds only as a unit) decides — below :data:`QUICK_SECONDS`
+exhaustive runs at once; otherwise detection may touch ``DETECTION_SHARE * E * WORK_PER_SECOND``
+diagram nodes (with a CUDD memory cap from the work left), and proofs past either are *abandoned*
+(not failed): the group is what was proved within the budget. No decision reads a clock, so one
+command gives the same plan on any machine. The cheaper plan by estimate runs; the estimate a plan
+reports adds the tracing and compiling that every plan shares (:func:`preparation_estimate`), as its
+measured seconds do. Every result reports its plan and the claims it relies on, each
 with how it was proved (:class:`PlanReport`).
 """
 
@@ -52,48 +54,66 @@ from ..lang.shape import leaves
 from .parts import Part, classes, part_program, part_trace, split
 
 #: exhaustive sets estimated below this many seconds run at once, without any symmetry detection
-QUICK_SECONDS = 0.3
+QUICK_SECONDS = 0.1
 #: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
 DETECTION_SHARE = 0.25
-#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, and once (a
-#: least-squares fit to 16 runs of the built-ins, relative error under 1.3x above and up to 30x below: RR
-#: counting's 19-axis tables cost more per cell; an estimate too low only skips detection)
-CELL_SECONDS = 8e-10
-STEP_SECONDS = 1.2e-5
-BASE_SECONDS = 5e-3
-#: seconds per scanned triple (x, x', y) of a pure-epsilon scan, by the numbers the table holds: floats (and
-#: exact numerators of up to 26 bits), int64 numerators, Python int numerators, rationals; and per slice of
-#: the table that a built-in relation is scanned in (one per direction: 3^n - 1 under all-entries). Measured
-#: on the scans alone (experiments/estimates.py): floats 0.4-20 ns, int64 9-33 ns, Python ints about 3 us
-TRIPLE_SECONDS = 1e-8
-INT_TRIPLE_SECONDS = 2e-8
-OBJECT_TRIPLE_SECONDS = 3e-6
+#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, per level of the
+#: diagram counted a level at a time (:class:`~wmcdp.count.region.Region`), and once; per scanned triple (x, x', y)
+#: of a pure-epsilon scan, by the numbers the table holds: floats (and exact numerators of up to 26 bits), int64
+#: numerators, Python int numerators, rationals; and per slice of the table that a built-in relation is scanned in
+#: (one per direction: 3^n - 1 under all-entries). A least-squares fit of relative errors to 28 exhaustive runs of
+#: the built-ins, the benchmark programs and experiments/estimates.py's programs (count and scan, best of 3: within
+#: 1.8x of each; a truncated geometric on 0..200 steps 41,412 entries and 40,200 levels in 6 s)
+CELL_SECONDS = 2.7e-9
+STEP_SECONDS = 3.5e-5
+LAYER_SECONDS = 1.2e-4
+BASE_SECONDS = 2.2e-3
+TRIPLE_SECONDS = 1.2e-9
+INT_TRIPLE_SECONDS = 3.6e-9
+OBJECT_TRIPLE_SECONDS = 4.3e-6
 RATIONAL_TRIPLE_SECONDS = 1e-5
-SLICE_SECONDS = 4e-5
+SLICE_SECONDS = 4.8e-5
+#: the least a triple costs under all-entries, whose table is scanned in 3^n - 1 small slices (the fit above is of
+#: hamming runs, a few large slices; noisy entries and thirds, n = 4, k = 4, scan 23-40 million triples at 1-2e-8 s)
+SLICED_TRIPLE_SECONDS = 1e-8
+#: seconds of a plan's preparation when it traces and compiles the program itself: per gate of the traced circuit
+#: (tracing and compiling), per node of the compiled diagram (flattening it, and the dry run of its count), and
+#: once (gates and nodes fitted on the same runs, within 1.8x: half of a truncated geometric's 15 s on 0..200; once:
+#: the smallest benchmark programs, SVT, iSVT2 and BadSVT1 at n = 1..2, report 4-18 ms in all, by the machine's load,
+#: against 2 ms of their runs)
+GATE_SECONDS = 5.5e-6
+NODE_SECONDS = 1.5e-5
+PREPARE_SECONDS = 5e-3
 #: per cell of a table whose output bits sit on top of the diagram (one Int output: its count runs along
-#: the input axes below them; fitted on RR counting), and per (pair, output) of a pass over pairs (the sums
+#: the input axes below them; fitted with the cells above), and per (pair, output) of a pass over pairs (the sums
 #: of (epsilon, delta) and Renyi DP in logs: RR n = 12 over every pair)
-TOP_CELL_SECONDS = 3e-8
+TOP_CELL_SECONDS = 2.6e-8
 PAIR_TRIPLE_SECONDS = 7e-8
 #: seconds per (input, output) pair counted one at a time, per node of the diagram, and per orbit triple
-#: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold)
+#: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold); the same in Python
+#: numbers (exact numerators past int64, rationals: one-time RAPPOR, n = 7, counted 2,688 pairs of a 430-node
+#: diagram in 0.57 s and scanned 53,760 triples in 0.4 s)
 PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
+OBJECT_PAIR_NODE_SECONDS = 5e-7
+OBJECT_ORBIT_TRIPLE_SECONDS = 7.5e-6
 #: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
 #: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
 ORBIT_PAIR_SECONDS = 3.5e-4
 #: seconds per neighbour pair of a user relation, its neighbours listed in Python on each pass (the relation's
-#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (1.4-2.1e-4 s a pair)
-USER_PAIR_SECONDS = 1.5e-4
+#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (0.5-2.1e-4 s a pair,
+#: lower once the count and scan are faster)
+USER_PAIR_SECONDS = 8e-5
 #: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
 #: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
 #: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
 #: counted work and one command gives the same plan on any machine
 WORK_PER_SECOND = 1_000_000
 #: seconds per unit of detection work, for a plan's estimate of the seconds it spends in all (detection, then its
-#: run): measured on noisy max, sparse vector, GapSVT, AdaptiveSVT and RR counting's accuracy (1-2.6 us a unit);
-#: cofactors of a large diagram (truncated geometric) and local checks of adjacent transpositions cost less a unit
-DETECTION_UNIT_SECONDS = 2e-6
+#: run; it decides nothing): measured from 0.13 us a unit (cofactors of a large diagram: truncated geometric on
+#: 0..100 and 0..200) and 0.38 us (per-output groups of SVT34Parallel, n = 4: 3.4 million units in 1.3 s) to
+#: 1-2.6 us (noisy max, sparse vector, GapSVT, AdaptiveSVT, RR counting's accuracy); their geometric middle
+DETECTION_UNIT_SECONDS = 5e-7
 #: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
@@ -330,22 +350,22 @@ def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
-    """Seconds of an exhaustive run: the count of the whole table (its cells and entries, from a dry run of
-    the count, :func:`wmcdp.count.wmc.work`), a user relation's pairs listed in Python (:func:`user_pairs`), and
+    """Seconds of an exhaustive run: the count of the whole table (its cells, entries and levels, from a dry run
+    of the count, :func:`wmcdp.count.wmc.work`), a user relation's pairs listed in Python (:func:`user_pairs`), and
     every triple (pair, output) when a built-in relation is given (``pairs``:
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
     numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
     table = compiled.domain.size * compiled.shape.size
     if compiled.backend.name == "bdd":
-        cells, steps = wmc.work(
+        cells, steps, layers = wmc.work(
             compiled.flat,
             wmc.Plan(compiled.weights, compiled.input_groups + compiled.output_groups),
             compiled.backend.level_of,
         )
     else:
-        cells, steps = 2 * table, compiled.size
+        cells, steps, layers = 2 * table, compiled.size, 0
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
-    count: float = BASE_SECONDS + steps * STEP_SECONDS + max(cells, table) * per_cell
+    count: float = BASE_SECONDS + steps * STEP_SECONDS + layers * LAYER_SECONDS + max(cells, table) * per_cell
     if relation is None:
         return count
     if not relation.builtin:
@@ -353,6 +373,8 @@ def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bo
         return count + user_pairs(compiled, relation) * per_pair
     triples = relation.count_pairs(compiled.domain) * compiled.shape.size
     per_triple = triple_seconds(compiled, exact)
+    if relation.name == "all-entries":
+        per_triple = max(per_triple, SLICED_TRIPLE_SECONDS)
     slices: float = relation.direction_count(compiled.domain) * SLICE_SECONDS
     return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
 
@@ -376,14 +398,34 @@ def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
     return RATIONAL_TRIPLE_SECONDS
 
 
-def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 0) -> float:
+def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 0, exact: Any = None) -> float:
     """Seconds of an orbit-set run: ``counted`` (input, output) pairs one at a time, ``scanned`` ratios, and the
-    listing of ``pairs`` neighbour pairs with their output orbits (pair runs)."""
+    listing of ``pairs`` neighbour pairs with their output orbits (pair runs), in the numbers of the run (``exact``
+    as the notions take it: Python numbers cost more a node and a triple)."""
+    objects = triple_seconds(compiled, exact) >= OBJECT_TRIPLE_SECONDS
     return (
-        _seconds(counted * max(compiled.size, 1), PAIR_NODE_SECONDS)
-        + _seconds(scanned, ORBIT_TRIPLE_SECONDS)
+        _seconds(counted * max(compiled.size, 1), OBJECT_PAIR_NODE_SECONDS if objects else PAIR_NODE_SECONDS)
+        + _seconds(scanned, OBJECT_ORBIT_TRIPLE_SECONDS if objects else ORBIT_TRIPLE_SECONDS)
         + _seconds(pairs, ORBIT_PAIR_SECONDS)
     )
+
+
+def preparation_estimate(compiled: Compiled, here: bool) -> float:
+    """Seconds a plan spends before any plan is weighed, when it traced and compiled the program itself (``here``;
+    else 0): :data:`GATE_SECONDS` per gate of the traced circuit, :data:`NODE_SECONDS` per node of the diagram
+    (flattened and dry-run for the estimates) and :data:`PREPARE_SECONDS`. Every plan of the program pays it, so
+    it decides nothing; it is part of the seconds a plan reports (:func:`prepared`)."""
+    if not here:
+        return 0.0
+    return PREPARE_SECONDS + len(compiled.trace.circuit.gates) * GATE_SECONDS + compiled.size * NODE_SECONDS
+
+
+def prepared(plan: PlanReport, preparation: float) -> PlanReport:
+    """``plan`` with its estimate (when it has one) counting the ``preparation`` seconds its measured seconds
+    count too (:func:`preparation_estimate`)."""
+    if plan.estimated_seconds is None:
+        return plan
+    return replace(plan, estimated_seconds=plan.estimated_seconds + preparation)
 
 
 def with_detection(estimate: float | None, budget: Budget | None) -> float | None:
@@ -466,6 +508,8 @@ __all__ = [
     "exhaustive_estimate",
     "orbit_estimate",
     "with_detection",
+    "preparation_estimate",
+    "prepared",
     "exhaustive_fits",
     "traced",
     "compiled_whole",

@@ -27,7 +27,9 @@ at any depth hand the program on.
 
 The worst triple ``(x, x', y)`` is searched without listing every pair: per output, entries whose tables
 ``P_e(y | ., h)`` are equal for every ``h`` are one *type*, and only how many entries of a type take each
-choice ``(x_e, x'_e)`` matters (a multiset). Under ``all-entries`` a choice ``d`` whose tables satisfy
+choice ``(x_e, x'_e)`` matters (a multiset). Under ``monotone`` (every entry moves by 0 or +1, or every one by 0
+or -1) the search runs twice, once per direction, each as under ``all-entries`` with that direction's moves only.
+Under ``all-entries`` a choice ``d`` whose tables satisfy
 ``P(.| x_d, h) <= P(.| x_e, h)`` and ``P(.| x'_d, h) >= P(.| x'_e, h)`` for every ``h`` is dominated by ``e``
 (numerator up, denominator down) and dropped. A branch-and-bound over the counts prunes a branch when its
 bound, ``sum_h a_h / sum_h b_h <= max_h a_h / b_h`` with each undecided entry at its largest per-``h`` ratio,
@@ -609,8 +611,14 @@ def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # -- the plan ----------------------------------------------------------------------------------------------
 
 
-#: the relations the plan knows: whether exactly one entry moves, and whether a move is by one at most
-RELATIONS = {"all-entries": (False, True), "one-entry": (True, True), "hamming": (True, False)}
+#: the relations the plan knows: whether exactly one entry moves, and the moves ``x_e -> x'_e`` one entry may make
+#: (each of monotone's two directions is searched on its own, as all-entries with the moves of that direction)
+RELATIONS: dict[str, tuple[bool, tuple[Callable[[int, int], bool], ...]]] = {
+    "all-entries": (False, (lambda u, up: abs(u - up) == 1,)),
+    "one-entry": (True, (lambda u, up: abs(u - up) == 1,)),
+    "hamming": (True, (lambda u, up: True,)),
+    "monotone": (False, (lambda u, up: up == u + 1, lambda u, up: up == u - 1)),
+}
 
 
 @dataclass
@@ -706,19 +714,21 @@ def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]],
 def _alternatives(
     types: dict[tuple[Any, ...], list[int]], size: int, relation: str, arith: Arith
 ) -> Iterator[list[Group]]:
-    """The groups to search for one output: under ``all-entries`` every entry takes any undominated move; under
-    a relation that moves one entry, for each type, its first entry moves and every other entry stays."""
-    one, by_one = RELATIONS[relation]
-    moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if not by_one or abs(u - up) == 1]
+    """The groups to search for one output: under ``all-entries`` every entry takes any undominated move or stays
+    (under ``monotone`` the same, once with the moves up and once with the moves down); under a relation that
+    moves one entry, for each type, its first entry moves and every other entry stays."""
+    one, directions = RELATIONS[relation]
     stays = [(u, u) for u in range(size)]
-    if not one:
-        yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
-        return
-    for moved in types:
-        groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
-        for t, es in types.items():
-            groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
-        yield groups
+    for allowed in directions:
+        moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if allowed(u, up)]
+        if not one:
+            yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
+            continue
+        for moved in types:
+            groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
+            for t, es in types.items():
+                groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
+            yield groups
 
 
 def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> HubAnswer | None:

@@ -217,6 +217,11 @@ def planned_privacy(
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:
             return hubbed
+        if not relation.per_entry:  # symmetry orbits are built on per-entry pair types (Relation.per_entry)
+            reason = f"no symmetry sought (the {relation.name} relation is not a condition on each entry)"
+            return _exhaustive_privacy(
+                whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
+            )
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )
@@ -663,7 +668,7 @@ def planned_pairs(
     budget, estimate = detection_budget(whole, relation, pairs=True)
     considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
     detection = time.perf_counter()
-    if budget is not None:
+    if budget is not None and relation.per_entry:
         chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
         if chosen is not None:
             return chosen

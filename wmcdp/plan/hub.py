@@ -2,14 +2,18 @@
 is fixed (the noisy threshold of sparse vector and above-threshold).
 
 For an output ``y`` let ``f_y(x, r) = [A(x; r) = y]`` over input bits ``x`` and random bits ``r``. The *hub*
-``H`` is the set of random bits the program draws before it reads any input entry (and that an output
-reads). The other variables fall into one *block* per input entry ``e``: the entry's bits and the random
-bits drawn after them, up to the next entry's first bit. Fix ``H = h`` and write ``f_{y,h}`` as a BDD with the
-variables in that order. When at every block boundary every edge that crosses it reaches FALSE or one and
-the same node ``g`` (a cut of width one), then ``f_{y,h} = u ∧ g`` with ``u`` over the upper blocks only
-(``u`` is ``f_{y,h}`` with ``g`` read as TRUE: every path that crosses the cut reaches FALSE, in both, or ``g``).
-Cut at every boundary, ``f_{y,h} = AND_e u_e`` with ``u_e`` over block ``e`` alone; the parts share no input
-entry and no random bit (the criterion of :mod:`.parts`), so the random bits of the blocks are independent and
+``H`` is the set of random bits (that an output reads) the program draws before it reads any input entry, and
+those it draws after every entry was read that meet every entry's input (the threshold of a second loop over
+the same answers, as in DP-Sniper's SVT34Parallel). The other variables fall into one *block* per input entry
+``e``: the entry's bits and the random bits whose lowest gates that read an input read ``e``'s alone (its
+answer's noise, in every loop), or else the random bits drawn after ``e``'s first bit, up to the next entry's
+(:func:`find_blocks`). Fix ``H = h`` and write ``f_{y,h}`` as a BDD with the variables in that order (the hub,
+then the blocks in the order their entries are first read). When at every block boundary every edge that
+crosses it reaches FALSE or one and the same node ``g`` (a cut of width one), then ``f_{y,h} = u ∧ g`` with ``u``
+over the upper blocks only (``u`` is ``f_{y,h}`` with ``g`` read as TRUE: every path that crosses the cut reaches
+FALSE, in both, or ``g``). Cut at every boundary, ``f_{y,h} = AND_e u_e`` with ``u_e`` over block ``e`` alone;
+the parts share no input entry and no random bit (the criterion of :mod:`.parts`), so the random bits of the
+blocks are independent and
 
     P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
 
@@ -41,6 +45,7 @@ in float mode).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import time
@@ -80,19 +85,30 @@ class Block:
 
 @dataclass(frozen=True)
 class Hub:
-    """The hub's random bits (variable ids) and the blocks of the other entries, in variable order; ``pinned``,
-    an entry's block whose variables (its input bits and random bits) join the hub for one output."""
+    """The hub's random bits (variable ids) and the blocks of the other entries, in the diagram's variable order
+    ``order`` (level -> variable id: the hub's bits, then each block's); ``late``, the hub's bits drawn after
+    every entry was first read (:func:`find_blocks`); ``pinned``, an entry's block whose variables (its input bits
+    and random bits) join the hub for one output."""
 
     bits: tuple[int, ...]
     blocks: tuple[Block, ...]
+    order: tuple[int, ...]
+    late: tuple[int, ...] = ()
     pinned: Block | None = None
 
     def describe(self) -> str:
-        return f"{len(self.bits)} random bits drawn before any input (variables {_ranges(self.bits)})"
+        early = [v for v in self.bits if v not in self.late]
+        text = f"{len(early)} random bits drawn before any input (variables {_ranges(early)})"
+        if self.late:
+            text += (
+                f" and {len(self.late)} drawn after every entry was read, read with every entry's answer "
+                f"(variables {_ranges(self.late)})"
+            )
+        return text
 
     def pin(self, block: Block) -> Hub:
         """The hub joined by ``block``'s variables; the other blocks stay parts."""
-        return Hub(self.bits, tuple(b for b in self.blocks if b != block), block)
+        return Hub(self.bits, tuple(b for b in self.blocks if b != block), self.order, self.late, block)
 
 
 def _ranges(ids: Sequence[int]) -> str:
@@ -112,44 +128,97 @@ def find_hub(trace: Trace) -> Hub | None:
 
 
 def find_blocks(trace: Trace) -> Hub | None:
-    """As :func:`find_hub`, with a hub of no bits allowed (an entry's block may still be pinned per output)."""
-    circuit = trace.circuit
+    """As :func:`find_hub`, with a hub of no bits allowed (an entry's block may still be pinned per output).
+
+    Each random bit the output reads goes to the hub or to one entry's block (:func:`_owners`): the hub takes the
+    bits drawn before any input, and those drawn after every entry was first read that meet every entry's input
+    (the threshold of a second loop over the same answers); a bit that meets one entry's input joins that entry's
+    block (the noise of its answer, in every loop); any other bit (a coin shared by some entries) joins the block
+    of the entry first read last before it was drawn. The order is only a heuristic: the cut check proves the
+    split, output by output."""
     firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
     if len(firsts) < 2:
         return None
     read = _read_variables(trace)
-    hub = tuple(v for v in sorted(circuit.weights) if v < firsts[0][0] and v in read)
+    owners = _owners(trace, read)
+    start = [first for first, _ in firsts]
+    hub, late, members = [], [], {e: list(trace.input_bits[e]) for _, e in firsts}
+    every = sum(1 << e for _, e in firsts)
+    for v in sorted(read & set(trace.circuit.weights)):
+        met = owners.get(v, 0)
+        if v < start[0]:
+            hub.append(v)
+        elif met and met & (met - 1) == 0:  # one entry
+            members[met.bit_length() - 1].append(v)
+        elif met == every and v > start[-1]:
+            hub.append(v)
+            late.append(v)
+        else:
+            members[firsts[bisect.bisect_right(start, v) - 1][1]].append(v)
     if len(hub) > HUB_BITS:
         return None
-    blocks = _blocks(trace, firsts)
-    return None if blocks is None else Hub(hub, blocks)
+    order, blocks = list(hub), []
+    for _, e in firsts:
+        blocks.append(Block(e, len(order), len(order) + len(members[e])))
+        order += sorted(members[e])
+    placed = set(order)
+    order += [v for v in range(trace.circuit.num_vars) if v not in placed]
+    return Hub(tuple(hub), tuple(blocks), tuple(order), tuple(late))
 
 
-def _blocks(trace: Trace, firsts: list[tuple[int, int]]) -> tuple[Block, ...] | None:
-    """One block per entry from its first bit (``firsts``: (first bit, entry), sorted) to the next entry's;
-    None when an entry's bits do not all lie in its block."""
-    ends = [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
-    blocks = tuple(Block(e, start, end) for (start, e), end in zip(firsts, ends))
-    if any(not all(b.start <= v < b.end for v in trace.input_bits[b.entry]) for b in blocks):
-        return None
-    return blocks
+def _owners(trace: Trace, read: set[int]) -> dict[int, int]:
+    """Per random bit the output reads, the entries (a bit mask) whose inputs it first meets: those read by the
+    lowest gates above the bit (among the gates the output needs) that read any input."""
+    gates, inputs = trace.circuit.gates, {v: e for e, bits in trace.input_bits.items() for v in bits}
+    needed = _needed(trace)
+    mask = dict.fromkeys(needed, 0)
+    parents: dict[int, list[int]] = {}
+    for node in sorted(needed):
+        gate = gates[node]
+        if gate[0] == VAR:
+            mask[node] = 1 << inputs[gate[1]] if gate[1] in inputs else 0
+            continue
+        for child in gate[1:]:
+            if child >= 2:
+                mask[node] |= mask[child]
+                parents.setdefault(child, []).append(node)
+    out: dict[int, int] = {}
+    var_node = trace.circuit.var_node
+    for v in read & set(trace.circuit.weights):
+        met, seen, stack = 0, set(), [var_node[v]]
+        while stack:
+            node = stack.pop()
+            check("hub plan: blocks")
+            for parent in parents.get(node, ()):
+                if mask[parent]:
+                    met |= mask[parent]
+                elif parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        out[v] = met
+    return out
 
 
-def _read_variables(trace: Trace) -> set[int]:
-    """The variables the output bits read."""
+def _needed(trace: Trace) -> set[int]:
+    """The circuit's gates the output bits read (constants left out)."""
     gates = trace.circuit.gates
-    seen, stack, out = set(), list(trace.output_roots), set()
+    seen, stack = set(), list(trace.output_roots)
+    if trace.output_guards is not None:
+        stack += list(trace.output_guards.values())
     while stack:
         node = stack.pop()
         if node in seen or node < 2:
             continue
         seen.add(node)
-        gate = gates[node]
-        if gate[0] == VAR:
-            out.add(gate[1])
-        else:
-            stack.extend(gate[1:])
-    return out
+        if gates[node][0] != VAR:
+            stack.extend(gates[node][1:])
+    return seen
+
+
+def _read_variables(trace: Trace) -> set[int]:
+    """The variables the output bits read."""
+    gates = trace.circuit.gates
+    return {gates[node][1] for node in _needed(trace) if gates[node][0] == VAR}
 
 
 # -- numbers: exact Fractions, or natural logs of floats --------------------------------------------------
@@ -220,11 +289,13 @@ Arith = type[_Exact] | type[_Logs]
 
 
 class Diagrams:
-    """The output bits as BDDs over the program's variables in their order of first use (level = variable id)."""
+    """The output bits as BDDs over the program's variables in the hub's order (``order[level]`` is the variable
+    at a level)."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, order: Sequence[int]) -> None:
         self.trace = trace
-        self.be = BDDBackend(list(range(trace.circuit.num_vars)))
+        self.order = list(order)
+        self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
@@ -313,14 +384,15 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
     (nxt,) = exits.values()
     bits = d.trace.input_bits[block.entry]
     position = {v: len(bits) - 1 - k for k, v in enumerate(bits)}  # the bit's place value in the entry's offset
-    if any(node.level not in position and node.level not in weights for node in nodes):
+    var = d.order
+    if any(var[node.level] not in position and var[node.level] not in weights for node in nodes):
         return None  # an input bit of another entry inside this block
     row = []
     for u in range(size):
         memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
         for node in reversed(nodes):  # children after parents in ``nodes``: count from the bottom up
             lo, hi = _children(node)
-            v = node.level
+            v = var[node.level]
             if v in position:
                 memo[int(node)] = memo[int(hi)] if (u >> position[v]) & 1 else memo[int(lo)]
             else:
@@ -667,26 +739,29 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
     place = {v: len(bits) - 1 - k for k, v in enumerate(bits)}
     _, entering = _block_nodes(f, block.start, d.be.false)
     frontier: Frontier = {(tuple(entering), 0): (tuple(entering.values()), arith.one, {})}
-    for v in range(block.start, block.end):
-        frontier = _step(frontier, v, place.get(v), d.trace.circuit.weights, arith)
+    for level in range(block.start, block.end):
+        v = d.order[level]
+        frontier = _step(frontier, level, v, place.get(v), d.trace.circuit.weights, arith)
         d.work += len(frontier)
     for (_, u), (nodes, mass, path) in frontier.items():
         if u < size and any(node != d.be.false for node in nodes):
             yield d.be.condition(f, path), u, mass
 
 
-def _step(frontier: Frontier, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
-    """The forward pass over variable ``v``: each state's nodes at level ``v`` move to their child, with the
-    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that meet
-    add their masses."""
+def _step(frontier: Frontier, level: int, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
+    """The forward pass over variable ``v`` (at ``level``): each state's nodes at that level move to their child,
+    with the bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that
+    meet add their masses."""
     out: Frontier = {}
     for (_, u), (nodes, mass, path) in frontier.items():
         check("hub plan: pinned block")
-        if place is None and all(node.var is None or node.level != v for node in nodes):
+        if place is None and all(node.var is None or node.level != level for node in nodes):
             _meet(out, nodes, u, mass, path, arith)  # both values: weights summing to one
             continue
         for bit in (False, True):
-            moved = tuple(_children(node)[bit] if node.var is not None and node.level == v else node for node in nodes)
+            moved = tuple(
+                _children(node)[bit] if node.var is not None and node.level == level else node for node in nodes
+            )
             w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
             _meet(out, moved, u if place is None else u + (bit << place), w, {**path, v: bit}, arith)
     return out
@@ -738,7 +813,7 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
     hub = find_blocks(trace) if relation in RELATIONS else None
     if hub is None:
         return None
-    d = Diagrams(trace)
+    d = Diagrams(trace, hub.order)
     try:
         return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
     finally:

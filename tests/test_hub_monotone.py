@@ -93,12 +93,6 @@ def test_monotone_svt_at_ten_answers_takes_the_hub():
     assert steps <= {0, 1} or steps <= {0, -1}
 
 
-def test_the_cli_answers_monotone_svt_at_ten_answers(capsys):
-    args = ["privacy", "monotone_svt", "-p", "n=10", "-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2"]
-    assert main(args) == 0
-    assert "plan          hub" in capsys.readouterr().out
-
-
 # -- random programs with a shared threshold under monotone --------------------------------------------------
 
 

@@ -72,6 +72,12 @@ HUB_BITS = 12
 MAX_OUTPUTS = 1024
 #: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
 MARGIN = 1e-9
+#: seconds per unit of the plan's counted work (:func:`hub_estimate`), fitted (non-negative least squares on the
+#: relative error) on sparse vector n = 10-40, above-threshold n = 20, 60, noisy max m = 5 n = 8, 12, CheckDP's
+#: SVT, GapSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (2 shared cores): a run's fixed cost, a node of
+#: the program's diagram (compiling it and counting the witness), a block node per entry value (the parts' tables),
+#: an event restricted to a hub value, a branch-and-bound run, and a type-count multiset evaluated
+HUB_SECONDS = {"base": 0.07, "node": 5.8e-5, "table": 1.3e-5, "cofactor": 5.6e-5, "search": 2.9e-3, "leaf": 1e-5}
 
 
 @dataclass(frozen=True)
@@ -297,6 +303,8 @@ class Diagrams:
         self.order = list(order)
         self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
+        self.cofactors = 0  # events restricted to a hub value (or a pinned block's class)
+        self.searches = 0  # branch-and-bound runs
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
@@ -705,6 +713,8 @@ class HubAnswer:
     types: int
     work: int
     pinned: int = 0
+    cofactors: int = 0  # output events restricted to a hub value (or a pinned block's class)
+    searches: int = 0  # branch-and-bound runs
 
     def describe(self) -> str:
         """The hub as the plan report names it."""
@@ -745,6 +755,7 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
         d.work += len(frontier)
     for (_, u), (nodes, mass, path) in frontier.items():
         if u < size and any(node != d.be.false for node in nodes):
+            d.cofactors += 1
             yield d.be.condition(f, path), u, mass
 
 
@@ -846,10 +857,11 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         searched.add(signature)
         search = Search(weights, arith, best)
         for groups in _alternatives(types, size, relation, arith):
+            d.searches += 1
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
-    return HubAnswer(hub, best, outputs, most, d.work, pinned)
+    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors, d.searches)
 
 
 def _decompose(
@@ -887,6 +899,7 @@ def _conditioned(
     width = size if hub.pinned is not None else 1
     classes: dict[int, tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
     for assignment, w in _hub_values(hub, d.trace.circuit.weights, arith):
+        d.cofactors += 1
         f = d.be.condition(event, assignment)
         if f == d.be.false:
             continue
@@ -938,14 +951,15 @@ def hub_privacy(
     r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != _ratio(answer.best):
         raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
-    considered.append(("hub", None, answer.describe()))
+    estimate = hub_estimate(answer, len(whole.domain.entry_values), whole.size)
+    considered.append(("hub", estimate, answer.describe()))
     plan = PlanReport(
         "hub",
         f"hub: {answer.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
         f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
         answer.best.leaves,
         relation.count_pairs(whole.domain) * whole.shape.size,
-        None,
+        estimate,
         0.0,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -953,6 +967,22 @@ def hub_privacy(
         detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
+    """Seconds of the hub plan as a fixed function of the work it counted (:data:`HUB_SECONDS`, the unit of the
+    planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts' tables times the
+    ``size`` values of an entry, the events restricted to hub values, the searches and their leaves. Known once
+    the plan ran (the leaves are counted by the search), so it is reported, not used to choose the plan."""
+    c = HUB_SECONDS
+    return (
+        c["base"]
+        + c["node"] * nodes
+        + c["table"] * answer.work * size
+        + c["cofactor"] * answer.cofactors
+        + c["search"] * answer.searches
+        + c["leaf"] * answer.best.leaves
+    )
 
 
 def _exact_run(whole: Any, exact: Any) -> bool | None:

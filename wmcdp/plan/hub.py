@@ -46,6 +46,7 @@ in float mode).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import time
@@ -230,6 +231,12 @@ def _read_variables(trace: Trace) -> set[int]:
 # -- numbers: exact Fractions, or natural logs of floats --------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _exact_log(a: Fraction) -> float:
+    """``ln a`` of a probability (``-inf`` for 0), remembered: the parts' tables repeat few distinct values."""
+    return ln(a) if a > 0 else -math.inf
+
+
 class _Exact:
     """Probabilities as Fractions."""
 
@@ -251,7 +258,7 @@ class _Exact:
 
     @staticmethod
     def log(a: Any) -> float:
-        return ln(a) if a > 0 else -math.inf
+        return _exact_log(a)
 
     @staticmethod
     def power(a: Any, c: int) -> Any:
@@ -727,13 +734,23 @@ class HubAnswer:
         return " and ".join(drawn)
 
 
-def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> Iterator[tuple[dict[int, bool], Any]]:
-    """Every assignment of the hub's bits drawn before the inputs with its probability."""
-    for bits in itertools.product((False, True), repeat=len(hub.bits)):
-        w = arith.one
-        for v, bit in zip(hub.bits, bits):
-            w = arith.mul(w, arith.weight(weights[v], bit))
-        yield dict(zip(hub.bits, bits)), w
+def _hub_cofactors(d: Diagrams, hub: Hub, event: Any, arith: Arith) -> Iterator[tuple[Any, Any]]:
+    """``(event restricted to h, P(H = h))`` for every value ``h`` of the hub's bits whose restriction is
+    satisfiable: depth first, one bit restricted at a time, so a prefix that makes the event FALSE drops every
+    value below it and each restriction starts from its parent's (smaller) diagram."""
+    weights, false = d.trace.circuit.weights, d.be.false
+    stack = [(event, arith.one, 0)]
+    while stack:
+        f, w, i = stack.pop()
+        if i == len(hub.bits):
+            yield f, w
+            continue
+        v = hub.bits[i]
+        for bit in (True, False):
+            d.cofactors += 1
+            g = d.be.condition(f, {v: bit})
+            if g != false:
+                stack.append((g, arith.mul(w, arith.weight(weights[v], bit)), i + 1))
 
 
 #: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)
@@ -898,11 +915,7 @@ def _conditioned(
     k)`` as without one."""
     width = size if hub.pinned is not None else 1
     classes: dict[int, tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
-    for assignment, w in _hub_values(hub, d.trace.circuit.weights, arith):
-        d.cofactors += 1
-        f = d.be.condition(event, assignment)
-        if f == d.be.false:
-            continue
+    for f, w in _hub_cofactors(d, hub, event, arith):
         pinned = [(f, 0, arith.one)] if hub.pinned is None else _pinned_cofactors(d, f, hub.pinned, size, arith)
         for g, u, p in pinned:
             if g == d.be.false:

@@ -74,11 +74,12 @@ MAX_OUTPUTS = 1024
 #: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
 MARGIN = 1e-9
 #: seconds per unit of the plan's counted work (:func:`hub_estimate`), fitted (non-negative least squares on the
-#: relative error) on sparse vector n = 10-40, above-threshold n = 20, 60, noisy max m = 5 n = 8, 12, CheckDP's
-#: SVT, GapSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (2 shared cores): a run's fixed cost, a node of
-#: the program's diagram (compiling it and counting the witness), a block node per entry value (the parts' tables),
-#: an event restricted to a hub value, a branch-and-bound run, and a type-count multiset evaluated
-HUB_SECONDS = {"base": 0.07, "node": 5.8e-5, "table": 1.3e-5, "cofactor": 5.6e-5, "search": 2.9e-3, "leaf": 1e-5}
+#: relative error) to the CPU seconds of sparse vector n = 10-40, above-threshold n = 20, 60, noisy max m = 5
+#: n = 8, 12, CheckDP's SVT, GapSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (the wall time of a
+#: quiet machine; a loaded one stretches it): a run's fixed cost, a node of the program's diagram (compiling it
+#: and counting the witness), a block node per entry value (the parts' tables), a restriction of an event to one
+#: hub bit, a branch-and-bound run, and a type-count multiset evaluated
+HUB_SECONDS = {"base": 0.012, "node": 9e-6, "table": 7e-6, "cofactor": 1.5e-5, "search": 6e-4, "leaf": 2.4e-6}
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ class Diagrams:
         self.order = list(order)
         self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
-        self.cofactors = 0  # events restricted to a hub value (or a pinned block's class)
+        self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
         self.searches = 0  # branch-and-bound runs
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
@@ -720,7 +721,7 @@ class HubAnswer:
     types: int
     work: int
     pinned: int = 0
-    cofactors: int = 0  # output events restricted to a hub value (or a pinned block's class)
+    cofactors: int = 0  # restrictions of output events to one hub bit (or to a pinned block's class)
     searches: int = 0  # branch-and-bound runs
 
     def describe(self) -> str:

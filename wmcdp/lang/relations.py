@@ -79,26 +79,10 @@ class Relation:
                             (digit[i] + step >= 0) & (digit[i] + step < k),
                         )
                     )
-        elif self.name == "monotone":
-            for steps in _monotone_steps(n):
-                valid = np.ones(domain.size, dtype=bool)
-                delta = 0
-                for i, step in enumerate(steps):
-                    if step:
-                        valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
-                        delta += step * place[i]
-                out.append((np.full(domain.size, delta, dtype=np.int64), valid))
-        else:  # all-entries: every entry moves by -1, 0 or +1, in itertools.product order
-            for steps in itertools.product((-1, 0, 1), repeat=n):
-                if not any(steps):
-                    continue
-                valid = np.ones(domain.size, dtype=bool)
-                delta = 0
-                for i, step in enumerate(steps):
-                    if step:
-                        valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
-                        delta += step * place[i]
-                out.append((np.full(domain.size, delta, dtype=np.int64), valid))
+        else:  # a step on every entry: monotone's nonzero 0/1 steps up and down, or all-entries' in product order
+            every = itertools.product((-1, 0, 1), repeat=n)
+            for steps in _monotone_steps(n) if self.name == "monotone" else (s for s in every if any(s)):
+                out.append(_stepped(steps, digit, place, k))
         return out
 
     def direction_count(self, domain: Vector) -> int:
@@ -188,6 +172,20 @@ def _all_entries_slices(k: int, n: int) -> Iterator[Slices]:
         a = tuple(slice(0, k - 1) if s > 0 else slice(1, k) if s < 0 else slice(None) for s in steps)
         b = tuple(slice(1, k) if s > 0 else slice(0, k - 1) if s < 0 else slice(None) for s in steps)
         yield a, b, rank(steps), rank(tuple(-s for s in steps))
+
+
+def _stepped(
+    steps: tuple[int, ...], digit: list[np.ndarray], place: list[int], k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The direction that moves entry ``i`` by ``steps[i]``: ``(delta, valid)`` over the codes whose entry digits
+    are ``digit`` (entry ``i``'s place value ``place[i]``, ``k`` values an entry)."""
+    valid = np.ones(len(digit[0]), dtype=bool)
+    delta = 0
+    for i, step in enumerate(steps):
+        if step:
+            valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
+            delta += step * place[i]
+    return np.full(len(digit[0]), delta, dtype=np.int64), valid
 
 
 def _monotone_step(n: int, rank: int) -> tuple[int, ...]:

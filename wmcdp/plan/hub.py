@@ -149,47 +149,46 @@ def find_blocks(trace: Trace) -> Hub | None:
         return None
     read = _read_variables(trace)
     owners = _owners(trace, read)
-    start = [first for first, _ in firsts]
     hub, late, members = [], [], {e: list(trace.input_bits[e]) for _, e in firsts}
-    every = sum(1 << e for _, e in firsts)
     for v in sorted(read & set(trace.circuit.weights)):
-        met = owners.get(v, 0)
-        if v < start[0]:
+        owner = _owner(v, owners.get(v, 0), firsts)
+        if owner is None:
             hub.append(v)
-        elif met and met & (met - 1) == 0:  # one entry
-            members[met.bit_length() - 1].append(v)
-        elif met == every and v > start[-1]:
-            hub.append(v)
-            late.append(v)
+            late += [v] if v > firsts[0][0] else []
         else:
-            members[firsts[bisect.bisect_right(start, v) - 1][1]].append(v)
+            members[owner].append(v)
     if len(hub) > HUB_BITS:
         return None
+    return _laid_out(trace, hub, late, [(e, members[e]) for _, e in firsts])
+
+
+def _laid_out(trace: Trace, hub: list[int], late: list[int], members: list[tuple[int, list[int]]]) -> Hub:
+    """The hub with the variable order: its bits, then each entry's block (its ``members``, in the order given),
+    then the variables the output does not read."""
     order, blocks = list(hub), []
-    for _, e in firsts:
-        blocks.append(Block(e, len(order), len(order) + len(members[e])))
-        order += sorted(members[e])
+    for e, variables in members:
+        blocks.append(Block(e, len(order), len(order) + len(variables)))
+        order += sorted(variables)
     placed = set(order)
     order += [v for v in range(trace.circuit.num_vars) if v not in placed]
     return Hub(tuple(hub), tuple(blocks), tuple(order), tuple(late))
 
 
+def _owner(v: int, met: int, firsts: list[tuple[int, int]]) -> int | None:
+    """The entry whose block takes random bit ``v``, or None for the hub (:func:`find_blocks`); ``met``: the
+    entries (a bit mask) whose inputs the bit meets, ``firsts``: (first input bit, entry), sorted."""
+    start = [first for first, _ in firsts]
+    if v < start[0] or (met == sum(1 << e for _, e in firsts) and v > start[-1]):
+        return None
+    if met and met & (met - 1) == 0:  # one entry
+        return met.bit_length() - 1
+    return firsts[bisect.bisect_right(start, v) - 1][1]
+
+
 def _owners(trace: Trace, read: set[int]) -> dict[int, int]:
     """Per random bit the output reads, the entries (a bit mask) whose inputs it first meets: those read by the
     lowest gates above the bit (among the gates the output needs) that read any input."""
-    gates, inputs = trace.circuit.gates, {v: e for e, bits in trace.input_bits.items() for v in bits}
-    needed = _needed(trace)
-    mask = dict.fromkeys(needed, 0)
-    parents: dict[int, list[int]] = {}
-    for node in sorted(needed):
-        gate = gates[node]
-        if gate[0] == VAR:
-            mask[node] = 1 << inputs[gate[1]] if gate[1] in inputs else 0
-            continue
-        for child in gate[1:]:
-            if child >= 2:
-                mask[node] |= mask[child]
-                parents.setdefault(child, []).append(node)
+    mask, parents = _entry_masks(trace)
     out: dict[int, int] = {}
     var_node = trace.circuit.var_node
     for v in read & set(trace.circuit.weights):
@@ -205,6 +204,24 @@ def _owners(trace: Trace, read: set[int]) -> dict[int, int]:
                     stack.append(parent)
         out[v] = met
     return out
+
+
+def _entry_masks(trace: Trace) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Per gate the output needs, the entries (a bit mask) whose input bits it reads, and each gate's parents."""
+    gates, inputs = trace.circuit.gates, {v: e for e, bits in trace.input_bits.items() for v in bits}
+    needed = _needed(trace)
+    mask = dict.fromkeys(needed, 0)
+    parents: dict[int, list[int]] = {}
+    for node in sorted(needed):  # children before parents
+        gate = gates[node]
+        if gate[0] == VAR:
+            mask[node] = 1 << inputs[gate[1]] if gate[1] in inputs else 0
+            continue
+        for child in gate[1:]:
+            if child >= 2:
+                mask[node] |= mask[child]
+                parents.setdefault(child, []).append(node)
+    return mask, parents
 
 
 def _needed(trace: Trace) -> set[int]:

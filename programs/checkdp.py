@@ -151,7 +151,10 @@ def bad_svt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> 
 
 
 def monotone(x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-    """Monotone neighbours: every answer moves by 0 or +1, or every answer by 0 or -1 (not all by 0)."""
+    """Monotone neighbours: every answer moves by 0 or +1, or every answer by 0 or -1 (not all by 0), unbounded.
+
+    The built-in relation ``"monotone"`` is this one on a program's domain (it leaves out the neighbours outside
+    it); :func:`monotone_svt` declares the built-in one, which the planner's plans know."""
     for step in itertools.product((0, 1), repeat=len(x)):
         if any(step):
             for sign in (1, -1):
@@ -162,7 +165,7 @@ def monotone_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alp
     """CheckDP Monotone SVT: SVT with query noise Lap(2N/eps) for queries that all move the same way; claimed eps-DP.
 
     ``examples/svt_increasing.c`` and ``examples/svt_decreasing.c`` (Lyu, Su, Li 2017, Sec. 4):
-    CheckDP checks each direction; wmcdp's neighbours are both (:func:`monotone`). Threshold noise
+    CheckDP checks each direction; wmcdp's neighbours are both (``"monotone"``, :func:`monotone`). Threshold noise
     Lap(2/eps): ratio ``a^N``; query noise Lap(2N/eps): ``a = e^(-eps0/(2N))``. Codes 0 = FALSE,
     1 = TRUE, 2 = stopped. Private (CheckDP: proved). The same loop as
     :func:`~wmcdp.programs.suite.sparse_vector`, whose neighbours are not monotone.
@@ -181,7 +184,7 @@ def monotone_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alp
         query_power=1,
         report=None,
         description="SVT for monotone queries; codes 0=FALSE 1=TRUE 2=stopped",
-        neighbours=monotone,
+        neighbours="monotone",
     )
 
 

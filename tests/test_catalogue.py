@@ -150,13 +150,13 @@ CASES = [
      lambda: synthesize_accuracy(rr_counting(2, 0.2), alpha=1, V=lambda x: float("nan")),
      ["accuracy", "{f}:nan_target", "--alpha", "1"]),
     ("unknown neighbour relation",
-     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, add-remove, "
-     "or give a function (FILE.py:FUNC)",
+     "unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, monotone, "
+     "add-remove, or give a function (FILE.py:FUNC)",
      lambda: synthesize_privacy(randomized_response(2, 0.2), neighbours="adjacent"),
      ["privacy", "randomized_response", "-p", "n=2", "-p", "lam=0.2", "--neighbours", "adjacent"]),
     ("program declaring an unknown relation",
      "program adj declares the unknown neighbour relation 'adjacent'; choose one of hamming, one-entry, all-entries, "
-     "add-remove",
+     "monotone, add-remove",
      lambda: Program("adj", Bits(1), lambda x: x[0], neighbours="adjacent"), ["privacy", "{f}:adjacent"]),
     ("a neighbour relation that is not symmetric",
      "the neighbour relation one_way is not symmetric: 1 is a neighbour of 0, but not the other way round",
@@ -167,6 +167,11 @@ CASES = [
      "not the user relation one_way",
      lambda: synthesize_privacy(_coin(0.25), "auto", neighbours=one_way),
      ["privacy", "{f}:coin", "--sets", "auto", "--neighbours", "{f}:one_way"]),
+    ("automatic sets with the monotone relation",
+     "automatic symmetry sets need a neighbour relation that is a condition on each entry (hamming, one-entry, "
+     "all-entries), not monotone",
+     lambda: synthesize_privacy(_coin(0.25), "auto", neighbours="monotone"),
+     ["privacy", "{f}:coin", "--sets", "auto", "--neighbours", "monotone"]),
     ("automatic sets over the size limit",
      "the automatic symmetry sets are too large (|C| = 370855680 triples; limit 268435456): force the run (--force)",
      lambda: synthesize_privacy(kary_rr(12, 4, ratio=3), "auto"),

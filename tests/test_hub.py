@@ -255,3 +255,17 @@ def test_a_shared_coin_drawn_before_the_inputs_joins_the_hub():
     assert answer is not None and len(answer.hub.bits) == 3
     inputs = list(itertools.product(range(3), repeat=3))
     assert _value(answer) == brute.tight_ratio(reference, inputs, _neighbours("all-entries", 3))
+
+
+def test_the_plan_reports_an_estimate_from_its_counted_work():
+    """The estimate is a fixed function of counted work (so two runs give the same one, on any machine), and grows
+    with the work: sparse vector at 12 answers has more outputs, block nodes and leaves than at 6."""
+    from wmcdp.plan.hub import HUB_SECONDS
+
+    small = synthesize_privacy(sparse_vector(6, 2, 1, 1, alpha=HALF), exact=True).plan
+    again = synthesize_privacy(sparse_vector(6, 2, 1, 1, alpha=HALF), exact=True).plan
+    large = synthesize_privacy(sparse_vector(12, 2, 1, 1, alpha=HALF), exact=True).plan
+    assert small.kind == large.kind == "hub"
+    assert small.estimated_seconds == again.estimated_seconds
+    assert HUB_SECONDS["base"] < small.estimated_seconds < large.estimated_seconds
+    assert ("hub", small.estimated_seconds) in [(kind, e) for kind, e, _ in small.considered]

@@ -162,7 +162,9 @@ def test_every_probability_of_the_pinned_parts_is_the_brute_force_one(factory):
     """``P(y | x) = sum_k P_p(k | x_p) prod_e P_e(y | x_e, k)`` for every input and output (not only the witness)."""
     n = 2 if factory is noisy_max_value else 3
     trace = factory(n, M, alpha=HALF).trace()
-    d, blocks = Diagrams(trace), find_blocks(trace)
+    blocks = find_blocks(trace)
+    assert blocks is not None
+    d = Diagrams(trace, blocks.order)
     reference = _noisy_max_reference(n, factory is noisy_max_value)
     for values, event in d.events(MAX_OUTPUTS):
         used, weights, tables = _decompose(d, blocks, event, M + 1, _Exact)

@@ -22,7 +22,7 @@ from ..base.limits import MAX_MEMORY
 #: the knowledge compilers (``wmcdp.compile.BACKENDS``)
 BACKENDS = ("bdd", "sdd")
 #: the built-in neighbour relations (``wmcdp.lang.relations.NEIGHBOURS``)
-NEIGHBOURS = ("hamming", "one-entry", "all-entries", "add-remove")
+NEIGHBOURS = ("hamming", "one-entry", "all-entries", "monotone", "add-remove")
 #: the formats of rows (``wmcdp.report.tables.FORMATS``)
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 #: how ``--compose`` composes (``wmcdp.notions.approximate.ACCOUNTANTS``)

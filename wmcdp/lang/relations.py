@@ -1,9 +1,10 @@
 """Neighbour relations: which inputs of a program's domain are neighbours (docs/dsl.md, "Neighbour relations").
 
 ``hamming`` (differ in exactly one entry), ``one-entry`` (one entry moves by +-1, all others equal),
-``all-entries`` (every entry moves by at most 1), ``add-remove`` (one record is added to or removed from a slot
-holding the *absent* value, :func:`add_remove`), or a user relation given as a generator of neighbours or as a
-symmetric predicate (:func:`relation_from_function`). A program declares one (:class:`wmcdp.Program`'s
+``all-entries`` (every entry moves by at most 1), ``monotone`` (every entry moves by 0 or +1, or every entry by 0 or
+-1, not all by 0: query answers that all move the same way), ``add-remove`` (one record is added to or removed from
+a slot holding the *absent* value, :func:`add_remove`), or a user relation given as a generator of neighbours or as
+a symmetric predicate (:func:`relation_from_function`). A program declares one (:class:`wmcdp.Program`'s
 ``neighbours``); the sets, plans and notions enumerate its pairs (:meth:`Relation.directions`).
 """
 
@@ -43,6 +44,13 @@ class Relation:
     def __call__(self, domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
         return self.neighbours(domain, x)
 
+    @property
+    def per_entry(self) -> bool:
+        """Whether the relation is a condition on the per-entry pairs ``(x_i, x'_i)`` alone, each from one set of
+        pair types and counted only (hamming, one-entry, all-entries); ``monotone`` is not (its entries must all
+        move the same way), so plans built on per-entry pair types (symmetry orbits, products) leave it out."""
+        return self.builtin and self.name in PER_ENTRY
+
     def directions(self, domain: Vector) -> list[tuple[np.ndarray, np.ndarray]]:
         """The relation as index arithmetic on input codes (built-in relations only).
 
@@ -71,23 +79,16 @@ class Relation:
                             (digit[i] + step >= 0) & (digit[i] + step < k),
                         )
                     )
-        else:  # all-entries: every entry moves by -1, 0 or +1, in itertools.product order
-            for steps in itertools.product((-1, 0, 1), repeat=n):
-                if not any(steps):
-                    continue
-                valid = np.ones(domain.size, dtype=bool)
-                delta = 0
-                for i, step in enumerate(steps):
-                    if step:
-                        valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
-                        delta += step * place[i]
-                out.append((np.full(domain.size, delta, dtype=np.int64), valid))
+        else:  # a step on every entry: monotone's nonzero 0/1 steps up and down, or all-entries' in product order
+            every = itertools.product((-1, 0, 1), repeat=n)
+            for steps in _monotone_steps(n) if self.name == "monotone" else (s for s in every if any(s)):
+                out.append(_stepped(steps, digit, place, k))
         return out
 
     def direction_count(self, domain: Vector) -> int:
         """How many directions :meth:`directions` has (built-in relations only)."""
         n, k = domain.n, len(domain.entry_values)
-        return int({"hamming": n * k, "one-entry": 2 * n}.get(self.name, 3**n - 1))
+        return int({"hamming": n * k, "one-entry": 2 * n, "monotone": 2 * (2**n - 1)}.get(self.name, 3**n - 1))
 
     def step(self, domain: Vector, x: tuple[int, ...], rank: int) -> tuple[int, ...]:
         """The neighbour of ``x`` in direction ``rank`` of :meth:`directions`."""
@@ -98,6 +99,8 @@ class Relation:
         if self.name == "one-entry":
             i, up = divmod(rank, 2)
             return x[:i] + (x[i] + (1 if up else -1),) + x[i + 1 :]
+        if self.name == "monotone":
+            return tuple(v + s for v, s in zip(x, _monotone_step(n, rank)))
         index = rank + (rank >= sum(3 ** (n - 1 - i) for i in range(n)))  # skip the all-zero steps
         steps = [(index // 3 ** (n - 1 - i)) % 3 - 1 for i in range(n)]
         return tuple(v + s for v, s in zip(x, steps))
@@ -113,7 +116,9 @@ class Relation:
         """
         if not self.builtin:
             raise ValueError("only built-in relations have slices")
-        slices = {"hamming": _hamming_slices, "one-entry": _one_entry_slices}.get(self.name, _all_entries_slices)
+        slices = {"hamming": _hamming_slices, "one-entry": _one_entry_slices, "monotone": _monotone_slices}.get(
+            self.name, _all_entries_slices
+        )
         return slices(len(domain.entry_values), domain.n)
 
     def count_pairs(self, domain: Vector) -> int:
@@ -125,6 +130,8 @@ class Relation:
             return int(n * 2 * (k - 1) * k ** (n - 1))  # int(): typeshed gives int ** int as Any
         if self.name == "all-entries":
             return int((3 * k - 2) ** n - k**n)
+        if self.name == "monotone":  # per direction and nonzero 0/1 step s: (k - 1)^|s| k^(n - |s|) inputs
+            return int(2 * ((2 * k - 1) ** n - k**n))
         return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
 
 
@@ -167,6 +174,42 @@ def _all_entries_slices(k: int, n: int) -> Iterator[Slices]:
         yield a, b, rank(steps), rank(tuple(-s for s in steps))
 
 
+def _stepped(
+    steps: tuple[int, ...], digit: list[np.ndarray], place: list[int], k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The direction that moves entry ``i`` by ``steps[i]``: ``(delta, valid)`` over the codes whose entry digits
+    are ``digit`` (entry ``i``'s place value ``place[i]``, ``k`` values an entry)."""
+    valid = np.ones(len(digit[0]), dtype=bool)
+    delta = 0
+    for i, step in enumerate(steps):
+        if step:
+            valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
+            delta += step * place[i]
+    return np.full(len(digit[0]), delta, dtype=np.int64), valid
+
+
+def _monotone_step(n: int, rank: int) -> tuple[int, ...]:
+    """Direction ``rank`` of the monotone relation: the nonzero 0/1 steps in product order, each up then down."""
+    index, down = divmod(rank, 2)
+    bits = index + 1  # the all-zero step is skipped
+    return tuple((-1 if down else 1) * ((bits >> (n - 1 - i)) & 1) for i in range(n))
+
+
+def _monotone_steps(n: int) -> Iterator[tuple[int, ...]]:
+    """Every direction of the monotone relation in rank order (:func:`_monotone_step`)."""
+    return (_monotone_step(n, rank) for rank in range(2 * (2**n - 1)))
+
+
+def _monotone_slices(k: int, n: int) -> Iterator[Slices]:
+    """Monotone neighbours: the entries of a nonzero 0/1 step one value up from x to x' (direction ``2 r``, ``r``
+    the step's rank among the nonzero steps), the others equal; back down is direction ``2 r + 1``."""
+    for r, bits in enumerate(range(1, 2**n)):
+        moved = [(bits >> (n - 1 - i)) & 1 for i in range(n)]
+        a = tuple(slice(0, k - 1) if s else slice(None) for s in moved)
+        b = tuple(slice(1, k) if s else slice(None) for s in moved)
+        yield a, b, 2 * r, 2 * r + 1
+
+
 def _hamming(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     for i, xi in enumerate(x):
         for v in domain.entry_values:
@@ -185,6 +228,15 @@ def _all_entries(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]
     choices = [[v for v in (xi - 1, xi, xi + 1) if domain.lo <= v <= domain.hi] for xi in x]
     for xp in itertools.product(*choices):
         if xp != x:
+            yield xp
+
+
+def _monotone(domain: Vector, x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """Every entry one up or the same, or every entry one down or the same, not all the same: the nonzero 0/1
+    steps in product order, each up then down, those that stay in the domain."""
+    for step in _monotone_steps(len(x)):
+        xp = tuple(v + s for v, s in zip(x, step))
+        if all(domain.lo <= v <= domain.hi for v in xp):
             yield xp
 
 
@@ -233,8 +285,11 @@ NEIGHBOURS: dict[str, Relation] = {
     "hamming": Relation("hamming", _hamming, builtin=True),
     "one-entry": Relation("one-entry", _one_entry, builtin=True),
     "all-entries": Relation("all-entries", _all_entries, builtin=True),
+    "monotone": Relation("monotone", _monotone, builtin=True),
     "add-remove": _ADD_REMOVE,
 }
+#: the built-in relations that are a condition on each entry's pair (x_i, x'_i) alone (:attr:`Relation.per_entry`)
+PER_ENTRY = ("hamming", "one-entry", "all-entries")
 
 
 def neighbour_relation(relation: str | Relation | Callable[..., Any]) -> Relation:

@@ -2,14 +2,18 @@
 is fixed (the noisy threshold of sparse vector and above-threshold).
 
 For an output ``y`` let ``f_y(x, r) = [A(x; r) = y]`` over input bits ``x`` and random bits ``r``. The *hub*
-``H`` is the set of random bits the program draws before it reads any input entry (and that an output
-reads). The other variables fall into one *block* per input entry ``e``: the entry's bits and the random
-bits drawn after them, up to the next entry's first bit. Fix ``H = h`` and write ``f_{y,h}`` as a BDD with the
-variables in that order. When at every block boundary every edge that crosses it reaches FALSE or one and
-the same node ``g`` (a cut of width one), then ``f_{y,h} = u ∧ g`` with ``u`` over the upper blocks only
-(``u`` is ``f_{y,h}`` with ``g`` read as TRUE: every path that crosses the cut reaches FALSE, in both, or ``g``).
-Cut at every boundary, ``f_{y,h} = AND_e u_e`` with ``u_e`` over block ``e`` alone; the parts share no input
-entry and no random bit (the criterion of :mod:`.parts`), so the random bits of the blocks are independent and
+``H`` is the set of random bits (that an output reads) the program draws before it reads any input entry, and
+those it draws after every entry was read that meet every entry's input (the threshold of a second loop over
+the same answers, as in DP-Sniper's SVT34Parallel). The other variables fall into one *block* per input entry
+``e``: the entry's bits and the random bits whose lowest gates that read an input read ``e``'s alone (its
+answer's noise, in every loop), or else the random bits drawn after ``e``'s first bit, up to the next entry's
+(:func:`find_blocks`). Fix ``H = h`` and write ``f_{y,h}`` as a BDD with the variables in that order (the hub,
+then the blocks in the order their entries are first read). When at every block boundary every edge that
+crosses it reaches FALSE or one and the same node ``g`` (a cut of width one), then ``f_{y,h} = u ∧ g`` with ``u``
+over the upper blocks only (``u`` is ``f_{y,h}`` with ``g`` read as TRUE: every path that crosses the cut reaches
+FALSE, in both, or ``g``). Cut at every boundary, ``f_{y,h} = AND_e u_e`` with ``u_e`` over block ``e`` alone;
+the parts share no input entry and no random bit (the criterion of :mod:`.parts`), so the random bits of the
+blocks are independent and
 
     P(y | x) = sum_h P(H = h) * prod_e P_e(y | x_e, h),    P_e(y | x_e, h) = WMC(u_e | x_e).
 
@@ -27,7 +31,9 @@ at any depth hand the program on.
 
 The worst triple ``(x, x', y)`` is searched without listing every pair: per output, entries whose tables
 ``P_e(y | ., h)`` are equal for every ``h`` are one *type*, and only how many entries of a type take each
-choice ``(x_e, x'_e)`` matters (a multiset). Under ``all-entries`` a choice ``d`` whose tables satisfy
+choice ``(x_e, x'_e)`` matters (a multiset). Under ``monotone`` (every entry moves by 0 or +1, or every one by 0
+or -1) the search runs twice, once per direction, each as under ``all-entries`` with that direction's moves only.
+Under ``all-entries`` a choice ``d`` whose tables satisfy
 ``P(.| x_d, h) <= P(.| x_e, h)`` and ``P(.| x'_d, h) >= P(.| x'_e, h)`` for every ``h`` is dominated by ``e``
 (numerator up, denominator down) and dropped. A branch-and-bound over the counts prunes a branch when its
 bound, ``sum_h a_h / sum_h b_h <= max_h a_h / b_h`` with each undecided entry at its largest per-``h`` ratio,
@@ -39,6 +45,8 @@ in float mode).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import itertools
 import math
 import time
@@ -65,6 +73,13 @@ HUB_BITS = 12
 MAX_OUTPUTS = 1024
 #: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
 MARGIN = 1e-9
+#: seconds per unit of the plan's counted work (:func:`hub_estimate`), fitted (non-negative least squares on the
+#: relative error) to the CPU seconds of sparse vector n = 10-40, above-threshold n = 20, 60, noisy max m = 5
+#: n = 8, 12, CheckDP's SVT, GapSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (the wall time of a
+#: quiet machine; a loaded one stretches it): a run's fixed cost, a node of the program's diagram (compiling it
+#: and counting the witness), a block node per entry value (the parts' tables), a restriction of an event to one
+#: hub bit, a branch-and-bound run, and a type-count multiset evaluated
+HUB_SECONDS = {"base": 0.012, "node": 9e-6, "table": 7e-6, "cofactor": 1.5e-5, "search": 6e-4, "leaf": 2.4e-6}
 
 
 @dataclass(frozen=True)
@@ -78,19 +93,30 @@ class Block:
 
 @dataclass(frozen=True)
 class Hub:
-    """The hub's random bits (variable ids) and the blocks of the other entries, in variable order; ``pinned``,
-    an entry's block whose variables (its input bits and random bits) join the hub for one output."""
+    """The hub's random bits (variable ids) and the blocks of the other entries, in the diagram's variable order
+    ``order`` (level -> variable id: the hub's bits, then each block's); ``late``, the hub's bits drawn after
+    every entry was first read (:func:`find_blocks`); ``pinned``, an entry's block whose variables (its input bits
+    and random bits) join the hub for one output."""
 
     bits: tuple[int, ...]
     blocks: tuple[Block, ...]
+    order: tuple[int, ...]
+    late: tuple[int, ...] = ()
     pinned: Block | None = None
 
     def describe(self) -> str:
-        return f"{len(self.bits)} random bits drawn before any input (variables {_ranges(self.bits)})"
+        early = [v for v in self.bits if v not in self.late]
+        text = f"{len(early)} random bits drawn before any input (variables {_ranges(early)})"
+        if self.late:
+            text += (
+                f" and {len(self.late)} drawn after every entry was read, read with every entry's answer "
+                f"(variables {_ranges(self.late)})"
+            )
+        return text
 
     def pin(self, block: Block) -> Hub:
         """The hub joined by ``block``'s variables; the other blocks stay parts."""
-        return Hub(self.bits, tuple(b for b in self.blocks if b != block), block)
+        return Hub(self.bits, tuple(b for b in self.blocks if b != block), self.order, self.late, block)
 
 
 def _ranges(ids: Sequence[int]) -> str:
@@ -110,47 +136,123 @@ def find_hub(trace: Trace) -> Hub | None:
 
 
 def find_blocks(trace: Trace) -> Hub | None:
-    """As :func:`find_hub`, with a hub of no bits allowed (an entry's block may still be pinned per output)."""
-    circuit = trace.circuit
+    """As :func:`find_hub`, with a hub of no bits allowed (an entry's block may still be pinned per output).
+
+    Each random bit the output reads goes to the hub or to one entry's block (:func:`_owners`): the hub takes the
+    bits drawn before any input, and those drawn after every entry was first read that meet every entry's input
+    (the threshold of a second loop over the same answers); a bit that meets one entry's input joins that entry's
+    block (the noise of its answer, in every loop); any other bit (a coin shared by some entries) joins the block
+    of the entry first read last before it was drawn. The order is only a heuristic: the cut check proves the
+    split, output by output."""
     firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
     if len(firsts) < 2:
         return None
     read = _read_variables(trace)
-    hub = tuple(v for v in sorted(circuit.weights) if v < firsts[0][0] and v in read)
+    owners = _owners(trace, read)
+    hub, late, members = [], [], {e: list(trace.input_bits[e]) for _, e in firsts}
+    for v in sorted(read & set(trace.circuit.weights)):
+        owner = _owner(v, owners.get(v, 0), firsts)
+        if owner is None:
+            hub.append(v)
+            late += [v] if v > firsts[0][0] else []
+        else:
+            members[owner].append(v)
     if len(hub) > HUB_BITS:
         return None
-    blocks = _blocks(trace, firsts)
-    return None if blocks is None else Hub(hub, blocks)
+    return _laid_out(trace, hub, late, [(e, members[e]) for _, e in firsts])
 
 
-def _blocks(trace: Trace, firsts: list[tuple[int, int]]) -> tuple[Block, ...] | None:
-    """One block per entry from its first bit (``firsts``: (first bit, entry), sorted) to the next entry's;
-    None when an entry's bits do not all lie in its block."""
-    ends = [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
-    blocks = tuple(Block(e, start, end) for (start, e), end in zip(firsts, ends))
-    if any(not all(b.start <= v < b.end for v in trace.input_bits[b.entry]) for b in blocks):
+def _laid_out(trace: Trace, hub: list[int], late: list[int], members: list[tuple[int, list[int]]]) -> Hub:
+    """The hub with the variable order: its bits, then each entry's block (its ``members``, in the order given),
+    then the variables the output does not read."""
+    order, blocks = list(hub), []
+    for e, variables in members:
+        blocks.append(Block(e, len(order), len(order) + len(variables)))
+        order += sorted(variables)
+    placed = set(order)
+    order += [v for v in range(trace.circuit.num_vars) if v not in placed]
+    return Hub(tuple(hub), tuple(blocks), tuple(order), tuple(late))
+
+
+def _owner(v: int, met: int, firsts: list[tuple[int, int]]) -> int | None:
+    """The entry whose block takes random bit ``v``, or None for the hub (:func:`find_blocks`); ``met``: the
+    entries (a bit mask) whose inputs the bit meets, ``firsts``: (first input bit, entry), sorted."""
+    start = [first for first, _ in firsts]
+    if v < start[0] or (met == sum(1 << e for _, e in firsts) and v > start[-1]):
         return None
-    return blocks
+    if met and met & (met - 1) == 0:  # one entry
+        return met.bit_length() - 1
+    return firsts[bisect.bisect_right(start, v) - 1][1]
 
 
-def _read_variables(trace: Trace) -> set[int]:
-    """The variables the output bits read."""
+def _owners(trace: Trace, read: set[int]) -> dict[int, int]:
+    """Per random bit the output reads, the entries (a bit mask) whose inputs it first meets: those read by the
+    lowest gates above the bit (among the gates the output needs) that read any input."""
+    mask, parents = _entry_masks(trace)
+    out: dict[int, int] = {}
+    var_node = trace.circuit.var_node
+    for v in read & set(trace.circuit.weights):
+        met, seen, stack = 0, set(), [var_node[v]]
+        while stack:
+            node = stack.pop()
+            check("hub plan: blocks")
+            for parent in parents.get(node, ()):
+                if mask[parent]:
+                    met |= mask[parent]
+                elif parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        out[v] = met
+    return out
+
+
+def _entry_masks(trace: Trace) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Per gate the output needs, the entries (a bit mask) whose input bits it reads, and each gate's parents."""
+    gates, inputs = trace.circuit.gates, {v: e for e, bits in trace.input_bits.items() for v in bits}
+    needed = _needed(trace)
+    mask = dict.fromkeys(needed, 0)
+    parents: dict[int, list[int]] = {}
+    for node in sorted(needed):  # children before parents
+        gate = gates[node]
+        if gate[0] == VAR:
+            mask[node] = 1 << inputs[gate[1]] if gate[1] in inputs else 0
+            continue
+        for child in gate[1:]:
+            if child >= 2:
+                mask[node] |= mask[child]
+                parents.setdefault(child, []).append(node)
+    return mask, parents
+
+
+def _needed(trace: Trace) -> set[int]:
+    """The circuit's gates the output bits read (constants left out)."""
     gates = trace.circuit.gates
-    seen, stack, out = set(), list(trace.output_roots), set()
+    seen, stack = set(), list(trace.output_roots)
+    if trace.output_guards is not None:
+        stack += list(trace.output_guards.values())
     while stack:
         node = stack.pop()
         if node in seen or node < 2:
             continue
         seen.add(node)
-        gate = gates[node]
-        if gate[0] == VAR:
-            out.add(gate[1])
-        else:
-            stack.extend(gate[1:])
-    return out
+        if gates[node][0] != VAR:
+            stack.extend(gates[node][1:])
+    return seen
+
+
+def _read_variables(trace: Trace) -> set[int]:
+    """The variables the output bits read."""
+    gates = trace.circuit.gates
+    return {gates[node][1] for node in _needed(trace) if gates[node][0] == VAR}
 
 
 # -- numbers: exact Fractions, or natural logs of floats --------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _exact_log(a: Fraction) -> float:
+    """``ln a`` of a probability (``-inf`` for 0), remembered: the parts' tables repeat few distinct values."""
+    return ln(a) if a > 0 else -math.inf
 
 
 class _Exact:
@@ -174,7 +276,7 @@ class _Exact:
 
     @staticmethod
     def log(a: Any) -> float:
-        return ln(a) if a > 0 else -math.inf
+        return _exact_log(a)
 
     @staticmethod
     def power(a: Any, c: int) -> Any:
@@ -218,12 +320,16 @@ Arith = type[_Exact] | type[_Logs]
 
 
 class Diagrams:
-    """The output bits as BDDs over the program's variables in their order of first use (level = variable id)."""
+    """The output bits as BDDs over the program's variables in the hub's order (``order[level]`` is the variable
+    at a level)."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, order: Sequence[int]) -> None:
         self.trace = trace
-        self.be = BDDBackend(list(range(trace.circuit.num_vars)))
+        self.order = list(order)
+        self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
+        self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
+        self.searches = 0  # branch-and-bound runs
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
@@ -311,14 +417,15 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
     (nxt,) = exits.values()
     bits = d.trace.input_bits[block.entry]
     position = {v: len(bits) - 1 - k for k, v in enumerate(bits)}  # the bit's place value in the entry's offset
-    if any(node.level not in position and node.level not in weights for node in nodes):
+    var = d.order
+    if any(var[node.level] not in position and var[node.level] not in weights for node in nodes):
         return None  # an input bit of another entry inside this block
     row = []
     for u in range(size):
         memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
         for node in reversed(nodes):  # children after parents in ``nodes``: count from the bottom up
             lo, hi = _children(node)
-            v = node.level
+            v = var[node.level]
             if v in position:
                 memo[int(node)] = memo[int(hi)] if (u >> position[v]) & 1 else memo[int(lo)]
             else:
@@ -609,8 +716,14 @@ def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # -- the plan ----------------------------------------------------------------------------------------------
 
 
-#: the relations the plan knows: whether exactly one entry moves, and whether a move is by one at most
-RELATIONS = {"all-entries": (False, True), "one-entry": (True, True), "hamming": (True, False)}
+#: the relations the plan knows: whether exactly one entry moves, and the moves ``x_e -> x'_e`` one entry may make
+#: (each of monotone's two directions is searched on its own, as all-entries with the moves of that direction)
+RELATIONS: dict[str, tuple[bool, tuple[Callable[[int, int], bool], ...]]] = {
+    "all-entries": (False, (lambda u, up: abs(u - up) == 1,)),
+    "one-entry": (True, (lambda u, up: abs(u - up) == 1,)),
+    "hamming": (True, (lambda u, up: True,)),
+    "monotone": (False, (lambda u, up: up == u + 1, lambda u, up: up == u - 1)),
+}
 
 
 @dataclass
@@ -625,6 +738,8 @@ class HubAnswer:
     types: int
     work: int
     pinned: int = 0
+    cofactors: int = 0  # restrictions of output events to one hub bit (or to a pinned block's class)
+    searches: int = 0  # branch-and-bound runs
 
     def describe(self) -> str:
         """The hub as the plan report names it."""
@@ -637,13 +752,23 @@ class HubAnswer:
         return " and ".join(drawn)
 
 
-def _hub_values(hub: Hub, weights: dict[int, Any], arith: Arith) -> Iterator[tuple[dict[int, bool], Any]]:
-    """Every assignment of the hub's bits drawn before the inputs with its probability."""
-    for bits in itertools.product((False, True), repeat=len(hub.bits)):
-        w = arith.one
-        for v, bit in zip(hub.bits, bits):
-            w = arith.mul(w, arith.weight(weights[v], bit))
-        yield dict(zip(hub.bits, bits)), w
+def _hub_cofactors(d: Diagrams, hub: Hub, event: Any, arith: Arith) -> Iterator[tuple[Any, Any]]:
+    """``(event restricted to h, P(H = h))`` for every value ``h`` of the hub's bits whose restriction is
+    satisfiable: depth first, one bit restricted at a time, so a prefix that makes the event FALSE drops every
+    value below it and each restriction starts from its parent's (smaller) diagram."""
+    weights, false = d.trace.circuit.weights, d.be.false
+    stack = [(event, arith.one, 0)]
+    while stack:
+        f, w, i = stack.pop()
+        if i == len(hub.bits):
+            yield f, w
+            continue
+        v = hub.bits[i]
+        for bit in (True, False):
+            d.cofactors += 1
+            g = d.be.condition(f, {v: bit})
+            if g != false:
+                stack.append((g, arith.mul(w, arith.weight(weights[v], bit)), i + 1))
 
 
 #: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)
@@ -659,26 +784,30 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
     place = {v: len(bits) - 1 - k for k, v in enumerate(bits)}
     _, entering = _block_nodes(f, block.start, d.be.false)
     frontier: Frontier = {(tuple(entering), 0): (tuple(entering.values()), arith.one, {})}
-    for v in range(block.start, block.end):
-        frontier = _step(frontier, v, place.get(v), d.trace.circuit.weights, arith)
+    for level in range(block.start, block.end):
+        v = d.order[level]
+        frontier = _step(frontier, level, v, place.get(v), d.trace.circuit.weights, arith)
         d.work += len(frontier)
     for (_, u), (nodes, mass, path) in frontier.items():
         if u < size and any(node != d.be.false for node in nodes):
+            d.cofactors += 1
             yield d.be.condition(f, path), u, mass
 
 
-def _step(frontier: Frontier, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
-    """The forward pass over variable ``v``: each state's nodes at level ``v`` move to their child, with the
-    bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that meet
-    add their masses."""
+def _step(frontier: Frontier, level: int, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
+    """The forward pass over variable ``v`` (at ``level``): each state's nodes at that level move to their child,
+    with the bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that
+    meet add their masses."""
     out: Frontier = {}
     for (_, u), (nodes, mass, path) in frontier.items():
         check("hub plan: pinned block")
-        if place is None and all(node.var is None or node.level != v for node in nodes):
+        if place is None and all(node.var is None or node.level != level for node in nodes):
             _meet(out, nodes, u, mass, path, arith)  # both values: weights summing to one
             continue
         for bit in (False, True):
-            moved = tuple(_children(node)[bit] if node.var is not None and node.level == v else node for node in nodes)
+            moved = tuple(
+                _children(node)[bit] if node.var is not None and node.level == level else node for node in nodes
+            )
             w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
             _meet(out, moved, u if place is None else u + (bit << place), w, {**path, v: bit}, arith)
     return out
@@ -706,19 +835,21 @@ def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]],
 def _alternatives(
     types: dict[tuple[Any, ...], list[int]], size: int, relation: str, arith: Arith
 ) -> Iterator[list[Group]]:
-    """The groups to search for one output: under ``all-entries`` every entry takes any undominated move; under
-    a relation that moves one entry, for each type, its first entry moves and every other entry stays."""
-    one, by_one = RELATIONS[relation]
-    moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if not by_one or abs(u - up) == 1]
+    """The groups to search for one output: under ``all-entries`` every entry takes any undominated move or stays
+    (under ``monotone`` the same, once with the moves up and once with the moves down); under a relation that
+    moves one entry, for each type, its first entry moves and every other entry stays."""
+    one, directions = RELATIONS[relation]
     stays = [(u, u) for u in range(size)]
-    if not one:
-        yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
-        return
-    for moved in types:
-        groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
-        for t, es in types.items():
-            groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
-        yield groups
+    for allowed in directions:
+        moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if allowed(u, up)]
+        if not one:
+            yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
+            continue
+        for moved in types:
+            groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
+            for t, es in types.items():
+                groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
+            yield groups
 
 
 def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> HubAnswer | None:
@@ -728,7 +859,7 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
     hub = find_blocks(trace) if relation in RELATIONS else None
     if hub is None:
         return None
-    d = Diagrams(trace)
+    d = Diagrams(trace, hub.order)
     try:
         return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
     finally:
@@ -761,10 +892,11 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         searched.add(signature)
         search = Search(weights, arith, best)
         for groups in _alternatives(types, size, relation, arith):
+            d.searches += 1
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
-    return HubAnswer(hub, best, outputs, most, d.work, pinned)
+    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors, d.searches)
 
 
 def _decompose(
@@ -801,10 +933,7 @@ def _conditioned(
     k)`` as without one."""
     width = size if hub.pinned is not None else 1
     classes: dict[int, tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
-    for assignment, w in _hub_values(hub, d.trace.circuit.weights, arith):
-        f = d.be.condition(event, assignment)
-        if f == d.be.false:
-            continue
+    for f, w in _hub_cofactors(d, hub, event, arith):
         pinned = [(f, 0, arith.one)] if hub.pinned is None else _pinned_cofactors(d, f, hub.pinned, size, arith)
         for g, u, p in pinned:
             if g == d.be.false:
@@ -853,14 +982,15 @@ def hub_privacy(
     r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
     if exact_run and r.ratio != _ratio(answer.best):
         raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
-    considered.append(("hub", None, answer.describe()))
+    estimate = hub_estimate(answer, len(whole.domain.entry_values), whole.size)
+    considered.append(("hub", estimate, answer.describe()))
     plan = PlanReport(
         "hub",
         f"hub: {answer.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
         f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
         answer.best.leaves,
         relation.count_pairs(whole.domain) * whole.shape.size,
-        None,
+        estimate,
         0.0,
         time.perf_counter() - start,
         considered=tuple(considered),
@@ -868,6 +998,22 @@ def hub_privacy(
         detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
+    """Seconds of the hub plan as a fixed function of the work it counted (:data:`HUB_SECONDS`, the unit of the
+    planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts' tables times the
+    ``size`` values of an entry, the events restricted to hub values, the searches and their leaves. Known once
+    the plan ran (the leaves are counted by the search), so it is reported, not used to choose the plan."""
+    c = HUB_SECONDS
+    return (
+        c["base"]
+        + c["node"] * nodes
+        + c["table"] * answer.work * size
+        + c["cofactor"] * answer.cofactors
+        + c["search"] * answer.searches
+        + c["leaf"] * answer.best.leaves
+    )
 
 
 def _exact_run(whole: Any, exact: Any) -> bool | None:

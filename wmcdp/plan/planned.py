@@ -225,7 +225,15 @@ def planned_privacy(
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:
             return hubbed
-        r = _symmetric_privacy(whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered)
+        if relation.per_entry:  # symmetry orbits are built on per-entry pair types (Relation.per_entry)
+            r = _symmetric_privacy(
+                whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
+            )
+        else:
+            reason = f"no symmetry sought (the {relation.name} relation is not a condition on each entry)"
+            r = _exhaustive_privacy(
+                whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
+            )
         return replace(r, plan=prepared(r.plan, preparation))
     why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
     reason = f"no structure sought ({why})"
@@ -674,7 +682,7 @@ def planned_pairs(
     preparation = preparation_estimate(whole, compiled is None)
     considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
     detection = time.perf_counter()
-    if budget is not None:
+    if budget is not None and relation.per_entry:
         chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
         if chosen is not None:
             return chosen[0], prepared(chosen[1], preparation)

@@ -165,11 +165,16 @@ def proved_symmetry(compiled: Compiled, budget: Any = None) -> tuple[Symmetry, P
 
 def _relation_name(compiled: Compiled, neighbours: str | Relation | None) -> str:
     relation = neighbour_relation(neighbours or compiled.program.neighbours)
+    per_entry = ", ".join(name for name, r in NEIGHBOURS.items() if r.per_entry)
     if not relation.builtin:
         raise WmcdpError(
-            f"automatic symmetry sets need a built-in neighbour relation "
-            f"({', '.join(name for name, r in NEIGHBOURS.items() if r.builtin)}), "
+            f"automatic symmetry sets need a built-in neighbour relation ({per_entry}), "
             f"not the user relation {relation.name}"
+        )
+    if not relation.per_entry:  # its orbits are built on per-entry pair types (PairTypes)
+        raise WmcdpError(
+            f"automatic symmetry sets need a neighbour relation that is a condition on each entry ({per_entry}), "
+            f"not {relation.name}"
         )
     return relation.name
 

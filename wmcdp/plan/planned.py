@@ -23,6 +23,7 @@ from ..count.probabilities import Counter, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from .chain import chain_privacy
 from .hub import hub_privacy
 from .planner import (
     PlanReport,
@@ -217,6 +218,9 @@ def planned_privacy(
         hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
         if hubbed is not None:
             return hubbed
+        chained = chain_privacy(whole, relation, exact, run, budget, start, considered)
+        if chained is not None:
+            return chained
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )

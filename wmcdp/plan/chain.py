@@ -1,0 +1,431 @@
+"""The chain plan: pure ε of a program whose output components are read off a state carried from entry to entry
+(running sums: CheckDP's PrefixSum, SmartSum), by a forward pass over the entries and a max-product (Viterbi)
+search over pairs of states, never listing the outputs.
+
+*Blocks.* Block ``k`` holds entry ``k``'s input bits, the random bits drawn while it is processed (up to the next
+entry's first bit; bits drawn before the first entry join block 0), then the bits ``o`` of every output component
+whose circuit reads no later entry (its block is the last one holding a variable it reads). With the variables in
+that order the relation ``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` is one BDD.
+
+*Claim* (proved on that diagram, exactly): for every assignment of the input and output bits, the paths over the
+random bits cross every block boundary through at most one node (a cut of width one given ``(x, y)``). Then, with
+``u_k`` that node at boundary ``k`` (``u_0`` the root, ``u_n`` TRUE),
+
+    P(y | x) = WMC(phi | x, y) = prod_k w_k(u_{k-1}, x_k, y_k),
+
+``w_k`` the weighted count of block ``k``'s random bits on the paths from ``u_{k-1}`` to ``u_k`` with ``x_k, y_k``
+fixed (``y_k`` the components placed in block ``k``). Both are found by one forward pass over each block's levels
+from each node ``u`` at its upper boundary, keyed by ``(x_k, y_k)``: the pass is the proof (two nodes reached
+below the block under one key refuse the plan; the planner then runs another one).
+
+*The worst triple.* ``e^ε = max over (x, x', y) of prod_k w_k(u_{k-1}, x_k, y_k) / w_k(u'_{k-1}, x'_k, y_k)`` is a
+max-product over the automaton whose states are pairs ``(u, u')`` of boundary nodes, with a flag "some entry
+moved" (``one-entry`` and ``hamming``: exactly one entry moves, by one or by any amount; ``all-entries``: every
+entry takes ``|x_k - x'_k| <= 1`` freely, not all equal), each step choosing ``(x_k, x'_k, y_k)``. Only the
+pairs reachable from the roots under a common ``y`` are visited. The best ratio into a state is kept: every
+completion multiplies the ratio of each prefix by the same factors. A step with ``w' = 0 < w`` moves to a state
+whose ``x'`` side is dead (an infinite ratio), kept only when the ``x`` side still reaches TRUE. Exact mode takes
+the maximum in Fractions; float mode in natural logs (``e^ε`` is never formed), and the states' values are then
+compared in floats: two prefixes into one state within rounding of each other differ by at most that rounding.
+The bound reported is the witness recounted by the ordinary counter (:func:`chain_privacy`); in exact mode it must
+equal the plan's value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from ..base.limits import check
+from ..compile import _compile_gates
+from ..compile.bdd import BDDBackend
+from ..lang.circuit import VAR
+from ..lang.program import Trace
+from ..lang.shape import leaves
+from .hub import RELATIONS, Arith, _children, _exact_run, _Exact, _Logs, _output
+from .planner import DETECTION_UNIT_SECONDS, Budget, PlanReport
+
+#: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
+DEAD = -1
+
+
+@dataclass(frozen=True)
+class ChainBlock:
+    """Entry ``entry``'s levels ``start <= level < end`` in the chain's order: its input bits (variable ids, most
+    significant first), its random bits, then the bits of the output components ``outputs`` (leaf indices)."""
+
+    entry: int
+    start: int
+    end: int
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The chain's variable order (circuit variables, and output bit ``j`` as variable ``num_vars + j``) and its
+    blocks, one per entry in order."""
+
+    order: tuple[int, ...]
+    blocks: tuple[ChainBlock, ...]
+
+
+def find_chain(trace: Trace) -> Chain | None:
+    """The blocks of the module docstring, or None: fewer than two entries, an entry unread, or an entry's bits not
+    contiguous before the next entry's first bit."""
+    circuit = trace.circuit
+    firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
+    if len(firsts) < 2 or [e for _, e in firsts] != list(range(len(firsts))) or trace.output_guards is not None:
+        return None
+    bounds = [0] + [start for start, _ in firsts[1:]] + [circuit.num_vars]
+    if any(not all(bounds[e] <= v < bounds[e + 1] for v in trace.input_bits[e]) for e in range(len(firsts))):
+        return None
+    placed: list[list[int]] = [[] for _ in firsts]
+    bit = 0
+    for j, leaf in enumerate(leaves(trace.shape)):
+        read = _read(trace, trace.output_roots[bit : bit + leaf.width])
+        placed[max((_block_of(v, bounds) for v in read), default=0)].append(j)
+        bit += leaf.width
+    starts = [bit for bit, leaf in _leaf_bits(trace)]
+    order: list[int] = []
+    blocks = []
+    for e, outputs in enumerate(placed):
+        start = len(order)
+        order.extend(range(bounds[e], bounds[e + 1]))
+        for j in outputs:
+            order.extend(circuit.num_vars + starts[j] + k for k in range(_leaf_bits(trace)[j][1].width))
+        blocks.append(ChainBlock(e, start, len(order), tuple(trace.input_bits[e]), tuple(outputs)))
+    return Chain(tuple(order), tuple(blocks))
+
+
+def _leaf_bits(trace: Trace) -> list[tuple[int, Any]]:
+    """``(first output bit, leaf)`` of every output leaf."""
+    out, bit = [], 0
+    for leaf in leaves(trace.shape):
+        out.append((bit, leaf))
+        bit += leaf.width
+    return out
+
+
+def _block_of(v: int, bounds: list[int]) -> int:
+    """The entry whose block holds circuit variable ``v`` (``bounds``: the blocks' first variables, then the end)."""
+    return max(e for e in range(len(bounds) - 1) if bounds[e] <= v)
+
+
+def _read(trace: Trace, roots: list[int]) -> set[int]:
+    """The circuit variables the nodes ``roots`` read."""
+    gates = trace.circuit.gates
+    seen: set[int] = set()
+    stack, out = list(roots), set()
+    while stack:
+        node = stack.pop()
+        if node in seen or node < 2:
+            continue
+        seen.add(node)
+        gate = gates[node]
+        if gate[0] == VAR:
+            out.add(gate[1])
+        else:
+            stack.extend(gate[1:])
+    return out
+
+
+# -- the diagram of phi and the forward pass over a block -------------------------------------------------
+
+
+class ChainDiagram:
+    """``phi(x, y, r)`` as a BDD in the chain's order, and each block's steps from each node at its top."""
+
+    def __init__(self, trace: Trace, chain: Chain, size: int, arith: Arith) -> None:
+        self.trace, self.chain, self.size, self.arith = trace, chain, size, arith
+        self.be = BDDBackend(list(chain.order))
+        self.work = 0  # BDD nodes and states visited
+        n = trace.circuit.num_vars
+        self.kind: list[tuple[str, int]] = []  # per level: ("x", place), ("y", output bit) or ("r", variable)
+        for v in chain.order:
+            self.kind.append(("y", v - n) if v >= n else ("r", v))
+        for block in chain.blocks:
+            for k, v in enumerate(block.inputs):
+                self.kind[self.be.level_of(v)] = ("x", len(block.inputs) - 1 - k)
+        roots = _compile_gates(trace, self.be, trace.output_roots)
+        phi = self.be.true
+        for block in chain.blocks:  # conjoined in block order: every partial conjunction is a chain too
+            for j in block.outputs:
+                first, leaf = _leaf_bits(trace)[j]
+                for k in range(first, first + leaf.width):
+                    same = self.be.negate(self.be.xor(self.be.var(n + k), roots[k]))
+                    phi = self.be.conj(phi, same)
+            check("chain plan: the relation's diagram")
+        self.root = phi
+
+    def steps(self, block: ChainBlock, top: Any) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
+        """``{y_k: {x_k: (w, u)}}``: the block's weight ``w`` from ``top`` to the one node ``u`` below it (or TRUE)
+        under each input offset ``x_k`` and values ``y_k`` of its output components; None when some ``(x_k, y_k)``
+        reaches two nodes below the block (the claim fails)."""
+        arith, weights, false = self.arith, self.trace.circuit.weights, self.be.false
+        frontier: dict[tuple[int, int, int], tuple[Any, Any]] = {(int(top), 0, 0): (top, arith.one)}
+        for level in range(block.start, block.end):
+            kind, ref = self.kind[level]
+            out: dict[tuple[int, int, int], tuple[Any, Any]] = {}
+            for (_, x, y), (node, mass) in frontier.items():
+                check("chain plan: forward pass")
+                tested = node.var is not None and node.level == level
+                if kind == "r" and not tested:
+                    _add(out, node, x, y, mass, arith)  # both values: weights summing to one
+                    continue
+                children = _children(node) if tested else (node, node)
+                for bit in (0, 1):
+                    child = children[bit]
+                    if child == false:
+                        continue
+                    if kind == "r":
+                        _add(out, child, x, y, arith.mul(mass, arith.weight(weights[ref], bool(bit))), arith)
+                    elif kind == "x":
+                        _add(out, child, x | (bit << ref), y, mass, arith)
+                    else:
+                        _add(out, child, x, (y << 1) | bit, mass, arith)
+            self.work += len(frontier)
+            frontier = out
+        return self._table(block, frontier)
+
+    def _table(
+        self, block: ChainBlock, frontier: dict[tuple[int, int, int], tuple[Any, Any]]
+    ) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
+        """The frontier below a block as ``{y_k: {x_k: (w, u)}}`` (offsets past the entry's values and paths of
+        probability 0 left out), or None when a key reaches two nodes."""
+        table: dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] = {}
+        for (_, x, code), (node, mass) in frontier.items():
+            if x >= self.size or mass == self.arith.zero:
+                continue
+            row = table.setdefault(self._values(block, code), {})
+            if x in row:
+                return None
+            row[x] = (mass, node)
+        return table
+
+    def _values(self, block: ChainBlock, code: int) -> tuple[Any, ...]:
+        """The values of the block's output components whose bits (in order) are ``code``."""
+        parts = [_leaf_bits(self.trace)[j][1] for j in block.outputs]
+        width = sum(leaf.width for leaf in parts)
+        out, shift = [], width
+        for leaf in parts:
+            shift -= leaf.width
+            out.append(leaf.decode([(code >> (shift + leaf.width - 1 - k)) & 1 for k in range(leaf.width)]))
+        return tuple(out)
+
+
+def _add(out: dict[tuple[int, int, int], tuple[Any, Any]], node: Any, x: int, y: int, mass: Any, arith: Arith) -> None:
+    """Add ``mass`` to the frontier's state ``(node, x, y)``."""
+    key = (int(node), x, y)
+    old = out.get(key)
+    out[key] = (node, mass) if old is None else (node, arith.add(old[1], mass))
+
+
+# -- the worst triple: max-product over pairs of boundary nodes ---------------------------------------------
+
+
+@dataclass
+class ChainAnswer:
+    """The chain plan's worst triple (``x``, ``x'`` as entry offsets, ``y``), its ratio as ``(num, den)`` (exact) or
+    log-ratio (floats), the largest number of boundary nodes, of state pairs, and the work counted."""
+
+    x: list[int]
+    x_prime: list[int]
+    y: Any
+    value: Any
+    widths: list[int]
+    pairs: int
+    work: int
+
+
+#: a state of the search: (node id on the x side, node id on the x' side or DEAD, "some entry moved")
+State = tuple[int, int, bool]
+#: per state: (the best ratio into it, the state before, the step (x_k, x'_k, y_k) taken)
+Column = dict[State, tuple[Any, State | None, tuple[int, int, tuple[Any, ...]] | None]]
+
+
+def _moves(relation: str, size: int) -> Callable[[int, bool], Iterator[tuple[int, bool]]]:
+    """``moves(x, moved)``: each ``x'_k`` an entry at ``x_k`` may take with whether an entry has then moved."""
+    one, by_one = RELATIONS[relation]
+
+    def moves(x: int, moved: bool) -> Iterator[tuple[int, bool]]:
+        yield x, moved
+        if one and moved:
+            return
+        for xp in range(size):
+            if xp != x and (not by_one or abs(xp - x) == 1):
+                yield xp, True
+
+    return moves
+
+
+def chain_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> ChainAnswer | None:
+    """The worst triple of pure ε over the chain (module docstring); ``size`` values per entry. None when the
+    program has no chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
+    chain = find_chain(trace) if relation in RELATIONS else None
+    if chain is None:
+        return None
+    d = ChainDiagram(trace, chain, size, _Exact if exact else _Logs)
+    try:
+        return _search(d, _moves(relation, size), budget)
+    finally:
+        if budget is not None:
+            budget.charge(d.work)
+
+
+def _search(
+    d: ChainDiagram, moves: Callable[[int, bool], Iterator[tuple[int, bool]]], budget: Budget | None
+) -> ChainAnswer | None:
+    """The max-product over the blocks: one column of states per boundary, then the witness read back."""
+    arith, nodes = d.arith, {int(d.root): d.root}
+    columns: list[Column] = [{(int(d.root), int(d.root), False): (arith.one, None, None)}]
+    widths, pairs = [], 0
+    for block in d.chain.blocks:
+        tables: dict[int, dict[tuple[Any, ...], dict[int, tuple[Any, Any]]]] = {}
+        for u in {s[0] for s in columns[-1]} | {s[1] for s in columns[-1] if s[1] != DEAD}:
+            table = d.steps(block, nodes[u])
+            if table is None or (budget is not None and not budget.affords(d.work)):
+                return None
+            tables[u] = table
+        widths.append(len(tables))
+        columns.append(_column(columns[-1], tables, moves, arith, nodes))
+        pairs = max(pairs, len(columns[-1]))
+        d.work += len(columns[-1])
+    return _witness(d, columns, widths, pairs)
+
+
+def _column(
+    column: Column,
+    tables: dict[int, dict[tuple[Any, ...], dict[int, tuple[Any, Any]]]],
+    moves: Callable[[int, bool], Iterator[tuple[int, bool]]],
+    arith: Arith,
+    nodes: dict[int, Any],
+) -> Column:
+    """The states below a block: from each state every step ``(x_k, x'_k, y_k)`` the relation allows, the best
+    ratio into each state kept (inf once the x' side is dead)."""
+    out: Column = {}
+    for state, (value, _, _) in column.items():
+        u, up, moved = state
+        other = tables[up] if up != DEAD else {}
+        for ys, row in tables[u].items():
+            row_p = other.get(ys, {})
+            for x, (w, v) in row.items():
+                nodes[int(v)] = v
+                for xp, now in moves(x, moved):
+                    check("chain plan: search")
+                    if up == DEAD or xp not in row_p:
+                        new, nxt = math.inf, (int(v), DEAD, now)
+                    else:
+                        wp, vp = row_p[xp]
+                        nodes[int(vp)] = vp
+                        new, nxt = _times(value, w, wp, arith), (int(v), int(vp), now)
+                    if nxt not in out or new > out[nxt][0]:
+                        out[nxt] = (new, state, (x, xp, ys))
+    return out
+
+
+def _times(value: Any, w: Any, wp: Any, arith: Arith) -> Any:
+    """``value * w / wp``: ratios as Fractions, or log-ratios (inf stays inf)."""
+    if value == math.inf:
+        return math.inf
+    return value * w / wp if arith.exact else value + w - wp
+
+
+def _witness(d: ChainDiagram, columns: list[Column], widths: list[int], pairs: int) -> ChainAnswer | None:
+    """The best final state (both sides at TRUE or the x' side dead, the x side at TRUE, an entry moved) and the
+    steps back to the root; None when no triple has a positive numerator."""
+    true = int(d.be.true)
+    finals = [(s, c) for s, c in columns[-1].items() if s[0] == true and s[1] in (true, DEAD) and s[2]]
+    if not finals:
+        return None
+    state, (value, _, _) = max(finals, key=lambda item: item[1][0])
+    n = len(columns) - 1
+    x, xp, ys = [0] * n, [0] * n, [()] * n
+    cur: State | None = state
+    for k in range(n, 0, -1):
+        assert cur is not None
+        _, prev, step = columns[k][cur]
+        assert step is not None
+        x[k - 1], xp[k - 1], ys[k - 1] = step
+        cur = prev
+    values: list[Any] = [None] * len(leaves(d.trace.shape))
+    for block, y in zip(d.chain.blocks, ys):
+        for j, v in zip(block.outputs, y):
+            values[j] = v
+    return ChainAnswer(x, xp, _output(d.trace, tuple(values)), value, widths, pairs, d.work)
+
+
+# -- the plan ----------------------------------------------------------------------------------------------
+
+
+def chain_privacy(
+    whole: Any,
+    relation: Any,
+    exact: Any,
+    run: Callable[..., Any],
+    budget: Any,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any | None:
+    """Pure ε by the chain plan (:func:`chain_plan`) when it applies, else None. The witness triple is counted by
+    ``run`` (Algorithm 2 on that one triple, the ordinary counter) and its ratio is the bound: in exact mode it must
+    equal the plan's exactly."""
+    exact_run = _exact_run(whole, exact)
+    if exact_run is None or not relation.builtin:
+        return None
+    answer = chain_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
+    if answer is None:
+        considered.append(("chain", None, "no chain proved"))
+        return None
+    lo = whole.domain.lo
+    x, xp = tuple(lo + u for u in answer.x), tuple(lo + u for u in answer.x_prime)
+    y = answer.y
+    r = run(whole, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
+    if exact_run and r.ratio != answer.value:
+        raise RuntimeError(f"chain plan: ratio {answer.value} but the witness counts {r.ratio}")
+    estimate = answer.work * DETECTION_UNIT_SECONDS
+    considered.append(("chain", estimate, _describe(answer)))
+    plan = PlanReport(
+        "chain",
+        f"chain: {_describe(answer)}",
+        answer.pairs,
+        relation.count_pairs(whole.domain) * whole.shape.size,
+        estimate,
+        0.0,
+        time.perf_counter() - start,
+        considered=tuple(considered),
+        claims=_claims(answer),
+        detection_work=budget.spent,
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _describe(answer: ChainAnswer) -> str:
+    return (
+        f"{len(answer.widths)} blocks (one per entry), boundary widths {answer.widths} nodes (the state the output "
+        f"pins down), at most {answer.pairs} state pairs searched"
+    )
+
+
+def _claims(answer: ChainAnswer) -> tuple[tuple[str, str], ...]:
+    return (
+        (
+            "given (x, y), P(y | x) is the product over the entries of one block's weight between single boundary "
+            "nodes",
+            "read off the BDD of [A(x; r) = y] with each entry's input, random and output bits in one block: the "
+            "forward pass from every boundary node under every (x_k, y_k) reaches at most one node below the block "
+            f"(a cut of width one; {sum(answer.widths)} boundary nodes checked)",
+        ),
+        (
+            "the best ratio into a state pair is all a completion needs",
+            "every completion multiplies a prefix's ratio by the same factors (max-product over pairs of boundary "
+            "nodes and the flag 'an entry moved')",
+        ),
+    )
+
+
+__all__ = ["Chain", "ChainAnswer", "ChainBlock", "chain_plan", "chain_privacy", "find_chain"]

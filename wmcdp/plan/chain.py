@@ -37,7 +37,6 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 from ..base.limits import check
@@ -46,7 +45,7 @@ from ..compile.bdd import BDDBackend
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import leaves
-from .hub import RELATIONS, Arith, _children, _exact_run, _Exact, _Logs, _output
+from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
 from .planner import DETECTION_UNIT_SECONDS, Budget, PlanReport
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
@@ -75,31 +74,44 @@ class Chain:
 
 
 def find_chain(trace: Trace) -> Chain | None:
-    """The blocks of the module docstring, or None: fewer than two entries, an entry unread, or an entry's bits not
-    contiguous before the next entry's first bit."""
-    circuit = trace.circuit
-    firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
-    if len(firsts) < 2 or [e for _, e in firsts] != list(range(len(firsts))) or trace.output_guards is not None:
+    """The blocks of the module docstring, or None: fewer than two entries, an entry unread, one Int output (its
+    value guards are not components), or an entry's bits not contiguous before the next entry's first bit."""
+    bounds = _bounds(trace)
+    if bounds is None:
         return None
-    bounds = [0] + [start for start, _ in firsts[1:]] + [circuit.num_vars]
-    if any(not all(bounds[e] <= v < bounds[e + 1] for v in trace.input_bits[e]) for e in range(len(firsts))):
-        return None
-    placed: list[list[int]] = [[] for _ in firsts]
-    bit = 0
-    for j, leaf in enumerate(leaves(trace.shape)):
-        read = _read(trace, trace.output_roots[bit : bit + leaf.width])
-        placed[max((_block_of(v, bounds) for v in read), default=0)].append(j)
-        bit += leaf.width
-    starts = [bit for bit, leaf in _leaf_bits(trace)]
+    num_vars, placed, bits = trace.circuit.num_vars, _placed(trace, bounds), _leaf_bits(trace)
     order: list[int] = []
     blocks = []
     for e, outputs in enumerate(placed):
         start = len(order)
         order.extend(range(bounds[e], bounds[e + 1]))
-        for j in outputs:
-            order.extend(circuit.num_vars + starts[j] + k for k in range(_leaf_bits(trace)[j][1].width))
+        for first, leaf in (bits[j] for j in outputs):
+            order.extend(range(num_vars + first, num_vars + first + leaf.width))
         blocks.append(ChainBlock(e, start, len(order), tuple(trace.input_bits[e]), tuple(outputs)))
     return Chain(tuple(order), tuple(blocks))
+
+
+def _bounds(trace: Trace) -> list[int] | None:
+    """Each entry's first circuit variable (entry 0's: variable 0), then the number of variables; None when the
+    entries are not read in order, each within its block."""
+    firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
+    if len(firsts) < 2 or [e for _, e in firsts] != list(range(len(firsts))) or trace.output_guards is not None:
+        return None
+    bounds = [0] + [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
+    return bounds if all(_inside(trace.input_bits[e], bounds[e], bounds[e + 1]) for e in range(len(firsts))) else None
+
+
+def _inside(bits: list[int], start: int, end: int) -> bool:
+    return all(start <= v < end for v in bits)
+
+
+def _placed(trace: Trace, bounds: list[int]) -> list[list[int]]:
+    """Per block, the output leaves whose bits read no variable of a later block."""
+    placed: list[list[int]] = [[] for _ in bounds[:-1]]
+    for j, (first, leaf) in enumerate(_leaf_bits(trace)):
+        read = _read(trace, trace.output_roots[first : first + leaf.width])
+        placed[max((_block_of(v, bounds) for v in read), default=0)].append(j)
+    return placed
 
 
 def _leaf_bits(trace: Trace) -> list[tuple[int, Any]]:
@@ -136,6 +148,9 @@ def _read(trace: Trace, roots: list[int]) -> set[int]:
 
 # -- the diagram of phi and the forward pass over a block -------------------------------------------------
 
+#: the states of a forward pass: (node id, input offset, output bits so far) -> (the node, the probability mass)
+Frontier = dict[tuple[int, int, int], tuple[Any, Any]]
+
 
 class ChainDiagram:
     """``phi(x, y, r)`` as a BDD in the chain's order, and each block's steps from each node at its top."""
@@ -144,6 +159,7 @@ class ChainDiagram:
         self.trace, self.chain, self.size, self.arith = trace, chain, size, arith
         self.be = BDDBackend(list(chain.order))
         self.work = 0  # BDD nodes and states visited
+        self.leaves = _leaf_bits(trace)
         n = trace.circuit.num_vars
         self.kind: list[tuple[str, int]] = []  # per level: ("x", place), ("y", output bit) or ("r", variable)
         for v in chain.order:
@@ -155,7 +171,7 @@ class ChainDiagram:
         phi = self.be.true
         for block in chain.blocks:  # conjoined in block order: every partial conjunction is a chain too
             for j in block.outputs:
-                first, leaf = _leaf_bits(trace)[j]
+                first, leaf = self.leaves[j]
                 for k in range(first, first + leaf.width):
                     same = self.be.negate(self.be.xor(self.be.var(n + k), roots[k]))
                     phi = self.be.conj(phi, same)
@@ -166,35 +182,38 @@ class ChainDiagram:
         """``{y_k: {x_k: (w, u)}}``: the block's weight ``w`` from ``top`` to the one node ``u`` below it (or TRUE)
         under each input offset ``x_k`` and values ``y_k`` of its output components; None when some ``(x_k, y_k)``
         reaches two nodes below the block (the claim fails)."""
-        arith, weights, false = self.arith, self.trace.circuit.weights, self.be.false
-        frontier: dict[tuple[int, int, int], tuple[Any, Any]] = {(int(top), 0, 0): (top, arith.one)}
+        frontier: Frontier = {(int(top), 0, 0): (top, self.arith.one)}
         for level in range(block.start, block.end):
-            kind, ref = self.kind[level]
-            out: dict[tuple[int, int, int], tuple[Any, Any]] = {}
+            out: Frontier = {}
             for (_, x, y), (node, mass) in frontier.items():
                 check("chain plan: forward pass")
-                tested = node.var is not None and node.level == level
-                if kind == "r" and not tested:
-                    _add(out, node, x, y, mass, arith)  # both values: weights summing to one
-                    continue
-                children = _children(node) if tested else (node, node)
-                for bit in (0, 1):
-                    child = children[bit]
-                    if child == false:
-                        continue
-                    if kind == "r":
-                        _add(out, child, x, y, arith.mul(mass, arith.weight(weights[ref], bool(bit))), arith)
-                    elif kind == "x":
-                        _add(out, child, x | (bit << ref), y, mass, arith)
-                    else:
-                        _add(out, child, x, (y << 1) | bit, mass, arith)
+                self._step(out, level, node, x, y, mass)
             self.work += len(frontier)
             frontier = out
         return self._table(block, frontier)
 
-    def _table(
-        self, block: ChainBlock, frontier: dict[tuple[int, int, int], tuple[Any, Any]]
-    ) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
+    def _step(self, out: Frontier, level: int, node: Any, x: int, y: int, mass: Any) -> None:
+        """Move one frontier state ``(node, x, y)`` over ``level``: a random bit adds its weight (both values, summing
+        to one, where ``node`` skips it), an input bit its place value to ``x``, an output bit its value to ``y``."""
+        arith = self.arith
+        kind, ref = self.kind[level]
+        tested = node.var is not None and node.level == level
+        if kind == "r" and not tested:
+            _add(out, node, x, y, mass, arith)
+            return
+        children = _children(node) if tested else (node, node)
+        for bit in (0, 1):
+            child = children[bit]
+            if child == self.be.false:
+                continue
+            if kind == "r":
+                _add(out, child, x, y, arith.mul(mass, arith.weight(self.trace.circuit.weights[ref], bool(bit))), arith)
+            elif kind == "x":
+                _add(out, child, x | (bit << ref), y, mass, arith)
+            else:
+                _add(out, child, x, (y << 1) | bit, mass, arith)
+
+    def _table(self, block: ChainBlock, frontier: Frontier) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
         """The frontier below a block as ``{y_k: {x_k: (w, u)}}`` (offsets past the entry's values and paths of
         probability 0 left out), or None when a key reaches two nodes."""
         table: dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] = {}
@@ -209,7 +228,7 @@ class ChainDiagram:
 
     def _values(self, block: ChainBlock, code: int) -> tuple[Any, ...]:
         """The values of the block's output components whose bits (in order) are ``code``."""
-        parts = [_leaf_bits(self.trace)[j][1] for j in block.outputs]
+        parts = [self.leaves[j][1] for j in block.outputs]
         width = sum(leaf.width for leaf in parts)
         out, shift = [], width
         for leaf in parts:
@@ -218,7 +237,7 @@ class ChainDiagram:
         return tuple(out)
 
 
-def _add(out: dict[tuple[int, int, int], tuple[Any, Any]], node: Any, x: int, y: int, mass: Any, arith: Arith) -> None:
+def _add(out: Frontier, node: Any, x: int, y: int, mass: Any, arith: Arith) -> None:
     """Add ``mass`` to the frontier's state ``(node, x, y)``."""
     key = (int(node), x, y)
     old = out.get(key)
@@ -336,27 +355,32 @@ def _times(value: Any, w: Any, wp: Any, arith: Arith) -> Any:
 
 
 def _witness(d: ChainDiagram, columns: list[Column], widths: list[int], pairs: int) -> ChainAnswer | None:
-    """The best final state (both sides at TRUE or the x' side dead, the x side at TRUE, an entry moved) and the
-    steps back to the root; None when no triple has a positive numerator."""
+    """The best final state (the x side at TRUE, the x' side at TRUE or dead, an entry moved) and the steps back to
+    the root; None when no triple has a positive numerator."""
     true = int(d.be.true)
-    finals = [(s, c) for s, c in columns[-1].items() if s[0] == true and s[1] in (true, DEAD) and s[2]]
+    finals = [(s, c[0]) for s, c in columns[-1].items() if s[0] == true and s[1] in (true, DEAD) and s[2]]
     if not finals:
         return None
-    state, (value, _, _) = max(finals, key=lambda item: item[1][0])
-    n = len(columns) - 1
-    x, xp, ys = [0] * n, [0] * n, [()] * n
-    cur: State | None = state
-    for k in range(n, 0, -1):
-        assert cur is not None
-        _, prev, step = columns[k][cur]
-        assert step is not None
-        x[k - 1], xp[k - 1], ys[k - 1] = step
-        cur = prev
-    values: list[Any] = [None] * len(leaves(d.trace.shape))
-    for block, y in zip(d.chain.blocks, ys):
-        for j, v in zip(block.outputs, y):
+    state, value = max(finals, key=lambda item: item[1])
+    steps = _back(columns, state)
+    values: list[Any] = [None] * len(d.leaves)
+    for block, (_, _, ys) in zip(d.chain.blocks, steps):
+        for j, v in zip(block.outputs, ys):
             values[j] = v
+    x, xp = [s[0] for s in steps], [s[1] for s in steps]
     return ChainAnswer(x, xp, _output(d.trace, tuple(values)), value, widths, pairs, d.work)
+
+
+def _back(columns: list[Column], state: State) -> list[tuple[int, int, tuple[Any, ...]]]:
+    """The steps ``(x_k, x'_k, y_k)`` of the best path into ``state`` of the last column, first block first."""
+    steps = []
+    cur: State | None = state
+    for column in reversed(columns[1:]):
+        assert cur is not None
+        _, cur, step = column[cur]
+        assert step is not None
+        steps.append(step)
+    return steps[::-1]
 
 
 # -- the plan ----------------------------------------------------------------------------------------------

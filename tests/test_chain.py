@@ -126,6 +126,13 @@ def test_the_blocks_hold_each_entry_and_the_outputs_it_completes():
         assert chain.order[b.start] == trace.input_bits[b.entry][0]  # each block opens with its entry's bits
 
 
+def test_unread_answers_leave_the_chain_to_other_plans():
+    program = smart_sum(5, 1, M=2, T=2, alpha=HALF)  # answers 3 and 4 are never read
+    r = synthesize_privacy(program, exact=True)
+    assert r.plan.kind != "chain"
+    assert r.ratio == synthesize_privacy(program, "exhaustive", exact=True).ratio
+
+
 def test_one_total_is_not_a_chain():
     """PartialSum releases one Int (the total): its output is not split into components per entry."""
     for factory in (partial_sum, bad_partial_sum):

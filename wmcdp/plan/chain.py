@@ -3,9 +3,10 @@
 search over pairs of states, never listing the outputs.
 
 *Blocks.* Block ``k`` holds entry ``k``'s input bits, the random bits drawn while it is processed (up to the next
-entry's first bit; bits drawn before the first entry join block 0), then the bits ``o`` of every output component
-whose circuit reads no later entry (its block is the last one holding a variable it reads). With the variables in
-that order the relation ``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` is one BDD.
+entry's first bit), then the bits ``o`` of every output component whose circuit reads no later entry (its block is
+the last one holding a variable it reads). With the variables in that order the relation
+``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` is one BDD. A program that draws random bits before its first entry is
+left to the hub plan (:mod:`.hub`).
 
 *Claim* (proved on that diagram, exactly): for every assignment of the input and output bits, the paths over the
 random bits cross every block boundary through at most one node (a cut of width one given ``(x, y)``). Then, with
@@ -92,17 +93,19 @@ def find_chain(trace: Trace) -> Chain | None:
 
 
 def _bounds(trace: Trace) -> list[int] | None:
-    """Each entry's first circuit variable (entry 0's: variable 0), then the number of variables; None when the
-    entries are not read in order, each within its block."""
+    """Each entry's first circuit variable, then the number of variables; None when the entries are not read in
+    order from variable 0 on (random bits drawn before the first one: a hub, :mod:`.hub`), each within its block,
+    or the output is one Int."""
     firsts = sorted((min(bits), e) for e, bits in trace.input_bits.items() if bits)
-    if len(firsts) < 2 or [e for _, e in firsts] != list(range(len(firsts))) or trace.output_guards is not None:
+    if len(firsts) < 2 or firsts[0][0] != 0 or trace.output_guards is not None:
         return None
-    bounds = [0] + [start for start, _ in firsts[1:]] + [trace.circuit.num_vars]
-    return bounds if all(_inside(trace.input_bits[e], bounds[e], bounds[e + 1]) for e in range(len(firsts))) else None
+    bounds = [start for start, _ in firsts] + [trace.circuit.num_vars]
+    return bounds if all(e == k and _inside(trace, e, bounds) for k, (_, e) in enumerate(firsts)) else None
 
 
-def _inside(bits: list[int], start: int, end: int) -> bool:
-    return all(start <= v < end for v in bits)
+def _inside(trace: Trace, e: int, bounds: list[int]) -> bool:
+    """Whether entry ``e``'s input bits all lie in its block."""
+    return all(bounds[e] <= v < bounds[e + 1] for v in trace.input_bits[e])
 
 
 def _placed(trace: Trace, bounds: list[int]) -> list[list[int]]:
@@ -167,16 +170,19 @@ class ChainDiagram:
         for block in chain.blocks:
             for k, v in enumerate(block.inputs):
                 self.kind[self.be.level_of(v)] = ("x", len(block.inputs) - 1 - k)
-        roots = _compile_gates(trace, self.be, trace.output_roots)
-        phi = self.be.true
-        for block in chain.blocks:  # conjoined in block order: every partial conjunction is a chain too
-            for j in block.outputs:
-                first, leaf = self.leaves[j]
+        self.root = self._relation(n)
+
+    def _relation(self, n: int) -> Any:
+        """``phi = AND_j [o_j = A_j(x; r)]``, conjoined in block order (each partial conjunction is a chain too)."""
+        be = self.be
+        roots = _compile_gates(self.trace, be, self.trace.output_roots)
+        phi = be.true
+        for block in self.chain.blocks:
+            for first, leaf in (self.leaves[j] for j in block.outputs):
                 for k in range(first, first + leaf.width):
-                    same = self.be.negate(self.be.xor(self.be.var(n + k), roots[k]))
-                    phi = self.be.conj(phi, same)
+                    phi = be.conj(phi, be.negate(be.xor(be.var(n + k), roots[k])))
             check("chain plan: the relation's diagram")
-        self.root = phi
+        return phi
 
     def steps(self, block: ChainBlock, top: Any) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
         """``{y_k: {x_k: (w, u)}}``: the block's weight ``w`` from ``top`` to the one node ``u`` below it (or TRUE)
@@ -399,7 +405,7 @@ def chain_privacy(
     ``run`` (Algorithm 2 on that one triple, the ordinary counter) and its ratio is the bound: in exact mode it must
     equal the plan's exactly."""
     exact_run = _exact_run(whole, exact)
-    if exact_run is None or not relation.builtin:
+    if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
     answer = chain_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
     if answer is None:

@@ -215,12 +215,12 @@ def planned_privacy(
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ]
     if budget is not None:
-        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
-        if hubbed is not None:
-            return hubbed
         chained = chain_privacy(whole, relation, exact, run, budget, start, considered)
         if chained is not None:
             return chained
+        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
+        if hubbed is not None:
+            return hubbed
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )

@@ -18,7 +18,7 @@ from test_geometric import tgeom_pmf
 from test_peers_programs import prefix_sum_loop, smart_sum_loop
 
 from programs.checkdp import bad_partial_sum, bad_smart_sum, partial_sum, prefix_sum, smart_sum
-from wmcdp import IntVector, Program, flip, ite, synthesize_privacy, truncated_geometric
+from wmcdp import IntVector, Program, compile_program, flip, ite, synthesize_privacy, truncated_geometric
 from wmcdp.cli import main
 from wmcdp.plan.chain import chain_plan, find_chain
 
@@ -56,8 +56,7 @@ def brute_ratio(key, reference, inputs, of) -> Fraction | float:
 
 def plan_ratio(program: Program, relation: str, exact: bool = True):
     """The chain plan's maximum ratio (exact) or log-ratio (floats), and its answer."""
-    size = program.inputs.hi - program.inputs.lo + 1
-    answer = chain_plan(program.trace(), size, relation, exact, None)
+    answer = chain_plan(compile_program(program), relation, exact, None)
     assert answer is not None
     return answer.value, answer
 
@@ -117,13 +116,14 @@ def test_float_mode_gives_the_log_of_the_exact_ratio(relation):
 
 
 def test_the_blocks_hold_each_entry_and_the_outputs_it_completes():
-    trace = smart_sum(4, 1, M=2, alpha=HALF).trace()
-    chain = find_chain(trace)
-    assert chain is not None
-    assert [b.entry for b in chain.blocks] == [0, 1, 2, 3]
-    assert [b.outputs for b in chain.blocks] == [(0,), (1,), (2,), (3,)]
-    for b in chain.blocks:
-        assert chain.order[b.start] == trace.input_bits[b.entry][0]  # each block opens with its entry's bits
+    compiled = compile_program(smart_sum(4, 1, M=2, alpha=HALF))
+    blocks = find_chain(compiled)
+    assert blocks is not None
+    assert [b.entry for b in blocks] == [0, 1, 2, 3]
+    assert [b.outputs for b in blocks] == [(0,), (1,), (2,), (3,)]
+    for b in blocks[1:]:  # each block opens with its entry's bits
+        assert compiled.order[b.start] == compiled.trace.input_bits[b.entry][0]
+    assert blocks[-1].end == len(compiled.order)
 
 
 def test_unread_answers_leave_the_chain_to_other_plans():
@@ -136,7 +136,7 @@ def test_unread_answers_leave_the_chain_to_other_plans():
 def test_one_total_is_not_a_chain():
     """PartialSum releases one Int (the total): its output is not split into components per entry."""
     for factory in (partial_sum, bad_partial_sum):
-        assert chain_plan(factory(3, 1, alpha=HALF).trace(), 2, "one-entry", True, None) is None
+        assert chain_plan(compile_program(factory(3, 1, alpha=HALF)), "one-entry", True, None) is None
 
 
 # -- the planner at n = 10: closed forms (one answer moves one noise, or a noise and a block's noisy sum) --
@@ -248,7 +248,7 @@ def test_random_chains_match_brute_force(seed):
 def test_near_misses_refuse_the_plan_and_keep_the_right_epsilon(seed):
     recipe = _recipe(random.Random(100 + seed), near=True)
     program, relation = _program(recipe, True), recipe[2]
-    assert chain_plan(program.trace(), 3, relation, True, None) is None
+    assert chain_plan(compile_program(program), relation, True, None) is None
     r = synthesize_privacy(program, exact=True)
     assert r.plan.kind != "chain"
     expected = brute.tight_ratio(_reference(recipe), list(program.inputs.values()), neighbours(relation, 0, 2))

@@ -2,11 +2,12 @@
 (running sums: CheckDP's PrefixSum, SmartSum), by a forward pass over the entries and a max-product (Viterbi)
 search over pairs of states, never listing the outputs.
 
-*Blocks.* Block ``k`` holds entry ``k``'s input bits, the random bits drawn while it is processed (up to the next
-entry's first bit), then the bits ``o`` of every output component whose circuit reads no later entry (its block is
-the last one holding a variable it reads). With the variables in that order the relation
-``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` is one BDD. A program that draws random bits before its first entry is
-left to the hub plan (:mod:`.hub`).
+*Blocks.* The compiled program's BDD of ``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` has its variables in order of
+first use, each output component's bits ``o`` right after the last variable its circuit reads
+(:func:`wmcdp.compile._variable_order`). Its levels fall into one block per entry ``k``: from entry ``k``'s first
+input bit to entry ``k + 1``'s, i.e. the entry's input bits, the random bits drawn while it is processed, and the
+bits of every output component whose circuit reads no later entry. A program that draws random bits before its
+first entry is left to the hub plan (:mod:`.hub`).
 
 *Claim* (proved on that diagram, exactly): for every assignment of the input and output bits, the paths over the
 random bits cross every block boundary through at most one node (a cut of width one given ``(x, y)``). Then, with
@@ -41,9 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base.limits import check
-from ..compile import _compile_gates
-from ..compile.bdd import BDDBackend
-from ..lang.circuit import VAR
+from ..compile import Compiled
 from ..lang.program import Trace
 from ..lang.shape import leaves
 from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
@@ -65,31 +64,25 @@ class ChainBlock:
     outputs: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Chain:
-    """The chain's variable order (circuit variables, and output bit ``j`` as variable ``num_vars + j``) and its
-    blocks, one per entry in order."""
-
-    order: tuple[int, ...]
-    blocks: tuple[ChainBlock, ...]
-
-
-def find_chain(trace: Trace) -> Chain | None:
-    """The blocks of the module docstring, or None: fewer than two entries, an entry unread, one Int output (its
-    value guards are not components), or an entry's bits not contiguous before the next entry's first bit."""
-    bounds = _bounds(trace)
+def find_chain(compiled: Compiled) -> tuple[ChainBlock, ...] | None:
+    """The blocks of the module docstring on the compiled diagram's levels, or None: not a BDD, fewer than two
+    entries, an entry unread, one Int output (its value guards are not components), or an entry's bits not
+    contiguous before the next entry's first bit."""
+    trace = compiled.trace
+    bounds = _bounds(trace) if compiled.backend.name == "bdd" else None
     if bounds is None:
         return None
-    num_vars, placed, bits = trace.circuit.num_vars, _placed(trace, bounds), _leaf_bits(trace)
-    order: list[int] = []
-    blocks = []
-    for e, outputs in enumerate(placed):
-        start = len(order)
-        order.extend(range(bounds[e], bounds[e + 1]))
-        for first, leaf in (bits[j] for j in outputs):
-            order.extend(range(num_vars + first, num_vars + first + leaf.width))
-        blocks.append(ChainBlock(e, start, len(order), tuple(trace.input_bits[e]), tuple(outputs)))
-    return Chain(tuple(order), tuple(blocks))
+    level, first = compiled.backend.level_of, _leaf_bits(trace)
+    starts = [0] + [level(v) for v in bounds[1:-1]] + [len(compiled.order)]
+    placed: list[list[tuple[int, int]]] = [[] for _ in starts[:-1]]
+    for j, (bit, _) in enumerate(first):
+        if first[j][1].width:
+            top = level(compiled.output_vars[bit])
+            placed[_block_of(top, starts)].append((top, j))
+    return tuple(
+        ChainBlock(e, starts[e], starts[e + 1], tuple(trace.input_bits[e]), tuple(j for _, j in sorted(placed[e])))
+        for e in range(len(starts) - 1)
+    )
 
 
 def _bounds(trace: Trace) -> list[int] | None:
@@ -108,15 +101,6 @@ def _inside(trace: Trace, e: int, bounds: list[int]) -> bool:
     return all(bounds[e] <= v < bounds[e + 1] for v in trace.input_bits[e])
 
 
-def _placed(trace: Trace, bounds: list[int]) -> list[list[int]]:
-    """Per block, the output leaves whose bits read no variable of a later block."""
-    placed: list[list[int]] = [[] for _ in bounds[:-1]]
-    for j, (first, leaf) in enumerate(_leaf_bits(trace)):
-        read = _read(trace, trace.output_roots[first : first + leaf.width])
-        placed[max((_block_of(v, bounds) for v in read), default=0)].append(j)
-    return placed
-
-
 def _leaf_bits(trace: Trace) -> list[tuple[int, Any]]:
     """``(first output bit, leaf)`` of every output leaf."""
     out, bit = [], 0
@@ -126,27 +110,9 @@ def _leaf_bits(trace: Trace) -> list[tuple[int, Any]]:
     return out
 
 
-def _block_of(v: int, bounds: list[int]) -> int:
-    """The entry whose block holds circuit variable ``v`` (``bounds``: the blocks' first variables, then the end)."""
-    return max(e for e in range(len(bounds) - 1) if bounds[e] <= v)
-
-
-def _read(trace: Trace, roots: list[int]) -> set[int]:
-    """The circuit variables the nodes ``roots`` read."""
-    gates = trace.circuit.gates
-    seen: set[int] = set()
-    stack, out = list(roots), set()
-    while stack:
-        node = stack.pop()
-        if node in seen or node < 2:
-            continue
-        seen.add(node)
-        gate = gates[node]
-        if gate[0] == VAR:
-            out.add(gate[1])
-        else:
-            stack.extend(gate[1:])
-    return out
+def _block_of(level: int, starts: list[int]) -> int:
+    """The block that holds ``level`` (``starts``: the blocks' first levels, then the number of levels)."""
+    return max(e for e in range(len(starts) - 1) if starts[e] <= level)
 
 
 # -- the diagram of phi and the forward pass over a block -------------------------------------------------
@@ -156,33 +122,20 @@ Frontier = dict[tuple[int, int, int], tuple[Any, Any]]
 
 
 class ChainDiagram:
-    """``phi(x, y, r)`` as a BDD in the chain's order, and each block's steps from each node at its top."""
+    """The compiled ``phi(x, y, r)`` and each block's steps from each node at its top."""
 
-    def __init__(self, trace: Trace, chain: Chain, size: int, arith: Arith) -> None:
-        self.trace, self.chain, self.size, self.arith = trace, chain, size, arith
-        self.be = BDDBackend(list(chain.order))
-        self.work = 0  # BDD nodes and states visited
-        self.leaves = _leaf_bits(trace)
-        n = trace.circuit.num_vars
-        self.kind: list[tuple[str, int]] = []  # per level: ("x", place), ("y", output bit) or ("r", variable)
-        for v in chain.order:
-            self.kind.append(("y", v - n) if v >= n else ("r", v))
-        for block in chain.blocks:
+    def __init__(self, compiled: Compiled, blocks: tuple[ChainBlock, ...], arith: Arith) -> None:
+        self.trace, self.blocks, self.arith = compiled.trace, blocks, arith
+        self.size = len(compiled.domain.entry_values)
+        self.be, self.root = compiled.backend, compiled.phi
+        self.work = 0  # frontier states visited
+        self.leaves = _leaf_bits(compiled.trace)
+        n = compiled.trace.circuit.num_vars
+        #: per level: ("x", the bit's place value in the entry's offset), ("y", 0) or ("r", the variable)
+        self.kind = [("y", 0) if v >= n else ("r", v) for v in compiled.order]
+        for block in blocks:
             for k, v in enumerate(block.inputs):
                 self.kind[self.be.level_of(v)] = ("x", len(block.inputs) - 1 - k)
-        self.root = self._relation(n)
-
-    def _relation(self, n: int) -> Any:
-        """``phi = AND_j [o_j = A_j(x; r)]``, conjoined in block order (each partial conjunction is a chain too)."""
-        be = self.be
-        roots = _compile_gates(self.trace, be, self.trace.output_roots)
-        phi = be.true
-        for block in self.chain.blocks:
-            for first, leaf in (self.leaves[j] for j in block.outputs):
-                for k in range(first, first + leaf.width):
-                    phi = be.conj(phi, be.negate(be.xor(be.var(n + k), roots[k])))
-            check("chain plan: the relation's diagram")
-        return phi
 
     def steps(self, block: ChainBlock, top: Any) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
         """``{y_k: {x_k: (w, u)}}``: the block's weight ``w`` from ``top`` to the one node ``u`` below it (or TRUE)
@@ -288,15 +241,15 @@ def _moves(relation: str, size: int) -> Callable[[int, bool], Iterator[tuple[int
     return moves
 
 
-def chain_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> ChainAnswer | None:
-    """The worst triple of pure ε over the chain (module docstring); ``size`` values per entry. None when the
-    program has no chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
-    chain = find_chain(trace) if relation in RELATIONS else None
+def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | None) -> ChainAnswer | None:
+    """The worst triple of pure ε over the chain (module docstring) of the ``compiled`` program. None when it has no
+    chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
+    chain = find_chain(compiled) if relation in RELATIONS else None
     if chain is None:
         return None
-    d = ChainDiagram(trace, chain, size, _Exact if exact else _Logs)
+    d = ChainDiagram(compiled, chain, _Exact if exact else _Logs)
     try:
-        return _search(d, _moves(relation, size), budget)
+        return _search(d, _moves(relation, d.size), budget)
     finally:
         if budget is not None:
             budget.charge(d.work)
@@ -309,7 +262,7 @@ def _search(
     arith, nodes = d.arith, {int(d.root): d.root}
     columns: list[Column] = [{(int(d.root), int(d.root), False): (arith.one, None, None)}]
     widths, pairs = [], 0
-    for block in d.chain.blocks:
+    for block in d.blocks:
         tables: dict[int, dict[tuple[Any, ...], dict[int, tuple[Any, Any]]]] = {}
         for u in {s[0] for s in columns[-1]} | {s[1] for s in columns[-1] if s[1] != DEAD}:
             table = d.steps(block, nodes[u])
@@ -370,7 +323,7 @@ def _witness(d: ChainDiagram, columns: list[Column], widths: list[int], pairs: i
     state, value = max(finals, key=lambda item: item[1])
     steps = _back(columns, state)
     values: list[Any] = [None] * len(d.leaves)
-    for block, (_, _, ys) in zip(d.chain.blocks, steps):
+    for block, (_, _, ys) in zip(d.blocks, steps):
         for j, v in zip(block.outputs, ys):
             values[j] = v
     x, xp = [s[0] for s in steps], [s[1] for s in steps]
@@ -407,7 +360,7 @@ def chain_privacy(
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
-    answer = chain_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
+    answer = chain_plan(whole, relation.name, exact_run, budget)
     if answer is None:
         considered.append(("chain", None, "no chain proved"))
         return None
@@ -458,4 +411,4 @@ def _claims(answer: ChainAnswer) -> tuple[tuple[str, str], ...]:
     )
 
 
-__all__ = ["Chain", "ChainAnswer", "ChainBlock", "chain_plan", "chain_privacy", "find_chain"]
+__all__ = ["ChainAnswer", "ChainBlock", "chain_plan", "chain_privacy", "find_chain"]

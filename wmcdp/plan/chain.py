@@ -50,6 +50,10 @@ from .planner import DETECTION_UNIT_SECONDS, Budget, PlanReport
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
 DEAD = -1
+#: float mode: final states whose log-ratio is within this of the best are recounted by the ordinary counter (far
+#: above the rounding of a sum of logs), at most FINALISTS of them
+MARGIN = 1e-9
+FINALISTS = 16
 
 
 @dataclass(frozen=True)
@@ -241,9 +245,9 @@ def _moves(relation: str, size: int) -> Callable[[int, bool], Iterator[tuple[int
     return moves
 
 
-def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | None) -> ChainAnswer | None:
-    """The worst triple of pure ε over the chain (module docstring) of the ``compiled`` program. None when it has no
-    chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
+def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | None) -> list[ChainAnswer] | None:
+    """The worst triples of pure ε over the chain (module docstring) of the ``compiled`` program (:func:`_witnesses`).
+    None when it has no chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
     chain = find_chain(compiled) if relation in RELATIONS else None
     if chain is None:
         return None
@@ -257,8 +261,8 @@ def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | 
 
 def _search(
     d: ChainDiagram, moves: Callable[[int, bool], Iterator[tuple[int, bool]]], budget: Budget | None
-) -> ChainAnswer | None:
-    """The max-product over the blocks: one column of states per boundary, then the witness read back."""
+) -> list[ChainAnswer] | None:
+    """The max-product over the blocks: one column of states per boundary, then the witnesses read back."""
     arith, nodes = d.arith, {int(d.root): d.root}
     columns: list[Column] = [{(int(d.root), int(d.root), False): (arith.one, None, None)}]
     widths, pairs = [], 0
@@ -273,7 +277,7 @@ def _search(
         columns.append(_column(columns[-1], tables, moves, arith, nodes))
         pairs = max(pairs, len(columns[-1]))
         d.work += len(columns[-1])
-    return _witness(d, columns, widths, pairs)
+    return _witnesses(d, columns, widths, pairs)
 
 
 def _column(
@@ -313,15 +317,25 @@ def _times(value: Any, w: Any, wp: Any, arith: Arith) -> Any:
     return value * w / wp if arith.exact else value + w - wp
 
 
-def _witness(d: ChainDiagram, columns: list[Column], widths: list[int], pairs: int) -> ChainAnswer | None:
-    """The best final state (the x side at TRUE, the x' side at TRUE or dead, an entry moved) and the steps back to
-    the root; None when no triple has a positive numerator."""
+def _witnesses(d: ChainDiagram, columns: list[Column], widths: list[int], pairs: int) -> list[ChainAnswer]:
+    """The best final states (the x side at TRUE, the x' side at TRUE or dead, an entry moved), each with its steps
+    back to the root: the best alone in exact mode; in float mode, every one within :data:`MARGIN` of the best (at
+    most :data:`FINALISTS`), for the ordinary counter to decide among; none when no triple has a positive
+    numerator (an empty list)."""
     true = int(d.be.true)
-    finals = [(s, c[0]) for s, c in columns[-1].items() if s[0] == true and s[1] in (true, DEAD) and s[2]]
-    if not finals:
-        return None
-    state, value = max(finals, key=lambda item: item[1])
-    steps = _back(columns, state)
+    finals = [(c[0], s) for s, c in columns[-1].items() if s[0] == true and s[1] in (true, DEAD) and s[2]]
+    finals.sort(key=lambda item: item[0], reverse=True)
+    if d.arith.exact:
+        finals = finals[:1]
+    elif finals:
+        finals = [f for f in finals if f[0] >= finals[0][0] - MARGIN][:FINALISTS]
+    return [_answer(d, _back(columns, state), value, widths, pairs) for value, state in finals]
+
+
+def _answer(
+    d: ChainDiagram, steps: list[tuple[int, int, tuple[Any, ...]]], value: Any, widths: list[int], pairs: int
+) -> ChainAnswer:
+    """The triple of a path's ``steps`` (the output from the components each block placed)."""
     values: list[Any] = [None] * len(d.leaves)
     for block, (_, _, ys) in zip(d.blocks, steps):
         for j, v in zip(block.outputs, ys):
@@ -356,18 +370,15 @@ def chain_privacy(
 ) -> Any | None:
     """Pure ε by the chain plan (:func:`chain_plan`) when it applies, else None. The witness triple is counted by
     ``run`` (Algorithm 2 on that one triple, the ordinary counter) and its ratio is the bound: in exact mode it must
-    equal the plan's exactly."""
+    equal the plan's exactly; in float mode the largest of the candidates' counts."""
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
-    answer = chain_plan(whole, relation.name, exact_run, budget)
-    if answer is None:
+    answers = chain_plan(whole, relation.name, exact_run, budget)
+    if not answers:
         considered.append(("chain", None, "no chain proved"))
         return None
-    lo = whole.domain.lo
-    x, xp = tuple(lo + u for u in answer.x), tuple(lo + u for u in answer.x_prime)
-    y = answer.y
-    r = run(whole, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
+    r, answer = max(((_recount(whole, relation, exact, run, a), a) for a in answers), key=lambda c: c[0].epsilon)
     if exact_run and r.ratio != answer.value:
         raise RuntimeError(f"chain plan: ratio {answer.value} but the witness counts {r.ratio}")
     estimate = answer.work * DETECTION_UNIT_SECONDS
@@ -385,6 +396,13 @@ def chain_privacy(
         detection_work=budget.spent,
     )
     return replace(r, seconds=plan.seconds, plan=plan)
+
+
+def _recount(whole: Any, relation: Any, exact: Any, run: Callable[..., Any], answer: ChainAnswer) -> Any:
+    """Algorithm 2 on the answer's triple alone (the ordinary counter)."""
+    lo = whole.domain.lo
+    x, xp = tuple(lo + u for u in answer.x), tuple(lo + u for u in answer.x_prime)
+    return run(whole, [(x, xp, answer.y)], [(x, answer.y), (xp, answer.y)], neighbours=relation, exact=exact)
 
 
 def _describe(answer: ChainAnswer) -> str:

@@ -193,6 +193,24 @@ def _symmetric_privacy(
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
+def _structured_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    run: Callable[..., Any],
+    budget: Any,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any | None:
+    """Pure ε by the chain plan (:mod:`.chain`), else the hub plan (:mod:`.hub`), when one applies: neither lists
+    the triples. None when neither does."""
+    for plan in (chain_privacy, hub_privacy):
+        r = plan(whole, relation, exact, run, budget, start, considered)
+        if r is not None:
+            return r
+    return None
+
+
 def planned_privacy(
     prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
 ) -> Any:
@@ -215,12 +233,9 @@ def planned_privacy(
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ]
     if budget is not None:
-        chained = chain_privacy(whole, relation, exact, run, budget, start, considered)
-        if chained is not None:
-            return chained
-        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
-        if hubbed is not None:
-            return hubbed
+        structured = _structured_privacy(whole, relation, exact, run, budget, start, considered)
+        if structured is not None:
+            return structured
         return _symmetric_privacy(
             whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
         )

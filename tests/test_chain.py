@@ -20,6 +20,8 @@ from test_peers_programs import prefix_sum_loop, smart_sum_loop
 from programs.checkdp import bad_partial_sum, bad_smart_sum, partial_sum, prefix_sum, smart_sum
 from wmcdp import IntVector, Program, compile_program, flip, ite, synthesize_privacy, truncated_geometric
 from wmcdp.cli import main
+from wmcdp.lang.circuit import TRUE
+from wmcdp.lang.values import Int
 from wmcdp.plan.chain import chain_plan, find_chain
 
 HALF = Fraction(1, 2)
@@ -125,6 +127,24 @@ def test_the_blocks_hold_each_entry_and_the_outputs_it_completes():
     for b in blocks[1:]:  # each block opens with its entry's bits
         assert compiled.order[b.start] == compiled.trace.input_bits[b.entry][0]
     assert blocks[-1].end == len(compiled.order)
+
+
+def test_a_component_of_one_value_is_in_the_witness():
+    """An Int output of one value takes no bits: the witness still names it."""
+
+    def body(x):
+        s = truncated_geometric(x[0], 0, 2, alpha=HALF)
+        return (s, Int({3: TRUE}), s + truncated_geometric(x[1], 0, 2, alpha=Fraction(1, 3)))
+
+    def reference(x, choose):
+        s = choose(tgeom_pmf(x[0], 0, 2, HALF))
+        return (s, 3, s + choose(tgeom_pmf(x[1], 0, 2, Fraction(1, 3))))
+
+    program = Program("one_value", IntVector(2, 0, 2), body, neighbours="one-entry")
+    value, answer = plan_ratio(program, "one-entry")
+    assert answer.y[1] == 3
+    assert value == brute_ratio("one_value", reference, list(program.inputs.values()), neighbours("one-entry", 0, 2))
+    check_witness(answer, program, reference, value)
 
 
 def test_unread_answers_leave_the_chain_to_other_plans():

@@ -63,8 +63,9 @@ FLOAT_UNIT_SECONDS = 6e-6
 
 @dataclass(frozen=True)
 class ChainBlock:
-    """Entry ``entry``'s levels ``start <= level < end`` in the chain's order: its input bits (variable ids, most
-    significant first), its random bits, then the bits of the output components ``outputs`` (leaf indices)."""
+    """Entry ``entry``'s levels ``start <= level < end`` of the compiled diagram: its input bits (``inputs``, variable
+    ids, most significant first), its random bits, and the bits of the output components ``outputs`` (leaf indices,
+    in level order)."""
 
     entry: int
     start: int
@@ -84,10 +85,9 @@ def find_chain(compiled: Compiled) -> tuple[ChainBlock, ...] | None:
     level, first = compiled.backend.level_of, _leaf_bits(trace)
     starts = [0] + [level(v) for v in bounds[1:-1]] + [len(compiled.order)]
     placed: list[list[tuple[int, int]]] = [[] for _ in starts[:-1]]
-    for j, (bit, _) in enumerate(first):
-        if first[j][1].width:
-            top = level(compiled.output_vars[bit])
-            placed[_block_of(top, starts)].append((top, j))
+    for j, (bit, leaf) in enumerate(first):  # a leaf of one value (no bits) in block 0
+        top = level(compiled.output_vars[bit]) if leaf.width else 0
+        placed[_block_of(top, starts)].append((top, j))
     return tuple(
         ChainBlock(e, starts[e], starts[e + 1], tuple(trace.input_bits[e]), tuple(j for _, j in sorted(placed[e])))
         for e in range(len(starts) - 1)
@@ -217,8 +217,9 @@ def _add(out: Frontier, node: Any, x: int, y: int, mass: Any, arith: Arith) -> N
 
 @dataclass
 class ChainAnswer:
-    """The chain plan's worst triple (``x``, ``x'`` as entry offsets, ``y``), its ratio as ``(num, den)`` (exact) or
-    log-ratio (floats), the largest number of boundary nodes, of state pairs, and the work counted."""
+    """A worst triple of the chain plan (``x``, ``x'`` as entry offsets, ``y``), its ratio (exact: a Fraction or inf)
+    or log-ratio (floats), the number of nodes at each block's upper boundary, the largest number of state pairs
+    below a block, and the work counted."""
 
     x: list[int]
     x_prime: list[int]

@@ -23,6 +23,7 @@ from ..count.probabilities import Counter, exhaustive_outputs, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from .chain import chain_privacy
 from .given_input import given_input_privacy
 from .hub import hub_privacy
 from .planner import (
@@ -196,6 +197,24 @@ def _symmetric_privacy(
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
+def _structured_privacy(
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    run: Callable[..., Any],
+    budget: Any,
+    start: float,
+    considered: list[tuple[Any, ...]],
+) -> Any | None:
+    """Pure ε by the chain plan (:mod:`.chain`), else the hub plan (:mod:`.hub`), when one applies: neither lists
+    the triples. None when neither does."""
+    for plan in (chain_privacy, hub_privacy):
+        r = plan(whole, relation, exact, run, budget, start, considered)
+        if r is not None:
+            return r
+    return None
+
+
 def planned_privacy(
     prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
 ) -> Any:
@@ -222,9 +241,9 @@ def planned_privacy(
     ] + notes
     preparation = preparation_estimate(whole, compiled is None)
     if budget is not None:
-        hubbed = hub_privacy(whole, relation, exact, run, budget, start, considered)
-        if hubbed is not None:
-            return hubbed
+        structured = _structured_privacy(whole, relation, exact, run, budget, start, considered)
+        if structured is not None:
+            return structured
         if relation.per_entry:  # symmetry orbits are built on per-entry pair types (Relation.per_entry)
             r = _symmetric_privacy(
                 whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered

@@ -47,7 +47,7 @@ LADDERS = [
     ("histogram", "renyi", ["-p", "m=2", "-p", "eps0=1", "--orders", "2,inf"], "n", [2, 4, 6, 10, 100, 1000]),
     ("kary_rr", "privacy", ["-p", "k=4", "-p", "eps=1"], "n", [2, 4, 6, 7, 8, 100, 1000]),
     ("noisy_max", "privacy", ["-p", "m=2", "-p", "eps0=1"], "n", [4, 6, 8, 10, 12, 14]),
-    ("noisy_max", "privacy", ["-p", "m=5", "-p", "eps0=1"], "n", [3, 4, 5, 6, 7]),
+    ("noisy_max", "privacy", ["-p", "m=5", "-p", "eps0=1"], "n", [3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18]),
     ("sparse_vector", "privacy", ["-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"], "n",
      [4, 6, 8, 10, 20, 30, 40]),
     ("sparse_vector", "privacy", ["-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"], "n",

@@ -275,6 +275,18 @@ def exhaustive_outputs(compiled: Compiled) -> int:
     return compiled.shape.size if support is None else support.size
 
 
+def exhaustive_work(compiled: Compiled) -> tuple[int, tuple[int, int, int]]:
+    """The outputs of the exhaustive table (:func:`exhaustive_outputs`) and the dry run of its count
+    (:func:`wmcdp.count.wmc.work`: array cells, diagram entries, levels counted a level at a time), over the listed
+    support when the table lists it. A BDD program."""
+    c = compiled
+    support = listed_support(c)
+    if support is None:
+        return c.shape.size, wmc.work(c.flat, wmc.Plan(c.weights, c.input_groups + c.output_groups), c.backend.level_of)
+    rows = np.zeros((support.size, len(c.output_groups)), dtype=np.int64)  # the dry run reads the batch's size only
+    return support.size, wmc.work(c.flat, _support_plan(c, rows), c.backend.level_of)
+
+
 def listed_support(compiled: Compiled) -> Support | None:
     """The support (:attr:`wmcdp.compile.Compiled.support`) when the exhaustive table lists it instead of every
     output: it has at most :data:`~wmcdp.compile.support.SUPPORT_LIMIT` outputs, fewer than the shape, and its count
@@ -490,6 +502,7 @@ __all__ = [
     "number_system",
     "memory_budget",
     "exhaustive_outputs",
+    "exhaustive_work",
     "listed_support",
     "explicit_rows",
 ]

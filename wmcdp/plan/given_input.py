@@ -42,7 +42,15 @@ from ..lang.relations import MAX_LISTED, Relation, check_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
 from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
-from .planner import CELL_SECONDS, TRIPLE_SECONDS, PlanReport, exhaustive_estimate
+from .planner import (
+    CELL_SECONDS,
+    GATE_SECONDS,
+    PREPARE_SECONDS,
+    TRIPLE_SECONDS,
+    PlanReport,
+    exhaustive_estimate,
+    preparation_estimate,
+)
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
 #: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
@@ -320,7 +328,8 @@ def given_input_of(
     groups = classes(parts)
     k = len(program.inputs.entry_values)
     compiled = [_compiled_part(program, trace, parts[g.members[0]], g.members[0], backend) for g in groups]
-    estimate = sum(exhaustive_estimate(c, None) for c in compiled) + _scan_seconds(pairs, parts, groups, compiled)
+    estimate = sum(exhaustive_estimate(c, None) + preparation_estimate(c, True) for c in compiled)
+    estimate += _scan_seconds(pairs, parts, groups, compiled) + _recount_seconds(trace)
     tables = [_table(c, k, exact) for c in compiled]
     slots: dict[tuple[int, tuple[int, ...]], list[int]] = {}
     for t, group in enumerate(groups):
@@ -329,6 +338,12 @@ def given_input_of(
     slot_list = [Slot(t, entries, tuple(members)) for (t, entries), members in slots.items()]
     given = GivenInput(program, trace, parts, tables, slot_list, pairs, estimate, time.perf_counter() - start)
     return given, ""
+
+
+def _recount_seconds(trace: Trace) -> float:
+    """Seconds of the witness's recount: the whole program compiled (its gates; its diagram is not built yet) and
+    one triple counted (:data:`~.planner.PREPARE_SECONDS`, :data:`~.planner.GATE_SECONDS` a gate)."""
+    return PREPARE_SECONDS + len(trace.circuit.gates) * GATE_SECONDS
 
 
 def _scan_seconds(pairs: int, parts: list[Part], groups: list[Any], compiled: list[Compiled]) -> float:

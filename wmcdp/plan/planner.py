@@ -43,10 +43,9 @@ import numpy as np
 from ..base.errors import WmcdpError
 from ..base.numbers import ln, size_text
 from ..compile import Compiled, compile_trace
-from ..count import wmc
 from ..count.exact import Scaled
 from ..count.floats import Extended, Linear
-from ..count.probabilities import exhaustive_outputs, number_system
+from ..count.probabilities import exhaustive_outputs, exhaustive_work, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
@@ -350,28 +349,26 @@ def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
-    """Seconds of an exhaustive run: the count of the whole table (its cells, entries and levels, from a dry run
-    of the count, :func:`wmcdp.count.wmc.work`), a user relation's pairs listed in Python (:func:`user_pairs`), and
+    """Seconds of an exhaustive run: the count of the whole table, over the producible outputs when it lists them
+    (its cells, entries and levels, from a dry run of the count, :func:`~wmcdp.count.probabilities.exhaustive_work`),
+    a user relation's pairs listed in Python (:func:`user_pairs`), and
     every triple (pair, output) when a built-in relation is given (``pairs``:
     summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
     numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
-    table = compiled.domain.size * compiled.shape.size
+    outputs = compiled.shape.size
     if compiled.backend.name == "bdd":
-        cells, steps, layers = wmc.work(
-            compiled.flat,
-            wmc.Plan(compiled.weights, compiled.input_groups + compiled.output_groups),
-            compiled.backend.level_of,
-        )
+        outputs, (cells, steps, layers) = exhaustive_work(compiled)
     else:
-        cells, steps, layers = 2 * table, compiled.size, 0
+        cells, steps, layers = 2 * compiled.domain.size * outputs, compiled.size, 0
+    table = compiled.domain.size * outputs
     per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
     count: float = BASE_SECONDS + steps * STEP_SECONDS + layers * LAYER_SECONDS + max(cells, table) * per_cell
     if relation is None:
         return count
     if not relation.builtin:
-        per_pair: float = USER_PAIR_SECONDS + compiled.shape.size * TRIPLE_SECONDS
+        per_pair: float = USER_PAIR_SECONDS + outputs * TRIPLE_SECONDS
         return count + user_pairs(compiled, relation) * per_pair
-    triples = relation.count_pairs(compiled.domain) * compiled.shape.size
+    triples = relation.count_pairs(compiled.domain) * outputs
     per_triple = triple_seconds(compiled, exact)
     if relation.name == "all-entries":
         per_triple = max(per_triple, SLICED_TRIPLE_SECONDS)

@@ -74,12 +74,20 @@ MAX_OUTPUTS = 1024
 #: prune a branch only when its bound is below the best log-ratio by more than this (float rounding of the bound)
 MARGIN = 1e-9
 #: seconds per unit of the plan's counted work (:func:`hub_estimate`), fitted (non-negative least squares on the
-#: relative error) to the CPU seconds of sparse vector n = 10-40, above-threshold n = 20, 60, noisy max m = 5
-#: n = 8, 12, CheckDP's SVT, GapSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (the wall time of a
-#: quiet machine; a loaded one stretches it): a run's fixed cost, a node of the program's diagram (compiling it
-#: and counting the witness), a block node per entry value (the parts' tables), a restriction of an event to one
-#: hub bit, a branch-and-bound run, and a type-count multiset evaluated
-HUB_SECONDS = {"base": 0.012, "node": 9e-6, "table": 7e-6, "cofactor": 1.5e-5, "search": 6e-4, "leaf": 2.4e-6}
+#: relative error) to the in-process seconds of the plan on a compiled program (best of 2, a quiet machine): sparse
+#: vector n = 10-80, above-threshold n = 20, 60, 120, noisy max m = 5 n = 6-12 and m = 2 n = 8, 12, CheckDP's SVT,
+#: GapSVT, NumSVT, AdaptiveSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (all within 2.5x): a run's
+#: fixed cost, a node of the program's diagram (counting the witness), a block node per entry value (the parts'
+#: tables; those of a pinned entry's classes are cheaper, a forward pass over one block), a restriction of an event
+#: to one hub bit, and a type-count multiset evaluated
+HUB_SECONDS = {
+    "base": 0.018,
+    "node": 2.4e-6,
+    "table": 4.7e-6,
+    "table_pinned": 2.4e-6,
+    "cofactor": 1.3e-6,
+    "leaf": 3.1e-6,
+}
 
 
 @dataclass(frozen=True)
@@ -329,7 +337,6 @@ class Diagrams:
         self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
         self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
-        self.searches = 0  # branch-and-bound runs
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
@@ -739,7 +746,6 @@ class HubAnswer:
     work: int
     pinned: int = 0
     cofactors: int = 0  # restrictions of output events to one hub bit (or to a pinned block's class)
-    searches: int = 0  # branch-and-bound runs
 
     def describe(self) -> str:
         """The hub as the plan report names it."""
@@ -892,11 +898,10 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         searched.add(signature)
         search = Search(weights, arith, best)
         for groups in _alternatives(types, size, relation, arith):
-            d.searches += 1
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
-    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors, d.searches)
+    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors)
 
 
 def _decompose(
@@ -1003,15 +1008,17 @@ def hub_privacy(
 def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
     """Seconds of the hub plan as a fixed function of the work it counted (:data:`HUB_SECONDS`, the unit of the
     planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts' tables times the
-    ``size`` values of an entry, the events restricted to hub values, the searches and their leaves. Known once
-    the plan ran (the leaves are counted by the search), so it is reported, not used to choose the plan."""
+    ``size`` values of an entry (at the pinned rate for the share of output events with a pinned entry), the
+    events restricted to hub values, and the search's leaves. Known once the plan ran (the leaves are counted by the
+    search), so it is reported, not used to choose the plan."""
     c = HUB_SECONDS
+    pinned = answer.pinned / answer.outputs if answer.outputs else 0.0
+    table = (1 - pinned) * c["table"] + pinned * c["table_pinned"]
     return (
         c["base"]
         + c["node"] * nodes
-        + c["table"] * answer.work * size
+        + table * answer.work * size
         + c["cofactor"] * answer.cofactors
-        + c["search"] * answer.searches
         + c["leaf"] * answer.best.leaves
     )
 

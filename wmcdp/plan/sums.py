@@ -39,14 +39,15 @@ from .planner import PlanReport
 from .shuffle import ShuffledInference
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 
-#: seconds (fitted on RR counting, n = 100..1000, by :func:`counted_estimate`'s terms): once (compiling one report),
+#: seconds (fitted on RR counting, n = 100..1000, by :func:`counted_estimate`'s terms, then halved: a quiet machine
+#: runs them in 0.27 to 0.28 of the first fit, a loaded one in up to 0.86): once (compiling one report),
 #: per term traced and split, per cell of the sorted inputs, per multiply-add of the convolutions of
 #: :class:`~wmcdp.plan.shuffle.ShuffledInference` (extended floats) and per (pair, output) of the notion's pass
-BASE_SECONDS = 0.01
-TERM_SECONDS = 1.5e-4
-INPUT_CELL_SECONDS = 1e-7
-CONVOLVE_SECONDS = 1e-8
-PAIR_OUTPUT_SECONDS = 4e-7
+BASE_SECONDS = 0.005
+TERM_SECONDS = 7.5e-5
+INPUT_CELL_SECONDS = 5e-8
+CONVOLVE_SECONDS = 5e-9
+PAIR_OUTPUT_SECONDS = 2e-7
 
 
 def _hamming_moves(a: int, k: int) -> list[int]:

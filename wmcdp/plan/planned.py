@@ -37,6 +37,7 @@ from .planner import (
     preparation_estimate,
     prepared,
     product_of,
+    rows_estimate,
     traced,
     with_detection,
 )
@@ -532,7 +533,7 @@ def planned_accuracy(
         r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
-    considered.append(("symmetry", orbit_estimate(whole, r.sets.size, 0, exact=exact), r.sets.symmetry))
+    considered.append(("symmetry", rows_estimate(whole, r.sets.size, exact), r.sets.symmetry))
     plan = PlanReport(
         "symmetry",
         r.sets.symmetry,

@@ -96,6 +96,9 @@ PAIR_NODE_SECONDS = 1e-7
 ORBIT_TRIPLE_SECONDS = 5e-7
 OBJECT_PAIR_NODE_SECONDS = 5e-7
 OBJECT_ORBIT_TRIPLE_SECONDS = 7.5e-6
+#: seconds per node of the diagram for each input of an accuracy orbit run, whose row (every output under that
+#: input) is counted in one pass (RR counting, n = 100, 200, 500: 0.4 to 1.7e-8); five times that in Python numbers
+ROW_NODE_SECONDS = 1e-8
 #: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
 #: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
 ORBIT_PAIR_SECONDS = 3.5e-4
@@ -407,6 +410,14 @@ def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 
     )
 
 
+def rows_estimate(compiled: Compiled, inputs: int, exact: Any = None) -> float:
+    """Seconds of an accuracy orbit run: one row per orbit input (``inputs``), each counted in one pass over the
+    diagram (:data:`ROW_NODE_SECONDS` a node; Python numbers as :func:`orbit_estimate` charges them, 5 x)."""
+    objects = triple_seconds(compiled, exact) >= OBJECT_TRIPLE_SECONDS
+    per_node = ROW_NODE_SECONDS * (OBJECT_PAIR_NODE_SECONDS / PAIR_NODE_SECONDS if objects else 1)
+    return _seconds(inputs * max(compiled.size, 1), per_node)
+
+
 def preparation_estimate(compiled: Compiled, here: bool) -> float:
     """Seconds a plan spends before any plan is weighed, when it traced and compiled the program itself (``here``;
     else 0): :data:`GATE_SECONDS` per gate of the traced circuit, :data:`NODE_SECONDS` per node of the diagram
@@ -504,6 +515,7 @@ __all__ = [
     "detection_budget",
     "exhaustive_estimate",
     "orbit_estimate",
+    "rows_estimate",
     "with_detection",
     "preparation_estimate",
     "prepared",

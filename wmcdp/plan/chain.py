@@ -138,6 +138,7 @@ class ChainDiagram:
         self.size = len(compiled.domain.entry_values)
         self.be, self.root = compiled.backend, compiled.phi
         self.work = 0  # frontier states visited
+        self._steps: dict[tuple[int, int], Any] = {}  # (block start, top node) -> steps (one pass per direction)
         self.leaves = _leaf_bits(compiled.trace)
         n = compiled.trace.circuit.num_vars
         #: per level: ("x", the bit's place value in the entry's offset), ("y", 0) or ("r", the variable)
@@ -149,7 +150,16 @@ class ChainDiagram:
     def steps(self, block: ChainBlock, top: Any) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
         """``{y_k: {x_k: (w, u)}}``: the block's weight ``w`` from ``top`` to the one node ``u`` below it (or TRUE)
         under each input offset ``x_k`` and values ``y_k`` of its output components; None when some ``(x_k, y_k)``
-        reaches two nodes below the block (the claim fails)."""
+        reaches two nodes below the block (the claim fails). Computed once per block and node: a relation with two
+        directions (monotone) searches the same diagram twice."""
+        key = (block.start, int(top))
+        if key not in self._steps:
+            self._steps[key] = self._forward(block, top)
+        table: dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None = self._steps[key]
+        return table
+
+    def _forward(self, block: ChainBlock, top: Any) -> dict[tuple[Any, ...], dict[int, tuple[Any, Any]]] | None:
+        """The forward pass of :meth:`steps` over the block's levels."""
         frontier: Frontier = {(int(top), 0, 0): (top, self.arith.one)}
         for level in range(block.start, block.end):
             out: Frontier = {}

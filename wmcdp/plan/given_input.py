@@ -171,7 +171,8 @@ class GivenInput:
             out.append(
                 (
                     f"the parts fall into {len(self.tables)} class(es), one mechanism each",
-                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                    "equal canonical forms of the parts' sub-circuits and output shapes (isomorphic circuits, weights "
+                    "kept, the same output values)",
                 )
             )
         margin = MARGIN * (1 + len(self.parts))

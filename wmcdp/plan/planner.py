@@ -264,7 +264,8 @@ class Product:
             out.append(
                 (
                     f"the parts fall into {len(self.members)} class(es), one mechanism each",
-                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                    "equal canonical forms of the parts' sub-circuits and output shapes (isomorphic circuits, weights "
+                    "kept, the same output values)",
                 )
             )
         out.append((f"the relation {self.relation} moves parts as the rule '{self.rule}' says", _RULE_PROOF[self.rule]))

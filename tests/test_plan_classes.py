@@ -437,3 +437,16 @@ def test_the_families_have_finite_and_infinite_ratios():
         ratio, _, _ = _truth(program, reference)
         seen.add(ratio == math.inf)
     assert seen == {True, False}
+
+
+def test_the_command_line_names_a_dropped_plan(capsys, tmp_path, monkeypatch):
+    """A given-input plan whose ratio does not recount is dropped: exit 0, the exhaustive ratio, and the reason in
+    the JSON report's ``considered`` list (no traceback)."""
+    real = given_input._exact_best
+    monkeypatch.setattr(given_input, "_exact_best", lambda *a: (lambda v: (2 * v[0], *v[1:]))(real(*a)))
+    f = tmp_path / "cases.py"
+    f.write_text(CASES)
+    data = _cli(capsys, f"{f}:shf", "-p", "exact=1")
+    assert data["plan"]["kind"] != "given-input" and data["ratio_exact"] == "9"
+    notes = [c["note"] for c in data["plan"]["considered"] if c["kind"] == "given-input"]
+    assert notes == ["dropped: its ratio is 18 but its witness counts 9"]

@@ -10,6 +10,10 @@ class WmcdpError(ValueError):
     """A problem with the user's program, parameters or sets."""
 
 
+class NoRatioError(WmcdpError):
+    """Every triple of a privacy set has ``P(y | x) = P(y | x') = 0``: there is no ratio to bound."""
+
+
 class CoverageError(WmcdpError):
     """A privacy or accuracy set needs a pair that the inference set does not contain."""
 

@@ -51,6 +51,23 @@ class Relation:
         move the same way), so plans built on per-entry pair types (symmetry orbits, products) leave it out."""
         return self.builtin and self.name in PER_ENTRY
 
+    def related(self, domain: Vector, x: tuple[int, ...], xp: tuple[int, ...]) -> bool:
+        """Whether ``(x, x')`` is a neighbour pair of the domain: for the built-in relations by their definitions
+        (add-remove and user relations by listing the neighbours of ``x``)."""
+        inside = all(len(v) == domain.n and all(domain.lo <= e <= domain.hi for e in v) for v in (x, xp))
+        if not inside:
+            return False
+        if not self.builtin:
+            return any(tuple(v) == tuple(xp) for v in self.neighbours(domain, x))
+        moved = [b - a for a, b in zip(x, xp) if a != b]
+        if self.name == "hamming":
+            return len(moved) == 1
+        if self.name == "one-entry":
+            return moved in ([1], [-1])
+        if self.name == "monotone":
+            return set(moved) in ({1}, {-1})
+        return bool(moved) and all(abs(s) == 1 for s in moved)  # all-entries
+
     def directions(self, domain: Vector) -> list[tuple[np.ndarray, np.ndarray]]:
         """The relation as index arithmetic on input codes (built-in relations only).
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ..base.errors import CoverageError, WmcdpError
+from ..base.errors import CoverageError, NoRatioError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number
 from ..compile import Compiled
@@ -186,7 +186,7 @@ def synthesize_privacy(
     scan = ratio_scan(counter.arith)
     name = triples.scan(counter, scan, workers)
     if not scan.found:
-        raise WmcdpError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
+        raise NoRatioError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")
 
     def witness_of(key: tuple[int, int]) -> PrivacyWitness:
         return PrivacyWitness(*name(key))

@@ -30,7 +30,7 @@ whose ``x'`` side is dead (an infinite ratio), kept only when the ``x`` side sti
 the maximum in Fractions; float mode in natural logs (``e^ε`` is never formed), and the states' values are then
 compared in floats: two prefixes into one state within rounding of each other differ by at most that rounding.
 The bound reported is the witness recounted by the ordinary counter (:func:`chain_privacy`); in exact mode it must
-equal the plan's value exactly.
+equal the plan's value exactly, or the plan is dropped and the planner runs the next one.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from ..compile import Compiled
 from ..lang.program import Trace
 from ..lang.shape import leaves
 from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
-from .planner import Budget, PlanReport
+from .planner import Budget, PlanReport, recount
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
 DEAD = -1
@@ -401,7 +401,8 @@ def chain_privacy(
 ) -> Any | None:
     """Pure ε by the chain plan (:func:`chain_plan`) when it applies, else None. The witness triple is counted by
     ``run`` (Algorithm 2 on that one triple, the ordinary counter) and its ratio is the bound: in exact mode it must
-    equal the plan's exactly; in float mode the largest of the candidates' counts."""
+    equal the plan's exactly; in float mode the largest of the candidates' counts. When a candidate's count does
+    not bear it out (:func:`~.planner.recount`) the plan is dropped, noted in ``considered``, and None returned."""
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
@@ -409,9 +410,12 @@ def chain_privacy(
     if not answers:
         considered.append(("chain", None, "no chain proved"))
         return None
-    r, answer = max(((_recount(whole, relation, exact, run, a), a) for a in answers), key=lambda c: c[0].epsilon)
-    if exact_run and r.ratio != answer.value:
-        raise RuntimeError(f"chain plan: ratio {answer.value} but the witness counts {r.ratio}")
+    recounts = [(*_recount(whole, relation, exact, run, a, exact_run), a) for a in answers]
+    counted = [(r, a) for r, _, a in recounts if r is not None]
+    if len(counted) < len(recounts):
+        considered.append(("chain", None, next(why for r, why, _ in recounts if r is None)))
+        return None
+    r, answer = max(counted, key=lambda c: c[0].epsilon)
     estimate = answer.work * (EXACT_UNIT_SECONDS if exact_run else FLOAT_UNIT_SECONDS)
     considered.append(("chain", estimate, _describe(answer)))
     plan = PlanReport(
@@ -429,11 +433,14 @@ def chain_privacy(
     return replace(r, seconds=plan.seconds, plan=plan)
 
 
-def _recount(whole: Any, relation: Any, exact: Any, run: Callable[..., Any], answer: ChainAnswer) -> Any:
-    """Algorithm 2 on the answer's triple alone (the ordinary counter)."""
+def _recount(
+    whole: Any, relation: Any, exact: Any, run: Callable[..., Any], answer: ChainAnswer, exact_run: bool
+) -> tuple[Any | None, str]:
+    """Algorithm 2 on the answer's triple alone (the ordinary counter, :func:`~.planner.recount`): its result, or
+    None and why it does not bear the answer out (in exact mode its ratio must be the answer's)."""
     lo = whole.domain.lo
     x, xp = tuple(lo + u for u in answer.x), tuple(lo + u for u in answer.x_prime)
-    return run(whole, [(x, xp, answer.y)], [(x, answer.y), (xp, answer.y)], neighbours=relation, exact=exact)
+    return recount(run, whole, relation, exact, (x, xp, answer.y), answer.value if exact_run else None)
 
 
 def _describe(answer: ChainAnswer) -> str:

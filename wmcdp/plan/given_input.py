@@ -19,7 +19,8 @@ The largest sum over the parts chooses the witness ``(x, x', y)``, ``y`` the tup
 exact mode every pair whose float sum is within a margin far above the sums' rounding of the largest is evaluated
 again exactly (Fractions, each part's maximum over all its outputs), and the exact maximum is the bound; in float
 mode the witness is recounted. Either way the witness is recounted by the ordinary counter (Algorithm 2 on that
-one triple), and in exact mode that count must equal the plan's value.
+one triple): it must be a neighbour pair with ``P(y | x) > 0`` whose ratio is the plan's value (exactly in exact
+mode, within the margin in floats), or the plan is dropped and the planner runs the next one.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .planner import (
     PlanReport,
     exhaustive_estimate,
     preparation_estimate,
+    recount,
 )
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
@@ -169,7 +171,8 @@ class GivenInput:
             out.append(
                 (
                     f"the parts fall into {len(self.tables)} class(es), one mechanism each",
-                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                    "equal canonical forms of the parts' sub-circuits and output shapes (isomorphic circuits, weights "
+                    "kept, the same output values)",
                 )
             )
         margin = MARGIN * (1 + len(self.parts))
@@ -414,7 +417,8 @@ def given_input_privacy(
     [why not])`` (``(None, [])`` when the program does not split, or has a symbolic parameter). The witness triple
     is counted on the whole program (``compiled``, or compiled now with each part's random bits together,
     :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio
-    is the bound: in exact mode it must equal the plan's."""
+    is the bound; it must bear the plan out (:func:`~.planner.recount`: a neighbour pair, ``P(y | x) > 0``, in exact
+    mode the plan's ratio, in float mode its ε within the scan's margin), or the plan is dropped with the reason."""
     if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
         return None, []
     given, why = given_input_of(program, trace, relation, backend, exact)
@@ -423,14 +427,14 @@ def given_input_privacy(
     worst = _worst(given, relation)
     if worst is None:
         return None, [("given-input", given.estimate, "no neighbour pair")]
-    exact_run, ratio, a, b = worst
-    x, xp, y = _witness(given, a, b, exact_run)
+    exact_run, claimed, a, b = worst
+    triple = _witness(given, a, b, exact_run)
     if compiled is None:
         grouped = grouped_trace(trace, given.parts)
         compiled = compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
-    r = run(compiled, [(x, xp, y)], [(x, y), (xp, y)], neighbours=relation, exact=exact)
-    if exact_run and r.ratio != ratio:
-        raise RuntimeError(f"given-input plan: ratio {ratio} but the witness counts {r.ratio}")
+    r, why = recount(run, compiled, relation, exact, triple, claimed, MARGIN * (1 + len(given.parts)))
+    if r is None:
+        return None, [("given-input", given.estimate, why)]
     considered = ("given-input", given.estimate, given.describe())
     plan = PlanReport(
         "given-input",
@@ -449,18 +453,18 @@ def given_input_privacy(
 
 
 def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] | None:
-    """``(exact run, exact largest ratio or None in float runs, x, x')`` (input codes) over every neighbour pair
-    (module docstring), or None when there is no pair."""
+    """``(exact run, the plan's value, x, x')`` (input codes) over every neighbour pair (module docstring), or None
+    when there is no pair; the value is the exact largest ratio in exact runs, the largest float ε in float runs."""
     domain = given.program.inputs
     if not relation.builtin:
         check_relation(relation, domain)
     exact_run = all(t.arith.exact for t in given.tables)
     rows = max(1, CHUNK_CELLS // max(t.compiled.shape.size for t in given.tables))
     pairs = _builtin_pairs(relation, domain, rows) if relation.builtin else _listed_pairs(relation, domain, rows)
-    _, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
+    best, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
     if not kept:
         return None
-    ratio, a, b = _exact_best(given, kept) if exact_run else (None, 0, 0)
+    ratio, a, b = _exact_best(given, kept) if exact_run else (best, 0, 0)
     if exact_run and ratio != math.inf:
         return True, ratio, a, b
     return (exact_run, ratio, *_likeliest_pair(given, kept))

@@ -65,7 +65,7 @@ from ..count.probabilities import number_system
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import IntShape, leaves
-from .planner import Budget, PlanReport
+from .planner import Budget, PlanReport, recount
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
@@ -973,7 +973,8 @@ def hub_privacy(
 ) -> Any | None:
     """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None. ``whole`` is the compiled program;
     the witness triple is then counted by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and
-    its ratio is the bound: in exact mode it must equal the plan's exactly."""
+    its ratio is the bound: in exact mode it must equal the plan's exactly. When the count does not bear the plan
+    out (:func:`~.planner.recount`) the plan is dropped, noted in ``considered``, and None returned."""
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin:
         return None
@@ -984,10 +985,12 @@ def hub_privacy(
     lo, sides = whole.domain.lo, (answer.best.x or {}, answer.best.x_prime or {})
     x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in sides)
     y = answer.best.y
-    r = run(whole, [(tuple(x), tuple(xp), y)], [(tuple(x), y), (tuple(xp), y)], neighbours=relation, exact=exact)
-    if exact_run and r.ratio != _ratio(answer.best):
-        raise RuntimeError(f"hub plan: ratio {_ratio(answer.best)} but the witness counts {r.ratio}")
     estimate = hub_estimate(answer, len(whole.domain.entry_values), whole.size)
+    triple = (tuple(x), tuple(xp), y)
+    r, why = recount(run, whole, relation, exact, triple, _ratio(answer.best) if exact_run else None)
+    if r is None:
+        considered.append(("hub", estimate, why))
+        return None
     considered.append(("hub", estimate, answer.describe()))
     plan = PlanReport(
         "hub",

@@ -21,9 +21,13 @@ but no random bit: for every input ``x`` their random bits are still disjoint, s
 Parts that are the same mechanism up to renaming are analysed once: a part's *canonical
 form* lists its gates in a depth-first order in which children are visited by a structural
 hash and variables are numbered on first visit (input bits as (entry, bit position), random
-bits with their literal weights). Two parts with equal canonical forms are isomorphic
-circuits under a renaming of entries and random bits that keeps every weight, hence the same
-mechanism. (Unequal forms may still be isomorphic: that only costs a repeated analysis.)
+bits with their literal weights), and each output leaf with its shape (a Bool, or an Int with
+its range ``lo..hi``: the leaf's bits are the code of ``value - lo``). Two parts with equal
+canonical forms are isomorphic circuits under a renaming of entries and random bits that keeps
+every weight, and their leaves decode the same bits to the same values, hence the same mechanism
+with the same outputs: ``x + d`` and ``x + d + 1`` (one circuit, ranges one apart) are two classes,
+and a witness decoded with a class's representative's shape is a value every member can output.
+(Unequal forms may still be isomorphic: that only costs a repeated analysis.)
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from ..base.limits import check
 from ..base.partition import Partition
 from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit
 from ..lang.program import Program, Trace, Vector
-from ..lang.shape import Shape, TupleShape, leaves
+from ..lang.shape import Leaf, Shape, TupleShape, leaves
 
 
 @dataclass(frozen=True)
@@ -147,9 +151,11 @@ def _with_forms(trace: Trace, needed: bytearray, leaf_roots: list[list[int]], gr
     entry_of = {v: entry for entry, var_ids in trace.input_bits.items() for v in var_ids}
     position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
     hashes = _structure_hashes(circuit, needed, position)
+    shapes = leaves(trace.shape)
     parts = []
     for ks in groups:
-        form, entries = _canonical(circuit, [leaf_roots[k] for k in ks], hashes, entry_of, position)
+        outputs = [(leaf_roots[k], shapes[k]) for k in ks]
+        form, entries = _canonical(circuit, outputs, hashes, entry_of, position)
         parts.append(Part(tuple(ks), tuple(entries), form))
     return parts
 
@@ -237,15 +243,21 @@ def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, i
 
 
 def _canonical(
-    circuit: Circuit, roots: list[list[int]], hashes: dict[int, int], entry_of: dict[int, int], position: dict[int, int]
+    circuit: Circuit,
+    outputs: list[tuple[list[int], Leaf]],
+    hashes: dict[int, int],
+    entry_of: dict[int, int],
+    position: dict[int, int],
 ) -> tuple[tuple[Any, ...], list[int]]:
-    """``(canonical form, entries in local order)`` of the part with these leaf roots (module docstring)."""
+    """``(canonical form, entries in local order)`` of the part with these output leaves (each leaf's roots and
+    its shape, module docstring): each leaf's entry names its shape (Bool, or Int with its range), so parts whose
+    circuits agree but whose values differ (``x`` and ``x + 1``) have different forms."""
     gates = circuit.gates
     local: dict[int, int] = {FALSE: 0, TRUE: 1}
     entries: dict[int, int] = {}
     randoms: dict[int, int] = {}
     form: list[tuple[Any, ...]] = []
-    for leaf in roots:
+    for leaf, shape in outputs:
         for root in leaf:
             stack = [(root, False)]
             while stack:
@@ -270,7 +282,7 @@ def _canonical(
                 else:
                     stack.append((node, True))
                     stack.extend((c, False) for c in reversed(children) if c not in local)
-        form.append(("out", *(local[r] for r in leaf)))
+        form.append(("out", shape, *(local[r] for r in leaf)))
     return tuple(form), list(entries)
 
 

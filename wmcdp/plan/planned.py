@@ -19,12 +19,13 @@ import numpy as np
 
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
-from ..count.probabilities import Counter, exhaustive_outputs, number_system
+from ..count.probabilities import Counter, exhaustive_outputs, inference, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from ..lang.shape import leaves
 from .chain import chain_privacy
-from .given_input import given_input_privacy
+from .given_input import MARGIN, given_input_privacy
 from .hub import hub_privacy
 from .planner import (
     PlanReport,
@@ -32,6 +33,7 @@ from .planner import (
     combine_max,
     compiled_whole,
     detection_budget,
+    disagreement,
     log_of,
     orbit_estimate,
     preparation_estimate,
@@ -65,27 +67,13 @@ def _lowest_row(compiled: Compiled, exact: Any) -> tuple[Any, np.ndarray]:
     return counter.arith, row[0]
 
 
-def _likeliest(compiled: Compiled, exact: Any) -> tuple[Any, Any]:
-    """The most likely output of a part at its lowest input (``lo`` in every entry), and its probability."""
+def _likeliest(compiled: Compiled, exact: Any) -> Any:
+    """The most likely output of a part at its lowest input (``lo`` in every entry), the first of equals."""
     arith, row = _lowest_row(compiled, exact)
     if arith.exact:
         probs = [arith.probability(v) for v in row]
-        best = max(range(len(probs)), key=lambda k: (probs[k], -k))
-        return compiled.shape.value_at(best), probs[best]
-    logs = arith.as_log(row)
-    best = int(np.argmax(logs))
-    return compiled.shape.value_at(best), float(logs[best])
-
-
-def _product_probability(factors: list[tuple[Any, int]], exact: bool) -> Any:
-    """``prod p^count`` of the factors (exact Fractions, or floats given as natural logs when not exact)."""
-    if exact:
-        out = Fraction(1)
-        for p, count in factors:
-            out *= Fraction(p) ** count
-        return out
-    total = sum(p * count for p, count in factors)
-    return math.exp(total) if total > -745.2 else 0.0
+        return compiled.shape.value_at(max(range(len(probs)), key=lambda k: (probs[k], -k)))
+    return compiled.shape.value_at(int(np.argmax(arith.as_log(row))))
 
 
 # -- pure epsilon -------------------------------------------------------------------------------
@@ -229,11 +217,16 @@ def planned_privacy(
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
     product = product_of(program, trace, relation, backend)
+    notes: list[tuple[str, float | None, str]] = []
     if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        return _product_privacy(product, relation, exact, force, start, run)
-    given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+        answer, why = _product_privacy(product, relation, exact, force, start, run)
+        if answer is not None:
+            return answer
+        notes.append(("product", None, why))
+    given, given_notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
     if given is not None:
-        return given
+        return replace(given, plan=replace(given.plan, considered=(*notes, *given.plan.considered)))
+    notes += given_notes
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
     budget, estimate = detection_budget(whole, relation)
@@ -265,51 +258,29 @@ def planned_privacy(
 
 @dataclass
 class _Combined:
-    """A product's ε and witness triple put together from its parts' results: the result whose fields the
-    product's result keeps (``base``), ``epsilon`` and ``ratio``, each member's ``x``, ``x'`` and ``y``, and
-    ``P(y | x)`` and ``P(y | x')`` as factors ``(p, count)`` for :func:`_product_probability`."""
+    """A product's ε and ``e^ε`` put together from its parts' results, and its witness triple: each member's
+    ``x``, ``x'`` and ``y`` (its class's representative's, decoded with the class's output shape, which every
+    member shares: :func:`~.parts.classes`)."""
 
-    base: Any
     epsilon: Any
     ratio: Any
     xs: dict[int, Any]
     xps: dict[int, Any]
     ys: dict[int, Any]
-    factors_x: list[tuple[Any, int]]
-    factors_xp: list[tuple[Any, int]]
-
-
-def _side(r: Any, which: str, exact_run: bool) -> Any:
-    """``P(y | x)`` (``which="x"``) or ``P(y | x')`` of a part's result: exact, or its natural log."""
-    if not exact_run:
-        return _log_of(r, which)
-    return r.p_x if which == "x" else r.p_x_prime
 
 
 def _combine_max(product: Product, results: list[Any], exact_run: bool, exact: Any) -> _Combined:
     """Rule "max" (neighbours differ in one part): the worst part's ε and triple, with every other member of
     the product at its likeliest output at the lowest input (so ``P(y | x)`` and ``P(y | x')`` gain the same
-    factor per other member)."""
+    positive factor per other member)."""
     c = combine_max([r.ratio if exact_run else r.epsilon for r in results])
     r, index = results[c], product.members[c][0]
-    combined = _Combined(
-        r,
-        r.epsilon,
-        r.ratio,
-        {index: r.witness.x},
-        {index: r.witness.x_prime},
-        {index: r.witness.y},
-        [(_side(r, "x", exact_run), 1)],
-        [(_side(r, "x_prime", exact_run), 1)],
-    )
+    combined = _Combined(r.epsilon, r.ratio, {index: r.witness.x}, {index: r.witness.x_prime}, {index: r.witness.y})
     for j, compiled in enumerate(product.compiled):
         others = [m for m in product.members[j] if m != index]
-        if not others:
-            continue
-        y, p = _likeliest(compiled, exact)
-        combined.ys.update({m: y for m in others})
-        combined.factors_x.append((p, len(others)))
-        combined.factors_xp.append((p, len(others)))
+        if others:
+            y = _likeliest(compiled, exact)
+            combined.ys.update({m: y for m in others})
     return combined
 
 
@@ -328,56 +299,136 @@ def _sum_epsilon(results: list[Any], counts: list[int], exact_run: bool) -> tupl
 def _combine_sum(product: Product, results: list[Any], exact_run: bool) -> _Combined:
     """Rule "sum" (neighbours may differ in every part): every member of a class at its class's triple, ε the
     sum of the members' ε (:func:`_sum_epsilon`)."""
-    combined = _Combined(results[0], None, None, {}, {}, {}, [], [])
+    combined = _Combined(None, None, {}, {}, {})
     for r, members in zip(results, product.members):
         for m in members:
             combined.xs[m], combined.xps[m], combined.ys[m] = r.witness.x, r.witness.x_prime, r.witness.y
-        combined.factors_x.append((_side(r, "x", exact_run), len(members)))
-        combined.factors_xp.append((_side(r, "x_prime", exact_run), len(members)))
     combined.epsilon, combined.ratio = _sum_epsilon(results, [len(m) for m in product.members], exact_run)
     return combined
 
 
 def _product_privacy(
     product: Product, relation: Relation, exact: Any, force: bool, start: float, run: Callable[..., Any]
-) -> Any:
-    """The parts' results combined: the result of the worst part (rule "max", :func:`_combine_max`) or of the
-    first (rule "sum", :func:`_combine_sum`), with the whole program's ε, witness and probabilities."""
+) -> tuple[Any | None, str]:
+    """The parts' results combined: the worst part's ε (rule "max", :func:`_combine_max`) or the sum of theirs
+    (rule "sum", :func:`_combine_sum`), with the witness triple put together from the parts' and recounted part by
+    part (:func:`_recount_product`), whose ``P(y | x)`` and ``P(y | x')`` the result gives. ``(None, why)`` when
+    that count does not bear the plan out: the plan is dropped."""
     results = [run(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
     if any(getattr(r, "pieces", None) is not None for r in results):
-        return _piecewise_product(product, results, relation, exact, start)
+        return _piecewise_product(product, results, relation, exact, start), ""
     exact_run = all(r.exact for r in results)
     if product.rule == "max":
         combined = _combine_max(product, results, exact_run, exact)
     else:
         combined = _combine_sum(product, results, exact_run)
     witness = replace(
-        combined.base.witness,
+        results[0].witness,
         x=product.embed_input(combined.xs),
         x_prime=product.embed_input(combined.xps),
         y=product.embed_output(combined.ys),
     )
+    sides, why = _recount_product(product, witness, combined, relation, exact)
+    if sides is None:
+        return None, why
+    claimed = combined.ratio if exact_run else combined.epsilon
+    why = disagreement(sides.positive, sides.ratio if exact_run else sides.epsilon, claimed, exact_run, sides.tolerance)
+    if why:
+        return None, why
     size = sum(r.plan.size or 0 for r in results if r.plan is not None)
     domain, shape = product.program.inputs, product.trace.shape
     seconds = time.perf_counter() - start
     plan = product.report([r.plan for r in results], size, relation.count_pairs(domain) * shape.size, seconds)
-    factors_x, factors_xp = combined.factors_x, combined.factors_xp
-    logs = (None, None) if exact_run else (sum(p * c for p, c in factors_x), sum(p * c for p, c in factors_xp))
     return replace(
-        combined.base,
+        results[0],
         epsilon=combined.epsilon,
         ratio=combined.ratio,
         witness=witness,
-        p_x=_product_probability(factors_x, exact_run),
-        p_x_prime=_product_probability(factors_xp, exact_run),
+        p_x=sides.probability(0),
+        p_x_prime=sides.probability(1),
         exact=exact_run,
         diagram_size=sum(r.diagram_size for r in results),
         seconds=seconds,
         sets=None,
         plan=plan,
-        log_p_x=logs[0],
-        log_p_x_prime=logs[1],
-    )
+        log_p_x=None if exact_run else sides.values[0],
+        log_p_x_prime=None if exact_run else sides.values[1],
+    ), ""
+
+
+@dataclass
+class _Sides:
+    """``P(y | x)`` and ``P(y | x')`` of a product's witness (``values``): exact, or as natural logs when not
+    ``exact``; a float ε is compared within the rounding margin of a sum over the ``parts``."""
+
+    exact: bool
+    values: tuple[Any, Any]
+    parts: int
+
+    @property
+    def positive(self) -> bool:
+        return bool(self.values[0] > 0) if self.exact else bool(self.values[0] > -math.inf)
+
+    @property
+    def ratio(self) -> Any:
+        p, q = self.values
+        return math.inf if q == 0 else p / q
+
+    @property
+    def epsilon(self) -> float:
+        p, q = self.values
+        return math.inf if q == -math.inf else float(p - q)
+
+    @property
+    def tolerance(self) -> float:
+        return MARGIN * (1 + self.parts)
+
+    def probability(self, side: int) -> Any:
+        """``P(y | x)`` (``side`` 0) or ``P(y | x')`` (1): exact, or a float (0.0 below the float range)."""
+        value = self.values[side]
+        return value if self.exact else (math.exp(value) if value > -745.2 else 0.0)
+
+
+def _recount_product(
+    product: Product, witness: Any, combined: _Combined, relation: Relation, exact: Any
+) -> tuple[_Sides | None, str]:
+    """``P(y | x)`` and ``P(y | x')`` of the product's witness counted part by part, ``prod_m P_m(y_m | x_m)``: each
+    member's factor counted by the ordinary counter (Algorithm 1) on its class's representative, once per distinct
+    (input, output) of the class. ``(None, why)`` when the pair is no neighbour pair or a member's output leaves
+    are not its representative's (the class would not be one mechanism with the same outputs)."""
+    if not relation.related(product.program.inputs, witness.x, witness.x_prime):
+        return None, f"dropped: its witness (x, x') is no {relation.name} pair"
+    shapes = leaves(product.trace.shape)
+    factors: list[list[tuple[Any, int]]] = [[], []]
+    exact_run = True
+    for compiled, members in zip(product.compiled, product.members):
+        if any(leaves(compiled.shape) != tuple(shapes[k] for k in product.parts[m].leaves) for m in members):
+            return None, "dropped: a part's outputs are not its class representative's"
+        wanted: dict[tuple[Any, Any], list[int]] = {}
+        for m in members:
+            entries = product.parts[m].entries
+            for side, x in enumerate((witness.x, witness.x_prime)):
+                wanted.setdefault((tuple(x[e] for e in entries), combined.ys[m]), [0, 0])[side] += 1
+        table = inference(compiled, list(wanted), exact=exact)
+        exact_run = exact_run and table.arith.exact
+        for (u, y), counts in wanted.items():
+            value = table.row(u, (y,))
+            p = table.arith.probability(value[0]) if table.arith.exact else float(table.arith.as_log(value)[0])
+            factors[0].append((p, counts[0]))
+            factors[1].append((p, counts[1]))
+    values = (_product_of(factors[0], exact_run), _product_of(factors[1], exact_run))
+    return _Sides(exact_run, values, len(product.parts)), ""
+
+
+def _product_of(factors: list[tuple[Any, int]], exact: bool) -> Any:
+    """``prod p^count`` of the factors (exact Fractions), or ``sum count ln p`` (floats given as natural logs)."""
+    factors = [(p, count) for p, count in factors if count]
+    if exact:
+        out = Fraction(1)
+        for p, count in factors:
+            out *= Fraction(p) ** count
+        return out
+    return -math.inf if any(p == -math.inf for p, _ in factors) else math.fsum(p * count for p, count in factors)
 
 
 def _part_pieces(results: list[Any], parameter: Any) -> list[list[Any]]:
@@ -482,15 +533,6 @@ def _output_at(row: list[tuple[Any, Any]], z: Any) -> tuple[Any, Any]:
     if isinstance(z, Fraction):
         return max(row, key=lambda item: abs(poly_at(item[1], z)))  # max keeps the first of equal values
     return next(item for item in row if sign_at(item[1], z) != 0)
-
-
-def _log_of(r: Any, which: str) -> float:
-    """``ln P(y | x)`` (``which="x"``) or ``ln P(y | x')`` of a float-mode result (its log when it keeps one)."""
-    log: float | None = r.log_p_x if which == "x" else r.log_p_x_prime
-    if log is not None:
-        return log
-    p = r.p_x if which == "x" else r.p_x_prime
-    return math.log(p) if p > 0 else -math.inf
 
 
 # -- accuracy -----------------------------------------------------------------------------------

@@ -33,14 +33,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..base.errors import WmcdpError
+from ..base.errors import NoRatioError, WmcdpError
 from ..base.numbers import ln, size_text
 from ..compile import Compiled, compile_trace
 from ..count.exact import Scaled
@@ -264,7 +264,8 @@ class Product:
             out.append(
                 (
                     f"the parts fall into {len(self.members)} class(es), one mechanism each",
-                    "equal canonical forms of the parts' sub-circuits (isomorphic circuits, weights kept)",
+                    "equal canonical forms of the parts' sub-circuits and output shapes (isomorphic circuits, weights "
+                    "kept, the same output values)",
                 )
             )
         out.append((f"the relation {self.relation} moves parts as the rule '{self.rule}' says", _RULE_PROOF[self.rule]))
@@ -330,6 +331,62 @@ def product_of(
     return Product(
         program, trace, parts, [g.members for g in groups], compiled, rule, time.perf_counter() - start, relation.name
     )
+
+
+# -- the recount of a plan's witness -----------------------------------------------------------
+
+
+def recount(
+    run: Callable[..., Any],
+    whole: Compiled,
+    relation: Relation,
+    exact: Any,
+    triple: tuple[Any, Any, Any],
+    claimed: Any,
+    tolerance: float = 0.0,
+) -> tuple[Any | None, str]:
+    """A plan's witness ``triple = (x, x', y)`` counted on the whole program by ``run`` (Algorithm 2 on that one
+    triple, the ordinary counter): ``(its result, "")`` when it bears the plan out, else ``(None, why not)``, and
+    the plan is dropped (the next plan answers). It fails when ``(x, x')`` is no neighbour pair, when ``P(y | x) =
+    0`` (both sides 0: no ratio at all), or when its ratio is not the plan's ``claimed`` one: in an exact run the
+    ratio itself, in a float run ε within ``tolerance * max(1, ε)`` (``claimed`` None: the count is the answer)."""
+    x, xp, y = triple
+    if not relation.related(whole.domain, x, xp):
+        return None, f"dropped: its witness (x, x') is no {relation.name} pair"
+    try:
+        r = run(whole, [triple], [(x, y), (xp, y)], neighbours=relation, exact=exact)
+    except NoRatioError:
+        return None, "dropped: its witness output has P(y | x) = P(y | x') = 0"
+    positive = r.p_x > 0 or (r.log_p_x is not None and r.log_p_x > -math.inf)
+    why = disagreement(positive, r.ratio if r.exact else r.epsilon, claimed, r.exact, tolerance)
+    return (None, why) if why else (r, "")
+
+
+def disagreement(positive: bool, counted: Any, claimed: Any, exact: bool, tolerance: float = 0.0) -> str:
+    """Why a witness's count does not bear a plan out (``""`` when it does): ``P(y | x) = 0`` (not ``positive``),
+    or its ratio (``exact``; ε in float runs, within ``tolerance * max(1, ε)``) is not the plan's ``claimed`` one
+    (None: not compared)."""
+    if not positive:
+        return "dropped: its witness output has P(y | x) = 0"
+    if claimed is None or (counted == claimed if exact else _near(counted, claimed, tolerance)):
+        return ""
+    what = "ratio" if exact else "epsilon"
+    return f"dropped: its {what} is {_short(claimed)} but its witness counts {_short(counted)}"
+
+
+def _near(counted: float, claimed: float, tolerance: float) -> bool:
+    """``counted`` within ``tolerance * max(1, |claimed|)`` of ``claimed`` (infinities equal only to themselves)."""
+    if math.isinf(counted) or math.isinf(claimed):
+        return bool(counted == claimed)
+    return abs(counted - claimed) <= tolerance * max(1.0, abs(claimed))
+
+
+def _short(value: Any) -> str:
+    """A ratio or ε for a plan's note: a Fraction of many digits as ``e^`` its log."""
+    text = str(value)
+    if len(text) <= 24:
+        return text
+    return f"e^{log_of(value):.12g}" if isinstance(value, Fraction) else f"{float(value):.12g}"
 
 
 # -- estimates -------------------------------------------------------------------------------
@@ -524,6 +581,8 @@ __all__ = [
     "compiled_whole",
     "combine_max",
     "log_of",
+    "recount",
+    "disagreement",
     "QUICK_SECONDS",
     "DETECTION_SHARE",
     "WORK_PER_SECOND",

@@ -7,13 +7,18 @@ within a few seconds) and, where there is one, through the API (a :class:`WmcdpE
 a brute-force enumeration (tests/brute.py), the exhaustive sets or a closed form.
 """
 
+import itertools
+import math
 import time
+from fractions import Fraction as F
 
+import brute
 import pytest
 
-from wmcdp import WmcdpError
+from wmcdp import IntVector, Program, WmcdpError, discrete, ite, synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.lang.shape import read_witness
+from wmcdp.plan.hub import hub_plan
 
 #: seconds a refusal may take (the work is estimated before anything is allocated)
 QUICK = 10.0
@@ -64,3 +69,95 @@ def test_the_runs_form_reader_refuses_before_it_builds():
         read_witness("1^\u0663")
     assert read_witness("0^3 1", most=4) == (0, 0, 0, 1)
     assert read_witness("(2^2, [0^4 1])", most=5) == (2, 2, (0, 0, 0, 0, 1))
+
+
+# -- the hub plan on noises with zero-weight values and gaps in their support ----------------------------------
+
+
+def _gap_chain(n, m, noise, threshold):
+    """A gap-releasing chain: ``x_i + noise - t`` where it is at least the noisy threshold ``t``, else -9; and its
+    plain-Python reference."""
+
+    def body(x):
+        t = discrete(threshold)
+        return tuple(ite(x[i] + discrete(noise) >= t, x[i] + discrete(noise) - t, -9) for i in range(n))
+
+    def reference(x, choose):
+        t = choose(threshold)
+        return tuple(x[i] + choose(noise) - t if x[i] + choose(noise) >= t else -9 for i in range(n))
+
+    return Program("gap_chain", IntVector(n, 0, m), body, neighbours="all-entries"), reference
+
+
+def _svt(n, m, noise, threshold):
+    """Sparse-vector answers ``x_i + noise >= T + threshold noise`` (T = 1), and the reference."""
+
+    def body(x):
+        t = 1 + discrete(threshold)
+        return tuple(x[i] + discrete(noise) >= t for i in range(n))
+
+    def reference(x, choose):
+        t = 1 + choose(threshold)
+        return tuple(int(x[i] + choose(noise) >= t) for i in range(n))
+
+    return Program("svt", IntVector(n, 0, m), body, neighbours="all-entries"), reference
+
+
+def _noisy_max(n, m, noise):
+    """The index of the largest ``x_i + noise`` (lowest on ties), and the reference."""
+
+    def body(x):
+        index, best = 0, x[0] + discrete(noise)
+        for i in range(1, n):
+            v = x[i] + discrete(noise)
+            index, best = ite(v > best, i, index), ite(v > best, v, best)
+        return index
+
+    def reference(x, choose):
+        values = [x[i] + choose(noise) for i in range(n)]
+        return values.index(max(values))
+
+    return Program("noisy_max", IntVector(n, 0, m), body, neighbours="all-entries"), reference
+
+
+def _all_entries(m, n):
+    def neighbours(x):
+        for xp in itertools.product(range(m + 1), repeat=n):
+            if xp != x and all(abs(a - b) <= 1 for a, b in zip(x, xp)):
+                yield xp
+
+    return neighbours
+
+
+#: noises with a zero-weight value or a gap in the support (the programs the hub plan crashed on), and
+#: deterministic ones (every weight 0 or 1): values that only input codes past the domain's reach
+GAPPED = [
+    ("gap chain", _gap_chain, (3, 2, {0: F(0), 2: F(1, 4), 3: F(3, 4)}, {-2: F(1), 0: F(0), 1: F(0)})),
+    ("gap chain", _gap_chain, (3, 2, {-1: F(1), 1: F(0)}, {-2: F(1), -1: F(0)})),
+    ("gap chain", _gap_chain, (2, 2, {-1: F(0), 1: F(0), 2: F(0), 3: F(1)}, {-1: F(1)})),
+    ("gap chain", _gap_chain, (2, 2, {-2: F(1, 4), 0: F(1, 2), 2: F(1, 4)}, {-1: F(1, 2), 1: F(1, 2)})),
+    ("svt", _svt, (3, 2, {-1: F(0), 0: F(0), 1: F(1), 2: F(0)}, {1: F(1), 2: F(0)})),
+    ("svt", _svt, (3, 2, {-2: F(1, 4), 0: F(1, 2), 2: F(1, 4)}, {-1: F(0), 0: F(1, 2), 2: F(1, 2)})),
+    ("noisy max", _noisy_max, (3, 2, {-2: F(1, 4), -1: F(0), 0: F(1, 2), 2: F(1, 4)})),
+    ("noisy max", _noisy_max, (3, 2, {-1: F(0), 1: F(1, 3), 3: F(2, 3)})),
+]
+
+
+@pytest.mark.parametrize("name, factory, args", GAPPED, ids=[f"{g[0]}-{i}" for i, g in enumerate(GAPPED)])
+def test_the_hub_plan_takes_zero_weights_and_gaps(name, factory, args):
+    """The hub plan's ratio (exact and float) is the brute-force tight ratio and the exhaustive sets' one."""
+    program, reference = factory(*args)
+    n, m = args[0], args[1]
+    truth = brute.tight_ratio(reference, list(itertools.product(range(m + 1), repeat=n)), _all_entries(m, n))
+    assert synthesize_privacy(program, "exhaustive").ratio == truth
+    answer = hub_plan(program.trace(), m + 1, "all-entries", True, None)
+    assert answer is not None
+    best = answer.best
+    assert (F(0) if best.num == 0 else float("inf") if best.den == 0 else best.num / best.den) == truth
+    x = tuple(best.x.get(e, 0) for e in range(n))
+    xp = tuple(best.x_prime.get(e, 0) for e in range(n))
+    a, b = brute.distribution(reference, x).get(best.y, 0), brute.distribution(reference, xp).get(best.y, 0)
+    assert (best.num, best.den) == (a, b) and a > 0
+    floats = hub_plan(program.trace(), m + 1, "all-entries", False, None)
+    assert floats is not None
+    assert floats.best.log == (math.inf if b == 0 else pytest.approx(math.log(a / b), rel=1e-12, abs=1e-12))

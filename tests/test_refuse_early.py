@@ -17,7 +17,9 @@ import pytest
 
 from wmcdp import IntVector, Program, WmcdpError, discrete, ite, synthesize_privacy
 from wmcdp.cli import main
+from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
+from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import hub_plan
 
 #: seconds a refusal may take (the work is estimated before anything is allocated)
@@ -69,6 +71,44 @@ def test_the_runs_form_reader_refuses_before_it_builds():
         read_witness("1^\u0663")
     assert read_witness("0^3 1", most=4) == (0, 0, 0, 1)
     assert read_witness("(2^2, [0^4 1])", most=5) == (2, 2, (0, 0, 0, 0, 1))
+
+
+# -- long compositions ----------------------------------------------------------------------------------------
+
+HUGE = "1000000000000000000000000000000"
+RR1 = ["approx", "randomized_response", "-p", "n=1", "-p", "lam=1/4", "--epsilon", "1"]
+
+
+@pytest.mark.parametrize("lam", ["1/4", "0.25"])
+def test_times_past_the_work_limit_is_refused_at_once(capsys, lam):
+    argv = ["approx", "randomized_response", "-p", "n=1", "-p", f"lam={lam}", "--epsilon", "1", "--times", HUGE]
+    _refused(capsys, argv, f"composing {HUGE} runs", "compose fewer runs")
+
+
+def test_a_steps_file_past_the_work_limit_is_refused_at_once(capsys, tmp_path):
+    path = tmp_path / "steps.json"
+    path.write_text(f'[{{"program": "randomized_response", "params": {{"n": 1, "lam": "1/4"}}, "times": {HUGE}}}]')
+    _refused(capsys, ["approx", "--steps", str(path), "--epsilon", "1"], f"composing {HUGE} runs")
+
+
+def test_compose_approximate_refuses_past_the_work_limit():
+    rr = build_program("randomized_response", {"n": 1, "lam": F(1, 4)})
+    start = time.perf_counter()
+    with pytest.raises(WmcdpError, match="compose fewer runs"):
+        compose_approximate([(rr, 10**30)], epsilon=1)
+    with pytest.raises(WmcdpError, match="compose fewer runs"):
+        compose_approximate([(rr, 10**8), (rr, 3)], epsilon=1)
+    assert time.perf_counter() - start < QUICK
+
+
+def test_the_work_estimate_follows_the_plan_of_the_bracket():
+    """Multinomial outcomes with their log-factorials while they are few, else the repeated squaring's products
+    (two losses: a j-fold power has j + 1 of them until the limit binds)."""
+    assert power_work(2, 1, 1 << 20) == 0
+    assert power_work(2, 1000, 1 << 20) == 16 * 1000 + 1001 * 2
+    # 2^28 runs of two losses: 2^28 + 1 outcomes are too many, so 28 squarings of 2^j + 1 clusters, capped at 2^20
+    squares = sum(min(1 << 20, (1 << j) + 1) ** 2 for j in range(28))
+    assert power_work(2, 1 << 28, 1 << 20) == squares > MAX_WORK
 
 
 # -- the hub plan on noises with zero-weight values and gaps in their support ----------------------------------

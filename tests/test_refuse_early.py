@@ -17,6 +17,7 @@ import pytest
 
 from wmcdp import IntVector, Program, WmcdpError, discrete, ite, synthesize_privacy
 from wmcdp.cli import main
+from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
@@ -71,6 +72,16 @@ def test_the_runs_form_reader_refuses_before_it_builds():
         read_witness("1^\u0663")
     assert read_witness("0^3 1", most=4) == (0, 0, 0, 1)
     assert read_witness("(2^2, [0^4 1])", most=5) == (2, 2, (0, 0, 0, 0, 1))
+
+
+# -- domains too large to trace ------------------------------------------------------------------------------
+
+
+def test_an_input_vector_past_the_entry_limit_is_refused(capsys):
+    _refused(capsys, ["privacy", "randomized_response", "-p", "n=1000000000000", "-p", "lam=1/4"], "1000000000000")
+    with pytest.raises(WmcdpError, match="over the limit of 1048576 entries"):
+        IntVector(MAX_ENTRIES + 1, 0, 2)
+    assert IntVector(MAX_ENTRIES, 0, 2).n == MAX_ENTRIES
 
 
 # -- long compositions ----------------------------------------------------------------------------------------

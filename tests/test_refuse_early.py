@@ -8,6 +8,7 @@ a brute-force enumeration (tests/brute.py), the exhaustive sets or a closed form
 """
 
 import itertools
+import json
 import math
 import time
 from fractions import Fraction as F
@@ -15,11 +16,12 @@ from fractions import Fraction as F
 import brute
 import pytest
 
-from wmcdp import IntVector, Program, WmcdpError, discrete, ite, synthesize_privacy
+from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
 from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
+from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import hub_plan
 
@@ -82,6 +84,109 @@ def test_an_input_vector_past_the_entry_limit_is_refused(capsys):
     with pytest.raises(WmcdpError, match="over the limit of 1048576 entries"):
         IntVector(MAX_ENTRIES + 1, 0, 2)
     assert IntVector(MAX_ENTRIES, 0, 2).n == MAX_ENTRIES
+
+
+# -- data-centric bounds of a product, part by part --------------------------------------------------------
+
+LAMS = (F(1, 4), F(1, 3), F(1, 5), F(2, 5))
+
+
+def _rr_product():
+    """Randomized response with a flip probability of its own per bit, and its reference."""
+
+    def body(x):
+        return tuple(x[i] ^ flip(lam) for i, lam in enumerate(LAMS))
+
+    def reference(x, choose):
+        return tuple(x[i] ^ brute.flip(choose, lam) for i, lam in enumerate(LAMS))
+
+    return Program("rr4", Bits(len(LAMS)), body, neighbours="hamming"), reference
+
+
+def _data_centric(reference, x0, value):
+    """The largest ``value(P(.|x), P(.|x'))`` over the pairs ``(x0, x')`` and ``(x', x0)``, by brute force."""
+    p0 = brute.distribution(reference, x0)
+    out = []
+    for i in range(len(x0)):
+        xp = tuple(1 - v if j == i else v for j, v in enumerate(x0))
+        q = brute.distribution(reference, xp)
+        out += [value(p0, q), value(q, p0)]
+    return max(out)
+
+
+def _ratio(p, q):
+    return max(math.inf if q.get(y, 0) == 0 else a / q[y] for y, a in p.items() if a)
+
+
+def test_rr_n_200_at_one_database_answers_by_its_parts(capsys):
+    """The data-centric ε of randomized response at 1 0^199 is one entry's, ln((1 - λ)/λ); δ(0) is the total
+    variation distance of one entry's two rows, 1 - 2λ; D_2 = ln((1 - λ)^2/λ + λ^2/(1 - λ)) (before, the pair
+    notions refused: "more array axes than 32")."""
+    lam = F(1, 4)
+    rr = ["randomized_response", "-p", "n=200", "-p", "lam=1/4", "--at", "1 0^199", "--json"]
+    start = time.perf_counter()
+    outs = []
+    for argv in (["privacy", *rr], ["approx", *rr, "--epsilon", "0"], ["renyi", *rr, "--orders", "2"]):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        outs.append(json.loads(out))
+    assert time.perf_counter() - start < 3 * QUICK
+    privacy, approx, renyi = outs
+    assert F(privacy["ratio_exact"]) == (1 - lam) / lam
+    assert privacy["plan"]["kind"] == "product"
+    assert F(approx["delta_exact"]) == 1 - 2 * lam
+    d2 = math.log((1 - lam) ** 2 / lam + lam**2 / (1 - lam))
+    assert renyi["orders"][0]["epsilon"] == pytest.approx(d2, rel=1e-12)
+    for r in outs:
+        witness = r.get("witness") or r["orders"][0]["witness"]
+        x, xp = witness["x"], witness["x_prime"]
+        assert [1] + [0] * 199 in (x, xp) and sum(a != b for a, b in zip(x, xp)) == 1
+
+
+def test_rr_n_20_at_one_database_is_quick(capsys):
+    start = time.perf_counter()
+    code = main(["privacy", "randomized_response", "-p", "n=20", "-p", "lam=1/4", "--at", "1 0^19"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "epsilon       1.098612289" in out and "product" in out
+    assert time.perf_counter() - start < QUICK
+
+
+@pytest.mark.parametrize("x0", [(1, 0, 1, 1), (0, 0, 0, 0), (0, 1, 1, 0)])
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_product_at_one_database_is_its_worst_part(x0, exact):
+    """ε, δ(ε) and D_2 at x0, part by part, against brute force and (ε) the exhaustive data-centric sets; the
+    witness is a data-centric pair and an output that x produces, recounted on the whole program."""
+    program, reference = _rr_product()
+    prog = (
+        program
+        if exact
+        else Program("rr4", Bits(4), lambda x: tuple(x[i] ^ flip(float(l)) for i, l in enumerate(LAMS)))
+    )
+    r = synthesize_privacy(prog, at=x0)
+    truth = _data_centric(reference, x0, _ratio)
+    whole = synthesize_privacy(prog, "exhaustive", at=x0)
+    assert r.plan is not None and r.plan.kind == "product"
+    if exact:
+        assert r.ratio == truth == whole.ratio
+    else:
+        assert r.epsilon == pytest.approx(math.log(truth), rel=1e-12) == whole.epsilon
+    w = r.witness
+    assert x0 in (w.x, w.x_prime) and sum(a != b for a, b in zip(w.x, w.x_prime)) == 1
+    a, b = brute.distribution(reference, w.x).get(w.y, 0), brute.distribution(reference, w.x_prime).get(w.y, 0)
+    assert a > 0 and a / b == truth
+    if exact:
+        assert (r.p_x, r.p_x_prime) == (a, b)
+    else:
+        assert (r.p_x, r.p_x_prime) == (pytest.approx(float(a), rel=1e-12), pytest.approx(float(b), rel=1e-12))
+    t = math.e
+    delta = synthesize_approximate(prog, epsilon=1, at=x0)
+    assert float(delta.delta) == pytest.approx(
+        float(_data_centric(reference, x0, lambda p, q: brute.hockey(p, q, t))), rel=1e-12
+    )
+    d2 = synthesize_renyi(prog, [2], at=x0).orders[0].epsilon
+    assert d2 == pytest.approx(_data_centric(reference, x0, lambda p, q: brute.renyi(p, q, 2)), rel=1e-12)
 
 
 # -- long compositions ----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from wmcdp.lang.shape import read_witness
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import hub_plan
+from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
 
 #: seconds a refusal may take (the work is estimated before anything is allocated)
 QUICK = 10.0
@@ -225,6 +226,24 @@ def test_the_work_estimate_follows_the_plan_of_the_bracket():
     # 2^28 runs of two losses: 2^28 + 1 outcomes are too many, so 28 squarings of 2^j + 1 clusters, capped at 2^20
     squares = sum(min(1 << 20, (1 << j) + 1) ** 2 for j in range(28))
     assert power_work(2, 1 << 28, 1 << 20) == squares > MAX_WORK
+
+
+# -- shuffled reports ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", ["0.5", "0.1"])
+def test_shuffled_reports_past_the_work_limit_are_refused(capsys, epsilon):
+    """A million users of binary randomized response (ratio 3): δ at ε = 0.5 ran past a minute, at 0.1 16 s."""
+    argv = ["approx", "kary_rr", "-p", "n=1", "-p", "k=2", "-p", "ratio=3", "--shuffle", "1e6", "--epsilon", epsilon]
+    _refused(capsys, argv, "1000000 shuffled users", f"more than {MAX_TERMS} binomial terms")
+
+
+def test_the_shuffled_search_refuses_before_its_windows_pass_the_limit():
+    b = Binary(F(1, 4), F(3, 4))
+    with pytest.raises(WmcdpError, match="binomial terms"):
+        worst_delta(10**6, b, 0.5)
+    assert window_terms(10, F(1, 4), 100.0) == 11  # at most the N + 1 values
+    assert worst_delta(1000, b, 0.5).log < 0  # a thousand users answer
 
 
 # -- the hub plan on noises with zero-weight values and gaps in their support ----------------------------------

@@ -190,6 +190,15 @@ def test_a_product_at_one_database_is_its_worst_part(x0, exact):
     assert d2 == pytest.approx(_data_centric(reference, x0, lambda p, q: brute.renyi(p, q, 2)), rel=1e-12)
 
 
+def test_a_symbolic_product_at_one_database_stays_one_program(capsys):
+    """A bound as a function of a parameter at x0 is the whole program's pieces: e^eps = (1 - lam)/lam."""
+    argv = ["privacy", "randomized_response", "-p", "n=3", "--symbolic", "lam=1/10:1/3", "--at", "100"]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "e^eps = (1 - lam)/lam" in out and "Traceback" not in err
+
+
 # -- long compositions ----------------------------------------------------------------------------------------
 
 HUGE = "1000000000000000000000000000000"

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.numbers import is_symbolic
 from ..compile import Compiled
 from ..count.probabilities import Counter, number_system
 from ..lang.program import Value
@@ -43,8 +44,10 @@ class ProductAt(Product):
 
 def product_at(prog: Any, x0: Value, neighbours: Any, backend: str, exact: Any) -> ProductAt | None:
     """The runs of the parts at ``x0`` (module docstring) when ``prog`` is a product of at least two independent
-    parts under a relation of rule "max"; None otherwise (the whole program runs)."""
+    parts under a relation of rule "max" with numeric weights; None otherwise (the whole program runs)."""
     program, trace, _ = traced(prog, exact)
+    if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
+        return None  # a bound as a function of a parameter: the whole program's pieces
     relation = neighbour_relation(neighbours or program.neighbours)
     product = product_of(program, trace, relation, backend, rules=("max",))
     if product is None:

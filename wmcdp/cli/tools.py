@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from ..base.errors import WmcdpError
@@ -25,6 +26,9 @@ from .common import (
     workers_of,
 )
 
+#: one integer in ASCII digits (``int`` also reads other scripts' digits and underscores)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
 
@@ -32,19 +36,17 @@ PER_INPUT_LIMIT = 4096
 def parse_input(text: str, program: Program) -> tuple[int, ...]:
     """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
     entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
-    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`)."""
+    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`, no longer than the domain). ASCII digits only."""
     t = text.strip()
-    if "^" in t or t.startswith("("):
-        value = read_witness(t)
-        return program.inputs.check(list(value) if isinstance(value, tuple) else [value])
     domain = program.inputs
+    if "^" in t or t.startswith("("):
+        value = read_witness(t, most=domain.n)
+        return domain.check(list(value) if isinstance(value, tuple) else [value])
     one_digit = domain.lo >= 0 and domain.hi <= 9
-    parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
-    try:
-        values = [int(p) for p in parts]
-    except ValueError:
-        raise WmcdpError(f"--input {text!r} is not a list of integers (e.g. 0101 or 2,0,1)") from None
-    return program.inputs.check(values)
+    parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and _INTEGER.fullmatch(t) else [t]
+    if not all(_INTEGER.fullmatch(p.strip()) for p in parts):
+        raise WmcdpError(f"--input {text[:40]!r} is not a list of integers (e.g. 0101 or 2,0,1)")
+    return domain.check([int(p) for p in parts])
 
 
 def _positive(value: int, option: str) -> int:

@@ -337,6 +337,8 @@ def format_value(value: object) -> str:
 RUNS_FROM = 80
 #: the shortest run of equal entries written as ``value^count``
 RUN = 4
+#: the most entries :func:`read_witness` builds in one bit vector or tuple unless told otherwise
+MAX_ENTRIES = 1 << 26
 
 
 def witness_text(value: object) -> str:
@@ -383,10 +385,11 @@ def _runs(value: object, top: bool) -> str:
     return str(value)
 
 
-def read_witness(text: str) -> object:
+def read_witness(text: str, most: int = MAX_ENTRIES) -> object:
     """The value of a :func:`witness_text` in the runs form (or of a plain bit string such as ``0101``): a bit
-    vector, an integer, or a tuple of these (nested), as :func:`witness_text` describes."""
-    reader = _Reader(text.strip())
+    vector, an integer, or a tuple of these (nested), as :func:`witness_text` describes. Digits are ASCII only;
+    a bit vector or tuple of more than ``most`` entries is refused before it is built."""
+    reader = _Reader(text.strip(), most)
     value = reader.value(top=True)
     if reader.rest:
         raise WmcdpError(f"cannot read {text[:60]!r}: unexpected {reader.rest[:20]!r}")
@@ -394,14 +397,16 @@ def read_witness(text: str) -> object:
 
 
 class _Reader:
-    """A recursive-descent reader of the runs form; ``rest`` is the text not read yet."""
+    """A recursive-descent reader of the runs form; ``rest`` is the text not read yet, ``most`` the longest
+    bit vector or tuple it builds."""
 
-    _BITS = re.compile(r"[01]+(\^\d+)?( [01]+(\^\d+)?)*")
-    _INT = re.compile(r"-?\d+")
+    _BITS = re.compile(r"[01]+(\^[0-9]+)?( [01]+(\^[0-9]+)?)*")
+    _INT = re.compile(r"-?[0-9]+")
     _WORD = re.compile(r"[^,()\[\]^]+")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, most: int):
         self.rest = text
+        self.most = most
 
     def _take(self, pattern: re.Pattern[str]) -> str:
         m = pattern.match(self.rest)
@@ -415,10 +420,18 @@ class _Reader:
             raise WmcdpError(f"cannot read the witness text at {self.rest[:20]!r}: expected {token!r}")
         self.rest = self.rest[len(token) :]
 
+    def _grow(self, length: int, count: str) -> int:
+        """``length`` entries read so far plus a run of ``count``: the new length, refused past :attr:`most`
+        (from the count's number of digits first, so a count of any size costs nothing)."""
+        if len(count.lstrip("0")) > len(str(self.most)) or length + int(count) > self.most:
+            raise WmcdpError(f"the runs form has more than {self.most} entries (a run of {count[:30]})")
+        return length + int(count)
+
     def _bits(self) -> tuple[int, ...]:
         out: list[int] = []
         for group in self._take(self._BITS).split(" "):
             digits, _, count = group.partition("^")
+            self._grow(len(out), count or str(len(digits)))
             out += [int(digits)] * int(count) if count else [int(d) for d in digits]
         return tuple(out)
 
@@ -430,11 +443,12 @@ class _Reader:
                 if items:
                     self._expect(", ")
                 item = self.value()
-                count = 1
+                count = "1"
                 if self.rest.startswith("^"):
                     self._expect("^")
-                    count = int(self._take(self._INT))
-                items += [item] * count
+                    count = self._take(self._INT)
+                self._grow(len(items), count)
+                items += [item] * int(count)
             self._expect(")")
             return tuple(items)
         if top and self._BITS.fullmatch(self.rest):

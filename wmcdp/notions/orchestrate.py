@@ -118,6 +118,10 @@ def over_pairs(
 
         if symbolic_parameter(prog) is not None:
             return symbolic(prog)
+    if which.at is not None and which.pairs is None and which.I is None:
+        by_parts = _product_at(prog, which, start, scan, combine)
+        if by_parts is not None:
+            return by_parts
     if not which.planned:
         return scan(which.source(prog), lambda: None)
     from ..plan.planned import finish
@@ -129,6 +133,28 @@ def over_pairs(
     if isinstance(planned, Product):
         return combine(planned, extra)
     return scan(planned, lambda: finish(extra, start))
+
+
+def _product_at(
+    prog: Program | Compiled,
+    which: Pairs,
+    start: float,
+    scan: Callable[[PairSource, Callable[[], Any]], R],
+    combine: Callable[[Any, Any], R],
+) -> R | None:
+    """The notion at the database ``which.at`` of a product of parts under a relation that moves one part: each
+    part's value at its entries of ``at`` (:mod:`wmcdp.plan.at`), combined by the max rule, the witness pair
+    written with the other entries at ``at``'s values. None when ``prog`` is no such product."""
+    from ..plan.at import product_at
+
+    found = product_at(prog, which.at, which.neighbours, which.backend, which.exact)
+    if found is None:
+        return None
+    results = [
+        scan(replace(which, at=local, neighbours=found.relation).source(c), lambda: None)
+        for c, local in zip(found.compiled, found.local)
+    ]
+    return combine(found, results)
 
 
 __all__ = ["Pairs", "Planner", "over_pairs", "by_rules", "worst_part"]

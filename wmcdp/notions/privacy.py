@@ -13,6 +13,7 @@ scan their ratios into one running maximum and name the triple of its witness.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -170,6 +171,10 @@ def synthesize_privacy(
 
         return certified_privacy(prog, midpoint_run, backend)
     check_workers(workers)
+    if C is None and I is None and at is not None and workers is None:
+        by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)
+        if by_parts is not None:
+            return by_parts
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy
 
@@ -197,6 +202,49 @@ def synthesize_privacy(
         r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
         return replace(r, seconds=time.perf_counter() - start, sets=triples.report)  # type: ignore[return-value]
     return _result(scan, witness_of(scan.key), counter.arith.exact, compiled.size, start, triples.report)
+
+
+def _product_at(
+    prog: Program | Compiled, at: Value, neighbours: Any, backend: str, exact: Any, force: bool, start: float
+) -> PrivacyResult | None:
+    """The data-centric ε at ``at`` of a product of parts under a relation that moves one part: the largest of
+    the parts' data-centric ε at their entries of ``at`` (:mod:`wmcdp.plan.at`), with a witness of the whole
+    program (every other part at ``at``'s entries and its likeliest output there, so ``P(y | x) > 0`` when the
+    part's is). None when ``prog`` is no such product."""
+    from ..plan.at import likeliest_at, product_at
+    from ..plan.planner import combine_max
+
+    found = product_at(prog, at, neighbours, backend, exact)
+    if found is None:
+        return None
+    results = [
+        synthesize_privacy(c, neighbours=found.relation, exact=exact, force=force, at=local)
+        for c, local in zip(found.compiled, found.local)
+    ]
+    exact_run = all(r.exact for r in results)
+    best = combine_max([r.ratio if exact_run else r.epsilon for r in results])
+    r, member = results[best], found.members[best][0]
+    outputs, factor = {member: r.witness.y}, Fraction(1) if exact_run else 0.0  # the other parts' P(y_m | x0)
+    for c, local, members in zip(found.compiled, found.local, found.members):
+        y, p, _ = likeliest_at(c, local, exact)
+        for m in (m for m in members if m != member):
+            outputs[m] = y
+            factor = factor * p if exact_run else factor + p
+    witness = PrivacyWitness(
+        found.embed_input({member: r.witness.x}),
+        found.embed_input({member: r.witness.x_prime}),
+        found.embed_output(outputs),
+    )
+    seconds = time.perf_counter() - start
+    plan = found.report(
+        [q.plan for q in results], None, None, seconds, bound="max over the parts at their entries of x0"
+    )
+    r = replace(r, witness=witness, diagram_size=sum(q.diagram_size for q in results), seconds=seconds, plan=plan)
+    if exact_run:
+        return replace(r, p_x=r.p_x * factor, p_x_prime=r.p_x_prime * factor)
+    assert r.log_p_x is not None and r.log_p_x_prime is not None
+    logs = (r.log_p_x + factor, r.log_p_x_prime + factor)
+    return replace(r, p_x=math.exp(logs[0]), p_x_prime=math.exp(logs[1]), log_p_x=logs[0], log_p_x_prime=logs[1])
 
 
 def _triples(

@@ -82,6 +82,11 @@ ULPS = 4
 FN = 2 * ULPS * U
 #: most multinomial outcomes one repeated step may enumerate before it is squared instead
 MAX_OUTCOMES = 1 << 27
+#: most work units (a product of two clusters, or an outcome's cluster; a log-factorial counts
+#: :data:`FACTORIAL_WORK`) a certified bracket may take: about a minute; past it the request is refused at once
+MAX_WORK = 1 << 26
+#: the work of one correctly rounded log-factorial (MPFR's lngamma), in products of two clusters
+FACTORIAL_WORK = 16
 #: most distinct pairs compared two by two for covering, as exact rationals (beyond: one pair covering all, else
 #: every distinct pair is composed)
 MAX_COMPARED = 64
@@ -288,6 +293,50 @@ def _weighted(n: np.ndarray, losses: np.ndarray) -> np.ndarray:
     if infinite.any():
         out[(n[:, infinite] > 0).any(axis=1)] = np.inf
     return out
+
+
+def power_work(g: int, count: int, limit: int) -> int:
+    """The work of :func:`clusters_power` on ``g`` clusters (:data:`MAX_WORK`'s units), from sizes alone: the
+    multinomial outcomes with their log-factorials, or the products of the repeated squaring, a ``j``-fold power
+    taken to hold ``min(limit, j (g − 1) + 1)`` clusters (distinct sums of ``j`` losses, until the merges bind)."""
+    if count == 1:
+        return 0
+    outcomes = _outcomes(count, g)
+    if outcomes <= MAX_OUTCOMES:
+        return FACTORIAL_WORK * count + outcomes * g
+
+    def size(j: int) -> int:
+        return min(limit, j * (g - 1) + 1)
+
+    work, folds, base = 0, 0, 1  # the runs in the result so far and in the current square
+    while count:
+        if count & 1:
+            work += size(folds) * size(base) if folds else 0
+            folds += base
+        count >>= 1
+        if count:
+            work += size(base) ** 2
+            base *= 2
+    return work
+
+
+def _check_work(keys: list[Any], order: list[tuple[_Step, int]], limit: int) -> None:
+    """Refuse a bracket whose work (:func:`power_work` per step and pair, and the products joining the steps)
+    passes :data:`MAX_WORK`, before any of it is done."""
+    for key in keys:
+        work, size = 0, 1
+        for step, count in order:
+            g = max(len(step.exact[key].a), 1)  # the distinct losses (as the exact recount groups them)
+            work += power_work(g, count, limit)
+            part = min(limit, count * (g - 1) + 1)
+            work += size * part if size > 1 else 0
+            size = min(limit, size * part)
+        if work > MAX_WORK:
+            runs = sum(count for _, count in order)
+            raise WmcdpError(
+                f"composing {format_number(runs)} runs as a certified bracket takes about {work:.3g} products of "
+                f"loss clusters, over the limit of {MAX_WORK}; compose fewer runs"
+            )
 
 
 def clusters_power(c: Clusters, count: int, limit: int) -> Clusters:
@@ -578,6 +627,7 @@ def compose_approximate(
     names = [witnesses[i] for i in chosen]
     found = _exact(keys, order, names, threshold, wanted, max_groups) if all(s.arith.exact for s in data) else None
     if found is None:
+        _check_work(keys, order, max_groups)
         found = _bracket(keys, order, names, threshold, wanted, max_groups)
     return ComposedResult(
         given="epsilon" if threshold is not None else "delta",

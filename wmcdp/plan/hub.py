@@ -889,6 +889,8 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         if split is None:
             return None
         used, weights, tables = split
+        if not weights:  # no hub class within the domain: P(y | x) = 0 for every input (a value only codes past
+            continue  # the domain's values reach, e.g. a noise value of weight zero or a gap in its support)
         pinned += used.pinned is not None
         types = _types(used, tables)
         most = max(most, len(types))

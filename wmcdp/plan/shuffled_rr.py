@@ -356,17 +356,38 @@ def _drop(n: int, floor: float) -> float:
     return 48.0 + math.log(2 * (n + 1)) + max(0.0, -floor)
 
 
+#: most binomial window entries one δ(ε) search may form (a few seconds); a search whose next configuration
+#: would pass them is refused before its windows are allocated
+MAX_TERMS = 1 << 23
+
+
+def window_terms(N: int, p: Fraction, drop: float) -> int:
+    """The entries :func:`binomial_logs` forms at least for ``Bin(N, p)``: its first span on each side of the
+    mode (at most the ``N + 1`` values)."""
+    if p in (0, 1) or N == 0:
+        return 1
+    sigma = math.sqrt(N * float(p) * float(1 - p)) + 1
+    return int(min(N + 1, 2 * (int(2 * sigma * math.sqrt(drop + 1)) + 16)))
+
+
 def worst_delta(n: int, b: Binary, epsilon: float, start: int = 0) -> Worst:
-    """``max_j δ_j`` at ``ε < ε0`` of the orientation ``b`` by the best-first block search (reduction 4).
+    """``max_j δ_j`` at ``ε < ε0`` of the orientation ``b`` by the best-first block search (reduction 4), refused
+    once its windows would pass :data:`MAX_TERMS` entries.
 
     ``start``: a configuration evaluated first (the previous maximiser of an ε(δ) iteration); its δ sizes the
     windows (they reach 1e-20 of it, and are widened until its δ is resolved)."""
     th = Threshold.of(epsilon, b)
-    evaluations = 0
+    evaluations = terms = 0
 
     def bound(j1: int, j2: int, drop: float) -> Hockey:
-        nonlocal evaluations
+        nonlocal evaluations, terms
         evaluations += 1
+        terms += window_terms(j1, b.hi, drop) + window_terms(n - 1 - j2, b.lo, drop)
+        if terms > MAX_TERMS:
+            raise WmcdpError(
+                f"delta at epsilon {epsilon!r} over {n} shuffled users: the search over their configurations "
+                f"would form more than {MAX_TERMS} binomial terms (after {evaluations} configurations)"
+            )
         return hockey(Noise.of(j1, n - 1 - j2, b, drop), th, b)
 
     drop = _drop(n, -60.0)

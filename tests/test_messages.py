@@ -13,15 +13,33 @@ from pathlib import Path
 import pytest
 from dd import cudd
 
-from wmcdp import synthesize_approximate, synthesize_privacy
+from wmcdp import LimitExceeded, synthesize_approximate, synthesize_privacy
+from wmcdp.base.limits import reserve, resource_limits
+from wmcdp.cli import main
 from wmcdp.compile import compile_program
 from wmcdp.lang.registry import build_program
 
 ROOT = Path(__file__).parent.parent
+LONGEST = 200
+
+
+def _one_line(capsys, status, expected):
+    """The run's stderr: one line under :data:`LONGEST` characters, no traceback, with the expected status."""
+    err = capsys.readouterr().err
+    assert status == expected, err
+    assert err.count("\n") == 1 and len(err) < LONGEST, err
+    assert "Traceback" not in err
+    return err
 
 
 def _python(code, timeout=120):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def _wmcdp(args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "wmcdp", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
 
 
 # -- dd's shutdown check ------------------------------------------------------------------------
@@ -80,3 +98,31 @@ def test_the_command_line_in_process_leaves_stderr_empty():
     )
     r = _python(code)
     assert (r.returncode, r.stderr) == (0, "")
+
+
+# -- --max-memory -------------------------------------------------------------------------------
+
+
+def test_a_table_past_the_memory_cap_is_refused_before_it_is_made():
+    # 2001 count distributions of 2001 extended floats and the 2 x 2001 powers they are made of: 183 MiB
+    r = _wmcdp(["approx", "rr_counting", "-p", "n=2000", "-p", "lam=0.27", "--epsilon", "0.02", "--max-memory", "200M"])
+    assert r.returncode == 3 and r.stdout == "", r.stderr
+    assert r.stderr.count("\n") == 1 and len(r.stderr) < LONGEST and "Traceback" not in r.stderr
+    assert r.stderr.startswith("wmcdp: stopped: the count distributions of 2000 reports would take about 183 MiB")
+    assert "over the memory cap of 200 MiB" in r.stderr
+
+
+def test_a_run_over_the_memory_cap_stops_at_a_checkpoint(capsys):
+    # this process holds more than 1 MiB: the first checkpoint under the cap stops the run
+    status = main(["privacy", "randomized_response", "-p", "n=2", "-p", "lam=1/4", "--max-memory", "1M"])
+    err = _one_line(capsys, status, 3)
+    assert err.startswith("wmcdp: stopped: the run used ") and "over --max-memory (max_memory) 1 MiB" in err
+    with pytest.raises(LimitExceeded, match="over --max-memory"), resource_limits(max_memory=1 << 20):
+        synthesize_privacy(build_program("randomized_response", {"n": 2, "lam": "1/4"}))
+
+
+def test_reserve_refuses_what_does_not_fit_and_passes_what_does():
+    with resource_limits(max_memory=1 << 30):
+        reserve(1 << 20, "a small table")
+        with pytest.raises(LimitExceeded, match=r"^a large table would take about 2048 MiB, over the memory cap"):
+            reserve(2 << 30, "a large table")

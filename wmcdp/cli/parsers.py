@@ -167,7 +167,10 @@ def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
 def privacy_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     synthesis_args(q, optional)
     q.add_argument(
-        "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
+        "--neighbours",
+        "--neighbors",
+        metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC",
+        help="default: the program's own relation",
     )
 
 
@@ -350,7 +353,9 @@ def _symmetry(sub: Any) -> None:
     q.add_argument(
         "--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler (proofs always use a BDD)"
     )
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+    q.add_argument(
+        "--neighbours", "--neighbors", metavar="|".join(NEIGHBOURS), help="default: the program's own relation"
+    )
     limit_args(q)
     q.set_defaults(run=_run("symmetry", "run_symmetry"))
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
@@ -25,6 +26,8 @@ from .common import (
     workers_of,
 )
 
+#: an entry of ``--input``: ASCII digits only (``int`` would read other scripts' digits too)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
 
@@ -39,12 +42,15 @@ def parse_input(text: str, program: Program) -> tuple[int, ...]:
         return program.inputs.check(list(value) if isinstance(value, tuple) else [value])
     domain = program.inputs
     one_digit = domain.lo >= 0 and domain.hi <= 9
-    parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and t.isdigit() else [t]
-    try:
-        values = [int(p) for p in parts]
-    except ValueError:
-        raise WmcdpError(f"--input {text!r} is not a list of integers (e.g. 0101 or 2,0,1)") from None
-    return program.inputs.check(values)
+    digits = t.isascii() and t.isdigit()
+    if one_digit and digits and len(t) != domain.n and domain.n > 1:
+        raise WmcdpError(
+            f"the input {brief(t)} has {len(t)} digits; the domain {domain.describe()} has {domain.n} entries"
+        )
+    parts = t.split(",") if "," in t else list(t) if one_digit and digits and len(t) == domain.n else [t]
+    if not all(_INTEGER.fullmatch(p.strip()) for p in parts):
+        raise WmcdpError(f"--input {brief(repr(text))} is not a list of integers (e.g. 0101 or 2,0,1)")
+    return program.inputs.check([int(p) for p in parts])
 
 
 def _positive(value: int, option: str) -> int:

@@ -396,8 +396,8 @@ def read_witness(text: str) -> object:
 class _Reader:
     """A recursive-descent reader of the runs form; ``rest`` is the text not read yet."""
 
-    _BITS = re.compile(r"[01]+(\^\d+)?( [01]+(\^\d+)?)*")
-    _INT = re.compile(r"-?\d+")
+    _BITS = re.compile(r"[01]+(\^[0-9]+)?( [01]+(\^[0-9]+)?)*")  # ASCII digits only, as everywhere
+    _INT = re.compile(r"-?[0-9]+")
     _WORD = re.compile(r"[^,()\[\]^]+")
 
     def __init__(self, text: str):

@@ -195,7 +195,7 @@ def test_a_long_input_is_shortened_in_its_message(capsys):
     assert err.startswith("wmcdp: error: input (0, 1, 0, 1,") and "(201 entries, not 200)" in err
     assert "is outside the domain {0,1}^200" in err
     err = _one_line(capsys, main(["sample", *RR, "-p", "n=200", "--input", "01" * 99 + "0"]), 2)
-    assert err.endswith("has 199 digits; the domain {0,1}^200 has 200 entries\n")
+    assert err.endswith(" (199 characters) is outside the domain {0,1}^200 (199 digits, not 200)\n")
     program = build_program("randomized_response", {"n": 200, "lam": "1/4"})
     with pytest.raises(WmcdpError) as info:
         program.inputs.check((0, 1) * 100 + (2,))

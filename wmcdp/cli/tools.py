@@ -45,7 +45,7 @@ def parse_input(text: str, program: Program) -> tuple[int, ...]:
     digits = t.isascii() and t.isdigit()
     if one_digit and digits and len(t) != domain.n and domain.n > 1:
         raise WmcdpError(
-            f"the input {brief(t)} has {len(t)} digits; the domain {domain.describe()} has {domain.n} entries"
+            f"input {brief(t)} is outside the domain {domain.describe()} ({len(t)} digits, not {domain.n})"
         )
     parts = t.split(",") if "," in t else list(t) if one_digit and digits and len(t) == domain.n else [t]
     if not all(_INTEGER.fullmatch(p.strip()) for p in parts):

@@ -272,3 +272,17 @@ def test_every_catalogued_message_fits_on_a_line():
     assert len(messages) > 60
     long = [m for m in messages if len("wmcdp: error: " + m.replace("FILE:LINE", ".../dir/mech.py:12")) >= LONGEST]
     assert long == []
+
+
+@pytest.mark.parametrize(
+    "argv, start",
+    [
+        (["privacy", *RR, "-p", "n" * 300], "wmcdp: error: malformed -p 'nnnn"),
+        (["privacy", *RR, "-p", "n=2", "--max-memory", "q" * 300], "wmcdp: error: --max-memory 'qqqq"),
+        (["privacy", *RR, "-p", "n=2", "--sets", "q" * 300], "wmcdp: error: sets must be plan, exhaustive"),
+        (["privacy", "x" * 300], "wmcdp: error: unknown program 'xxxx"),
+    ],
+)
+def test_a_long_value_of_an_option_is_shortened(argv, start, capsys):
+    err = _one_line(capsys, main(argv), 2)
+    assert err.startswith(start) and re.search(r"\.\.\.[nqx]+' \(30[02] characters\)", err), err

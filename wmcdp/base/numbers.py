@@ -68,7 +68,7 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
             return Fraction(s)
         value = float(s)
     except (ValueError, OverflowError):
-        raise WmcdpError(f"{text!r} is not a number") from None
+        raise WmcdpError(f"{brief(repr(text))} is not a number") from None
     if value in (0.0, 1.0, math.inf, -math.inf):
         try:
             decimal = Fraction(s)

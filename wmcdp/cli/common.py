@@ -42,7 +42,7 @@ def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise WmcdpError(f"malformed -p {item!r}: expected key=value, e.g. -p lam=0.2")
+            raise WmcdpError(f"malformed -p {brief(repr(item))}: expected key=value, e.g. -p lam=0.2")
         try:
             whole = scientific_whole(value)  # -p n=1e3 is the integer 1000, in every mode
             out[key.strip()] = parse_number(value, exact=exact) if whole is None else whole

@@ -19,7 +19,7 @@ from typing import Any
 
 import gmpy2
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief, listing, suggest
 from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
@@ -544,8 +544,9 @@ def select_cases(all_cases: list[Any], only: str | None, audit: str) -> list[Any
     """The cases whose ``"mechanism params"`` label contains ``only`` (all without it); none is an error."""
     chosen = [c for c in all_cases if only is None or only in c.label]
     if not chosen:
-        names = ", ".join(sorted({c.mechanism for c in all_cases}))
-        raise WmcdpError(f"no case of the {audit} audit matches {only!r}; the mechanisms are {names}")
+        mechanisms = sorted({c.mechanism for c in all_cases})
+        hint = suggest(only or "", mechanisms) or f"the mechanisms are {listing(mechanisms)}"
+        raise WmcdpError(f"no case of the {audit} audit matches {brief(repr(only))}; {hint}")
     return chosen
 
 

@@ -5,8 +5,11 @@ counting and sampling call :func:`check` at regular points; when a limit is exce
 :class:`LimitExceeded` is raised and no partial bound is ever returned. In the main
 thread a timer signal also interrupts code that never reaches a checkpoint (a ``while
 True`` in a program body). CUDD's own memory is capped by ``max_memory`` (default: three
-quarters of the machine's memory), so running out of it is a limit, not a crash. The CLI
-maps every limit to exit status 3.
+quarters of the machine's memory), so running out of it is a limit, not a crash. Under an
+explicit ``max_memory`` :func:`check` also reads the process's resident memory (at most every
+:data:`MEMORY_EVERY` seconds) and stops the run once it is over the cap, and a large table asks
+:func:`reserve` first, which refuses it when it would not fit. The CLI maps every limit to exit
+status 3.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ MAX_TIMER = 1e8
 #: the largest memory cap (CUDD takes the cap as a C unsigned long)
 MAX_MEMORY = 1 << 60
 
+#: under an explicit ``max_memory``, :func:`check` reads the resident memory at most this often (seconds)
+MEMORY_EVERY = 0.05
+#: when :func:`check` reads the resident memory next (``time.monotonic()``)
+_next_memory_read = [0.0]
+
 
 def physical_memory() -> int:
     """Bytes of memory of this machine (4 GiB when the system does not say)."""
@@ -52,6 +60,19 @@ def physical_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # pragma: no cover
         return 4 << 30
+
+
+def resident_memory() -> int:
+    """Bytes of this process's resident memory (Linux ``/proc/self/statm``; elsewhere the peak so far)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
 
 
 def memory_cap() -> int:
@@ -79,6 +100,8 @@ def resource_limits(
         return
     deadline = None if timeout is None else time.monotonic() + timeout
     lim = Limits(max_nodes, timeout, deadline, max_memory)
+    if max_memory is not None:
+        _next_memory_read[0] = 0.0  # the first checkpoint reads the resident memory
     with _alarm(timeout if threading.current_thread() is threading.main_thread() else None):
         _active.append(lim)
         try:
@@ -122,7 +145,10 @@ def _alarm(timeout: float | None) -> Iterator[None]:
 
 
 def check(stage: str, nodes: int | None = None, what: str = "the decision diagram") -> None:
-    """Raise :class:`LimitExceeded` if the time is up or ``nodes`` is over a cap (nested limits all hold)."""
+    """Raise :class:`LimitExceeded` if the time is up, ``nodes`` is over a cap, or (every :data:`MEMORY_EVERY`
+    seconds) the resident memory is over an explicit ``max_memory`` (nested limits all hold)."""
+    if _active and time.monotonic() >= _next_memory_read[0]:
+        _check_memory(stage)
     for lim in _active:
         if lim.deadline is not None and time.monotonic() > lim.deadline:
             raise _timed_out(lim, stage)
@@ -130,6 +156,35 @@ def check(stage: str, nodes: int | None = None, what: str = "the decision diagra
             raise LimitExceeded(
                 f"{what} reached {nodes} nodes during {stage}, over the limit of {lim.max_nodes}; no bound was computed"
             )
+
+
+def _check_memory(stage: str) -> None:
+    """Stop the run when its resident memory is over the tightest explicit ``max_memory``."""
+    _next_memory_read[0] = time.monotonic() + MEMORY_EVERY
+    caps = [lim.max_memory for lim in _active if lim.max_memory is not None]
+    if caps and (used := resident_memory()) > min(caps):
+        raise LimitExceeded(
+            f"the run used {used >> 20} MiB during {stage}, over --max-memory (max_memory) {min(caps) >> 20} MiB; "
+            "no bound was computed"
+        )
+
+
+def reserve(size: int, stage: str) -> None:
+    """Refuse (:class:`LimitExceeded`) to allocate ``size`` bytes for ``stage`` when they and the resident memory
+    would pass the cap in force (:func:`memory_cap`): called before a large table is made, so a run that cannot
+    fit stops at once instead of growing until it is stopped."""
+    cap = memory_cap()
+    if size + resident_memory() > cap:
+        raise LimitExceeded(
+            f"{stage} would take about {_mib(size)} MiB, over the memory cap of {cap >> 20} MiB (--max-memory, "
+            "default 3/4 of this machine's); no bound was computed"
+        )
+
+
+def _mib(size: int) -> str:
+    """``size`` bytes in MiB, to three significant digits (``1.5e+04``) or whole."""
+    mib = size / (1 << 20)
+    return f"{mib:.0f}" if mib < 1e6 else f"{mib:.3g}"
 
 
 def watching_nodes() -> bool:

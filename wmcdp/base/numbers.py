@@ -18,13 +18,19 @@ import gmpy2
 import numpy as np
 
 from .certified import is_real
-from .errors import WmcdpError
+from .errors import WmcdpError, brief
 from .jsontext import fraction_text
 
 Number = int | float | Fraction
 
-_INT = re.compile(r"^[+-]?\d+$")
-_RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_RATIO = re.compile(r"^[+-]?[0-9]+\s*/\s*[0-9]+$")
+#: a decimal with an exponent, such as ``1e3`` or ``2.5E+6`` (a whole one reads as its integer)
+_SCIENTIFIC = re.compile(r"^[+-]?([0-9]+)(?:\.([0-9]*))?[eE]\+?([0-9]+)$")
+#: the exponent of a decimal
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)$")
+#: a whole number in scientific notation reads as its integer up to this many digits (then it is a float)
+WHOLE_DIGITS = 4000
 #: the smallest positive float (a subnormal): the rounding of a positive epsilon never goes below it
 TINIEST = 5e-324
 
@@ -35,7 +41,8 @@ def is_symbolic(value: object) -> bool:
 
 
 def parse_number(text: str, *, exact: bool = False) -> Number:
-    """Parse ``"3"`` as int, ``"1/5"`` as Fraction and ``"0.2"`` as float.
+    """Parse ``"3"`` as int, ``"1/5"`` as Fraction and ``"0.2"`` as float; text with other than ASCII digits is not
+    a number.
 
     With ``exact=True`` decimals parse as fractions too (``"0.2"`` -> 1/5). A decimal that
     binary64 rounds to 0, 1 or infinity although it is none of them (``1e-400``,
@@ -45,8 +52,12 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
     s = text.strip()
     if len(s) > 4000:
         raise WmcdpError(f"a number of {len(s)} characters is too long (at most 4000)")
+    if not s.isascii():
+        raise WmcdpError(f"{brief(repr(text))} is not a number (numbers are written in ASCII digits)")
     if _INT.match(s):
         return int(s)
+    if (power := _EXPONENT.search(s)) and len(power.group(1).lstrip("+-0")) > 5:
+        raise WmcdpError(f"{brief(s)} has an exponent past 10^99999, far outside every number range")
     if _RATIO.match(s):
         num, den = (part.strip() for part in s.split("/"))
         if int(den) == 0:
@@ -57,7 +68,7 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
             return Fraction(s)
         value = float(s)
     except (ValueError, OverflowError):
-        raise WmcdpError(f"{text!r} is not a number") from None
+        raise WmcdpError(f"{brief(repr(text))} is not a number") from None
     if value in (0.0, 1.0, math.inf, -math.inf):
         try:
             decimal = Fraction(s)
@@ -69,6 +80,17 @@ def parse_number(text: str, *, exact: bool = False) -> Number:
                 f"'{_fraction_hint(decimal)}', or use exact arithmetic (--exact)"
             )
     return value
+
+
+def scientific_whole(text: str) -> int | None:
+    """The integer a whole number in scientific notation stands for (``1e3`` is 1000, ``2.5e3`` is 2500), or None
+    (not scientific notation, not whole, or more than :data:`WHOLE_DIGITS` digits)."""
+    s = text.strip()
+    m = _SCIENTIFIC.match(s)
+    if not m or len(m.group(3).lstrip("0")) > 4 or len(m.group(1)) + int(m.group(3)) > WHOLE_DIGITS:
+        return None
+    value = Fraction(s)
+    return int(value) if value.denominator == 1 else None
 
 
 def _fraction_hint(value: Fraction) -> str:
@@ -113,7 +135,8 @@ def as_int(value: object, name: str) -> int:
     if isinstance(n, Fraction) and n.denominator == 1:
         return int(n)
     if not isinstance(n, int):
-        raise WmcdpError(f"{name} must be a whole number, got {format_number(n)}")
+        shown = repr(n) if isinstance(n, float) else format_number(n)  # 1000.0: a float, not the integer 1000
+        raise WmcdpError(f"{name} must be a whole number, got {shown}")
     return n
 
 

@@ -14,7 +14,7 @@
     wmcdp programs
     wmcdp audit opendp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]
 
-NAME is a built-in program or ``path/to/file.py:function``. User errors print one line
+NAME is a built-in program or ``path/to/file.py:function``. User errors print one line (under 200 characters)
 on stderr and exit with status 2; limits (``--max-nodes``, ``--timeout``, memory) exit
 with 3; a crosscheck whose sampling contradicts the exact probabilities, and an audit that
 finds a violated claim or a model its sampling contradicts, exit with 1;
@@ -89,13 +89,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             text = args.run(args)
     except WmcdpError as exc:
-        print(f"wmcdp: error: {exc}", file=sys.stderr)
+        print(_line("wmcdp: error: ", str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except LimitExceeded as exc:
-        print(f"wmcdp: stopped: {exc}", file=sys.stderr)
+        print(_line("wmcdp: stopped: ", str(exc)), file=sys.stderr)
         return EXIT_LIMIT
     except Disagreement as exc:
         return _emit(str(exc), EXIT_DISAGREE)
@@ -106,6 +106,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_LIMIT
     return _emit(text, 0)
+
+
+def _line(prefix: str, message: str) -> str:
+    """The line printed for an error or a limit: ``prefix`` and the message on one line of at most
+    :data:`wmcdp.base.errors.MAX_LINE` characters (:func:`wmcdp.base.errors.one_line`)."""
+    from ..base.errors import MAX_LINE, one_line
+
+    return prefix + one_line(message, MAX_LINE - len(prefix))
 
 
 def _emit(text: str, status: int) -> int:

@@ -5,13 +5,14 @@ The parser and the shared options live in :mod:`.parsers` (which loads nothing h
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
 from ..base.jsontext import json_text
-from ..base.numbers import json_number, parse_number, show
+from ..base.numbers import json_number, parse_number, scientific_whole, show
 from ..compile import Compiled, compile_program
 from ..lang.program import Program
 from ..lang.registry import build_program
@@ -34,15 +35,17 @@ EXIT_DISAGREE = 1
 
 
 def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
-    """``-p key=value`` items: numbers as int, Fraction or float (decimals exact with ``exact``);
+    """``-p key=value`` items: numbers as int, Fraction or float (decimals exact with ``exact``; a whole number in
+    scientific notation, ``1e3``, as its int);
     text that is not a number is passed through as a string (the program decides)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise WmcdpError(f"malformed -p {item!r}: expected key=value, e.g. -p lam=0.2")
+            raise WmcdpError(f"malformed -p {brief(repr(item))}: expected key=value, e.g. -p lam=0.2")
         try:
-            out[key.strip()] = parse_number(value, exact=exact)
+            whole = scientific_whole(value)  # -p n=1e3 is the integer 1000, in every mode
+            out[key.strip()] = parse_number(value, exact=exact) if whole is None else whole
         except WmcdpError as exc:
             if "is not a number" not in str(exc):
                 raise WmcdpError(f"{key.strip()}: {exc}") from None
@@ -101,10 +104,23 @@ def subsampled(args: argparse.Namespace, program: Program) -> Program:
 
     return subsample(
         program,
-        None if q is None else _option_number("--subsample", q, bool(getattr(args, "exact", False))),
+        None if q is None else _rate(q, args),
         n=None if n is None else _option_number("--subsample-n", n, True),
         absent=None if absent is None else _option_number("--absent", absent, True),
     )
+
+
+def _rate(text: str, args: argparse.Namespace) -> Any:
+    """The rate of ``--subsample``: a float below the normal range is refused in float mode, where its few
+    significant bits would break the promise of agreeing with exact mode (``--exact`` reads the decimal exactly,
+    ``--exact-floats`` the binary64 value)."""
+    q = _option_number("--subsample", text, bool(getattr(args, "exact", False)))
+    if isinstance(q, float) and 0 < q < sys.float_info.min and not getattr(args, "exact_floats", False):
+        raise WmcdpError(
+            f"--subsample {brief(text.strip())} is a subnormal float (below 2^-1022): give a fraction, or use --exact "
+            "or --exact-floats"
+        )
+    return q
 
 
 def _option_number(option: str, text: str, exact: bool) -> Any:

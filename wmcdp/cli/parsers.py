@@ -16,7 +16,7 @@ from fractions import Fraction
 from importlib import import_module
 from typing import Any, NoReturn
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
 from ..base.limits import MAX_MEMORY
 
 #: the knowledge compilers (``wmcdp.compile.BACKENDS``)
@@ -48,7 +48,7 @@ def memory_size(text: str) -> int:
     """``--max-memory``: bytes, or a number with K, M, G or T (binary units: 4G = 4 GiB)."""
     m = _SIZE.match(text)
     if not m:
-        raise WmcdpError(f"--max-memory {text!r} is not a size such as 4G, 512M or 1073741824")
+        raise WmcdpError(f"--max-memory {brief(repr(text))} is not a size such as 4G, 512M or 1073741824")
     unit = (m.group(2) or "b")[0].lower()
     number = m.group(1)
     whole_digits = len(number.partition(".")[0].lstrip("0"))
@@ -167,7 +167,10 @@ def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
 def privacy_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     synthesis_args(q, optional)
     q.add_argument(
-        "--neighbours", metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC", help="default: the program's own relation"
+        "--neighbours",
+        "--neighbors",
+        metavar="|".join(NEIGHBOURS) + "|FILE.py:FUNC",
+        help="default: the program's own relation",
     )
 
 
@@ -350,7 +353,9 @@ def _symmetry(sub: Any) -> None:
     q.add_argument(
         "--backend", default="bdd", metavar="|".join(BACKENDS), help="knowledge compiler (proofs always use a BDD)"
     )
-    q.add_argument("--neighbours", metavar="|".join(NEIGHBOURS), help="default: the program's own relation")
+    q.add_argument(
+        "--neighbours", "--neighbors", metavar="|".join(NEIGHBOURS), help="default: the program's own relation"
+    )
     limit_args(q)
     q.set_defaults(run=_run("symmetry", "run_symmetry"))
 

@@ -10,7 +10,7 @@ import os
 from fractions import Fraction
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number, parse_number
 from ..base.roots import point_text
 from ..lang.parameter import Parameter
@@ -31,7 +31,7 @@ def parameter_of(args: argparse.Namespace) -> Parameter | None:
     name, sep, interval = spec.partition("=")
     lo, colon, hi = interval.partition(":")
     if not sep or not colon or not name.strip() or not lo.strip() or not hi.strip():
-        raise WmcdpError(f"malformed --symbolic {spec!r}: expected NAME=LO:HI, e.g. --symbolic lam=0:1/2")
+        raise WmcdpError(f"malformed --symbolic {brief(repr(spec))}: expected NAME=LO:HI, e.g. --symbolic lam=0:1/2")
     ends = [parse_number(text, exact=True) for text in (lo, hi)]  # decimals are read exactly: 0.5 is 1/2
     return Parameter(name.strip(), ends[0], ends[1])
 

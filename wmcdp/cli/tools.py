@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
@@ -26,9 +26,8 @@ from .common import (
     workers_of,
 )
 
-#: one integer in ASCII digits (``int`` also reads other scripts' digits and underscores)
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-
+#: an entry of ``--input``: ASCII digits only (``int`` would read other scripts' digits too)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
 
@@ -43,9 +42,14 @@ def parse_input(text: str, program: Program) -> tuple[int, ...]:
         value = read_witness(t, most=domain.n)
         return domain.check(list(value) if isinstance(value, tuple) else [value])
     one_digit = domain.lo >= 0 and domain.hi <= 9
-    parts = t.split(",") if "," in t else list(t) if one_digit and len(t) == domain.n and _INTEGER.fullmatch(t) else [t]
+    digits = t.isascii() and t.isdigit()
+    if one_digit and digits and len(t) != domain.n and domain.n > 1:
+        raise WmcdpError(
+            f"input {brief(t)} is outside the domain {domain.describe()} ({len(t)} digits, not {domain.n})"
+        )
+    parts = t.split(",") if "," in t else list(t) if one_digit and digits and len(t) == domain.n else [t]
     if not all(_INTEGER.fullmatch(p.strip()) for p in parts):
-        raise WmcdpError(f"--input {text[:40]!r} is not a list of integers (e.g. 0101 or 2,0,1)")
+        raise WmcdpError(f"--input {brief(repr(text))} is not a list of integers (e.g. 0101 or 2,0,1)")
     return domain.check([int(p) for p in parts])
 
 

@@ -51,22 +51,26 @@ def valid_inputs(compiled: Any) -> Any:
 
 @dataclass(frozen=True)
 class Support:
-    """The producible outputs of a BDD-compiled program: ``psi`` over the output bits and its model count."""
+    """The producible outputs of a BDD-compiled program: ``psi`` over the output bits and its model count.
 
-    compiled: Any  # the Compiled program (a BDD)
+    It keeps the program's backend and output groups, not the program itself: a program caches its support, and a
+    reference back would make a cycle whose collection can free CUDD's manager before the diagrams on it."""
+
+    backend: Any  # the program's BDDBackend
+    output_vars: tuple[int, ...]
+    output_groups: tuple[Any, ...]  # the program's output Groups
     psi: Any
     size: int
 
     def rows(self) -> np.ndarray:
         """Every output in ``psi``, as rows of leaf offsets (one column per output group), in output order."""
-        c = self.compiled
-        be = c.backend
-        names = [be._name[v] for v in c.output_vars]
+        be = self.backend
+        names = [be._name[v] for v in self.output_vars]
         bits = np.array(
             [[model[name] for name in names] for model in be.bdd.pick_iter(self.psi, care_vars=names)], dtype=np.int64
         ).reshape(-1, len(names))
         columns, j = [], 0
-        for group in c.output_groups:
+        for group in self.output_groups:
             w = len(group.variables)
             weights = 1 << np.arange(w - 1, -1, -1, dtype=np.int64)
             columns.append(bits[:, j : j + w] @ weights)
@@ -76,7 +80,7 @@ class Support:
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
         """The positions in the output shape's order (``shape.values()``) of outputs given as leaf offsets."""
-        sizes = [g.size for g in self.compiled.output_groups]
+        sizes = [g.size for g in self.output_groups]
         if not sizes:
             return np.zeros(len(rows), dtype=np.int64)
         positions: np.ndarray = np.ravel_multi_index(tuple(rows.T), sizes).astype(np.int64)
@@ -94,7 +98,8 @@ def output_support(compiled: Any, phi: Any = None) -> Support | None:
     outputs = set(compiled.output_vars)
     others = [be._name[v] for v in compiled.order if v not in outputs]
     psi = be.bdd.exist(others, phi)
-    return Support(compiled, psi, int(be.bdd.count(psi, nvars=len(compiled.output_vars))))
+    count = int(be.bdd.count(psi, nvars=len(compiled.output_vars)))
+    return Support(be, tuple(compiled.output_vars), tuple(compiled.output_groups), psi, count)
 
 
 __all__ = ["Support", "output_support", "valid_inputs", "cube", "MAX_OUTPUT_BITS", "SUPPORT_LIMIT"]

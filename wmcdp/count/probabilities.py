@@ -91,10 +91,9 @@ def number_system(compiled: Compiled, exact: Any) -> Any:
         if floats:
             w = floats[0]
             raise WmcdpError(
-                f"exact arithmetic needs rational parameters, but a random choice has the float "
-                f"probability {format_number(w.one)}; give parameters as fractions such as '1/5', "
-                "or read floats as their exact binary values (--exact-floats); a probability given by exp, log "
-                "or sqrt is enclosed rigorously with certified=True (--certified)"
+                f"exact arithmetic needs rational parameters, not the float probability {format_number(w.one)}: "
+                "give fractions such as '1/5', read floats as binary64 (--exact-floats), or use --certified for exp, "
+                "log, sqrt"
             )
         if compiled._denominator_bits() > SCALED_MAX_BITS:
             return Rational

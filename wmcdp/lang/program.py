@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import USER_FAILURES, WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError, brief
 from ..base.limits import LimitExceeded
 from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
@@ -132,8 +132,11 @@ class Vector:
 
     def _check(self, x: object) -> tuple[int, ...]:
         t = self._check_form(x)
-        if len(t) != self.n or min(t) < self.lo or max(t) > self.hi:
-            raise WmcdpError(f"input {witness_text(t)} is outside the domain {self.describe()}")
+        if len(t) != self.n:
+            shown = brief(witness_text(t))
+            raise WmcdpError(f"input {shown} is outside the domain {self.describe()} ({len(t)} entries, not {self.n})")
+        if min(t) < self.lo or max(t) > self.hi:
+            raise WmcdpError(f"input {brief(witness_text(t))} is outside the domain {self.describe()}")
         return t
 
     def _check_form(self, x: object) -> tuple[int, ...]:
@@ -141,13 +144,13 @@ class Vector:
         try:
             items = tuple(x)  # type: ignore[arg-type, var-annotated]
         except TypeError:
-            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers") from None
+            raise WmcdpError(f"input {brief(repr(x))} is not a sequence of {self.n} integers") from None
         if not items:
-            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
+            raise WmcdpError(f"input {brief(repr(x))} is not a sequence of {self.n} integers")
         if set(map(type, items)) <= {int}:  # the common case, without the slow ABC checks
             return items
         if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) for v in items):
-            raise WmcdpError(f"input {x!r} is not a sequence of {self.n} integers")
+            raise WmcdpError(f"input {brief(repr(x))} is not a sequence of {self.n} integers")
         return tuple(int(v) for v in items)
 
     def describe(self) -> str:
@@ -330,11 +333,13 @@ _LIBRARIES = tuple(
 def _user_frame(exc: BaseException) -> str:
     """`` at file:line`` of the innermost frame of the traceback in the user's code ('' if none).
 
-    The user's code is what is neither wmcdp nor the standard library nor an installed package;
-    failing that, the innermost frame outside wmcdp.
+    The user's code is what is neither wmcdp nor the standard library (its frozen modules too) nor an installed
+    package; failing that, the innermost frame outside wmcdp.
     """
     user = outside = ""
     for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename.startswith("<frozen "):  # the standard library's frozen modules
+            continue
         path = Path(frame.f_code.co_filename).resolve()
         if path.is_relative_to(_PACKAGE):
             continue

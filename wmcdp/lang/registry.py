@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import USER_FAILURES, WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from .program import Program
 
 
@@ -76,10 +76,10 @@ def find_program(spec: str) -> tuple[str, Callable[..., Program]]:
         return _load_file(spec)
     programs = builtin_programs()
     if spec not in programs:
-        raise WmcdpError(
-            f"unknown program {spec!r}; known programs: {', '.join(sorted(programs))} "
-            "(or give path/to/file.py:function)"
-        )
+        near = suggest(spec, programs)
+        everything = "wmcdp programs lists them all, or give path/to/file.py:function"
+        hint = f"{near} ({everything})" if near else everything
+        raise WmcdpError(f"unknown program {brief(repr(spec))}; {hint}")
     return spec, programs[spec]
 
 

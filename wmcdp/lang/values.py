@@ -371,9 +371,7 @@ def _exact_float(p: object, name: str = "probability") -> object:
             return Fraction(p)
         if 0 < p < sys.float_info.min:
             raise WmcdpError(
-                f"{name} {p!r} is a subnormal float (below 2.2250738585072014e-308, with fewer than "
-                f"53 significant bits); give it as a fraction (Fraction('{p!r}'), or the decimal with "
-                "--exact), or read it as its binary64 value (--exact-floats)"
+                f"{name} {p!r} is a subnormal float (below 2^-1022): give a fraction, or use --exact or --exact-floats"
             )
     return p
 

@@ -122,9 +122,8 @@ class TooManyLosses(WmcdpError):
 
 def _too_many(limit: int = MAX_GROUPS) -> WmcdpError:
     return TooManyLosses(
-        f"the composed privacy-loss distribution has more than {limit} distinct losses after equal "
-        f"ones merge (or a step would merge more than {MAX_PRODUCTS} products); compose fewer runs "
-        "exactly, or use the dp-accounting accountant (pip install 'wmcdp[accounting]')"
+        f"composing gives more than {limit} distinct losses after equal ones merge (or a step more than "
+        f"{MAX_PRODUCTS} products); compose fewer runs, or use --accountant dp-accounting"
     )
 
 

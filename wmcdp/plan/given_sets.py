@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base.errors import USER_FAILURES, WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError, brief
 from ..lang.program import Program
 from ..lang.registry import load_function
 
@@ -39,7 +39,9 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     elif spec.rpartition(":")[0].endswith(".py"):
         make = load_function(spec)
     else:
-        raise WmcdpError(f"sets must be plan, exhaustive, symmetry, auto or path/to/file.py:function, got {spec!r}")
+        raise WmcdpError(
+            f"sets must be plan, exhaustive, symmetry, auto or path/to/file.py:function, got {brief(repr(spec))}"
+        )
     try:
         result = make(*extra, **program.params)
     except WmcdpError:

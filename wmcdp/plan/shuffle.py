@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import WmcdpError
-from ..base.limits import check
+from ..base.limits import check, reserve
 from ..compile import Compiled
 from ..count import wmc
 from ..count.probabilities import Logs, as_compiled, inference, number_system
@@ -130,15 +130,29 @@ def _step(dist: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+#: the bytes an exact table's cell takes at least (a pointer and a small Python int)
+OBJECT_CELL_BYTES = 8 + 32
+
+
+def _table_bytes(k: int, histograms: list[tuple[int, ...]], n: int, d: int, dtype: Any) -> int:
+    """About the bytes :func:`_distributions` holds at once: its output and the powers of each value's distribution
+    (one counted report) or the stack of shared prefixes (more), arrays of ``(n + 1)^d`` cells each."""
+    item: int = OBJECT_CELL_BYTES if dtype is object else np.dtype(dtype).itemsize
+    held = sum(max(h[v] for h in histograms) + 1 for v in range(k)) if d == 1 else n + 1
+    return (len(histograms) + held) * math.prod((n + 1,) * d) * item
+
+
 def _distributions(steps: np.ndarray, histograms: list[tuple[int, ...]], n: int, d: int, dtype: Any) -> np.ndarray:
     """The count distributions (arrays ``(n+1,)*d``) of the given input histograms.
 
     With one counted report the k-fold powers of each value's distribution are formed once
     and each input's row is one 1-d convolution; with more, the inputs are visited in
     lexicographic order of their histograms and each is built from the longest shared
-    prefix of users (values in increasing order) by adding one user at a time.
+    prefix of users (values in increasing order) by adding one user at a time. A table that would not fit in the
+    memory cap is refused before it is made (:func:`wmcdp.base.limits.reserve`).
     """
     k = steps.shape[0]
+    reserve(_table_bytes(k, histograms, n, d, dtype), f"the count distributions of {n} reports")
     start = np.zeros((n + 1,) * d, dtype=dtype)
     start[(0,) * d] = 1
     out = np.empty((len(histograms),) + start.shape, dtype=dtype)

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base.errors import WmcdpError
+from ..base.limits import reserve
 from ..base.numbers import size_text
 from ..compile import compile_trace
 from ..lang.program import Program, Trace, Vector
@@ -105,11 +106,14 @@ def _sorted_input(domain: Vector, h: tuple[int, ...]) -> tuple[int, ...]:
 
 def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
     """``(v(h), v(h - e_a + e_b))`` for every histogram ``h``, value ``a`` with ``h_a >= 1`` and move ``a -> b`` of
-    the relation (module docstring); None for a relation without single-entry moves or past the pair limit."""
+    the relation (module docstring); None for a relation without single-entry moves or past the pair limit. The
+    inputs are refused (:func:`wmcdp.base.limits.reserve`) when they would not fit in the memory cap."""
     moves = _MOVES.get(relation.name) if relation.builtin else None
     k = len(domain.entry_values)
-    if moves is None or math.comb(domain.n + k - 1, k - 1) * k * (k - 1) > ORBIT_MAX_PAIRS:
+    histograms = math.comb(domain.n + k - 1, k - 1)
+    if moves is None or histograms * k * (k - 1) > ORBIT_MAX_PAIRS:
         return None
+    reserve(histograms * (domain.n + 8) * 8, f"the {histograms} sorted inputs of {domain.n} entries")
     inputs = {h: _sorted_input(domain, h) for h in _histograms(domain.n, k)}
     return PairSet(
         tuple((x, inputs[_moved(h, a, b)]) for h, x in inputs.items() for a in range(k) if h[a] for b in moves(a, k))

@@ -48,6 +48,7 @@ from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
 from .markdown import privacy_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
+from .recount import float_of, log_of, prone_epsilon, ratio_of, recountable, recounted
 from .rows import PrivacyRow
 
 
@@ -169,6 +170,49 @@ def synthesize_privacy(
             )
 
         return certified_privacy(prog, midpoint_run, backend)
+    result = _privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start)
+    if not isinstance(result, PrivacyResult) or result.exact or not recountable(prog, exact, result.diagram_size):
+        return result  # an exact run, a bound as a function of a symbolic parameter, or a large program
+
+    def again() -> PrivacyResult:
+        return synthesize_privacy(
+            prog, C, I, neighbours=neighbours, backend=backend, exact="binary", force=force, at=at, workers=workers
+        )
+
+    return recounted(
+        result,
+        prone_epsilon(result.epsilon),
+        again,
+        lambda r: replace(_floated(r), seconds=time.perf_counter() - start),
+    )
+
+
+def _floated(r: PrivacyResult) -> PrivacyResult:
+    """An exact run's result in the form of a float run's: its numbers as the nearest floats, with logs."""
+    return replace(
+        r,
+        ratio=ratio_of(r.epsilon),
+        p_x=float_of(r.p_x),
+        p_x_prime=float_of(r.p_x_prime),
+        exact=False,
+        log_p_x=log_of(r.p_x),
+        log_p_x_prime=log_of(r.p_x_prime),
+    )
+
+
+def _privacy(
+    prog: Program | Compiled,
+    C: Any,
+    I: Any,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    at: Value | None,
+    workers: Any,
+    start: float,
+) -> PrivacyResult:
+    """:func:`synthesize_privacy` past its certified branch, in the number system ``exact``."""
     check_workers(workers)
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy

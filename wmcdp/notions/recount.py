@@ -1,0 +1,105 @@
+"""Float answers of distributions that nearly agree, recounted exactly.
+
+A float run forms every ``P(y | x)`` to a few ulp. Where two output distributions nearly agree — a Poisson
+subsample at a tiny rate (``P(y | x) = q P_M(y | x) + (1 − q) P_M(y | x0)``), randomized response with ``λ``
+near 1/2 — the bound is a difference of such numbers (``ln(a / b)``, ``Σ max(a − e^ε b, 0)``, a Rényi sum
+``Σ a^α b^(1−α)`` near 1), and the float answer keeps few of its digits or none (ε = 0 for 2e-300). A float
+answer is therefore *prone* when it is below :data:`CANCELLATION` (ε, ``(α − 1) D_α``) or below
+:data:`CANCELLATION` times the masses it subtracts (δ(ε) against ``1 + e^ε``); a prone answer of a small
+program (:func:`recountable`) is recounted with every float read as its exact binary64 value
+(``exact="binary"``), where ε is the correctly rounded ``ln`` of an exact ratio, δ an exact rational and
+``D_α`` a sum formed without cancellation (:func:`wmcdp.base.numbers.renyi_log_sum`), and its float form
+(:func:`floated`) is the answer. The exact counts are of the float weights as given (``1 − p`` exactly, not
+``1 − p`` rounded), so the recounted answer agrees with ``--exact-floats`` to its last digits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from ..base.errors import WmcdpError
+from ..base.numbers import log_fraction
+from ..compile import Compiled
+from ..lang.program import Program
+
+R = TypeVar("R")
+
+#: a float answer below this (relative to the masses it subtracts) may have lost digits to cancellation
+CANCELLATION = 1e-2
+#: a prone float answer is recounted exactly when the program has at most this many inputs
+RECOUNT_MAX_INPUTS = 1 << 12
+#: ... and its diagram at most this many nodes
+RECOUNT_MAX_NODES = 20000
+
+
+def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None = None) -> bool:
+    """Whether a float run of ``prog`` (``exact`` as the caller gave it) may be recounted exactly: the caller
+    asked for no number system (``exact`` None or False), ``prog`` is a program (its weights can be read
+    again) with at most :data:`RECOUNT_MAX_INPUTS` inputs, and its diagram has at most
+    :data:`RECOUNT_MAX_NODES` nodes."""
+    if exact not in (None, False) or not isinstance(prog, Program):
+        return False
+    return prog.inputs.size <= RECOUNT_MAX_INPUTS and (diagram_size or 0) <= RECOUNT_MAX_NODES
+
+
+def recounted(result: R, prone: bool, run: Callable[[], R], floated: Callable[[R], R]) -> R:
+    """``result``, or, when it is ``prone`` to cancellation, ``floated(run())``: the float form of the same
+    run with every float read as its exact binary64 value. A recount the exact number system refuses (an
+    exact composition past its limits, a plan without an exact mode) leaves ``result`` as it is."""
+    if not prone:
+        return result
+    try:
+        again = run()
+    except WmcdpError:
+        return result
+    return floated(again)
+
+
+def prone_epsilon(epsilon: float) -> bool:
+    """Whether a float ε (a log-ratio, or ``(α − 1) D_α``) is small enough that its digits may have cancelled."""
+    return epsilon < CANCELLATION
+
+
+def prone_delta(delta: float, epsilon: float) -> bool:
+    """Whether a float δ(ε) is small against the masses ``a`` and ``e^ε b`` it subtracts (about ``1 + e^ε``)."""
+    return delta < CANCELLATION * (1 + math.exp(min(epsilon, 700.0)))
+
+
+def float_of(value: Any) -> float:
+    """An exact answer (a Fraction, or a float already) as the nearest float (infinity past the range)."""
+    if isinstance(value, Fraction):
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf
+    return float(value)
+
+
+def log_of(value: Any) -> float:
+    """``ln value`` of an exact answer ``>= 0`` (``-inf`` for 0): it holds a value that underflows a float."""
+    if isinstance(value, Fraction):
+        return log_fraction(value) if value > 0 else -math.inf
+    value = float(value)
+    return math.log(value) if value > 0 else -math.inf
+
+
+def ratio_of(epsilon: float) -> float:
+    """``e^ε`` as a float run gives it (infinity past the float range)."""
+    return math.exp(epsilon) if epsilon < 709.78 else math.inf
+
+
+__all__ = [
+    "CANCELLATION",
+    "RECOUNT_MAX_INPUTS",
+    "RECOUNT_MAX_NODES",
+    "recountable",
+    "recounted",
+    "prone_epsilon",
+    "prone_delta",
+    "float_of",
+    "log_of",
+    "ratio_of",
+]

@@ -298,7 +298,7 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
         if top.value <= ld or not step > lt:
             key = top.key if lt == 0 else _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
-        if step - lt <= 4e-16 * step:
+        if step - lt <= 4e-16 * max(step, 1.0):  # below ε = 1 a smaller step is float noise of the masses
             lt = step
             key = _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]

@@ -176,7 +176,7 @@ def test_a_renyi_divergence_below_the_float_range_is_printed_from_its_log(capsys
 
 # -- the sweep: every notion at every rate and λ ---------------------------------------------------
 
-RATES = [1e-300, 1e-200, 1e-100, 1e-20, 1e-10, 1e-3, 0.5, 1]
+RATES = [1e-300, 1e-200, 1e-100, 1e-20, 1e-10, 1e-3, 0.5, 1, None]  # None: RR itself, under hamming
 LAMS = [0.5 - 1e-12, 0.5 - 1e-9, F(1, 4)]
 
 

@@ -234,3 +234,20 @@ def test_exact_mode_stays_exact_and_forms_renyi_without_cancellation():
     assert renyi.exact
     for o in renyi.orders:
         assert_close(o.epsilon, o.log_epsilon, truth_renyi(d, o.order), f"D_{o.order}")
+
+
+def test_an_epsilon_below_the_normal_floats_carries_its_log(capsys):
+    """ε = 2e-400 (exact q = 10^-400) rounds to the smallest subnormal as a float; its log holds every digit, and
+    the command line prints it from the log. A float run whose ε is subnormal (4.4e-323) carries it too."""
+    q = F(1, 10**400)
+    truth = truth_epsilon(dists(F(1, 4), q))
+    r = synthesize_privacy(program(F(1, 4), q))
+    assert r.exact and r.log_epsilon is not None
+    assert_close(r.epsilon, r.log_epsilon, truth, "exact epsilon")
+    out = _cli(capsys, "privacy", *RR_QUARTER, "--subsample", f"1/{10**400}")
+    with mpmath.workdps(DIGITS):
+        assert abs(mpmath.mpf(out["epsilon"]) / truth - 1) < 1e-9, out["epsilon"]
+    lam = 0.49999999999999994  # the float just below 1/2
+    r = synthesize_privacy(program(lam, 1e-307))
+    assert not r.exact and r.log_epsilon is not None
+    assert_close(r.epsilon, r.log_epsilon, truth_epsilon(dists(lam, 1e-307)), "float epsilon")

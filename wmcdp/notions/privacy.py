@@ -13,6 +13,7 @@ scan their ratios into one running maximum and name the triple of its witness.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -21,7 +22,7 @@ from typing import Any
 
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import Number
+from ..base.numbers import Number, log_of_log
 from ..compile import Compiled
 from ..count.distributed import check_workers
 from ..count.probabilities import (
@@ -77,6 +78,7 @@ class PrivacyResult(Rendered):
     plan: Any = None  # with C=None: the planner's report (wmcdp.plan.PlanReport)
     log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
+    log_epsilon: float | None = None  # ln ε of an exact ratio whose ε lies below the normal floats (it rounds there)
     interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.base.certified.Enclosure)
 
 
@@ -170,7 +172,7 @@ def synthesize_privacy(
             )
 
         return certified_privacy(prog, midpoint_run, backend)
-    result = _privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start)
+    result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start))
     if not isinstance(result, PrivacyResult) or result.exact or not recountable(prog, exact, result.diagram_size):
         return result  # an exact run, a bound as a function of a symbolic parameter, or a large program
 
@@ -185,6 +187,14 @@ def synthesize_privacy(
         again,
         lambda r: replace(_floated(r), seconds=time.perf_counter() - start),
     )
+
+
+def _with_log(r: PrivacyResult) -> PrivacyResult:
+    """``r`` with ``log_epsilon`` when its ratio is exact and its ε below the normal floats: a float holds such an
+    ε with fewer digits (ε = 2e-400 rounds to the smallest subnormal), its log holds them all."""
+    if isinstance(r, PrivacyResult) and isinstance(r.ratio, Fraction) and 0 < r.epsilon < sys.float_info.min:
+        return replace(r, log_epsilon=log_of_log(r.ratio))
+    return r
 
 
 def _floated(r: PrivacyResult) -> PrivacyResult:

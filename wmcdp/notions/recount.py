@@ -42,7 +42,9 @@ def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None =
     :data:`RECOUNT_MAX_NODES` nodes."""
     if exact not in (None, False) or not isinstance(prog, Program):
         return False
-    return prog.inputs.size <= RECOUNT_MAX_INPUTS and (diagram_size or 0) <= RECOUNT_MAX_NODES
+    domain = prog.inputs  # its size only for few entries: 2^n of a huge n is never formed
+    small = domain.n < RECOUNT_MAX_INPUTS.bit_length() and domain.size <= RECOUNT_MAX_INPUTS
+    return small and (diagram_size or 0) <= RECOUNT_MAX_NODES
 
 
 def recounted(result: R, prone: bool, run: Callable[[], R], floated: Callable[[R], R]) -> R:

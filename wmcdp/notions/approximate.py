@@ -526,7 +526,7 @@ def synthesize_approximate(
         not isinstance(result, ApproximateResult)
         or result.exact
         or k > 1
-        or not recountable(prog, exact, result.diagram_size)
+        or not recountable(prog, exact, result.diagram_size, result.plan)
     ):
         return result  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
     prone = prone_delta(float(result.delta), result.epsilon) if threshold is not None else prone_epsilon(result.epsilon)
@@ -776,7 +776,7 @@ def privacy_profile(
         planner=planned_sources,
     )
     floats = all(isinstance(p, ProfilePoint) and p.exact_delta is None and isinstance(p.delta, float) for p in points)
-    if not floats or k > 1 or not recountable(prog, exact):
+    if not floats or k > 1 or not recountable(prog, exact, None, points[0].plan if points else None):
         return points  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
 
     def again() -> list[ProfilePoint]:

@@ -173,7 +173,11 @@ def synthesize_privacy(
 
         return certified_privacy(prog, midpoint_run, backend)
     result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start))
-    if not isinstance(result, PrivacyResult) or result.exact or not recountable(prog, exact, result.diagram_size):
+    if (
+        not isinstance(result, PrivacyResult)
+        or result.exact
+        or not recountable(prog, exact, result.diagram_size, result.plan)
+    ):
         return result  # an exact run, a bound as a function of a symbolic parameter, or a large program
 
     def again() -> PrivacyResult:

@@ -29,22 +29,37 @@ R = TypeVar("R")
 
 #: a float answer below this (relative to the masses it subtracts) may have lost digits to cancellation
 CANCELLATION = 1e-2
-#: a prone float answer is recounted exactly when the program has at most this many inputs
+#: a prone float answer is recounted exactly when the planner estimated the float run at most this many seconds
+#: (an exact count of binary64 weights costs some ten times the float one)
+RECOUNT_MAX_SECONDS = 0.25
+#: ... or, run without a plan, when the program has at most this many inputs
 RECOUNT_MAX_INPUTS = 1 << 12
 #: ... and its diagram at most this many nodes
 RECOUNT_MAX_NODES = 20000
 
 
-def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None = None) -> bool:
+def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None = None, plan: Any = None) -> bool:
     """Whether a float run of ``prog`` (``exact`` as the caller gave it) may be recounted exactly: the caller
     asked for no number system (``exact`` None or False), ``prog`` is a program (its weights can be read
-    again) with at most :data:`RECOUNT_MAX_INPUTS` inputs, and its diagram has at most
-    :data:`RECOUNT_MAX_NODES` nodes."""
-    if exact not in (None, False) or not isinstance(prog, Program):
+    again), the planner estimated the float run at most :data:`RECOUNT_MAX_SECONDS` (the cost model's
+    estimate, the same on every machine; without a plan, a domain of at most :data:`RECOUNT_MAX_INPUTS`
+    inputs) and its diagram has at most :data:`RECOUNT_MAX_NODES` nodes."""
+    if exact not in (None, False) or not isinstance(prog, Program) or (diagram_size or 0) > RECOUNT_MAX_NODES:
         return False
+    if plan is not None:
+        seconds = _estimate(plan)
+        return seconds is not None and seconds <= RECOUNT_MAX_SECONDS
     domain = prog.inputs  # its size only for few entries: 2^n of a huge n is never formed
-    small = domain.n < RECOUNT_MAX_INPUTS.bit_length() and domain.size <= RECOUNT_MAX_INPUTS
-    return small and (diagram_size or 0) <= RECOUNT_MAX_NODES
+    return domain.n < RECOUNT_MAX_INPUTS.bit_length() and domain.size <= RECOUNT_MAX_INPUTS
+
+
+def _estimate(plan: Any) -> float | None:
+    """A plan's estimated seconds: its own, or its distinct parts' (a product); None if some part has none."""
+    seconds = getattr(plan, "estimated_seconds", None)
+    if seconds is not None:
+        return float(seconds)
+    parts = [_estimate(p) for p in getattr(plan, "part_plans", ())]
+    return sum(parts) if parts and None not in parts else None  # type: ignore[arg-type]
 
 
 def recounted(result: R, prone: bool, run: Callable[[], R], floated: Callable[[R], R]) -> R:
@@ -95,6 +110,7 @@ def ratio_of(epsilon: float) -> float:
 
 __all__ = [
     "CANCELLATION",
+    "RECOUNT_MAX_SECONDS",
     "RECOUNT_MAX_INPUTS",
     "RECOUNT_MAX_NODES",
     "recountable",

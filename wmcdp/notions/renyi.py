@@ -268,7 +268,7 @@ def synthesize_renyi(
         part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
         combine=lambda planned, parts: _product(planned, parts, alphas, start),
     )
-    if result.exact or not recountable(prog, exact, result.diagram_size):
+    if result.exact or not recountable(prog, exact, result.diagram_size, result.plan):
         return result
 
     def again() -> RenyiResult:

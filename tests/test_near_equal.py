@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import replace
 from fractions import Fraction as F
 
 import brute
@@ -23,6 +24,8 @@ import pytest
 from wmcdp import privacy_profile, subsample, synthesize_approximate, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
 from wmcdp.lang.registry import build_program
+from wmcdp.notions.recount import RECOUNTED, recountable
+from wmcdp.plan.planner import PlanReport
 
 REL = 1e-12
 DIGITS = 700
@@ -111,6 +114,7 @@ def test_epsilon_of_a_subsample_at_rate_1e_300():
     r = synthesize_privacy(program(F(1, 4), 1e-300))
     assert_close(r.epsilon, None, truth_epsilon(dists(F(1, 4), 1e-300)), "epsilon")
     assert (r.witness.x, r.witness.x_prime, r.witness.y) == ((1,), (0,), (1,)) and not r.exact
+    assert RECOUNTED in r.plan.claims  # the report says the answer was recounted
 
 
 @pytest.mark.parametrize("q", [1e-300, 1e-10])
@@ -251,3 +255,16 @@ def test_an_epsilon_below_the_normal_floats_carries_its_log(capsys):
     r = synthesize_privacy(program(lam, 1e-307))
     assert not r.exact and r.log_epsilon is not None
     assert_close(r.epsilon, r.log_epsilon, truth_epsilon(dists(lam, 1e-307)), "float epsilon")
+
+
+def test_only_answers_prone_to_cancellation_are_recounted():
+    """ε = ln 3 keeps its digits in floats: no recount. A prone answer of a float run the planner estimates past
+    the recount budget keeps its float value (rr_counting n = 50: an exact recount costs ten times the run)."""
+    r = synthesize_privacy(program(F(1, 4), None))
+    assert RECOUNTED not in r.plan.claims and r.epsilon == pytest.approx(math.log(3), rel=1e-15)
+    prone = synthesize_privacy(program(0.4999999999, 0.5))
+    assert RECOUNTED in prone.plan.claims
+    estimated = PlanReport("symmetry", "orbits", estimated_seconds=1.8)  # rr_counting n = 50's float plan
+    assert not recountable(build_program("rr_counting", {"n": 50, "lam": 0.4999}), None, 4024, estimated)
+    small = replace(estimated, estimated_seconds=0.03)
+    assert recountable(build_program("rr_counting", {"n": 10, "lam": 0.4999}), None, 203, small)

@@ -70,7 +70,7 @@ from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
-from .recount import float_of, log_of, prone_delta, prone_epsilon, ratio_of, recountable, recounted
+from .recount import float_of, log_of, noted, prone_delta, prone_epsilon, ratio_of, recountable, recounted
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -559,6 +559,7 @@ def _floated(r: ApproximateResult, seconds: float, by_epsilon: bool) -> Approxim
         log_delta=log_of(r.delta) if by_epsilon else None,
         interval=None,
         exact_delta=None,
+        plan=noted(r.plan),
     )
 
 
@@ -790,7 +791,9 @@ def privacy_profile(
 
 def _floated_point(p: ProfilePoint) -> ProfilePoint:
     """An exact run's point of the profile in the form of a float run's: δ the nearest float, with its log."""
-    return replace(p, delta=float_of(p.delta), log_delta=log_of(p.delta), interval=None, exact_delta=None)
+    return replace(
+        p, delta=float_of(p.delta), log_delta=log_of(p.delta), interval=None, exact_delta=None, plan=noted(p.plan)
+    )
 
 
 def _worst_parts(planned: Any, parts: list[list[ProfilePoint]], count: int, start: float) -> list[ProfilePoint]:

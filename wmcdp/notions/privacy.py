@@ -49,7 +49,7 @@ from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
 from .markdown import privacy_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
-from .recount import float_of, log_of, prone_epsilon, ratio_of, recountable, recounted
+from .recount import float_of, log_of, noted, prone_epsilon, ratio_of, recountable, recounted
 from .rows import PrivacyRow
 
 
@@ -211,6 +211,7 @@ def _floated(r: PrivacyResult) -> PrivacyResult:
         exact=False,
         log_p_x=log_of(r.p_x),
         log_p_x_prime=log_of(r.p_x_prime),
+        plan=noted(r.plan),
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -75,6 +76,18 @@ def recounted(result: R, prone: bool, run: Callable[[], R], floated: Callable[[R
     return floated(again)
 
 
+#: the claim a recounted answer's plan report lists, with how it was found
+RECOUNTED = (
+    "recounted exactly from the binary64 weights",
+    f"the float answer was below {CANCELLATION:g} of the masses it subtracts (its digits may cancel)",
+)
+
+
+def noted(plan: Any) -> Any:
+    """The plan report of a recounted answer: the exact run's, listing :data:`RECOUNTED` among its claims."""
+    return plan if plan is None else replace(plan, claims=(*plan.claims, RECOUNTED))
+
+
 def prone_epsilon(epsilon: float) -> bool:
     """Whether a float ε (a log-ratio, or ``(α − 1) D_α``) is small enough that its digits may have cancelled."""
     return epsilon < CANCELLATION
@@ -115,6 +128,8 @@ __all__ = [
     "RECOUNT_MAX_NODES",
     "recountable",
     "recounted",
+    "noted",
+    "RECOUNTED",
     "prone_epsilon",
     "prone_delta",
     "float_of",

@@ -50,7 +50,7 @@ from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_
 from .markdown import renyi_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs
-from .recount import prone_epsilon, recountable, recounted
+from .recount import noted, prone_epsilon, recountable, recounted
 from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
@@ -287,7 +287,7 @@ def _prone(o: RenyiOrder) -> bool:
 
 def _floated(r: RenyiResult, seconds: float) -> RenyiResult:
     """An exact run's divergences in the form of a float run's (they are floats, with their logs, already)."""
-    return replace(r, exact=False, seconds=seconds)
+    return replace(r, exact=False, seconds=seconds, plan=noted(r.plan))
 
 
 def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start: float) -> RenyiResult:

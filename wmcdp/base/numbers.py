@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -33,6 +34,8 @@ _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)$")
 WHOLE_DIGITS = 4000
 #: the smallest positive float (a subnormal): the rounding of a positive epsilon never goes below it
 TINIEST = 5e-324
+#: bits of the exact evaluation of a Rényi sum (:func:`renyi_log_sum`), past those the deviations need
+RENYI_BITS = 256
 
 
 def is_symbolic(value: object) -> bool:
@@ -300,6 +303,61 @@ def ln_ratio(num: int, den: int) -> float:
                 return -TINIEST
             return a
         precision *= 2
+
+
+def log_of_log(ratio: Fraction | float) -> float:
+    """``ln ln ratio`` for a ratio ``>= 1``: the log of a pure ε that can lie far below the float range
+    (``ratio = 1 + 2e-300``); ``-inf`` for 1, ``inf`` for an infinite ratio."""
+    if isinstance(ratio, float):
+        return math.inf if ratio == math.inf else math.log(math.log(ratio)) if ratio > 1 else -math.inf
+    if ratio == 1:
+        return -math.inf
+    q = Fraction(ratio) - 1
+    with gmpy2.context(precision=128, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        return float(gmpy2.log(gmpy2.log1p(gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator)))))
+
+
+def renyi_log_sum(a: Iterable[Any], b: Iterable[Any], alpha: float, denominator: int) -> tuple[float, float]:
+    """``(L, ln L)`` for ``L = ln Σ_y (a_y/D)^α (b_y/D)^(1−α)`` (``D = denominator``), the Rényi sum of two output
+    distributions given as integer masses over ``D``; ``(inf, inf)`` when some ``a_y > 0 = b_y``, and ``ln L``
+    is ``-inf`` when ``L <= 0``.
+
+    Far apart (``L >= 1``) the sum is taken in logs at 256 bits (a term can pass MPFR's exponent range at large
+    orders). Nearly equal, the sum is formed without cancellation: with ``d_y = (a_y − b_y) / b_y``,
+    ``Σ b^(1−α) a^α = Σ b + α Σ (a − b) + Σ b f(d)`` over the outputs with ``a_y > 0``, where the first two
+    sums are exact integers and each ``f(d) = (1 + d)^α − 1 − α d`` is evaluated at enough bits for its own
+    size (:func:`_renyi_deviation`); so ``L`` has every digit when it is 1e-600 (it is also returned as its
+    log, since such an ``L`` underflows a float)."""
+    live = [(int(x), int(y)) for x, y in zip(a, b) if int(x)]
+    if any(y == 0 for _, y in live):
+        return math.inf, math.inf
+    with gmpy2.context(precision=RENYI_BITS, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        al = gmpy2.mpfr(alpha)
+        logs = [al * gmpy2.log(x) + (1 - al) * gmpy2.log(y) for x, y in live]
+        top = max(logs)
+        total = top + gmpy2.log(sum(gmpy2.exp(t - top) for t in logs)) - gmpy2.log(denominator)
+        if total >= 1:
+            return float(total), float(gmpy2.log(total))
+        exact = Fraction(alpha) * sum(x - y for x, y in live) + sum(y for _, y in live) - denominator
+        deviation = gmpy2.mpfr(gmpy2.mpq(exact.numerator, exact.denominator))
+        deviation += sum(_renyi_deviation(x, y, alpha) for x, y in live)
+        total = gmpy2.log1p(deviation / denominator)
+        return float(total), float(gmpy2.log(total)) if total > 0 else -math.inf
+
+
+def _renyi_deviation(x: int, y: int, alpha: float) -> Any:
+    """``y f(d)`` with ``f(d) = (1 + d)^α − 1 − α d`` and ``d = (x − y) / y``, to :data:`RENYI_BITS` bits: ``f``
+    is about ``α (α − 1) d² / 2`` against terms about ``α d``, so the difference is taken with as many more
+    bits as ``d`` and ``α − 1`` are small."""
+    if x == y:
+        return gmpy2.mpfr(0)
+    small = max(0, y.bit_length() - abs(x - y).bit_length()) + max(0, -math.frexp(alpha - 1)[1])
+    with gmpy2.context(precision=RENYI_BITS + small, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        d = gmpy2.mpfr(gmpy2.mpq(x - y, y))
+        al = gmpy2.mpfr(alpha)
+        value = y * (gmpy2.expm1(al * gmpy2.log1p(d)) - al * d)
+    with gmpy2.context(precision=RENYI_BITS, emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min()):
+        return +value
 
 
 def ln(q: Fraction | int) -> float:

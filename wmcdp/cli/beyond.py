@@ -178,13 +178,13 @@ def renyi_json(r: RenyiResult, extra: dict[str, Any]) -> dict[str, Any]:
         "orders": [
             {
                 "order": json_number(o.order),
-                "epsilon": json_number(o.epsilon),
+                "epsilon": json_number(o.epsilon, o.log_epsilon),
                 **({} if i is None else {"epsilon_interval": i.as_list(), "precision": i.precision}),
                 "witness": witness_json(o.witness),
             }
             for o, i in zip(r.orders, intervals)
         ],
-        "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho),
+        "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho, r.log_zcdp_rho),
         "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
         "exact": r.exact,
         "diagram_size": r.diagram_size,
@@ -207,13 +207,14 @@ def run_renyi(args: argparse.Namespace) -> str:
         f"  {'order':>8}  {'D_alpha':>14}  {'witness x':<{width}}  witness x'",
     ]
     lines += [
-        f"  {format_number(o.order):>8}  {format_number(o.epsilon):>14}  {witness_text(o.witness.x):<{width}}  "
-        f"{witness_text(o.witness.x_prime)}" + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
+        f"  {format_number(o.order):>8}  {show(o.epsilon, False, o.log_epsilon):>14}  "
+        f"{witness_text(o.witness.x):<{width}}  {witness_text(o.witness.x_prime)}"
+        + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
         for o, i in zip(r.orders, r.intervals or [None] * len(r.orders))
     ]
     if r.zcdp_rho is not None:
         lines.append(
-            f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {format_number(r.zcdp_rho)} "
+            f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {show(r.zcdp_rho, False, r.log_zcdp_rho)} "
             f"at order {format_number(r.zcdp_order)}"
         )
     if r.symmetry:

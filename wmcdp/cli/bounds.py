@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..base.errors import WmcdpError
-from ..base.numbers import exact_text, format_number, parse_number
+from ..base.numbers import exact_text, format_number, log_text, parse_number
 from ..lang.program import Program
 from ..lang.registry import find_relation
 from ..lang.shape import jsonable, witness_text
@@ -31,7 +31,8 @@ from .symbolic import program_and_parameter
 
 
 def privacy_json(r: PrivacyResult, extra: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "ratio": json_number(r.ratio, r.epsilon)}
+    epsilon = json_number(r.epsilon) if r.log_epsilon is None else log_text(r.log_epsilon)
+    out: dict[str, Any] = {"epsilon": epsilon, "ratio": json_number(r.ratio, r.epsilon)}
     if r.exact:
         out["ratio_exact"] = exact_text(r.ratio)
     out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
@@ -138,7 +139,7 @@ def run_privacy(args: argparse.Namespace) -> str:
     if args.json:
         return dumps(privacy_json(r, extra))
     rows = [
-        ("epsilon", format_number(r.epsilon)),
+        ("epsilon", format_number(r.epsilon) if r.log_epsilon is None else log_text(r.log_epsilon)),
         *interval_rows(r),
         ("ratio e^eps", show(r.ratio, r.exact, r.epsilon)),
         ("witness x", witness_text(r.witness.x)),

@@ -70,6 +70,7 @@ from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
+from .recount import float_of, log_of, noted, prone_delta, prone_epsilon, ratio_of, recountable, recounted
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -297,7 +298,7 @@ def _float_newton(source: PairSource, delta: float) -> tuple[float, float, int]:
         if top.value <= ld or not step > lt:
             key = top.key if lt == 0 else _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
-        if step - lt <= 4e-16 * step:
+        if step - lt <= 4e-16 * max(step, 1.0):  # below ε = 1 a smaller step is float noise of the masses
             lt = step
             key = _attaining(source, Threshold(lt), top.key, delta)
             return lt, math.exp(lt) if lt < 709.78 else math.inf, key  # type: ignore[return-value]
@@ -521,7 +522,45 @@ def synthesize_approximate(
         symbolic=symbolic,
         planner=planned_sources,
     )
-    return result
+    if (
+        not isinstance(result, ApproximateResult)
+        or result.exact
+        or k > 1
+        or not recountable(prog, exact, result.diagram_size, result.plan)
+    ):
+        return result  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
+    prone = prone_delta(float(result.delta), result.epsilon) if threshold is not None else prone_epsilon(result.epsilon)
+
+    def again() -> ApproximateResult:
+        return synthesize_approximate(
+            prog,
+            pairs,
+            I,
+            epsilon=epsilon,
+            delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
+            at=at,
+            neighbours=neighbours,
+            backend=backend,
+            exact="binary",
+            force=force,
+        )
+
+    return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, threshold is not None))
+
+
+def _floated(r: ApproximateResult, seconds: float, by_epsilon: bool) -> ApproximateResult:
+    """An exact run's (ε, δ) in the form of a float run's: the nearest floats, δ with its log when ε was given."""
+    return replace(
+        r,
+        delta=float_of(r.delta),
+        ratio=ratio_of(r.epsilon),
+        exact=False,
+        seconds=seconds,
+        log_delta=log_of(r.delta) if by_epsilon else None,
+        interval=None,
+        exact_delta=None,
+        plan=noted(r.plan),
+    )
 
 
 def _worst_part(planned: Any, results: list[ApproximateResult], by_delta: bool, start: float) -> ApproximateResult:
@@ -728,7 +767,7 @@ def privacy_profile(
             for th, p in zip(thresholds, points)
         ]
 
-    return over_pairs(
+    points: list[ProfilePoint] = over_pairs(
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force),
         start,
@@ -736,6 +775,24 @@ def privacy_profile(
         part=part,
         combine=lambda planned, parts: _worst_parts(planned, parts, len(thresholds), start),
         planner=planned_sources,
+    )
+    floats = all(isinstance(p, ProfilePoint) and p.exact_delta is None and isinstance(p.delta, float) for p in points)
+    if not floats or k > 1 or not recountable(prog, exact, None, points[0].plan if points else None):
+        return points  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
+
+    def again() -> list[ProfilePoint]:
+        return privacy_profile(
+            prog, thresholds, pairs, I, at=at, neighbours=neighbours, backend=backend, exact="binary", force=force
+        )
+
+    prone = any(prone_delta(float(p.delta), p.epsilon) for p in points)
+    return recounted(points, prone, again, lambda exact_points: [_floated_point(p) for p in exact_points])
+
+
+def _floated_point(p: ProfilePoint) -> ProfilePoint:
+    """An exact run's point of the profile in the form of a float run's: δ the nearest float, with its log."""
+    return replace(
+        p, delta=float_of(p.delta), log_delta=log_of(p.delta), interval=None, exact_delta=None, plan=noted(p.plan)
     )
 
 

@@ -14,6 +14,7 @@ scan their ratios into one running maximum and name the triple of its witness.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..base.errors import CoverageError, NoRatioError, WmcdpError
 from ..base.limits import check, limited
-from ..base.numbers import Number
+from ..base.numbers import Number, log_of_log
 from ..compile import Compiled
 from ..count.distributed import check_workers
 from ..count.probabilities import (
@@ -49,6 +50,7 @@ from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
 from .markdown import privacy_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
+from .recount import float_of, log_of, noted, prone_epsilon, ratio_of, recountable, recounted
 from .rows import PrivacyRow
 
 
@@ -77,6 +79,7 @@ class PrivacyResult(Rendered):
     plan: Any = None  # with C=None: the planner's report (wmcdp.plan.PlanReport)
     log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
     log_p_x_prime: float | None = None
+    log_epsilon: float | None = None  # ln ε of an exact ratio whose ε lies below the normal floats (it rounds there)
     interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.base.certified.Enclosure)
 
 
@@ -170,6 +173,62 @@ def synthesize_privacy(
             )
 
         return certified_privacy(prog, midpoint_run, backend)
+    result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start))
+    if (
+        not isinstance(result, PrivacyResult)
+        or result.exact
+        or not recountable(prog, exact, result.diagram_size, result.plan)
+    ):
+        return result  # an exact run, a bound as a function of a symbolic parameter, or a large program
+
+    def again() -> PrivacyResult:
+        return synthesize_privacy(
+            prog, C, I, neighbours=neighbours, backend=backend, exact="binary", force=force, at=at, workers=workers
+        )
+
+    return recounted(
+        result,
+        prone_epsilon(result.epsilon),
+        again,
+        lambda r: replace(_floated(r), seconds=time.perf_counter() - start),
+    )
+
+
+def _with_log(r: PrivacyResult) -> PrivacyResult:
+    """``r`` with ``log_epsilon`` when its ratio is exact and its ε below the normal floats: a float holds such an
+    ε with fewer digits (ε = 2e-400 rounds to the smallest subnormal), its log holds them all."""
+    if isinstance(r, PrivacyResult) and isinstance(r.ratio, Fraction) and 0 < r.epsilon < sys.float_info.min:
+        return replace(r, log_epsilon=log_of_log(r.ratio))
+    return r
+
+
+def _floated(r: PrivacyResult) -> PrivacyResult:
+    """An exact run's result in the form of a float run's: its numbers as the nearest floats, with logs."""
+    return replace(
+        r,
+        ratio=ratio_of(r.epsilon),
+        p_x=float_of(r.p_x),
+        p_x_prime=float_of(r.p_x_prime),
+        exact=False,
+        log_p_x=log_of(r.p_x),
+        log_p_x_prime=log_of(r.p_x_prime),
+        plan=noted(r.plan),
+    )
+
+
+def _privacy(
+    prog: Program | Compiled,
+    C: Any,
+    I: Any,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    at: Value | None,
+    workers: Any,
+    start: float,
+) -> PrivacyResult:
+    """:func:`synthesize_privacy` past its certified branch, in the number system ``exact``."""
     check_workers(workers)
     if C is None and I is None and at is not None and workers is None:
         by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)

@@ -11,26 +11,38 @@ add nothing. Each value comes with the first pair (in the set's order) that atta
 Float mode sums in logs (``ln Σ exp(α ln a + (1 − α) ln b)``), so masses far below the
 float range count. Exact mode runs the same float pass to find the candidate pairs (those
 within a relative 1e-9 of the maximum, far above float error) and evaluates each
-candidate at 256 bits (gmpy2) from its exact masses; D_∞ of a candidate is its exact
+candidate from its exact masses (:func:`wmcdp.base.numbers.renyi_log_sum`: at 256 bits, and
+without cancellation where the two distributions nearly agree); D_∞ of a candidate is its exact
 largest ratio. The sums of orders that are not integers are irrational, so ``D_α`` is a
-float in both modes.
+float in both modes, with its log (``log_epsilon``) where an exact evaluation formed it: a ``D_α``
+of 1e-600 underflows a float, its log does not. A float answer small enough to have lost digits to
+cancellation is recounted exactly (:mod:`wmcdp.notions.recount`).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-import gmpy2
 import numpy as np
 
 from ..base.errors import WmcdpError
 from ..base.limits import limited
-from ..base.numbers import Number, as_number, format_number, ln_ratio, parse_number
+from ..base.numbers import (
+    RENYI_BITS,
+    Number,
+    as_number,
+    format_number,
+    ln_ratio,
+    log_of_log,
+    parse_number,
+    renyi_log_sum,
+)
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.given_sets import find_sets
@@ -38,6 +50,7 @@ from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_
 from .markdown import renyi_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs
+from .recount import noted, prone_epsilon, recountable, recounted
 from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
@@ -45,7 +58,7 @@ TOLERANCE = 1e-12
 #: exact mode re-evaluates the pairs within this relative distance of the float maximum
 EXACT_FILTER = 1e-9
 #: bits of precision of exact mode's evaluation of a candidate pair
-PRECISION = 256
+PRECISION = RENYI_BITS
 #: the largest finite Rényi order: (alpha - 1) times a log-ratio must stay far inside the float range
 MAX_ORDER = 1e12
 
@@ -144,23 +157,6 @@ def _renyi_partial(orders: Sequence[float]) -> tuple[Partial, Combine]:
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]),)
 
 
-def _exact_value(a: np.ndarray, b: np.ndarray, alpha: float, denominator: int) -> float:
-    """``ln Σ a^α b^(1−α) / D`` at :data:`PRECISION` bits from integer masses (``+inf`` if some ``a > 0 = b``)."""
-    with gmpy2.context(precision=PRECISION):
-        al = gmpy2.mpfr(alpha)
-        terms = []  # the logs of the terms (a term itself can pass MPFR's exponent range at large orders)
-        for x, y in zip(a, b):
-            x, y = int(x), int(y)
-            if x == 0:
-                continue
-            if y == 0:
-                return math.inf
-            terms.append(al * gmpy2.log(x) + (1 - al) * gmpy2.log(y))
-        top = max(terms)
-        total = top + gmpy2.log(sum(gmpy2.exp(t - top) for t in terms))
-        return float(total - gmpy2.log(denominator))
-
-
 @dataclass(frozen=True)
 class RenyiOrder:
     """``epsilon`` = D_α at ``order`` (inf: the pure ε) and the first pair that attains it."""
@@ -168,6 +164,7 @@ class RenyiOrder:
     order: float
     epsilon: float
     witness: PairWitness
+    log_epsilon: float | None = None  # ln D_α where an exact evaluation formed it (D_α can underflow to 0.0)
 
 
 @dataclass(frozen=True)
@@ -183,30 +180,45 @@ class RenyiResult(Rendered):
     symmetry: str = ""
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
+    log_zcdp_rho: float | None = None  # ln ρ where the order's D_α carries its log (ρ can underflow to 0.0)
 
 
-def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int]]:
-    """``(D_α, key)`` per order over the pairs of ``source``."""
-    out: list[tuple[float, int] | None] = [None] * len(orders)
+def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int, float | None]]:
+    """``(D_α, key, ln D_α)`` per order over the pairs of ``source`` (``ln D_α`` None where the float pass gave
+    ``D_α``; an exact evaluation gives it, as ``D_α`` itself can underflow)."""
+    out: list[tuple[float, int, float | None] | None] = [None] * len(orders)
     finite = [g for g, alpha in enumerate(orders) if math.isfinite(alpha)]
     if len(finite) < len(orders):
-        eps, _, key = max_log_ratio(source)
+        eps, ratio, key = max_log_ratio(source)
         for g, alpha in enumerate(orders):
             if not math.isfinite(alpha):
-                out[g] = (eps, key)
+                out[g] = (eps, key, log_of_log(ratio) if source.arith.exact else None)
     if finite:
         alphas = [orders[g] for g in finite]
         partial, combine = _renyi_partial(alphas)
         best = _float_candidates(source, partial, combine, len(alphas), cells=4)
         for j, (g, alpha) in enumerate(zip(finite, alphas)):
-            value, key = best[j].value, best[j].key  # type: ignore[assignment]
             if source.arith.exact:
-                top = Best()
-                for k, a, b in source.rows(_near(source, partial, combine, j, value, 4)):
-                    top.update(np.array([_exact_value(a, b, alpha, source.arith.denominator)]), np.array([k]))
-                value, key = top.value, top.key  # type: ignore[assignment]
-            out[g] = (float(value) / (alpha - 1), key)
+                out[g] = _exact_order(source, _near(source, partial, combine, j, best[j].value, 4), alpha)
+            else:
+                out[g] = (float(best[j].value) / (alpha - 1), int(best[j].key), None)  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
+
+
+def _exact_order(source: PairSource, keys: list[int], alpha: float) -> tuple[float, int, float | None]:
+    """``(D_α, key, ln D_α)`` over the candidate pairs ``keys``, each evaluated from its exact masses without
+    cancellation (:func:`wmcdp.base.numbers.renyi_log_sum`)."""
+    top = Best()
+    sums: dict[int, tuple[float, float]] = {}
+    for k, a, b in source.rows(keys):
+        sums[int(k)] = renyi_log_sum(a, b, alpha, source.arith.denominator)
+        top.update(np.array([sums[int(k)][1]]), np.array([k]))
+    key = int(top.key)  # type: ignore[arg-type]
+    value, log = sums[key]
+    log -= math.log(alpha - 1)
+    if not value >= sys.float_info.min:  # below the normal floats: from the log, which holds every digit
+        value = math.exp(log) * (alpha - 1)
+    return max(0.0, value / (alpha - 1)), key, log
 
 
 @limited
@@ -244,11 +256,11 @@ def synthesize_renyi(
 
     def scan(source: PairSource, report: Callable[[], Any]) -> RenyiResult:
         values = renyi_divergences(source, alphas)
-        results = [RenyiOrder(alpha, eps, source.witness(key)) for alpha, (eps, key) in zip(alphas, values)]
+        results = [RenyiOrder(alpha, eps, source.witness(key), log) for alpha, (eps, key, log) in zip(alphas, values)]
         seconds = time.perf_counter() - start
         return _renyi_result(results, source.arith.exact, source.diagram_size, seconds, source.symmetry, report())
 
-    return over_pairs(
+    result = over_pairs(
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force),
         start,
@@ -256,6 +268,26 @@ def synthesize_renyi(
         part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
         combine=lambda planned, parts: _product(planned, parts, alphas, start),
     )
+    if result.exact or not recountable(prog, exact, result.diagram_size, result.plan):
+        return result
+
+    def again() -> RenyiResult:
+        return synthesize_renyi(
+            prog, alphas, pairs, I, at=at, neighbours=neighbours, backend=backend, exact="binary", force=force
+        )
+
+    return recounted(result, any(map(_prone, result.orders)), again, lambda r: _floated(r, time.perf_counter() - start))
+
+
+def _prone(o: RenyiOrder) -> bool:
+    """Whether a float ``D_α`` is small enough that its sum's digits may have cancelled (its log-sum
+    ``(α − 1) D_α`` near 0, or the pure ε near 0 for ``α = ∞``)."""
+    return prone_epsilon(o.epsilon if math.isinf(o.order) else (o.order - 1) * o.epsilon)
+
+
+def _floated(r: RenyiResult, seconds: float) -> RenyiResult:
+    """An exact run's divergences in the form of a float run's (they are floats, with their logs, already)."""
+    return replace(r, exact=False, seconds=seconds, plan=noted(r.plan))
 
 
 def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start: float) -> RenyiResult:
@@ -266,13 +298,18 @@ def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start:
 
     combined = []
     for g, alpha in enumerate(alphas):
+        orders = [r.orders[g] for r in parts]
         if planned.rule == "max":
-            c = combine_max([r.orders[g].epsilon for r in parts])
-            witness = pair_witness(planned, planned.members[c][0], parts[c].orders[g].witness)
-            combined.append(RenyiOrder(alpha, parts[c].orders[g].epsilon, witness))
+            c = combine_max([_log(o) for o in orders])
+            witness = pair_witness(planned, planned.members[c][0], orders[c].witness)
+            combined.append(replace(orders[c], witness=witness))
         else:
-            total = sum(r.orders[g].epsilon * len(m) for r, m in zip(parts, planned.members))
-            combined.append(RenyiOrder(alpha, total, sum_witness(planned, [r.orders[g].witness for r in parts])))
+            total = sum(o.epsilon * len(m) for o, m in zip(orders, planned.members))
+            log = None
+            if any(o.log_epsilon is not None for o in orders):  # the sum in logs too: a part's D_α can underflow
+                log = float(logsumexp(np.array([_log(o) + math.log(len(m)) for o, m in zip(orders, planned.members)])))
+            witness = sum_witness(planned, [o.witness for o in orders])
+            combined.append(RenyiOrder(alpha, total, witness, log))
     seconds = time.perf_counter() - start
     return _renyi_result(
         combined,
@@ -288,9 +325,25 @@ def _renyi_result(
     results: list[RenyiOrder], exact: bool, diagram_size: int | None, seconds: float, symmetry: str, plan: Any
 ) -> RenyiResult:
     """The result with zCDP's ρ = max over the finite orders of D_α / α."""
-    finite = [(r.epsilon / r.order, r.order) for r in results if math.isfinite(r.order)]
-    rho, rho_order = max(finite, key=lambda t: t[0]) if finite else (None, None)
-    return RenyiResult(results, rho, rho_order, exact, diagram_size, seconds, symmetry, plan)
+    finite = [r for r in results if math.isfinite(r.order)]
+    if not finite:
+        return RenyiResult(results, None, None, exact, diagram_size, seconds, symmetry, plan)
+    top = max(finite, key=_rho_log)
+    log_rho = None if top.log_epsilon is None else top.log_epsilon - math.log(top.order)
+    rho = top.epsilon / top.order
+    return RenyiResult(results, rho, top.order, exact, diagram_size, seconds, symmetry, plan, log_zcdp_rho=log_rho)
+
+
+def _rho_log(r: RenyiOrder) -> float:
+    """``ln(D_α / α)`` of a finite order."""
+    return _log(r) - math.log(r.order)
+
+
+def _log(r: RenyiOrder) -> float:
+    """``ln D_α``: the one the order carries, else the log of its float (D_α may underflow)."""
+    if r.log_epsilon is not None:
+        return r.log_epsilon
+    return math.log(r.epsilon) if r.epsilon > 0 else -math.inf
 
 
 # -- Renyi -----------------------------------------------------------------------------------

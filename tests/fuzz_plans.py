@@ -1145,13 +1145,23 @@ def _ref_transformed(value: int, noise: int, transform: str, top: int, bottom: i
 
 
 def _ref_noise(noise: tuple, choose: Callable) -> int:
+    """One draw of the noise, by one choice over its values: a ladder's value ``v_k`` has the exact probability
+    ``w_k · prod_{j<k} (1 − w_j)`` (each float weight as its exact binary value)."""
+    return choose(_ladder_distribution(noise))
+
+
+@functools.lru_cache(maxsize=4096)
+def _ladder_distribution(noise: tuple) -> dict:
     kind, rungs = noise
     if kind == "discrete":
-        return choose(dict(rungs))
+        return dict(rungs)
+    out: dict = {}
+    rest = Fraction(1)
     for v, w in rungs[:-1]:
-        if brute.flip(choose, w):
-            return v
-    return rungs[-1][0]
+        out[v] = out.get(v, 0) + rest * Fraction(w)
+        rest *= 1 - Fraction(w)
+    out[rungs[-1][0]] = out.get(rungs[-1][0], 0) + rest
+    return out
 
 
 def _report(report: tuple, xi: Any, lo: int) -> Any:

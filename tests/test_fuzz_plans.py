@@ -263,12 +263,20 @@ def test_forced_plans(family):
     check()
 
 
-def test_forced_plans_reach_every_plan():
-    """The shaped families are shaped for their plans: each runs (is not refused) on its own family's program."""
-    own = {"releases": "given-input", "shifted": "product", "chain": "chain", "hub": "hub"}
-    for family, plan in own.items():
-        cmp = fuzz_plans.run_forced(fuzz_plans.forced_spec(RandomDraw(3), family), RandomDraw(0))
-        assert cmp.plans.get((f"force:{plan}", "privacy"), 0) > 0 or cmp.differences, (family, cmp.refused)
-    reports = fuzz_plans.Shaped("reports", 3, 0, 1, "hamming", (), (("rr", Fraction(1, 4)),) * 3)
-    cmp = fuzz_plans.run_forced(reports, RandomDraw(0), True)
-    assert not cmp.differences and not any(sets == "force:count-of-reports" for sets, _ in cmp.refused)
+NOISE_GAP = ("discrete", ((-1, F(1, 4)), (0, F(0)), (1, F(3, 4))))  # a zero weight: 0 never drawn
+OWN_PLAN = {
+    "given-input": fuzz_plans.Shaped("releases", 2, 0, 1, "hamming", (NOISE_GAP,), (((0, 1), 0, "id", 2),) * 2),
+    "product": fuzz_plans.Shaped("shifted", 2, 0, 2, "hamming", (NOISE_GAP,), ((0, "id"), (0, "id"))),
+    "chain": fuzz_plans.Shaped("chain", 3, 0, 1, "hamming", (NOISE_GAP,), ("running",)),
+    "hub": fuzz_plans.Shaped("hub", 2, 0, 2, "hamming", (NOISE_GAP, NOISE_GAP), (1, 1), threshold=1),
+    "count-of-reports": fuzz_plans.Shaped("reports", 3, 0, 1, "hamming", (), (("rr", F(1, 4)),) * 3),
+}
+
+
+@pytest.mark.parametrize("plan", list(OWN_PLAN))
+def test_each_shaped_family_reaches_its_plan(plan):
+    """A program of each shaped family runs its own plan forced (not refused), with no difference."""
+    cmp = fuzz_plans.run_forced(OWN_PLAN[plan], RandomDraw(1), True)
+    sets = f"force:{plan}"
+    assert any(s == sets for s, _ in cmp.plans) and not any(s == sets for s, _ in cmp.refused)
+    assert not cmp.differences, "\n\n".join(map(str, cmp.differences))

@@ -790,6 +790,8 @@ def _forced_privacy(
     if plan == "product":
         return _product_privacy(_forced_product(program, trace, relation, backend), relation, exact, force, start, run)
     if plan == "given-input":
+        if _symbolic(trace):
+            refuse(plan, "a weight is a function of a symbolic parameter")
         given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
         if given is None:
             refuse(plan, notes[0][2] if notes else "the output has no two parts that share no random bit")
@@ -814,12 +816,14 @@ def _forced_privacy(
     )
 
 
-def _forced_product(program: Program, trace: Trace, relation: Relation, backend: str, rules: Any = None) -> Product:
+def _forced_product(
+    program: Program, trace: Trace, relation: Relation, backend: str, rules: tuple[str, ...] = ("max", "sum")
+) -> Product:
     """The program's product (:func:`~.planner.product_of`, under the notion's ``rules``), or the refusal of a
     forced product plan."""
-    product = product_of(program, trace, relation, backend, **({} if rules is None else {"rules": rules}))
+    product = product_of(program, trace, relation, backend, rules=rules)
     if product is None:
-        refuse("product", no_product(relation, rules or ("max", "sum")))
+        refuse("product", no_product(relation, rules))
     if product.rule == "sum" and _symbolic(trace):
         refuse("product", "a sum of the parts' epsilon as functions of a symbolic parameter is not formed")
     return product

@@ -74,6 +74,8 @@ from wmcdp import (
     synthesize_privacy,
     synthesize_renyi,
 )
+from wmcdp.base.errors import WmcdpError
+from wmcdp.plan.forced import SERVES
 
 TOL = 1e-12
 EXACT_RENYI = 1e-13
@@ -356,6 +358,8 @@ class _Dsl:
 
 def program(spec: Spec, t: Any = None) -> Program:
     """The spec as a wmcdp program (``t``: a :class:`wmcdp.Parameter` for a symbolic spec)."""
+    if isinstance(spec, Shaped):
+        return spec.program()
 
     def body(x):
         dsl = _Dsl(spec, t)
@@ -368,6 +372,8 @@ def program(spec: Spec, t: Any = None) -> Program:
 
 def reference(spec: Spec, t: Fraction | None = None) -> Callable:
     """The spec as a plain-Python mechanism ``fn(x, choose)`` for :func:`brute.distribution` (Booleans are 0/1)."""
+    if isinstance(spec, Shaped):
+        return spec.reference
 
     def fn(x, choose):
         w = lambda v: _ref_weight(v, t)  # noqa: E731
@@ -599,10 +605,13 @@ class Comparison:
     def __init__(self, spec: Spec, d: Any) -> None:
         self.spec, self.d = spec, d
         self.counts: dict[str, int] = {}
+        self.plans: dict[tuple[str, str], int] = {}  # checks per (sets, notion)
+        self.refused: dict[tuple[str, str], int] = {}  # forced plans refused as not applying, per (sets, notion)
         self.differences: list[Difference] = []
 
     def check(self, notion: str, sets: str, mode: str, call: str, ok: bool, got: Any, truth: Any) -> None:
         self.counts[notion] = self.counts.get(notion, 0) + 1
+        self.plans[(sets, notion)] = self.plans.get((sets, notion), 0) + 1
         if not ok:
             self.differences.append(
                 Difference(self.spec.family, notion, sets, mode, call, str(got), str(truth), self.spec)
@@ -612,18 +621,40 @@ class Comparison:
         """``fn()``, or None after recording any exception it raises as a difference."""
         try:
             return fn()
-        except Exception as exc:  # every exception on a valid program is a difference
-            where = traceback.extract_tb(exc.__traceback__)[-1]
-            got = f"raises {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
-            self.check(notion, sets, mode, call, False, got, "a result")
+        except WmcdpError as exc:
+            if not str(exc).startswith(f"plan '{_forced(sets)}' does not apply"):
+                self._raised(notion, sets, mode, call, exc)
+            else:  # a forced plan that does not apply to the program: refused in one line, as documented
+                self.refused[(sets, notion)] = self.refused.get((sets, notion), 0) + 1
             return None
+        except Exception as exc:  # every exception on a valid program is a difference
+            self._raised(notion, sets, mode, call, exc)
+            return None
+
+    def _raised(self, notion: str, sets: str, mode: str, call: str, exc: Exception) -> None:
+        """Records an exception of a run as a difference."""
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        got = f"raises {type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
+        self.check(notion, sets, mode, call, False, got, "a result")
 
 
 SETS = {"plan": {}, "exhaustive": {}}
 
 
 def _pairs_kw(sets: str) -> dict:
-    return {} if sets == "plan" else {"pairs": "exhaustive"}
+    return _sets_kw(sets, "pairs")
+
+
+def _forced(sets: str) -> str | None:
+    """The plan named by sets ``force:NAME`` (None for ``plan`` and ``exhaustive``)."""
+    return sets[len("force:") :] if sets.startswith("force:") else None
+
+
+def _sets_kw(sets: str, key: str) -> dict:
+    """The keyword arguments of ``sets``: none (the planner), ``{key: "exhaustive"}``, or a forced ``plan``."""
+    if _forced(sets) is not None:
+        return {"plan": _forced(sets)}
+    return {} if sets == "plan" else {key: "exhaustive"}
 
 
 def compare(spec: Spec, d: Any, mode: Any = None) -> Comparison:
@@ -656,9 +687,9 @@ def compare(spec: Spec, d: Any, mode: Any = None) -> Comparison:
 
 
 def _privacy(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any, mode: str, numbers: str) -> None:
-    C = None if sets == "plan" else "exhaustive"
-    call = f"synthesize_privacy(prog, {C!r}, exact={exact!r})"
-    r = cmp.run("privacy", sets, mode, call, partial(synthesize_privacy, prog, C, exact=exact))
+    kw = _sets_kw(sets, "C")
+    call = f"synthesize_privacy(prog, {_kw_text(kw)}exact={exact!r})"
+    r = cmp.run("privacy", sets, mode, call, partial(synthesize_privacy, prog, exact=exact, **kw))
     if r is None:
         return
     want = truth.pure()
@@ -678,6 +709,10 @@ def _privacy(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any
         f"ratio {r.ratio} epsilon {r.epsilon} witness {w}",
         f"ratio {want} (at the witness: {at_witness})",
     )
+
+
+def _kw_text(kw: dict) -> str:
+    return "".join(f"{k}={v!r}, " for k, v in kw.items())
 
 
 def _ln(r: Any) -> float:
@@ -733,10 +768,7 @@ def _approx(
 ) -> None:
     """δ(ε) at ``epsilon`` and ε(δ) at each of ``deltas``."""
     for eps in [epsilon]:
-        call = (
-            f"synthesize_approximate(prog, {'pairs=' + repr('exhaustive') if sets != 'plan' else ''}"
-            f" epsilon={eps!r}, exact={exact!r})"
-        )
+        call = f"synthesize_approximate(prog, {_kw_text(_pairs_kw(sets))}epsilon={eps!r}, exact={exact!r})"
         r = cmp.run(
             "approx_delta",
             sets,
@@ -749,10 +781,7 @@ def _approx(
             cmp.check("approx_delta", sets, mode, call, ok, f"delta {r.delta} witness {r.witness}", want)
     for delta in deltas:
         given = delta if numbers == "exact" else float(delta)
-        call = (
-            f"synthesize_approximate(prog, {'pairs=' + repr('exhaustive') if sets != 'plan' else ''}"
-            f" delta={given!r}, exact={exact!r})"
-        )
+        call = f"synthesize_approximate(prog, {_kw_text(_pairs_kw(sets))}delta={given!r}, exact={exact!r})"
         r = cmp.run(
             "approx_epsilon",
             sets,
@@ -801,10 +830,7 @@ def _epsilon_ok(truth: Truth, r: Any, delta: Fraction, numbers: str) -> tuple[bo
 
 
 def _profile(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any, mode: str, numbers: str) -> None:
-    call = (
-        f"privacy_profile(prog, {EPSILONS!r}{', pairs=' + repr('exhaustive') if sets != 'plan' else ''}, "
-        f"exact={exact!r})"
-    )
+    call = f"privacy_profile(prog, {EPSILONS!r}, {_kw_text(_pairs_kw(sets))}exact={exact!r})"
     points = cmp.run(
         "profile", sets, mode, call, lambda: privacy_profile(prog, EPSILONS, exact=exact, **_pairs_kw(sets))
     )
@@ -824,10 +850,7 @@ def _profile(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any
 
 
 def _renyi(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any, mode: str, numbers: str) -> None:
-    call = (
-        f"synthesize_renyi(prog, {ORDERS!r}{', pairs=' + repr('exhaustive') if sets != 'plan' else ''}, "
-        f"exact={exact!r})"
-    )
+    call = f"synthesize_renyi(prog, {ORDERS!r}, {_kw_text(_pairs_kw(sets))}exact={exact!r})"
     r = cmp.run("renyi", sets, mode, call, lambda: synthesize_renyi(prog, ORDERS, exact=exact, **_pairs_kw(sets)))
     if r is None:
         return
@@ -858,10 +881,10 @@ def _close(v: float, want: float, tol: float) -> bool:
 
 
 def _accuracy(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any, mode: str, numbers: str) -> None:
-    A = None if sets == "plan" else "exhaustive"
+    kw = _sets_kw(sets, "A")
     for alpha in truth.spec.alphas:
-        call = f"synthesize_accuracy(prog, {A!r}, alpha={alpha!r}, exact={exact!r})"
-        r = cmp.run("accuracy", sets, mode, call, partial(synthesize_accuracy, prog, A, alpha=alpha, exact=exact))
+        call = f"synthesize_accuracy(prog, {_kw_text(kw)}alpha={alpha!r}, exact={exact!r})"
+        r = cmp.run("accuracy", sets, mode, call, partial(synthesize_accuracy, prog, alpha=alpha, exact=exact, **kw))
         if r is None:
             continue
         want = min(truth.accuracy(x, alpha) for x in truth.dists)
@@ -970,3 +993,335 @@ def run(spec: Spec, d: Any, mode: Any = None) -> Comparison:
 def fuzz_one(d: Any, family: str) -> Comparison:
     """Draw a spec of ``family`` and compare every notion."""
     return run(spec_of(d, family), d)
+
+
+# -- families shaped for the structured plans, and every plan forced ---------------------------------------------
+#
+# A shaped spec (:class:`Shaped`) is read twice as well: :meth:`Shaped.program` builds the DSL body and
+# :meth:`Shaped.reference` the plain-Python mechanism. Its noises are small distributions over -2..2 with gaps
+# (a missing value), zero weights, ties, and tiny (1e-300) or near-one (1 - 1e-16) weights: exact ones as a
+# ``discrete`` (a zero weight kept), float ones as a ladder of flips (the value ``v_k`` with ``w_k``, else the
+# next rung; the last value takes what is left), which the reference follows flip by flip.
+#
+# * ``releases`` (given-input): noisy releases of one sum of entries, or of sums of shared entries, some shifted by
+#   one (``f(x) + 1``) or relabelled (``top - f(x)``);
+# * ``shifted`` (product): per-entry noisy values, the same noise on every entry, each part as it is, shifted or
+#   relabelled;
+# * ``chain``: per-entry blocks reading a running state (a flag: the previous output chooses the coin; or a running
+#   clamped sum released at every step);
+# * ``hub``: one shared noisy threshold that every entry's noisy value is compared with (sparse-vector shapes);
+# * ``reports`` (count-of-reports): the sum of one 0/1 report per entry, the same report on every entry (one entry's
+#   differs a fifth of the time), with the target ``sum(x)``.
+#
+# :func:`compare_forced` runs every plan a notion has (:data:`wmcdp.plan.forced.SERVES`) forced on the spec: pure
+# epsilon, one drawn notion over pairs, and accuracy for numeric outputs; a plan refused as not applying is counted
+# (``Comparison.refused``), never a difference; any other error, and every wrong value or witness, is one.
+
+SHAPED = ["releases", "shifted", "chain", "hub", "reports"]
+#: the older families run with every plan forced too
+FORCED_FAMILIES = SHAPED + ["product", "near_product", "count", "extreme"]
+TRANSFORMS = ["id", "id", "shift", "flip"]
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """A program of one of the :data:`SHAPED` families. ``noises``: each ``("discrete", ((v, w), ...))`` or
+    ``("ladder", ((v, w), ..., (v_last, None)))``; ``parts``: what each family reads (see :meth:`program`);
+    ``threshold``: the hub's threshold constant."""
+
+    family: str
+    n: int
+    lo: int
+    hi: int
+    relation: str
+    noises: tuple
+    parts: tuple
+    threshold: int = 0
+    alphas: tuple = (0, 1)
+    parameter: None = None
+    shared: None = None
+
+    @property
+    def count(self) -> bool:
+        return self.family == "reports"
+
+    @property
+    def bits(self) -> bool:
+        return self.family == "chain" and self.parts[0] == "flag"
+
+    def target(self, x: Sequence[int]) -> int:
+        return sum(x)
+
+    def domain(self):
+        return Bits(self.n) if self.bits else IntVector(self.n, self.lo, self.hi)
+
+    def weights(self) -> list:
+        out = [w for noise in self.noises for _, w in noise[1] if w is not None]
+        return out + [w for part in self.parts if isinstance(part, tuple) for w in part if _is_weight(w)]
+
+    def floats(self) -> bool:
+        return any(isinstance(w, float) for w in self.weights())
+
+    # -- the DSL reading ------------------------------------------------------------------------------------------
+    def program(self) -> Program:
+        return Program(f"fuzz_{self.family}", self.domain(), self._body, neighbours=self.relation, target=self.target)
+
+    def _noise(self, k: int) -> Any:
+        kind, rungs = self.noises[k]
+        if kind == "discrete":
+            return discrete(dict(rungs))
+        out: Any = rungs[-1][0]
+        for v, w in reversed(rungs[:-1]):
+            out = ite(flip(w), v, out)
+        return out
+
+    def _body(self, x):
+        if self.family == "releases":
+            return tuple(
+                _transformed(sum((x[e] for e in es[1:]), x[es[0]]), self._noise(k), t, top)
+                for es, k, t, top in self.parts
+            )
+        if self.family == "shifted":
+            return tuple(_transformed(x[i], self._noise(k), t, self.hi, self.lo) for i, (k, t) in enumerate(self.parts))
+        if self.family == "chain":
+            return self._chain(x)
+        if self.family == "hub":
+            level = self.threshold + self._noise(0)
+            return tuple((x[i] + self._noise(k)) >= level for i, k in enumerate(self.parts))
+        reports = [_report(self.parts[i], x[i], self.lo) for i in range(self.n)]
+        return sum(reports[1:], reports[0])
+
+    def _chain(self, x):
+        if self.parts[0] == "flag":
+            out = [x[0] ^ flip(self.parts[1][0])]
+            for i in range(1, self.n):
+                a, b = self.parts[1][2 * i - 1], self.parts[1][2 * i]
+                out.append(ite(out[-1], x[i] ^ flip(a), x[i] ^ flip(b)))
+            return tuple(out)
+        state, out = 0, []
+        for i in range(self.n):
+            state = (x[i] + state + self._noise(i % len(self.noises))).clamp(0, 2)
+            out.append(state)
+        return tuple(out)
+
+    # -- the plain-Python reading ---------------------------------------------------------------------------------
+    def reference(self, x, choose):
+        noise = lambda k: _ref_noise(self.noises[k], choose)  # noqa: E731
+        if self.family == "releases":
+            return tuple(_ref_transformed(sum(x[e] for e in es), noise(k), t, top) for es, k, t, top in self.parts)
+        if self.family == "shifted":
+            return tuple(_ref_transformed(x[i], noise(k), t, self.hi, self.lo) for i, (k, t) in enumerate(self.parts))
+        if self.family == "chain" and self.parts[0] == "flag":
+            out = [x[0] ^ brute.flip(choose, self.parts[1][0])]
+            for i in range(1, self.n):
+                w = self.parts[1][2 * i - 1] if out[-1] else self.parts[1][2 * i]
+                out.append(x[i] ^ brute.flip(choose, w))
+            return tuple(out)
+        if self.family == "chain":
+            state, out = 0, []
+            for i in range(self.n):
+                state = min(max(x[i] + state + noise(i % len(self.noises)), 0), 2)
+                out.append(state)
+            return tuple(out)
+        if self.family == "hub":
+            level = self.threshold + noise(0)
+            return tuple(int(x[i] + noise(k) >= level) for i, k in enumerate(self.parts))
+        return sum(_ref_report(self.parts[i], x[i], self.lo, choose) for i in range(self.n))
+
+
+def _is_weight(w: Any) -> bool:
+    return isinstance(w, (float, Fraction)) and not isinstance(w, bool)
+
+
+def _transformed(value: Any, noise: Any, transform: str, top: int, bottom: int = 0) -> Any:
+    """``(value + noise)`` clamped to ``bottom..top``, as it is, shifted by one, or relabelled ``top - v``."""
+    v = (value + noise).clamp(bottom, top)
+    return v + 1 if transform == "shift" else (top - v) if transform == "flip" else v
+
+
+def _ref_transformed(value: int, noise: int, transform: str, top: int, bottom: int = 0) -> int:
+    v = min(max(value + noise, bottom), top)
+    return v + 1 if transform == "shift" else (top - v) if transform == "flip" else v
+
+
+def _ref_noise(noise: tuple, choose: Callable) -> int:
+    """One draw of the noise, by one choice over its values: a ladder's value ``v_k`` has the exact probability
+    ``w_k · prod_{j<k} (1 − w_j)`` (each float weight as its exact binary value)."""
+    return choose(_ladder_distribution(noise))
+
+
+@functools.lru_cache(maxsize=4096)
+def _ladder_distribution(noise: tuple) -> dict:
+    kind, rungs = noise
+    if kind == "discrete":
+        return dict(rungs)
+    out: dict = {}
+    rest = Fraction(1)
+    for v, w in rungs[:-1]:
+        out[v] = out.get(v, 0) + rest * Fraction(w)
+        rest *= 1 - Fraction(w)
+    out[rungs[-1][0]] = out.get(rungs[-1][0], 0) + rest
+    return out
+
+
+def _report(report: tuple, xi: Any, lo: int) -> Any:
+    """One entry's 0/1 report: ``("rr", w)``, ``("coin", w0, w1)`` or ``("thresh", c, w)``."""
+    if report[0] == "rr":
+        return ite((xi > lo) ^ flip(report[1]), 1, 0)
+    if report[0] == "coin":
+        return ite(ite(xi > lo, flip(report[2]), flip(report[1])), 1, 0)
+    return ite((xi >= report[1]) ^ flip(report[2]), 1, 0)
+
+
+def _ref_report(report: tuple, xi: int, lo: int, choose: Callable) -> int:
+    if report[0] == "rr":
+        return int(xi > lo) ^ brute.flip(choose, report[1])
+    if report[0] == "coin":
+        return brute.flip(choose, report[2] if xi > lo else report[1])
+    return int(xi >= report[1]) ^ brute.flip(choose, report[2])
+
+
+#: weights of the shaped families: exact ones, and floats from 1e-300 to 1 - 1e-16
+SHAPED_EXACT = [Fraction(0), Fraction(1, 2), Fraction(1, 3), Fraction(1, 4), Fraction(1, 10), Fraction(1, 10**300)]
+SHAPED_FLOATS = [0.0, 1e-300, 1e-20, 0.1, 0.25, 0.5, 1 - 1e-16]
+NOISE_SHAPES = ["full", "gap", "zero", "tie", "tiny", "near_one"]
+
+
+def _shaped_weight(d: Any, floats: bool) -> Any:
+    return d.choice(SHAPED_FLOATS if floats else SHAPED_EXACT)
+
+
+def draw_noise(d: Any, floats: bool) -> tuple:
+    """A noise over -2..2 of one of :data:`NOISE_SHAPES`: every value; a missing value; a value of weight 0; tied
+    weights; one weight tiny; one value of weight near one."""
+    shape = d.choice(NOISE_SHAPES)
+    values = [-2, -1, 0, 1, 2] if d.integer(0, 1) else [-1, 0, 1]
+    if shape == "gap":
+        values = [v for v in values if v != d.choice(values)] or [0]
+    if floats:
+        tiny, big = 1e-300, 1 - 1e-16
+        rungs: list = [(v, d.choice(SHAPED_FLOATS)) for v in values[:-1]]
+    else:
+        tiny, big = Fraction(1, 10**300), 1 - Fraction(1, 10**16)
+        rungs = [(v, Fraction(d.integer(0, 4))) for v in values]
+    if shape in ("zero", "tiny", "near_one") and len(rungs) > 0:
+        k = d.integer(0, len(rungs) - 1)
+        rungs[k] = (rungs[k][0], {"zero": 0 * tiny, "tiny": tiny, "near_one": big}[shape])
+    if shape == "tie":
+        w = rungs[0][1] if rungs else 0
+        rungs = [(v, w) for v, _ in rungs]
+    if floats:
+        return ("ladder", tuple(rungs) + ((values[-1], None),))
+    return ("discrete", _normalized(rungs, shape, big))
+
+
+def _normalized(rungs: list, shape: str, big: Fraction) -> tuple:
+    """Exact weights summing to 1 (integer weights scaled; a near-one value keeps 1 - 1e-16, the others share the
+    rest; all-zero weights become ties)."""
+    if shape == "near_one":
+        k = next(i for i, (_, w) in enumerate(rungs) if w == big)
+        rest = [w for i, (_, w) in enumerate(rungs) if i != k]
+        total = sum(rest) or len(rest)
+        share = [(w if sum(rest) else 1) * (1 - big) / total for w in rest] if rest else []
+        out = [(v, big if i == k else share.pop(0)) for i, (v, _) in enumerate(rungs)]
+        return tuple(out) if rest else ((rungs[0][0], Fraction(1)),)
+    total = sum(w for _, w in rungs)
+    if total == 0:
+        return tuple((v, Fraction(1, len(rungs))) for v, _ in rungs)
+    return tuple((v, w / total) for v, w in rungs)
+
+
+def draw_shaped(d: Any, family: str) -> Shaped:
+    """A random spec of one of the :data:`SHAPED` families."""
+    floats = d.integer(0, 2) == 0
+    relation = d.choice(RELATIONS)
+    if family == "releases":
+        n, hi = d.integer(2, 3), d.choice([1, 1, 2])
+        noises = tuple(draw_noise(d, floats) for _ in range(d.integer(1, 2)))
+        groups = [tuple(range(n))] if d.integer(0, 1) else [tuple(range(n - 1)), tuple(range(1, n))]
+        parts = []
+        for _ in range(d.integer(2, 3)):
+            es = d.choice(groups)
+            parts.append((es, d.integer(0, len(noises) - 1), d.choice(TRANSFORMS), len(es) * hi))
+        return Shaped(family, n, 0, hi, relation, noises, tuple(parts))
+    if family == "shifted":
+        n, hi = d.integer(2, 3), d.choice([1, 2])
+        noise = draw_noise(d, floats)
+        noises = (noise,) if d.integer(0, 3) else (noise, draw_noise(d, floats))
+        parts = tuple((d.integer(0, len(noises) - 1), d.choice(TRANSFORMS)) for _ in range(n))
+        return Shaped(family, n, 0, hi, relation, noises, parts)
+    if family == "chain":
+        n = d.integer(2, 3)
+        if d.integer(0, 1):
+            weights = tuple(_shaped_weight(d, floats) for _ in range(2 * n - 1))
+            return Shaped(family, n, 0, 1, relation, (), ("flag", weights))
+        noises = tuple(draw_noise(d, floats) for _ in range(d.integer(1, 2)))
+        return Shaped(family, n, 0, 1, relation, noises, ("running",))
+    if family == "hub":
+        n, hi = d.integer(2, 3), d.choice([1, 2])
+        noises = tuple(draw_noise(d, floats) for _ in range(d.integer(2, 3)))
+        parts = tuple(d.integer(1, len(noises) - 1) for _ in range(n))
+        return Shaped(family, n, 0, hi, relation, noises, parts, threshold=d.integer(0, hi))
+    n, hi = d.integer(2, 3), d.choice([1, 1, 2])
+    report = _draw_report(d, floats, hi)
+    reports = [report] * n
+    if d.integer(0, 4) == 0:
+        reports[d.integer(0, n - 1)] = _draw_report(d, floats, hi)
+    alphas = (0, d.choice([1, 2]))
+    return Shaped(family, n, 0, hi, d.choice(["hamming", "hamming", "one-entry"]), (), tuple(reports), alphas=alphas)
+
+
+def _draw_report(d: Any, floats: bool, hi: int) -> tuple:
+    kind = d.choice(["rr", "coin"] + (["thresh"] if hi > 1 else []))
+    if kind == "rr":
+        return ("rr", _shaped_weight(d, floats))
+    if kind == "coin":
+        return ("coin", _shaped_weight(d, floats), _shaped_weight(d, floats))
+    return ("thresh", d.integer(1, hi), _shaped_weight(d, floats))
+
+
+def forced_spec(d: Any, family: str) -> Spec | Shaped:
+    """A spec of ``family`` for :func:`compare_forced`: a shaped one, or one of the older families."""
+    return draw_shaped(d, family) if family in SHAPED else spec_of(d, family)
+
+
+PAIR_NOTIONS = ["approx", "profile", "renyi"]
+
+
+def compare_forced(spec: Spec | Shaped, d: Any, mode: Any = None) -> Comparison:
+    """Every plan each notion has, forced on ``spec`` (sets ``force:NAME``), against the reference: pure ε, one
+    drawn notion over pairs, and accuracy (numeric outputs), in the number mode ``mode`` (None: drawn)."""
+    cmp = Comparison(spec, d)
+    truth = Truth(spec, distributions(spec))
+    exact = mode if mode is not None else d.choice([False, "binary"] if spec.floats() else [True, False])
+    mode_name = {True: "exact", False: "float", "binary": "binary"}[exact]
+    numbers = "exact" if exact is not False else "float"
+    prog = program(spec)
+    args = (exact, mode_name, numbers)
+    for plan in SERVES["privacy"]:
+        _privacy(cmp, truth, prog, f"force:{plan}", *args)
+    notion = d.choice(PAIR_NOTIONS)
+    epsilon, delta = d.choice(EPSILONS), d.choice(DELTAS)
+    for plan in SERVES["pairs"]:
+        sets = f"force:{plan}"
+        if notion == "approx":
+            _approx(cmp, truth, prog, sets, *args, epsilon, [delta])
+        elif notion == "profile":
+            _profile(cmp, truth, prog, sets, *args)
+        else:
+            _renyi(cmp, truth, prog, sets, *args)
+    if spec.count:
+        for plan in SERVES["accuracy"]:
+            _accuracy(cmp, truth, prog, f"force:{plan}", *args)
+    return cmp
+
+
+def run_forced(spec: Spec | Shaped, d: Any, mode: Any = None) -> Comparison:
+    """:func:`compare_forced` with the reference's sums at 60 digits."""
+    with mpmath.workdps(60):
+        return compare_forced(spec, d, mode)
+
+
+def fuzz_forced(d: Any, family: str) -> Comparison:
+    """Draw a spec of ``family`` and run every plan forced on it."""
+    return run_forced(forced_spec(d, family), d)

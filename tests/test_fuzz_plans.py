@@ -17,6 +17,14 @@ profile draws at least 5000 programs:
     python experiments/fuzz.py                                            # 5000 programs with counts
 
 ``test_finding`` keeps each difference the fuzzer found, as its program (all of them fixed).
+
+``test_forced_plans`` runs every plan each notion has forced (``plan=NAME``, even where exhaustive sets are quick:
+:func:`fuzz_plans.compare_forced`) on the families shaped for the structured plans (releases of one sum for
+``given-input``, shifted and relabelled identical parts for ``product``, running states for ``chain``, a shared noisy
+threshold for ``hub``, counts of identical reports for ``count-of-reports``; noises with gaps, zero weights, ties,
+tiny and near-one weights) and on four older families: 5 programs per shaped family and 2 per older one in the short
+profile, 200 and 50 in the long one; ``python experiments/fuzz.py --forced --programs 5000`` runs 5000 with counts
+per plan and notion.
 """
 
 from __future__ import annotations
@@ -212,3 +220,53 @@ def test_reference_relations_and_targets():
         assert len(fuzz_plans.neighbours(spec, (1, 1))) == middle
         assert len(fuzz_plans.neighbours(spec, (0, 0))) == corner
     assert spec.target((1, 1)) == 4 and spec.target((2, 0)) == 2
+
+
+# -- every plan forced --------------------------------------------------------------------------------------------
+
+FORCED_EXAMPLES = {"shaped": 200 if LONG else 5, "older": 50 if LONG else 2}
+
+
+@st.composite
+def forced_specs(draw, family: str):
+    return fuzz_plans.forced_spec(_HypothesisDraw(draw), family)
+
+
+@pytest.mark.parametrize("family", fuzz_plans.FORCED_FAMILIES)
+def test_forced_plans(family):
+    examples = FORCED_EXAMPLES["shaped" if family in fuzz_plans.SHAPED else "older"]
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=not LONG,
+        phases=[Phase.explicit, Phase.generate] if not LONG else list(Phase),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(spec=forced_specs(family), seed=SEEDS)
+    def check(spec, seed):
+        cmp = fuzz_plans.run_forced(spec, RandomDraw(seed))
+        for sets, notion in cmp.plans:
+            event(f"{sets} {notion}")
+        assert not cmp.differences, "\n\n".join(map(str, cmp.differences))
+
+    check()
+
+
+NOISE_GAP = ("discrete", ((-1, F(1, 4)), (0, F(0)), (1, F(3, 4))))  # a zero weight: 0 never drawn
+OWN_PLAN = {
+    "given-input": fuzz_plans.Shaped("releases", 2, 0, 1, "hamming", (NOISE_GAP,), (((0, 1), 0, "id", 2),) * 2),
+    "product": fuzz_plans.Shaped("shifted", 2, 0, 2, "hamming", (NOISE_GAP,), ((0, "id"), (0, "id"))),
+    "chain": fuzz_plans.Shaped("chain", 3, 0, 1, "hamming", (NOISE_GAP,), ("running",)),
+    "hub": fuzz_plans.Shaped("hub", 2, 0, 2, "hamming", (NOISE_GAP, NOISE_GAP), (1, 1), threshold=1),
+    "count-of-reports": fuzz_plans.Shaped("reports", 3, 0, 1, "hamming", (), (("rr", F(1, 4)),) * 3),
+}
+
+
+@pytest.mark.parametrize("plan", list(OWN_PLAN))
+def test_each_shaped_family_reaches_its_plan(plan):
+    """A program of each shaped family runs its own plan forced (not refused), with no difference."""
+    cmp = fuzz_plans.run_forced(OWN_PLAN[plan], RandomDraw(1), True)
+    sets = f"force:{plan}"
+    assert any(s == sets for s, _ in cmp.plans) and not any(s == sets for s, _ in cmp.refused)
+    assert not cmp.differences, "\n\n".join(map(str, cmp.differences))

@@ -20,6 +20,7 @@ from ..plan.shuffled_binary import ShuffledReports
 from .common import (
     dumps,
     exact_mode,
+    forced_plan_of,
     interval_json,
     interval_rows,
     json_number,
@@ -47,7 +48,7 @@ def pair_sets(args: argparse.Namespace, program: Program) -> dict[str, Any]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"backend": args.backend, "exact": exact_mode(args), "force": args.force}
+    return {"backend": args.backend, "exact": exact_mode(args), "force": args.force, **forced_plan_of(args)}
 
 
 def _shown_sets(args: argparse.Namespace, program: Program, plan: Any = None) -> str:
@@ -106,6 +107,7 @@ def run_approx(args: argparse.Namespace) -> str:
     if args.then or args.steps or args.times is not None:
         from .sequence import run_sequence
 
+        forced_plan_of(args)
         return run_sequence(args)
     if not args.program:
         raise WmcdpError("give a program (or --steps FILE)")

@@ -16,6 +16,7 @@ from ..plan.given_sets import find_sets
 from .common import (
     dumps,
     exact_mode,
+    forced_plan_of,
     interval_json,
     interval_rows,
     json_number,
@@ -120,6 +121,7 @@ def run_privacy(args: argparse.Namespace) -> str:
             at=at,
             workers=workers,
             certified=args.certified,
+            **forced_plan_of(args),
         )
     extra = {
         "program": program.name,
@@ -176,6 +178,7 @@ def run_accuracy(args: argparse.Namespace) -> str:
             exact=exact_mode(args),
             force=args.force,
             workers=workers,
+            **forced_plan_of(args),
         )
     extra = {
         "program": program.name,

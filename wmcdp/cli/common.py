@@ -172,6 +172,22 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
         yield workers
 
 
+def forced_plan_of(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"plan": NAME}`` of ``--plan NAME`` (empty without it); a forced plan is the planner's, so it takes
+    none of the options that give the sets or pairs, or spread them."""
+    if getattr(args, "plan", None) is None:
+        return {}
+    given = [
+        option
+        for option, name in (("--sets", "sets"), ("--at", "at"), ("--shuffle", "shuffle"), ("--workers", "workers"))
+        + (("--scheduler", "scheduler"), ("--then", "then"), ("--steps", "steps"), ("--certified", "certified"))
+        if getattr(args, name, None) not in (None, False, "plan", [])
+    ]
+    if given:
+        raise WmcdpError(f"--plan runs one of the planner's plans: leave out {', '.join(given)}")
+    return {"plan": args.plan}
+
+
 def plan_json(plan: Any) -> dict[str, Any]:
     """The ``plan`` key of a result computed by the planner (nothing otherwise)."""
     return {} if plan is None else {"plan": plan.as_dict()}
@@ -204,6 +220,7 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
 
 __all__ = [
     "Parser",
+    "forced_plan_of",
     "Disagreement",
     "params",
     "exact_mode",

@@ -164,6 +164,17 @@ def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     spread.add_argument("--scheduler", metavar="ADDRESS", help="spread exhaustive sets over a running Dask cluster")
 
 
+def plan_arg(q: argparse.ArgumentParser) -> None:
+    """``--plan NAME``: one plan of the planner, run even where exhaustive sets are quick (:mod:`wmcdp.plan.forced`)."""
+    from ..plan.forced import PLANS
+
+    q.add_argument(
+        "--plan",
+        metavar="|".join(PLANS),
+        help="run this plan of the planner even where exhaustive sets are quick (refused when it does not apply)",
+    )
+
+
 def privacy_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     synthesis_args(q, optional)
     q.add_argument(
@@ -277,6 +288,7 @@ def _bounds(sub: Any) -> None:
     subsample_args(q)
     symbolic_args(q)
     certified_arg(q)
+    plan_arg(q)
     q.set_defaults(run=_run("bounds", "run_privacy"))
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")
@@ -284,6 +296,7 @@ def _bounds(sub: Any) -> None:
     q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
     q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
     symbolic_args(q)
+    plan_arg(q)
     q.set_defaults(run=_run("bounds", "run_accuracy"))
 
 
@@ -298,6 +311,7 @@ def _beyond(sub: Any) -> None:
     shuffle_arg(q)
     symbolic_args(q)
     certified_arg(q)
+    plan_arg(q)
     q.set_defaults(run=_run("beyond", "run_approx"))
 
     q = sub.add_parser("renyi", help="tight Rényi divergences D_alpha and zCDP rho, with their pairs")
@@ -305,6 +319,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
     subsample_args(q)
     certified_arg(q)
+    plan_arg(q)
     q.set_defaults(run=_run("beyond", "run_renyi"))
 
     q = sub.add_parser("profile", help="the privacy profile delta(epsilon) over a grid of epsilons")
@@ -316,6 +331,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
     q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     q.add_argument("--plot", metavar="FILE", help="draw delta against epsilon into FILE (.png, .pdf or .svg)")
+    plan_arg(q)
     q.set_defaults(run=_run("beyond", "run_profile"))
 
 

@@ -38,6 +38,7 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
+from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
@@ -87,6 +88,7 @@ def synthesize_accuracy(
     exact: Any = None,
     force: bool = False,
     workers: Any = None,
+    plan: str | None = None,
 ) -> AccuracyResult:
     """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
     it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
@@ -96,15 +98,19 @@ def synthesize_accuracy(
 
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
-    ``max_memory`` apply :func:`wmcdp.resource_limits`.
+    ``max_memory`` apply :func:`wmcdp.resource_limits`. ``plan`` (``"symmetry"`` or ``"exhaustive"``) runs that
+    plan of the planner even where the exhaustive sets are quick (:mod:`wmcdp.plan.forced`).
     """
     start = time.perf_counter()
+    plan = forced_plan(plan, "accuracy", A=A, I=I, workers=workers)
     alpha = _checked(alpha, top)
     check_workers(workers)
     if A is None and I is None and workers is None:
         from ..plan.planned import planned_accuracy
 
-        planned: AccuracyResult = planned_accuracy(prog, V, alpha, top, backend, exact, force, synthesize_accuracy)
+        planned: AccuracyResult = planned_accuracy(
+            prog, V, alpha, top, backend, exact, force, synthesize_accuracy, plan
+        )
         return planned
     if isinstance(A, str) and A == "exhaustive":
         A = None

@@ -63,6 +63,7 @@ from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, ln, parse_number
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
 from ..plan.shuffled_rr import ShuffledBinary
@@ -434,7 +435,7 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
     def run(c: Any, rule: str) -> Any:
         return part(c) if rule == "max" else planned_pairs(c, None, which.backend, which.exact, which.force, (), None)
 
-    planned, extra = planned_pairs(prog, *args, ("max", "sum"), run, symbolic)
+    planned, extra = planned_pairs(prog, *args, ("max", "sum"), run, symbolic, which.plan)
     if not isinstance(planned, Product) or planned.rule == "max":
         return planned, extra
     source = product_pairs(
@@ -442,7 +443,7 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
         lambda witnesses: sum_witness(planned, witnesses),
     )
     if source is None:  # some part has no dominant pair: the whole program
-        return planned_pairs(prog, *args, ("max",), run, symbolic)
+        return planned_pairs(prog, *args, ("max",), run, symbolic, which.plan)
     bound = "each part's dominant pair, their loss distributions composed"
     return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound, claims=source.claims)
 
@@ -464,6 +465,7 @@ def synthesize_approximate(
     accountant: str = "exact",
     interval: float = 1e-4,
     certified: bool = False,
+    plan: str | None = None,
 ) -> ApproximateResult:
     """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) over the pairs, both orders, and its witness pair.
 
@@ -475,10 +477,13 @@ def synthesize_approximate(
     (``accountant="exact"`` convolves exactly; ``"dp-accounting"`` uses Google's PLD with
     discretisation ``interval``). ``certified=True`` takes weights given as exact reals
     (:class:`wmcdp.Real`) and returns ``interval``, a rigorous enclosure of δ(ε) or ε(δ)
-    (:mod:`wmcdp.base.certified`). Keyword arguments ``max_nodes``, ``timeout`` and
+    (:mod:`wmcdp.base.certified`). ``plan`` runs one plan of the planner by name, even where the exhaustive
+    sets are quick (``"product"``, ``"count-of-reports"``, ``"symmetry"`` or ``"exhaustive"``;
+    :mod:`wmcdp.plan.forced`). Keyword arguments ``max_nodes``, ``timeout`` and
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
+    plan = forced_plan(plan, "pairs", pairs=pairs, I=I, at=at, certified=certified or None)
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
     if certified:
@@ -514,7 +519,7 @@ def synthesize_approximate(
 
     result: ApproximateResult = over_pairs(  # a symbolic parameter: a PiecewiseDeltaResult
         prog,
-        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
         start,
         scan=scan,
         part=part,
@@ -543,6 +548,7 @@ def synthesize_approximate(
             backend=backend,
             exact="binary",
             force=force,
+            plan=plan,
         )
 
     return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, threshold is not None))
@@ -734,11 +740,13 @@ def privacy_profile(
     force: bool = False,
     accountant: str = "exact",
     interval: float = 1e-4,
+    plan: str | None = None,
 ) -> list[ProfilePoint]:
     """δ(ε) at every ε of ``epsilons`` (one pass over the pairs), each with the first pair that attains it.
 
     Arguments as for :func:`synthesize_approximate`.
     """
+    plan = forced_plan(plan, "pairs", pairs=pairs, I=I, at=at)
     thresholds = [Threshold.of(e) for e in epsilons]
     if not thresholds:
         raise WmcdpError("the privacy profile needs at least one epsilon")
@@ -769,7 +777,7 @@ def privacy_profile(
 
     points: list[ProfilePoint] = over_pairs(
         prog,
-        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
         start,
         scan=scan,
         part=part,
@@ -782,7 +790,16 @@ def privacy_profile(
 
     def again() -> list[ProfilePoint]:
         return privacy_profile(
-            prog, thresholds, pairs, I, at=at, neighbours=neighbours, backend=backend, exact="binary", force=force
+            prog,
+            thresholds,
+            pairs,
+            I,
+            at=at,
+            neighbours=neighbours,
+            backend=backend,
+            exact="binary",
+            force=force,
+            plan=plan,
         )
 
     prone = any(prone_delta(float(p.delta), p.epsilon) for p in points)

@@ -45,6 +45,7 @@ class Pairs:
     backend: str = "bdd"
     exact: Any = None
     force: bool = False
+    plan: str | None = None  # the one plan of the planner to run (:mod:`wmcdp.plan.forced`)
 
     @property
     def planned(self) -> bool:
@@ -75,7 +76,7 @@ def by_rules(rules: tuple[str, ...] = ("max", "sum")) -> Planner:
         from ..plan.planned import planned_pairs
 
         args = (which.neighbours, which.backend, which.exact, which.force)
-        return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic)
+        return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic, which.plan)
 
     return planner
 
@@ -117,6 +118,10 @@ def over_pairs(
         from .piecewise import symbolic_parameter
 
         if symbolic_parameter(prog) is not None:
+            if which.plan is not None:
+                from ..plan.forced import refuse
+
+                refuse(which.plan, "the program has a symbolic parameter (the notion as a function has its own plan)")
             return symbolic(prog)
     if which.at is not None and which.pairs is None and which.I is None:
         by_parts = _product_at(prog, which, start, scan, combine)

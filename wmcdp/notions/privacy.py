@@ -44,6 +44,7 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
+from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import privacy_sets_at
 from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
@@ -144,6 +145,7 @@ def synthesize_privacy(
     at: Value | None = None,
     workers: Any = None,
     certified: bool = False,
+    plan: str | None = None,
 ) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the planner (:mod:`wmcdp.plan`): it proves the program's
     structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
@@ -161,19 +163,32 @@ def synthesize_privacy(
     :class:`wmcdp.count.distributed.Workers`) spreads the stripes of exhaustive sets over a Dask
     cluster. ``certified=True`` takes weights given as exact reals (:class:`wmcdp.Real`, such as
     ``exp(-1/2)``) and returns ``interval``, a rigorous enclosure of epsilon (:mod:`wmcdp.base.certified`).
+    ``plan`` runs one plan of the planner by name, even where the exhaustive sets are quick (``"product"``,
+    ``"given-input"``, ``"chain"``, ``"hub"``, ``"symmetry"`` or ``"exhaustive"``; :mod:`wmcdp.plan.forced`): a
+    plan that does not apply to the program is refused in one line.
     Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
+    plan = forced_plan(plan, "privacy", C=C, I=I, at=at, workers=workers, certified=certified or None)
     if certified:
         from .certify import certified_privacy
 
         def midpoint_run(c: Compiled) -> PrivacyResult:
             return synthesize_privacy(
-                c, C, I, neighbours=neighbours, backend=backend, exact=True, force=force, at=at, workers=workers
+                c,
+                C,
+                I,
+                neighbours=neighbours,
+                backend=backend,
+                exact=True,
+                force=force,
+                at=at,
+                workers=workers,
+                plan=plan,
             )
 
         return certified_privacy(prog, midpoint_run, backend)
-    result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, start))
+    result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, plan, start))
     if (
         not isinstance(result, PrivacyResult)
         or result.exact
@@ -183,7 +198,16 @@ def synthesize_privacy(
 
     def again() -> PrivacyResult:
         return synthesize_privacy(
-            prog, C, I, neighbours=neighbours, backend=backend, exact="binary", force=force, at=at, workers=workers
+            prog,
+            C,
+            I,
+            neighbours=neighbours,
+            backend=backend,
+            exact="binary",
+            force=force,
+            at=at,
+            workers=workers,
+            plan=plan,
         )
 
     return recounted(
@@ -226,9 +250,11 @@ def _privacy(
     force: bool,
     at: Value | None,
     workers: Any,
+    plan: str | None,
     start: float,
 ) -> PrivacyResult:
-    """:func:`synthesize_privacy` past its certified branch, in the number system ``exact``."""
+    """:func:`synthesize_privacy` past its certified branch, in the number system ``exact`` (``plan``: the plan
+    forced, or None)."""
     check_workers(workers)
     if C is None and I is None and at is not None and workers is None:
         by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)
@@ -237,7 +263,7 @@ def _privacy(
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy
 
-        planned: PrivacyResult = planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy)
+        planned: PrivacyResult = planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy, plan)
         return planned
     if isinstance(C, str) and C == "exhaustive":
         C = None

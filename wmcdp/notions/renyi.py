@@ -45,6 +45,7 @@ from ..base.numbers import (
 )
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, logsumexp
 from .markdown import renyi_markdown
@@ -234,15 +235,18 @@ def synthesize_renyi(
     exact: Any = None,
     force: bool = False,
     certified: bool = False,
+    plan: str | None = None,
 ) -> RenyiResult:
     """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
 
     Pair sets as for :func:`wmcdp.notions.approximate.synthesize_approximate` (exhaustive by
     default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets). ``certified=True`` takes
     weights given as exact reals (:class:`wmcdp.Real`) and returns ``intervals``, a rigorous enclosure of
-    each ``D_α`` (:mod:`wmcdp.base.certified`).
+    each ``D_α`` (:mod:`wmcdp.base.certified`). ``plan`` as for
+    :func:`~wmcdp.notions.approximate.synthesize_approximate`.
     """
     start = time.perf_counter()
+    plan = forced_plan(plan, "pairs", pairs=pairs, I=I, at=at, certified=certified or None)
     alphas = parse_orders(orders)
     if certified:
         from .certify import certified_renyi
@@ -262,7 +266,7 @@ def synthesize_renyi(
 
     result = over_pairs(
         prog,
-        Pairs(pairs, I, at, neighbours, backend, exact, force),
+        Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
         start,
         scan=scan,
         part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),
@@ -273,7 +277,16 @@ def synthesize_renyi(
 
     def again() -> RenyiResult:
         return synthesize_renyi(
-            prog, alphas, pairs, I, at=at, neighbours=neighbours, backend=backend, exact="binary", force=force
+            prog,
+            alphas,
+            pairs,
+            I,
+            at=at,
+            neighbours=neighbours,
+            backend=backend,
+            exact="binary",
+            force=force,
+            plan=plan,
         )
 
     return recounted(result, any(map(_prone, result.orders)), again, lambda r: _floated(r, time.perf_counter() - start))

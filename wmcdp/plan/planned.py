@@ -25,9 +25,11 @@ from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
 from .chain import chain_privacy
+from .forced import NOT_WEIGHED, no_product, no_symmetry, refuse
 from .given_input import MARGIN, given_input_privacy
 from .hub import hub_privacy
 from .planner import (
+    Budget,
     PlanReport,
     Product,
     combine_max,
@@ -205,14 +207,23 @@ def _structured_privacy(
 
 
 def planned_privacy(
-    prog: Program | Compiled, neighbours: Any, backend: str, exact: Any, force: bool, run: Callable[..., Any]
+    prog: Program | Compiled,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    plan: str | None = None,
 ) -> Any:
-    """Algorithm 2 under the planner (module docstring of :mod:`.planner`); ``run`` is
+    """Algorithm 2 under the planner (module docstring of :mod:`.planner`), or the one ``plan`` named
+    (:func:`_forced_privacy`); ``run`` is
     :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
     :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again): a product of
     independent parts (:func:`_product_privacy`), the exhaustive sets when no structure is sought
     (:func:`_exhaustive_privacy`), or the orbit sets of a proved symmetry (:func:`_symmetric_privacy`)."""
     start = time.perf_counter()
+    if plan is not None:
+        return _forced_privacy(prog, neighbours, backend, exact, force, run, plan, start)
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
@@ -547,13 +558,16 @@ def planned_accuracy(
     exact: Any,
     force: bool,
     run: Callable[..., Any],
+    plan: str | None = None,
 ) -> Any:
-    """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries; ``run`` is
-    :func:`wmcdp.synthesize_accuracy`, called with ``A`` ``"exhaustive"`` or a proved
-    :class:`~wmcdp.plan.symmetry.AccuracyPlan`."""
+    """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries (or the one
+    ``plan`` named, :func:`_forced_accuracy`); ``run`` is :func:`wmcdp.synthesize_accuracy`, called with ``A``
+    ``"exhaustive"`` or a proved :class:`~wmcdp.plan.symmetry.AccuracyPlan`."""
     from .symmetry.runs import accuracy_plan
 
     start = time.perf_counter()
+    if plan is not None:
+        return _forced_accuracy(prog, V, alpha, top, backend, exact, force, run, plan, start)
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     whole = compiled_whole(program, trace, compiled, backend)
@@ -574,13 +588,31 @@ def planned_accuracy(
         estimated = with_detection(estimate, budget)
         r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
+    r = _orbit_accuracy(whole, orbits, (V, alpha, top), exact, force, run, budget, considered, start)
+    return replace(r, plan=prepared(r.plan, preparation))
+
+
+def _orbit_accuracy(
+    whole: Compiled,
+    orbits: Any,
+    target: tuple[Any, Any, int],
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    budget: Budget,
+    considered: list[tuple[Any, ...]],
+    start: float,
+) -> Any:
+    """Algorithm 3 on the proved orbit accuracy set ``orbits`` (``target``: ``V``, ``alpha`` and ``top``), its
+    plan reported with the ``considered`` options and the detection work ``budget`` spent."""
+    V, alpha, top = target
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", rows_estimate(whole, r.sets.size, exact), r.sets.symmetry))
     plan = PlanReport(
         "symmetry",
         r.sets.symmetry,
         r.sets.size,
-        size,
+        whole.domain.size,
         with_detection(considered[-1][1], budget),
         r.sets.seconds,
         time.perf_counter() - start,
@@ -588,7 +620,7 @@ def planned_accuracy(
         claims=r.sets.claims,
         detection_work=budget.spent,
     )
-    return replace(r, seconds=plan.seconds, plan=prepared(plan, preparation))
+    return replace(r, seconds=plan.seconds, plan=plan)
 
 
 # -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
@@ -715,14 +747,17 @@ def planned_pairs(
     rules: tuple[str, ...],
     run: Callable[[Any, str], Any] | None,
     symbolic: Callable[[Compiled], Any] | None = None,
+    plan: str | None = None,
 ) -> tuple[Any, Any]:
-    """The plan of a notion over pairs. Returns ``(Product, per-class results)`` for a product plan (its rule one
-    of ``rules``), where each class's result is ``run(representative, rule)`` (the notion through the planner
-    again, or what the notion needs of a part under that rule), or
-    ``(source, report)``: the pair source the notion runs on, and its plan (:func:`~.sums.counted_pairs` for a
-    count of independent identical reports, :func:`_symmetry_pairs` when a proved symmetry pays, else
-    :func:`_exhaustive_pairs`). A program with a symbolic parameter
-    gives ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
+    """The plan of a notion over pairs (or the one ``plan`` named, :func:`_forced_pairs`). Returns ``(Product,
+    per-class results)`` for a product plan (its rule one of ``rules``), where each class's result is
+    ``run(representative, rule)`` (the notion through the planner again, or what the notion needs of a part
+    under that rule), or ``(source, report)``: the pair source the notion runs on, and its plan
+    (:func:`~.sums.counted_pairs` for a count of independent identical reports, :func:`_symmetry_pairs` when a
+    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
+    ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
+    if plan is not None:
+        return _forced_pairs(prog, neighbours, backend, exact, force, rules, run, plan)
     program, trace, compiled = traced(prog, exact, terms=True)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
@@ -750,10 +785,10 @@ def planned_pairs(
             return chosen[0], prepared(chosen[1], preparation)
     sought = budget is not None
     estimated = with_detection(estimate, budget)
-    source, plan = _exhaustive_pairs(
+    source, report = _exhaustive_pairs(
         whole, relation, exact, force, sought, estimated, considered, exhaustive_size, detection
     )
-    return source, prepared(replace(plan, detection_work=budget.spent if budget is not None else 0), preparation)
+    return source, prepared(replace(report, detection_work=budget.spent if budget is not None else 0), preparation)
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:
@@ -774,6 +809,149 @@ def sum_witness(product: Product, witnesses: list[Any]) -> Any:
 
 def finish(plan: PlanReport, start: float) -> PlanReport:
     return replace(plan, seconds=time.perf_counter() - start)
+
+
+# -- forced plans (plan=, --plan: :mod:`.forced`) --------------------------------------------------------------
+
+
+def _forced_privacy(
+    prog: Program | Compiled,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    plan: str,
+    start: float,
+) -> Any:
+    """Pure ε by the one ``plan`` named, even where exhaustive sets are quick: its proofs run as the planner's do
+    (with no detection budget), and a plan that does not apply is refused in one line."""
+    program, trace, compiled = traced(prog, exact)
+    backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    if plan == "product":
+        product = _forced_product(program, trace, relation, backend)
+        answer, why = _product_privacy(product, relation, exact, force, start, run)
+        if answer is None:
+            refuse(plan, why)
+        return answer
+    if plan == "given-input":
+        if _symbolic(trace):
+            refuse(plan, "a weight is a function of a symbolic parameter")
+        given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+        if given is None:
+            refuse(plan, notes[0][2] if notes else "the output has no two parts that share no random bit")
+        return given
+    whole = compiled_whole(program, trace, compiled, backend)
+    considered: list[tuple[Any, ...]] = [NOT_WEIGHED]
+    exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
+    if plan in ("chain", "hub"):
+        structured = chain_privacy if plan == "chain" else hub_privacy
+        r = structured(whole, relation, exact, run, Budget(None), start, considered)
+        if r is None:
+            refuse(plan, considered[-1][2] if len(considered) > 1 else _unstructured(plan))
+        return r
+    if plan == "symmetry":
+        if not relation.per_entry:
+            refuse(plan, no_symmetry(relation))
+        args = (exact, force, run, Budget(None), None, exhaustive_size, start, considered)
+        return _symmetric_privacy(whole, relation, *args)
+    reason = "forced (plan 'exhaustive')"
+    return _exhaustive_privacy(
+        whole, relation, exact, force, run, reason, exhaustive_size, None, 0.0, start, considered
+    )
+
+
+def _forced_product(
+    program: Program, trace: Trace, relation: Relation, backend: str, rules: tuple[str, ...] = ("max", "sum")
+) -> Product:
+    """The program's product (:func:`~.planner.product_of`, under the notion's ``rules``), or the refusal of a
+    forced product plan."""
+    product = product_of(program, trace, relation, backend, rules=rules)
+    if product is None:
+        refuse("product", no_product(relation, rules))
+    if product.rule == "sum" and _symbolic(trace):
+        refuse("product", "a sum of the parts' epsilon as functions of a symbolic parameter is not formed")
+    return product
+
+
+def _unstructured(plan: str) -> str:
+    """Why the chain or hub plan did not look at a program: what it needs of the relation and the weights."""
+    inputs = "Bits inputs (one input bit per entry), " if plan == "chain" else ""
+    return f"it needs {inputs}a built-in relation and numeric weights (rational ones in an exact run)"
+
+
+def _forced_accuracy(
+    prog: Program | Compiled,
+    V: Any,
+    alpha: Any,
+    top: int,
+    backend: str,
+    exact: Any,
+    force: bool,
+    run: Callable[..., Any],
+    plan: str,
+    start: float,
+) -> Any:
+    """Algorithm 3 by the one ``plan`` named (exhaustive, or the orbit inputs of the proved symmetries however
+    few they save), even where exhaustive sets are quick."""
+    from .symmetry.runs import accuracy_plan
+
+    program, trace, compiled = traced(prog, exact)
+    whole = compiled_whole(program, trace, compiled, compiled.backend.name if compiled is not None else backend)
+    considered: list[tuple[Any, ...]] = [NOT_WEIGHED]
+    if plan == "exhaustive":
+        r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
+        reason = "forced (plan 'exhaustive')"
+        return _exhaustive_report(r, reason, whole.domain.size, None, 0.0, start, considered)
+    budget = Budget(None)
+    orbits = accuracy_plan(whole, V, force=force, budget=budget, planned=True)
+    return _orbit_accuracy(whole, orbits, (V, alpha, top), exact, force, run, budget, considered, start)
+
+
+def _forced_pairs(
+    prog: Program | Compiled,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    rules: tuple[str, ...],
+    run: Callable[[Any, str], Any] | None,
+    plan: str,
+) -> tuple[Any, Any]:
+    """:func:`planned_pairs` by the one ``plan`` named, even where exhaustive sets are quick."""
+    program, trace, compiled = traced(prog, exact, terms=True)
+    backend = compiled.backend.name if compiled is not None else backend
+    relation = _relation(program, neighbours)
+    if plan == "count-of-reports":
+        counted = _counted(program, trace, relation, exact, backend)[0]
+        if counted is None:
+            refuse(
+                plan,
+                "the output is not a count of independent identical 0/1 reports, one per entry, under a "
+                "relation that moves one entry",
+            )
+        return counted
+    trace = trace.total() if trace.total is not None else trace
+    if _symbolic(trace):
+        refuse(plan, "the program has a symbolic parameter (the notion as a function runs on its own plan)")
+    if plan == "product":
+        product = _forced_product(program, trace, relation, backend, rules)
+        assert run is not None
+        return product, [run(c, product.rule) for c in product.compiled]
+    whole = compiled_whole(program, trace, compiled, backend)
+    exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
+    considered: list[tuple[Any, ...]] = [NOT_WEIGHED]
+    if plan == "symmetry":
+        if not relation.per_entry:
+            refuse(plan, no_symmetry(relation))
+        chosen = _symmetry_pairs(whole, relation, exact, force, Budget(None), None, considered, exhaustive_size)
+        assert chosen is not None  # with no exhaustive estimate to beat, the orbit sets are the plan
+        return chosen
+    source, report = _exhaustive_pairs(
+        whole, relation, exact, force, False, None, considered, exhaustive_size, time.perf_counter()
+    )
+    return source, replace(report, structure="forced (plan 'exhaustive')")
 
 
 __all__ = ["planned_privacy", "planned_accuracy", "planned_pairs", "pair_witness", "sum_witness", "finish"]

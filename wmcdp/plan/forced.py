@@ -8,11 +8,12 @@ not serve the notion, is refused in one line naming the plan and why (:func:`ref
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..base.errors import WmcdpError
-from ..lang.relations import Relation
-from .planner import PRODUCT_RULE
+
+if TYPE_CHECKING:  # the command line reads PLANS for --help without loading the planner
+    from ..lang.relations import Relation
 
 #: the plans a caller may force, by the kind their reports print (``count-of-reports`` reports as ``symmetry``:
 #: its group is the permutations of the entries, its rows come by convolution of one report, :mod:`.sums`)
@@ -59,6 +60,8 @@ def refuse(plan: str, why: str) -> NoReturn:
 
 def no_product(relation: Relation, rules: tuple[str, ...] = ("max", "sum")) -> str:
     """Why a program has no product plan under ``relation`` for a notion whose product rules are ``rules``."""
+    from .planner import PRODUCT_RULE
+
     rule = PRODUCT_RULE.get(relation.name) if relation.builtin else None
     if rule is None:
         return f"the {relation.name} relation does not say how a product's parts move"

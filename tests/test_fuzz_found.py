@@ -1,0 +1,78 @@
+"""Bugs the forced-plan fuzzer (tests/fuzz_plans.py, ``experiments/fuzz.py --forced``) found, each on its minimal
+program, against brute-force enumeration (tests/brute.py) and the exhaustive sets, through the API and the CLI.
+
+* an infinite part ratio times a huge exact product (given-input and hub plans): ``OverflowError``;
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import brute
+import pytest
+
+from wmcdp import IntVector, Program, discrete, synthesize_privacy
+from wmcdp.cli import main
+from wmcdp.lang.relations import neighbour_relation
+
+# -- an infinite part ratio in an exact product ---------------------------------------------------------------
+
+TINY = Fraction(1, 8 * 10**300)
+#: a noise on -2, -1, 1, 2 (no 0: a gap) with one weight far below the float range
+GAP = {-2: Fraction(3, 8), -1: Fraction(1, 4), 1: Fraction(3, 8) - TINY, 2: TINY}
+
+
+def _gap_releases() -> Program:
+    def body(x):
+        return tuple((x[i] + discrete(GAP)).clamp(0, 2) for i in range(3))
+
+    return Program("gap_releases", IntVector(3, 0, 2), body, neighbours="all-entries")
+
+
+def _gap_reference(x, choose):
+    return tuple(min(2, max(0, x[i] + choose(GAP))) for i in range(3))
+
+
+@pytest.mark.parametrize("plan", ["given-input", "hub"])
+@pytest.mark.parametrize("exact", [True, "binary"])
+def test_infinite_part_ratio_times_a_huge_product(plan, exact):
+    """Each entry alone has ratio inf (x_i = 0 reaches y_i = 1, x_i = 1 does not: no noise 0), the other parts
+    huge exact ratios (3/8 over 1/(8 10^300)): the plan's ε is inf, as brute force's and the exhaustive sets',
+    with a witness whose x side is possible and whose x' side is 0."""
+    program = _gap_releases()
+    inputs = list(program.inputs.values())
+    neighbours = lambda x: list(neighbour_relation("all-entries")(program.inputs, x))  # noqa: E731
+    assert brute.tight_ratio(_gap_reference, inputs, neighbours) == math.inf
+    r = synthesize_privacy(program, plan=plan, exact=exact)
+    assert r.plan.kind == plan
+    assert r.epsilon == math.inf
+    assert synthesize_privacy(program, "exhaustive", exact=exact, force=True).epsilon == math.inf
+    w = r.witness
+    assert w.x_prime in neighbours(w.x)
+    assert brute.distribution(_gap_reference, w.x).get(w.y, 0) > 0
+    assert brute.distribution(_gap_reference, w.x_prime).get(w.y, 0) == 0
+
+
+GAP_FILE = """
+from fractions import Fraction as F
+from wmcdp import IntVector, Program, discrete
+T = F(1, 8 * 10**300)
+GAP = {-2: F(3, 8), -1: F(1, 4), 1: F(3, 8) - T, 2: T}
+def gap_releases():
+    def body(x):
+        return tuple((x[i] + discrete(GAP)).clamp(0, 2) for i in range(3))
+    return Program("gap_releases", IntVector(3, 0, 2), body, neighbours="all-entries")
+"""
+
+
+@pytest.mark.parametrize("plan", ["given-input", "hub"])
+def test_cli_infinite_part_ratio(tmp_path, capsys, plan):
+    path = tmp_path / "gap.py"
+    path.write_text(GAP_FILE)
+    code = main(["privacy", f"{path}:gap_releases", "--plan", plan, "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    result = json.loads(out.out)
+    assert result["plan"]["kind"] == plan and result["epsilon"] == "inf"

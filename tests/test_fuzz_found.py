@@ -2,6 +2,7 @@
 program, against brute-force enumeration (tests/brute.py) and the exhaustive sets, through the API and the CLI.
 
 * an infinite part ratio times a huge exact product (given-input and hub plans): ``OverflowError``;
+* count-of-reports: a witness pair whose inputs differ in two entries (not a hamming pair);
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fractions import Fraction
 import brute
 import pytest
 
-from wmcdp import IntVector, Program, discrete, synthesize_privacy
+from wmcdp import IntVector, Program, discrete, flip, privacy_profile, synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.lang.relations import neighbour_relation
 
@@ -76,3 +77,40 @@ def test_cli_infinite_part_ratio(tmp_path, capsys, plan):
     assert code == 0, out.err
     result = json.loads(out.out)
     assert result["plan"]["kind"] == plan and result["epsilon"] == "inf"
+
+
+# -- count-of-reports: the witness is a neighbour pair ----------------------------------------------------------
+
+THIRD = Fraction(1, 3)
+
+
+def _count_of_reports() -> Program:
+    def body(x):
+        terms = [(x[i] >= 2) ^ flip(THIRD) for i in range(3)]
+        return sum(terms[1:], terms[0])
+
+    return Program("count_of_reports", IntVector(3, 0, 2), body, neighbours="hamming")
+
+
+def _count_reference(x, choose):
+    return sum(int(x[i] >= 2) ^ brute.flip(choose, THIRD) for i in range(3))
+
+
+def _hamming(x, xp) -> bool:
+    return sum(a != b for a, b in zip(x, xp)) == 1
+
+
+@pytest.mark.parametrize("epsilon", [0, "ln:2"])
+def test_count_of_reports_witness_is_a_neighbour_pair_attaining_delta(epsilon):
+    """Over three values per entry, the plan's witness pair differs in one entry and attains δ(ε), which is brute
+    force's largest hockey-stick divergence and the exhaustive sets'."""
+    program = _count_of_reports()
+    dists = {x: brute.distribution(_count_reference, x) for x in program.inputs.values()}
+    t = 1 if epsilon == 0 else 2
+    want = max(brute.hockey(dists[x], dists[xp], t) for x in dists for xp in dists if _hamming(x, xp))
+    (point,) = privacy_profile(program, [epsilon], plan="count-of-reports")
+    assert point.plan.kind == "symmetry"
+    w = point.witness
+    assert _hamming(w.x, w.x_prime)
+    assert point.delta == want == brute.hockey(dists[w.x], dists[w.x_prime], t)
+    assert privacy_profile(program, [epsilon], "exhaustive")[0].delta == want

@@ -3,6 +3,7 @@ program, against brute-force enumeration (tests/brute.py) and the exhaustive set
 
 * an infinite part ratio times a huge exact product (given-input and hub plans): ``OverflowError``;
 * count-of-reports: a witness pair whose inputs differ in two entries (not a hamming pair);
+* an exact-binary δ below the float range: 0.0 as a float, with its log and exact value (the fuzzer read neither).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import math
 from fractions import Fraction
 
 import brute
+import fuzz_plans
+import mpmath
 import pytest
 
-from wmcdp import IntVector, Program, discrete, flip, privacy_profile, synthesize_privacy
+from wmcdp import Bits, IntVector, Program, discrete, flip, ite, privacy_profile, synthesize_privacy
 from wmcdp.cli import main
 from wmcdp.lang.relations import neighbour_relation
 
@@ -114,3 +117,74 @@ def test_count_of_reports_witness_is_a_neighbour_pair_attaining_delta(epsilon):
     assert _hamming(w.x, w.x_prime)
     assert point.delta == want == brute.hockey(dists[w.x], dists[w.x_prime], t)
     assert privacy_profile(program, [epsilon], "exhaustive")[0].delta == want
+
+
+# -- an exact-binary δ below the float range -------------------------------------------------------------------
+
+
+def _tiny_delta() -> Program:
+    def body(x):
+        return ite(x[0], flip(3e-300), flip(1e-300)) & flip(1e-300)
+
+    return Program("tiny_delta", Bits(1), body)
+
+
+def _tiny_reference(x, choose):
+    return (brute.flip(choose, 3e-300) if x[0] else brute.flip(choose, 1e-300)) & brute.flip(choose, 1e-300)
+
+
+def _tiny_truth(epsilon: float) -> mpmath.mpf:
+    """δ(ε) by brute force: the floats' exact binary64 values, the hockey-stick sum at 60 digits."""
+    dists = {x: brute.distribution(_tiny_reference, (x,)) for x in (0, 1)}
+    t = mpmath.exp(epsilon)
+    return max(
+        mpmath.fsum(max(0, mpmath.mpf(p.get(y, 0)) - t * mpmath.mpf(q.get(y, 0))) for y in (0, 1))
+        for p, q in ((dists[0], dists[1]), (dists[1], dists[0]))
+    )
+
+
+@pytest.mark.parametrize("kw", [{"pairs": "exhaustive"}, {"plan": "exhaustive"}, {"plan": "symmetry"}, {}])
+def test_exact_binary_delta_below_the_floats_carries_its_log(kw):
+    """δ(1/2) = 3e-600 - e^(1/2) 1e-600 (binary64 values): no float holds it, so ``delta`` is 0.0 and ``log_delta``
+    its correctly rounded log, ``exact_delta`` the exact real and ``interval`` encloses it; δ(1) likewise."""
+    with mpmath.workdps(60):
+        for point in privacy_profile(_tiny_delta(), [0.5, 1], exact="binary", **kw):
+            want = _tiny_truth(point.epsilon)
+            assert 0 < want < 2.0**-1074 and point.delta == 0.0
+            ln_want = float(mpmath.log(want))
+            assert abs(point.log_delta - ln_want) <= math.ulp(ln_want)
+            assert point.exact_delta is not None and point.interval is not None
+            assert point.interval.lo <= want <= point.interval.hi
+
+
+TINY_FILE = """
+from wmcdp import Bits, Program, flip, ite
+def tiny_delta():
+    def body(x):
+        return ite(x[0], flip(3e-300), flip(1e-300)) & flip(1e-300)
+    return Program("tiny_delta", Bits(1), body)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_cli_prints_a_delta_below_the_floats(tmp_path, capsys, fmt):
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY_FILE)
+    code = main(["profile", f"{path}:tiny_delta", "--exact-floats", "--epsilons", "0.5", "--format", fmt])
+    out = capsys.readouterr().out
+    with mpmath.workdps(60):
+        want = mpmath.nstr(_tiny_truth(0.5), 10, min_fixed=0, max_fixed=0)
+    assert code == 0 and want == "1.351278729e-600" and want in out
+
+
+def test_fuzzer_takes_the_log_of_a_delta_below_the_floats():
+    """The forced-plan fuzzer's program (seed 1387, ``shifted``: weights 1e-300, δ(1/2) = 7.2e-600 in exact-binary
+    runs) shows no difference; its check still refuses a δ of 0.0 with no log or a wrong one."""
+    cmp = fuzz_plans.fuzz_forced(fuzz_plans.RandomDraw(1387), "shifted")
+    assert cmp.counts.get("profile") and not cmp.differences
+    with mpmath.workdps(60):
+        want = _tiny_truth(0.5)
+        ln_want = float(mpmath.log(want))
+        assert fuzz_plans._log_ok(ln_want, want)
+        assert not fuzz_plans._log_ok(None, want)
+        assert not fuzz_plans._log_ok(ln_want * (1 + 1e-13), want)

@@ -3,7 +3,8 @@ program, against brute-force enumeration (tests/brute.py) and the exhaustive set
 
 * an infinite part ratio times a huge exact product (given-input and hub plans): ``OverflowError``;
 * count-of-reports: a witness pair whose inputs differ in two entries (not a hamming pair);
-* an exact-binary δ below the float range: 0.0 as a float, with its log and exact value (the fuzzer read neither).
+* a δ below the float range: 0.0 as a float, with its log (lost by a float run's exact recount) and exact value
+  (the fuzzer read neither).
 """
 
 from __future__ import annotations
@@ -17,7 +18,17 @@ import fuzz_plans
 import mpmath
 import pytest
 
-from wmcdp import Bits, IntVector, Program, discrete, flip, ite, privacy_profile, synthesize_privacy
+from wmcdp import (
+    Bits,
+    IntVector,
+    Program,
+    discrete,
+    flip,
+    ite,
+    privacy_profile,
+    synthesize_approximate,
+    synthesize_privacy,
+)
 from wmcdp.cli import main
 from wmcdp.lang.relations import neighbour_relation
 
@@ -144,17 +155,24 @@ def _tiny_truth(epsilon: float) -> mpmath.mpf:
 
 
 @pytest.mark.parametrize("kw", [{"pairs": "exhaustive"}, {"plan": "exhaustive"}, {"plan": "symmetry"}, {}])
-def test_exact_binary_delta_below_the_floats_carries_its_log(kw):
+@pytest.mark.parametrize("exact", ["binary", None])
+def test_delta_below_the_floats_carries_its_log(kw, exact):
     """δ(1/2) = 3e-600 - e^(1/2) 1e-600 (binary64 values): no float holds it, so ``delta`` is 0.0 and ``log_delta``
-    its correctly rounded log, ``exact_delta`` the exact real and ``interval`` encloses it; δ(1) likewise."""
+    its log — correctly rounded in exact-binary runs, with ``exact_delta`` the exact real and ``interval``
+    enclosing it; to 1e-12 in float runs, whose recount of a prone δ (exact, from the binary64 weights) keeps the
+    exact run's log. δ(1) likewise, and the same δ(1/2) by synthesize_approximate."""
     with mpmath.workdps(60):
-        for point in privacy_profile(_tiny_delta(), [0.5, 1], exact="binary", **kw):
+        points = privacy_profile(_tiny_delta(), [0.5, 1], exact=exact, **kw)
+        points.append(synthesize_approximate(_tiny_delta(), epsilon=0.5, exact=exact, **kw))
+        for point in points:
             want = _tiny_truth(point.epsilon)
             assert 0 < want < 2.0**-1074 and point.delta == 0.0
             ln_want = float(mpmath.log(want))
-            assert abs(point.log_delta - ln_want) <= math.ulp(ln_want)
-            assert point.exact_delta is not None and point.interval is not None
-            assert point.interval.lo <= want <= point.interval.hi
+            if exact == "binary":
+                assert abs(point.log_delta - ln_want) <= math.ulp(ln_want)
+                assert point.exact_delta is not None and point.interval.lo <= want <= point.interval.hi
+            else:
+                assert point.log_delta == pytest.approx(ln_want, rel=1e-12)
 
 
 TINY_FILE = """

@@ -130,7 +130,29 @@ def test_count_of_reports_witness_is_a_neighbour_pair_attaining_delta(epsilon):
     assert privacy_profile(program, [epsilon], "exhaustive")[0].delta == want
 
 
-# -- an exact-binary δ below the float range -------------------------------------------------------------------
+REPORTS_FILE = """
+from fractions import Fraction as F
+from wmcdp import IntVector, Program, flip
+def reports():
+    def body(x):
+        terms = [(x[i] >= 2) ^ flip(F(1, 3)) for i in range(3)]
+        return sum(terms[1:], terms[0])
+    return Program("reports", IntVector(3, 0, 2), body, neighbours="hamming")
+"""
+
+
+def test_cli_count_of_reports_witness_is_a_neighbour_pair(tmp_path, capsys):
+    path = tmp_path / "reports.py"
+    path.write_text(REPORTS_FILE)
+    code = main(["approx", f"{path}:reports", "--plan", "count-of-reports", "--epsilon", "0", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    x, xp = tuple(result["witness"]["x"]), tuple(result["witness"]["x_prime"])
+    dists = {v: brute.distribution(_count_reference, v) for v in (x, xp)}
+    assert code == 0 and result["delta_exact"] == "5/27" and _hamming(x, xp)
+    assert brute.hockey(dists[x], dists[xp], 1) == Fraction(5, 27)
+
+
+# -- a δ below the float range -------------------------------------------------------------------------------
 
 
 def _tiny_delta() -> Program:

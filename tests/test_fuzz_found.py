@@ -207,10 +207,11 @@ def tiny_delta():
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])
-def test_cli_prints_a_delta_below_the_floats(tmp_path, capsys, fmt):
+@pytest.mark.parametrize("mode", [["--exact-floats"], []])
+def test_cli_prints_a_delta_below_the_floats(tmp_path, capsys, fmt, mode):
     path = tmp_path / "tiny.py"
     path.write_text(TINY_FILE)
-    code = main(["profile", f"{path}:tiny_delta", "--exact-floats", "--epsilons", "0.5", "--format", fmt])
+    code = main(["profile", f"{path}:tiny_delta", *mode, "--epsilons", "0.5", "--format", fmt])
     out = capsys.readouterr().out
     with mpmath.workdps(60):
         want = mpmath.nstr(_tiny_truth(0.5), 10, min_fixed=0, max_fixed=0)

@@ -732,9 +732,19 @@ def _same(a: Any, b: Any) -> bool:
     return abs(a - b) <= mpmath.mpf(10) ** -45 * max(abs(a), abs(b))
 
 
+def _log_ok(log_delta: Any, want: Any) -> bool:
+    """``ln δ`` of a positive δ that no float holds (its float is 0.0): carried, and correctly rounded up to
+    :data:`IRRATIONAL_DELTA` (relative, on δ)."""
+    if log_delta is None:
+        return False
+    ln_want = float(mpmath.log(want))
+    return abs(log_delta - ln_want) <= IRRATIONAL_DELTA + math.ulp(ln_want)
+
+
 def _delta_ok(truth: Truth, got: Any, log_delta: Any, witness: Any, eps: Any, numbers: str) -> tuple[bool, Any]:
     """δ(ε) and its witness pair against the reference: exact when e^ε is rational (exact runs), relative 1e-15
-    and never 0 for a positive δ at an irrational e^ε, within TOL·S in float runs."""
+    and never 0 for a positive δ at an irrational e^ε unless δ lies below the floats and ``log_delta`` is its log
+    (:func:`_log_ok`), within TOL·S in float runs."""
     rational, _ = _threshold(eps)
     pair = (witness.x, witness.x_prime)
     if numbers == "exact" and rational is not None:
@@ -745,8 +755,11 @@ def _delta_ok(truth: Truth, got: Any, log_delta: Any, witness: Any, eps: Any, nu
     want, scale = max(v for v, _ in table.values()), max(s for _, s in table.values())
     at_witness = table[pair][0] if pair in table else None
     if numbers == "exact":
-        tol = IRRATIONAL_DELTA * want
-        ok = abs(mp(got) - want) <= tol and (want == 0 or got > 0) and at_witness is not None
+        if got == 0 and 0 < want < TINY:  # no float holds δ: its log must
+            close = _log_ok(log_delta, want)
+        else:
+            close = abs(mp(got) - want) <= IRRATIONAL_DELTA * want and (want == 0 or got > 0)
+        ok = close and at_witness is not None
         return ok and _same(at_witness, want), mpmath.nstr(want, 20)
     tol = TOL * scale + 4 * TINY * len(truth.dists[witness.x])
     ok = abs(mp(got) - want) <= tol and at_witness is not None and at_witness >= want - 2 * tol
@@ -837,7 +850,7 @@ def _profile(cmp: Comparison, truth: Truth, prog: Program, sets: str, exact: Any
     if points is None:
         return
     for eps, point in zip(EPSILONS, points):
-        ok, want = _delta_ok(truth, point.delta, None, point.witness, eps, numbers)
+        ok, want = _delta_ok(truth, point.delta, point.log_delta, point.witness, eps, numbers)
         cmp.check(
             "profile",
             sets,

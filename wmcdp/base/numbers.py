@@ -305,6 +305,15 @@ def ln_ratio(num: int, den: int) -> float:
         precision *= 2
 
 
+def ratio_times(a: Fraction | float, b: Fraction | float) -> Fraction | float:
+    """``a * b`` of two non-negative exact ratios, either one possibly infinite (``math.inf``): an infinite factor
+    gives ``inf`` when the other is positive and ``0`` when it is 0 (a factor that is never reached), without
+    turning a Fraction into a float (which overflows past the float range)."""
+    if a == math.inf or b == math.inf:
+        return math.inf if a > 0 and b > 0 else Fraction(0)
+    return a * b
+
+
 def log_of_log(ratio: Fraction | float) -> float:
     """``ln ln ratio`` for a ratio ``>= 1``: the log of a pure ε that can lie far below the float range
     (``ratio = 1 + 2e-300``); ``-inf`` for 1, ``inf`` for an infinite ratio."""

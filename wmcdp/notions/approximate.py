@@ -562,7 +562,7 @@ def _floated(r: ApproximateResult, seconds: float, by_epsilon: bool) -> Approxim
         ratio=ratio_of(r.epsilon),
         exact=False,
         seconds=seconds,
-        log_delta=log_of(r.delta) if by_epsilon else None,
+        log_delta=log_of(r.delta, r.log_delta) if by_epsilon else None,
         interval=None,
         exact_delta=None,
         plan=noted(r.plan),
@@ -809,7 +809,12 @@ def privacy_profile(
 def _floated_point(p: ProfilePoint) -> ProfilePoint:
     """An exact run's point of the profile in the form of a float run's: δ the nearest float, with its log."""
     return replace(
-        p, delta=float_of(p.delta), log_delta=log_of(p.delta), interval=None, exact_delta=None, plan=noted(p.plan)
+        p,
+        delta=float_of(p.delta),
+        log_delta=log_of(p.delta, p.log_delta),
+        interval=None,
+        exact_delta=None,
+        plan=noted(p.plan),
     )
 
 

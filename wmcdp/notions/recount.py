@@ -108,8 +108,11 @@ def float_of(value: Any) -> float:
     return float(value)
 
 
-def log_of(value: Any) -> float:
-    """``ln value`` of an exact answer ``>= 0`` (``-inf`` for 0): it holds a value that underflows a float."""
+def log_of(value: Any, log: float | None = None) -> float:
+    """``ln value`` of an exact answer ``>= 0`` (``-inf`` for 0): it holds a value that underflows a float. ``log``:
+    the log the exact run carried with a float ``value`` (a δ at an irrational ``e^ε``, whose float may be 0.0)."""
+    if log is not None:
+        return log
     if isinstance(value, Fraction):
         return log_fraction(value) if value > 0 else -math.inf
     value = float(value)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..base.limits import check
-from ..base.numbers import is_symbolic, size_text
+from ..base.numbers import is_symbolic, ratio_times, size_text
 from ..compile import Compiled, compile_trace
 from ..count.probabilities import Counter, number_system
 from ..lang.program import Program, Trace, Vector
@@ -377,7 +377,7 @@ def _exact_best(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]) ->
                     key = (slot.table, u, v)
                     if key not in cache:
                         cache[key] = given.tables[slot.table].exact_max(u, v)[0]
-                    value = value * cache[key] ** len(slot.members)
+                    value = ratio_times(value, cache[key] ** len(slot.members))
             if best is None or value > best:
                 best, at = value, (int(xa[i]), int(xb[i]))
     return best, at[0], at[1]

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from ..base.limits import check
-from ..base.numbers import ln
+from ..base.numbers import ln, ratio_times
 from ..compile import _compile_gates
 from ..compile.bdd import BDDBackend
 from ..count.probabilities import number_system
@@ -618,9 +618,9 @@ class Search:
                 continue
             if b == 0:
                 return math.inf
-            value = a / b * _power(_most(self._groups[g].choices[j:], k), left)
+            value = ratio_times(a / b, _power(_most(self._groups[g].choices[j:], k), left))
             for group in self._groups[g + 1 :]:
-                value = value * _power(_most(group.choices, k), len(group.entries))
+                value = ratio_times(value, _power(_most(group.choices, k), len(group.entries)))
             out = max(out, value)
         return out
 

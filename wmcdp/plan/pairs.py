@@ -310,12 +310,23 @@ class RowPairs(PairSource):
 
     @classmethod
     def of(
-        cls, arith: Any, rows: np.ndarray, inputs: Sequence[Value], pairs: PairSet, diagram_size: int | None
+        cls,
+        arith: Any,
+        rows: np.ndarray,
+        inputs: Sequence[Value],
+        pairs: PairSet,
+        diagram_size: int | None,
+        row_of: Callable[[Value], Value] | None = None,
     ) -> RowPairs:
-        """``rows[i]``: the masses of ``inputs[i]``; the pairs of ``pairs`` in its order."""
+        """``rows[i]``: the masses of ``inputs[i]``; the pairs of ``pairs`` in its order. ``row_of(x)``: the input of
+        ``inputs`` whose masses ``x`` has (``x`` itself by default)."""
         index = {x: i for i, x in enumerate(inputs)}
-        src = np.array([index[x] for x, _ in pairs], dtype=np.int64)
-        dst = np.array([index[xp] for _, xp in pairs], dtype=np.int64)
+
+        def row(x: Value) -> int:
+            return index[x if row_of is None else row_of(x)]
+
+        src = np.array([row(x) for x, _ in pairs], dtype=np.int64)
+        dst = np.array([row(xp) for _, xp in pairs], dtype=np.int64)
         return cls(
             arith,
             rows,

@@ -12,8 +12,9 @@ is the shuffle of ``R`` counted (:mod:`wmcdp.plan.shuffle`): ``P(. | x)`` is ``R
 entry convolved over the entries, so it depends on ``x`` only through the histogram ``h`` of its entries'
 values (constant terms shift every output by one amount, which no sum over outputs sees). A ``hamming``
 neighbour moves one entry from a value ``a`` to a value ``b != a`` (``one-entry``: ``b = a +- 1``), so every
-ordered neighbour pair has the rows of ``(v(h), v(h - e_a + e_b))`` for the sorted input ``v(h)`` of some
-``h`` with ``h_a >= 1`` and an allowed move ``a -> b``; each of these is itself a neighbour pair. The notions
+ordered neighbour pair has the rows of ``(v(h), v(h) with its first entry of value a set to b)`` for the sorted
+input ``v(h)`` of some ``h`` with ``h_a >= 1`` and an allowed move ``a -> b``: a neighbour pair whose second
+input has the histogram ``h - e_a + e_b``, so its row is that of the sorted input ``v(h - e_a + e_b)``. The notions
 over pairs (δ(ε), ε(δ), Rényi, loss profiles) are maxima over pairs of sums over outputs, so they are the same
 over these pairs, whose rows come by convolution (:class:`~wmcdp.plan.shuffle.ShuffledInference`) from one
 compiled term, without the ``O(n^2)``-node diagram of the whole program.
@@ -105,9 +106,10 @@ def _sorted_input(domain: Vector, h: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
-    """``(v(h), v(h - e_a + e_b))`` for every histogram ``h``, value ``a`` with ``h_a >= 1`` and move ``a -> b`` of
-    the relation (module docstring); None for a relation without single-entry moves or past the pair limit. The
-    inputs are refused (:func:`wmcdp.base.limits.reserve`) when they would not fit in the memory cap."""
+    """The neighbour pair ``(v(h), v(h) with its first entry of value a set to b)`` for every histogram ``h``, value
+    ``a`` with ``h_a >= 1`` and move ``a -> b`` of the relation (module docstring); None for a relation without
+    single-entry moves or past the pair limit. The inputs are refused (:func:`wmcdp.base.limits.reserve`) when
+    they would not fit in the memory cap."""
     moves = _MOVES.get(relation.name) if relation.builtin else None
     k = len(domain.entry_values)
     histograms = math.comb(domain.n + k - 1, k - 1)
@@ -116,13 +118,24 @@ def histogram_pairs(domain: Vector, relation: Relation) -> PairSet | None:
     reserve(histograms * (domain.n + 8) * 8, f"the {histograms} sorted inputs of {domain.n} entries")
     inputs = {h: _sorted_input(domain, h) for h in _histograms(domain.n, k)}
     return PairSet(
-        tuple((x, inputs[_moved(h, a, b)]) for h, x in inputs.items() for a in range(k) if h[a] for b in moves(a, k))
+        tuple(
+            (x, _moved(x, sum(h[:a]), domain.lo + b))
+            for h, x in inputs.items()
+            for a in range(k)
+            if h[a]
+            for b in moves(a, k)
+        )
     )
 
 
-def _moved(h: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
-    """The histogram ``h - e_a + e_b``: one entry moved from value ``a`` to ``b``."""
-    return tuple(c - (v == a) + (v == b) for v, c in enumerate(h))
+def _moved(x: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    """The input ``x`` with its entry ``i`` set to ``value``: one entry moved."""
+    return (*x[:i], value, *x[i + 1 :])
+
+
+def _sorted(x: Any) -> tuple[int, ...]:
+    """The sorted input of ``x``'s histogram, whose row ``x`` has."""
+    return tuple(sorted(x))
 
 
 def counted_estimate(n: int, k: int, pairs: int) -> float:
@@ -154,12 +167,12 @@ def counted_pairs(
     detection = time.perf_counter() - start
     if shuffled is None or pairs is None:
         return None
-    inputs = list(dict.fromkeys(v for pair in pairs for v in pair))
+    inputs = list(dict.fromkeys(x for x, _ in pairs))  # every sorted input v(h)
     try:
         arith, rows = shuffled.rows(inputs, exact)
     except WmcdpError:  # floats past the range of numpy.longdouble: the whole program's count decides
         return None
-    source = RowPairs.of(arith, rows, inputs, pairs, shuffled.diagram_size)
+    source = RowPairs.of(arith, rows, inputs, pairs, shuffled.diagram_size, row_of=_sorted)
     n, k = domain.n, len(domain.entry_values)
     group = f"S_{n} on entries 0..{n - 1}, outputs unchanged"
     source.symmetry = f"{group}; {len(pairs)} pairs up to it"

@@ -16,8 +16,10 @@ from fractions import Fraction as F
 import brute
 import pytest
 
+import wmcdp.compile as compile_module
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
+from wmcdp.compile import MAX_COMPILE_LOOKUPS, compile_trace
 from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
@@ -85,6 +87,26 @@ def test_an_input_vector_past_the_entry_limit_is_refused(capsys):
     with pytest.raises(WmcdpError, match="over the limit of 1048576 entries"):
         IntVector(MAX_ENTRIES + 1, 0, 2)
     assert IntVector(MAX_ENTRIES, 0, 2).n == MAX_ENTRIES
+
+
+def test_a_compilation_past_its_work_limit_is_refused_early(capsys):
+    """Sparse vector, n = 1000 (its default parameters but n): the gate-by-gate compilation, quadratic in n, ran
+    for minutes; its work extrapolated from the first eighth of the gates is refused within seconds."""
+    argv = ["privacy", "sparse_vector", "-p", "n=1000", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"]
+    _refused(capsys, argv, "1000 entries read", "diagram operations", f"limit {MAX_COMPILE_LOOKUPS:.2g}")
+
+
+def test_the_compile_extrapolation_refuses_only_past_the_limit(monkeypatch):
+    """A small compilation is never refused; with the limit lowered the same program is, naming its size (the
+    estimate is within a factor of four of the operations counted on the whole compilation)."""
+    program = build_program("sparse_vector", {"n": 60, "m": 2, "T": 1, "N": 1, "eps0": 1})
+    compiled = compile_trace(program, program.trace())
+    lookups = compiled.backend.lookups()
+    monkeypatch.setattr(compile_module, "MAX_COMPILE_LOOKUPS", lookups // 4)
+    with pytest.raises(WmcdpError, match="60 entries read"):
+        compile_trace(program, program.trace())
+    monkeypatch.setattr(compile_module, "MAX_COMPILE_LOOKUPS", lookups * 4)
+    assert compile_trace(program, program.trace()).size == compiled.size
 
 
 # -- data-centric bounds of a product, part by part --------------------------------------------------------

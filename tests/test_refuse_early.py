@@ -23,10 +23,12 @@ from wmcdp.compile import MAX_COMPILE_LOOKUPS, compile_trace
 from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
+from wmcdp.lang.subsampling import subsample
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import hub_plan
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
+from wmcdp.plan.symmetry.runs import privacy_plan
 
 #: seconds a refusal may take (the work is estimated before anything is allocated)
 QUICK = 10.0
@@ -107,6 +109,33 @@ def test_the_compile_extrapolation_refuses_only_past_the_limit(monkeypatch):
         compile_trace(program, program.trace())
     monkeypatch.setattr(compile_module, "MAX_COMPILE_LOOKUPS", lookups * 4)
     assert compile_trace(program, program.trace()).size == compiled.size
+
+
+def test_rr_on_3_of_30_records_is_refused_sooner(capsys):
+    """Randomized response on 3 of 30 records (2^30 inputs): symmetry detection spent its whole budget (49 s of CPU,
+    56-84 s on a loaded machine) before the refusal; candidates are now refuted by samples and by one batch of
+    probe counts before a walk over the circuit, and the per-output groups stop once they cannot fit."""
+    argv = ["privacy", "randomized_response", "-p", "n=3", "-p", "lam=1/4", "--subsample-n", "30"]
+    start = time.perf_counter()
+    code = main(argv)
+    seconds = time.perf_counter() - start
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("wmcdp: error: ") and err.count("\n") == 1, err
+    assert "257698037760 triples" in err and "trivial" in err
+    assert seconds < 3 * QUICK, seconds
+
+
+@pytest.mark.parametrize("limit", [1000, 5000, 10**5])
+def test_per_output_groups_stop_only_when_they_cannot_fit(limit):
+    """The per-output groups stop as soon as those proved and the largest the others could have pass the limit:
+    only when all of them, proved, would pass it too (RR on 3 of 8 records: 16384 triples)."""
+    program = subsample(build_program("randomized_response", {"n": 3, "lam": F(1, 4)}), n=8)
+    whole = privacy_plan(program)
+    assert whole.outputs is not None
+    plan = privacy_plan(program, limit=limit)
+    triples = whole.sizes()[0]
+    assert (plan.outputs is None) == (triples > limit)
+    assert plan.sizes()[0] == triples == 16384
 
 
 # -- data-centric bounds of a product, part by part --------------------------------------------------------

@@ -287,12 +287,12 @@ class Prover:
         target = self.phi if u is None else u
         counted: bool | None = None  # whether counts at the probe pairs refute the candidate (asked once)
         for renaming in self._renamings(perm, out_renaming):
+            if self._refuted(target, renaming, relabel):  # first: a sample costs less than the circuit's cone
+                continue
             if u is None and relabel is None and self._structural(renaming, out_renaming):
                 self.proofs += 1
                 self.structural += 1
                 return True
-            if self._refuted(target, renaming, relabel):
-                continue
             if counted is None:
                 counted = u is None and self.probes.refutes(min(perm), self._image(perm, kind, relabel))
             if counted:

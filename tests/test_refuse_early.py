@@ -26,7 +26,8 @@ from wmcdp.lang.shape import read_witness
 from wmcdp.lang.subsampling import subsample
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
-from wmcdp.plan.hub import hub_plan
+from wmcdp.plan.hub import HUB_SECONDS, hub_estimate, hub_plan
+from wmcdp.plan.planner import Budget
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
 from wmcdp.plan.symmetry.runs import privacy_plan
 
@@ -136,6 +137,21 @@ def test_per_output_groups_stop_only_when_they_cannot_fit(limit):
     triples = whole.sizes()[0]
     assert (plan.outputs is None) == (triples > limit)
     assert plan.sizes()[0] == triples == 16384
+
+
+def test_the_hub_hands_over_when_forming_its_output_events_passes_the_budget():
+    """Sparse vector's output events are formed by conjoining every prefix's event with each leaf value (work about
+    n^3: at n = 200 it ran for minutes): the conjoined nodes are charged to the detection budget, and past it the
+    hub hands the program on (None); without a budget the same plan answers, its estimate counting that work."""
+    trace = build_program("sparse_vector", {"n": 12, "m": 2, "T": 1, "N": 1, "eps0": 1}).trace()
+    answer = hub_plan(trace, 3, "all-entries", False, None)
+    assert answer is not None and answer.operations > 0
+    budget = Budget(answer.operations // 2)
+    assert hub_plan(trace, 3, "all-entries", False, budget) is None
+    assert budget.spent > budget.work
+    assert hub_plan(trace, 3, "all-entries", False, Budget(4 * answer.operations + 4 * answer.work)) is not None
+    events = HUB_SECONDS["operation"] * answer.operations
+    assert hub_estimate(answer, 3, 1) > events > 0
 
 
 # -- data-centric bounds of a product, part by part --------------------------------------------------------

@@ -237,18 +237,20 @@ EXTRAPOLATED_GATES = 1 << 12
 
 class _Extrapolation:
     """The work a gate-by-gate compilation will take, extrapolated from the operations counted so far
-    (:meth:`~wmcdp.compile.base.OperatorBackend.lookups`) each time the gates built double from 1/16 of them:
+    (:meth:`~wmcdp.compile.base.OperatorBackend.lookups`) each time the gates built double from 1/32 of them:
     ``W(1) = W(f) (1/f)^p`` with ``p = log2(W(f) / W(f/2))`` clamped to ``[1, 2]`` (work linear in the gates
     built, up to a chain whose every gate's diagram spans the entries before it). A compilation estimated past
-    :data:`MAX_COMPILE_LOOKUPS` is refused (a :class:`WmcdpError` naming the sizes) after 1/64 or less of its
-    work on such a chain; backends that count no operations are never refused."""
+    :data:`MAX_COMPILE_LOOKUPS` is refused (a :class:`WmcdpError` naming the sizes) after 1/256 or less of its
+    work on such a chain; backends that count no operations are never refused. CUDD's count varies a little
+    between runs (its cache is hashed on node addresses), so a compilation estimated within a few percent of the
+    limit may be refused in one run and not in another."""
 
     def __init__(self, trace: Trace, be: Any, gates: int) -> None:
         self.trace, self.be, self.gates = trace, be, gates
         start = be.lookups() if gates >= EXTRAPOLATED_GATES else None
         self.start: int | None = start
         self.last: int | None = None  # the work at the previous checkpoint
-        self.next = gates // 16  # the gates built at the next checkpoint
+        self.next = gates // 32  # the gates built at the next checkpoint
 
     def at(self, built: int) -> None:
         """Check the estimate once ``built`` gates are built, when that passes the next checkpoint."""

@@ -143,7 +143,8 @@ def test_cli_noisy_max_value_refused_at_once_when_no_orbit_sets_fit(capsys):
     ids=["noisy_max", "sparse_vector"],
 )
 def test_fewest_triples_never_exceed_the_refined_orbit_sets(program):
-    """The bound that skips per-output groups is a lower bound on the triples of the groups refine proves."""
+    """The bound that skips per-output groups (or stops them early) is, output by output, a lower bound on the
+    triples of the groups refine proves."""
     from wmcdp.plan.symmetry.group import PairTypes
     from wmcdp.plan.symmetry.runs import _fewest_triples, privacy_plan
 
@@ -152,4 +153,9 @@ def test_fewest_triples_never_exceed_the_refined_orbit_sets(program):
     prover = Prover(plan.compiled)
     types = PairTypes.of(plan.relation, len(plan.compiled.domain.entry_values))
     bound = _fewest_triples(prover, plan.output_reps, types)
-    assert 0 < bound <= plan.sizes()[0]
+    assert 0 < sum(bound) <= plan.sizes()[0]
+    refined = {tuple(offsets): orbits.count() for offsets, orbits in plan.outputs}
+    reps = [tuple(offsets) for chunk in plan.output_reps() for offsets in chunk]
+    assert len(reps) == len(bound)
+    for offsets, fewest in zip(reps, bound):  # output by output (0: an output no input produces)
+        assert fewest <= refined[offsets] if offsets in refined else fewest == 0

@@ -16,15 +16,20 @@ from fractions import Fraction as F
 import brute
 import pytest
 
+import wmcdp.compile as compile_module
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
+from wmcdp.compile import MAX_COMPILE_LOOKUPS, compile_trace
 from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
 from wmcdp.lang.shape import read_witness
+from wmcdp.lang.subsampling import subsample
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
-from wmcdp.plan.hub import hub_plan
+from wmcdp.plan.hub import HUB_SECONDS, hub_estimate, hub_plan
+from wmcdp.plan.planner import Budget
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
+from wmcdp.plan.symmetry.runs import privacy_plan
 
 #: seconds a refusal may take (the work is estimated before anything is allocated)
 QUICK = 10.0
@@ -85,6 +90,68 @@ def test_an_input_vector_past_the_entry_limit_is_refused(capsys):
     with pytest.raises(WmcdpError, match="over the limit of 1048576 entries"):
         IntVector(MAX_ENTRIES + 1, 0, 2)
     assert IntVector(MAX_ENTRIES, 0, 2).n == MAX_ENTRIES
+
+
+def test_a_compilation_past_its_work_limit_is_refused_early(capsys):
+    """Sparse vector, n = 1000 (its default parameters but n): the gate-by-gate compilation, quadratic in n, ran
+    for minutes; its work extrapolated from the first eighth of the gates is refused within seconds."""
+    argv = ["privacy", "sparse_vector", "-p", "n=1000", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"]
+    _refused(capsys, argv, "1000 entries read", "diagram operations", f"limit {MAX_COMPILE_LOOKUPS:.2g}")
+
+
+def test_the_compile_extrapolation_refuses_only_past_the_limit(monkeypatch):
+    """A small compilation is never refused; with the limit lowered the same program is, naming its size (the
+    estimate is within a factor of four of the operations counted on the whole compilation)."""
+    program = build_program("sparse_vector", {"n": 60, "m": 2, "T": 1, "N": 1, "eps0": 1})
+    compiled = compile_trace(program, program.trace())
+    lookups = compiled.backend.lookups()
+    monkeypatch.setattr(compile_module, "MAX_COMPILE_LOOKUPS", lookups // 4)
+    with pytest.raises(WmcdpError, match="60 entries read"):
+        compile_trace(program, program.trace())
+    monkeypatch.setattr(compile_module, "MAX_COMPILE_LOOKUPS", lookups * 4)
+    assert compile_trace(program, program.trace()).size == compiled.size
+
+
+def test_rr_on_3_of_30_records_is_refused_sooner(capsys):
+    """Randomized response on 3 of 30 records (2^30 inputs): symmetry detection spent its whole budget (49 s of CPU,
+    56-84 s on a loaded machine) before the refusal; candidates are now refuted by samples and by one batch of
+    probe counts before a walk over the circuit, and the per-output groups stop once they cannot fit."""
+    argv = ["privacy", "randomized_response", "-p", "n=3", "-p", "lam=1/4", "--subsample-n", "30"]
+    start = time.perf_counter()
+    code = main(argv)
+    seconds = time.perf_counter() - start
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("wmcdp: error: ") and err.count("\n") == 1, err
+    assert "257698037760 triples" in err and "trivial" in err
+    assert seconds < 3 * QUICK, seconds
+
+
+@pytest.mark.parametrize("limit", [1000, 5000, 10**5])
+def test_per_output_groups_stop_only_when_they_cannot_fit(limit):
+    """The per-output groups stop as soon as those proved and the largest the others could have pass the limit:
+    only when all of them, proved, would pass it too (RR on 3 of 8 records: 16384 triples)."""
+    program = subsample(build_program("randomized_response", {"n": 3, "lam": F(1, 4)}), n=8)
+    whole = privacy_plan(program)
+    assert whole.outputs is not None
+    plan = privacy_plan(program, limit=limit)
+    triples = whole.sizes()[0]
+    assert (plan.outputs is None) == (triples > limit)
+    assert plan.sizes()[0] == triples == 16384
+
+
+def test_the_hub_hands_over_when_forming_its_output_events_passes_the_budget():
+    """Sparse vector's output events are formed by conjoining every prefix's event with each leaf value (work about
+    n^3: at n = 200 it ran for minutes): the conjoined nodes are charged to the detection budget, and past it the
+    hub hands the program on (None); without a budget the same plan answers, its estimate counting that work."""
+    trace = build_program("sparse_vector", {"n": 12, "m": 2, "T": 1, "N": 1, "eps0": 1}).trace()
+    answer = hub_plan(trace, 3, "all-entries", False, None)
+    assert answer is not None and answer.operations > 0
+    budget = Budget(answer.operations // 2)
+    assert hub_plan(trace, 3, "all-entries", False, budget) is None
+    assert budget.spent > budget.work
+    assert hub_plan(trace, 3, "all-entries", False, Budget(4 * answer.operations + 4 * answer.work)) is not None
+    events = HUB_SECONDS["operation"] * answer.operations
+    assert hub_estimate(answer, 3, 1) > events > 0
 
 
 # -- data-centric bounds of a product, part by part --------------------------------------------------------

@@ -20,6 +20,11 @@ class OperatorBackend:
         """The binary gates of a circuit as callables on backend nodes (see :func:`wmcdp.compile._compile_gates`)."""
         return {AND: operator.and_, OR: operator.or_, XOR: self.xor}  # type: ignore[attr-defined]
 
+    def lookups(self) -> int | None:
+        """Operations the library has counted so far (computed-table lookups: one a recursive step of an
+        operation), or None when it counts none."""
+        return None
+
     def guarded(self) -> AbstractContextManager[None]:
         """A context in which the library's failures become wmcdp errors (none to translate by default)."""
         return contextlib.nullcontext()

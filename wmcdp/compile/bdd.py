@@ -15,6 +15,7 @@ import os
 import random
 import re
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
@@ -102,6 +103,12 @@ class BDDBackend(OperatorBackend):
     def node_count(self) -> int:
         """Live nodes in the whole manager."""
         return len(self.bdd)
+
+    def lookups(self) -> int:
+        """CUDD's computed-table lookups so far (one per recursive step of an operation)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dd warns that "mem" is in bytes since 0.5.7
+            return int(self.bdd.statistics()["cache_lookups"])
 
     @staticmethod
     def size(u: Any) -> int:

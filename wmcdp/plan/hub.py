@@ -79,7 +79,9 @@ MARGIN = 1e-9
 #: GapSVT, NumSVT, AdaptiveSVT and MonotoneSVT, iSVT1-4 and SVT34Parallel at n = 10 (all within 2.5x): a run's
 #: fixed cost, a node of the program's diagram (counting the witness), a block node per entry value (the parts'
 #: tables; those of a pinned entry's classes are cheaper, a forward pass over one block), a restriction of an event
-#: to one hub bit, and a type-count multiset evaluated
+#: to one hub bit, and a type-count multiset evaluated; and a node of a prefix event conjoined while the output
+#: events are formed (:attr:`Diagrams.operations`: 0.27-0.32 us a node on sparse vector, n = 40 and 80, where these
+#: conjunctions, one per prefix and leaf value, took a quarter to a half of the plan and were not counted before)
 HUB_SECONDS = {
     "base": 0.018,
     "node": 2.4e-6,
@@ -87,6 +89,7 @@ HUB_SECONDS = {
     "table_pinned": 2.4e-6,
     "cofactor": 1.3e-6,
     "leaf": 3.1e-6,
+    "operation": 3e-7,
 }
 
 
@@ -336,13 +339,15 @@ class Diagrams:
         self.order = list(order)
         self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
+        self.operations = 0  # nodes of the prefix events conjoined while the output events were formed
         self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 
-    def events(self, most: int) -> list[tuple[tuple[Any, ...], Any]] | None:
+    def events(self, most: int, work: int | None = None) -> list[tuple[tuple[Any, ...], Any]] | None:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None
-        when there are more than ``most``."""
+        when there are more than ``most``, or when forming them passes ``work`` (:attr:`operations`, the nodes
+        of the events conjoined, checked once per output leaf)."""
         trace, be = self.trace, self.be
         if trace.output_guards is not None:  # one Int output: its value guards are the events
             shape = trace.shape
@@ -355,7 +360,7 @@ class Diagrams:
         for leaf in leaves(trace.shape):
             conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
             bits = bits[leaf.width :]
-        return self._prefixes(conditions, most)
+        return self._prefixes(conditions, most, work)
 
     def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
         """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""
@@ -368,21 +373,28 @@ class Diagrams:
                 out.append((value, cond))
         return out
 
-    def _prefixes(self, conditions: list[list[tuple[Any, Any]]], most: int) -> list[tuple[tuple[Any, ...], Any]] | None:
+    def _prefixes(
+        self, conditions: list[list[tuple[Any, Any]]], most: int, work: int | None
+    ) -> list[tuple[tuple[Any, ...], Any]] | None:
         """The satisfiable prefixes of the output leaves, one leaf deeper per round (breadth first): each
         satisfiable prefix extends to at least one output, so more than ``most`` of them at any depth means more
-        than ``most`` outputs, found while the prefixes' events are still small."""
+        than ``most`` outputs, found while the prefixes' events are still small. Each conjunction is charged the
+        nodes of the prefix's event (:attr:`operations`; a chain's grow with the depth, so the rounds cost about
+        the cube of the leaves); None past ``work``."""
         prefixes: list[tuple[tuple[Any, ...], Any]] = [((), self.be.true)]
         for values in conditions:
             deeper = []
             for prefix, event in prefixes:
                 for value, cond in values:
                     check("hub plan: output events")
+                    self.operations += event.dag_size
                     joint = event & cond
                     if joint != self.be.false:
                         deeper.append(((*prefix, value), joint))
                 if len(deeper) > most:
                     return None
+            if work is not None and self.operations > work:
+                return None
             prefixes = deeper
         return prefixes
 
@@ -746,6 +758,7 @@ class HubAnswer:
     work: int
     pinned: int = 0
     cofactors: int = 0  # restrictions of output events to one hub bit (or to a pinned block's class)
+    operations: int = 0  # nodes of the events conjoined while the output events were formed (Diagrams.operations)
 
     def describe(self) -> str:
         """The hub as the plan report names it."""
@@ -870,7 +883,7 @@ def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget
         return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
     finally:
         if budget is not None:
-            budget.charge(d.work)
+            budget.charge(d.work + d.operations)
 
 
 def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
@@ -878,12 +891,12 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
     that does not split hands the program on)."""
     best, outputs, most, pinned = Best(), 0, 0, 0
     searched: set[tuple[Any, ...]] = set()
-    events = d.events(MAX_OUTPUTS)
+    events = d.events(MAX_OUTPUTS, budget.left() if budget is not None else None)
     if events is None:
         return None
     for values, event in events:
         outputs += 1
-        if budget is not None and not budget.affords(d.work):
+        if budget is not None and not budget.affords(d.work + d.operations):
             return None
         split = _decompose(d, hub, event, size, arith)
         if split is None:
@@ -903,7 +916,7 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
-    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors)
+    return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors, d.operations)
 
 
 def _decompose(
@@ -1014,8 +1027,8 @@ def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
     """Seconds of the hub plan as a fixed function of the work it counted (:data:`HUB_SECONDS`, the unit of the
     planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts' tables times the
     ``size`` values of an entry (at the pinned rate for the share of output events with a pinned entry), the
-    events restricted to hub values, and the search's leaves. Known once the plan ran (the leaves are counted by the
-    search), so it is reported, not used to choose the plan."""
+    events restricted to hub values, the search's leaves, and the operations that formed the output events. Known
+    once the plan ran (the leaves are counted by the search), so it is reported, not used to choose the plan."""
     c = HUB_SECONDS
     pinned = answer.pinned / answer.outputs if answer.outputs else 0.0
     table = (1 - pinned) * c["table"] + pinned * c["table_pinned"]
@@ -1025,6 +1038,7 @@ def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
         + table * answer.work * size
         + c["cofactor"] * answer.cofactors
         + c["leaf"] * answer.best.leaves
+        + c["operation"] * answer.operations
     )
 
 

@@ -39,6 +39,8 @@ FLOAT_GAP = 1e-6
 #: levels of a diagram up to which :data:`FLOAT_GAP` bounds a float count's rounding (many times over)
 FLOAT_LEVELS = 1 << 24
 
+#: probe inputs up to which those of every entry are counted in the first batch (one traversal for all of them)
+BATCHED_PROBES = 256
 #: the image of a probe pair under a candidate: (input digits, output offsets) -> (input digits, output offsets)
 Image = Callable[[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
 
@@ -73,6 +75,13 @@ class Probes:
         down = [hi] * self.n
         down[moved] = lo
         return [(lo,) * self.n, (hi,) * self.n, tuple(up), tuple(down)]
+
+    def _every_probe(self) -> list[tuple[int, ...]]:
+        """The probe inputs of every entry (:meth:`inputs`), counted with the first batch when they are at most
+        :data:`BATCHED_PROBES`: one traversal then serves every later candidate (none when they are more)."""
+        if 2 * self.n + 2 > BATCHED_PROBES:
+            return []
+        return [x for moved in range(self.n) for x in self.inputs(moved)]
 
     def refutes(self, moved: int, image: Image) -> bool:
         """True when some probe pair ``(x, y)`` has ``P(image(x, y)) != P(y | x)`` (counted): no symmetry."""
@@ -129,6 +138,7 @@ class Probes:
         if self.whole:
             inputs = sorted({x for x, _ in pairs if x not in self._rows})
             if inputs:
+                inputs = sorted({*inputs, *(x for x in self._every_probe() if x not in self._rows)})
                 if not self._affords(self.nodes):
                     return None
                 self.counts += 1

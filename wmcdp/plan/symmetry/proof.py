@@ -281,18 +281,20 @@ class Prover:
         self, perm: dict[int, int], kind: str, u: Any, relabel: dict[int, int] | None, out_renaming: dict[int, int]
     ) -> bool:
         """:meth:`prove` for a permutation of read entries whose output action applies: each candidate
-        substitution (:meth:`_renamings`) in turn is proved on the circuit (:meth:`_structural`), refuted by
-        samples (:meth:`_refuted`) or by counts at probe pairs (asked once, a refutation of every candidate),
-        or proved or refuted by diagram equality (module docstring; abandoned past the budget)."""
+        substitution (:meth:`_renamings`) in turn is refuted by samples (:meth:`_refuted`, cheaper than a walk
+        over the circuit), proved on the circuit (:meth:`_structural`), refuted by counts at probe pairs (asked
+        once, a refutation of every candidate), or proved or refuted by diagram equality (module docstring;
+        abandoned past the budget). A refutation is a counterexample, so the order changes the work, not what is
+        proved."""
         target = self.phi if u is None else u
         counted: bool | None = None  # whether counts at the probe pairs refute the candidate (asked once)
         for renaming in self._renamings(perm, out_renaming):
+            if self._refuted(target, renaming, relabel):
+                continue
             if u is None and relabel is None and self._structural(renaming, out_renaming):
                 self.proofs += 1
                 self.structural += 1
                 return True
-            if self._refuted(target, renaming, relabel):
-                continue
             if counted is None:
                 counted = u is None and self.probes.refutes(min(perm), self._image(perm, kind, relabel))
             if counted:

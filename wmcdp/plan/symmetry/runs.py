@@ -430,7 +430,8 @@ def _per_output_groups(
             f"none: {reps_count} output orbits of {sym.n} entries would try over {PER_OUTPUT_CHECKS} transpositions; "
             "each uses the symmetries that fix it"
         )
-    if limit is not None and _fewest_triples(prover, output_reps, types) > limit:
+    fewest = _fewest_triples(prover, output_reps, types) if limit is not None else []
+    if limit is not None and sum(fewest) > limit:
         return None, (
             f"none: even one block per output of the entries it reads leaves over {limit} triples; "
             "each uses the symmetries that fix it"
@@ -438,15 +439,20 @@ def _per_output_groups(
     abandoned = "abandoned past the detection budget; each output uses the symmetries that fix it"
     if prover.over_budget():
         return None, abandoned
-    outputs = []
-    for chunk in output_reps():
-        for offsets in chunk:
-            if prover.over_budget():
-                return None, abandoned
-            found = refine(prover, offsets, prover.action.stabilizer(sym, offsets))
-            if found is not None:
-                blocks, irrelevant = found
-                outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
+    outputs, counted = [], 0
+    for index, offsets in enumerate(offsets for chunk in output_reps() for offsets in chunk):
+        if prover.over_budget():
+            return None, abandoned
+        found = refine(prover, offsets, prover.action.stabilizer(sym, offsets))
+        if found is not None:
+            blocks, irrelevant = found
+            outputs.append((offsets, PairOrbits(sym.n, blocks, types, irrelevant)))
+            counted += outputs[-1][1].count()
+        if limit is not None and counted + sum(fewest[index + 1 :]) > limit:  # the others cannot bring it back
+            return None, (
+                f"none: the groups proved for {index + 1} output orbits and the largest the others could have "
+                f"leave over {limit} triples; each uses the symmetries that fix it"
+            )
     if prover.over_budget():
         return None, abandoned
     largest = max((len(b) for _, o in outputs for b in o.blocks), default=1)
@@ -492,20 +498,23 @@ def _privacy_claims(
     return tuple(claims)
 
 
-def _fewest_triples(prover: Prover, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes) -> int:
-    """A lower bound on the orbit triples of any per-output groups :func:`~.proof.refine` can prove: for each
-    output orbit, the pair orbits when every entry ``P(y | .)`` reads is in one block (the whole symmetric group
-    of those entries: a subgroup, hence any proved one, has at least as many orbits) and the others are fixed."""
-    total = 0
+def _fewest_triples(prover: Prover, output_reps: Callable[[], Iterator[np.ndarray]], types: PairTypes) -> list[int]:
+    """Per output orbit (in the order of ``output_reps``), a lower bound on the orbit triples of any group
+    :func:`~.proof.refine` can prove for it: the pair orbits when every entry ``P(y | .)`` reads is in one block
+    (the whole symmetric group of those entries: a subgroup, hence any proved one, has at least as many orbits) and
+    the others are fixed (0 when ``P(y | x) = 0`` for every ``x``)."""
+    fewest = []
     for chunk in output_reps():
         for offsets in chunk:
             check("symmetry detection")
             read = read_entries(prover, offsets)
-            if read is not None:
-                relevant = read[0]
-                fixed = [e for e in range(prover.n) if e not in relevant]
-                total += PairOrbits(prover.n, [relevant] if relevant else [], types, fixed).count()
-    return total
+            if read is None:
+                fewest.append(0)
+                continue
+            relevant = read[0]
+            fixed = [e for e in range(prover.n) if e not in relevant]
+            fewest.append(PairOrbits(prover.n, [relevant] if relevant else [], types, fixed).count())
+    return fewest
 
 
 def _candidates(n: int) -> int:

@@ -92,8 +92,8 @@ def number_system(compiled: Compiled, exact: Any) -> Any:
             w = floats[0]
             raise WmcdpError(
                 f"exact arithmetic needs rational parameters, not the float probability {format_number(w.one)}: "
-                "give fractions such as '1/5', read floats as binary64 (--exact-floats), or enclose exp, log, sqrt "
-                "with certified=True (--certified)"
+                "give fractions ('1/5'), --exact-floats for binary64, or certified=True (--certified) for exp, "
+                "log, sqrt"
             )
         if compiled._denominator_bits() > SCALED_MAX_BITS:
             return Rational

@@ -125,12 +125,11 @@ class AutoSets:
 
 
 def refuse_default(exhaustive: str, orbits: str, symmetry: str) -> NoReturn:
-    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, and what
-    the user may do instead."""
+    """The one-line refusal of a default plan none of whose runs fits the limits: the sizes of each, what the user
+    may do instead, and the symmetry last (a line cut to 200 characters keeps its start and its end)."""
     raise WmcdpError(
-        f"the default plan finds no run within the limits: the exhaustive sets have {exhaustive}, and the orbit "
-        f"sets of the symmetry proved ({symmetry}) have {orbits}; force the run (--force, under --timeout and "
-        "--max-memory) or give your own sets (--sets FILE.py:FUNC)"
+        f"the default plan finds no run within the limits: exhaustive sets {exhaustive}; orbit sets {orbits}; use "
+        f"--force or --sets FILE.py:FUNC (symmetry proved: {symmetry})"
     )
 
 

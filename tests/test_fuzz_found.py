@@ -123,7 +123,7 @@ def test_count_of_reports_witness_is_a_neighbour_pair_attaining_delta(epsilon):
     t = 1 if epsilon == 0 else 2
     want = max(brute.hockey(dists[x], dists[xp], t) for x in dists for xp in dists if _hamming(x, xp))
     (point,) = privacy_profile(program, [epsilon], plan="count-of-reports")
-    assert point.plan.kind == "symmetry"
+    assert point.plan.kind == "count-of-reports"
     w = point.witness
     assert _hamming(w.x, w.x_prime)
     assert point.delta == want == brute.hockey(dists[w.x], dists[w.x_prime], t)

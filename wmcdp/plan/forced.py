@@ -15,8 +15,8 @@ from ..base.errors import WmcdpError
 if TYPE_CHECKING:  # the command line reads PLANS for --help without loading the planner
     from ..lang.relations import Relation
 
-#: the plans a caller may force, by the kind their reports print (``count-of-reports`` reports as ``symmetry``:
-#: its group is the permutations of the entries, its rows come by convolution of one report, :mod:`.sums`)
+#: the plans a caller may force, by the kind their reports print (``count-of-reports``: the permutations of the
+#: entries, its rows by convolution of one report, :mod:`.sums`)
 PLANS = ("exhaustive", "product", "given-input", "chain", "hub", "count-of-reports", "symmetry")
 #: the plans each kind of notion has: pure ε, the notions over pairs (δ(ε), ε(δ), profiles, Rényi) and accuracy
 SERVES = {

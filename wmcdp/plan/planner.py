@@ -131,7 +131,7 @@ _RULE_PROOF = {
 class PlanReport:
     """How a bound was computed: the plan's ``kind``, the structure found, sizes against exhaustive, seconds."""
 
-    kind: str  # "exhaustive", "product" or "symmetry"
+    kind: str  # a name of :data:`.forced.PLANS`: "exhaustive", "product", "given-input", "chain", "hub", ...
     structure: str  # what was proved, in words
     size: int | None = None  # triples (pure ε), pairs (other notions) or inputs (accuracy) scanned
     exhaustive_size: int | None = None

@@ -194,7 +194,7 @@ def counted_pairs(
         ),
     )
     plan = PlanReport(
-        "symmetry",
+        "count-of-reports",
         f"{source.symmetry}; rows by convolution of one report",
         len(pairs),
         relation.count_pairs(domain),
@@ -202,7 +202,7 @@ def counted_pairs(
         detection,
         considered=(
             ("exhaustive", None, f"not compiled: the whole diagram grows as n^2 = {size_text(n * n)} nodes"),
-            ("symmetry", estimate, group),
+            ("count-of-reports", estimate, group),
         ),
         claims=claims,
         detection_work=len(trace.circuit.gates),

@@ -1,4 +1,4 @@
-"""mkdocs hook: code blocks highlighted at build time by Pygments (``codehilite``), with the style sheet written
+"""mkdocs hook: code blocks highlighted at build time by Pygments (``pymdownx.highlight``), with the style sheet written
 into the site, in place of the theme's highlight.js from a CDN: the built site loads nothing from the network."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ STYLE = "default"
 
 
 def style_sheet() -> str:
-    """The CSS of :data:`STYLE` for ``codehilite``'s blocks (class ``codehilite``)."""
-    return str(HtmlFormatter(style=STYLE).get_style_defs(".codehilite"))
+    """The CSS of :data:`STYLE` for ``pymdownx.highlight``'s blocks (class ``highlight``)."""
+    return str(HtmlFormatter(style=STYLE).get_style_defs(".highlight"))
 
 
 def on_post_build(config: Any, **kwargs: Any) -> None:

@@ -126,7 +126,18 @@ def test_the_hook_typesets_a_formula_as_mathml() -> None:
     assert out.count("<math") == 2 and "\\" not in out
     assert '<span class="arithmatex"><math' in out and 'display="inline"' in out
     assert '<div class="arithmatex"><math' in out and 'display="block"' in out and "<mfrac>" in out
-    assert "<mo>&#x0003C;</mo>" in out and "&amp;" not in out  # the page's "&lt;" is TeX's "<", unescaped once
+    assert "<mo>&lt;</mo>" in out and "&amp;" not in out  # the page's "&lt;" is TeX's "<", unescaped once
+
+
+def test_the_hook_sets_primes_relations_and_displayed_limits_as_tex_does() -> None:
+    mathml = hook()
+    prime = '<mrow><mi>x</mi><mo lspace="0" rspace="0">\u2032</mo></mrow>'
+    inline = mathml.mathml("P(y \\mid x') + x'_k", "inline")
+    assert inline.count(prime) == 2 and "<msup>" not in inline and "<msubsup>" not in inline
+    assert f"<msub>{prime}<mi>k</mi></msub>" in inline  # x'_k: the index after the prime
+    assert "<mo>\u223c</mo>" in mathml.mathml("x \\sim y", "inline")
+    assert "<munder><mo>max</mo>" in mathml.mathml("\\max_{x} y", "block")
+    assert "<msub><mo>max</mo>" in mathml.mathml("\\max_{x} y", "inline")  # beside it in running text
 
 
 @pytest.mark.parametrize("tex, why", [("\\notacommand x", "unknown command \\notacommand"), ("\\frac{1}{", "cannot")])

@@ -41,6 +41,7 @@ bounds depend on ε0 only).
     pip install -e '.[accounting,accountants,experiments]'
     python experiments/accountants.py            # full: K up to 10^4, n up to 10^6 (about 15 minutes on 2 shared cores)
     python experiments/accountants.py --quick    # K ≤ 100, n ≤ 10^4 (about a minute)
+    python experiments/accountants.py --plot-only    # the figures again from the stored CSVs
 Writes experiments/results/accountants.txt, accountants_composition.csv, accountants_shuffle.csv and the figures
 docs/img/accountants_composition.png, docs/img/accountants_shuffle.png (full run only).
 """
@@ -65,7 +66,8 @@ sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
 from gap import accountants as acc  # noqa: E402
 from gap import pairs, shuffle_bounds  # noqa: E402
-from results_io import RESULTS, write_csv  # noqa: E402
+from figures import legend_outside, style  # noqa: E402
+from results_io import RESULTS, read_csv, write_csv  # noqa: E402
 
 from wmcdp import IntVector, Program, symmetry_sets, synthesize_approximate, truncated_geometric  # noqa: E402
 from wmcdp.base.errors import WmcdpError  # noqa: E402
@@ -327,6 +329,8 @@ def shuffle_table(ns: tuple[int, ...], kary_ns: tuple[int, ...], out: list[str],
 
 
 def figures(comp: list[dict], shuf: list[dict]) -> None:
+    """docs/img/accountants_composition.png and accountants_shuffle.png: each accountant or bound its own colour,
+    marker and line style in every panel, one legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -338,31 +342,32 @@ def figures(comp: list[dict], shuf: list[dict]) -> None:
     fig, axes = plt.subplots(1, len(mechs), figsize=(4 * len(mechs), 3.6), sharey=True)
     for ax, mech in zip(np.atleast_1d(axes), mechs):
         rs = [r for r in comp if r["mechanism"] == mech]
-        for name in names:
+        for i, name in enumerate(names):
             pts = [(r["K"], r[name] / r["exact"]) for r in rs if r.get(name) is not None]
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=name)
+                ax.plot(*zip(*pts), label=name, **style(i))
+        ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.set(xscale="log", yscale="log", xlabel="K (runs)", title=mech)
     np.atleast_1d(axes)[0].set_ylabel(f"accountant ε / exact ε at δ = {DELTA:g}")
-    np.atleast_1d(axes)[-1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(FIGURES / "accountants_composition.png", dpi=110)
+    legend_outside(fig, np.atleast_1d(axes), where="below", fontsize=9, ncol=len(names))
+    fig.savefig(FIGURES / "accountants_composition.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     panels = list(dict.fromkeys((r["k"], r["eps0"]) for r in shuf))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), sharey=True)
     for ax, (k, eps0) in zip(np.atleast_1d(axes), panels):
         rs = [r for r in shuf if (r["k"], r["eps0"]) == (k, eps0)]
-        for colour, name in enumerate(BOUNDS):  # one colour per bound in every panel
+        for i, name in enumerate(BOUNDS):  # one style per bound in every panel
             pts = [(r["n"], r[name] / r["exact"]) for r in rs if r.get(name) is not None]
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=name, color=f"C{colour}")
+                ax.plot(*zip(*pts), label=name, **style(i))
         ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.set(xscale="log", yscale="log", xlabel="n (users)", title=f"shuffled {k}-RR, ε0 = {eps0:.4g}")
     np.atleast_1d(axes)[0].set_ylabel(f"bound ε / exact ε at δ = {DELTA:g}")
-    np.atleast_1d(axes)[0].legend(fontsize=7, loc="upper left")  # the first panel has every bound
     fig.tight_layout()
-    fig.savefig(FIGURES / "accountants_shuffle.png", dpi=110)
+    legend_outside(fig, np.atleast_1d(axes), where="below", fontsize=9, ncol=len(BOUNDS))
+    fig.savefig(FIGURES / "accountants_shuffle.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -381,7 +386,11 @@ def versions() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="K ≤ 100, n ≤ 10^4 (writes nothing)")
+    ap.add_argument("--plot-only", action="store_true", help="redraw the figures from the stored CSVs")
     args = ap.parse_args()
+    if args.plot_only:
+        figures(read_csv("accountants_composition.csv"), read_csv("accountants_shuffle.csv"))
+        return
     start = time.perf_counter()
     out = [
         f"python {platform.python_version()}, {versions()}; command: python experiments/accountants.py"

@@ -14,6 +14,7 @@ prints "-" for larger sizes. The last column fits the seconds against n: the exp
 base c of ``t ~ c^n`` (least squares on logs, runs of at least 0.05 s).
 
     taskset -c 0 python experiments/peers_suite.py --timeout 60     # results/peers_suite.{txt,csv}, docs/peers_time.png
+    python experiments/peers_suite.py --plot-only                   # docs/peers_time.png again from the CSV
 
 CheckDP (Wang, Ding, Kifer, Zhang, CCS 2020) proves the correct programs and refutes the incorrect ones for every
 input size, each within 70 s (its abstract); its per-program times are not reproduced here.
@@ -34,7 +35,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from results_io import RESULTS, write_csv  # noqa: E402
+from figures import legend_outside, style  # noqa: E402
+from results_io import RESULTS, read_csv, write_csv  # noqa: E402
 
 from wmcdp.programs import CHECKDP, PEERS  # noqa: E402
 from wmcdp.programs.peers import Published  # noqa: E402
@@ -178,22 +180,38 @@ def cell(rec: dict) -> str:
 
 
 def plot(measured: list[tuple[Row, list[dict]]], path: Path) -> None:
-    """Seconds against n (log-log), one line per row."""
+    """Seconds against n (log-log), one line per row, each its own colour, marker and line style; the legend
+    beside the axes."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 6))
+    fig, ax = plt.subplots(figsize=(9, 6.5))
     for i, (row, records) in enumerate(measured):
-        pts = [(r["n"], r["seconds"]) for r in records if r["seconds"] != ""]
+        pts = [(r["n"], r["seconds"]) for r in records if r["seconds"] not in ("", None)]
         label = row.program + (f" (m, alpha = {row.params['alpha']})" if row.size == "m" else "")
         if pts:
-            ax.plot(*zip(*pts), marker="os^"[i // 10 % 3], linestyle=("-", "--", ":")[i // 10 % 3], label=label)
+            ax.plot(*zip(*pts), label=label, **style(i))
     ax.set(xscale="log", yscale="log", xlabel="n (queries; bits for RAPPOR, m for truncated_geometric)")
     ax.set(ylabel="seconds (default plan)", title="wmcdp's exact eps on the peers' programs")
-    ax.legend(fontsize=6, ncol=2)
+    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+    fig.tight_layout()
+    legend_outside(fig, [ax], fontsize=7.5)
     fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def stored() -> list[tuple[Row, list[dict]]]:
+    """The rows and records of the last run, read back from results/peers_suite.csv (for ``--plot-only``)."""
+    by_names = {"; ".join(row.names): row for row in rows()}
+    grouped: dict[str, list[dict]] = {}
+    for rec in read_csv("peers_suite.csv"):
+        grouped.setdefault(rec["names"], []).append(rec)
+    unknown = sorted(set(grouped) - set(by_names))
+    if unknown:
+        raise SystemExit(f"results/peers_suite.csv has rows this script no longer runs ({unknown[0]}): run it again")
+    return [(by_names[names], records) for names, records in grouped.items()]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -201,7 +219,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (default 60)")
     ap.add_argument("--max-memory", default="4G", help="memory per run (default 4G)")
     ap.add_argument("--only", help="comma-separated built-in names")
+    ap.add_argument("--plot-only", action="store_true", help=f"redraw {PLOT.name} from results/peers_suite.csv")
     args = ap.parse_args(argv)
+    if args.plot_only:
+        plot(stored(), PLOT)
+        return
     chosen = [r for r in rows() if not args.only or r.program in args.only.split(",")]
     head = f"{'built-in':<28} {'claim':>6} " + " ".join(f"{'n=' + str(n):>13}" for n in SIZES)
     head += f"  {'CheckDP':<8} {'DPS/StatDP':>13} {'rDPS':>5} {'rStat':>5}  growth"

@@ -19,3 +19,21 @@ def write_csv(rows: list[dict], name: str, digits: int | None = 6) -> Path:
         writer.writerows({k: f"{v:.{digits}g}" if digits and isinstance(v, float) else v for k, v in r.items()}
                          for r in rows)
     return path
+
+
+def read_csv(name: str) -> list[dict]:
+    """The rows :func:`write_csv` wrote to ``results/name``: integers and floats as numbers, empty cells as None,
+    anything else as text (so a figure can be drawn again from the stored results)."""
+
+    def value(cell: str) -> object:
+        if cell == "":
+            return None
+        for kind in (int, float):
+            try:
+                return kind(cell)
+            except ValueError:
+                pass
+        return cell
+
+    with open(RESULTS / name, newline="") as f:
+        return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]

@@ -3,7 +3,8 @@ command they show parses with the real command line and (but for a few long runs
 commands on fewer draws) exits 0.
 
 The tutorial notebook runs through nbmake (``addopts = "--nbmake"`` in pyproject.toml); the site itself
-builds with ``mkdocs build --strict`` in CI.
+builds with ``mkdocs build --strict`` in CI, and tests/test_docs_browser.py opens the built pages in headless
+Chromium.
 """
 
 from __future__ import annotations

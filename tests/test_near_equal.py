@@ -268,3 +268,37 @@ def test_only_answers_prone_to_cancellation_are_recounted():
     assert not recountable(build_program("rr_counting", {"n": 50, "lam": 0.4999}), None, 4024, estimated)
     small = replace(estimated, estimated_seconds=0.03)
     assert recountable(build_program("rr_counting", {"n": 10, "lam": 0.4999}), None, 203, small)
+
+
+def test_a_run_too_large_to_recount_whole_recounts_its_witness(monkeypatch):
+    """A prone float ε of a run past the recount budget is the correctly rounded log of its witness's exact ratio:
+    rr_counting with λ = 1/2 − 1e-12 (binary64), whose ε is ln((1 − λ)/λ) at the output count 0 (a report of 1
+    seen as 0 has probability λ, of 0 has 1 − λ; every other count mixes both, its ratio is smaller)."""
+    import wmcdp.notions.recount as recount
+
+    monkeypatch.setattr(recount, "RECOUNT_MAX_SECONDS", -1.0)  # every run is past the whole-run recount budget
+    monkeypatch.setattr(recount, "RECOUNT_MAX_INPUTS", 0)
+    lam = 0.5 - 1e-12
+    b = F(lam)
+    with mpmath.workdps(DIGITS):
+        truth = mpmath.log(mp((1 - b) / b))
+    r = synthesize_privacy(build_program("rr_counting", {"n": 8, "lam": lam}))
+    assert recount.WITNESS_RECOUNTED in r.plan.claims and RECOUNTED not in r.plan.claims
+    assert_close(r.epsilon, None, truth, "witness-recounted epsilon")
+    assert r.witness.y == 0 and sum(r.witness.x) + sum(r.witness.x_prime) == 1
+    assert r.p_x == pytest.approx(float(mp((1 - b) ** 8)), rel=1e-15)
+
+
+def test_which_runs_recount_their_witness():
+    """Only a program's float run with a compiled whole diagram within the limit: never a product (its whole
+    diagram is never formed), an exact run or a compiled program (its weights cannot be read again)."""
+    from wmcdp import compile_program
+    from wmcdp.notions.recount import WITNESS_MAX_NODES, witness_recountable
+
+    prog = build_program("rr_counting", {"n": 8, "lam": 0.4999})
+    plan = PlanReport("symmetry", "orbits", estimated_seconds=9.0)
+    assert witness_recountable(prog, None, WITNESS_MAX_NODES, plan)
+    assert not witness_recountable(prog, None, WITNESS_MAX_NODES + 1, plan)
+    assert not witness_recountable(prog, None, 100, replace(plan, kind="product"))
+    assert not witness_recountable(prog, True, 100, plan) and not witness_recountable(prog, "binary", 100, plan)
+    assert not witness_recountable(compile_program(prog), None, 100, plan)

@@ -51,7 +51,17 @@ from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
 from .markdown import privacy_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
-from .recount import float_of, log_of, noted, prone_epsilon, ratio_of, recountable, recounted
+from .recount import (
+    float_of,
+    log_of,
+    noted,
+    noted_witness,
+    prone_epsilon,
+    ratio_of,
+    recountable,
+    recounted,
+    witness_recountable,
+)
 from .rows import PrivacyRow
 
 
@@ -189,12 +199,12 @@ def synthesize_privacy(
 
         return certified_privacy(prog, midpoint_run, backend)
     result = _with_log(_privacy(prog, C, I, neighbours, backend, exact, force, at, workers, plan, start))
-    if (
-        not isinstance(result, PrivacyResult)
-        or result.exact
-        or not recountable(prog, exact, result.diagram_size, result.plan)
-    ):
-        return result  # an exact run, a bound as a function of a symbolic parameter, or a large program
+    if not isinstance(result, PrivacyResult) or result.exact:
+        return result  # an exact run, or a bound as a function of a symbolic parameter
+    if not recountable(prog, exact, result.diagram_size, result.plan):
+        if prone_epsilon(result.epsilon) and witness_recountable(prog, exact, result.diagram_size, result.plan):
+            return _witness_recounted(prog, result, neighbours, backend, start)
+        return result  # a large program
 
     def again() -> PrivacyResult:
         return synthesize_privacy(
@@ -215,6 +225,40 @@ def synthesize_privacy(
         prone_epsilon(result.epsilon),
         again,
         lambda r: replace(_floated(r), seconds=time.perf_counter() - start),
+    )
+
+
+def _witness_recounted(
+    prog: Program, result: PrivacyResult, neighbours: Any, backend: str, start: float
+) -> PrivacyResult:
+    """A prone float answer of a run too large to recount whole (:func:`~.recount.witness_recountable`): its
+    witness triple counted again with every float read as its exact binary64 value (two weighted counts), so that
+    ε is the correctly rounded ``ln`` of that triple's exact ratio (Eq. 1 at the float run's maximiser). A
+    recount the exact number system refuses leaves ``result`` as it is."""
+    w = result.witness
+    try:
+        again = synthesize_privacy(
+            prog,
+            [(w.x, w.x_prime, w.y)],
+            [(w.x, w.y), (w.x_prime, w.y)],
+            neighbours=neighbours,
+            backend=backend,
+            exact="binary",
+        )
+    except WmcdpError:
+        return result
+    floated = _floated(again)
+    return replace(
+        result,
+        epsilon=floated.epsilon,
+        ratio=floated.ratio,
+        p_x=floated.p_x,
+        p_x_prime=floated.p_x_prime,
+        log_p_x=floated.log_p_x,
+        log_p_x_prime=floated.log_p_x_prime,
+        log_epsilon=_with_log(again).log_epsilon,
+        plan=noted_witness(result.plan),
+        seconds=time.perf_counter() - start,
     )
 
 

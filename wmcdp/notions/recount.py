@@ -37,6 +37,9 @@ RECOUNT_MAX_SECONDS = 0.25
 RECOUNT_MAX_INPUTS = 1 << 12
 #: ... and its diagram at most this many nodes
 RECOUNT_MAX_NODES = 20000
+#: a larger pure-ε run recounts its witness triple alone when its whole diagram has at most this many nodes (the
+#: exact count compiles the program again)
+WITNESS_MAX_NODES = 1 << 20
 
 
 def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None = None, plan: Any = None) -> bool:
@@ -52,6 +55,15 @@ def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None =
         return seconds is not None and seconds <= RECOUNT_MAX_SECONDS
     domain = prog.inputs  # its size only for few entries: 2^n of a huge n is never formed
     return domain.n < RECOUNT_MAX_INPUTS.bit_length() and domain.size <= RECOUNT_MAX_INPUTS
+
+
+def witness_recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None, plan: Any) -> bool:
+    """Whether the witness triple of a float run of pure ε too large to recount whole may be recounted alone: a
+    program (its weights can be read again) in the caller's float mode, whose whole diagram of at most
+    :data:`WITNESS_MAX_NODES` nodes was compiled (not a product, whose whole diagram is never formed)."""
+    if exact not in (None, False) or not isinstance(prog, Program) or getattr(plan, "kind", None) == "product":
+        return False
+    return 0 < (diagram_size or 0) <= WITNESS_MAX_NODES
 
 
 def _estimate(plan: Any) -> float | None:
@@ -86,6 +98,19 @@ RECOUNTED = (
 def noted(plan: Any) -> Any:
     """The plan report of a recounted answer: the exact run's, listing :data:`RECOUNTED` among its claims."""
     return plan if plan is None else replace(plan, claims=(*plan.claims, RECOUNTED))
+
+
+#: the claim of a float answer whose witness triple alone was recounted
+WITNESS_RECOUNTED = (
+    "the witness triple recounted exactly from the binary64 weights",
+    f"the float ε was below {CANCELLATION:g} (its digits may cancel) and the run too large to recount whole: ε is "
+    "the correctly rounded log of the exact ratio at the float run's maximiser",
+)
+
+
+def noted_witness(plan: Any) -> Any:
+    """The plan report of a float answer whose witness was recounted: listing :data:`WITNESS_RECOUNTED`."""
+    return plan if plan is None else replace(plan, claims=(*plan.claims, WITNESS_RECOUNTED))
 
 
 def prone_epsilon(epsilon: float) -> bool:
@@ -129,6 +154,10 @@ __all__ = [
     "RECOUNT_MAX_SECONDS",
     "RECOUNT_MAX_INPUTS",
     "RECOUNT_MAX_NODES",
+    "WITNESS_MAX_NODES",
+    "WITNESS_RECOUNTED",
+    "witness_recountable",
+    "noted_witness",
     "recountable",
     "recounted",
     "noted",

@@ -109,6 +109,19 @@ def program_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
         help="program parameter (repeatable); '1/5' is exact",
     )
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    progress_arg(q)
+
+
+def progress_arg(q: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: the run's phases on stderr, whatever stderr is (default: on a terminal
+    after a second, never with JSON output)."""
+    q.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show the run's phases and progress on stderr from the start (default: on a terminal after 1 s, "
+        "not with JSON output); --no-progress: never",
+    )
 
 
 def number_args(q: argparse.ArgumentParser) -> None:
@@ -399,6 +412,7 @@ __all__ = [
     "pair_args",
     "privacy_args",
     "program_args",
+    "progress_arg",
     "register",
     "sampling_args",
     "shuffle_arg",

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import USER_FAILURES, WmcdpError, brief
 from ..base.limits import LimitExceeded
 from ..base.numbers import Number, as_int
@@ -275,6 +276,7 @@ class Program:
         constant, gives the trace of the tuple of those terms instead (constant terms left out: they shift
         the total by one amount; the total not formed: a sum of ``n`` terms costs ``O(n^2)`` gates), with
         :attr:`Trace.total` to form the program's own trace when it is needed."""
+        progress.phase("tracing", self.name)
         circuit = Circuit(exact_floats=exact_floats)
         x = SymbolicInput(self.inputs, circuit)
         with tracing(circuit):

@@ -47,9 +47,11 @@ from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, sw
 from .rows import AccuracyRow
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AccuracyResult(Rendered):
     """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
+
+    headline = ("alpha", "one_minus_beta", "one_minus_beta_exact", "witness")
 
     alpha: Number
     one_minus_beta: float | Fraction

@@ -64,9 +64,11 @@ class PrivacyWitness:
     y: Value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PrivacyResult(Rendered):
     """Tight ``epsilon`` (natural log) and ``ratio = e^epsilon``; exact runs give a Fraction ratio."""
+
+    headline = ("epsilon", "ratio", "ratio_exact", "witness_x", "witness_x_prime", "witness_y")
 
     epsilon: float
     ratio: float | Fraction

@@ -36,7 +36,8 @@ def _own_options() -> dict[str, tuple[Option, list[str]]]:
 
 def _add(q: Any, option: Option) -> None:
     extra = {"type": option.type} if option.type else {}
-    q.add_argument(f"--{option.name}", default=option.default, metavar=option.metavar, help=option.help, **extra)
+    names = [f"--{name}" for name in (option.name, *option.aliases)]
+    q.add_argument(*names, dest=option.name, default=option.default, metavar=option.metavar, help=option.help, **extra)
 
 
 def _listed(words: list[str]) -> str:

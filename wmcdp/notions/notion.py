@@ -44,6 +44,7 @@ class Option:
     metavar: str | None = None
     type: Callable[[str], Any] | None = None  # argparse's conversion of the flag's text
     parse: Callable[[Any], Any] | None = None  # conversion of the CLI value before the sweep (its errors: one line)
+    aliases: tuple[str, ...] = ()  # other names of the flag (``--neighbors`` for ``--neighbours``)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,9 @@ NOTIONS: dict[str, Notion] = {}
 
 
 #: the neighbour relation option of the notions over neighbouring pairs
-NEIGHBOURS = Option("neighbours", "exhaustive privacy sets: neighbour relation", metavar="RELATION|FILE.py:FUNC")
+NEIGHBOURS = Option(
+    "neighbours", "exhaustive privacy sets: neighbour relation", metavar="RELATION|FILE.py:FUNC", aliases=("neighbors",)
+)
 
 
 def relation(neighbours: str | None) -> Any:

@@ -103,6 +103,7 @@ def test_progress_shows_the_phases_on_stderr_and_leaves_stdout_alone(capsys):
     assert any(t.startswith("wmcdp planning: pure epsilon") for t in texts)
     assert any(t.startswith("wmcdp compiling: noisy_max, ") for t in texts)
     assert any(t.startswith("wmcdp plan: exhaustive sets, estimated ") for t in texts)
+    assert any("; counting the privacy triples" in t for t in texts)
     assert err.endswith("\r") and err.split("\r")[-2].strip() == ""  # the line is erased at the end
 
 
@@ -142,6 +143,18 @@ def test_the_line_gives_the_time_left_at_the_phase_pace(monkeypatch):
     assert line.words() == "plan: exhaustive sets, estimated 10 s" and line.left() == "~32 s left"
     line.advance(10, 10)
     assert line.left() == ""
+
+
+
+def test_counting_right_after_the_plan_keeps_the_plans_words():
+    line = line_module.PhaseLine(enabled=False, stream=io.StringIO())
+    line.phase("plan", "symmetry, estimated 2 s")
+    line.phase("counting", "the privacy triples")
+    assert line.words() == "plan: symmetry, estimated 2 s; counting the privacy triples"
+    line.phase("counting", "the privacy triples")  # without a plan: counting alone
+    line.phase("recount", "")
+    line.phase("counting", "the pairs")
+    assert line.words() == "counting: the pairs"
 
 
 @pytest.mark.parametrize("command", [["sweep", "privacy"], ["audit", "opendp"], ["approx"], ["size"]])

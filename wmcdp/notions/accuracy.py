@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, parse_number
@@ -223,6 +224,7 @@ def _scan(
 
         windows = listed.cells(counter, first, last, lo)
         return piecewise_accuracy(arith, alpha, inputs, windows, compiled.size, start)  # type: ignore[return-value]
+    progress.phase("counting", "each input's window of outputs")
     inside, outside = listed.sums(counter, first, last, lo, workers)
     check("accuracy synthesis")
     order = _ranked(arith, inside, outside, top)

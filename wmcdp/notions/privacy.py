@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from ..base import progress
 from ..base.errors import CoverageError, NoRatioError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, log_of_log
@@ -276,6 +277,7 @@ def _privacy(
     if workers is not None and symbolic:
         raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
     scan = ratio_scan(counter.arith)
+    progress.phase("counting", "the privacy triples")
     name = triples.scan(counter, scan, workers)
     if not scan.found:
         raise NoRatioError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")

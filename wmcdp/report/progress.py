@@ -75,8 +75,11 @@ class PhaseLine:
 
     # -- what the run tells -----------------------------------------------------------------
     def phase(self, name: str, detail: str) -> None:
-        """A new phase (:func:`wmcdp.base.progress.phase`): its steps start from none."""
+        """A new phase (:func:`wmcdp.base.progress.phase`): its steps start from none. Counting right after the
+        plan was chosen keeps the plan's words (``plan: exhaustive sets, estimated 10 s; counting the ...``)."""
         with self._lock:
+            if name == "counting" and self.name == "plan":
+                name, detail = "plan", f"{self.detail}; counting {detail}".rstrip()
             self.name, self.detail, self.done, self.total = name, detail, 0, 0
             self._since = time.monotonic()
             self._draw()

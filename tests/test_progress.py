@@ -151,9 +151,11 @@ def test_counting_right_after_the_plan_keeps_the_plans_words():
     line.phase("plan", "symmetry, estimated 2 s")
     line.phase("counting", "the privacy triples")
     assert line.words() == "plan: symmetry, estimated 2 s; counting the privacy triples"
-    line.phase("counting", "the privacy triples")  # without a plan: counting alone
-    line.phase("recount", "")
-    line.phase("counting", "the pairs")
+    line.phase("recount", "the plan's witness")
+    line.phase("counting", "the privacy triples")
+    assert line.words() == "recount: the plan's witness; counting the privacy triples"
+    line.phase("tracing", "rr")
+    line.phase("counting", "the pairs")  # after another phase: counting alone
     assert line.words() == "counting: the pairs"
 
 

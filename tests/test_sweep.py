@@ -222,7 +222,7 @@ def test_progress_line_draws_and_erases():
     with PhaseLine(delay=0, stream=stream) as line:
         line.outer(2, 4, "lam=0.2")
     text = stream.getvalue()
-    assert "wmcdp lam=0.2 starting |" in text and "| 2/4 " in text
+    assert "wmcdp lam=0.2 loading |" in text and "| 2/4 " in text
     assert text.endswith("\r") and text.rstrip("\r").split("\r")[-1].strip() == ""  # the last draw is blanks
     quiet = io.StringIO()
     with PhaseLine(enabled=False, stream=quiet) as line:

@@ -23,6 +23,8 @@ from ..base import progress
 TICK = 0.2
 #: the least time between two draws for steps done (a new phase is drawn at once)
 MININTERVAL = 0.05
+#: the phases whose words a counting phase right after them keeps
+KEPT = ("plan", "recount")
 
 
 class PhaseLine:
@@ -32,7 +34,7 @@ class PhaseLine:
         self.enabled = enabled
         self.delay = delay
         self.stream = stream or sys.stderr
-        self.name, self.detail = "starting", ""
+        self.name, self.detail = "loading", ""
         self.done, self.total = 0, 0
         self.note, self.outer_done, self.outer_total = "", 0, 0
         self._since = time.monotonic()  # when the phase under way began (its pace gives the time left)
@@ -56,7 +58,7 @@ class PhaseLine:
             dynamic_ncols=True,
             mininterval=0,
             miniters=0,
-            desc="wmcdp starting",
+            desc="wmcdp loading",
             bar_format="{desc}",
         )
         self._heard = progress.listener(self)
@@ -76,10 +78,11 @@ class PhaseLine:
     # -- what the run tells -----------------------------------------------------------------
     def phase(self, name: str, detail: str) -> None:
         """A new phase (:func:`wmcdp.base.progress.phase`): its steps start from none. Counting right after the
-        plan was chosen keeps the plan's words (``plan: exhaustive sets, estimated 10 s; counting the ...``)."""
+        plan was chosen, or as the recount of its witness, keeps their words (``plan: exhaustive sets, estimated
+        10 s; counting the ...``)."""
         with self._lock:
-            if name == "counting" and self.name == "plan":
-                name, detail = "plan", f"{self.detail}; counting {detail}".rstrip()
+            if name == "counting" and self.name in KEPT:
+                name, detail = self.name, f"{self.detail}; counting {detail}".rstrip()
             self.name, self.detail, self.done, self.total = name, detail, 0, 0
             self._since = time.monotonic()
             self._draw()

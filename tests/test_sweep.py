@@ -10,14 +10,13 @@ import itertools
 import json
 import math
 import sys
-import time
 from fractions import Fraction
 
 import pytest
 
 from brute import distribution, flip
 from wmcdp.cli import main
-from wmcdp.report.progress import Progress
+from wmcdp.report.progress import PhaseLine
 from wmcdp.notions.sweep import parse_over, records, sweep_accuracy, sweep_privacy, to_dataframe
 from wmcdp.report.tables import render_rows
 
@@ -218,19 +217,26 @@ def test_no_progress_bar_when_not_a_terminal(capsys):
     assert code == 0 and err == ""
 
 
-def test_progress_bar_draws_and_erases():
+def test_progress_line_draws_and_erases():
     stream = io.StringIO()
-    with Progress(4, delay=0, stream=stream) as bar:
-        bar.update(2, "lam=0.2")
-        deadline = time.monotonic() + 5
-        while "2/4" not in stream.getvalue() and time.monotonic() < deadline:
-            time.sleep(0.01)
+    with PhaseLine(delay=0, stream=stream) as line:
+        line.outer(2, 4, "lam=0.2")
     text = stream.getvalue()
-    assert "[############------------] 2/4  lam=0.2" in text and text.endswith("\r\x1b[K")
+    assert "wmcdp lam=0.2 loading |" in text and "| 2/4 " in text
+    assert text.endswith("\r") and text.rstrip("\r").split("\r")[-1].strip() == ""  # the last draw is blanks
     quiet = io.StringIO()
-    with Progress(4, enabled=False, stream=quiet) as bar:
-        bar.update(4)
+    with PhaseLine(enabled=False, stream=quiet) as line:
+        line.outer(4, 4)
     assert quiet.getvalue() == ""
+
+
+def test_sweep_progress_names_the_point_under_way(capsys):
+    code, out, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1,0.2",
+                         "--progress")
+    assert code == 0 and "|" in err and "lam=0.2" in err and "/2 " in err
+    code, quiet, err = run(capsys, "sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=0.1,0.2",
+                           "--quiet")
+    assert code == 0 and err == "" and quiet.splitlines()[0] == out.splitlines()[0]
 
 
 def test_render_empty_rows():

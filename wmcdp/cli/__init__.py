@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from .parsers import Parser
 
 EXIT_USAGE, EXIT_LIMIT, EXIT_DISAGREE, EXIT_INTERRUPTED = 2, 3, 1, 130
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             getattr(args, "timeout", None),
             None if memory is None else memory_size(memory),
         ):
-            text = args.run(args)
+            text = _with_progress(args)
     except WmcdpError as exc:
         print(_line("wmcdp: error: ", str(exc)), file=sys.stderr)
         return EXIT_USAGE
@@ -106,6 +108,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_LIMIT
     return _emit(text, 0)
+
+
+def _with_progress(args: argparse.Namespace) -> str:
+    """The command's run, its phases drawn on stderr (:class:`wmcdp.report.progress.PhaseLine`): from the start with
+    ``--progress``; by default once a second has passed, when stderr is a terminal and the output is no JSON;
+    never with ``--no-progress``."""
+    chosen = getattr(args, "progress", None)
+    if chosen is None:
+        json = getattr(args, "json", False) or getattr(args, "fmt", None) == "json"
+        chosen = not json and sys.stderr.isatty()
+    if not chosen:
+        text: str = args.run(args)
+        return text
+    from ..report.progress import PhaseLine
+
+    with PhaseLine(delay=0.0 if args.progress else 1.0):
+        text = args.run(args)
+    return text
 
 
 def _line(prefix: str, message: str) -> str:

@@ -19,9 +19,10 @@ from typing import Any
 
 from ..audit.core import LIBRARIES, POWER, audited, version_warning
 from ..audit.findings import write_reports
+from ..base import progress
 from ..base.errors import WmcdpError
-from ..report.progress import Progress
 from .common import Disagreement, dumps
+from .parsers import progress_arg
 
 FORMATS = ("table", "markdown", "json")
 HEADERS = ("mechanism", "parameters", "d_in", "claimed eps", "exact eps", "verdict", "x", "x'", "y")
@@ -123,9 +124,8 @@ def _audit(args: argparse.Namespace) -> str:
     warning = version_warning(version, lib.modelled, lib.distribution)
     if warning:
         print(f"wmcdp: warning: {warning}", file=sys.stderr)
-    show = args.fmt != "json" and sys.stderr.isatty()
-    with Progress(steps, enabled=show) as bar:
-        rows = lib.audit(args.sample, args.level, args.only, progress=lambda done, total, note: bar.update(done, note))
+    progress.point(0, steps)
+    rows = lib.audit(args.sample, args.level, args.only, progress=progress.point)
     sampled = args.sample > 0
     reports = [] if args.report is None else write_reports(args.report, args.library, version, rows)
     failed = any(r.verdict == "VIOLATED" or not r.model_agrees for r in rows)
@@ -183,6 +183,7 @@ def register(sub: Any) -> None:
     q.add_argument("--only", metavar="TEXT", help="only the cases whose 'mechanism parameters' label contains TEXT")
     q.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
     q.add_argument("--json", action="store_true", help="the same as --format json")
+    progress_arg(q)
     q.set_defaults(run=_audit)
 
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 from importlib import import_module
 from typing import Any, NoReturn
 
-from ..base.errors import WmcdpError, brief
+from ..base.errors import WmcdpError, brief, suggest
 from ..base.limits import MAX_MEMORY
 
 #: the knowledge compilers (``wmcdp.compile.BACKENDS``)
@@ -29,11 +29,40 @@ FORMATS = ("table", "csv", "markdown", "latex", "json")
 ACCOUNTANTS = ("exact", "dp-accounting")
 
 
+#: argparse's refusal of a value outside the choices (Python 3.12.8 and later leave the choices unquoted)
+_CHOICE = re.compile(r"invalid choice: (.+?) \(choose from (.*)\)$")
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting."""
+    """argparse that raises a :class:`WmcdpError` (one line, exit 2) instead of exiting, and ends its refusal of an
+    unknown option or choice with the closest known ones (``did you mean --neighbours?``)."""
 
     def error(self, message: str) -> NoReturn:
+        m = _CHOICE.search(message)
+        near = m and suggest(m.group(1).strip("'\""), [c.strip(" '\"") for c in m.group(2).split(",")])
+        if m and near:  # before the list of choices, which a long line shortens
+            message = f"{message[: m.start()]}invalid choice: {m.group(1)}; {near} (choose from {m.group(2)})"
         raise WmcdpError(message)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        parsed: argparse.Namespace
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            unknown = next((word.partition("=")[0] for word in extra if word.startswith("-")), None)
+            near = unknown and suggest(unknown, self._options(parsed))
+            text = f"unrecognized arguments: {brief(' '.join(extra))}"
+            raise WmcdpError(f"{text}; {near}" if near else text)
+        return parsed
+
+    def _options(self, parsed: argparse.Namespace) -> list[str]:
+        """The option strings of this parser and of the command ``parsed`` chose (its subparser)."""
+        options = [s for action in self._actions for s in action.option_strings]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+                if isinstance(chosen, Parser):
+                    options += chosen._options(parsed)
+        return options
 
 
 class Disagreement(Exception):
@@ -109,6 +138,19 @@ def program_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
         help="program parameter (repeatable); '1/5' is exact",
     )
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    progress_arg(q)
+
+
+def progress_arg(q: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: the run's phases on stderr, whatever stderr is (default: on a terminal
+    after a second, never with JSON output)."""
+    q.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show the run's phases and progress on stderr from the start (default: on a terminal after 1 s, "
+        "not with JSON output); --no-progress: never",
+    )
 
 
 def number_args(q: argparse.ArgumentParser) -> None:
@@ -399,6 +441,7 @@ __all__ = [
     "pair_args",
     "privacy_args",
     "program_args",
+    "progress_arg",
     "register",
     "sampling_args",
     "shuffle_arg",

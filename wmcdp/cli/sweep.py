@@ -3,26 +3,26 @@
 ``KIND`` is the sweep command of a notion (:func:`wmcdp.notions.notion.commands`: privacy, accuracy, approx,
 renyi, and any notion registered since) and its options are those of the notion's record. One row per
 (program, value) in a table, CSV, Markdown, LaTeX or JSON, optionally to a file (``--output``) and as a curve
-(``--plot``). A progress bar appears on stderr when the run lasts over a second and stdout is a terminal (never
-with ``--format json`` or ``--quiet``).
+(``--plot``). The points done and the phase of the one under way appear on stderr as for every command
+(:func:`wmcdp.cli.main`; ``--quiet`` is ``--no-progress``).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..base import progress
 from ..base.errors import WmcdpError
 from ..compile import BACKENDS
 from ..notions.catalogue import commands
 from ..notions.notion import Option
 from ..notions.sweep import Row, parse_over, sweep
-from ..report.progress import Progress
 from ..report.tables import FORMATS, render_rows
 from .common import exact_mode, limit_args, number_args, params
+from .parsers import progress_arg
 
 
 def _own_options() -> dict[str, tuple[Option, list[str]]]:
@@ -36,7 +36,8 @@ def _own_options() -> dict[str, tuple[Option, list[str]]]:
 
 def _add(q: Any, option: Option) -> None:
     extra = {"type": option.type} if option.type else {}
-    q.add_argument(f"--{option.name}", default=option.default, metavar=option.metavar, help=option.help, **extra)
+    names = [f"--{name}" for name in (option.name, *option.aliases)]
+    q.add_argument(*names, dest=option.name, default=option.default, metavar=option.metavar, help=option.help, **extra)
 
 
 def _listed(words: list[str]) -> str:
@@ -72,13 +73,10 @@ def register(sub: Any) -> None:
     q.add_argument("--json", action="store_true", help="the same as --format json")
     q.add_argument("--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     q.add_argument("--plot", metavar="FILE", help="draw the curve into FILE (.png, .pdf or .svg; needs matplotlib)")
-    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    progress_arg(q)
+    q.add_argument("--quiet", dest="progress", action="store_false", help="the same as --no-progress")
     limit_args(q)
     q.set_defaults(run=run_sweep)
-
-
-def _show_progress(args: argparse.Namespace) -> bool:
-    return not args.quiet and args.fmt != "json" and sys.stdout.isatty() and sys.stderr.isatty()
 
 
 def _notion_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -110,19 +108,18 @@ def run_sweep(args: argparse.Namespace) -> str:
 
         require_matplotlib(args.plot)
     exact = exact_mode(args)
-    with Progress(len(args.program) * len(values), enabled=_show_progress(args)) as bar:
-        rows = sweep(
-            commands()[args.kind].name,
-            args.program,
-            fixed,
-            parameter,
-            values,
-            progress=lambda done, total, note: bar.update(done, note),
-            sets=args.sets,
-            backend=args.backend,
-            exact=exact,
-            **own,
-        )
+    rows = sweep(
+        commands()[args.kind].name,
+        args.program,
+        fixed,
+        parameter,
+        values,
+        progress=progress.point,
+        sets=args.sets,
+        backend=args.backend,
+        exact=exact,
+        **own,
+    )
     return emit(rows, args)
 
 

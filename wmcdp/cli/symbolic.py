@@ -115,17 +115,13 @@ def _privacy_witness(w: Any) -> dict[str, Any]:
 
 def plot(r: Any, path: str, name: str) -> None:
     """ε (or 1 − β) against the parameter, 400 exact points per piece range, breakpoints marked."""
-    try:
-        import matplotlib
+    from ..report.plot import new_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]'") from None
+    fig = new_figure(6, 3.6)
+    ax = fig.subplots()
     linear = isinstance(r, (PiecewiseAccuracyResult, PiecewiseDeltaResult))
     label = "1 − β" if isinstance(r, PiecewiseAccuracyResult) else "δ" if linear else "ε"
     p = r.parameter
-    fig, ax = plt.subplots(figsize=(6, 3.6))
     for piece in r.pieces:
         start, end = float(piece.start), float(piece.end)
         ts = [start + (end - start) * k / 399 for k in range(400)]
@@ -141,8 +137,6 @@ def plot(r: Any, path: str, name: str) -> None:
         fig.savefig(path)
     except OSError as e:
         raise WmcdpError(f"--plot {path}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
 
 
 def _value(piece: Any, t: Fraction, linear: bool) -> float:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..base import progress
 from ..base.errors import WmcdpError
 from ..base.limits import check, watching_nodes
 from ..base.numbers import is_symbolic
@@ -323,6 +324,7 @@ def compile_trace(
     if backend not in BACKENDS:
         raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter() if start is None else start
+    progress.phase("compiling", f"{program.name}, {trace.circuit.num_vars} variables, {backend}")
     first_output = trace.circuit.num_vars
     output_vars = [first_output + j for j in range(len(trace.output_roots))]
     order = _variable_order(trace, output_vars)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import WmcdpError
 from ..base.limits import check, memory_cap
 from ..base.numbers import format_number
@@ -187,7 +188,8 @@ class Counter:
         head = groups[:fixed]
         width = math.prod(g.size for g in groups[fixed:])
         plan = wmc.Plan(c.weights, c.input_groups + groups[fixed:])
-        for s in range(math.prod(g.size for g in head)) if only is None else only:
+        stripes = range(math.prod(g.size for g in head)) if only is None else only
+        for s in progress.steps(stripes, len(stripes)):
             assignment: dict[int, bool] = {}
             rest = s
             for group in reversed(head):
@@ -224,7 +226,8 @@ class Counter:
         peak = wmc.peak_cells(c.flat, _support_plan(c, rows), c.backend.level_of)
         batches = -(-3 * peak * self.itemsize // memory_budget())  # (ceilings: at least one batch of one output)
         batch = -(-len(rows) // max(1, batches))
-        for start in range(0, len(rows), batch):
+        starts = range(0, len(rows), batch)
+        for start in progress.steps(starts, len(starts)):
             part = rows[start : start + batch]
             counts = self._count(c.phi, _support_plan(c, part)).reshape(len(part), c.domain.size)
             yield positions[start : start + batch], np.ascontiguousarray(counts.T)
@@ -247,7 +250,8 @@ class Counter:
             else 4 * ny,
         )
         batch = max(1, min(size, memory_budget() // (3 * self.itemsize * per_row)))
-        for start in range(0, size, batch):
+        starts = range(0, size, batch)
+        for start in progress.steps(starts, len(starts)):
             part = digits[start : start + batch]
             plan = wmc.Plan(c.weights, c.output_groups, self.input_batch(part), len(part))
             yield start, self._count(c.phi, plan).reshape(len(part), ny)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import USER_FAILURES, WmcdpError, brief
+from ..base import progress
+from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from ..base.limits import LimitExceeded
 from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
@@ -256,9 +257,10 @@ class Program:
     def __post_init__(self) -> None:
 
         if isinstance(self.neighbours, str) and self.neighbours not in NEIGHBOURS:
+            near = suggest(self.neighbours, NEIGHBOURS)
             raise WmcdpError(
-                f"program {self.name} declares the unknown neighbour relation {self.neighbours!r}; "
-                f"choose one of {', '.join(NEIGHBOURS)}"
+                f"program {self.name} declares the unknown neighbour relation {brief(repr(self.neighbours))}; "
+                f"{near + ' ' if near else ''}choose one of {', '.join(NEIGHBOURS)}"
             )
         if not isinstance(self.neighbours, (str, Relation)) and not callable(self.neighbours):
             raise WmcdpError(
@@ -275,6 +277,7 @@ class Program:
         constant, gives the trace of the tuple of those terms instead (constant terms left out: they shift
         the total by one amount; the total not formed: a sum of ``n`` terms costs ``O(n^2)`` gates), with
         :attr:`Trace.total` to form the program's own trace when it is needed."""
+        progress.phase("tracing", self.name)
         circuit = Circuit(exact_floats=exact_floats)
         x = SymbolicInput(self.inputs, circuit)
         with tracing(circuit):

@@ -96,7 +96,11 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
     names = [p.name for p in known]
     for key in params:
         if key not in names:
-            raise WmcdpError(f"program {name} has no parameter {key!r}; its parameters are {', '.join(names)}")
+            near = suggest(key, names)
+            raise WmcdpError(
+                f"program {name} has no parameter {brief(repr(key))}; {near + ' ' if near else ''}its parameters are "
+                f"{', '.join(names)}"
+            )
     missing = [p.name for p in known if p.default is p.empty and p.name not in params]
     if missing:
         raise WmcdpError(f"program {name} needs {', '.join(missing)} (give -p {missing[0]}=...)")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..base.errors import USER_FAILURES, WmcdpError
+from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from ..base.limits import LimitExceeded, check
 from ..base.numbers import as_int
 from .shape import format_value
@@ -318,9 +318,10 @@ def neighbour_relation(relation: str | Relation | Callable[..., Any]) -> Relatio
     try:
         return NEIGHBOURS[relation]
     except (KeyError, TypeError):
+        near = suggest(relation, NEIGHBOURS) if isinstance(relation, str) else None
         raise WmcdpError(
-            f"unknown neighbour relation {relation!r}; choose one of {', '.join(NEIGHBOURS)}, "
-            "or give a function (FILE.py:FUNC)"
+            f"unknown neighbour relation {brief(repr(relation))}; {near + ' ' if near else ''}choose one of "
+            f"{', '.join(NEIGHBOURS)}, or give a function (FILE.py:FUNC)"
         ) from None
 
 

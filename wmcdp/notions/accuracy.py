@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import CoverageError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, parse_number
@@ -47,9 +48,11 @@ from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, sw
 from .rows import AccuracyRow
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AccuracyResult(Rendered):
     """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
+
+    headline = ("alpha", "one_minus_beta", "one_minus_beta_exact", "witness")
 
     alpha: Number
     one_minus_beta: float | Fraction
@@ -221,6 +224,7 @@ def _scan(
 
         windows = listed.cells(counter, first, last, lo)
         return piecewise_accuracy(arith, alpha, inputs, windows, compiled.size, start)  # type: ignore[return-value]
+    progress.phase("counting", "each input's window of outputs")
     inside, outside = listed.sums(counter, first, last, lo, workers)
     check("accuracy synthesis")
     order = _ranked(arith, inside, outside, top)

@@ -367,7 +367,7 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, d
 # -- results --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ApproximateResult(Rendered):
     """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
 
@@ -376,6 +376,8 @@ class ApproximateResult(Rendered):
     Fraction when ``e^ε`` is rational. ``accountant`` says how ``compose`` runs were
     accounted (``"dp-accounting"`` results are upper bounds; see :mod:`wmcdp.notions.accounting`).
     """
+
+    headline = ("epsilon", "delta", "delta_exact", "compose", "witness_x", "witness_x_prime")
 
     epsilon: float
     delta: float | Fraction

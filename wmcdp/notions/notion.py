@@ -10,12 +10,16 @@ one to :data:`NOTIONS`; :mod:`wmcdp.notions.sweep`, :mod:`wmcdp.report.tables`, 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, ClassVar
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, brief
+from ..base.numbers import exact_text, format_number
 from ..lang.registry import find_relation
+from ..lang.shape import format_value
 
 #: (record key, plain header, LaTeX header); a None header is the swept parameter's name (the "value" column)
 Column = tuple[str, "str | None", "str | None"]
@@ -40,6 +44,7 @@ class Option:
     metavar: str | None = None
     type: Callable[[str], Any] | None = None  # argparse's conversion of the flag's text
     parse: Callable[[Any], Any] | None = None  # conversion of the CLI value before the sweep (its errors: one line)
+    aliases: tuple[str, ...] = ()  # other names of the flag (``--neighbors`` for ``--neighbours``)
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,9 @@ NOTIONS: dict[str, Notion] = {}
 
 
 #: the neighbour relation option of the notions over neighbouring pairs
-NEIGHBOURS = Option("neighbours", "exhaustive privacy sets: neighbour relation", metavar="RELATION|FILE.py:FUNC")
+NEIGHBOURS = Option(
+    "neighbours", "exhaustive privacy sets: neighbour relation", metavar="RELATION|FILE.py:FUNC", aliases=("neighbors",)
+)
 
 
 def relation(neighbours: str | None) -> Any:
@@ -127,10 +134,75 @@ def markdown(result: Any) -> str:
 
 
 class Rendered:
-    """A result that shows as Markdown in a notebook through its notion's record."""
+    """A result that shows as Markdown in a notebook through its notion's record, as one short line in a console
+    (``repr``: its :attr:`headline` columns, the plan's kind and the seconds), and as one flat row of a table
+    (:meth:`record`, what :func:`wmcdp.to_dataframe` puts in its row).
+
+    A result class is a frozen dataclass declared with ``repr=False`` (the dataclass's own repr would list every
+    field: a page for a plan report)."""
+
+    #: the columns of :meth:`record` the one-line repr shows, in order
+    headline: ClassVar[tuple[str, ...]] = ()
 
     def _repr_markdown_(self) -> str:
         return markdown(self)
+
+    def __repr__(self) -> str:
+        record = self.record()
+        texts = {key: _short(record[key]) for key in self._headline() if record.get(key) is not None}
+        shown = [  # an exact value whose float reads the same is shown once
+            f"{key}={brief(text, 20)}"
+            for key, text in texts.items()
+            if not (key.endswith("_exact") and texts.get(key.removesuffix("_exact")) == text)
+        ]
+        if record.get("plan"):
+            shown.append(f"plan={record['plan']}")
+        return f"{type(self).__name__}({', '.join(shown)}, {record['seconds']:.3g} s)"
+
+    def _headline(self) -> Sequence[str]:
+        """The columns the one-line repr shows (:attr:`headline`)."""
+        return self.headline
+
+    def record(self) -> dict[str, Any]:
+        """The result as flat columns: numbers as floats (exact ones also as ``KEY_exact`` text), inputs and
+        outputs as text (the witness as ``witness_x``, ``witness_x_prime`` and ``witness_y``), the plan as its
+        kind; the fields that hold reports (symmetry sets, enclosures, the ``top`` list) are left out."""
+        out: dict[str, Any] = {"notion": _kind(self)}
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+            _column(out, field.name, getattr(self, field.name))
+        return out
+
+
+#: the fields of a result that :meth:`Rendered.record` leaves out (reports and lists, not columns)
+_REPORTS = frozenset({"sets", "interval", "intervals", "exact_delta", "top", "orders"})
+
+
+def _kind(result: Any) -> str:
+    """The notion whose result ``result`` is (the class name when no registered notion has it)."""
+    return next((n.name for n in NOTIONS.values() if isinstance(result, n.result)), type(result).__name__)
+
+
+def _column(out: dict[str, Any], name: str, value: Any) -> None:
+    """Put the field ``name`` of a result into ``out`` as :meth:`Rendered.record` does."""
+    if name in _REPORTS:
+        return
+    if name == "plan":
+        out["plan"] = None if value is None else value.kind
+    elif name == "witness" and dataclasses.is_dataclass(value):
+        for side in dataclasses.fields(value):
+            out[f"witness_{side.name}"] = format_value(getattr(value, side.name))
+    elif isinstance(value, Fraction):
+        out[name] = float(value)
+        out[f"{name}_exact"] = exact_text(value)
+    elif value is None or isinstance(value, (bool, int, float, str)):
+        out[name] = value
+    else:
+        out[name] = format_value(value)
+
+
+def _short(value: Any) -> str:
+    """A column of a record as a repr shows it: floats to 6 digits, the rest as text."""
+    return f"{value:.6g}" if isinstance(value, float) else format_number(value)
 
 
 __all__ = [

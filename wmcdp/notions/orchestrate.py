@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from ..base import progress
 from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.pairs import PairSource, pair_source
@@ -128,7 +129,9 @@ def over_pairs(
         if by_parts is not None:
             return by_parts
     if not which.planned:
-        return scan(which.source(prog), lambda: None)
+        source = which.source(prog)
+        progress.phase("counting", "the neighbouring pairs")
+        return scan(source, lambda: None)
     from ..plan.planned import finish
     from ..plan.planner import Product
 
@@ -137,6 +140,7 @@ def over_pairs(
         return extra  # type: ignore[no-any-return]
     if isinstance(planned, Product):
         return combine(planned, extra)
+    progress.phase("counting", "the neighbouring pairs")
     return scan(planned, lambda: finish(extra, start))
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from ..base import progress
 from ..base.errors import CoverageError, NoRatioError, WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, log_of_log
@@ -74,9 +75,11 @@ class PrivacyWitness:
     y: Value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PrivacyResult(Rendered):
     """Tight ``epsilon`` (natural log) and ``ratio = e^epsilon``; exact runs give a Fraction ratio."""
+
+    headline = ("epsilon", "ratio", "ratio_exact", "witness_x", "witness_x_prime", "witness_y")
 
     epsilon: float
     ratio: float | Fraction
@@ -318,6 +321,7 @@ def _privacy(
     if workers is not None and symbolic:
         raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
     scan = ratio_scan(counter.arith)
+    progress.phase("counting", "the privacy triples")
     name = triples.scan(counter, scan, workers)
     if not scan.found:
         raise NoRatioError("every triple of the privacy set has P(y|x) = P(y|x') = 0; there is no ratio to bound")

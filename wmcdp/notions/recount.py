@@ -21,6 +21,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from ..base import progress
 from ..base.errors import WmcdpError
 from ..base.numbers import log_fraction
 from ..compile import Compiled
@@ -81,6 +82,7 @@ def recounted(result: R, prone: bool, run: Callable[[], R], floated: Callable[[R
     exact composition past its limits, a plan without an exact mode) leaves ``result`` as it is."""
     if not prone:
         return result
+    progress.phase("recount", "exactly, from the binary64 weights (the float answer may have cancelled)")
     try:
         again = run()
     except WmcdpError:

@@ -168,9 +168,11 @@ class RenyiOrder:
     log_epsilon: float | None = None  # ln D_α where an exact evaluation formed it (D_α can underflow to 0.0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RenyiResult(Rendered):
     """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
+
+    headline = ("zcdp_rho", "zcdp_order")
 
     orders: list[RenyiOrder]
     zcdp_rho: float | None
@@ -182,6 +184,13 @@ class RenyiResult(Rendered):
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
     log_zcdp_rho: float | None = None  # ln ρ where the order's D_α carries its log (ρ can underflow to 0.0)
+
+    def record(self) -> dict[str, Any]:
+        """The columns of :meth:`Rendered.record`, and ``D_α`` of each order as ``D_2``, ``D_inf``, ...."""
+        return {**super().record(), **{f"D_{o.order:g}": o.epsilon for o in self.orders}}
+
+    def _headline(self) -> Sequence[str]:
+        return [*(f"D_{o.order:g}" for o in self.orders), *self.headline]
 
 
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int, float | None]]:

@@ -17,6 +17,7 @@ from ..base.numbers import Number, exact_text, format_number, json_number
 from ..lang.program import Value
 from ..lang.shape import format_value
 from ..plan.pairs import PairWitness
+from .notion import Rendered
 
 if TYPE_CHECKING:
     from .privacy import PrivacyWitness
@@ -220,8 +221,14 @@ def head(row: Any) -> dict[str, Any]:
     return out
 
 
-def records(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The rows as flat dicts with the same keys in every row (missing ``*_exact`` values are None)."""
+def records(rows: Sequence[Row | Rendered]) -> list[dict[str, Any]]:
+    """The rows (of sweeps and profiles, or results of the notions' functions, :meth:`Rendered.record`) as flat
+    dicts with the same keys in every row (missing ``*_exact`` values are None)."""
+    wrong = next((row for row in rows if not callable(getattr(row, "record", None))), None)
+    if wrong is not None:
+        raise WmcdpError(
+            f"expected results of wmcdp's notions or rows of sweeps and profiles, got a {type(wrong).__name__}"
+        )
     flat = [row.record() for row in rows]
     keys: dict[str, None] = {}
     for record in flat:
@@ -229,8 +236,9 @@ def records(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return [{k: record.get(k) for k in keys} for record in flat]
 
 
-def to_dataframe(rows: Sequence[Row]) -> Any:
-    """The rows as a :class:`pandas.DataFrame` (pandas is optional)."""
+def to_dataframe(rows: Sequence[Row | Rendered]) -> Any:
+    """The rows of sweeps and profiles, or results (:func:`wmcdp.synthesize_privacy`, ...), as a
+    :class:`pandas.DataFrame`, one row each (pandas is optional)."""
     try:
         import pandas as pd
     except ImportError:

@@ -46,7 +46,7 @@ from ..compile import Compiled
 from ..lang.program import Trace
 from ..lang.shape import leaves
 from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
-from .planner import Budget, PlanReport, recount
+from .planner import Budget, PlanReport, announce, recount
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
 DEAD = -1
@@ -406,6 +406,7 @@ def chain_privacy(
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
+    announce("chain", None, "searching along the chain")
     answers = chain_plan(whole, relation.name, exact_run, budget)
     if not answers:
         considered.append(("chain", None, "no chain proved"))

@@ -49,6 +49,7 @@ from .planner import (
     PREPARE_SECONDS,
     TRIPLE_SECONDS,
     PlanReport,
+    announce,
     exhaustive_estimate,
     preparation_estimate,
     recount,
@@ -424,6 +425,7 @@ def given_input_privacy(
     given, why = given_input_of(program, trace, relation, backend, exact)
     if given is None:
         return None, [("given-input", None, why)] if why else []
+    announce("given-input", given.estimate, given.describe())
     worst = _worst(given, relation)
     if worst is None:
         return None, [("given-input", given.estimate, "no neighbour pair")]

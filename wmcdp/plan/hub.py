@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.limits import check
 from ..base.numbers import ln, ratio_times
 from ..compile import _compile_gates
@@ -65,7 +66,7 @@ from ..count.probabilities import number_system
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import IntShape, leaves
-from .planner import Budget, PlanReport, recount
+from .planner import Budget, PlanReport, announce, recount
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
@@ -894,7 +895,7 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
     events = d.events(MAX_OUTPUTS, budget.left() if budget is not None else None)
     if events is None:
         return None
-    for values, event in events:
+    for values, event in progress.steps(events, len(events)):
         outputs += 1
         if budget is not None and not budget.affords(d.work + d.operations):
             return None
@@ -993,6 +994,7 @@ def hub_privacy(
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin:
         return None
+    announce("hub", None, "searching each output event")
     answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
     if answer is None:
         considered.append(("hub", None, "no hub proved"))

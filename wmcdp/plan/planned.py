@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, exhaustive_outputs, inference, number_system
@@ -32,6 +33,7 @@ from .planner import (
     Budget,
     PlanReport,
     Product,
+    announce,
     combine_max,
     compiled_whole,
     detection_budget,
@@ -96,6 +98,7 @@ def _exhaustive_privacy(
 ) -> Any:
     """Algorithm 2 on the exhaustive sets (every neighbouring pair, every output), its plan reported with
     ``reason`` (``detection``: seconds spent seeking a symmetry)."""
+    announce("exhaustive sets", estimate)
     r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
     return _exhaustive_report(r, reason, size, estimate, detection, start, considered)
 
@@ -172,6 +175,7 @@ def _symmetric_privacy(
             considered,
         )
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
+    announce("symmetry", orbit, sym.symmetry.describe())
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
     plan = PlanReport(
         "symmetry",
@@ -224,6 +228,7 @@ def planned_privacy(
     start = time.perf_counter()
     if plan is not None:
         return _forced_privacy(prog, neighbours, backend, exact, force, run, plan, start)
+    progress.phase("planning", "pure epsilon")
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
@@ -265,6 +270,11 @@ def planned_privacy(
         whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
     )
     return replace(r, plan=prepared(r.plan, preparation))
+
+
+def _parts_text(count: int) -> str:
+    """``1 distinct part``, ``3 distinct parts``: what a product plan runs, for a listener."""
+    return f"{count} distinct part" + "s" * (count != 1)
 
 
 @dataclass
@@ -325,6 +335,7 @@ def _product_privacy(
     (rule "sum", :func:`_combine_sum`), with the witness triple put together from the parts' and recounted part by
     part (:func:`_recount_product`), whose ``P(y | x)`` and ``P(y | x')`` the result gives. ``(None, why)`` when
     that count does not bear the plan out: the plan is dropped."""
+    announce("product", None, _parts_text(len(product.compiled)))
     results = [run(c, None, neighbours=relation, exact=exact, force=force) for c in product.compiled]
     if any(getattr(r, "pieces", None) is not None for r in results):
         return _piecewise_product(product, results, relation, exact, start), ""
@@ -407,6 +418,7 @@ def _recount_product(
     member's factor counted by the ordinary counter (Algorithm 1) on its class's representative, once per distinct
     (input, output) of the class. ``(None, why)`` when the pair is no neighbour pair or a member's output leaves
     are not its representative's (the class would not be one mechanism with the same outputs)."""
+    progress.phase("recount", "the product's witness, part by part")
     if not relation.related(product.program.inputs, witness.x, witness.x_prime):
         return None, f"dropped: its witness (x, x') is no {relation.name} pair"
     shapes = leaves(product.trace.shape)
@@ -568,6 +580,7 @@ def planned_accuracy(
     start = time.perf_counter()
     if plan is not None:
         return _forced_accuracy(prog, V, alpha, top, backend, exact, force, run, plan, start)
+    progress.phase("planning", "accuracy")
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     whole = compiled_whole(program, trace, compiled, backend)
@@ -576,6 +589,7 @@ def planned_accuracy(
     size = whole.domain.size
     considered = [("exhaustive", estimate, "")]
     if budget is None:
+        announce("exhaustive sets", estimate)
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         r = _exhaustive_report(
             r, "no structure sought (exhaustive sets are quick)", size, estimate, 0.0, start, considered
@@ -584,8 +598,9 @@ def planned_accuracy(
     orbits = accuracy_plan(whole, V, force=force, budget=budget, fallback=estimate is not None, planned=True)
     if orbits is None:  # the symmetry does not pay
         detection = time.perf_counter() - start
-        r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         estimated = with_detection(estimate, budget)
+        announce("exhaustive sets", estimated, "no symmetry that pays")
+        r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
     r = _orbit_accuracy(whole, orbits, (V, alpha, top), exact, force, run, budget, considered, start)
@@ -606,6 +621,7 @@ def _orbit_accuracy(
     """Algorithm 3 on the proved orbit accuracy set ``orbits`` (``target``: ``V``, ``alpha`` and ``top``), its
     plan reported with the ``considered`` options and the detection work ``budget`` spent."""
     V, alpha, top = target
+    announce("symmetry", None, "one input per orbit")
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", rows_estimate(whole, r.sets.size, exact), r.sets.symmetry))
     plan = PlanReport(
@@ -758,6 +774,7 @@ def planned_pairs(
     ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
     if plan is not None:
         return _forced_pairs(prog, neighbours, backend, exact, force, rules, run, plan)
+    progress.phase("planning", "neighbouring pairs")
     program, trace, compiled = traced(prog, exact, terms=True)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
@@ -772,6 +789,7 @@ def planned_pairs(
     product = product_of(program, trace, relation, backend, rules=rules)
     if product is not None:
         assert run is not None
+        announce("product", None, _parts_text(len(product.compiled)))
         return product, [run(c, product.rule) for c in product.compiled]
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
@@ -782,12 +800,14 @@ def planned_pairs(
     if budget is not None and relation.per_entry:
         chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
         if chosen is not None:
+            announce("symmetry", chosen[1].estimated_seconds, chosen[1].structure)
             return chosen[0], prepared(chosen[1], preparation)
     sought = budget is not None
     estimated = with_detection(estimate, budget)
     source, report = _exhaustive_pairs(
         whole, relation, exact, force, sought, estimated, considered, exhaustive_size, detection
     )
+    announce("exhaustive sets", estimated)
     return source, prepared(replace(report, detection_work=budget.spent if budget is not None else 0), preparation)
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import NoRatioError, WmcdpError
 from ..base.numbers import ln, size_text
 from ..compile import Compiled, compile_trace
@@ -333,6 +334,16 @@ def product_of(
     )
 
 
+# -- what a listener hears (wmcdp.base.progress) ----------------------------------------------
+
+
+def announce(kind: str, estimate: float | None = None, detail: str = "") -> None:
+    """The plan about to run, for a listener of :mod:`wmcdp.base.progress`: its ``kind``, a few words of
+    ``detail`` and its estimated seconds (``plan: exhaustive sets, estimated 10 s``)."""
+    seconds = "" if estimate is None else f"estimated {estimate:.3g} s"
+    progress.phase("plan", ", ".join(w for w in (kind, detail, seconds) if w))
+
+
 # -- the recount of a plan's witness -----------------------------------------------------------
 
 
@@ -351,6 +362,7 @@ def recount(
     0`` (both sides 0: no ratio at all), or when its ratio is not the plan's ``claimed`` one: in an exact run the
     ratio itself, in a float run ε within ``tolerance * max(1, ε)`` (``claimed`` None: the count is the answer)."""
     x, xp, y = triple
+    progress.phase("recount", "the plan's witness on the whole program")
     if not relation.related(whole.domain, x, xp):
         return None, f"dropped: its witness (x, x') is no {relation.name} pair"
     try:

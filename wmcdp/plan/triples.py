@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import progress
 from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..count.distributed import local_only, worker_counter
@@ -110,6 +111,7 @@ class OrbitTriples:
         batch = max(1, BATCH_CELLS // max(n, 1))
         group: list[tuple[np.ndarray, PairOrbits, InputIndex, np.ndarray]] = []
         state: dict[str, Any] = {"key": 0, "rows": 0, "witness": None}
+        triples = self.plan.sizes()[0]  # (known since the plan was made): the scan's steps for a listener
 
         def scan_group() -> None:
             """Count P(y | x) on every input orbit of the outputs in ``group``, then scan their pairs."""
@@ -137,6 +139,7 @@ class OrbitTriples:
                         row = scan.key[0] - key0
                         state["witness"] = (x[row], xp[row], y)
                     state["key"] = key0 + len(x)
+                    progress.advance(state["key"], triples)
             group.clear()
             state["rows"] = 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..base.errors import WmcdpError
 from ..notions.catalogue import notion
@@ -18,14 +19,23 @@ from ..notions.sweep import Row
 SUFFIXES = (".png", ".pdf", ".svg")
 
 
-def require_matplotlib(path: str | Path) -> None:
-    """Fail early, with one line, if ``path`` has no supported suffix or matplotlib is missing."""
-    if Path(path).suffix.lower() not in SUFFIXES:
+def require_matplotlib(path: str | Path | None = None) -> None:
+    """Fail early, with one line, if ``path`` (when given) has no supported suffix or matplotlib is missing."""
+    if path is not None and Path(path).suffix.lower() not in SUFFIXES:
         raise WmcdpError(f"--plot {path}: the file must end in {', '.join(SUFFIXES)}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]' (or pip install matplotlib)") from None
+
+
+def new_figure(width: float, height: float) -> Any:
+    """A matplotlib figure of its own, outside pyplot: making, drawing and saving it changes no backend (a
+    notebook's inline plots keep working) and leaves no figure open in pyplot."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
 
 
 def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], str, str, str]:
@@ -39,17 +49,27 @@ def _curves(rows: Sequence[Row]) -> tuple[dict[str, list[tuple[float, float]]], 
 
 
 def plot_rows(
-    rows: Sequence[Row], path: str | Path, *, title: str | None = None, xlabel: str | None = None, log_y: bool = False
-) -> None:
-    """Draw ``rows`` (all of one kind) into ``path``; the format follows the file suffix."""
-    require_matplotlib(path)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    rows: Sequence[Row],
+    path: str | Path | None = None,
+    *,
+    ax: Any = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    log_y: bool = False,
+) -> Any:
+    """Draw ``rows`` (all of one kind) on the matplotlib axes ``ax``, or on a new figure of 6 x 4 inches; write it
+    to ``path`` when given (the format follows the suffix). Returns the figure (``ax.figure``); matplotlib's
+    backend is never changed."""
+    if not rows:
+        raise WmcdpError("plot_rows needs at least one row")
+    if path is not None:
+        require_matplotlib(path)
+    if ax is None:
+        fig = new_figure(6, 4)
+        ax = fig.subplots()
+    else:
+        fig = ax.figure
     lines, ylabel, default_x, default_title = _curves(rows)
-    fig, ax = plt.subplots(figsize=(6, 4))
     for label, points in lines.items():
         ax.plot(
             [x for x, _ in points], [y if math.isfinite(y) else math.nan for _, y in points], marker="o", label=label
@@ -61,9 +81,10 @@ def plot_rows(
     ax.set_title(title or default_title)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    if path is not None:
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+    return fig
 
 
-__all__ = ["plot_rows", "require_matplotlib"]
+__all__ = ["new_figure", "plot_rows", "require_matplotlib"]

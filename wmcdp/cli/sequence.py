@@ -133,7 +133,7 @@ def composed_json(r: ComposedResult, head: dict[str, Any]) -> dict[str, Any]:
         relative_width=json_number(r.relative_width),
         witness=witness_of(r.pair),
         witness_runs={"x": witness_text(r.pair.x), "x_prime": witness_text(r.pair.x_prime)},
-        steps=[{"program": label, "times": count} for label, count in r.steps],
+        steps=[{"program": label.partition("(")[0], "label": label, "times": count} for label, count in r.steps],
         K=r.K,
         groups=r.groups,
         pairs=r.pairs,

@@ -214,7 +214,11 @@ def _program_json(name: str, factory: Any) -> dict[str, Any]:
     return {
         "name": name,
         "parameters": [
-            {"name": p.name, "required": p.default is p.empty, "default": None if p.default is p.empty else str(p.default)}
+            {
+                "name": p.name,
+                "required": p.default is p.empty,
+                "default": None if p.default is p.empty else str(p.default),
+            }
             for p in parameters(factory)
         ],
         "origin": program_origin(name),

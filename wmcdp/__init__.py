@@ -102,6 +102,7 @@ _EXPORTS = {
     "PrivacyRow": "notions.sweep",
     "AccuracyRow": "notions.sweep",
     "render_rows": "report.tables",
+    "json_schema": "report.schema",
     "plot_rows": "report.plot",
     # audits of DP libraries
     # exact reals and certified enclosures
@@ -209,6 +210,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .plan.symmetry import pair_distributions as pair_distributions
     from .plan.symmetry import privacy_plan as privacy_plan
     from .report.plot import plot_rows as plot_rows
+    from .report.schema import json_schema as json_schema
     from .report.tables import render_rows as render_rows
 
 __all__ = ["__version__", *_EXPORTS]

@@ -17,6 +17,7 @@ from ..notions.sweep import ProfileRow, parse_over
 from ..plan.given_sets import find_sets
 from ..plan.shuffled_binary import ShuffledReports
 from ..report.schema import envelope, exact_value, neighbours_name, witness_of
+from ..report.tables import rows_exact
 from .common import (
     dumps,
     exact_mode,
@@ -280,9 +281,7 @@ def run_profile(args: argparse.Namespace) -> str:
     )
     label = program.label() if shuffled is None else shuffled_label(program, shuffled)
     rows = [ProfileRow(label, p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose, p.log_delta) for p in points]
-    head = envelope(
-        "profile", program, neighbours=_neighbours(args, program, shuffled), exact=all(row.exact for row in rows)
-    )
+    head = envelope("profile", program, neighbours=_neighbours(args, program, shuffled), exact=rows_exact(rows))
     return emit(rows, args, {**head, "compose": args.compose, "backend": args.backend})
 
 

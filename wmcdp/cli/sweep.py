@@ -22,7 +22,7 @@ from ..notions.notion import Option
 from ..notions.sweep import Row, parse_over, sweep
 from ..report.progress import Progress
 from ..report.schema import envelope
-from ..report.tables import FORMATS, render_rows
+from ..report.tables import FORMATS, render_rows, rows_exact
 from .common import exact_mode, limit_args, number_args, params
 
 
@@ -124,7 +124,7 @@ def run_sweep(args: argparse.Namespace) -> str:
             exact=exact,
             **own,
         )
-    head = envelope("sweep", neighbours=args.neighbours, exact=all(bool(getattr(r, "exact", False)) for r in rows))
+    head = envelope("sweep", neighbours=args.neighbours, exact=rows_exact(rows))
     return emit(rows, args, {**head, "notion": commands()[args.kind].name, "parameter": parameter})
 
 

@@ -44,7 +44,7 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
-def program_keys(program: Program | None, params: dict[str, str] | None = None) -> dict[str, Any]:
+def _program_keys(program: Program | None, params: dict[str, str] | None = None) -> dict[str, Any]:
     """``program``, ``label`` and ``params`` of a result (null without a program); ``params`` as text unless given."""
     if program is None:
         return {"program": None, "label": None, "params": None}
@@ -64,7 +64,7 @@ def envelope(
     return {
         "schema": SCHEMA,
         "command": command,
-        **program_keys(program, params),
+        **_program_keys(program, params),
         "neighbours": neighbours,
         "exact": exact,
     }
@@ -99,7 +99,6 @@ __all__ = [
     "SCHEMA_FILE",
     "json_schema",
     "envelope",
-    "program_keys",
     "neighbours_name",
     "exact_value",
     "witness_of",

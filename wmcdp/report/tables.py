@@ -134,7 +134,7 @@ def json_rows(rows: Sequence[Row], head: dict[str, Any] | None = None) -> dict[s
     ``exact`` flag and, for a swept row, the program's ``label`` beside its name (``program``)."""
     if head is None:
         command = "profile" if rows and rows[0].kind == "profile" else "sweep"
-        head = envelope(command, exact=all(_exact(r) for r in rows) if rows else None)
+        head = envelope(command, exact=rows_exact(rows))
     out = []
     for row, record in zip(rows, records(rows)):
         item = {k: v for k, v in record.items() if not k.startswith("witness_")}
@@ -147,6 +147,11 @@ def json_rows(rows: Sequence[Row], head: dict[str, Any] | None = None) -> dict[s
 
 def _exact(row: Row) -> bool:
     return bool(getattr(row, "exact", False))
+
+
+def rows_exact(rows: Sequence[Row]) -> bool | None:
+    """The ``exact`` of a JSON head over rows: whether every row is exact (None without rows)."""
+    return all(_exact(r) for r in rows) if rows else None
 
 
 def _json(rows: Sequence[Row], head: dict[str, Any] | None) -> str:
@@ -173,4 +178,4 @@ def render_rows(rows: Sequence[Row], fmt: str = "table", head: dict[str, Any] | 
     return _RENDER[fmt](rows)
 
 
-__all__ = ["FORMATS", "render_rows", "json_rows"]
+__all__ = ["FORMATS", "render_rows", "json_rows", "rows_exact"]

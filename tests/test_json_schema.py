@@ -154,6 +154,27 @@ def test_symbolic_bounds(capsys, validator):
     assert privacy["pieces"][0]["witness"] == {"x": [0, 0], "x_prime": [1, 0], "y": [0, 0]}
 
 
+KARY = ["kary_rr", "-p", "n=1", "-p", "k=2", "-p", "ratio=3", "--shuffle", "10"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["approx", "randomized_response", "-p", "n=1", "--symbolic", "lam=1/10:1/2", "--epsilon", "0"],
+    ["approx", *KARY, "--epsilon", "0.5"],
+    ["profile", *KARY, "--epsilons", "0.5"],
+    ["privacy", *RR, "-p", "lam=1/(1+exp(1/2))", "--certified"],
+])
+def test_other_forms_of_the_same_commands(capsys, validator, argv):
+    """A piecewise δ, shuffled reports (approx, profile) and a certified enclosure have the same head and witness."""
+    data = _json(capsys, validator, *argv, "--json")
+    witness = data["pieces"][0]["witness"] if "pieces" in data else data.get("witness") or data["rows"][0]["witness"]
+    assert set(witness) >= {"x", "x_prime"}
+    if "--shuffle" in argv:
+        assert data["neighbours"] == "one user's value changed" and len(witness["x"]) == 10
+    if "--certified" in argv:
+        lo, hi = data["epsilon_interval"]
+        assert float(lo) <= 0.5 <= float(hi) and data["exact"] is False and data["ratio_exact"] is None
+
+
 def test_sample_crosscheck_size_symmetry(capsys, validator):
     sample = _json(capsys, validator, "sample", *RR, "-p", "lam=1/4", "--input", "01", "-k", "50", "--json")
     assert sum(o["count"] for o in sample["outputs"]) == 50 and sample["x"] == [0, 1]

@@ -68,7 +68,7 @@ def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str,
 
 def symbolic_head(command: str, program: Any, neighbours: str | None) -> dict[str, Any]:
     """The ``wmcdp/1`` head of a piecewise result: exact (its pieces are exact rational functions), the parameters
-    as given (the symbolic one as ``NAME in [LO, HI]``)."""
+    as given (the symbolic one by its name; its interval is the result's ``parameter``)."""
     shown = {k: str(v) for k, v in program.params.items()}
     return envelope(command, program, neighbours=neighbours, exact=True, params=shown)
 

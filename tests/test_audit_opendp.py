@@ -285,7 +285,13 @@ def test_cli_json_with_sampling(capsys):
     assert main(["audit", "opendp", "--only", "make_randomized_response_bool prob=0.75", "--sample", "3000",
                  "--level", "1e-9", "--json"]) == 0  # the model is right: at 1e-9, no false alarms
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"library", "version", "sample", "level", "rows", "violated", "model_failures"}
+    assert set(data) == {"schema", "command", "program", "label", "params", "neighbours", "exact",
+                         "library", "version", "sample", "level", "rows", "violated", "model_failures"}
+    assert (data["schema"], data["command"], data["exact"]) == ("wmcdp/1", "audit", True)
+    jsonschema = pytest.importorskip("jsonschema")
+    from wmcdp.report.schema import json_schema
+
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
     (row,) = data["rows"]
     assert set(row) == {"mechanism", "params", "d_in", "claimed", "epsilon", "ratio_exact", "verdict", "witness",
                         "seconds", "samples", "model_agrees", "witness_probabilities"}

@@ -118,3 +118,69 @@ def test_deltas_with_logs_gives_its_0_1_tuples():
     records = deltas(source, thresholds)
     assert deltas_with_logs(source, thresholds) == [(d.value, d.key, d.log) for d in records]
     assert records[0].value == pytest.approx(0.6, rel=1e-12)  # |0.8 - 0.2|, the total variation distance
+
+
+#: 0.1 modules whose names are functions wmcdp exports -> their new homes and the names 0.1's ``__all__`` held
+RENAMED = {
+    "wmcdp.inference": ("wmcdp.count.probabilities", ["inference", "ProbabilityTable", "DenseTable", "Counter",
+                                                      "as_compiled", "number_system", "memory_budget",
+                                                      "explicit_rows"]),
+    "wmcdp.sample": ("wmcdp.notions.sampling", ["sample", "wilson_interval", "CheckRow", "CrosscheckResult",
+                                                "check_probability", "crosscheck"]),
+}
+
+
+@pytest.mark.parametrize("path", sorted(RENAMED))
+def test_a_module_named_as_an_exported_function_fails_naming_its_new_home(path):
+    """No alias: a module imported as ``wmcdp.sample`` would take the function's place on the package. The import
+    fails in one line naming the new home, which holds every name the 0.1 module had."""
+    new, names = RENAMED[path]
+    with pytest.raises(ModuleNotFoundError) as caught:
+        importlib.import_module(path)
+    message = str(caught.value)
+    assert caught.value.name == path and new in message and f"from wmcdp import {path.split('.')[1]}" in message
+    assert len(message) < 200
+    home = importlib.import_module(new)
+    assert all(hasattr(home, name) for name in names)
+
+
+@pytest.mark.parametrize("path", sorted(RENAMED))
+def test_from_wmcdp_import_gives_the_function_as_in_0_1(path):
+    import wmcdp
+
+    name = path.split(".")[1]
+    new, _ = RENAMED[path]
+    with pytest.raises(ImportError):
+        importlib.import_module(path)  # a failed import of the old path leaves the function in place
+    function = getattr(importlib.import_module(new), name)
+    assert getattr(wmcdp, name) is function and callable(function)
+    exec(f"from wmcdp import {name} as got", namespace := {})
+    assert namespace["got"] is function
+
+
+def test_the_functions_give_what_0_1_gave():
+    """``sample`` and ``inference`` of 0.1: seeded counts over k runs, and P(y | x) (RR, n = 1, λ = 1/4)."""
+    from wmcdp import Bits, Program, flip, inference, sample
+
+    program = Program("rr", Bits(1), lambda x: tuple(xi ^ flip(Fraction(1, 4)) for xi in x))
+    counts = sample(program, (0,), 400, seed=1)
+    assert sum(counts.values()) == 400 and set(counts) <= {(0,), (1,)}
+    table = inference(program, [((0,), (0,)), ((0,), (1,))])
+    assert [table.probability((0,), (y,)) for y in (0, 1)] == [Fraction(3, 4), Fraction(1, 4)]
+
+
+#: the names of 0.1's top-level ``programs`` package (its __all__); 0.2 installs it as wmcdp.programs only
+PROGRAMS_0_1 = ["PROGRAMS", "randomized_response", "rr_counting", "kary_rr_histogram", "truncated_geometric",
+                "geometric_above_threshold", "noisy_max", "noisy_max_value", "histogram", "histogram_wrong_scale",
+                "sparse_vector", "isvt1", "isvt2", "isvt3", "isvt4", "kary_rr", "opendp_rr_bool",
+                "opendp_rr_categorical", "opendp_rr_bitvec", "opendp_rr_bitvec_lengths", "opendp_geometric_bounded",
+                "opendp_noisy_max"]
+
+
+def test_every_name_of_the_0_1_programs_package_is_in_wmcdp_programs():
+    """``from programs import X`` of 0.1 is ``from wmcdp.programs import X`` (no top-level ``programs`` package is
+    installed: tests/test_typing.py checks the wheel)."""
+    import wmcdp.programs
+
+    assert set(PROGRAMS_0_1) <= set(wmcdp.programs.__all__)
+    assert set(PROGRAMS_0_1) - {"PROGRAMS"} <= set(wmcdp.programs.PROGRAMS)

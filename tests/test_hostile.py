@@ -116,7 +116,7 @@ def test_one_line_and_the_documented_status(argv, status, user, capsys):
 
 def test_sweep_json_flag(capsys):
     assert main(["sweep", "privacy", "randomized_response", "-p", "n=2", "--over", "lam=1/4,1/2", "--json"]) == 0
-    rows = __import__("json").loads(capsys.readouterr().out)
+    rows = __import__("json").loads(capsys.readouterr().out)["rows"]
     assert [r["ratio_exact"] for r in rows] == ["3", "1"]
 
 

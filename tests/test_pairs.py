@@ -179,7 +179,7 @@ def test_renyi_command(capsys):
 def test_profile_command(capsys):
     assert main(["profile", "randomized_response", "-p", "n=2", "-p", "lam=1/5", "--epsilons", "0,ln:2",
                  "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     assert [Fraction(r["delta"]) if isinstance(r["delta"], str) else r["delta"] for r in rows][0] == \
         pytest.approx(float(Fraction(3, 5)))
     assert rows[1]["delta"] == pytest.approx(float(Fraction(4, 5) - 2 * Fraction(1, 5)), rel=1e-12)
@@ -202,12 +202,12 @@ def test_sweep_approx_and_renyi(capsys):
     """One row per lambda: RR's epsilon(delta) solves (1-lam) - e^eps lam = delta; D_2 = ln((1-l)^2/l + l^2/(1-l))."""
     assert main(["sweep", "approx", "randomized_response", "-p", "n=2", "--over", "lam=1/5,1/4", "--delta", "1/1000",
                  "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     for row, lam in zip(rows, (Fraction(1, 5), Fraction(1, 4))):
         assert float(row["epsilon"]) == pytest.approx(math.log((1 - lam - Fraction(1, 1000)) / lam), rel=1e-12)
     assert main(["sweep", "renyi", "randomized_response", "-p", "n=2", "--over", "lam=1/5,1/4", "--orders", "2",
                  "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     for row, lam in zip(rows, (Fraction(1, 5), Fraction(1, 4))):
         want = math.log((1 - lam) ** 2 / lam + lam ** 2 / (1 - lam))
         assert float(row["epsilon"]) == pytest.approx(want, rel=1e-12)

@@ -196,7 +196,7 @@ def test_sweep_table_and_markdown(tv):
 def test_cli_sweep_json_and_plot(tv, capsys, tmp_path):
     argv = ["sweep", "tv", "randomized_response", "-p", "n=2", "--over", "lam=1/5,1/3", "--exact"]
     assert main([*argv, "--json"]) == 0
-    got = [Fraction(r["distance_exact"]) for r in json.loads(capsys.readouterr().out)]
+    got = [Fraction(r["distance_exact"]) for r in json.loads(capsys.readouterr().out)["rows"]]
     assert got == [_brute_tv(2, lam)[0] for lam in LAMS]
     plot = tmp_path / "tv.png"
     assert main([*argv, "--plot", str(plot), "--quiet"]) == 0

@@ -134,15 +134,10 @@ def test_profile_is_the_maximum_over_every_dataset(user, capsys):
             "ln:3/2,ln:5/4",
             "--json",
         )
-    )
+    )["rows"]
     for row, t in zip(rows, (Fraction(3, 2), Fraction(5, 4))):
         exact, _ = brute.max_over_pairs(dists, _neighbours, lambda p, q, t=t: brute.hockey(p, q, t))
         assert row["delta"] == pytest.approx(float(exact), rel=1e-12)
-
-
-def _values(text):
-    """A witness as printed in JSON: ``"0102"`` (one digit per user) or ``"(2, 0, 1)"``."""
-    return [int(v) for v in text.strip("()").split(",")] if text.startswith("(") else [int(c) for c in text]
 
 
 def _binomial_delta(n, p, q, q_prime, t):
@@ -171,9 +166,9 @@ def test_profile_prints_a_delta_below_the_float_range(user, capsys):
     table and the JSON), and it is the exact δ of the printed witness pair."""
     argv = ["profile", f"{user}:three_values", *PARAMS, "--shuffle", "8000", "--epsilons", "ln:2"]
     table = _run(capsys, *argv).splitlines()[-1].split()[1]
-    (row,) = json.loads(_run(capsys, *argv, "--json"))
+    (row,) = json.loads(_run(capsys, *argv, "--json"))["rows"]
     assert table == row["delta"]
-    x, x_prime = _values(row["witness_x"]), _values(row["witness_x_prime"])
+    x, x_prime = row["witness"]["x"], row["witness"]["x_prime"]
     changed = [i for i in range(len(x)) if x[i] != x_prime[i]]
     (i,) = changed
     (other,) = set(x[:i] + x[i + 1 :])

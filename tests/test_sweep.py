@@ -76,12 +76,14 @@ def test_csv_and_json_parse_back_to_the_closed_form(capsys):
     assert code == 0 and err == ""
     rows = list(csv.DictReader(io.StringIO(out)))
     code, out, _ = run(capsys, *argv, "--format", "json")
-    items = json.loads(out)
+    items = json.loads(out)["rows"]
     assert [float(r["value"]) for r in rows] == [i["value"] for i in items] == [0.1, 0.2, 0.3, 0.4]
     for r, i in zip(rows, items):
         assert float(r["epsilon"]) == i["epsilon"] == pytest.approx(rr_epsilon(i["value"]), rel=1e-12)
         assert float(r["ratio"]) == i["ratio"] and float(r["p_y_given_x"]) == i["p_y_given_x"]
-        assert r["witness_x"] == i["witness_x"] == "000" and r["witness_x_prime"] == "100"
+        assert r["witness_x"] == "000" and r["witness_x_prime"] == "100"
+        assert i["witness"] == {"x": [0, 0, 0], "x_prime": [1, 0, 0], "y": [0, 0, 0]}
+        assert r["ratio_exact"] == "" and i["ratio_exact"] is None  # the exact columns, empty in a float run
 
 
 def test_exact_sweep_keeps_fractions(capsys):
@@ -101,7 +103,7 @@ def test_a_delta_below_the_float_range_is_printed_not_zero(capsys):
     argv = ["sweep", "approx", "randomized_response", "-p", "n=1", "--over", "lam=1/4"]
     argv += ["--epsilon", f"ln:{3**2998}", "--compose", "3000"]
     code, out, _ = run(capsys, *argv, "--format", "json")
-    (row,) = json.loads(out)
+    (row,) = json.loads(out)["rows"]
     assert code == 0 and Fraction(row["delta_exact"]) == exact
     mantissa, exponent = row["delta"].split("e")
     log10 = math.log10(exact.numerator) - math.log10(exact.denominator)
@@ -114,10 +116,10 @@ def test_accuracy_sweep_matches_binomial_closed_form(capsys):
     code, out, _ = run(capsys, "sweep", "accuracy", "rr_counting", "-p", f"n={N}", "--alpha", str(ALPHA),
                        "--over", "lam=" + ",".join(map(str, LAMS)), "--format", "json")
     assert code == 0
-    for item, lam in zip(json.loads(out), LAMS):
+    for item, lam in zip(json.loads(out)["rows"], LAMS):
         assert Fraction(item["one_minus_beta_exact"]) == counting_closed_form(N, lam, ALPHA)
         assert item["beta"] == pytest.approx(1 - item["one_minus_beta"], abs=1e-15)
-        assert item["witness_x"] == "0" * N and item["alpha"] == ALPHA
+        assert item["witness"] == {"x": [0] * N} and item["alpha"] == ALPHA
 
 
 def test_symmetry_sets_and_sdd_give_the_same_rows():
@@ -240,4 +242,4 @@ def test_sweep_progress_names_the_point_under_way(capsys):
 
 
 def test_render_empty_rows():
-    assert render_rows([], "json") == "[]" and render_rows([], "csv") == ""
+    assert json.loads(render_rows([], "json"))["rows"] == [] and render_rows([], "csv") == ""

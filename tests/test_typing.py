@@ -96,6 +96,9 @@ def test_the_wheel_carries_py_typed(tmp_path):
     with zipfile.ZipFile(tmp_path / name) as wheel:
         files = set(wheel.namelist())
     assert {"wmcdp/py.typed", "wmcdp/__init__.py", "wmcdp/sets.py", "wmcdp/programs/__init__.py"} <= files
+    assert "wmcdp/report/wmcdp-1.json" in files  # the JSON Schema of --json
+    # the built-in programs and proved sets install inside wmcdp only: no top-level package takes those names
+    assert not any(name.split("/")[0] in ("programs", "symmetry_sets") for name in files)
 
 
 def test_import_wmcdp_stays_cheap():

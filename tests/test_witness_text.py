@@ -115,7 +115,5 @@ def test_sweep_tables_write_long_witnesses_in_runs_and_json_keeps_them(fmt, caps
     out = capsys.readouterr().out.replace(r"\textasciicircum{}", "^")  # LaTeX writes ^ as a text symbol
     assert "0^120" in out and "0^119" in out and "0" * 81 not in out
     assert main(argv + ["--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert [(r["witness_x"], r["witness_x_prime"], r["witness_y"]) for r in rows] == [
-        ("0" * 120, "1" + "0" * 119, "0" * 120)
-    ] * 2
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [r["witness"] for r in rows] == [{"x": [0] * 120, "x_prime": [1] + [0] * 119, "y": [0] * 120}] * 2

@@ -16,12 +16,17 @@ below: :mod:`.base` (errors, limits, numbers), :mod:`.lang` (the DSL and the set
 independent parts, symmetries), :mod:`.notions` (Algorithms 2 and 3 and the notions beyond pure ε),
 :mod:`.report` (tables, figures), and on top :mod:`.audit` and :mod:`.cli`. The modules at the top of the
 package beside this one (``wmcdp.sets``, ``wmcdp.approximate``, ...) are the 0.1 paths, deprecated aliases
-that warn and re-export (kept until at least 0.4).
+that warn and re-export (kept until at least 0.4). Two 0.1 modules have no alias: ``wmcdp.inference`` and
+``wmcdp.sample`` are the names of functions the package exports, and a module imported under such a name
+takes the function's place on the package (``wmcdp.sample`` would become a module for every caller in the
+process). Importing one fails with a message naming its new home (``wmcdp.count.probabilities``,
+``wmcdp.notions.sampling``), and ``from wmcdp import inference, sample`` gives the functions as in 0.1.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
@@ -97,6 +102,7 @@ _EXPORTS = {
     "PrivacyRow": "notions.sweep",
     "AccuracyRow": "notions.sweep",
     "render_rows": "report.tables",
+    "json_schema": "report.schema",
     "plot_rows": "report.plot",
     # audits of DP libraries
     # exact reals and certified enclosures
@@ -204,9 +210,31 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .plan.symmetry import pair_distributions as pair_distributions
     from .plan.symmetry import privacy_plan as privacy_plan
     from .report.plot import plot_rows as plot_rows
+    from .report.schema import json_schema as json_schema
     from .report.tables import render_rows as render_rows
 
 __all__ = ["__version__", *_EXPORTS]
+
+#: the 0.1 modules named as exported functions are (no alias: see the module docstring) -> their new homes
+_RENAMED = {"wmcdp.inference": "wmcdp.count.probabilities", "wmcdp.sample": "wmcdp.notions.sampling"}
+
+
+class _Renamed:
+    """The finder, last on ``sys.meta_path``, that refuses the modules of :data:`_RENAMED` naming their new homes."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        new = _RENAMED.get(name)
+        if new is not None:
+            function = name.rpartition(".")[2]
+            raise ModuleNotFoundError(
+                f"{name} is {new} since wmcdp 0.2: import from {new} (from wmcdp import {function} is the function)",
+                name=name,
+            )
+
+
+if not any(type(f).__module__ == __name__ and type(f).__name__ == "_Renamed" for f in sys.meta_path):
+    sys.meta_path.append(_Renamed())
 
 
 def __getattr__(name: str) -> Any:

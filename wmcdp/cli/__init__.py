@@ -11,7 +11,7 @@
     wmcdp sample NAME -p key=value ... --input 0101 [-k 10000] [--seed S]
     wmcdp crosscheck NAME -p key=value ... [-k 100000] [--confidence 0.999]
     wmcdp symmetry NAME -p key=value ... [--neighbours REL] [--json]
-    wmcdp programs
+    wmcdp programs [--json]
     wmcdp audit opendp [--sample K] [--level L] [--only TEXT] [--json | --format table|markdown]
 
 NAME is a built-in program or ``path/to/file.py:function``. User errors print one line (under 200 characters)

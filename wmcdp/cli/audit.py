@@ -21,6 +21,7 @@ from ..audit.core import LIBRARIES, POWER, audited, version_warning
 from ..audit.findings import write_reports
 from ..base import progress
 from ..base.errors import WmcdpError
+from ..report.schema import envelope
 from .common import Disagreement, dumps
 from .parsers import progress_arg
 
@@ -132,6 +133,7 @@ def _audit(args: argparse.Namespace) -> str:
     if args.fmt == "json":
         out = dumps(
             {
+                **envelope("audit", exact=all(r.ratio_exact is not None for r in rows)),
                 "library": args.library,
                 "version": version,
                 "sample": args.sample,

@@ -15,8 +15,9 @@ from ..notions.approximate import ApproximateResult, Threshold, privacy_profile,
 from ..notions.renyi import RenyiResult, synthesize_renyi
 from ..notions.sweep import ProfileRow, parse_over
 from ..plan.given_sets import find_sets
-from ..plan.pairs import PairWitness
 from ..plan.shuffled_binary import ShuffledReports
+from ..report.schema import envelope, exact_value, neighbours_name, witness_of
+from ..report.tables import rows_exact
 from .common import (
     dumps,
     exact_mode,
@@ -59,16 +60,19 @@ def _shown_sets(args: argparse.Namespace, program: Program, plan: Any = None) ->
     return f"{sets}{where}, neighbours {shown}"
 
 
-def witness_json(w: PairWitness) -> dict[str, Any]:
-    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
+def _neighbours(args: argparse.Namespace, program: Program, shuffled: ShuffledReports | None = None) -> str:
+    """The neighbours of a run as its JSON names them (as :func:`_shown_sets` does in titles)."""
+    if shuffled is not None:
+        return "one user's value changed"
+    if args.sets not in ("plan", "exhaustive", "auto"):
+        return "(fixed by the set)"
+    return neighbours_name(program, args.neighbours)
 
 
 def _extra(args: argparse.Namespace, program: Program, shuffled: ShuffledReports | None = None) -> dict[str, Any]:
     """The JSON keys that say what ran; with ``--shuffle N``, ``shuffle`` (N) and ``report_probabilities`` (the
     probability of the counted report at each value of one user, exact)."""
     extra = {
-        "program": program.name,
-        "params": {k: format_number(v) for k, v in program.params.items()},
         "sets": args.sets,
         "at": getattr(args, "at", None),
         "backend": args.backend,
@@ -85,14 +89,18 @@ def _extra(args: argparse.Namespace, program: Program, shuffled: ShuffledReports
 # -- approx ------------------------------------------------------------------------------------
 
 
-def approximate_json(r: ApproximateResult, extra: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"epsilon": json_number(r.epsilon), "delta": json_number(r.delta, r.log_delta)}
-    if r.exact and not isinstance(r.delta, float):
-        out["delta_exact"] = exact_text(r.delta)
-    out["ratio"] = json_number(r.ratio, r.epsilon)
-    if r.exact and not isinstance(r.ratio, float):
-        out["ratio_exact"] = exact_text(r.ratio)
-    out["witness"] = witness_json(r.witness)
+def approximate_json(r: ApproximateResult, head: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of an (ε, δ) bound: ``head`` (:func:`wmcdp.report.schema.envelope`), the bound, then
+    ``extra`` (what ran)."""
+    out: dict[str, Any] = {
+        **head,
+        "epsilon": json_number(r.epsilon),
+        "delta": json_number(r.delta, r.log_delta),
+        "delta_exact": exact_value(r.delta, r.exact),
+        "ratio": json_number(r.ratio, r.epsilon),
+        "ratio_exact": exact_value(r.ratio, r.exact),
+        "witness": witness_of(r.witness),
+    }
     out.update(interval_json(r))
     out.update(compose=r.compose, accountant=r.accountant, diagram_size=r.diagram_size, seconds=r.seconds, **extra)
     if r.symmetry:
@@ -102,7 +110,7 @@ def approximate_json(r: ApproximateResult, extra: dict[str, Any]) -> dict[str, A
 
 
 def run_approx(args: argparse.Namespace) -> str:
-    from .symbolic import output, program_and_parameter
+    from .symbolic import output, program_and_parameter, symbolic_head
 
     if args.then or args.steps or args.times is not None:
         from .sequence import run_sequence
@@ -127,10 +135,11 @@ def run_approx(args: argparse.Namespace) -> str:
         **_options(args),
     )
     if parameter is not None:
-        extra = {**_extra(args, program), "params": {k: str(v) for k, v in program.params.items()}}
+        extra = {**symbolic_head("approx", program, _neighbours(args, program)), **_extra(args, program)}
         return output(args, r, program, extra, "delta")
     if args.json:
-        out = approximate_json(r, _extra(args, program, shuffled))
+        head = envelope("approx", program, neighbours=_neighbours(args, program, shuffled), exact=r.exact)
+        out = approximate_json(r, head, _extra(args, program, shuffled))
         if shuffled is not None:
             out["witness_runs"] = {"x": witness_text(r.witness.x), "x_prime": witness_text(r.witness.x_prime)}
         return dumps(out)
@@ -174,21 +183,22 @@ def run_approx(args: argparse.Namespace) -> str:
 # -- renyi -------------------------------------------------------------------------------------
 
 
-def renyi_json(r: RenyiResult, extra: dict[str, Any]) -> dict[str, Any]:
+def renyi_json(r: RenyiResult, head: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of Rényi divergences, as :func:`approximate_json` is of an (ε, δ) bound."""
     intervals = r.intervals or [None] * len(r.orders)
     return {
+        **head,
         "orders": [
             {
                 "order": json_number(o.order),
                 "epsilon": json_number(o.epsilon, o.log_epsilon),
                 **({} if i is None else {"epsilon_interval": i.as_list(), "precision": i.precision}),
-                "witness": witness_json(o.witness),
+                "witness": witness_of(o.witness),
             }
             for o, i in zip(r.orders, intervals)
         ],
         "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho, r.log_zcdp_rho),
         "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
-        "exact": r.exact,
         "diagram_size": r.diagram_size,
         "seconds": r.seconds,
         **extra,
@@ -201,7 +211,8 @@ def run_renyi(args: argparse.Namespace) -> str:
     program = program_of(args)
     r = synthesize_renyi(program, args.orders, **pair_sets(args, program), certified=args.certified, **_options(args))
     if args.json:
-        return dumps(renyi_json(r, _extra(args, program)))
+        head = envelope("renyi", program, neighbours=_neighbours(args, program), exact=r.exact)
+        return dumps(renyi_json(r, head, _extra(args, program)))
     width = max(len(witness_text(o.witness.x)) for o in r.orders)
     lines = [
         f"{program.label()}: tight Rényi divergences ({_shown_sets(args, program, r.plan)}, {args.backend}, "
@@ -270,7 +281,8 @@ def run_profile(args: argparse.Namespace) -> str:
     )
     label = program.label() if shuffled is None else shuffled_label(program, shuffled)
     rows = [ProfileRow(label, p.epsilon, p.epsilon_text, p.delta, p.witness, args.compose, p.log_delta) for p in points]
-    return emit(rows, args)
+    head = envelope("profile", program, neighbours=_neighbours(args, program, shuffled), exact=rows_exact(rows))
+    return emit(rows, args, {**head, "compose": args.compose, "backend": args.backend})
 
 
 __all__ = ["run_approx", "run_renyi", "run_profile", "pair_sets", "approximate_json", "renyi_json", "parse_epsilons"]

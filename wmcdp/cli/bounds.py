@@ -6,13 +6,14 @@ import argparse
 from typing import Any
 
 from ..base.errors import WmcdpError
-from ..base.numbers import exact_text, format_number, log_text, parse_number
+from ..base.numbers import format_number, log_text, parse_number
 from ..lang.program import Program
 from ..lang.registry import find_relation
 from ..lang.shape import jsonable, witness_text
 from ..notions.accuracy import AccuracyResult, synthesize_accuracy
 from ..notions.privacy import PrivacyResult, synthesize_privacy
 from ..plan.given_sets import find_sets
+from ..report.schema import envelope, exact_value, witness_of
 from .common import (
     dumps,
     exact_mode,
@@ -28,37 +29,48 @@ from .common import (
     table,
     workers_of,
 )
-from .symbolic import program_and_parameter
+from .symbolic import program_and_parameter, symbolic_head
 
 
-def privacy_json(r: PrivacyResult, extra: dict[str, Any]) -> dict[str, Any]:
+def privacy_json(r: PrivacyResult, head: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of a privacy bound: ``head`` (:func:`wmcdp.report.schema.envelope`), the bound, then
+    ``extra`` (what ran)."""
     epsilon = json_number(r.epsilon) if r.log_epsilon is None else log_text(r.log_epsilon)
-    out: dict[str, Any] = {"epsilon": epsilon, "ratio": json_number(r.ratio, r.epsilon)}
-    if r.exact:
-        out["ratio_exact"] = exact_text(r.ratio)
-    out["witness"] = {"x": jsonable(r.witness.x), "x_prime": jsonable(r.witness.x_prime), "y": jsonable(r.witness.y)}
-    out["p_y_given_x"] = json_number(r.p_x, r.log_p_x)
-    out["p_y_given_x_prime"] = json_number(r.p_x_prime, r.log_p_x_prime)
-    if r.exact:
-        out["p_y_given_x_exact"] = exact_text(r.p_x)
-        out["p_y_given_x_prime_exact"] = exact_text(r.p_x_prime)
-    out.update(interval_json(r))
-    out.update(diagram_size=r.diagram_size, seconds=r.seconds, **extra)
-    return out
+    return {
+        **head,
+        "epsilon": epsilon,
+        "ratio": json_number(r.ratio, r.epsilon),
+        "ratio_exact": exact_value(r.ratio, r.exact),
+        "witness": witness_of(r.witness),
+        "p_y_given_x": json_number(r.p_x, r.log_p_x),
+        "p_y_given_x_prime": json_number(r.p_x_prime, r.log_p_x_prime),
+        "p_y_given_x_exact": exact_value(r.p_x, r.exact),
+        "p_y_given_x_prime_exact": exact_value(r.p_x_prime, r.exact),
+        **interval_json(r),
+        "diagram_size": r.diagram_size,
+        "seconds": r.seconds,
+        **extra,
+    }
 
 
-def accuracy_json(r: AccuracyResult, extra: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"one_minus_beta": float(r.one_minus_beta), "beta": float(r.beta)}
-    if r.exact:
-        out["one_minus_beta_exact"] = exact_text(r.one_minus_beta)
-        out["beta_exact"] = exact_text(r.beta)
-    out["witness"] = {"x": jsonable(r.witness)}
-    out["top"] = [
-        {"x": jsonable(x), "one_minus_beta": float(v), **({"one_minus_beta_exact": exact_text(v)} if r.exact else {})}
-        for x, v in r.top
-    ]
-    out.update(alpha=json_number(r.alpha), diagram_size=r.diagram_size, seconds=r.seconds, **extra)
-    return out
+def accuracy_json(r: AccuracyResult, head: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of an accuracy bound, as :func:`privacy_json` is of a privacy bound."""
+    return {
+        **head,
+        "one_minus_beta": float(r.one_minus_beta),
+        "beta": float(r.beta),
+        "one_minus_beta_exact": exact_value(r.one_minus_beta, r.exact),
+        "beta_exact": exact_value(r.beta, r.exact),
+        "witness": witness_of(r.witness),
+        "top": [
+            {"x": jsonable(x), "one_minus_beta": float(v), "one_minus_beta_exact": exact_value(v, r.exact)}
+            for x, v in r.top
+        ],
+        "alpha": json_number(r.alpha),
+        "diagram_size": r.diagram_size,
+        "seconds": r.seconds,
+        **extra,
+    }
 
 
 def sets_json(sets: Any) -> dict[str, Any]:
@@ -124,10 +136,7 @@ def run_privacy(args: argparse.Namespace) -> str:
             **forced_plan_of(args),
         )
     extra = {
-        "program": program.name,
-        "params": {k: format_number(v) for k, v in program.params.items()},
         "sets": args.sets,
-        "neighbours": shown,
         "backend": args.backend,
         "at": args.at,
         **sets_json(r.sets),
@@ -136,10 +145,9 @@ def run_privacy(args: argparse.Namespace) -> str:
     if parameter is not None:
         from .symbolic import output
 
-        extra["params"] = {k: str(v) for k, v in program.params.items()}
-        return output(args, r, program, extra, "privacy bound")
+        return output(args, r, program, {**symbolic_head("privacy", program, shown), **extra}, "privacy bound")
     if args.json:
-        return dumps(privacy_json(r, extra))
+        return dumps(privacy_json(r, envelope("privacy", program, neighbours=shown, exact=r.exact), extra))
     rows = [
         ("epsilon", format_number(r.epsilon) if r.log_epsilon is None else log_text(r.log_epsilon)),
         *interval_rows(r),
@@ -180,21 +188,13 @@ def run_accuracy(args: argparse.Namespace) -> str:
             workers=workers,
             **forced_plan_of(args),
         )
-    extra = {
-        "program": program.name,
-        "params": {k: format_number(v) for k, v in program.params.items()},
-        "sets": args.sets,
-        "backend": args.backend,
-        **sets_json(r.sets),
-        **plan_json(r.plan),
-    }
+    extra = {"sets": args.sets, "backend": args.backend, **sets_json(r.sets), **plan_json(r.plan)}
     if parameter is not None:
         from .symbolic import output
 
-        extra["params"] = {k: str(v) for k, v in program.params.items()}
-        return output(args, r, program, extra, "accuracy bound")
+        return output(args, r, program, {**symbolic_head("accuracy", program, None), **extra}, "accuracy bound")
     if args.json:
-        return dumps(accuracy_json(r, extra))
+        return dumps(accuracy_json(r, envelope("accuracy", program, exact=r.exact), extra))
     rows = [
         ("1 - beta", show(r.one_minus_beta, r.exact)),
         ("beta", show(r.beta, r.exact)),

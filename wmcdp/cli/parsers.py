@@ -402,6 +402,7 @@ def _tools(sub: Any) -> None:
     q.set_defaults(run=_run("tools", "run_size"))
 
     q = sub.add_parser("programs", help="list the built-in programs and their parameters")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(run=_run("tools", "run_programs"))
 
 

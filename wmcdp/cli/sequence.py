@@ -21,6 +21,7 @@ from ..lang.registry import build_program, find_relation
 from ..lang.shape import witness_text
 from ..notions.approximate import Threshold
 from ..notions.sequence import ComposedResult, compose_approximate, format_bracket
+from ..report.schema import envelope, exact_value, neighbours_name, witness_of
 from .common import dumps, exact_mode, json_number, params, subsampled, table
 
 
@@ -93,7 +94,8 @@ def run_sequence(args: argparse.Namespace) -> str:
         backend=args.backend,
     )
     if args.json:
-        return dumps(composed_json(r))
+        head = envelope("approx", neighbours=neighbours_name(steps[0][0], args.neighbours), exact=r.exact)
+        return dumps(composed_json(r, head))
     shown = f"delta({Threshold.of(args.epsilon).text()})" if r.given == "epsilon" else f"epsilon({args.delta})"
     rows = [
         (shown, format_bracket(r)),
@@ -110,23 +112,28 @@ def run_sequence(args: argparse.Namespace) -> str:
     return table(f"composition of {len(r.steps)} step(s), {r.K} runs on one pair of neighbours", rows)
 
 
-def composed_json(r: ComposedResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"given": r.given}
+def composed_json(r: ComposedResult, head: dict[str, Any]) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of a sequence's bracket: ``head`` (:func:`wmcdp.report.schema.envelope`, no one
+    program: the steps are listed), the given ε or δ, the bracket ``[lower, upper]`` and the steps."""
+    out: dict[str, Any] = {**head, "given": r.given}
     if r.epsilon is not None:
         out["epsilon"] = json_number(r.epsilon)
     if r.delta is not None:
         out["delta"] = exact_text(r.delta)
-    out.update(lower=json_number(r.lower), upper=json_number(r.upper))
-    if r.exact and not isinstance(r.lower, float):
-        out.update(lower_exact=exact_text(r.lower), upper_exact=exact_text(r.upper))
-    if r.ratio is not None and not isinstance(r.ratio, float):
-        out["ratio_exact"] = exact_text(r.ratio)
+    exact = r.exact and not isinstance(r.lower, float)
     out.update(
-        exact=r.exact,
+        lower=json_number(r.lower),
+        upper=json_number(r.upper),
+        lower_exact=exact_value(r.lower, exact),
+        upper_exact=exact_value(r.upper, exact),
+        ratio_exact=None if r.ratio is None else exact_value(r.ratio, not isinstance(r.ratio, float)),
+    )
+    out.update(
         width=json_number(r.width),
         relative_width=json_number(r.relative_width),
-        witness={"x": witness_text(r.pair.x), "x_prime": witness_text(r.pair.x_prime)},
-        steps=[{"program": label, "times": count} for label, count in r.steps],
+        witness=witness_of(r.pair),
+        witness_runs={"x": witness_text(r.pair.x), "x_prime": witness_text(r.pair.x_prime)},
+        steps=[{"program": label.partition("(")[0], "label": label, "times": count} for label, count in r.steps],
         K=r.K,
         groups=r.groups,
         pairs=r.pairs,

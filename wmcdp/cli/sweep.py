@@ -20,7 +20,8 @@ from ..compile import BACKENDS
 from ..notions.catalogue import commands
 from ..notions.notion import Option
 from ..notions.sweep import Row, parse_over, sweep
-from ..report.tables import FORMATS, render_rows
+from ..report.schema import envelope
+from ..report.tables import FORMATS, render_rows, rows_exact
 from .common import exact_mode, limit_args, number_args, params
 from .parsers import progress_arg
 
@@ -120,12 +121,14 @@ def run_sweep(args: argparse.Namespace) -> str:
         exact=exact,
         **own,
     )
-    return emit(rows, args)
+    head = envelope("sweep", neighbours=args.neighbours, exact=rows_exact(rows))
+    return emit(rows, args, {**head, "notion": commands()[args.kind].name, "parameter": parameter})
 
 
-def emit(rows: Sequence[Row], args: argparse.Namespace) -> str:
-    """Rows in the format ``args.fmt``, drawn to ``args.plot`` and written to ``args.output`` when given."""
-    text = render_rows(rows, args.fmt)
+def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | None = None) -> str:
+    """Rows in the format ``args.fmt`` (JSON with ``head`` first), drawn to ``args.plot`` and written to
+    ``args.output`` when given."""
+    text = render_rows(rows, args.fmt, head)
     try:
         if args.plot:
             from ..report.plot import plot_rows

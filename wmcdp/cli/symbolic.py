@@ -14,8 +14,8 @@ from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number, parse_number
 from ..base.roots import point_text
 from ..lang.parameter import Parameter
-from ..lang.shape import jsonable
 from ..notions.piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaResult, latex, lines, pieces_json
+from ..report.schema import envelope, witness_of
 from .common import dumps, params, table
 
 
@@ -66,26 +66,32 @@ def symbolic_params(args: argparse.Namespace, parameter: Parameter) -> dict[str,
     return {**fixed, parameter.name: parameter}
 
 
+def symbolic_head(command: str, program: Any, neighbours: str | None) -> dict[str, Any]:
+    """The ``wmcdp/1`` head of a piecewise result: exact (its pieces are exact rational functions), the parameters
+    as given (the symbolic one by its name; its interval is the result's ``parameter``)."""
+    shown = {k: str(v) for k, v in program.params.items()}
+    return envelope(command, program, neighbours=neighbours, exact=True, params=shown)
+
+
 def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any], kind: str) -> str:
     """The human, LaTeX or JSON text of a piecewise result, and the figure with ``--plot``."""
     accuracy, delta = isinstance(r, PiecewiseAccuracyResult), isinstance(r, PiecewiseDeltaResult)
     if args.plot:
         plot(r, args.plot, program.name)
     if args.fmt == "json" or getattr(args, "json", False):
-        witness = (lambda x: {"x": jsonable(x)}) if accuracy else _pair_witness if delta else _privacy_witness
         out = {
+            **extra,
             "parameter": {
                 "name": r.parameter.name,
                 "from": format_number(r.parameter.lo),
                 "to": format_number(r.parameter.hi),
             },
-            "pieces": pieces_json(r, witness),
+            "pieces": pieces_json(r, witness_of),
             "degree": r.degree,
             "diagram_size": r.diagram_size,
             "seconds": r.seconds,
             **({"alpha": format_number(r.alpha)} if accuracy else {}),
             **({"ratio": format_number(r.ratio)} if delta else {}),
-            **extra,
         }
         return dumps(out)
     if args.fmt == "latex":
@@ -103,14 +109,6 @@ def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any]
     if delta:
         title += f" at e^epsilon = {format_number(r.ratio)}"
     return table(title, rows)
-
-
-def _pair_witness(w: Any) -> dict[str, Any]:
-    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime)}
-
-
-def _privacy_witness(w: Any) -> dict[str, Any]:
-    return {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)}
 
 
 def plot(r: Any, path: str, name: str) -> None:

@@ -10,6 +10,7 @@ from ..base.numbers import format_number
 from ..lang.registry import find_relation
 from ..plan.parts import classes, split
 from ..plan.symmetry import accuracy_report, privacy_plan
+from ..report.schema import envelope
 from .common import compiled_of, dumps, program_of, table
 
 
@@ -25,8 +26,7 @@ def run_symmetry(args: argparse.Namespace) -> str:
     accuracy = accuracy_report(compiled) if compiled.shape.is_numeric and program.target is not None else None
     if args.json:
         out: dict[str, Any] = {
-            "program": program.name,
-            "params": {k: format_number(v) for k, v in program.params.items()},
+            **envelope("symmetry", program, neighbours=str(plan.relation)),
             "independence": independence,
             "symmetry": privacy.symmetry,
             "group_order": privacy.order,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import textwrap
 from typing import Any
 
 from ..base.errors import WmcdpError, brief
@@ -11,10 +12,11 @@ from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program
-from ..lang.registry import builtin_programs, find_relation, parameters, program_origin
+from ..lang.registry import builtin_programs, description, find_relation, parameters, program_claims, program_origin
 from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
 from ..plan.given_sets import find_sets
+from ..report.schema import envelope, neighbours_name, witness_of
 from .common import (
     Disagreement,
     compiled_of,
@@ -70,7 +72,7 @@ def run_sample(args: argparse.Namespace) -> str:
     if args.json:
         return dumps(
             {
-                "program": program.name,
+                **envelope("sample", program, exact=all(not isinstance(p, float) for p in exact)),
                 "x": jsonable(x),
                 "samples": args.k,
                 "seed": args.seed,
@@ -114,11 +116,17 @@ def run_crosscheck(args: argparse.Namespace) -> str:
     w = r.privacy.witness
     verdict = "AGREE" if r.agrees else "DISAGREE: the exact probabilities are outside the sampling intervals"
     if args.json:
+        neighbours = "(fixed by the privacy set)" if C not in (None, "auto", "exhaustive") else None
         out = dumps(
             {
-                "program": program.name,
+                **envelope(
+                    "crosscheck",
+                    program,
+                    neighbours=neighbours or neighbours_name(program, args.neighbours),
+                    exact=r.privacy.exact,
+                ),
                 "epsilon": json_number(r.privacy.epsilon),
-                "witness": {"x": jsonable(w.x), "x_prime": jsonable(w.x_prime), "y": jsonable(w.y)},
+                "witness": witness_of(w),
                 "confidence": r.confidence,
                 "agrees": r.agrees,
                 "checks": [
@@ -175,7 +183,7 @@ def run_size(args: argparse.Namespace) -> str:
     )
     per_input = {name: [c.output_size(x) for x in xs] for name, c in compiled.items()} if xs else {}
     if args.json:
-        out: dict[str, Any] = {"program": program.name, **{f"{k}_size": v for k, v in sizes.items()}}
+        out: dict[str, Any] = {**envelope("size", program), **{f"{k}_size": v for k, v in sizes.items()}}
         out.update({f"{k}_per_input": {"min": min(v), "max": max(v)} for k, v in per_input.items()})
         return dumps(out)
     rows = [(k.upper(), f"{v} nodes (phi with symbolic inputs)") for k, v in sizes.items()]
@@ -187,9 +195,33 @@ def run_size(args: argparse.Namespace) -> str:
 
 
 def run_programs(args: argparse.Namespace) -> str:
+    """The built-in programs: each with its parameters, its description (the docstring's first paragraph, wrapped)
+    and origin; with ``--json`` the ``wmcdp/1`` object of them, with the benchmarks' claims too."""
+    programs = sorted(builtin_programs().items())
+    if args.json:
+        return dumps({**envelope("programs"), "programs": [_program_json(name, f) for name, f in programs]})
     lines = []
-    for name, factory in sorted(builtin_programs().items()):
+    for name, factory in programs:
         params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
-        doc = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
-        lines.append(f"{name}({params})\n    {doc}\n    origin: {program_origin(name)}")
+        text = textwrap.fill(description(factory), 116, initial_indent="    ", subsequent_indent="    ")
+        lines.append(f"{name}({params})\n{text}\n    origin: {program_origin(name)}")
     return "\n".join(lines)
+
+
+def _program_json(name: str, factory: Any) -> dict[str, Any]:
+    """One built-in for ``programs --json``: its parameters (a default as text, null when required), origin,
+    the benchmarks' claims and description."""
+    return {
+        "name": name,
+        "parameters": [
+            {
+                "name": p.name,
+                "required": p.default is p.empty,
+                "default": None if p.default is p.empty else str(p.default),
+            }
+            for p in parameters(factory)
+        ],
+        "origin": program_origin(name),
+        "claims": program_claims(name),
+        "description": description(factory),
+    }

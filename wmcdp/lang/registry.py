@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,29 @@ def program_origin(name: str) -> str:
 
     origin: str = ORIGINS.get(name, "")
     return origin
+
+
+def program_claims(name: str) -> list[dict[str, Any]]:
+    """What the benchmarks that hold the built-in ``name`` claim of it: per program of CheckDP's, DP-Sniper's or
+    StatDP's that it runs, the benchmark, that program's name there and the literature's verdict at the claimed ε
+    (``private``); empty for a program of no benchmark."""
+    from wmcdp.programs import CHECKDP, PEERS
+
+    out = [{"benchmark": "CheckDP", "name": b.name, "private": b.private} for b in CHECKDP if b.program == name]
+    return out + [{"benchmark": p.tool, "name": p.name, "private": p.private} for p in PEERS if p.program == name]
+
+
+def description(factory: Callable[..., Any]) -> str:
+    """The first paragraph of a factory's docstring on one line, as plain text: ````code```` as ``code``, a role
+    such as ``:func:`name``` as ``name`` (``~a.b`` as ``b``)."""
+    paragraph = inspect.cleandoc(factory.__doc__ or "").split("\n\n")[0]
+    text = _ROLE.sub(lambda m: m[2].rsplit(".", 1)[-1] if m[1] else m[2], " ".join(paragraph.split()))
+    return _LITERAL.sub(r"\1", text)
+
+
+#: a reStructuredText role (``:func:`~target```) and a literal (````text```` or ```text```)
+_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
+_LITERAL = re.compile(r"``?([^`]+)``?")
 
 
 def load_function(spec: str) -> Callable[..., Any]:

@@ -232,7 +232,7 @@ def synthesize_privacy(
 
 
 def _witness_recounted(
-    prog: Program, result: PrivacyResult, neighbours: Any, backend: str, start: float
+    prog: Program | Compiled, result: PrivacyResult, neighbours: Any, backend: str, start: float
 ) -> PrivacyResult:
     """A prone float answer of a run too large to recount whole (:func:`~.recount.witness_recountable`): its
     witness triple counted again with every float read as its exact binary64 value (two weighted counts), so that

@@ -1,7 +1,8 @@
 """The rows of sweeps and profiles: one flat record per (program, parameter value) or per ε.
 
 Each row class has a ``kind`` (the name of its notion, :mod:`wmcdp.notions.notion`) and ``record()``, its
-columns as a flat dict: floats, plus ``*_exact`` fraction strings for exact runs. A swept row starts with
+columns as a flat dict: floats, plus ``*_exact`` fraction strings, None when the run is not exact (the columns are
+the same in every mode). A swept row starts with
 :func:`head` (program, parameter, value).
 """
 
@@ -55,13 +56,10 @@ class PrivacyRow:
             p_y_given_x_prime=float(self.p_x_prime),
             diagram_size=self.diagram_size,
             seconds=self.seconds,
+            ratio_exact=_exact(self.ratio, self.exact),
+            p_y_given_x_exact=_exact(self.p_x, self.exact),
+            p_y_given_x_prime_exact=_exact(self.p_x_prime, self.exact),
         )
-        if self.exact:
-            out.update(
-                ratio_exact=exact_text(self.ratio),
-                p_y_given_x_exact=exact_text(self.p_x),
-                p_y_given_x_prime_exact=exact_text(self.p_x_prime),
-            )
         return out
 
 
@@ -92,9 +90,9 @@ class AccuracyRow:
             witness_x=format_value(self.witness),
             diagram_size=self.diagram_size,
             seconds=self.seconds,
+            one_minus_beta_exact=_exact(self.one_minus_beta, self.exact),
+            beta_exact=_exact(self.beta, self.exact),
         )
-        if self.exact:
-            out.update(one_minus_beta_exact=exact_text(self.one_minus_beta), beta_exact=exact_text(self.beta))
         return out
 
 
@@ -128,9 +126,8 @@ class ApproximateRow:
             compose=self.compose,
             diagram_size=self.diagram_size,
             seconds=self.seconds,
+            delta_exact=_exact(self.delta, self.exact and isinstance(self.delta, Fraction)),
         )
-        if self.exact and isinstance(self.delta, Fraction):
-            out.update(delta_exact=exact_text(self.delta))
         return out
 
 
@@ -184,10 +181,15 @@ class ProfileRow:
             "delta": json_number(self.delta, self.log_delta),
             "witness_x": format_value(self.witness.x),
             "witness_x_prime": format_value(self.witness.x_prime),
+            "epsilon_exact": self.epsilon_text if self.exact else None,
+            "delta_exact": _exact(self.delta, self.exact),
         }
-        if isinstance(self.delta, Fraction):
-            out.update(epsilon_exact=self.epsilon_text, delta_exact=exact_text(self.delta))
         return out
+
+    @property
+    def exact(self) -> bool:
+        """Whether δ is exact (a rational)."""
+        return isinstance(self.delta, Fraction)
 
 
 class Row(Protocol):
@@ -215,10 +217,13 @@ def _plain(value: Any) -> Any:
 
 def head(row: Any) -> dict[str, Any]:
     """The first columns of a swept row: its program, the swept parameter and its value (exact when it is)."""
-    out: dict[str, Any] = {"program": row.program, "parameter": row.parameter, "value": _plain(row.value)}
-    if isinstance(row.value, Fraction):
-        out["value_exact"] = format_number(row.value)
-    return out
+    exact = format_number(row.value) if isinstance(row.value, Fraction) else None
+    return {"program": row.program, "parameter": row.parameter, "value": _plain(row.value), "value_exact": exact}
+
+
+def _exact(value: Any, exact: bool) -> str | None:
+    """A ``KEY_exact`` column: the exact ``"a/b"`` of an exact run, None otherwise (the same columns in every mode)."""
+    return exact_text(value) if exact else None
 
 
 def records(rows: Sequence[Row | Rendered]) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """Sweep and profile rows as text: an aligned table, CSV, Markdown, a LaTeX booktabs tabular, or JSON.
 
 CSV and JSON carry every column of :func:`wmcdp.notions.sweep.records` (floats at full
-precision, ``*_exact`` fraction strings for exact runs, an infinite epsilon as ``inf``);
+precision, ``*_exact`` fraction strings for exact runs, an infinite epsilon as ``inf``; JSON in the ``wmcdp/1``
+schema of :mod:`wmcdp.report.schema`, the witness as one object);
 the table, Markdown and LaTeX show the columns people read, a long witness in the runs form
 (:func:`wmcdp.lang.shape.witness_text`).
 """
@@ -19,6 +20,7 @@ from ..base.numbers import format_number
 from ..lang.shape import RUNS_FROM, read_witness, witness_text
 from ..notions.catalogue import notion
 from ..notions.sweep import Row, records
+from .schema import envelope, witness_of
 
 FORMATS = ("table", "csv", "markdown", "latex", "json")
 
@@ -125,8 +127,35 @@ def _csv(rows: Sequence[Row]) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def _json(rows: Sequence[Row]) -> str:
-    return json_text(records(rows), indent=1)
+def json_rows(rows: Sequence[Row], head: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of rows (:mod:`wmcdp.report.schema`): ``head`` (by default the envelope of a sweep,
+    or of a profile for profile rows, with ``exact`` true when every row is), then ``rows``. Each row holds the
+    record's columns with the witness as one object (``witness``, not the flat ``witness_*`` texts of CSV), its
+    ``exact`` flag and, for a swept row, the program's ``label`` beside its name (``program``)."""
+    if head is None:
+        command = "profile" if rows and rows[0].kind == "profile" else "sweep"
+        head = envelope(command, exact=rows_exact(rows))
+    out = []
+    for row, record in zip(rows, records(rows)):
+        item = {k: v for k, v in record.items() if not k.startswith("witness_")}
+        if "program" in item:
+            label = item.pop("program")
+            item = {"program": label.partition("(")[0], "label": label, **item}
+        out.append({**item, "witness": witness_of(getattr(row, "witness", None)), "exact": _exact(row)})
+    return {**head, "rows": out}
+
+
+def _exact(row: Row) -> bool:
+    return bool(getattr(row, "exact", False))
+
+
+def rows_exact(rows: Sequence[Row]) -> bool | None:
+    """The ``exact`` of a JSON head over rows: whether every row is exact (None without rows)."""
+    return all(_exact(r) for r in rows) if rows else None
+
+
+def _json(rows: Sequence[Row], head: dict[str, Any] | None) -> str:
+    return json_text(json_rows(rows, head), indent=1)
 
 
 _RENDER: dict[str, Callable[[Sequence[Row]], str]] = {
@@ -134,17 +163,19 @@ _RENDER: dict[str, Callable[[Sequence[Row]], str]] = {
     "csv": _csv,
     "markdown": _markdown,
     "latex": _latex,
-    "json": _json,
 }
 
 
-def render_rows(rows: Sequence[Row], fmt: str = "table") -> str:
-    """The rows in one of :data:`FORMATS`."""
+def render_rows(rows: Sequence[Row], fmt: str = "table", head: dict[str, Any] | None = None) -> str:
+    """The rows in one of :data:`FORMATS`; JSON is the ``wmcdp/1`` object of :func:`json_rows` (``head`` its first
+    keys)."""
+    if fmt == "json":
+        return _json(rows, head)
     if fmt not in _RENDER:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if not rows:
-        return "[]" if fmt == "json" else ""
+        return ""
     return _RENDER[fmt](rows)
 
 
-__all__ = ["FORMATS", "render_rows"]
+__all__ = ["FORMATS", "render_rows", "json_rows", "rows_exact"]

@@ -19,14 +19,15 @@ import pytest
 import wmcdp.compile as compile_module
 from wmcdp import Bits, IntVector, Program, WmcdpError, discrete, flip, ite, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
-from wmcdp.compile import MAX_COMPILE_LOOKUPS, compile_trace
+from wmcdp.compile import MAX_COMPILE_LOOKUPS, compile_program, compile_trace
 from wmcdp.lang.program import MAX_ENTRIES
 from wmcdp.lang.registry import build_program
+from wmcdp.lang.relations import neighbour_relation
 from wmcdp.lang.shape import read_witness
 from wmcdp.lang.subsampling import subsample
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
-from wmcdp.plan.hub import HUB_SECONDS, hub_estimate, hub_plan
+from wmcdp.plan.hub import HUB_SECONDS, MAX_OUTPUTS, Diagrams, find_blocks, hub_estimate, hub_plan
 from wmcdp.plan.planner import Budget
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
 from wmcdp.plan.symmetry.runs import privacy_plan
@@ -152,6 +153,31 @@ def test_the_hub_hands_over_when_forming_its_output_events_passes_the_budget():
     assert hub_plan(trace, 3, "all-entries", False, Budget(4 * answer.operations + 4 * answer.work)) is not None
     events = HUB_SECONDS["operation"] * answer.operations
     assert hub_estimate(answer, 3, 1) > events > 0
+
+
+@pytest.mark.parametrize("share", [0.2, 0.5, 0.9])
+def test_forming_the_output_events_stops_at_the_conjunction_that_passes_the_work(share):
+    """The work is checked at every conjunction, not once per output leaf: at n = 30 a leaf's round conjoins some
+    6,000 nodes, a stop overshoots its work by one prefix's event (a few dozen nodes)."""
+    trace = build_program("sparse_vector", {"n": 30, "m": 1, "T": 1, "N": 1, "alpha": "1/2"}).trace()
+    answer = hub_plan(trace, 2, "all-entries", False, None)
+    assert answer is not None
+    work = int(share * answer.operations)
+    d = Diagrams(trace, find_blocks(trace).order)
+    assert d.events(MAX_OUTPUTS, work) is None
+    assert 0 < d.operations - work <= answer.operations // 1000
+
+
+@pytest.mark.parametrize("work", [1000, 100000])
+def test_symmetry_detection_stops_at_its_budget(work):
+    """Sparse vector has no symmetry: each transposition of adjacent entries is refuted or abandoned in turn. The
+    budget is checked between them, so detection spends about its budget, not a proof attempt per entry pair
+    (at n = 40: 10.9 million nodes without a budget)."""
+    whole = compile_program(build_program("sparse_vector", {"n": 40, "m": 1, "T": 1, "N": 1, "alpha": "1/2"}))
+    budget = Budget(work)
+    sym = privacy_plan(whole, neighbour_relation("all-entries"), budget=budget)
+    assert sym.symmetry.describe().startswith("trivial")
+    assert work <= budget.spent <= work + work // 2 + 1000
 
 
 # -- data-centric bounds of a product, part by part --------------------------------------------------------

@@ -381,21 +381,22 @@ class Diagrams:
         satisfiable prefix extends to at least one output, so more than ``most`` of them at any depth means more
         than ``most`` outputs, found while the prefixes' events are still small. Each conjunction is charged the
         nodes of the prefix's event (:attr:`operations`; a chain's grow with the depth, so the rounds cost about
-        the cube of the leaves); None past ``work``."""
+        the cube of the leaves); None as soon as the charge passes ``work``."""
         prefixes: list[tuple[tuple[Any, ...], Any]] = [((), self.be.true)]
         for values in conditions:
             deeper = []
             for prefix, event in prefixes:
+                size = event.dag_size
                 for value, cond in values:
                     check("hub plan: output events")
-                    self.operations += event.dag_size
+                    self.operations += size
+                    if work is not None and self.operations > work:
+                        return None
                     joint = event & cond
                     if joint != self.be.false:
                         deeper.append(((*prefix, value), joint))
                 if len(deeper) > most:
                     return None
-            if work is not None and self.operations > work:
-                return None
             prefixes = deeper
         return prefixes
 

@@ -517,6 +517,8 @@ class Prover:
             if whole is not None:
                 return [Block(tuple(entries), whole)]
         for a, b in zip(entries, entries[1:]):
+            if self.over_budget():  # the blocks joined so far are proved; the others stay apart
+                break
             self._join(joined, a, b, kinds, u)
         spent = self.attempts
         for a, b in itertools.combinations(joined.roots(), 2):

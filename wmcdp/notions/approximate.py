@@ -71,7 +71,17 @@ from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
-from .recount import float_of, log_of, noted, prone_delta, prone_epsilon, ratio_of, recountable, recounted
+from .recount import (
+    RECOUNT_MAX_COMPOSE,
+    float_of,
+    log_of,
+    noted,
+    prone_delta,
+    prone_epsilon,
+    ratio_of,
+    recountable,
+    recounted,
+)
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -532,10 +542,12 @@ def synthesize_approximate(
     if (
         not isinstance(result, ApproximateResult)
         or result.exact
-        or k > 1
+        or k > RECOUNT_MAX_COMPOSE
+        or accountant != "exact"
         or not recountable(prog, exact, result.diagram_size, result.plan)
     ):
-        return result  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
+        return result  # an exact run, a long or accountant's composition, a bound as a function of a symbolic
+        # parameter, a large program
     prone = prone_delta(float(result.delta), result.epsilon) if threshold is not None else prone_epsilon(result.epsilon)
 
     def again() -> ApproximateResult:
@@ -545,6 +557,7 @@ def synthesize_approximate(
             I,
             epsilon=epsilon,
             delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
+            compose=k,
             at=at,
             neighbours=neighbours,
             backend=backend,
@@ -787,8 +800,9 @@ def privacy_profile(
         planner=planned_sources,
     )
     floats = all(isinstance(p, ProfilePoint) and p.exact_delta is None and isinstance(p.delta, float) for p in points)
-    if not floats or k > 1 or not recountable(prog, exact, None, points[0].plan if points else None):
-        return points  # an exact run, a composition, a bound as a function of a symbolic parameter, a large program
+    composed = k > RECOUNT_MAX_COMPOSE or accountant != "exact"
+    if not floats or composed or not recountable(prog, exact, None, points[0].plan if points else None):
+        return points  # an exact run, a long or accountant's composition, a symbolic parameter, a large program
 
     def again() -> list[ProfilePoint]:
         return privacy_profile(
@@ -796,6 +810,7 @@ def privacy_profile(
             thresholds,
             pairs,
             I,
+            compose=k,
             at=at,
             neighbours=neighbours,
             backend=backend,

@@ -38,6 +38,8 @@ RECOUNT_MAX_SECONDS = 0.25
 RECOUNT_MAX_INPUTS = 1 << 12
 #: ... and its diagram at most this many nodes
 RECOUNT_MAX_NODES = 20000
+#: ... and, composed exactly, of at most this many runs (an exact composition's numbers grow with the runs)
+RECOUNT_MAX_COMPOSE = 64
 #: a larger pure-ε run recounts its witness triple alone when its whole diagram has at most this many nodes (the
 #: exact count compiles the program again)
 WITNESS_MAX_NODES = 1 << 20
@@ -156,6 +158,7 @@ __all__ = [
     "RECOUNT_MAX_SECONDS",
     "RECOUNT_MAX_INPUTS",
     "RECOUNT_MAX_NODES",
+    "RECOUNT_MAX_COMPOSE",
     "WITNESS_MAX_NODES",
     "WITNESS_RECOUNTED",
     "witness_recountable",

@@ -348,7 +348,7 @@ class Diagrams:
     def events(self, most: int, work: int | None = None) -> list[tuple[tuple[Any, ...], Any]] | None:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None
         when there are more than ``most``, or when forming them passes ``work`` (:attr:`operations`, the nodes
-        of the events conjoined, checked once per output leaf)."""
+        of the events conjoined, checked at every conjunction)."""
         trace, be = self.trace, self.be
         if trace.output_guards is not None:  # one Int output: its value guards are the events
             shape = trace.shape

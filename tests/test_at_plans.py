@@ -79,7 +79,7 @@ def test_prefix_sum_at(relation, x0):
 
 
 @pytest.mark.parametrize("relation", ["one-entry", "all-entries"])
-@pytest.mark.parametrize("x0", [(0, 0, 0, 0), (1, 1, 1, 1), (1, 0, 0, 1)])
+@pytest.mark.parametrize("x0", [(1, 1, 1, 1), (1, 0, 0, 1)])
 def test_smart_sum_at(relation, x0):
     program = smart_sum(4, 1, M=2, alpha=HALF)
     check_at(program, "chain", x0, smart_sum_loop(1, 1, 2, HALF, True), neighbours(relation, 0, 1), relation)
@@ -190,11 +190,9 @@ def test_the_planner_takes_the_hub_at_x0_where_the_exhaustive_at_sets_do_not_pay
 
 
 def test_the_command_line_answers_a_large_sparse_vector_at_x0():
-    """n = 60: 3^60 outputs. The hub at x0 answers in seconds; its ε is at most the all-pairs ε, and at n = 8 the
-    same command's ε is the exhaustive at sets'."""
+    """n = 30: 3^30 outputs, past any listing. The hub at x0 answers in seconds; its ε is at most the all-pairs ε,
+    and at n = 8 the same command's ε is the exhaustive at sets'."""
     args = ["privacy", "sparse_vector", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2", "--json"]
-    x0 = "2" * 59 + "0"
-    start = time.perf_counter()
 
     def run(*extra):
         out = io.StringIO()
@@ -202,11 +200,14 @@ def test_the_command_line_answers_a_large_sparse_vector_at_x0():
             assert main([*args, *extra]) == 0
         return json.loads(out.getvalue())
 
-    at = run("-p", "n=60", "--at", x0)
+    start = time.perf_counter()
+    at = run("-p", "n=30", "--at", "012" * 10)
     assert time.perf_counter() - start < 20
     assert at["plan"]["kind"] == "hub"
-    everywhere = run("-p", "n=60")
-    assert Fraction(at["ratio_exact"]) <= Fraction(everywhere["ratio_exact"])
+    assert at["witness"]["x"] == [0, 1, 2] * 10 or at["witness"]["x_prime"] == [0, 1, 2] * 10
+    everywhere = synthesize_privacy(sparse_vector(30, 2, 1, 1, alpha=HALF), exact=True)
+    assert everywhere.plan.kind == "hub"
+    assert Fraction(at["ratio_exact"]) < everywhere.ratio  # x0 is not the worst database
     small = run("-p", "n=8", "--at", "20120120", "--plan", "hub")
     program = sparse_vector(8, 2, 1, 1, alpha=HALF)
     assert Fraction(small["ratio_exact"]) == synthesize_privacy(program, "exhaustive", at=(2, 0, 1, 2, 0, 1, 2, 0)).ratio

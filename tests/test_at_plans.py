@@ -213,3 +213,15 @@ def test_the_command_line_answers_a_large_sparse_vector_at_x0():
     small = run("-p", "n=5", "--at", "20120", "--plan", "hub")
     program = sparse_vector(5, 2, 1, 1, alpha=HALF)
     assert Fraction(small["ratio_exact"]) == synthesize_privacy(program, "exhaustive", at=(2, 0, 1, 2, 0)).ratio
+
+
+@pytest.mark.parametrize("relation", ["hamming", "one-entry", "all-entries", "monotone"])
+def test_the_neighbours_of_a_database_are_counted_as_listed(relation):
+    """``Relation.count_neighbours`` (the size of the at sets, without listing all-entries' 3^n - 1) is the number of
+    neighbours the relation lists, at the ends of the range and inside it."""
+    from wmcdp.lang.program import IntVector
+    from wmcdp.lang.relations import neighbour_relation
+
+    rel, domain = neighbour_relation(relation), IntVector(3, -1, 2)
+    for x in [(-1, -1, -1), (2, 2, 2), (-1, 0, 2), (1, 1, 0)]:
+        assert rel.count_neighbours(domain, x) == sum(1 for _ in rel.neighbours(domain, x))

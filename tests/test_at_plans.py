@@ -79,8 +79,9 @@ def test_prefix_sum_at(relation, x0):
     check_at(program, "chain", x0, prefix_sum_loop(1, 1, HALF), neighbours(relation, 0, 1), relation)
 
 
-@pytest.mark.parametrize("relation", ["one-entry", "all-entries"])
-@pytest.mark.parametrize("x0", [(1, 1, 1, 1), (1, 0, 0, 1)])
+@pytest.mark.parametrize(
+    "relation, x0", [("one-entry", (1, 1, 1, 1)), ("one-entry", (1, 0, 0, 1)), ("all-entries", (0, 1, 1, 0))]
+)
 def test_smart_sum_at(relation, x0):
     program = smart_sum(4, 1, M=2, alpha=HALF)
     check_at(program, "chain", x0, smart_sum_loop(1, 1, 2, HALF, True), neighbours(relation, 0, 1), relation)
@@ -130,7 +131,7 @@ def test_random_hubbed_programs_at(seed):
     recipe = hubbed._recipe(random.Random(seed), near=False)
     program = hubbed._program(recipe, exact=True)
     n, relation = recipe[0], recipe[4]
-    for x0 in random.Random(seed).sample(list(itertools.product(range(3), repeat=n)), 3):
+    for x0 in random.Random(seed).sample(list(itertools.product(range(3), repeat=n)), 2):
         check_at(program, "hub", x0, hubbed._reference(recipe), hubbed._neighbours(relation, n))
 
 

@@ -133,7 +133,7 @@ def run_privacy(args: argparse.Namespace) -> str:
             at=at,
             workers=workers,
             certified=args.certified,
-            **forced_plan_of(args),
+            **forced_plan_of(args, at=True),
         )
     extra = {
         "sets": args.sets,

@@ -172,16 +172,19 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
         yield workers
 
 
-def forced_plan_of(args: argparse.Namespace) -> dict[str, Any]:
+def forced_plan_of(args: argparse.Namespace, at: bool = False) -> dict[str, Any]:
     """``{"plan": NAME}`` of ``--plan NAME`` (empty without it); a forced plan is the planner's, so it takes
-    none of the options that give the sets or pairs, or spread them."""
+    none of the options that give the sets or pairs, or spread them (``--at`` only where the notion runs its
+    plans at one database: ``at``, pure ε)."""
     if getattr(args, "plan", None) is None:
         return {}
+    options: tuple[tuple[str, str], ...] = (("--sets", "sets"), ("--at", "at"), ("--shuffle", "shuffle"))
+    options += (("--workers", "workers"), ("--scheduler", "scheduler"), ("--then", "then"), ("--steps", "steps"))
+    options += (("--certified", "certified"),)
     given = [
         option
-        for option, name in (("--sets", "sets"), ("--at", "at"), ("--shuffle", "shuffle"), ("--workers", "workers"))
-        + (("--scheduler", "scheduler"), ("--then", "then"), ("--steps", "steps"), ("--certified", "certified"))
-        if getattr(args, name, None) not in (None, False, "plan", [])
+        for option, name in options
+        if getattr(args, name, None) not in (None, False, "plan", []) and not (at and name == "at")
     ]
     if given:
         raise WmcdpError(f"--plan runs one of the planner's plans: leave out {', '.join(given)}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -150,6 +151,20 @@ class Relation:
         if self.name == "monotone":  # per direction and nonzero 0/1 step s: (k - 1)^|s| k^(n - |s|) inputs
             return int(2 * ((2 * k - 1) ** n - k**n))
         return sum(1 for x in domain.values() for _ in self.neighbours(domain, x))
+
+    def count_neighbours(self, domain: Vector, x: tuple[int, ...]) -> int:
+        """The number of neighbours of ``x`` (those :meth:`neighbours` lists): the built-in relations by their
+        definitions, without listing them (all-entries' are up to ``3^n - 1``), the others by listing."""
+        if not self.builtin:
+            return sum(1 for _ in self.neighbours(domain, x))
+        if self.name == "hamming":
+            return domain.n * (len(domain.entry_values) - 1)
+        up, down = ([int(v < domain.hi) for v in x], [int(v > domain.lo) for v in x])
+        if self.name == "one-entry":
+            return sum(up) + sum(down)
+        if self.name == "monotone":
+            return math.prod(1 + u for u in up) + math.prod(1 + d for d in down) - 2
+        return math.prod(1 + u + d for u, d in zip(up, down)) - 1  # all-entries
 
 
 #: one item of :meth:`Relation.pair_slices`: the index of x, that of x', and the two directions

@@ -182,7 +182,7 @@ def synthesize_privacy(
     Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()
-    plan = forced_plan(plan, "privacy", C=C, I=I, at=at, workers=workers, certified=certified or None)
+    plan = forced_plan(plan, "privacy", C=C, I=I, workers=workers, certified=certified or None)
     if certified:
         from .certify import certified_privacy
 
@@ -303,10 +303,10 @@ def _privacy(
     """:func:`synthesize_privacy` past its certified branch, in the number system ``exact`` (``plan``: the plan
     forced, or None)."""
     check_workers(workers)
-    if C is None and I is None and at is not None and workers is None:
-        by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)
-        if by_parts is not None:
-            return by_parts
+    if C is None and I is None and at is not None and workers is None and plan != "exhaustive":
+        planned_at = _planned_at(prog, at, neighbours, backend, exact, force, plan, start)
+        if planned_at is not None:
+            return planned_at
     if C is None and I is None and at is None and workers is None:
         from ..plan.planned import planned_privacy
 
@@ -334,7 +334,55 @@ def _privacy(
 
         r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
         return replace(r, seconds=time.perf_counter() - start, sets=triples.report)  # type: ignore[return-value]
-    return _result(scan, witness_of(scan.key), counter.arith.exact, compiled.size, start, triples.report)
+    result = _result(scan, witness_of(scan.key), counter.arith.exact, compiled.size, start, triples.report)
+    return result if plan is None else _forced_exhaustive(result, start)
+
+
+def _forced_exhaustive(r: PrivacyResult, start: float) -> PrivacyResult:
+    """The result of the exhaustive at sets forced by name (``plan="exhaustive"`` with ``at``), with its plan."""
+    from ..plan.forced import NOT_WEIGHED
+    from ..plan.planner import PlanReport
+
+    seconds = time.perf_counter() - start
+    report = PlanReport("exhaustive", "forced (plan 'exhaustive') at x0", seconds=seconds, considered=(NOT_WEIGHED,))
+    return replace(r, seconds=seconds, plan=report)
+
+
+def _planned_at(
+    prog: Program | Compiled,
+    at: Value,
+    neighbours: Any,
+    backend: str,
+    exact: Any,
+    force: bool,
+    plan: str | None,
+    start: float,
+) -> PrivacyResult | None:
+    """The data-centric ε at ``at`` by a plan: the parts of a product (:func:`_product_at`), else a structured
+    pure-ε plan restricted to the pairs of ``at`` (:mod:`wmcdp.plan.structured_at`), or the one ``plan`` forced
+    (other than ``"exhaustive"``). None: the exhaustive at sets answer."""
+    if plan in (None, "product"):
+        by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)
+        if by_parts is not None or plan is None:
+            return by_parts or _structured_at(prog, at, neighbours, backend, exact, None, force)
+        from ..plan.forced import no_product, refuse
+
+        refuse("product", no_product(neighbour_relation(neighbours or _program_of(prog).neighbours), ("max",)))
+    return _structured_at(prog, at, neighbours, backend, exact, plan, force)
+
+
+def _structured_at(
+    prog: Program | Compiled, at: Value, neighbours: Any, backend: str, exact: Any, plan: str | None, force: bool
+) -> PrivacyResult | None:
+    from ..plan.structured_at import structured_privacy_at
+
+    run = synthesize_privacy
+    r: PrivacyResult | None = structured_privacy_at(prog, at, neighbours, backend, exact, run, plan, force)
+    return r
+
+
+def _program_of(prog: Program | Compiled) -> Program:
+    return prog.program if isinstance(prog, Compiled) else prog
 
 
 def _product_at(

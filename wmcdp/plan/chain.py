@@ -46,7 +46,7 @@ from ..compile import Compiled
 from ..lang.program import Trace
 from ..lang.shape import leaves
 from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
-from .planner import Budget, PlanReport, announce, recount
+from .planner import AT_NOTE, Budget, PlanReport, announce, at_offsets, exhaustive_triples, recount
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
 DEAD = -1
@@ -261,9 +261,37 @@ def _moves(one: bool, step: Callable[[int, int], bool], size: int) -> Callable[[
     return moves
 
 
-def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | None) -> list[ChainAnswer] | None:
-    """The worst triples of pure ε over the chain (module docstring) of the ``compiled`` program (:func:`_witnesses`).
-    None when it has no chain, a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
+#: the moves of each block (by its entry): ``moves(k)(x, moved)`` as :func:`_moves` gives them
+Moves = Callable[[int], Callable[[int, bool], Iterator[tuple[int, bool]]]]
+
+
+def _everywhere(moves: Callable[[int, bool], Iterator[tuple[int, bool]]]) -> Moves:
+    """The same moves in every block (every neighbour pair)."""
+    return lambda k: moves
+
+
+def _at(moves: Callable[[int, bool], Iterator[tuple[int, bool]]], at: tuple[int, ...], side: int) -> Moves:
+    """The moves of the data-centric pairs of the database whose entry offsets are ``at``: on ``side`` 0 the
+    ``x`` side is ``at`` (pairs ``(x0, x')``), on side 1 the ``x'`` side is (pairs ``(x', x0)``)."""
+
+    def of_block(k: int) -> Callable[[int, bool], Iterator[tuple[int, bool]]]:
+        def fixed(x: int, moved: bool) -> Iterator[tuple[int, bool]]:
+            if side == 0:
+                return moves(x, moved) if x == at[k] else iter(())
+            return ((xp, now) for xp, now in moves(x, moved) if xp == at[k])
+
+        return fixed
+
+    return of_block
+
+
+def chain_plan(
+    compiled: Compiled, relation: str, exact: bool, budget: Budget | None, at: tuple[int, ...] | None = None
+) -> list[ChainAnswer] | None:
+    """The worst triples of pure ε over the chain (module docstring) of the ``compiled`` program (:func:`_witnesses`);
+    with ``at`` (the entry offsets of a database ``x0``) over the data-centric pairs ``(x0, x')`` and ``(x', x0)``
+    only: the same search with one side's steps fixed to ``x0``'s entries, once per side. None when it has no chain,
+    a cut is wider than one, or the work passes the ``budget`` (charged to it)."""
     chain = find_chain(compiled) if relation in RELATIONS else None
     if chain is None:
         return None
@@ -272,19 +300,20 @@ def chain_plan(compiled: Compiled, relation: str, exact: bool, budget: Budget | 
     answers: list[ChainAnswer] = []
     try:
         for step in steps:  # one search per direction (monotone: every entry up, or every entry down)
-            found = _search(d, _moves(one, step, d.size), budget)
-            if found is None:
-                return None
-            answers += found
+            moves = _moves(one, step, d.size)
+            searches = [_everywhere(moves)] if at is None else [_at(moves, at, side) for side in (0, 1)]
+            for of_block in searches:
+                found = _search(d, of_block, budget)
+                if found is None:
+                    return None
+                answers += found
         return _best(answers, exact)
     finally:
         if budget is not None:
             budget.charge(d.work)
 
 
-def _search(
-    d: ChainDiagram, moves: Callable[[int, bool], Iterator[tuple[int, bool]]], budget: Budget | None
-) -> list[ChainAnswer] | None:
+def _search(d: ChainDiagram, moves: Moves, budget: Budget | None) -> list[ChainAnswer] | None:
     """The max-product over the blocks: one column of states per boundary, then the witnesses read back."""
     arith, nodes = d.arith, {int(d.root): d.root}
     columns: list[Column] = [{(int(d.root), int(d.root), False): (arith.one, None, None)}]
@@ -297,7 +326,7 @@ def _search(
                 return None
             tables[u] = table
         widths.append(len(tables))
-        columns.append(_column(columns[-1], tables, moves, arith, nodes))
+        columns.append(_column(columns[-1], tables, moves(block.entry), arith, nodes))
         pairs = max(pairs, len(columns[-1]))
         d.work += len(columns[-1])
     return _witnesses(d, columns, widths, pairs)
@@ -398,20 +427,22 @@ def chain_privacy(
     budget: Any,
     start: float,
     considered: list[tuple[Any, ...]],
+    at: tuple[int, ...] | None = None,
 ) -> Any | None:
-    """Pure ε by the chain plan (:func:`chain_plan`) when it applies, else None. The witness triple is counted by
-    ``run`` (Algorithm 2 on that one triple, the ordinary counter) and its ratio is the bound: in exact mode it must
-    equal the plan's exactly; in float mode the largest of the candidates' counts. When a candidate's count does
-    not bear it out (:func:`~.planner.recount`) the plan is dropped, noted in ``considered``, and None returned."""
+    """Pure ε by the chain plan (:func:`chain_plan`) when it applies, else None; with ``at`` (a database ``x0`` of
+    the domain) the data-centric ε of ``x0``. The witness triple is counted by ``run`` (Algorithm 2 on that one
+    triple, the ordinary counter) and its ratio is the bound: in exact mode it must equal the plan's exactly; in
+    float mode the largest of the candidates' counts. When a candidate's count does not bear it out
+    (:func:`~.planner.recount`) the plan is dropped, noted in ``considered``, and None returned."""
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin or len(whole.trace.input_bits) != whole.domain.n:
         return None
     announce("chain", None, "searching along the chain")
-    answers = chain_plan(whole, relation.name, exact_run, budget)
+    answers = chain_plan(whole, relation.name, exact_run, budget, at_offsets(whole, at))
     if not answers:
         considered.append(("chain", None, "no chain proved"))
         return None
-    recounts = [(*_recount(whole, relation, exact, run, a, exact_run), a) for a in answers]
+    recounts = [(*_recount(whole, relation, exact, run, a, exact_run, at), a) for a in answers]
     counted = [(r, a) for r, _, a in recounts if r is not None]
     if len(counted) < len(recounts):
         considered.append(("chain", None, next(why for r, why, _ in recounts if r is None)))
@@ -421,9 +452,9 @@ def chain_privacy(
     considered.append(("chain", estimate, _describe(answer)))
     plan = PlanReport(
         "chain",
-        f"chain: {_describe(answer)}",
+        f"chain: {_describe(answer)}{AT_NOTE if at is not None else ''}",
         answer.pairs,
-        relation.count_pairs(whole.domain) * whole.shape.size,
+        exhaustive_triples(whole, relation, at),
         estimate,
         0.0,
         time.perf_counter() - start,
@@ -435,13 +466,21 @@ def chain_privacy(
 
 
 def _recount(
-    whole: Any, relation: Any, exact: Any, run: Callable[..., Any], answer: ChainAnswer, exact_run: bool
+    whole: Any,
+    relation: Any,
+    exact: Any,
+    run: Callable[..., Any],
+    answer: ChainAnswer,
+    exact_run: bool,
+    at: tuple[int, ...] | None,
 ) -> tuple[Any | None, str]:
     """Algorithm 2 on the answer's triple alone (the ordinary counter, :func:`~.planner.recount`): its result, or
-    None and why it does not bear the answer out (in exact mode its ratio must be the answer's)."""
+    None and why it does not bear the answer out (in exact mode its ratio must be the answer's; with ``at`` its
+    pair must be one of ``at``'s)."""
     lo = whole.domain.lo
     x, xp = tuple(lo + u for u in answer.x), tuple(lo + u for u in answer.x_prime)
-    return recount(run, whole, relation, exact, (x, xp, answer.y), answer.value if exact_run else None)
+    claimed = answer.value if exact_run else None
+    return recount(run, whole, relation, exact, (x, xp, answer.y), claimed, at=at)
 
 
 def _describe(answer: ChainAnswer) -> str:

@@ -44,6 +44,7 @@ from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
 from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
 from .planner import (
+    AT_NOTE,
     CELL_SECONDS,
     GATE_SECONDS,
     PREPARE_SECONDS,
@@ -272,6 +273,16 @@ def _listed_pairs(relation: Relation, domain: Vector, rows: int) -> Iterator[tup
         yield np.array(xa, dtype=np.int64), np.array(xb, dtype=np.int64)
 
 
+def _at_pairs(relation: Relation, domain: Vector, at: tuple[int, ...]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The data-centric pairs of the database ``at`` as input codes: ``(x0, x')`` for its neighbours ``x'``, then
+    ``(x', x0)`` (the pairs of :func:`~.pairs.pairs_at`, listed without its order's search)."""
+    k = len(domain.entry_values)
+    near = np.array([_code(xp, domain.lo, k) for xp in relation.neighbours(domain, at)], dtype=np.int64)
+    here = np.full(len(near), _code(at, domain.lo, k), dtype=np.int64)
+    yield here, near
+    yield near, here
+
+
 def _code(x: tuple[int, ...], lo: int, k: int) -> int:
     code = 0
     for v in x:
@@ -296,15 +307,17 @@ def _table(compiled: Compiled, k: int, exact: Any) -> Table:
     return Table(compiled, arith, logs, values)
 
 
-def _limits(parts: list[Part], trace: Trace, relation: Relation, domain: Vector) -> tuple[int, str]:
+def _limits(
+    parts: list[Part], trace: Trace, relation: Relation, domain: Vector, at: tuple[int, ...] | None
+) -> tuple[int, str]:
     """``(neighbour pairs, "")`` when the plan is within its limits, else ``(0, why not)``: more than
     :data:`MAX_LISTED_PAIRS` neighbour pairs (or a user relation over more than ``MAX_LISTED`` inputs), more than
     ``MAX_PAIRS`` cells in the parts' tables (the inference sets' limit), more than ``MAX_TRIPLES`` cells
-    (pair, part output) in the scan (the privacy sets' limit)."""
+    (pair, part output) in the scan (the privacy sets' limit). With ``at`` (a database), its data-centric pairs."""
     k = len(domain.entry_values)
-    if not relation.builtin and domain.size > MAX_LISTED:
+    if at is None and not relation.builtin and domain.size > MAX_LISTED:
         return 0, f"a user relation over more than {size_text(MAX_LISTED)} inputs"
-    pairs = relation.count_pairs(domain)
+    pairs = relation.count_pairs(domain) if at is None else 2 * relation.count_neighbours(domain, at)
     if pairs > MAX_LISTED_PAIRS:
         return 0, f"{size_text(pairs)} neighbour pairs (limit {size_text(MAX_LISTED_PAIRS)})"
     shapes = leaves(trace.shape)
@@ -318,15 +331,15 @@ def _limits(parts: list[Part], trace: Trace, relation: Relation, domain: Vector)
 
 
 def given_input_of(
-    program: Program, trace: Trace, relation: Relation, backend: str, exact: Any
+    program: Program, trace: Trace, relation: Relation, backend: str, exact: Any, at: tuple[int, ...] | None = None
 ) -> tuple[GivenInput | None, str]:
     """The program's parts given the input with their tables, or None and why the plan does not apply (fewer than
-    two parts; over the limits, :func:`_limits`)."""
+    two parts; over the limits, :func:`_limits`; ``at``: the data-centric pairs of that database only)."""
     start = time.perf_counter()
     parts = split_given_input(trace)
     if parts is None:
         return None, ""
-    pairs, why = _limits(parts, trace, relation, program.inputs)
+    pairs, why = _limits(parts, trace, relation, program.inputs, at)
     if why:
         return None, why
     groups = classes(parts)
@@ -413,20 +426,22 @@ def given_input_privacy(
     exact: Any,
     run: Callable[..., Any],
     start: float,
+    at: tuple[int, ...] | None = None,
 ) -> tuple[Any | None, list[tuple[str, float | None, str]]]:
     """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None,
     [why not])`` (``(None, [])`` when the program does not split, or has a symbolic parameter). The witness triple
     is counted on the whole program (``compiled``, or compiled now with each part's random bits together,
     :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio
     is the bound; it must bear the plan out (:func:`~.planner.recount`: a neighbour pair, ``P(y | x) > 0``, in exact
-    mode the plan's ratio, in float mode its ε within the scan's margin), or the plan is dropped with the reason."""
+    mode the plan's ratio, in float mode its ε within the scan's margin), or the plan is dropped with the reason.
+    With ``at`` (a database ``x0`` of the domain), the data-centric ε of ``x0``: its pairs only."""
     if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
         return None, []
-    given, why = given_input_of(program, trace, relation, backend, exact)
+    given, why = given_input_of(program, trace, relation, backend, exact, at)
     if given is None:
         return None, [("given-input", None, why)] if why else []
     announce("given-input", given.estimate, given.describe())
-    worst = _worst(given, relation)
+    worst = _worst(given, relation, at)
     if worst is None:
         return None, [("given-input", given.estimate, "no neighbour pair")]
     exact_run, claimed, a, b = worst
@@ -434,15 +449,15 @@ def given_input_privacy(
     if compiled is None:
         grouped = grouped_trace(trace, given.parts)
         compiled = compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
-    r, why = recount(run, compiled, relation, exact, triple, claimed, MARGIN * (1 + len(given.parts)))
+    r, why = recount(run, compiled, relation, exact, triple, claimed, MARGIN * (1 + len(given.parts)), at)
     if r is None:
         return None, [("given-input", given.estimate, why)]
     considered = ("given-input", given.estimate, given.describe())
     plan = PlanReport(
         "given-input",
-        given.describe(),
+        given.describe() + (AT_NOTE if at is not None else ""),
         given.cells,
-        relation.count_pairs(program.inputs) * trace.shape.size,
+        (relation.count_pairs(program.inputs) if at is None else given.pairs) * trace.shape.size,
         given.estimate,
         given.seconds,
         time.perf_counter() - start,
@@ -454,15 +469,21 @@ def given_input_privacy(
     return replace(r, seconds=plan.seconds, plan=plan), [considered]
 
 
-def _worst(given: GivenInput, relation: Relation) -> tuple[bool, Any, int, int] | None:
-    """``(exact run, the plan's value, x, x')`` (input codes) over every neighbour pair (module docstring), or None
-    when there is no pair; the value is the exact largest ratio in exact runs, the largest float ε in float runs."""
+def _worst(given: GivenInput, relation: Relation, at: tuple[int, ...] | None) -> tuple[bool, Any, int, int] | None:
+    """``(exact run, the plan's value, x, x')`` (input codes) over every neighbour pair (module docstring), or with
+    ``at`` every data-centric pair of that database, or None when there is no pair; the value is the exact largest
+    ratio in exact runs, the largest float ε in float runs."""
     domain = given.program.inputs
     if not relation.builtin:
         check_relation(relation, domain)
     exact_run = all(t.arith.exact for t in given.tables)
     rows = max(1, CHUNK_CELLS // max(t.compiled.shape.size for t in given.tables))
-    pairs = _builtin_pairs(relation, domain, rows) if relation.builtin else _listed_pairs(relation, domain, rows)
+    if at is not None:
+        pairs = _at_pairs(relation, domain, at)
+    elif relation.builtin:
+        pairs = _builtin_pairs(relation, domain, rows)
+    else:
+        pairs = _listed_pairs(relation, domain, rows)
     best, kept = given.scan(pairs, MARGIN * (1 + len(given.parts)) if exact_run else 0.0)
     if not kept:
         return None

@@ -66,7 +66,7 @@ from ..count.probabilities import number_system
 from ..lang.circuit import VAR
 from ..lang.program import Trace
 from ..lang.shape import IntShape, leaves
-from .planner import Budget, PlanReport, announce, recount
+from .planner import AT_NOTE, Budget, PlanReport, announce, at_offsets, exhaustive_triples, recount
 
 #: the hub's largest number of random bits (its values are enumerated)
 HUB_BITS = 12
@@ -854,41 +854,75 @@ def _choices(table: Sequence[tuple[Any, ...]], pairs: Sequence[tuple[int, int]],
 
 
 def _alternatives(
-    types: dict[tuple[Any, ...], list[int]], size: int, relation: str, arith: Arith
+    types: dict[tuple[Any, ...], list[int]], size: int, relation: str, arith: Arith, at: bool = False
 ) -> Iterator[list[Group]]:
     """The groups to search for one output: under ``all-entries`` every entry takes any undominated move or stays
     (under ``monotone`` the same, once with the moves up and once with the moves down); under a relation that
-    moves one entry, for each type, its first entry moves and every other entry stays."""
+    moves one entry, for each type, its first entry moves and every other entry stays. A type is ``(tables, v)``:
+    ``v`` is None, or (``at``) the offset of the type's entries in a database ``x0``, whose data-centric pairs are
+    searched once with ``x = x0`` and once with ``x' = x0`` (:func:`_on_side`)."""
     one, directions = RELATIONS[relation]
-    stays = [(u, u) for u in range(size)]
     for allowed in directions:
         moves = [(u, up) for u, up in itertools.permutations(range(size), 2) if allowed(u, up)]
-        if not one:
-            yield [Group(tuple(es), undominated(_choices(t, stays + moves, arith), arith)) for t, es in types.items()]
+        for side in (0, 1) if at else (None,):
+            yield from _groups(types, size, one, moves, side, arith)
+
+
+def _on_side(v: int | None, pairs: Sequence[tuple[int, int]], side: int | None) -> list[tuple[int, int]]:
+    """The pairs ``(u, u')`` of ``pairs`` an entry at ``x0``'s offset ``v`` takes on ``side`` (0: ``u = v``, 1:
+    ``u' = v``; None: every pair)."""
+    return list(pairs) if side is None else [p for p in pairs if p[side] == v]
+
+
+def _groups(
+    types: dict[tuple[Any, ...], list[int]],
+    size: int,
+    one: bool,
+    moves: list[tuple[int, int]],
+    side: int | None,
+    arith: Arith,
+) -> Iterator[list[Group]]:
+    """The groups of :func:`_alternatives` for one direction's ``moves`` and one ``side`` of ``x0``."""
+    stays = [(u, u) for u in range(size)]
+
+    def own(key: tuple[Any, ...], pairs: list[tuple[int, int]]) -> list[Choice]:
+        return _choices(key[0], _on_side(key[1], pairs, side), arith)
+
+    if not one:
+        yield [Group(tuple(es), undominated(own(t, stays + moves), arith)) for t, es in types.items()]
+        return
+    for moved in types:
+        first = undominated(own(moved, moves), arith)
+        if not first:  # x0's value at an end of the range under a direction that leaves it
             continue
-        for moved in types:
-            groups = [Group((types[moved][0],), undominated(_choices(moved, moves, arith), arith))]
-            for t, es in types.items():
-                groups.append(Group(tuple(es[1:] if t == moved else es), tuple(_choices(t, stays, arith))))
-            yield groups
+        groups = [Group((types[moved][0],), first)]
+        for t, es in types.items():
+            groups.append(Group(tuple(es[1:] if t == moved else es), tuple(own(t, stays))))
+        yield groups
 
 
-def hub_plan(trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None) -> HubAnswer | None:
-    """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry.
-    None when the program has no hub, a cut is wider than one, or the analysis passes the ``budget``'s work
-    (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another plan runs)."""
+def hub_plan(
+    trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None, at: tuple[int, ...] | None = None
+) -> HubAnswer | None:
+    """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry; with
+    ``at`` (the entry offsets of a database ``x0``) over its data-centric pairs only (entries of one type also
+    share their offset in ``x0``). None when the program has no hub, a cut is wider than one, or the analysis
+    passes the ``budget``'s work (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another
+    plan runs)."""
     hub = find_blocks(trace) if relation in RELATIONS else None
     if hub is None:
         return None
     d = Diagrams(trace, hub.order)
     try:
-        return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget)
+        return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget, at)
     finally:
         if budget is not None:
             budget.charge(d.work + d.operations)
 
 
-def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None) -> HubAnswer | None:
+def _worst(
+    d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget: Budget | None, at: tuple[int, ...] | None
+) -> HubAnswer | None:
     """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (the first event
     that does not split hands the program on)."""
     best, outputs, most, pinned = Best(), 0, 0, 0
@@ -907,14 +941,14 @@ def _worst(d: Diagrams, hub: Hub, size: int, relation: str, arith: Arith, budget
         if not weights:  # no hub class within the domain: P(y | x) = 0 for every input (a value only codes past
             continue  # the domain's values reach, e.g. a noise value of weight zero or a gap in its support)
         pinned += used.pinned is not None
-        types = _types(used, tables)
+        types = _types(used, tables, at)
         most = max(most, len(types))
         signature = (tuple(weights), frozenset((t, len(es)) for t, es in types.items()))
         if signature in searched:  # the same types and counts: every ratio as for an output searched before
             continue
         searched.add(signature)
         search = Search(weights, arith, best)
-        for groups in _alternatives(types, size, relation, arith):
+        for groups in _alternatives(types, size, relation, arith, at is not None):
             search.run(groups, _output(d.trace, values))
     if best.num is None or best.x == best.x_prime:
         return None
@@ -935,13 +969,17 @@ def _decompose(
     return None
 
 
-def _types(hub: Hub, tables: list[list[tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[int]]:
+def _types(
+    hub: Hub, tables: list[list[tuple[Any, ...]]], at: tuple[int, ...] | None = None
+) -> dict[tuple[Any, ...], list[int]]:
     """The entries grouped by their parts' tables in every hub class (``tables[k][i]`` for the ``i``-th of the
-    hub's blocks, the pinned entry last)."""
+    hub's blocks, the pinned entry last) and, with ``at``, by their offsets there: keys ``(tables, offset or
+    None)``."""
     types: dict[tuple[Any, ...], list[int]] = {}
     pinned = [hub.pinned] if hub.pinned is not None else []
     for i, block in enumerate([*hub.blocks, *pinned]):
-        types.setdefault(tuple(t[i] for t in tables), []).append(block.entry)
+        key = (tuple(t[i] for t in tables), None if at is None else at[block.entry])
+        types.setdefault(key, []).append(block.entry)
     return types
 
 
@@ -987,25 +1025,29 @@ def hub_privacy(
     budget: Any,
     start: float,
     considered: list[tuple[Any, ...]],
+    at: tuple[int, ...] | None = None,
 ) -> Any | None:
-    """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None. ``whole`` is the compiled program;
-    the witness triple is then counted by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and
-    its ratio is the bound: in exact mode it must equal the plan's exactly. When the count does not bear the plan
-    out (:func:`~.planner.recount`) the plan is dropped, noted in ``considered``, and None returned."""
+    """Pure ε by the hub plan (:func:`hub_plan`) when it applies, else None; with ``at`` (a database ``x0`` of the
+    domain) the data-centric ε of ``x0``. ``whole`` is the compiled program; the witness triple is then counted by
+    ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio is the bound: in exact mode it
+    must equal the plan's exactly. When the count does not bear the plan out (:func:`~.planner.recount`) the plan
+    is dropped, noted in ``considered``, and None returned."""
     exact_run = _exact_run(whole, exact)
     if exact_run is None or not relation.builtin:
         return None
     announce("hub", None, "searching each output event")
-    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget)
+    offsets = at_offsets(whole, at)
+    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget, offsets)
     if answer is None:
         considered.append(("hub", None, "no hub proved"))
         return None
     lo, sides = whole.domain.lo, (answer.best.x or {}, answer.best.x_prime or {})
-    x, xp = ([lo + side.get(e, 0) for e in range(whole.domain.n)] for side in sides)
+    unread = offsets or (0,) * whole.domain.n  # entries no part reads: at x0's value, or the lowest
+    x, xp = ([lo + side.get(e, unread[e]) for e in range(whole.domain.n)] for side in sides)
     y = answer.best.y
     estimate = hub_estimate(answer, len(whole.domain.entry_values), whole.size)
     triple = (tuple(x), tuple(xp), y)
-    r, why = recount(run, whole, relation, exact, triple, _ratio(answer.best) if exact_run else None)
+    r, why = recount(run, whole, relation, exact, triple, _ratio(answer.best) if exact_run else None, at=at)
     if r is None:
         considered.append(("hub", estimate, why))
         return None
@@ -1013,9 +1055,10 @@ def hub_privacy(
     plan = PlanReport(
         "hub",
         f"hub: {answer.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
-        f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated",
+        f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated"
+        f"{AT_NOTE if at is not None else ''}",
         answer.best.leaves,
-        relation.count_pairs(whole.domain) * whole.shape.size,
+        exhaustive_triples(whole, relation, at),
         estimate,
         0.0,
         time.perf_counter() - start,

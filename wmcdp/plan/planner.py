@@ -355,16 +355,20 @@ def recount(
     triple: tuple[Any, Any, Any],
     claimed: Any,
     tolerance: float = 0.0,
+    at: tuple[int, ...] | None = None,
 ) -> tuple[Any | None, str]:
     """A plan's witness ``triple = (x, x', y)`` counted on the whole program by ``run`` (Algorithm 2 on that one
     triple, the ordinary counter): ``(its result, "")`` when it bears the plan out, else ``(None, why not)``, and
-    the plan is dropped (the next plan answers). It fails when ``(x, x')`` is no neighbour pair, when ``P(y | x) =
-    0`` (both sides 0: no ratio at all), or when its ratio is not the plan's ``claimed`` one: in an exact run the
-    ratio itself, in a float run ε within ``tolerance * max(1, ε)`` (``claimed`` None: the count is the answer)."""
+    the plan is dropped (the next plan answers). It fails when ``(x, x')`` is no neighbour pair (or, with ``at``,
+    a data-centric plan's database ``x0``, is no pair of ``x0``), when ``P(y | x) = 0`` (both sides 0: no ratio at
+    all), or when its ratio is not the plan's ``claimed`` one: in an exact run the ratio itself, in a float run ε
+    within ``tolerance * max(1, ε)`` (``claimed`` None: the count is the answer)."""
     x, xp, y = triple
     progress.phase("recount", "the plan's witness on the whole program")
     if not relation.related(whole.domain, x, xp):
         return None, f"dropped: its witness (x, x') is no {relation.name} pair"
+    if at is not None and at not in (tuple(x), tuple(xp)):
+        return None, "dropped: its witness (x, x') is no pair of the database given (at)"
     try:
         r = run(whole, [triple], [(x, y), (xp, y)], neighbours=relation, exact=exact)
     except NoRatioError:
@@ -372,6 +376,23 @@ def recount(
     positive = r.p_x > 0 or (r.log_p_x is not None and r.log_p_x > -math.inf)
     why = disagreement(positive, r.ratio if r.exact else r.epsilon, claimed, r.exact, tolerance)
     return (None, why) if why else (r, "")
+
+
+#: what a structured plan's report adds when it ran on the data-centric pairs of one database (``at``)
+AT_NOTE = "; at x0: the pairs (x0, x') and (x', x0) only"
+
+
+def exhaustive_triples(whole: Compiled, relation: Relation, at: tuple[int, ...] | None = None) -> int:
+    """The triples of the exhaustive sets a plan's report sets its size beside: every neighbour pair's, or with
+    ``at`` (a database ``x0``) those of its data-centric pairs (:func:`~.pairs.pairs_at`: two per neighbour), times
+    every output."""
+    pairs = relation.count_pairs(whole.domain) if at is None else 2 * relation.count_neighbours(whole.domain, at)
+    return int(pairs * whole.shape.size)
+
+
+def at_offsets(whole: Compiled, at: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The entry offsets (``x_i - lo``) of a database ``at`` of the program's domain (None: every pair)."""
+    return None if at is None else tuple(v - whole.domain.lo for v in at)
 
 
 def disagreement(positive: bool, counted: Any, claimed: Any, exact: bool, tolerance: float = 0.0) -> str:

@@ -1,0 +1,168 @@
+"""How much a violated claim matters: the delta the claimed epsilon needs and the draws that show the event.
+
+A maintainer weighs a violated claim by two numbers, both computed here in 200-bit binary floating point with
+an unbounded exponent range (gmpy2's, about 2^(+-2^30)), so a probability such as 10^-3,643,138 neither
+underflows nor rounds to 0:
+
+* **the delta needed**: the smallest delta at which the claimed epsilon (or rho) holds. For an (epsilon, delta)
+  claim it is the audit's tight delta at the claimed epsilon, over every neighbouring pair (scope ``tight``).
+  For a pure epsilon claim it is the witness output's excess ``P(y | x) - e^epsilon P(y | x')`` (scope
+  ``witness output``): the delta the event ``{y}`` alone needs, a lower bound of the tight delta of the pair
+  and of the mechanism.
+* **the draws to see the event**: the number ``n`` of outputs under the input where the witness event is
+  likelier (probability ``p``) that show it at least once with probability :data:`SEEN` (95 %):
+  ``n = ceil(ln(1 / (1 - SEEN)) / -ln(1 - p))``, about ``3 / p`` for a small ``p``.
+
+A violation whose delta needed is below ``2^-1000`` (:data:`NEGLIGIBLE_LOG2`) is *negligible*: the claim is false,
+yet only by events no run of the mechanism will ever show. The verdict stays ``VIOLATED`` and its label says so
+(:func:`verdict_label`).
+
+An audit that knows the witness probability only by its logarithm (python-dp's bounded noise: an enclosure
+``[lo, hi]`` of ``ln P(y | x)``, with ``P(y | x') = 0``) passes that enclosure: the delta needed is then the
+enclosure of ``P(y | x)`` itself, and the draws are counted at its upper end (the fewest).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import gmpy2
+
+#: the chance of seeing the witness event at least once in the draws counted
+SEEN = 0.95
+#: a violation whose delta needed is below 2^NEGLIGIBLE_LOG2 is negligible
+NEGLIGIBLE_LOG2 = -1000
+#: the working precision (bits)
+PRECISION = 200
+
+
+@dataclass(frozen=True)
+class Severity:
+    """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
+    for 0) and its ``scope`` (``tight`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
+    the delta needed over the claimed delta; the witness event's probability under the input where it is likelier
+    (``event_probability``, text) and the draws there that show it with probability :data:`SEEN` (``draws``,
+    text, with ``log10_draws``), both None when the audit does not know the event's probabilities."""
+
+    delta: str
+    log2_delta: float
+    scope: str
+    times_claimed: float | None = None
+    event_probability: str | None = None
+    draws: str | None = None
+    log10_draws: float | None = None
+
+    @property
+    def negligible(self) -> bool:
+        """The delta needed is below ``2^-1000``."""
+        return self.log2_delta < NEGLIGIBLE_LOG2
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "delta_needed": self.delta,
+            "log2_delta_needed": self.log2_delta if math.isfinite(self.log2_delta) else "-inf",
+            "delta_scope": self.scope,
+            **({} if self.times_claimed is None else {"times_claimed_delta": _finite(self.times_claimed)}),
+            "event_probability": self.event_probability,
+            "draws_to_see_event": self.draws,
+            "log10_draws_to_see_event": self.log10_draws,
+            "see_probability": SEEN,
+            "negligible": self.negligible,
+        }
+
+
+def _finite(value: float) -> float | str:
+    return "inf" if math.isinf(value) else value
+
+
+def number(text: str) -> Any:
+    """A probability as the audits write it (a fraction ``"p/q"`` or a decimal, any exponent) as a 200-bit mpfr."""
+    with gmpy2.context(precision=PRECISION):
+        return gmpy2.mpfr(gmpy2.mpq(text)) if "/" in text else gmpy2.mpfr(text)
+
+
+def shown(value: Any) -> str:
+    """A nonnegative mpfr as a short decimal, ``1.234e-3643138`` for any exponent (exactly ``0`` for 0)."""
+    if value == 0:
+        return "0"
+    with gmpy2.context(precision=PRECISION):
+        exponent = int(gmpy2.floor(gmpy2.log10(value)))
+        mantissa = float(value / gmpy2.mpfr(10) ** exponent)
+    if mantissa >= 9.9995:  # the mantissa rounds up to 10
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{float(value):.4g}" if -4 <= exponent <= 5 else f"{mantissa:.4g}e{exponent:+d}"
+
+
+def draws_to_see(p: Any) -> tuple[str, float]:
+    """``ceil(ln(1 / (1 - SEEN)) / -ln(1 - p))`` (module docstring) for a probability ``0 < p <= 1``, as text
+    (every digit below 10^15) and its base-10 logarithm; ``("inf", inf)`` for ``p = 0``."""
+    if p <= 0:
+        return "inf", math.inf
+    with gmpy2.context(precision=PRECISION):
+        if p >= 1:
+            return "1", 0.0
+        n = gmpy2.ceil(-gmpy2.log(gmpy2.mpfr(1 - SEEN)) / -gmpy2.log1p(-p))
+        log10 = float(gmpy2.log10(n))
+    return (str(int(n)) if n < 1e15 else shown(n)), log10
+
+
+def severity(
+    claimed: float,
+    claimed_delta: float | None,
+    tight_delta: float | None,
+    probabilities: tuple[str, str] | None,
+    log_probability: tuple[float, float] | None = None,
+) -> Severity | None:
+    """The severity of a violated claim (module docstring): ``claimed`` epsilon (or rho), for an (epsilon, delta)
+    claim its ``claimed_delta`` and the audit's ``tight_delta`` at the claimed epsilon; the witness event's
+    ``probabilities`` ``(P(E | x), P(E | x'))`` where known, or ``log_probability``, an enclosure of ``ln P(y | x)``
+    with ``P(y | x') = 0``. None when neither delta can be told."""
+    with gmpy2.context(precision=PRECISION):
+        if log_probability is not None:
+            lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
+            text = shown(lo) if lo == hi else f"{shown(lo)} .. {shown(hi)}"
+            draws, log10 = draws_to_see(hi)
+            return Severity(text, log_probability[1] / math.log(2), "witness output", None, shown(hi), draws, log10)
+        pair = None if probabilities is None else tuple(number(v) for v in probabilities)
+        event = None if pair is None else max(pair)
+        draws: str | None = None
+        log10: float | None = None
+        if event is not None:
+            draws, log10 = draws_to_see(event)
+        seen = None if event is None else shown(event)
+        if claimed_delta is not None:
+            if tight_delta is None:
+                return None
+            d = gmpy2.mpfr(tight_delta)
+            times = math.inf if claimed_delta == 0 else tight_delta / claimed_delta
+            return Severity(shown(d), _log2(d), "tight", times, seen, draws, log10)
+        if pair is None:
+            return None
+        excess = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))
+        return Severity(shown(excess), _log2(excess), "witness output", None, seen, draws, log10)
+
+
+def _log2(value: Any) -> float:
+    return -math.inf if value == 0 else float(gmpy2.log2(value))
+
+
+def verdict_label(verdict: str, weight: Severity | None) -> str:
+    """The verdict as tables and reports show it: a negligible violation is ``VIOLATED (negligible: delta <
+    2^-1000)``."""
+    if verdict == "VIOLATED" and weight is not None and weight.negligible:
+        return f"VIOLATED (negligible: delta < 2^{NEGLIGIBLE_LOG2})"
+    return verdict
+
+
+__all__ = [
+    "SEEN",
+    "NEGLIGIBLE_LOG2",
+    "Severity",
+    "severity",
+    "draws_to_see",
+    "number",
+    "shown",
+    "verdict_label",
+]

@@ -123,8 +123,9 @@ def severity(
         if log_probability is not None:
             lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
             text = shown(lo) if lo == hi else f"{shown(lo)} .. {shown(hi)}"
-            draws, log10 = draws_to_see(hi)
-            return Severity(text, log_probability[1] / math.log(2), "witness output", None, shown(hi), draws, log10)
+            return Severity(
+                text, log_probability[1] / math.log(2), "witness output", None, shown(hi), *draws_to_see(hi)
+            )
         pair = None if probabilities is None else tuple(number(v) for v in probabilities)
         event = None if pair is None else max(pair)
         draws: str | None = None

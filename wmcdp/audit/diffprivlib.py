@@ -525,8 +525,9 @@ NEIGHBOURS = {
 SOURCES = (
     (
         "PermuteAndFlip",
-        "diffprivlib/mechanisms/base.py:266, bernoulli_neg_exp: `while rng.random() <= gamma / counter:` accepts "
-        "with probability 2^-53 at gamma = 0, so every candidate can be rejected (RuntimeError)",
+        "diffprivlib/mechanisms/base.py:266, bernoulli_neg_exp: `while rng.random() <= gamma / counter:` holds for "
+        "a draw of exactly 0, so at gamma = 0 (the best candidate) Bernoulli(e^0) is 0 with probability about 2^-53 "
+        "and every candidate can be rejected (RuntimeError)",
     ),
 )
 

@@ -52,7 +52,7 @@ def test_pure_epsilon_excess_and_the_negligible_line():
     """P(y | x) = 3/4, P(y | x') = 1/4 against epsilon = ln 2: the witness output needs 3/4 - 2/4 = 1/4."""
     weight = severity(math.log(2), None, None, ("3/4", "1/4"))
     assert weight.scope == "witness output" and float(number(weight.delta)) == pytest.approx(0.25, rel=1e-4)
-    assert weight.draws == str(_draws(Fraction(3, 4))) and not weight.negligible
+    assert weight.draws == str(_draws(Fraction(1, 4))) and not weight.negligible  # the mass 1/4 the claim forbids
     tiny, tinier = (severity(1.0, None, None, (f"1/{2**k}", "0")) for k in (-NEGLIGIBLE_LOG2, 1 - NEGLIGIBLE_LOG2))
     assert tiny.log2_delta == NEGLIGIBLE_LOG2 and not tiny.negligible  # 2^-1000 itself is not below 2^-1000
     assert tinier.negligible and verdict_label("VIOLATED", tinier) == "VIOLATED (negligible: delta < 2^-1000)"
@@ -62,7 +62,8 @@ def test_pure_epsilon_excess_and_the_negligible_line():
 def test_an_epsilon_delta_claim_weighs_the_tight_delta():
     weight = severity(1.0, 1e-6, 3.5e-4, ("0.01", "0.001"))
     assert weight.scope == "tight" and weight.times_claimed == pytest.approx(350)
-    assert weight.event_probability == "0.01" and weight.draws == str(_draws(Fraction(1, 100)))
+    assert weight.event_probability == "0.01"
+    assert weight.draws == str(math.ceil(math.log(20) / -math.log1p(-(3.5e-4 - 1e-6))))  # the mass beyond the claim
     assert severity(1.0, 1e-6, None, None) is None and severity(1.0, None, None, None) is None
 
 
@@ -139,8 +140,8 @@ def test_opendp_gaussian_threshold_severity(label, sigma, m, draws, capsys):
     assert row["witness_probabilities"][0] == "0.0"  # no key is never released
     assert float(row["witness_probabilities"][1]) == pytest.approx(float(release), rel=1e-12)
     assert float(weight["delta_needed"]) == pytest.approx(float(release), rel=1e-3) and weight["delta_scope"] == "tight"
-    n = math.ceil(math.log(20) / -float(mpmath.log1p(-release)))
-    assert int(weight["draws_to_see_event"]) == n and (draws is None or n == draws)
+    n = math.ceil(math.log(20) / -float(mpmath.log1p(-(release - mpmath.mpf(row["claimed_delta"])))))
+    assert int(weight["draws_to_see_violation"]) == n and (draws is None or n == draws)
     if draws is None:
         assert weight["times_claimed_delta"] == pytest.approx(5.2, abs=0.05)
     else:
@@ -156,7 +157,7 @@ def test_opendp_threshold_report_gives_both_probabilities_and_the_draws(tmp_path
     text = path.read_text()
     p = float(_gauss_at_least(3, 1.0))
     assert "- **P(E | x)** = 0.0" in text and f"- **P(E | x')** = {p!r}" in text
-    assert "- **Draws to see the witness event:** 655 outputs" in text
+    assert "- **Draws to see the violation:** at least 655:" in text
     assert "- **Times the claimed delta:** inf." in text
 
 
@@ -172,7 +173,7 @@ def test_multifreq_rs_fd_states_its_neighbours_and_source(capsys):
     with mpmath.workdps(60):
         excess = mpmath.mpf(p.numerator) / p.denominator - mpmath.e * mpmath.mpf(q.numerator) / q.denominator
     assert float(row["severity"]["delta_needed"]) == pytest.approx(float(excess), rel=1e-3)
-    assert int(row["severity"]["draws_to_see_event"]) == _draws(max(p, q))
+    assert int(row["severity"]["draws_to_see_violation"]) == _draws(p - Fraction(math.e) * q)  # within a 2^-52
 
 
 SOURCES = [

@@ -119,12 +119,15 @@ def _severity_lines(row: AuditRow) -> list[str]:
     lines.append(f"- **Delta needed for the claimed epsilon to hold:** {weight.delta} ({scope}).")
     if weight.times_claimed is not None:
         lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g}.")
-    if weight.draws is not None:
+    if weight.event_probability is not None:
         lines.append(
-            f"- **Draws to see the witness event:** {weight.draws} outputs under the input where it is likelier "
-            f"(probability {weight.event_probability}) show it at least once with probability {SEEN:g} "
-            f"(`n = ceil(ln(1/{1 - SEEN:.2g}) / -ln(1 - p))`)."
+            f"- **The witness event's probability** (under the input where it is likelier): {weight.event_probability}."
         )
+    lines.append(
+        f"- **Draws to see the violation:** at least {weight.draws}: fewer outputs under `x` come, with probability "
+        f"{SEEN:g}, only from the part of its distribution the claim allows (`n = ceil(ln(1/{1 - SEEN:.2g}) / "
+        "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta)."
+    )
     if weight.negligible:
         lines.append(
             f"- **Negligible:** the delta needed is below 2^{NEGLIGIBLE_LOG2}; the claim is false, yet no run of the "

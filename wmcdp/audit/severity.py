@@ -9,9 +9,15 @@ underflows nor rounds to 0:
   For a pure epsilon claim it is the witness output's excess ``P(y | x) - e^epsilon P(y | x')`` (scope
   ``witness output``): the delta the event ``{y}`` alone needs, a lower bound of the tight delta of the pair
   and of the mechanism.
-* **the draws to see the event**: the number ``n`` of outputs under the input where the witness event is
-  likelier (probability ``p``) that show it at least once with probability :data:`SEEN` (95 %):
-  ``n = ceil(ln(1 / (1 - SEEN)) / -ln(1 - p))``, about ``3 / p`` for a small ``p``.
+* **the draws to see the violation**: the output distribution under ``x`` is a mixture: with probability
+  ``1 - m`` a part the claim allows against ``x'`` (``min(P(y | x), e^epsilon P(y | x'))``, renormalised), with
+  probability ``m`` the rest, where ``m`` is the mass the claim cannot account for (the delta needed, less the
+  claimed delta for an (epsilon, delta) claim). Until some draw comes from the rest, ``n`` draws look like draws
+  of a mechanism that keeps the claim (up to the renormalisation), so a tester needs at least the ``n`` at which
+  that happens with probability :data:`SEEN` (95 %): ``n = ceil(ln(1 / (1 - SEEN)) / -ln(1 - m))``, about
+  ``3 / m`` for a small ``m``. When ``P(y | x') = 0`` (an infinite ratio) ``m`` is ``P(y | x)`` and one draw of
+  ``y`` shows the violation; when it is positive more draws are needed, as the tester must also estimate the
+  ratio (:func:`wmcdp.audit.findings.samples_needed` gives that count).
 
 A violation whose delta needed is below ``2^-1000`` (:data:`NEGLIGIBLE_LOG2`) is *negligible*: the claim is false,
 yet only by events no run of the mechanism will ever show. The verdict stays ``VIOLATED`` and its label says so
@@ -43,8 +49,8 @@ class Severity:
     """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
     for 0) and its ``scope`` (``tight`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
     the delta needed over the claimed delta; the witness event's probability under the input where it is likelier
-    (``event_probability``, text) and the draws there that show it with probability :data:`SEEN` (``draws``,
-    text, with ``log10_draws``), both None when the audit does not know the event's probabilities."""
+    (``event_probability``, text; None when the audit does not know it) and the draws that show the mass the
+    claim cannot account for with probability :data:`SEEN` (``draws``, text, with ``log10_draws``)."""
 
     delta: str
     log2_delta: float
@@ -66,8 +72,8 @@ class Severity:
             "delta_scope": self.scope,
             **({} if self.times_claimed is None else {"times_claimed_delta": _finite(self.times_claimed)}),
             "event_probability": self.event_probability,
-            "draws_to_see_event": self.draws,
-            "log10_draws_to_see_event": self.log10_draws,
+            "draws_to_see_violation": self.draws,
+            "log10_draws_to_see_violation": self.log10_draws,
             "see_probability": SEEN,
             "negligible": self.negligible,
         }
@@ -118,7 +124,7 @@ def severity(
     """The severity of a violated claim (module docstring): ``claimed`` epsilon (or rho), for an (epsilon, delta)
     claim its ``claimed_delta`` and the audit's ``tight_delta`` at the claimed epsilon; the witness event's
     ``probabilities`` ``(P(E | x), P(E | x'))`` where known, or ``log_probability``, an enclosure of ``ln P(y | x)``
-    with ``P(y | x') = 0``. None when neither delta can be told."""
+    with ``P(y | x') = 0``. None when the delta needed cannot be told."""
     with gmpy2.context(precision=PRECISION):
         if log_probability is not None:
             lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
@@ -127,22 +133,18 @@ def severity(
                 text, log_probability[1] / math.log(2), "witness output", None, shown(hi), *draws_to_see(hi)
             )
         pair = None if probabilities is None else tuple(number(v) for v in probabilities)
-        event = None if pair is None else max(pair)
-        draws: str | None = None
-        log10: float | None = None
-        if event is not None:
-            draws, log10 = draws_to_see(event)
-        seen = None if event is None else shown(event)
+        seen = None if pair is None else shown(max(pair))
         if claimed_delta is not None:
             if tight_delta is None:
                 return None
-            d = gmpy2.mpfr(tight_delta)
+            needed = gmpy2.mpfr(tight_delta)
             times = math.inf if claimed_delta == 0 else tight_delta / claimed_delta
-            return Severity(shown(d), _log2(d), "tight", times, seen, draws, log10)
+            excess = max(needed - gmpy2.mpfr(claimed_delta), gmpy2.mpfr(0))
+            return Severity(shown(needed), _log2(needed), "tight", times, seen, *draws_to_see(excess))
         if pair is None:
             return None
-        excess = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))
-        return Severity(shown(excess), _log2(excess), "witness output", None, seen, draws, log10)
+        needed = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))
+        return Severity(shown(needed), _log2(needed), "witness output", None, seen, *draws_to_see(needed))
 
 
 def _log2(value: Any) -> float:

@@ -98,7 +98,7 @@ def test_pydp_bounded_noise_is_negligible():
     assert lo / math.log(10) <= -3643138 <= hi / math.log(10) + 14
     weight = row.severity
     assert weight.negligible and weight.log2_delta == pytest.approx(hi / math.log(2))
-    assert row.label == "VIOLATED (negligible: delta < 2^-1000)"
+    assert row.shown_verdict == "VIOLATED (negligible: delta < 2^-1000)"
     assert weight.log10_draws == pytest.approx(math.log10(math.log(20)) - hi / math.log(10), abs=1e-6)
 
 
@@ -157,7 +157,7 @@ def test_opendp_threshold_report_gives_both_probabilities_and_the_draws(tmp_path
     text = path.read_text()
     p = float(_gauss_at_least(3, 1.0))
     assert "- **P(E | x)** = 0.0" in text and f"- **P(E | x')** = {p!r}" in text
-    assert "- **Draws to see the violation:** at least 655:" in text
+    assert "- **Draws to see the violation:** 655:" in text
     assert "- **Times the claimed delta:** inf." in text
 
 

@@ -132,7 +132,7 @@ class AuditRow:
         )
 
     @property
-    def label(self) -> str:
+    def shown_verdict(self) -> str:
         """The verdict as tables and reports show it (a negligible violation says so)."""
         return verdict_label(self.verdict, self.severity)
 

@@ -70,7 +70,7 @@ def samples_needed_delta(p: Fraction, p_prime: Fraction, epsilon: float, delta: 
 
 
 def _negligible(row: AuditRow) -> str:
-    return f" (negligible: delta < 2^{NEGLIGIBLE_LOG2})" if row.label != row.verdict else ""
+    return f" (negligible: delta < 2^{NEGLIGIBLE_LOG2})" if row.shown_verdict != row.verdict else ""
 
 
 def _slug(text: str) -> str:
@@ -108,7 +108,7 @@ def _severity_lines(row: AuditRow) -> list[str]:
     """The verdict and the violation's weight (:mod:`wmcdp.audit.severity`): the delta the claim needs and the
     draws that show the witness event once with probability 0.95."""
     weight = row.severity
-    lines = ["", "## Severity", "", f"- **Verdict:** {row.label}."]
+    lines = ["", "## Severity", "", f"- **Verdict:** {row.shown_verdict}."]
     if weight is None:
         return lines + ["- **Delta needed:** not known (the audit does not give the witness's probabilities)."]
     scope = (
@@ -124,9 +124,14 @@ def _severity_lines(row: AuditRow) -> list[str]:
             f"- **The witness event's probability** (under the input where it is likelier): {weight.event_probability}."
         )
     lines.append(
-        f"- **Draws to see the violation:** at least {weight.draws}: fewer outputs under `x` come, with probability "
+        f"- **Draws to see the violation:** {weight.draws}: fewer outputs under `x` come, with probability "
         f"{SEEN:g}, only from the part of its distribution the claim allows (`n = ceil(ln(1/{1 - SEEN:.2g}) / "
-        "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta)."
+        "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta"
+        + (
+            "; the witness output's excess, so the pair's tight delta may show in fewer)."
+            if weight.scope != "tight"
+            else ")."
+        )
     )
     if weight.negligible:
         lines.append(

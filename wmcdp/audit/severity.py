@@ -17,7 +17,8 @@ underflows nor rounds to 0:
   that happens with probability :data:`SEEN` (95 %): ``n = ceil(ln(1 / (1 - SEEN)) / -ln(1 - m))``, about
   ``3 / m`` for a small ``m``. When ``P(y | x') = 0`` (an infinite ratio) ``m`` is ``P(y | x)`` and one draw of
   ``y`` shows the violation; when it is positive more draws are needed, as the tester must also estimate the
-  ratio (:func:`wmcdp.audit.findings.samples_needed` gives that count).
+  ratio (:func:`wmcdp.audit.findings.samples_needed` gives that count). With the ``witness output`` scope ``m`` is
+  that output's excess: the tight delta of the pair can be larger and show in fewer draws.
 
 A violation whose delta needed is below ``2^-1000`` (:data:`NEGLIGIBLE_LOG2`) is *negligible*: the claim is false,
 yet only by events no run of the mechanism will ever show. The verdict stays ``VIOLATED`` and its label says so

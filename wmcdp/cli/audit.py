@@ -80,7 +80,7 @@ def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
         row = [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon)]
         if deltas:
             row += ["", ""] if r.claimed_delta is None else [_number(r.claimed_delta), _number(r.delta)]
-        row += [r.label, *r.witness] + (_weight(r) if weighed else [])
+        row += [r.shown_verdict, *r.witness] + (_weight(r) if weighed else [])
         cells.append(row + ([_model_check(r)] if checked else []))
     return headers, cells
 

@@ -61,7 +61,7 @@ def test_pure_epsilon_excess_and_the_negligible_line():
 
 def test_an_epsilon_delta_claim_weighs_the_tight_delta():
     weight = severity(1.0, 1e-6, 3.5e-4, ("0.01", "0.001"))
-    assert weight.scope == "tight" and weight.times_claimed == pytest.approx(350)
+    assert weight.scope == "tight" and weight.times_claimed == pytest.approx(350) and weight.excess == "0.000349"
     assert weight.event_probability == "0.01"
     assert weight.draws == str(math.ceil(math.log(20) / -math.log1p(-(3.5e-4 - 1e-6))))  # the mass beyond the claim
     assert severity(1.0, 1e-6, None, None) is None and severity(1.0, None, None, None) is None
@@ -158,7 +158,7 @@ def test_opendp_threshold_report_gives_both_probabilities_and_the_draws(tmp_path
     p = float(_gauss_at_least(3, 1.0))
     assert "- **P(E | x)** = 0.0" in text and f"- **P(E | x')** = {p!r}" in text
     assert "- **Draws to see the violation:** 655:" in text
-    assert "- **Times the claimed delta:** inf." in text
+    assert "- **Times the claimed delta:** inf (above it by 0.004567)." in text
 
 
 # -- the neighbouring notion and the source lines -----------------------------------------------------------

@@ -118,7 +118,7 @@ def _severity_lines(row: AuditRow) -> list[str]:
     )
     lines.append(f"- **Delta needed for the claimed epsilon to hold:** {weight.delta} ({scope}).")
     if weight.times_claimed is not None:
-        lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g}.")
+        lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g} (above it by {weight.excess}).")
     if weight.event_probability is not None:
         lines.append(
             f"- **The witness event's probability** (under the input where it is likelier): {weight.event_probability}."

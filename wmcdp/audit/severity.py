@@ -49,7 +49,8 @@ PRECISION = 200
 class Severity:
     """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
     for 0) and its ``scope`` (``tight`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
-    the delta needed over the claimed delta; the witness event's probability under the input where it is likelier
+    the delta needed over the claimed delta, and ``excess``, their difference (text: the mass the claim cannot
+    account for); the witness event's probability under the input where it is likelier
     (``event_probability``, text; None when the audit does not know it) and the draws that show the mass the
     claim cannot account for with probability :data:`SEEN` (``draws``, text, with ``log10_draws``)."""
 
@@ -57,6 +58,7 @@ class Severity:
     log2_delta: float
     scope: str
     times_claimed: float | None = None
+    excess: str | None = None
     event_probability: str | None = None
     draws: str | None = None
     log10_draws: float | None = None
@@ -72,6 +74,7 @@ class Severity:
             "log2_delta_needed": self.log2_delta if math.isfinite(self.log2_delta) else "-inf",
             "delta_scope": self.scope,
             **({} if self.times_claimed is None else {"times_claimed_delta": _finite(self.times_claimed)}),
+            **({} if self.excess is None else {"excess_over_claimed_delta": self.excess}),
             "event_probability": self.event_probability,
             "draws_to_see_violation": self.draws,
             "log10_draws_to_see_violation": self.log10_draws,
@@ -141,7 +144,7 @@ def severity(
             needed = gmpy2.mpfr(tight_delta)
             times = math.inf if claimed_delta == 0 else tight_delta / claimed_delta
             excess = max(needed - gmpy2.mpfr(claimed_delta), gmpy2.mpfr(0))
-            return Severity(shown(needed), _log2(needed), "tight", times, seen, *draws_to_see(excess))
+            return Severity(shown(needed), _log2(needed), "tight", times, shown(excess), seen, *draws_to_see(excess))
         if pair is None:
             return None
         needed = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))

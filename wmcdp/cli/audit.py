@@ -90,7 +90,8 @@ def _weight(row: Any) -> list[str]:
     weight = row.severity
     if weight is None:
         return ["", ""]
-    return [weight.delta, weight.draws or ""]
+    needed = weight.delta if weight.excess is None else f"{weight.delta} (+{weight.excess})"
+    return [needed, weight.draws or ""]
 
 
 def _table(headers: list[str], cells: list[list[str]]) -> str:

@@ -133,22 +133,33 @@ def severity(
         if log_probability is not None:
             lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
             text = shown(lo) if lo == hi else f"{shown(lo)} .. {shown(hi)}"
-            return Severity(
-                text, log_probability[1] / math.log(2), "witness output", None, shown(hi), *draws_to_see(hi)
-            )
+            return _weighed(text, log_probability[1] / math.log(2), "witness output", hi, event_probability=shown(hi))
         pair = None if probabilities is None else tuple(number(v) for v in probabilities)
         seen = None if pair is None else shown(max(pair))
         if claimed_delta is not None:
             if tight_delta is None:
                 return None
             needed = gmpy2.mpfr(tight_delta)
-            times = math.inf if claimed_delta == 0 else tight_delta / claimed_delta
             excess = max(needed - gmpy2.mpfr(claimed_delta), gmpy2.mpfr(0))
-            return Severity(shown(needed), _log2(needed), "tight", times, shown(excess), seen, *draws_to_see(excess))
+            return _weighed(
+                shown(needed),
+                _log2(needed),
+                "tight",
+                excess,
+                times_claimed=math.inf if claimed_delta == 0 else tight_delta / claimed_delta,
+                excess=shown(excess),
+                event_probability=seen,
+            )
         if pair is None:
             return None
         needed = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))
-        return Severity(shown(needed), _log2(needed), "witness output", None, seen, *draws_to_see(needed))
+        return _weighed(shown(needed), _log2(needed), "witness output", needed, event_probability=seen)
+
+
+def _weighed(delta: str, log2_delta: float, scope: str, mass: Any, **known: Any) -> Severity:
+    """The severity whose draws see the ``mass`` the claim cannot account for (module docstring)."""
+    draws, log10 = draws_to_see(mass)
+    return Severity(delta, log2_delta, scope, draws=draws, log10_draws=log10, **known)
 
 
 def _log2(value: Any) -> float:

@@ -104,6 +104,10 @@ def test_pydp_bounded_noise_is_negligible():
 
 def test_pydp_report_and_summary_say_negligible(tmp_path, capsys):
     pytest.importorskip("pydp")
+    assert main(["audit", "pydp", "--only", "LaplaceMechanism (int) epsilon=1.0", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    _valid(data)
+    assert data["negligible"] == data["violated"] == 1 and data["rows"][0]["severity"]["delta_scope"] == "witness output"
     assert main(["audit", "pydp", "--only", "LaplaceMechanism (int) epsilon=1.0", "--report", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "1 VIOLATED (1 negligible: delta < 2^-1000)" in out and "VIOLATED (negligible: delta < 2^-1000)" in out
@@ -115,6 +119,15 @@ def test_pydp_report_and_summary_say_negligible(tmp_path, capsys):
 
 
 # -- OpenDP's make_gaussian_threshold: delta 5.2 times the map's; a count of 0 released -----------------------
+
+
+def _valid(data):
+    """The audit's JSON against the wmcdp/1 schema (its severity keys included)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from wmcdp.report.schema import json_schema
+
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
+    assert data["negligible"] == sum(r.get("severity", {}).get("negligible", False) for r in data["rows"])
 
 
 def _gauss_at_least(m, sigma):
@@ -134,7 +147,9 @@ def _gauss_at_least(m, sigma):
 def test_opendp_gaussian_threshold_severity(label, sigma, m, draws, capsys):
     pytest.importorskip("opendp")
     assert main(["audit", "opendp", "--only", f"make_gaussian_threshold one key's count, {label}", "--json"]) == 1
-    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    data = json.loads(capsys.readouterr().out)
+    _valid(data)
+    (row,) = data["rows"]
     release = _gauss_at_least(m, sigma)
     weight = row["severity"]
     assert row["witness_probabilities"][0] == "0.0"  # no key is never released

@@ -77,7 +77,7 @@ class Severity:
             **({} if self.excess is None else {"excess_over_claimed_delta": self.excess}),
             "event_probability": self.event_probability,
             "draws_to_see_violation": self.draws,
-            "log10_draws_to_see_violation": self.log10_draws,
+            "log10_draws_to_see_violation": None if self.log10_draws is None else _finite(self.log10_draws),
             "see_probability": SEEN,
             "negligible": self.negligible,
         }

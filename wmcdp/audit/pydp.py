@@ -801,7 +801,7 @@ def _summed_row(case: AuditCase) -> Modelled:
     fails when that probability cannot be shown positive."""
     spec: Summed = case.spec
     noise = summed_noise(spec)
-    noise.log_largest()  # raises unless the edge has positive probability
+    largest = noise.log_largest()  # raises unless the edge has positive probability
     x: tuple[float, ...] = (spec.entry,)
     v = spec.value(x)
     y = released(spec, noise, v, INT64_MAX - 1 if v > 0 else 1 - INT64_MAX)
@@ -818,21 +818,22 @@ def _summed_row(case: AuditCase) -> Modelled:
         (spec.shown(x), spec.shown(()), repr(y)),
         0.0,
         reproducer=summed_reproducer(case, x, y),
-        log_witness_probability=edge_log_probability(noise, v),
+        log_witness_probability=edge_log_probability(noise, v, largest),
     )
     dist, tail = noise.distribution()
     window = max(dist)
     return row, [(spec.shown(e), summed_expected(spec, e, dist, tail), (e, window)) for e in (x, ())]
 
 
-def edge_log_probability(noise: LaplaceNoise, v: float) -> tuple[float, float]:
+def edge_log_probability(noise: LaplaceNoise, v: float, largest: float) -> tuple[float, float]:
     """An enclosure of ``ln P(y | x)`` for the witness output ``y`` beyond the noise's edge from the value ``v``
-    (computed in doubles along the search's path): below, the draw ``K = INT64_MAX - 1`` with the sign that reaches
-    ``y`` (``P(s K = k) >= P(K = k) / 2``); above, ``P(K >= m)`` for the least draw ``m`` that can reach ``y``: ``|y|
-    > 2^63 g`` needs ``K g >= 2^63 g - |v| - 2`` (the value moved to the grid by at most ``g``, the sums rounded by
-    far less than 1), and ``double(K)`` is within ``2^10`` of ``K``."""
+    (computed in doubles along the search's path; ``largest`` is :meth:`LaplaceNoise.log_largest`): below, the draw
+    ``K = INT64_MAX - 1`` with the sign that reaches ``y`` (``P(s K = k) >= P(K = k) / 2``); above, ``P(K >= m)``
+    for the least draw ``m`` that can reach ``y``: ``|y| > 2^63 g`` needs ``K g >= 2^63 g - |v| - 2`` (the value
+    moved to the grid by at most ``g``, the sums rounded by far less than 1), and ``double(K)`` is within ``2^10``
+    of ``K``."""
     m = math.floor((noise.edge - abs(v) - 2) / noise.granularity) - 2**11
-    return noise.log_largest() - math.log(2), noise.log_at_least(m)
+    return largest - math.log(2), noise.log_at_least(m)
 
 
 def summed_expected(

@@ -184,11 +184,22 @@ def test_multifreq_rs_fd_states_its_neighbours_and_source(capsys):
     assert main(["audit", "multi-freq-ldpy", "--only", "RSpFD_GRR_Client lst_k=[2, 3], d=2, epsilon=1.0", "--json"]) == 1
     (row,) = json.loads(capsys.readouterr().out)["rows"]
     assert row["neighbours"].startswith("any two tuples") and "RSpFD_solution.py:22" in row["source"]
-    p, q = (Fraction(v) for v in row["witness_probabilities"])
-    with mpmath.workdps(60):
-        excess = mpmath.mpf(p.numerator) / p.denominator - mpmath.e * mpmath.mpf(q.numerator) / q.denominator
-    assert float(row["severity"]["delta_needed"]) == pytest.approx(float(excess), rel=1e-3)
-    assert int(row["severity"]["draws_to_see_violation"]) == _draws(p - Fraction(math.e) * q)  # within a 2^-52
+    # the pair's delta at epsilon = 1 from RS+FD's closed form: attribute j sampled (1/2), through GRR at the amplified
+    # epsilon over its k_j values, the other attribute a uniform fake value
+    lst_k, amp = (2, 3), math.log(2 * (math.e - 1) + 1)
+    keep = [math.exp(amp) / (math.exp(amp) + k - 1) for k in lst_k]
+
+    def grr(j, v, true):
+        return keep[j] if v == true else (1 - keep[j]) / (lst_k[j] - 1)
+
+    def prob(y, x):
+        return (grr(0, y[0], x[0]) / lst_k[1] + grr(1, y[1], x[1]) / lst_k[0]) / 2
+
+    outputs = [(a, b) for a in range(2) for b in range(3)]
+    pair = sum(max(0.0, prob(y, (0, 0)) - math.e * prob(y, (1, 1))) for y in outputs)
+    weight = row["severity"]
+    assert weight["delta_scope"] == "witness pair" and 2 ** weight["log2_delta_needed"] == pytest.approx(pair, rel=1e-9)
+    assert int(weight["draws_to_see_violation"]) == math.ceil(math.log(20) / -math.log1p(-pair))
 
 
 SOURCES = [

@@ -24,7 +24,7 @@ from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
 from ..notions.privacy import synthesize_privacy
-from .severity import Severity, severity, verdict_label
+from .severity import Severity, pair_delta, severity, verdict_label
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -116,6 +116,8 @@ class AuditRow:
     source: str | None = None  # the library's source line behind a violation, where the model knows it
     # ln P(y | x) enclosed, where only its logarithm is known (P(y | x') is then 0): python-dp's bounded noise
     log_witness_probability: tuple[float, float] | None = None
+    # the witness pair's delta at the claimed epsilon, sum over y of max(0, P(y | x) - e^epsilon P(y | x')), where known
+    pair_delta: str | None = None
 
     @property
     def model_agrees(self) -> bool:
@@ -128,7 +130,12 @@ class AuditRow:
         if self.verdict != "VIOLATED":
             return None
         return severity(
-            self.claimed, self.claimed_delta, self.delta, self.witness_probabilities, self.log_witness_probability
+            self.claimed,
+            self.claimed_delta,
+            self.delta,
+            self.witness_probabilities,
+            self.log_witness_probability,
+            self.pair_delta,
         )
 
     @property
@@ -536,6 +543,8 @@ def local_row(
         witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
         reproducer=None if reproduce is None else reproduce(inputs[i], inputs[j], y),
     )
+    if row.verdict == "VIOLATED":
+        row = replace(row, pair_delta=pair_delta(dists[i], dists[j], claimed))
     return row, [
         (repr(inputs[k]), viewed(dists[k], functools.partial(_view, view, inputs[k])), inputs[k]) for k in (i, j)
     ]

@@ -98,6 +98,16 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the scope of a delta needed (wmcdp.audit.severity), as reports say it
+OUTPUT = "witness output"
+SCOPES = {
+    "tight": "the tight delta at the claimed epsilon, over every neighbouring pair",
+    "witness pair": "the witness pair's, sum over y of max(0, P(y | x) - e^epsilon P(y | x')): a lower bound of the "
+    "tight delta",
+    OUTPUT: "what the witness output alone needs, P(y | x) - e^epsilon P(y | x'): a lower bound of the tight delta",
+}
+
+
 def _context_lines(row: AuditRow) -> list[str]:
     """The neighbouring notion the verdict is under and the library's source line behind it, where known."""
     lines = [] if row.neighbours is None else [f"- **Neighbours:** {row.neighbours}."]
@@ -111,11 +121,7 @@ def _severity_lines(row: AuditRow) -> list[str]:
     lines = ["", "## Severity", "", f"- **Verdict:** {row.shown_verdict}."]
     if weight is None:
         return lines + ["- **Delta needed:** not known (the audit does not give the witness's probabilities)."]
-    scope = (
-        "the tight delta at the claimed epsilon, over every neighbouring pair"
-        if weight.scope == "tight"
-        else "what the witness output alone needs, P(y | x) - e^epsilon P(y | x'): a lower bound of the tight delta"
-    )
+    scope = SCOPES[weight.scope]
     lines.append(f"- **Delta needed for the claimed epsilon to hold:** {weight.delta} ({scope}).")
     if weight.times_claimed is not None:
         lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g} (above it by {weight.excess}).")
@@ -129,7 +135,7 @@ def _severity_lines(row: AuditRow) -> list[str]:
         "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta"
         + (
             "; the witness output's excess, so the pair's tight delta may show in fewer)."
-            if weight.scope != "tight"
+            if weight.scope == OUTPUT
             else ")."
         )
     )

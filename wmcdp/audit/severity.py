@@ -6,9 +6,10 @@ underflows nor rounds to 0:
 
 * **the delta needed**: the smallest delta at which the claimed epsilon (or rho) holds. For an (epsilon, delta)
   claim it is the audit's tight delta at the claimed epsilon, over every neighbouring pair (scope ``tight``).
-  For a pure epsilon claim it is the witness output's excess ``P(y | x) - e^epsilon P(y | x')`` (scope
-  ``witness output``): the delta the event ``{y}`` alone needs, a lower bound of the tight delta of the pair
-  and of the mechanism.
+  For a pure epsilon claim it is the witness pair's delta ``sum over y of max(0, P(y | x) - e^epsilon P(y | x'))``
+  where the audit knows both distributions (scope ``witness pair``: the local randomizers), else the witness
+  output's excess ``P(y | x) - e^epsilon P(y | x')`` (scope ``witness output``), the delta the event ``{y}`` alone
+  needs; both are lower bounds of the tight delta over every pair.
 * **the draws to see the violation**: the output distribution under ``x`` is a mixture: with probability
   ``1 - m`` a part the claim allows against ``x'`` (``min(P(y | x), e^epsilon P(y | x'))``, renormalised), with
   probability ``m`` the rest, where ``m`` is the mass the claim cannot account for (the delta needed, less the
@@ -124,18 +125,20 @@ def severity(
     tight_delta: float | None,
     probabilities: tuple[str, str] | None,
     log_probability: tuple[float, float] | None = None,
+    pair: str | None = None,
 ) -> Severity | None:
     """The severity of a violated claim (module docstring): ``claimed`` epsilon (or rho), for an (epsilon, delta)
     claim its ``claimed_delta`` and the audit's ``tight_delta`` at the claimed epsilon; the witness event's
     ``probabilities`` ``(P(E | x), P(E | x'))`` where known, or ``log_probability``, an enclosure of ``ln P(y | x)``
-    with ``P(y | x') = 0``. None when the delta needed cannot be told."""
+    with ``P(y | x') = 0``; ``pair``, the witness pair's delta at the claimed epsilon where the audit knows the two
+    distributions (:func:`pair_delta`). None when the delta needed cannot be told."""
     with gmpy2.context(precision=PRECISION):
         if log_probability is not None:
             lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
             text = shown(lo) if lo == hi else f"{shown(lo)} .. {shown(hi)}"
             return _weighed(text, log_probability[1] / math.log(2), "witness output", hi, event_probability=shown(hi))
-        pair = None if probabilities is None else tuple(number(v) for v in probabilities)
-        seen = None if pair is None else shown(max(pair))
+        event = None if probabilities is None else tuple(number(v) for v in probabilities)
+        seen = None if event is None else shown(max(event))
         if claimed_delta is not None:
             if tight_delta is None:
                 return None
@@ -150,10 +153,26 @@ def severity(
                 excess=shown(excess),
                 event_probability=seen,
             )
-        if pair is None:
+        if pair is not None:
+            needed = number(pair)
+            return _weighed(shown(needed), _log2(needed), "witness pair", needed, event_probability=seen)
+        if event is None:
             return None
-        needed = max(pair[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * pair[1], gmpy2.mpfr(0))
+        needed = max(event[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * event[1], gmpy2.mpfr(0))
         return _weighed(shown(needed), _log2(needed), "witness output", needed, event_probability=seen)
+
+
+def pair_delta(p: dict[Any, Any], q: dict[Any, Any], epsilon: float) -> str:
+    """``sum over y of max(0, p(y) - e^epsilon q(y))`` for two exact distributions (Fractions), at 200 bits, as a
+    decimal of 20 digits (any exponent): the delta at which the pair meets ``epsilon``."""
+    with gmpy2.context(precision=PRECISION):
+        e = gmpy2.exp(gmpy2.mpfr(epsilon))
+        total = gmpy2.mpfr(0)
+        for y, a in p.items():
+            term = gmpy2.mpfr(gmpy2.mpq(a)) - e * gmpy2.mpfr(gmpy2.mpq(q.get(y, 0)))
+            if term > 0:
+                total += term
+        return f"{total:.20e}" if total > 0 else "0"
 
 
 def _weighed(delta: str, log2_delta: float, scope: str, mass: Any, **known: Any) -> Severity:
@@ -179,6 +198,7 @@ __all__ = [
     "NEGLIGIBLE_LOG2",
     "Severity",
     "severity",
+    "pair_delta",
     "draws_to_see",
     "number",
     "shown",

@@ -126,7 +126,7 @@ class AuditRow:
     @property
     def severity(self) -> Severity | None:
         """A violated claim's weight (:mod:`wmcdp.audit.severity`): the delta its epsilon needs and the draws
-        that show the witness event; None for a claim that holds or whose witness probabilities are unknown."""
+        that show the violation; None for a claim that holds or whose delta needed is unknown."""
         if self.verdict != "VIOLATED":
             return None
         return severity(

@@ -116,7 +116,7 @@ def _context_lines(row: AuditRow) -> list[str]:
 
 def _severity_lines(row: AuditRow) -> list[str]:
     """The verdict and the violation's weight (:mod:`wmcdp.audit.severity`): the delta the claim needs and the
-    draws that show the witness event once with probability 0.95."""
+    draws that show the violation with probability 0.95."""
     weight = row.severity
     lines = ["", "## Severity", "", f"- **Verdict:** {row.shown_verdict}."]
     if weight is None:

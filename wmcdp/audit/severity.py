@@ -1,4 +1,4 @@
-"""How much a violated claim matters: the delta the claimed epsilon needs and the draws that show the event.
+"""How much a violated claim matters: the delta the claimed epsilon needs and the draws that show the violation.
 
 A maintainer weighs a violated claim by two numbers, both computed here in 200-bit binary floating point with
 an unbounded exponent range (gmpy2's, about 2^(+-2^30)), so a probability such as 10^-3,643,138 neither
@@ -38,7 +38,7 @@ from typing import Any
 
 import gmpy2
 
-#: the chance of seeing the witness event at least once in the draws counted
+#: the chance that the draws counted show the violation (one draw from the mass the claim cannot account for)
 SEEN = 0.95
 #: a violation whose delta needed is below 2^NEGLIGIBLE_LOG2 is negligible
 NEGLIGIBLE_LOG2 = -1000
@@ -49,7 +49,7 @@ PRECISION = 200
 @dataclass(frozen=True)
 class Severity:
     """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
-    for 0) and its ``scope`` (``tight`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
+    for 0) and its ``scope`` (``tight``, ``witness pair`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
     the delta needed over the claimed delta, and ``excess``, their difference (text: the mass the claim cannot
     account for); the witness event's probability under the input where it is likelier
     (``event_probability``, text; None when the audit does not know it) and the draws that show the mass the

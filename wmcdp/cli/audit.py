@@ -6,7 +6,7 @@ One row per case: the mechanism, its parameters, the library's claimed epsilon, 
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
 delta at the claimed epsilon and the tight epsilon at the claimed delta), the verdict, the
 witness, for a violated claim its severity (the delta its claimed epsilon needs and the draws that
-show the witness event, :mod:`wmcdp.audit.severity`), and with ``--sample`` the chi-square p-values
+show the violation, :mod:`wmcdp.audit.severity`), and with ``--sample`` the chi-square p-values
 of the library's own draws against the model. Exit status 1 when a claim is violated (negligibly too:
 the claim is false) or a model check fails.
 """
@@ -30,7 +30,7 @@ from .parsers import progress_arg
 FORMATS = ("table", "markdown", "json")
 HEADERS = ("mechanism", "parameters", "d_in", "claimed eps", "exact eps", "verdict", "x", "x'", "y")
 DELTA_HEADERS = ("claimed delta", "exact delta")
-#: a violated row's weight (wmcdp.audit.severity): the delta its claimed epsilon needs, the draws showing its event
+#: a violated row's weight (wmcdp.audit.severity): the delta its claimed epsilon needs, the draws that show it
 SEVERITY_HEADERS = ("delta needed", "draws to see")
 
 
@@ -86,7 +86,8 @@ def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
 
 
 def _weight(row: Any) -> list[str]:
-    """A violated row's severity cells: the delta its claim needs and the draws that show the witness event."""
+    """A violated row's severity cells: the delta its claim needs (and its excess over a claimed delta) and the
+    draws that show the violation."""
     weight = row.severity
     if weight is None:
         return ["", ""]

@@ -49,9 +49,9 @@ PRECISION = 200
 @dataclass(frozen=True)
 class Severity:
     """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
-    for 0) and its ``scope`` (``tight``, ``witness pair`` or ``witness output``); for an (epsilon, delta) claim ``times_claimed``,
-    the delta needed over the claimed delta, and ``excess``, their difference (text: the mass the claim cannot
-    account for); the witness event's probability under the input where it is likelier
+    for 0) and its ``scope`` (``tight``, ``witness pair`` or ``witness output``); for an (epsilon, delta) claim
+    ``times_claimed``, the delta needed over the claimed delta, and ``excess``, their difference (text: the mass
+    the claim cannot account for); the witness event's probability under the input where it is likelier
     (``event_probability``, text; None when the audit does not know it) and the draws that show the mass the
     claim cannot account for with probability :data:`SEEN` (``draws``, text, with ``log10_draws``)."""
 

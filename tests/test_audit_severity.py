@@ -172,7 +172,7 @@ def test_opendp_threshold_report_gives_both_probabilities_and_the_draws(tmp_path
     text = path.read_text()
     p = float(_gauss_at_least(3, 1.0))
     assert "- **P(E | x)** = 0.0" in text and f"- **P(E | x')** = {p!r}" in text
-    assert "- **Draws to see the violation:** 655:" in text
+    assert "- **Draws to see the violation:** at least 655:" in text
     assert "- **Times the claimed delta:** inf (above it by 0.004567)." in text
 
 

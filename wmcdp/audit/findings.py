@@ -130,7 +130,8 @@ def _severity_lines(row: AuditRow) -> list[str]:
             f"- **The witness event's probability** (under the input where it is likelier): {weight.event_probability}."
         )
     lines.append(
-        f"- **Draws to see the violation:** {weight.draws}: fewer outputs under `x` come, with probability "
+        f"- **Draws to see the violation:** {'' if weight.scope == OUTPUT else 'at least '}{weight.draws}: fewer "
+        f"outputs under `x` come, with probability "
         f"{SEEN:g}, only from the part of its distribution the claim allows (`n = ceil(ln(1/{1 - SEEN:.2g}) / "
         "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta"
         + (

@@ -286,7 +286,7 @@ def test_cli_json_with_sampling(capsys):
                  "--level", "1e-9", "--json"]) == 0  # the model is right: at 1e-9, no false alarms
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"schema", "command", "program", "label", "params", "neighbours", "exact",
-                         "library", "version", "sample", "level", "rows", "violated", "model_failures"}
+                         "library", "version", "sample", "level", "rows", "violated", "negligible", "model_failures"}
     assert (data["schema"], data["command"], data["exact"]) == ("wmcdp/1", "audit", True)
     jsonschema = pytest.importorskip("jsonschema")
     from wmcdp.report.schema import json_schema
@@ -294,7 +294,7 @@ def test_cli_json_with_sampling(capsys):
     jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
     (row,) = data["rows"]
     assert set(row) == {"mechanism", "params", "d_in", "claimed", "epsilon", "ratio_exact", "verdict", "witness",
-                        "seconds", "samples", "model_agrees", "witness_probabilities"}
+                        "seconds", "samples", "model_agrees", "witness_probabilities", "neighbours"}
     assert row["ratio_exact"] == "3" and row["witness"] == {"x": "False", "x_prime": "True", "y": "False"}
     assert row["witness_probabilities"] == ["3/4", "1/4"]  # P(False | False) keeps, P(False | True) flips
     assert [s["input"] for s in row["samples"]] == ["False", "True"]

@@ -24,6 +24,7 @@ from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
 from ..notions.privacy import synthesize_privacy
+from .severity import Severity, pair_delta, severity, verdict_label
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -111,14 +112,41 @@ class AuditRow:
     exact: tuple[ExactCheck, ...] = field(default=())  # the library's own code run at points the model fixes
     witness_event: str | None = None  # an (epsilon, delta) claim: the outputs of the witness's event
     measure: str | None = None  # the claim's measure when it is not epsilon or (epsilon, delta): "approximate zCDP"
+    neighbours: str | None = None  # the neighbouring notion the verdict is under (the library's, filled by run_audit)
+    source: str | None = None  # the library's source line behind a violation, where the model knows it
+    # ln P(y | x) enclosed, where only its logarithm is known (P(y | x') is then 0): python-dp's bounded noise
+    log_witness_probability: tuple[float, float] | None = None
+    # the witness pair's delta at the claimed epsilon, sum over y of max(0, P(y | x) - e^epsilon P(y | x')), where known
+    pair_delta: str | None = None
 
     @property
     def model_agrees(self) -> bool:
         return all(s.agrees for s in self.samples) and all(e.agrees for e in self.exact)
 
+    @property
+    def severity(self) -> Severity | None:
+        """A violated claim's weight (:mod:`wmcdp.audit.severity`): the delta its epsilon needs and the draws
+        that show the violation; None for a claim that holds or whose delta needed is unknown."""
+        if self.verdict != "VIOLATED":
+            return None
+        return severity(
+            self.claimed,
+            self.claimed_delta,
+            self.delta,
+            self.witness_probabilities,
+            self.log_witness_probability,
+            self.pair_delta,
+        )
+
+    @property
+    def shown_verdict(self) -> str:
+        """The verdict as tables and reports show it (a negligible violation says so)."""
+        return verdict_label(self.verdict, self.severity)
+
     def as_dict(self) -> dict[str, Any]:
         """The row for JSON (infinities as the string "inf")."""
         x, x_prime, y = self.witness
+        weight = self.severity
         return {
             "mechanism": self.mechanism,
             "params": self.params,
@@ -139,6 +167,9 @@ class AuditRow:
             **({} if self.witness_event is None else {"witness_event": self.witness_event}),
             **({} if self.measure is None else {"measure": self.measure}),
             **({} if not self.exact else {"exact_checks": [e.as_dict() for e in self.exact]}),
+            **({} if self.neighbours is None else {"neighbours": self.neighbours}),
+            **({} if self.source is None else {"source": self.source}),
+            **({} if weight is None else {"severity": weight.as_dict()}),
             "model_agrees": self.model_agrees,
         }
 
@@ -311,6 +342,10 @@ class AuditedLibrary:
     load: Callable[[], Any]
     build_cases: Callable[[], list[AuditCase]]
     mechanisms: tuple[Mechanism, ...]
+    #: the neighbouring notion of a case, as the rows state it
+    neighbours: Callable[[AuditCase], str] | None = None
+    #: ``(mechanism, the library's source line behind its violation)``, where the model knows it
+    sources: tuple[tuple[str, str], ...] = ()
 
     @property
     def modelled(self) -> str:
@@ -438,7 +473,7 @@ def run_audit(
             start = time.perf_counter()
             with _naming(case.label):
                 row, inputs = case.model(case)
-            rows.append(replace(row, seconds=time.perf_counter() - start))
+            rows.append(_described(lib, case, replace(row, seconds=time.perf_counter() - start)))
             if sample:
                 # a worker process is sent the library's name and the case's number (it cannot be sent functions)
                 job = (case.draw, case) if processes == 1 else (_draw, lib.name, number[case.label])
@@ -454,6 +489,13 @@ def run_audit(
     if progress:
         progress(steps, steps, "")
     return rows
+
+
+def _described(lib: AuditedLibrary, case: AuditCase, row: AuditRow) -> AuditRow:
+    """The row with the case's neighbouring notion and, when violated, the library's source line (where known)."""
+    neighbours = row.neighbours or (None if lib.neighbours is None else lib.neighbours(case))
+    source = row.source or (dict(lib.sources).get(case.mechanism) if row.verdict == "VIOLATED" else None)
+    return replace(row, neighbours=neighbours, source=source)
 
 
 def choice_program(
@@ -501,6 +543,8 @@ def local_row(
         witness_probabilities=(str(dists[i].get(y, Fraction(0))), str(dists[j].get(y, Fraction(0)))),
         reproducer=None if reproduce is None else reproduce(inputs[i], inputs[j], y),
     )
+    if row.verdict == "VIOLATED":
+        row = replace(row, pair_delta=pair_delta(dists[i], dists[j], claimed))
     return row, [
         (repr(inputs[k]), viewed(dists[k], functools.partial(_view, view, inputs[k])), inputs[k]) for k in (i, j)
     ]

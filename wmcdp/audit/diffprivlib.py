@@ -508,8 +508,45 @@ MECHANISMS = (
 )
 
 #: diffprivlib as an audited library
+#: the neighbouring notion of each mechanism's cases (diffprivlib's sensitivity over the mechanism's domain)
+NEIGHBOURS = {
+    "Binary": "the two labels",
+    "Geometric": "two integers one apart (sensitivity 1)",
+    "GeometricTruncated": "two integers of [lower, upper] one apart (sensitivity 1)",
+    "GeometricFolded": "two integers of [lower, upper] one apart (sensitivity 1)",
+    "Exponential": "two utility vectors, every utility moved by at most the sensitivity",
+    "PermuteAndFlip": "two utility vectors, every utility moved by at most the sensitivity",
+    "ExponentialCategorical": "any two values of the domain (the utilities are the metric)",
+    "ExponentialHierarchical": "any two leaves of the hierarchy (its distances are the metric)",
+    "GaussianDiscrete": "two integers one apart (sensitivity 1)",
+}
+
+#: the library's source line behind each violated mechanism (diffprivlib 0.6.6)
+SOURCES = (
+    (
+        "PermuteAndFlip",
+        "diffprivlib/mechanisms/base.py:266, bernoulli_neg_exp: `while rng.random() <= gamma / counter:` holds for "
+        "a draw of exactly 0, so at gamma = 0 (the best candidate) Bernoulli(e^0) is 0 with probability about 2^-53 "
+        "and every candidate can be rejected (RuntimeError)",
+    ),
+)
+
+
+def _neighbours(case: AuditCase) -> str:
+    return NEIGHBOURS.get(case.mechanism, "neighbouring values of the mechanism's domain")
+
+
 LIBRARY = AuditedLibrary(
-    "diffprivlib", "diffprivlib", "diffprivlib", "diffprivlib", __name__, _diffprivlib, _cases, MECHANISMS
+    "diffprivlib",
+    "diffprivlib",
+    "diffprivlib",
+    "diffprivlib",
+    __name__,
+    _diffprivlib,
+    _cases,
+    MECHANISMS,
+    _neighbours,
+    SOURCES,
 )
 cases = LIBRARY.cases
 audit_diffprivlib = LIBRARY.audit

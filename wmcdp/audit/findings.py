@@ -35,6 +35,7 @@ import gmpy2
 
 from ..base.errors import WmcdpError
 from .core import AuditRow
+from .severity import NEGLIGIBLE_LOG2, SEEN
 
 #: the one-sided level of the tester whose sample size the reports give
 LEVEL = 1e-3
@@ -68,6 +69,10 @@ def samples_needed_delta(p: Fraction, p_prime: Fraction, epsilon: float, delta: 
         return float(gmpy2.mpfr(Z) ** 2 * (pp * (1 - pp) + e**2 * qq * (1 - qq)) / gap**2)
 
 
+def _negligible(row: AuditRow) -> str:
+    return f" (negligible: delta < 2^{NEGLIGIBLE_LOG2})" if row.shown_verdict != row.verdict else ""
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.=]+", "-", text).strip("-")[:120]
 
@@ -77,6 +82,7 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
     lines = (
         _delta_lines(library, version, row) if row.claimed_delta is not None else _epsilon_lines(library, version, row)
     )
+    lines += _context_lines(row) + _severity_lines(row)
     lines += ["", "## Reproduce it with the library alone", ""]
     if row.reproducer is None:
         lines += ["The audit writes no standalone script for this case yet: the witness above is the finding."]
@@ -92,6 +98,56 @@ def report_text(library: str, version: str, row: AuditRow) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the scope of a delta needed (wmcdp.audit.severity), as reports say it
+OUTPUT = "witness output"
+SCOPES = {
+    "tight": "the tight delta at the claimed epsilon, over every neighbouring pair",
+    "witness pair": "the witness pair's, sum over y of max(0, P(y | x) - e^epsilon P(y | x')): a lower bound of the "
+    "tight delta",
+    OUTPUT: "what the witness output alone needs, P(y | x) - e^epsilon P(y | x'): a lower bound of the tight delta",
+}
+
+
+def _context_lines(row: AuditRow) -> list[str]:
+    """The neighbouring notion the verdict is under and the library's source line behind it, where known."""
+    lines = [] if row.neighbours is None else [f"- **Neighbours:** {row.neighbours}."]
+    return lines + ([] if row.source is None else [f"- **Source:** {row.source}."])
+
+
+def _severity_lines(row: AuditRow) -> list[str]:
+    """The verdict and the violation's weight (:mod:`wmcdp.audit.severity`): the delta the claim needs and the
+    draws that show the violation with probability 0.95."""
+    weight = row.severity
+    lines = ["", "## Severity", "", f"- **Verdict:** {row.shown_verdict}."]
+    if weight is None:
+        return lines + ["- **Delta needed:** not known (the audit does not give the witness's probabilities)."]
+    scope = SCOPES[weight.scope]
+    lines.append(f"- **Delta needed for the claimed epsilon to hold:** {weight.delta} ({scope}).")
+    if weight.times_claimed is not None:
+        lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g} (above it by {weight.excess}).")
+    if weight.event_probability is not None:
+        lines.append(
+            f"- **The witness event's probability** (under the input where it is likelier): {weight.event_probability}."
+        )
+    lines.append(
+        f"- **Draws to see the violation:** {'' if weight.scope == OUTPUT else 'at least '}{weight.draws}: fewer "
+        f"outputs under `x` come, with probability "
+        f"{SEEN:g}, only from the part of its distribution the claim allows (`n = ceil(ln(1/{1 - SEEN:.2g}) / "
+        "-ln(1 - m))`, `m` the mass the claim cannot account for: the delta needed, less the claimed delta"
+        + (
+            "; the witness output's excess, so the pair's tight delta may show in fewer)."
+            if weight.scope == OUTPUT
+            else ")."
+        )
+    )
+    if weight.negligible:
+        lines.append(
+            f"- **Negligible:** the delta needed is below 2^{NEGLIGIBLE_LOG2}; the claim is false, yet no run of the "
+            "mechanism will show it."
+        )
+    return lines
+
+
 def _zcdp_lines(library: str, version: str, row: AuditRow) -> list[str]:
     """The head of the report of a violated approximate zCDP (rho, delta) claim: the pair and the tight delta."""
     x, xp, y = row.witness
@@ -105,7 +161,14 @@ def _zcdp_lines(library: str, version: str, row: AuditRow) -> list[str]:
         "Definition 8.1).",
         f"- **Exact:** the tight delta at rho = {row.claimed!r} is {row.delta!r} (certified).",
         f"- **Witness:** `x = {x}`, `x' = {xp}`, the output `{y}`.",
-    ]
+    ] + _event_lines(row)
+
+
+def _event_lines(row: AuditRow) -> list[str]:
+    """``P(E | x)`` and ``P(E | x')`` of the witness event, where the audit gives them."""
+    if row.witness_probabilities is None:
+        return []
+    return [f"- **P(E | x)** = {row.witness_probabilities[0]}", f"- **P(E | x')** = {row.witness_probabilities[1]}"]
 
 
 def _delta_lines(library: str, version: str, row: AuditRow) -> list[str]:
@@ -114,7 +177,7 @@ def _delta_lines(library: str, version: str, row: AuditRow) -> list[str]:
         return _zcdp_lines(library, version, row)
     x, xp, _ = row.witness
     lines = [
-        f"# {library} {version}: `{row.mechanism}` breaks its claimed (epsilon, delta)",
+        f"# {library} {version}: `{row.mechanism}` breaks its claimed (epsilon, delta)" + _negligible(row),
         "",
         f"- **Case:** `{row.mechanism} {row.params}`",
         f"- **Claim:** (epsilon, delta) = ({row.claimed!r}, {row.claimed_delta!r}): `P(E | x) <= e^epsilon P(E | x') "
@@ -127,9 +190,7 @@ def _delta_lines(library: str, version: str, row: AuditRow) -> list[str]:
     if row.witness_probabilities is not None and row.claimed_delta is not None:
         p, pp = (Fraction(v) for v in row.witness_probabilities)
         n = samples_needed_delta(p, pp, row.claimed, row.claimed_delta)
-        lines += [
-            f"- **P(E | x)** = {row.witness_probabilities[0]}",
-            f"- **P(E | x')** = {row.witness_probabilities[1]}",
+        lines += _event_lines(row) + [
             f"- **Samples a statistical tester needs:** about {n:.3g} outputs under each input (`n = z^2 (p (1 - p) + "
             f"e^(2 epsilon) p' (1 - p')) / (p - e^epsilon p' - delta)^2` with `z = {Z:.4f}`, one-sided level "
             f"{LEVEL:g}: the estimated `P(E | x) - e^epsilon P(E | x')` must exceed delta by z standard deviations).",
@@ -141,7 +202,7 @@ def _epsilon_lines(library: str, version: str, row: AuditRow) -> list[str]:
     """The head of the report of a violated pure epsilon claim: the witness, its probabilities, the samples."""
     x, xp, y = row.witness
     lines = [
-        f"# {library} {version}: `{row.mechanism}` breaks its claimed epsilon",
+        f"# {library} {version}: `{row.mechanism}` breaks its claimed epsilon" + _negligible(row),
         "",
         f"- **Case:** `{row.mechanism} {row.params}`",
         f"- **Claim:** epsilon = {row.claimed!r}: `P(y | x) <= e^epsilon P(y | x')` for neighbouring `x`, `x'`.",

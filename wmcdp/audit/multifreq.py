@@ -412,9 +412,37 @@ MECHANISMS = (
     ),
 )
 
+
 #: multi-freq-ldpy as an audited library
+def _neighbours(case: AuditCase) -> str:
+    """Local DP: any two inputs; for the multidimensional solutions any two tuples (the standard notion)."""
+    if case.mechanism.startswith(("SMP_", "SPL_", "RSpFD_")):
+        return "any two tuples of values (local DP; they may differ in every attribute)"
+    return "any two values of the domain (local DP)"
+
+
+#: the library's source line behind each violated mechanism's claim, where the model knows it (0.2.5)
+SOURCES = tuple(
+    (
+        f"RSpFD_{oracle}_Client",
+        f"multi_freq_ldpy/mdim_freq_est/RSpFD_solution.py:{line}, RSpFD_{oracle}_Client: `amp_eps = np.log(d * "
+        "(np.exp(epsilon) - 1) + 1)` amplifies epsilon for one sampled attribute, which holds only for tuples "
+        "that differ in one attribute",
+    )
+    for oracle, line in (("GRR", 22), ("UE_zero", 55), ("UE_rnd", 89), ("ADP", 122))
+)
+
 LIBRARY = AuditedLibrary(
-    "multi-freq-ldpy", "multi-freq-ldpy", "multi-freq-ldpy", "multifreq", __name__, _oracles, _cases, MECHANISMS
+    "multi-freq-ldpy",
+    "multi-freq-ldpy",
+    "multi-freq-ldpy",
+    "multifreq",
+    __name__,
+    _oracles,
+    _cases,
+    MECHANISMS,
+    _neighbours,
+    SOURCES,
 )
 cases = LIBRARY.cases
 audit_multifreq = LIBRARY.audit

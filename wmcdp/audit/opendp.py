@@ -733,6 +733,8 @@ def _threshold_row(case: AuditCase) -> Modelled:
         0.0,
         claimed_delta=delta,
         delta=at_eps.interval.hi,
+        witness_probabilities=(_release(dists[i]), _release(dists[j])),
+        witness_event="released",
     )
     if row.verdict == "VIOLATED" and ABSENT in (spec.inputs[i], spec.inputs[j]):
         present = spec.inputs[j] if spec.inputs[i] == ABSENT else spec.inputs[i]
@@ -794,6 +796,12 @@ def threshold_reproducer(case: AuditCase, epsilon: float, delta: float, n: int) 
         threshold=spec.threshold,
         call=call,
     )
+
+
+def _release(dist: dict[Hashable, Real]) -> str:
+    """``P(released)`` of a threshold's output distribution, as a 17-digit decimal (its certified midpoint)."""
+    mid, _ = (1 - dist[DROPPED]).enclosure(128)
+    return repr(float(mid))
 
 
 def _floats(dist: dict[Hashable, Real]) -> dict[Hashable, float]:
@@ -874,6 +882,8 @@ def _gaussian_threshold_row(case: AuditCase) -> Modelled:
         claimed_delta=delta,
         delta=delta_high,
         measure="approximate zCDP",
+        witness_probabilities=(_release(dists[0]), _release(dists[k])),
+        witness_event="released",
     )
     if row.verdict == "VIOLATED":
         row = replace(row, reproducer=gaussian_threshold_reproducer(case, rho, delta, inputs[k]))
@@ -1425,8 +1435,36 @@ MECHANISMS = (
     ),
 )
 
+
 #: OpenDP as an audited library
-LIBRARY = AuditedLibrary("opendp", "OpenDP", "opendp", "audit", __name__, _opendp, _cases, MECHANISMS)
+def _neighbours(case: AuditCase) -> str:
+    """OpenDP's own: inputs within the privacy map's ``d_in`` under the measurement's input metric."""
+    if "threshold" in case.mechanism:
+        return "maps within d_in = (l0, l1, linf) under l01inf/l02inf_distance, a missing key counting as 0"
+    return "inputs within the privacy map's d_in under the measurement's input metric"
+
+
+#: the library's source behind each violated mechanism, where the model knows it (OpenDP 0.16.0's Rust crate)
+_THRESHOLD_SOURCE = (
+    "rust/src/measurements/noise_threshold/mod.rs: the privacy map's delta bounds the tail P(Z > threshold - linf), "
+    "while the release test `cmp(&threshold) != Less` keeps a noisy count equal to the threshold"
+)
+
+LIBRARY = AuditedLibrary(
+    "opendp",
+    "OpenDP",
+    "opendp",
+    "audit",
+    __name__,
+    _opendp,
+    _cases,
+    MECHANISMS,
+    _neighbours,
+    tuple(
+        (name, _THRESHOLD_SOURCE)
+        for name in ("make_laplace_threshold", "make_noise_threshold", "make_gaussian_threshold")
+    ),
+)
 cases = LIBRARY.cases
 audit_opendp = LIBRARY.audit
 opendp_version = LIBRARY.version

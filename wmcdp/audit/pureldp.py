@@ -557,8 +557,15 @@ MECHANISMS = (
     ),
 )
 
+
 #: pure-ldp as an audited library
-LIBRARY = AuditedLibrary("pure-ldp", "pure-ldp", "pure-ldp", "pureldp", __name__, _pure_ldp, _cases, MECHANISMS)
+def _neighbours(case: AuditCase) -> str:
+    return "any two values of the domain (local DP)"
+
+
+LIBRARY = AuditedLibrary(
+    "pure-ldp", "pure-ldp", "pure-ldp", "pureldp", __name__, _pure_ldp, _cases, MECHANISMS, _neighbours
+)
 cases = LIBRARY.cases
 audit_pureldp = LIBRARY.audit
 pureldp_version = LIBRARY.version

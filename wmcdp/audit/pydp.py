@@ -229,8 +229,44 @@ MECHANISMS = (
     ),
 )
 
+
 #: python-dp as an audited library
-LIBRARY = AuditedLibrary("pydp", "python-dp", "python-dp", "pydp", __name__, _pydp, _cases, MECHANISMS)
+def _neighbours(case: AuditCase) -> str:
+    """python-dp's own notion: one user added or removed (its contribution bounds), or results the sensitivity apart."""
+    if case.mechanism.startswith("LaplaceMechanism"):
+        return "two results at most the sensitivity apart"
+    if case.mechanism in ("Count", "BoundedSum (int)", "BoundedSum (float)"):
+        return "one user added or removed, with at most linf_sensitivity entries in each of l0_sensitivity partitions"
+    return "one user added or removed, in at most max_partitions_contributed partitions"
+
+
+#: the C++ source behind the bounded noise's violation (google/differential-privacy as python-dp 1.1.5 pins it)
+_BOUNDED = (
+    "cc/algorithms/distributions.cc, GeometricDistribution::Sample: the binary search over [0, 2^63 - 1) bounds the "
+    "noise at 2^63 granularity (documented upstream as accepted)"
+)
+
+LIBRARY = AuditedLibrary(
+    "pydp",
+    "python-dp",
+    "python-dp",
+    "pydp",
+    __name__,
+    _pydp,
+    _cases,
+    MECHANISMS,
+    _neighbours,
+    tuple(
+        (name, _BOUNDED)
+        for name in (
+            "Count",
+            "BoundedSum (int)",
+            "BoundedSum (float)",
+            "LaplaceMechanism (int)",
+            "LaplaceMechanism (float)",
+        )
+    ),
+)
 cases = LIBRARY.cases
 audit_pydp = LIBRARY.audit
 pydp_version = LIBRARY.version
@@ -567,6 +603,17 @@ class LaplaceNoise:
         While ``exp(lam (lo - hi))`` underflows to 0 every step is the same (``mid - lo`` and ``q`` do not depend on
         ``lo``): the number of such steps is found by bisection (the condition is monotone in ``lo``), the rest are
         walked. An error when some step goes right with probability 0 (the edge is then not reachable)."""
+        bad, step, q = self._steady_steps()
+        log = math.log(self.no_overflow()) + bad * _log_right(q)
+        lo = bad * step
+        while INT64_MAX - lo > 1:
+            lo, q = self.split(lo, INT64_MAX)
+            log += _log_right(q)
+        return log
+
+    def _steady_steps(self) -> tuple[int, int, float]:
+        """``(n, step, q)``: the search's first ``n`` nodes ``[j step, INT64_MAX)`` all split at ``(j + 1) step``
+        with the same ``q`` (found by bisection, the condition being monotone in ``j``)."""
         step, q = self.split(0, INT64_MAX)
         if not self._steady(0, step):
             raise WmcdpError(f"the geometric draw at lam {self.lam!r} has no steady start")
@@ -574,11 +621,23 @@ class LaplaceNoise:
         while bad - good > 1:
             mid = (good + bad) // 2
             good, bad = (mid, bad) if self._steady(mid * step, step) else (good, mid)
-        log = math.log(self.no_overflow()) + bad * _log_right(q)
-        lo = bad * step
-        while INT64_MAX - lo > 1:
-            lo, q = self.split(lo, INT64_MAX)
-            log += _log_right(q)
+        return bad, step, q
+
+    def log_at_least(self, m: int) -> float:
+        """An upper bound of ``ln P(K >= m)``: reaching ``K >= m`` goes right at every node of the search's
+        rightmost path whose split is at most ``m`` (the steady ones, :meth:`_steady_steps`, then walked as
+        :meth:`log_largest` walks them), and the first exit (``K = INT64_MAX`` at once) adds ``1 - no_overflow``;
+        0 (the bound 1) when that exit has positive probability."""
+        if self.no_overflow() != 1:
+            return 0.0
+        bad, step, q = self._steady_steps()
+        steady = min(bad, max(m, 0) // step)
+        log, lo = steady * _log_right(q), steady * step
+        while steady == bad and INT64_MAX - lo > 1:
+            mid, q = self.split(lo, INT64_MAX)
+            if mid > m:
+                break
+            log, lo = log + _log_right(q), mid
         return log
 
     def _steady(self, lo: int, step: int) -> bool:
@@ -742,7 +801,7 @@ def _summed_row(case: AuditCase) -> Modelled:
     fails when that probability cannot be shown positive."""
     spec: Summed = case.spec
     noise = summed_noise(spec)
-    noise.log_largest()  # raises unless the edge has positive probability
+    largest = noise.log_largest()  # raises unless the edge has positive probability
     x: tuple[float, ...] = (spec.entry,)
     v = spec.value(x)
     y = released(spec, noise, v, INT64_MAX - 1 if v > 0 else 1 - INT64_MAX)
@@ -759,10 +818,22 @@ def _summed_row(case: AuditCase) -> Modelled:
         (spec.shown(x), spec.shown(()), repr(y)),
         0.0,
         reproducer=summed_reproducer(case, x, y),
+        log_witness_probability=edge_log_probability(noise, v, largest),
     )
     dist, tail = noise.distribution()
     window = max(dist)
     return row, [(spec.shown(e), summed_expected(spec, e, dist, tail), (e, window)) for e in (x, ())]
+
+
+def edge_log_probability(noise: LaplaceNoise, v: float, largest: float) -> tuple[float, float]:
+    """An enclosure of ``ln P(y | x)`` for the witness output ``y`` beyond the noise's edge from the value ``v``
+    (computed in doubles along the search's path; ``largest`` is :meth:`LaplaceNoise.log_largest`): below, the draw
+    ``K = INT64_MAX - 1`` with the sign that reaches ``y`` (``P(s K = k) >= P(K = k) / 2``); above, ``P(K >= m)``
+    for the least draw ``m`` that can reach ``y``: ``|y| > 2^63 g`` needs ``K g >= 2^63 g - |v| - 2`` (the value
+    moved to the grid by at most ``g``, the sums rounded by far less than 1), and ``double(K)`` is within ``2^10``
+    of ``K``."""
+    m = math.floor((noise.edge - abs(v) - 2) / noise.granularity) - 2**11
+    return largest - math.log(2), noise.log_at_least(m)
 
 
 def summed_expected(

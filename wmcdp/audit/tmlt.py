@@ -250,8 +250,13 @@ MECHANISMS = (
     ),
 )
 
+
 #: tmlt.core as an audited library
-LIBRARY = AuditedLibrary("tmlt", "tmlt", "tmlt.core", "tmlt", __name__, _tmlt, _cases, MECHANISMS)
+def _neighbours(case: AuditCase) -> str:
+    return "inputs within d_in under the measurement's input metric"
+
+
+LIBRARY = AuditedLibrary("tmlt", "tmlt", "tmlt.core", "tmlt", __name__, _tmlt, _cases, MECHANISMS, _neighbours)
 cases = LIBRARY.cases
 audit_tmlt = LIBRARY.audit
 tmlt_version = LIBRARY.version

@@ -5,9 +5,10 @@ LIBRARY is opendp, diffprivlib, pydp, tmlt, pure-ldp or multi-freq-ldpy.
 One row per case: the mechanism, its parameters, the library's claimed epsilon, the exact tight
 epsilon of the model of its sampler (for an (epsilon, delta) claim: the claimed delta, the tight
 delta at the claimed epsilon and the tight epsilon at the claimed delta), the verdict, the
-witness, and with ``--sample`` the
-chi-square p-values of the library's own draws against the model. Exit status 1 when a claim is
-violated or a model check fails.
+witness, for a violated claim its severity (the delta its claimed epsilon needs and the draws that
+show the violation, :mod:`wmcdp.audit.severity`), and with ``--sample`` the chi-square p-values
+of the library's own draws against the model. Exit status 1 when a claim is violated (negligibly too:
+the claim is false) or a model check fails.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from ..audit.core import LIBRARIES, POWER, audited, version_warning
 from ..audit.findings import write_reports
+from ..audit.severity import NEGLIGIBLE_LOG2
 from ..base import progress
 from ..base.errors import WmcdpError
 from ..report.schema import envelope
@@ -28,6 +30,8 @@ from .parsers import progress_arg
 FORMATS = ("table", "markdown", "json")
 HEADERS = ("mechanism", "parameters", "d_in", "claimed eps", "exact eps", "verdict", "x", "x'", "y")
 DELTA_HEADERS = ("claimed delta", "exact delta")
+#: a violated row's weight (wmcdp.audit.severity): the delta its claimed epsilon needs, the draws that show it
+SEVERITY_HEADERS = ("delta needed", "draws to see")
 
 
 def _number(value: float) -> str:
@@ -68,14 +72,27 @@ def _cells(rows: list[Any], sampled: bool) -> tuple[list[str], list[list[str]]]:
     deltas = any(r.claimed_delta is not None for r in rows)
     headers = list(HEADERS[:5]) + (list(DELTA_HEADERS) if deltas else []) + list(HEADERS[5:])
     checked = sampled or any(r.exact for r in rows)
+    weighed = any(r.severity is not None for r in rows)
+    headers += list(SEVERITY_HEADERS) if weighed else []
     headers += ["model check"] if checked else []
     cells = []
     for r in rows:
         row = [r.mechanism, r.params, str(r.d_in), _number(r.claimed), _number(r.epsilon)]
         if deltas:
             row += ["", ""] if r.claimed_delta is None else [_number(r.claimed_delta), _number(r.delta)]
-        cells.append(row + [r.verdict, *r.witness] + ([_model_check(r)] if checked else []))
+        row += [r.shown_verdict, *r.witness] + (_weight(r) if weighed else [])
+        cells.append(row + ([_model_check(r)] if checked else []))
     return headers, cells
+
+
+def _weight(row: Any) -> list[str]:
+    """A violated row's severity cells: the delta its claim needs (and its excess over a claimed delta) and the
+    draws that show the violation."""
+    weight = row.severity
+    if weight is None:
+        return ["", ""]
+    needed = weight.delta if weight.excess is None else f"{weight.delta} (+{weight.excess})"
+    return [needed, weight.draws or ""]
 
 
 def _table(headers: list[str], cells: list[list[str]]) -> str:
@@ -97,6 +114,9 @@ def _passed(failed: int) -> str:
 def _summary(rows: list[Any], sampled: bool, level: float) -> str:
     counts = {v: sum(r.verdict == v for r in rows) for v in ("tight", "loose", "VIOLATED")}
     text = f"{len(rows)} cases: {counts['tight']} tight, {counts['loose']} loose, {counts['VIOLATED']} VIOLATED"
+    negligible = sum(r.severity is not None and r.severity.negligible for r in rows)
+    if negligible:
+        text += f" ({negligible} negligible: delta < 2^{NEGLIGIBLE_LOG2})"
     exact = [e for r in rows for e in r.exact]
     if exact:
         text += f"; {len(exact)} exact model checks: " + _passed(sum(not e.agrees for e in exact))
@@ -140,6 +160,7 @@ def _audit(args: argparse.Namespace) -> str:
                 "level": args.level,
                 "rows": [r.as_dict() for r in rows],
                 "violated": sum(r.verdict == "VIOLATED" for r in rows),
+                "negligible": sum(r.severity is not None and r.severity.negligible for r in rows),
                 "model_failures": sum(not r.model_agrees for r in rows),
                 **({} if args.report is None else {"reports": [str(p) for p in reports]}),
             }

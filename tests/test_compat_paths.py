@@ -169,7 +169,7 @@ def test_the_functions_give_what_0_1_gave():
     assert [table.probability((0,), (y,)) for y in (0, 1)] == [Fraction(3, 4), Fraction(1, 4)]
 
 
-#: the names of 0.1's top-level ``programs`` package (its __all__); 0.2 installs it as wmcdp.programs only
+#: the names of 0.1's top-level ``programs`` package (its __all__), now wmcdp.programs's
 PROGRAMS_0_1 = ["PROGRAMS", "randomized_response", "rr_counting", "kary_rr_histogram", "truncated_geometric",
                 "geometric_above_threshold", "noisy_max", "noisy_max_value", "histogram", "histogram_wrong_scale",
                 "sparse_vector", "isvt1", "isvt2", "isvt3", "isvt4", "kary_rr", "opendp_rr_bool",
@@ -178,9 +178,43 @@ PROGRAMS_0_1 = ["PROGRAMS", "randomized_response", "rr_counting", "kary_rr_histo
 
 
 def test_every_name_of_the_0_1_programs_package_is_in_wmcdp_programs():
-    """``from programs import X`` of 0.1 is ``from wmcdp.programs import X`` (no top-level ``programs`` package is
-    installed: tests/test_typing.py checks the wheel)."""
+    """``from programs import X`` of 0.1 is ``from wmcdp.programs import X``."""
     import wmcdp.programs
 
     assert set(PROGRAMS_0_1) <= set(wmcdp.programs.__all__)
     assert set(PROGRAMS_0_1) - {"PROGRAMS"} <= set(wmcdp.programs.PROGRAMS)
+
+
+#: run outside the checkout, where the current folder's ``programs/`` (the source) is not on the import path
+TOP_LEVEL = """
+import warnings
+warnings.simplefilter("error")
+for old in ("programs", "symmetry_sets"):
+    try:
+        __import__(old)
+    except DeprecationWarning as e:
+        print(e)
+warnings.simplefilter("ignore")
+import programs, programs.checkdp, symmetry_sets, symmetry_sets.randomized_response
+import wmcdp.programs, wmcdp.programs.checkdp, wmcdp.symmetry_sets, wmcdp.symmetry_sets.randomized_response
+from programs import noisy_max
+assert programs is wmcdp.programs and programs.checkdp is wmcdp.programs.checkdp
+assert symmetry_sets.randomized_response is wmcdp.symmetry_sets.randomized_response
+assert noisy_max is wmcdp.programs.noisy_max
+print("same modules")
+"""
+
+
+def test_the_0_1_top_level_packages_import_with_a_warning(tmp_path):
+    """0.1's top-level ``programs`` and ``symmetry_sets`` (installed from compat/) warn, naming their new homes, and
+    are the very modules of wmcdp.programs and wmcdp.symmetry_sets, submodules included."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", TOP_LEVEL], capture_output=True, text=True, cwd=tmp_path, check=True
+    ).stdout.splitlines()
+    assert out == [
+        "programs is deprecated and will be removed in wmcdp 0.4: import from wmcdp.programs instead",
+        "symmetry_sets is deprecated and will be removed in wmcdp 0.4: import from wmcdp.symmetry_sets instead",
+        "same modules",
+    ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import sys
 import warnings
 
 #: the first minor version that may drop a path deprecated in this one (each alias is kept for at least one minor
@@ -17,6 +20,23 @@ def warn_moved(old: str, new: str) -> None:
     warnings.warn(
         f"{old} is deprecated and will be removed in wmcdp {REMOVED_IN}: import from {new} "
         f"(or the names from wmcdp itself) instead",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def alias_package(old: str, new: str) -> None:
+    """Make the package ``old`` (being imported) the very package ``new`` and its submodules ``new``'s (``old.x``
+    is ``new.x``, one module object each), and warn from ``old``'s import that it moved (:func:`warn_moved`)."""
+    home = importlib.import_module(new)
+    for info in pkgutil.iter_modules(home.__path__):
+        importlib.import_module(f"{new}.{info.name}")
+    for name, module in list(sys.modules.items()):
+        if name.startswith(f"{new}."):
+            sys.modules[old + name[len(new) :]] = module
+    sys.modules[old] = home
+    warnings.warn(
+        f"{old} is deprecated and will be removed in wmcdp {REMOVED_IN}: import from {new} instead",
         DeprecationWarning,
         stacklevel=3,
     )

@@ -28,7 +28,8 @@ from wmcdp.lang.subsampling import subsample
 from wmcdp.notions.approximate import synthesize_approximate
 from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import HUB_SECONDS, MAX_OUTPUTS, Diagrams, find_blocks, hub_estimate, hub_plan
-from wmcdp.plan.planner import Budget
+from wmcdp.lang.sets import MAX_PAIRS
+from wmcdp.plan.planner import UNFIT_DETECTION_WORK, Budget, unfit_work
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
 from wmcdp.plan.symmetry.runs import privacy_plan
 
@@ -93,11 +94,24 @@ def test_an_input_vector_past_the_entry_limit_is_refused(capsys):
     assert IntVector(MAX_ENTRIES, 0, 2).n == MAX_ENTRIES
 
 
-def test_a_compilation_past_its_work_limit_is_refused_early(capsys):
-    """Sparse vector, n = 1000 (its default parameters but n): the gate-by-gate compilation, quadratic in n, ran
-    for minutes; its work extrapolated from the first eighth of the gates is refused within seconds."""
-    argv = ["privacy", "sparse_vector", "-p", "n=1000", "-p", "m=2", "-p", "T=1", "-p", "N=1", "-p", "eps0=1"]
-    _refused(capsys, argv, "1000 entries read", "diagram operations", f"limit {MAX_COMPILE_LOOKUPS:.2g}")
+@pytest.mark.parametrize("params", [["m=2", "eps0=1"], ["m=1", "alpha=1/2"]])
+def test_a_compilation_past_its_work_limit_is_refused_early(capsys, params):
+    """Sparse vector, n = 1000: the gate-by-gate compilation, quadratic in n, ran for minutes (with m = 1, about
+    4e7 diagram operations, within the limit of a compilation alone, then the hub plan for minutes more). Its inputs
+    alone put the exhaustive sets over the limits, so the compilation may take no more than the work the plans
+    share: its work extrapolated from the first gates is refused within seconds."""
+    argv = ["privacy", "sparse_vector", "-p", "n=1000", "-p", "T=1", "-p", "N=1"]
+    for p in params:
+        argv += ["-p", p]
+    _refused(capsys, argv, "1000 entries read", "diagram operations", f"limit {UNFIT_DETECTION_WORK:.2g}")
+
+
+def test_the_compilation_limit_is_the_plans_work_only_when_no_exhaustive_run_is_possible():
+    """Inputs alone over the pair limit: the plans' shared work; otherwise a compilation's own limit."""
+    big = build_program("sparse_vector", {"n": 40, "m": 1, "T": 1, "N": 1, "alpha": "1/2"})
+    small = build_program("sparse_vector", {"n": 4, "m": 1, "T": 1, "N": 1, "alpha": "1/2"})
+    assert big.inputs.size > MAX_PAIRS >= small.inputs.size
+    assert unfit_work(big) == UNFIT_DETECTION_WORK < MAX_COMPILE_LOOKUPS == unfit_work(small)
 
 
 def test_the_compile_extrapolation_refuses_only_past_the_limit(monkeypatch):

@@ -241,13 +241,13 @@ class _Extrapolation:
     (:meth:`~wmcdp.compile.base.OperatorBackend.lookups`) each time the gates built double from 1/32 of them:
     ``W(1) = W(f) (1/f)^p`` with ``p = log2(W(f) / W(f/2))`` clamped to ``[1, 2]`` (work linear in the gates
     built, up to a chain whose every gate's diagram spans the entries before it). A compilation estimated past
-    :data:`MAX_COMPILE_LOOKUPS` is refused (a :class:`WmcdpError` naming the sizes) after 1/256 or less of its
-    work on such a chain; backends that count no operations are never refused. CUDD's count varies a little
-    between runs (its cache is hashed on node addresses), so a compilation estimated within a few percent of the
-    limit may be refused in one run and not in another."""
+    its ``limit`` (:data:`MAX_COMPILE_LOOKUPS` unless the caller gives less) is refused (a :class:`WmcdpError`
+    naming the sizes) after 1/256 or less of its work on such a chain; backends that count no operations are
+    never refused. CUDD's count varies a little between runs (its cache is hashed on node addresses), so a
+    compilation estimated within a few percent of the limit may be refused in one run and not in another."""
 
-    def __init__(self, trace: Trace, be: Any, gates: int) -> None:
-        self.trace, self.be, self.gates = trace, be, gates
+    def __init__(self, trace: Trace, be: Any, gates: int, limit: int = MAX_COMPILE_LOOKUPS) -> None:
+        self.trace, self.be, self.gates, self.limit = trace, be, gates, limit
         start = be.lookups() if gates >= EXTRAPOLATED_GATES else None
         self.start: int | None = start
         self.last: int | None = None  # the work at the previous checkpoint
@@ -262,18 +262,18 @@ class _Extrapolation:
         if self.last is not None and self.last > 0 and done > 0:
             power = min(2.0, max(1.0, math.log2(done / self.last)))
             estimate = done * fraction**-power
-            if estimate > MAX_COMPILE_LOOKUPS:
+            if estimate > self.limit:
                 entries = len(self.trace.input_bits)
                 raise WmcdpError(
                     f"compiling this program ({entries} entries read, {self.gates} gates) would take about "
-                    f"{estimate:.2g} diagram operations (limit {MAX_COMPILE_LOOKUPS:.2g}); use fewer entries"
+                    f"{estimate:.2g} diagram operations (limit {self.limit:.2g}); use fewer entries"
                 )
         self.last, self.next = done, built * 2
 
 
-def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
+def _compile_gates(trace: Trace, be: Any, roots: list[int], limit: int = MAX_COMPILE_LOOKUPS) -> list[Any]:
     """Backend nodes for the circuit nodes ``roots``, built gate by gate (children before parents); refused
-    early when the work extrapolated from the first gates is too much (:class:`_Extrapolation`)."""
+    early when the work extrapolated from the first gates is past ``limit`` (:class:`_Extrapolation`)."""
     gates = trace.circuit.gates
     top = max(roots, default=TRUE)
     needed = bytearray(top + 1)  # marked from the roots down (a gate's children come before it)
@@ -286,7 +286,7 @@ def _compile_gates(trace: Trace, be: Any, roots: list[int]) -> list[Any]:
     built: dict[int, Any] = {FALSE: be.false, TRUE: be.true}
     operators, negate, var = be.operators(), be.negate, be.var
     order = [i for i in range(2, top + 1) if needed[i]]
-    work = _Extrapolation(trace, be, len(order))
+    work = _Extrapolation(trace, be, len(order), limit)
     with be.guarded():
         for count, node in enumerate(order):
             if count % 256 == 0:
@@ -318,9 +318,16 @@ def compile_program(program: Program, backend: str = "bdd", *, exact_floats: boo
 
 
 def compile_trace(
-    program: Program, trace: Trace, backend: str = "bdd", *, exact_floats: bool = False, start: float | None = None
+    program: Program,
+    trace: Trace,
+    backend: str = "bdd",
+    *,
+    exact_floats: bool = False,
+    start: float | None = None,
+    limit: int = MAX_COMPILE_LOOKUPS,
 ) -> Compiled:
-    """Compile an already traced program (``trace``; e.g. one independent part of a program's trace)."""
+    """Compile an already traced program (``trace``; e.g. one independent part of a program's trace), refused
+    early when its diagram operations are estimated past ``limit`` (:class:`_Extrapolation`)."""
     if backend not in BACKENDS:
         raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter() if start is None else start
@@ -331,11 +338,11 @@ def compile_trace(
     be = BACKENDS[backend](order)
     if trace.output_guards is not None:
         codes = list(trace.output_guards)
-        built = _compile_gates(trace, be, [trace.output_guards[c] for c in codes])
+        built = _compile_gates(trace, be, [trace.output_guards[c] for c in codes], limit)
         phi = _value_tree(be, dict(zip(codes, built)), output_vars)
         check("compilation", be.node_count() if watching_nodes() else None)
         return Compiled(program, trace, be, phi, output_vars, order, time.perf_counter() - start, exact_floats)
-    outputs = _compile_gates(trace, be, trace.output_roots)
+    outputs = _compile_gates(trace, be, trace.output_roots, limit)
     level = {v: i for i, v in enumerate(order)}
     phi = be.true
     for j in sorted(range(len(outputs)), key=lambda j: level[output_vars[j]], reverse=True):

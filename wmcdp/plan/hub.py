@@ -58,9 +58,10 @@ from typing import Any
 import numpy as np
 
 from ..base import progress
+from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..base.numbers import ln, ratio_times
-from ..compile import _compile_gates
+from ..compile import MAX_COMPILE_LOOKUPS, _compile_gates
 from ..compile.bdd import BDDBackend
 from ..count.probabilities import number_system
 from ..lang.circuit import VAR
@@ -347,17 +348,22 @@ class Diagrams:
 
     def events(self, most: int, work: int | None = None) -> list[tuple[tuple[Any, ...], Any]] | None:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None
-        when there are more than ``most``, or when forming them passes ``work`` (:attr:`operations`, the nodes
-        of the events conjoined, checked at every conjunction)."""
+        when there are more than ``most``, when compiling the output bits in the hub's order is extrapolated past
+        ``work`` (diagram operations, :func:`~wmcdp.compile._compile_gates`), or when forming the events passes it
+        (:attr:`operations`, the nodes of the events conjoined, checked at every conjunction)."""
         trace, be = self.trace, self.be
+        codes = sorted(trace.output_guards) if trace.output_guards is not None else []
+        roots = [trace.output_guards[c] for c in codes] if trace.output_guards is not None else trace.output_roots
+        try:  # the output bits (or value guards) in the hub's order, refused when extrapolated past ``work``
+            built = _compile_gates(trace, be, roots, MAX_COMPILE_LOOKUPS if work is None else work)
+        except WmcdpError:
+            return None
         if trace.output_guards is not None:  # one Int output: its value guards are the events
             shape = trace.shape
             assert isinstance(shape, IntShape)
-            codes = sorted(trace.output_guards)
-            guards = _compile_gates(trace, be, [trace.output_guards[c] for c in codes])
-            out = [((shape.lo + offset,), guard) for offset, guard in zip(codes, guards) if guard != be.false]
+            out = [((shape.lo + offset,), guard) for offset, guard in zip(codes, built) if guard != be.false]
             return out if len(out) <= most else None
-        bits, conditions = _compile_gates(trace, be, trace.output_roots), []
+        bits, conditions = built, []
         for leaf in leaves(trace.shape):
             conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
             bits = bits[leaf.width :]

@@ -43,7 +43,7 @@ import numpy as np
 from ..base import progress
 from ..base.errors import NoRatioError, WmcdpError
 from ..base.numbers import ln, size_text
-from ..compile import Compiled, compile_trace
+from ..compile import MAX_COMPILE_LOOKUPS, Compiled, compile_trace
 from ..count.exact import Scaled
 from ..count.floats import Extended, Linear
 from ..count.probabilities import exhaustive_outputs, exhaustive_work, number_system
@@ -117,7 +117,9 @@ WORK_PER_SECOND = 1_000_000
 #: 0..100 and 0..200) and 0.38 us (per-output groups of SVT34Parallel, n = 4: 3.4 million units in 1.3 s) to
 #: 1-2.6 us (noisy max, sparse vector, GapSVT, AdaptiveSVT, RR counting's accuracy); their geometric middle
 DETECTION_UNIT_SECONDS = 5e-7
-#: work (diagram nodes) symmetry detection may spend when the exhaustive sets do not fit (30 s at that rate)
+#: work (diagram nodes) symmetry detection and the structured plans may spend when the exhaustive sets do not fit
+#: (30 s at that rate), and the diagram operations of the whole program's compilation when its inputs alone are
+#: over the pair limit (:func:`unfit_work`)
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
 PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
@@ -199,11 +201,19 @@ def traced(prog: Program | Compiled, exact: Any, terms: bool = False) -> tuple[P
 
 
 def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, backend: str) -> Compiled:
-    return (
-        compiled
-        if compiled is not None
-        else compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats)
-    )
+    """The whole program compiled (``compiled`` when the caller gave it). When its inputs alone put the exhaustive
+    sets over the limits, the plans that might answer and symmetry detection share
+    :data:`UNFIT_DETECTION_WORK` of counted work, and the compilation takes no more (:func:`unfit_work`)."""
+    if compiled is not None:
+        return compiled
+    return compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats, limit=unfit_work(program))
+
+
+def unfit_work(program: Program) -> int:
+    """The diagram operations the whole program's compilation may be estimated to take: :data:`UNFIT_DETECTION_WORK`
+    when one output per input already puts the exhaustive pairs over :data:`MAX_PAIRS` (no exhaustive run, only
+    the work the plans share), else :data:`~wmcdp.compile.MAX_COMPILE_LOOKUPS`."""
+    return UNFIT_DETECTION_WORK if program.inputs.size > MAX_PAIRS else MAX_COMPILE_LOOKUPS
 
 
 @dataclass

@@ -516,16 +516,24 @@ class Prover:
             whole = self._prove_whole(entries, kinds, u)
             if whole is not None:
                 return [Block(tuple(entries), whole)]
+        in_a_row = 0  # joins abandoned one after the other past the budget
         for a, b in zip(entries, entries[1:]):
-            if self.over_budget():  # the blocks joined so far are proved; the others stay apart
-                break
+            abandoned = self.abandoned
             self._join(joined, a, b, kinds, u)
+            in_a_row = in_a_row + 1 if self.over_budget() and self.abandoned > abandoned else 0
+            if in_a_row >= MAX_ABANDONED_IN_A_ROW:
+                break  # the circuit proves none of these joins: the others stay apart
         spent = self.attempts
         for a, b in itertools.combinations(joined.roots(), 2):
             if self.attempts - spent > MAX_ATTEMPTS or self.over_budget():
                 break
             self._join(joined, a, b, kinds, u)
         return joined.blocks()
+
+
+#: past the budget, adjacent entries are joined on the circuit alone; this many abandoned one after the other end
+#: the search (sparse vector, no symmetry: each join would otherwise cost a refutation and a circuit walk, O(n^2))
+MAX_ABANDONED_IN_A_ROW = 8
 
 
 class _Joined:

@@ -103,25 +103,32 @@ def test_version(capsys):
 
 
 def test_programs_install_inside_the_wmcdp_namespace(tmp_path):
-    """From outside the checkout, ``wmcdp.programs`` and ``wmcdp.symmetry_sets`` import and the top-level
-    names ``programs`` and ``symmetry_sets`` do not (a user's own ``programs`` package is left alone)."""
+    """From outside the checkout, ``wmcdp.programs`` and ``wmcdp.symmetry_sets`` import; the top-level names
+    ``programs`` and ``symmetry_sets`` are only 0.1's deprecated aliases (compat/), and a user's own ``programs``
+    package in the current folder comes first."""
     script = """
 import importlib.util
 import wmcdp.programs, wmcdp.symmetry_sets
-print("geometric_above_threshold" in wmcdp.programs.PROGRAMS, importlib.util.find_spec("programs"),
-      importlib.util.find_spec("symmetry_sets"))
+print("geometric_above_threshold" in wmcdp.programs.PROGRAMS)
+for name in ("programs", "symmetry_sets"):
+    print("/".join(importlib.util.find_spec(name).origin.split("/")[-3:]))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
-    assert out.stdout.split() == ["True", "None", "None"]
+    assert out.stdout.split() == ["True", "compat/programs/__init__.py", "compat/symmetry_sets/__init__.py"]
+    (tmp_path / "programs").mkdir()
+    (tmp_path / "programs" / "__init__.py").write_text("MINE = True\n")
+    own = "import programs; print(programs.MINE)"
+    out = subprocess.run([sys.executable, "-c", own], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.split() == ["True"]
 
 
 def test_every_subpackage_is_installed():
-    """pyproject.toml lists its packages by hand (two of them live in other folders): none is forgotten."""
+    """pyproject.toml lists its packages by hand (four of them live in other folders): none is forgotten."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "wmcdp").rglob("__init__.py")}
-    assert found | {"wmcdp.programs", "wmcdp.symmetry_sets"} == listed
+    assert found | {"wmcdp.programs", "wmcdp.symmetry_sets", "programs", "symmetry_sets"} == listed
 
 
 def test_the_api_page_and_the_exports_agree():

@@ -246,8 +246,9 @@ class _Extrapolation:
     never refused. CUDD's count varies a little between runs (its cache is hashed on node addresses), so a
     compilation estimated within a few percent of the limit may be refused in one run and not in another."""
 
-    def __init__(self, trace: Trace, be: Any, gates: int, limit: int = MAX_COMPILE_LOOKUPS) -> None:
-        self.trace, self.be, self.gates, self.limit = trace, be, gates, limit
+    def __init__(self, trace: Trace, be: Any, gates: int, limit: int | None = None) -> None:
+        self.trace, self.be, self.gates = trace, be, gates
+        self.limit = MAX_COMPILE_LOOKUPS if limit is None else limit
         start = be.lookups() if gates >= EXTRAPOLATED_GATES else None
         self.start: int | None = start
         self.last: int | None = None  # the work at the previous checkpoint
@@ -271,9 +272,10 @@ class _Extrapolation:
         self.last, self.next = done, built * 2
 
 
-def _compile_gates(trace: Trace, be: Any, roots: list[int], limit: int = MAX_COMPILE_LOOKUPS) -> list[Any]:
+def _compile_gates(trace: Trace, be: Any, roots: list[int], limit: int | None = None) -> list[Any]:
     """Backend nodes for the circuit nodes ``roots``, built gate by gate (children before parents); refused
-    early when the work extrapolated from the first gates is past ``limit`` (:class:`_Extrapolation`)."""
+    early when the work extrapolated from the first gates is past ``limit`` (default :data:`MAX_COMPILE_LOOKUPS`,
+    :class:`_Extrapolation`)."""
     gates = trace.circuit.gates
     top = max(roots, default=TRUE)
     needed = bytearray(top + 1)  # marked from the roots down (a gate's children come before it)
@@ -324,10 +326,11 @@ def compile_trace(
     *,
     exact_floats: bool = False,
     start: float | None = None,
-    limit: int = MAX_COMPILE_LOOKUPS,
+    limit: int | None = None,
 ) -> Compiled:
     """Compile an already traced program (``trace``; e.g. one independent part of a program's trace), refused
-    early when its diagram operations are estimated past ``limit`` (:class:`_Extrapolation`)."""
+    early when its diagram operations are estimated past ``limit`` (default :data:`MAX_COMPILE_LOOKUPS`,
+    :class:`_Extrapolation`)."""
     if backend not in BACKENDS:
         raise WmcdpError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter() if start is None else start

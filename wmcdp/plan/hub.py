@@ -61,7 +61,7 @@ from ..base import progress
 from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..base.numbers import ln, ratio_times
-from ..compile import MAX_COMPILE_LOOKUPS, _compile_gates
+from ..compile import _compile_gates
 from ..compile.bdd import BDDBackend
 from ..count.probabilities import number_system
 from ..lang.circuit import VAR
@@ -355,7 +355,7 @@ class Diagrams:
         codes = sorted(trace.output_guards) if trace.output_guards is not None else []
         roots = [trace.output_guards[c] for c in codes] if trace.output_guards is not None else trace.output_roots
         try:  # the output bits (or value guards) in the hub's order, refused when extrapolated past ``work``
-            built = _compile_gates(trace, be, roots, MAX_COMPILE_LOOKUPS if work is None else work)
+            built = _compile_gates(trace, be, roots, work)
         except WmcdpError:
             return None
         if trace.output_guards is not None:  # one Int output: its value guards are the events

@@ -43,7 +43,7 @@ import numpy as np
 from ..base import progress
 from ..base.errors import NoRatioError, WmcdpError
 from ..base.numbers import ln, size_text
-from ..compile import MAX_COMPILE_LOOKUPS, Compiled, compile_trace
+from ..compile import Compiled, compile_trace
 from ..count.exact import Scaled
 from ..count.floats import Extended, Linear
 from ..count.probabilities import exhaustive_outputs, exhaustive_work, number_system
@@ -209,11 +209,11 @@ def compiled_whole(program: Program, trace: Trace, compiled: Compiled | None, ba
     return compile_trace(program, trace, backend, exact_floats=trace.circuit.exact_floats, limit=unfit_work(program))
 
 
-def unfit_work(program: Program) -> int:
+def unfit_work(program: Program) -> int | None:
     """The diagram operations the whole program's compilation may be estimated to take: :data:`UNFIT_DETECTION_WORK`
     when one output per input already puts the exhaustive pairs over :data:`MAX_PAIRS` (no exhaustive run, only
-    the work the plans share), else :data:`~wmcdp.compile.MAX_COMPILE_LOOKUPS`."""
-    return UNFIT_DETECTION_WORK if program.inputs.size > MAX_PAIRS else MAX_COMPILE_LOOKUPS
+    the work the plans share), else None (a compilation's own limit, :data:`~wmcdp.compile.MAX_COMPILE_LOOKUPS`)."""
+    return UNFIT_DETECTION_WORK if program.inputs.size > MAX_PAIRS else None
 
 
 @dataclass

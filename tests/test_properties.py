@@ -8,8 +8,8 @@ plain-Python interpreter whose random choices :func:`brute.distribution` enumera
 Every P(y | x) must agree (to 1e-12 in float mode, exactly in exact mode) and every output
 distribution must sum to one.
 
-CI runs the ``ci`` profile (200 examples per test, 10 s each on this 2-core machine; the count is arbitrary, and
-every program length from 1 to 14 statements occurs within it); ``WMCDP_HYPOTHESIS_PROFILE=long`` runs 5000.
+CI runs the ``ci`` profile (200 examples per test, about 10 s each on this 2-core machine; the count is arbitrary,
+new programs each run); ``WMCDP_HYPOTHESIS_PROFILE=long`` runs 5000.
 """
 
 import os

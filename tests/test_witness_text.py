@@ -63,13 +63,15 @@ def test_short_witnesses_print_as_before(value):
     assert witness_text(value) == format_value(value)
 
 
-def test_a_witness_of_100000_bits_prints_in_short_lines(capsys):
-    assert main(["privacy", "randomized_response", "-p", "n=100000", "-p", "lam=0.2"]) == 0
+def test_a_witness_of_20000_bits_prints_in_short_lines(capsys):
+    """20000 bits are 40000 characters written out, far past the runs form's threshold (the same code path as
+    100000 bits, whose run spends 10 s or more planning, not printing)."""
+    assert main(["privacy", "randomized_response", "-p", "n=20000", "-p", "lam=0.2"]) == 0
     lines = {line.split("  ")[1].strip(): line for line in capsys.readouterr().out.splitlines() if "witness" in line}
     assert lines.keys() == {"witness x", "witness x'", "witness y"}
     assert all(len(line) < 100 for line in lines.values())
     x, x_prime, y = (read_witness(lines[k].split(k, 1)[1].strip()) for k in ("witness x", "witness x'", "witness y"))
-    assert len(x) == len(x_prime) == len(y) == 100000
+    assert len(x) == len(x_prime) == len(y) == 20000
     assert sum(a != b for a, b in zip(x, x_prime)) == 1  # hamming neighbours
 
 

@@ -4,6 +4,7 @@ label below 2^-1000, and the neighbouring notion and source line of the audits' 
 
 import json
 import math
+from dataclasses import replace
 from fractions import Fraction
 from importlib.util import find_spec
 from pathlib import Path
@@ -196,10 +197,16 @@ def test_multifreq_rs_fd_states_its_neighbours_and_source(capsys):
         return (grr(0, y[0], x[0]) / lst_k[1] + grr(1, y[1], x[1]) / lst_k[0]) / 2
 
     outputs = [(a, b) for a in range(2) for b in range(3)]
-    pair = sum(max(0.0, prob(y, (0, 0)) - math.e * prob(y, (1, 1))) for y in outputs)
+
+    def pair(x, xp):
+        return sum(max(0.0, prob(y, x) - math.e * prob(y, xp)) for y in outputs)
+
+    # the tight delta over every two tuples; here the witness pair's, (0, 0) against (1, 1), attains it
+    tight = max(pair(x, xp) for x in outputs for xp in outputs if x != xp)
+    assert tight == pytest.approx(pair((0, 0), (1, 1)), rel=1e-12)
     weight = row["severity"]
-    assert weight["delta_scope"] == "witness pair" and 2 ** weight["log2_delta_needed"] == pytest.approx(pair, rel=1e-9)
-    assert int(weight["draws_to_see_violation"]) == math.ceil(math.log(20) / -math.log1p(-pair))
+    assert weight["delta_scope"] == "tight" and 2 ** weight["log2_delta_needed"] == pytest.approx(tight, rel=1e-9)
+    assert int(weight["draws_to_see_violation"]) == math.ceil(math.log(20) / -math.log1p(-tight))
 
 
 SOURCES = [
@@ -225,3 +232,109 @@ def test_source_lines_quote_the_installed_library(package, module):
         assert quoted in source[int(line) - 1], (mechanism, text)
         function = text.split(", ")[1].split(":")[0]
         assert any(s.startswith(f"def {function}(") for s in source[: int(line)]), (mechanism, function)
+
+
+
+# -- a pure epsilon claim: the tight delta over every neighbouring pair -------------------------------------
+
+
+def _tight_by_sums(dists, inputs, neighbours, epsilon):
+    """``max over ordered neighbouring pairs of sum over y of max(0, P(y | x) - e^epsilon P(y | x'))`` at 60 digits,
+    each probability from its exact value (a Fraction, or an exact real's midpoint at 400 bits): a plain sum over
+    the model's distributions, independent of the pair sources."""
+    with mpmath.workdps(60):
+
+        def value(p):
+            if isinstance(p, Fraction):
+                return mpmath.mpf(p.numerator) / p.denominator
+            mid, radius = p.enclosure(400)
+            assert radius <= abs(mid) * Fraction(1, 10**60)
+            return mpmath.mpf(mid.numerator) / mid.denominator
+
+        probs = [{y: value(p) for y, p in d.items()} for d in dists]
+        t = mpmath.exp(mpmath.mpf(epsilon))  # the claim's binary64 value, exactly
+        return max(
+            mpmath.fsum(max(0, p - t * probs[b].get(y, 0)) for y, p in probs[a].items())
+            for a in range(len(inputs))
+            for b in range(len(inputs))
+            if neighbours(inputs[a], inputs[b])
+        )
+
+
+def _draws_of(delta):
+    """``ceil(ln 20 / -ln(1 - delta))`` at 60 digits."""
+    with mpmath.workdps(60):
+        return int(mpmath.ceil(mpmath.log(20) / -mpmath.log1p(-delta)))
+
+
+def test_permute_and_flip_needs_its_tight_delta_over_every_pair():
+    """diffprivlib's PermuteAndFlip claims epsilon = 1 (exact 72.08): the row's delta needed is the tight delta at
+    epsilon = 1 over every pair of utility vectors, the certified run's upper end of the plain sums over the audit's
+    exact model, and its draws follow it."""
+    pytest.importorskip("diffprivlib")
+    from wmcdp.audit.core import AuditRow, choice_program, with_tight_delta
+    from wmcdp.audit.diffprivlib import cases, distributions
+
+    (case,) = cases("PermuteAndFlip epsilon=1.0")
+    spec = case.spec
+    dists = distributions(case)
+    prog, _, relation = choice_program(case.mechanism, spec.inputs, spec.neighbours, dists)
+    violated = AuditRow(case.mechanism, case.params, 1, 1.0, 72.08, None, "VIOLATED", ("x", "x'", "y"), 0.0)
+    row = with_tight_delta(violated, prog, relation, certified=True)
+    want = _tight_by_sums(dists, spec.inputs, spec.neighbours, 1.0)
+    weight = row.severity
+    assert weight.scope == "tight" and row.delta_note is None
+    assert float(number(row.tight_delta) / number(mpmath.nstr(want, 40))) == pytest.approx(1, rel=1e-14)
+    assert float(want) == pytest.approx(2.761347364814193e-17, rel=1e-12)
+    assert int(float(number(weight.draws))) == pytest.approx(_draws_of(want), rel=1e-3)  # shown to 4 digits
+    assert with_tight_delta(replace(violated, verdict="loose"), prog, relation, certified=True).tight_delta is None
+
+
+def test_a_local_randomizer_needs_its_tight_delta_not_its_witness_pairs():
+    """Three inputs of a made-up local randomizer: ``a`` gives output 0 with probability 1/1000 and ``b`` never (an
+    infinite ratio: the witness pair), while ``c`` gives it half the time. At epsilon = ln 2 the row weighs the
+    tight delta over every pair, 1/2 (``c`` against ``b``), not the witness pair's 1/1000."""
+    from wmcdp.audit.core import AuditCase, local_row
+
+    dists = [{0: Fraction(1, 1000), 1: Fraction(999, 1000)}, {1: Fraction(1)}, {0: Fraction(1, 2), 1: Fraction(1, 2)}]
+    case = AuditCase("made-up", "M", "three inputs", "epsilon", None, None, None)
+    row, _ = local_row(case, ["a", "b", "c"], dists, math.log(2))
+    want = _tight_by_sums(dists, range(3), lambda a, b: a != b, math.log(2))
+    assert row.verdict == "VIOLATED" and row.witness[:2] == ("'a'", "'b'") and row.pair_delta.startswith("1.000")
+    assert want == mpmath.mpf(1) / 2 and row.severity.scope == "tight" and row.tight_delta.startswith("5.000000000")
+    assert row.severity.draws == str(_draws(Fraction(1, 2))) == "5"
+
+
+def test_a_tight_delta_past_the_limits_says_why_and_keeps_the_lower_bound():
+    """A run over its resource limit leaves the witness output's excess, with the reason in the row and report."""
+    from wmcdp.audit.core import AuditRow, choice_program, with_tight_delta
+
+    dists = [{0: Fraction(3, 4), 1: Fraction(1, 4)}, {0: Fraction(1, 4), 1: Fraction(3, 4)}]
+    prog, _, relation = choice_program("made-up", [0, 1], lambda a, b: a != b, dists)
+    violated = AuditRow("M", "p", 1, math.log(2), math.log(3), None, "VIOLATED", ("0", "1", "0"), 0.0)
+    row = with_tight_delta(replace(violated, witness_probabilities=("3/4", "1/4")), prog, relation, max_nodes=1)
+    weight = row.severity
+    assert row.tight_delta is None and weight.scope == "witness output" and "over the limit" in weight.note
+    assert weight.as_dict()["delta_note"] == weight.note and float(number(weight.delta)) == pytest.approx(0.25)
+
+
+def test_opendp_bounded_geometric_needs_its_tight_delta_over_every_pair():
+    """OpenDP's make_geometric with bounds (0, 5) claims epsilon = 0.1 at d_in = 1 and breaks it (exact 1.608): the
+    row's delta needed is the tight delta at the claim's binary64 value over every pair of inputs 0 .. 5 one apart,
+    the plain sums over the model's exact distributions, at least the witness output's excess; its draws follow it."""
+    pytest.importorskip("opendp")
+    from wmcdp.audit.opendp import cases, model_distribution
+    from wmcdp.compile import compile_program
+
+    (case,) = cases("make_geometric T=u32, bounds=(0, 5), scale=10.0")
+    row = case.model(case)[0]
+    compiled = compile_program(case.spec.model(), exact_floats=True)
+    dists = [model_distribution(compiled, (x,), "binary") for x in range(6)]
+    want = _tight_by_sums(dists, range(6), lambda a, b: abs(a - b) == 1, row.claimed)
+    weight = row.severity
+    p, q = (Fraction(v) for v in row.witness_probabilities)
+    with mpmath.workdps(60):
+        excess = mpmath.mpf(p.numerator) / p.denominator - mpmath.exp(row.claimed) * q.numerator / q.denominator
+    assert row.claimed == 0.1 and weight.scope == "tight" and weight.note is None and want >= excess
+    assert float(number(row.tight_delta)) == pytest.approx(float(want), rel=1e-15)
+    assert int(weight.draws) == _draws_of(want)

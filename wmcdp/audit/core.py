@@ -23,8 +23,9 @@ from ..base.errors import WmcdpError, brief, listing, suggest
 from ..base.limits import LimitExceeded
 from ..lang import IntVector, Program, discrete
 from ..lang.relations import relation_from_function
+from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
-from .severity import Severity, pair_delta, severity, verdict_label
+from .severity import Severity, pair_delta, severity, tight_text, verdict_label
 
 #: the number of ulps of the claim within which a sound claim is tight
 TIGHT_ULPS = 4
@@ -118,6 +119,9 @@ class AuditRow:
     log_witness_probability: tuple[float, float] | None = None
     # the witness pair's delta at the claimed epsilon, sum over y of max(0, P(y | x) - e^epsilon P(y | x')), where known
     pair_delta: str | None = None
+    # a pure epsilon claim: the tight delta at the claimed epsilon over every neighbouring pair (text, any exponent),
+    tight_delta: str | None = None
+    delta_note: str | None = None  # or why it is not known (the delta needed is then a lower bound)
 
     @property
     def model_agrees(self) -> bool:
@@ -136,6 +140,8 @@ class AuditRow:
             self.witness_probabilities,
             self.log_witness_probability,
             self.pair_delta,
+            self.tight_delta,
+            self.delta_note,
         )
 
     @property
@@ -545,9 +551,32 @@ def local_row(
     )
     if row.verdict == "VIOLATED":
         row = replace(row, pair_delta=pair_delta(dists[i], dists[j], claimed))
+        row = with_tight_delta(row, prog, relation, exact=True)
     return row, [
         (repr(inputs[k]), viewed(dists[k], functools.partial(_view, view, inputs[k])), inputs[k]) for k in (i, j)
     ]
+
+
+def with_tight_delta(row: AuditRow, prog: Any, neighbours: Any = None, **run: Any) -> AuditRow:
+    """A violated pure epsilon row with its tight delta at the claimed epsilon (its binary64 value) over every
+    neighbouring pair (``neighbours``, the audit's relation; the program's own by default):
+    :func:`~wmcdp.notions.approximate.synthesize_approximate` on the audit's model, run as the audit ran its epsilon
+    (``run``: ``exact=`` or ``certified=True``, whose enclosure's upper end is taken); ``delta_note`` instead when
+    that run exceeds a resource limit or refuses the model. Any other row comes back unchanged."""
+    if row.verdict != "VIOLATED" or row.claimed_delta is not None or row.measure is not None:
+        return row
+    try:
+        r = synthesize_approximate(prog, epsilon=row.claimed, neighbours=neighbours, force=True, **run)
+    except (WmcdpError, LimitExceeded) as exc:
+        return replace(row, delta_note=f"the tight delta over every pair is not known: {one_line(exc)}")
+    if run.get("certified"):
+        return replace(row, tight_delta=tight_text(r.interval.hi))
+    if r.exact_delta is not None:
+        return replace(row, tight_delta=tight_text(r.exact_delta))
+    if r.delta == 0 and r.log_delta is not None and math.isfinite(r.log_delta):  # a float delta below the floats
+        with gmpy2.context(precision=200):
+            return replace(row, tight_delta=tight_text(gmpy2.exp(gmpy2.mpfr(r.log_delta))))
+    return replace(row, tight_delta=tight_text(r.delta))
 
 
 def _view(view: Callable[[Any, Hashable], Hashable] | None, x: Any, y: Hashable) -> Hashable:
@@ -704,6 +733,7 @@ __all__ = [
     "coverage_table",
     "with_coverage_tables",
     "local_row",
+    "with_tight_delta",
     "viewed",
     "verdict",
     "certified_verdict",

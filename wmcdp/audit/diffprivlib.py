@@ -83,6 +83,7 @@ from .core import (
     choice_program,
     library,
     verdict,
+    with_tight_delta,
 )
 
 HALF = GRID // 2
@@ -665,6 +666,7 @@ def _row(case: AuditCase) -> Modelled:
         reproducer=reproducer(case, LIBRARY.version(), x, xp, y),
         exact=tuple(run_end_check(spec, v, g) for v, g in zip(spec.inputs, grids)),
     )
+    row = with_tight_delta(row, prog, relation, **({"certified": True} if certified else {"exact": True}))
     inputs = [(i, x), (j, xp)]
     return row, [(repr(v), {y: float(p) for y, p in dists[i].items()}, v) for i, v in inputs]
 

@@ -123,6 +123,8 @@ def _severity_lines(row: AuditRow) -> list[str]:
         return lines + ["- **Delta needed:** not known (the audit does not give the witness's probabilities)."]
     scope = SCOPES[weight.scope]
     lines.append(f"- **Delta needed for the claimed epsilon to hold:** {weight.delta} ({scope}).")
+    if weight.note is not None:
+        lines.append(f"- **Why not the tight delta:** {weight.note}.")
     if weight.times_claimed is not None:
         lines.append(f"- **Times the claimed delta:** {weight.times_claimed:.4g} (above it by {weight.excess}).")
     if weight.event_probability is not None:

@@ -71,6 +71,7 @@ from .core import (
     choice_program,
     library,
     verdict,
+    with_tight_delta,
 )
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
@@ -530,7 +531,7 @@ def _certified_row(
         (show(inputs[i]), show(inputs[j]), show(outputs[r.witness.y])),
         0.0,
     )
-    return row, (i, j)
+    return with_tight_delta(row, prog, relation, certified=True), (i, j)
 
 
 def _zcdp_row(
@@ -1244,6 +1245,7 @@ def _row(case: AuditCase) -> Modelled:
         witness_probabilities=(str(dists[0].get(w.y, 0)), str(dists[1].get(w.y, 0))) if r.exact else None,
         reproducer=reproducer(case, claimed, *shown) if found == "VIOLATED" and spec.script else None,
     )
+    row = with_tight_delta(row, compiled, exact=spec.exact)
     return row, [(spec.show(x), d, x) for x, d in zip((w.x, w.x_prime), dists)]
 
 

@@ -819,6 +819,8 @@ def _summed_row(case: AuditCase) -> Modelled:
         0.0,
         reproducer=summed_reproducer(case, x, y),
         log_witness_probability=edge_log_probability(noise, v, largest),
+        delta_note="the tight delta over every pair is not computed: the bounded noise has about 2^64 outputs, past "
+        "any model the audit compiles (it is at least this output's probability, which the other data set never gives)",
     )
     dist, tail = noise.distribution()
     window = max(dist)

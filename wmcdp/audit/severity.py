@@ -4,12 +4,15 @@ A maintainer weighs a violated claim by two numbers, both computed here in 200-b
 an unbounded exponent range (gmpy2's, about 2^(+-2^30)), so a probability such as 10^-3,643,138 neither
 underflows nor rounds to 0:
 
-* **the delta needed**: the smallest delta at which the claimed epsilon (or rho) holds. For an (epsilon, delta)
-  claim it is the audit's tight delta at the claimed epsilon, over every neighbouring pair (scope ``tight``).
-  For a pure epsilon claim it is the witness pair's delta ``sum over y of max(0, P(y | x) - e^epsilon P(y | x'))``
-  where the audit knows both distributions (scope ``witness pair``: the local randomizers), else the witness
-  output's excess ``P(y | x) - e^epsilon P(y | x')`` (scope ``witness output``), the delta the event ``{y}`` alone
-  needs; both are lower bounds of the tight delta over every pair.
+* **the delta needed**: the smallest delta at which the claimed epsilon (or rho) holds: the audit's tight delta
+  at the claimed epsilon, over every neighbouring pair (scope ``tight``). For an (epsilon, delta) claim the audit
+  computes it anyway; for a pure epsilon claim whose model is a program (or a list of output distributions) it is
+  computed once the claim is violated (:func:`tight_text` writes it), exactly where the audit is exact (the
+  claimed epsilon read as its binary64 value). Where the tight delta cannot be computed within the audit's limits
+  (the row's ``note`` says why) it is the witness pair's delta ``sum over y of max(0, P(y | x) - e^epsilon P(y |
+  x'))`` where the audit knows both distributions (scope ``witness pair``), else the witness output's excess
+  ``P(y | x) - e^epsilon P(y | x')`` (scope ``witness output``), the delta the event ``{y}`` alone needs; both
+  are lower bounds of the tight delta.
 * **the draws to see the violation**: the output distribution under ``x`` is a mixture: with probability
   ``1 - m`` a part the claim allows against ``x'`` (``min(P(y | x), e^epsilon P(y | x'))``, renormalised), with
   probability ``m`` the rest, where ``m`` is the mass the claim cannot account for (the delta needed, less the
@@ -34,9 +37,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import gmpy2
+
+from ..base.certified import ExpGap
 
 #: the chance that the draws counted show the violation (one draw from the mass the claim cannot account for)
 SEEN = 0.95
@@ -49,7 +55,8 @@ PRECISION = 200
 @dataclass(frozen=True)
 class Severity:
     """A violated claim's weight: the delta needed (as text, with ``log2_delta`` its base-2 logarithm, ``-inf``
-    for 0) and its ``scope`` (``tight``, ``witness pair`` or ``witness output``); for an (epsilon, delta) claim
+    for 0) and its ``scope`` (``tight``, ``witness pair`` or ``witness output``, with the ``note`` saying why the
+    tight delta is not known, where the audit tells); for an (epsilon, delta) claim
     ``times_claimed``, the delta needed over the claimed delta, and ``excess``, their difference (text: the mass
     the claim cannot account for); the witness event's probability under the input where it is likelier
     (``event_probability``, text; None when the audit does not know it) and the draws that show the mass the
@@ -63,6 +70,7 @@ class Severity:
     event_probability: str | None = None
     draws: str | None = None
     log10_draws: float | None = None
+    note: str | None = None
 
     @property
     def negligible(self) -> bool:
@@ -81,6 +89,7 @@ class Severity:
             "log10_draws_to_see_violation": None if self.log10_draws is None else _finite(self.log10_draws),
             "see_probability": SEEN,
             "negligible": self.negligible,
+            **({} if self.note is None else {"delta_note": self.note}),
         }
 
 
@@ -126,19 +135,26 @@ def severity(
     probabilities: tuple[str, str] | None,
     log_probability: tuple[float, float] | None = None,
     pair: str | None = None,
+    tight: str | None = None,
+    note: str | None = None,
 ) -> Severity | None:
     """The severity of a violated claim (module docstring): ``claimed`` epsilon (or rho), for an (epsilon, delta)
-    claim its ``claimed_delta`` and the audit's ``tight_delta`` at the claimed epsilon; the witness event's
-    ``probabilities`` ``(P(E | x), P(E | x'))`` where known, or ``log_probability``, an enclosure of ``ln P(y | x)``
-    with ``P(y | x') = 0``; ``pair``, the witness pair's delta at the claimed epsilon where the audit knows the two
-    distributions (:func:`pair_delta`). None when the delta needed cannot be told."""
+    claim its ``claimed_delta`` and the audit's ``tight_delta`` at the claimed epsilon; for a pure epsilon claim
+    ``tight``, its tight delta over every pair as text (:func:`tight_text`) where computed, else ``note``, why not;
+    the witness event's ``probabilities`` ``(P(E | x), P(E | x'))`` where known, or ``log_probability``, an
+    enclosure of ``ln P(y | x)`` with ``P(y | x') = 0``; ``pair``, the witness pair's delta at the claimed epsilon
+    where the audit knows the two distributions (:func:`pair_delta`). None when the delta needed cannot be told."""
     with gmpy2.context(precision=PRECISION):
+        event = None if probabilities is None else tuple(number(v) for v in probabilities)
+        seen = None if event is None else shown(max(event))
+        if claimed_delta is None and tight is not None:
+            needed = number(tight)
+            return _weighed(shown(needed), _log2(needed), "tight", needed, event_probability=seen)
         if log_probability is not None:
             lo, hi = (gmpy2.exp(gmpy2.mpfr(v)) for v in log_probability)
             text = shown(lo) if lo == hi else f"{shown(lo)} .. {shown(hi)}"
-            return _weighed(text, log_probability[1] / math.log(2), "witness output", hi, event_probability=shown(hi))
-        event = None if probabilities is None else tuple(number(v) for v in probabilities)
-        seen = None if event is None else shown(max(event))
+            bound = log_probability[1] / math.log(2)
+            return _weighed(text, bound, "witness output", hi, event_probability=shown(hi), note=note)
         if claimed_delta is not None:
             if tight_delta is None:
                 return None
@@ -155,11 +171,31 @@ def severity(
             )
         if pair is not None:
             needed = number(pair)
-            return _weighed(shown(needed), _log2(needed), "witness pair", needed, event_probability=seen)
+            return _weighed(shown(needed), _log2(needed), "witness pair", needed, event_probability=seen, note=note)
         if event is None:
             return None
         needed = max(event[0] - gmpy2.exp(gmpy2.mpfr(claimed)) * event[1], gmpy2.mpfr(0))
-        return _weighed(shown(needed), _log2(needed), "witness output", needed, event_probability=seen)
+        return _weighed(shown(needed), _log2(needed), "witness output", needed, event_probability=seen, note=note)
+
+
+def tight_text(value: Any) -> str:
+    """A tight delta as an exact run gives it (a Fraction, an :class:`~wmcdp.base.certified.ExpGap` ``(A - B
+    e^x) / D`` at an irrational ``e^epsilon``, or a float: a certified enclosure's upper end) as a decimal of 20
+    digits at 200 bits (any exponent; ``"0"`` for 0)."""
+    if isinstance(value, ExpGap):
+        if value.B == 0:
+            value = Fraction(value.A, value.D)
+        else:
+            precision = PRECISION
+            lo, hi = value.bounds(precision)
+            while hi > 0 and not (lo > 0 and hi - lo <= hi * Fraction(1, 2**PRECISION)):
+                precision *= 2
+                lo, hi = value.bounds(precision)
+            value = max(hi, Fraction(0))
+    with gmpy2.context(precision=PRECISION):
+        exact = isinstance(value, Fraction)  # its parts may be mpz (ExpGap.bounds), which gmpy2.mpq refuses
+        v = gmpy2.mpfr(gmpy2.mpq(int(value.numerator), int(value.denominator))) if exact else gmpy2.mpfr(value)
+        return f"{v:.20e}" if v > 0 else "0"
 
 
 def pair_delta(p: dict[Any, Any], q: dict[Any, Any], epsilon: float) -> str:
@@ -199,6 +235,7 @@ __all__ = [
     "Severity",
     "severity",
     "pair_delta",
+    "tight_text",
     "draws_to_see",
     "number",
     "shown",

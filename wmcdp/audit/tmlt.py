@@ -82,6 +82,7 @@ from .core import (
     certified_verdict,
     choice_program,
     library,
+    with_tight_delta,
 )
 
 
@@ -579,6 +580,7 @@ def _svps_modelled(case: AuditCase) -> Modelled:
         0.0,
         witness_probabilities=(repr(float(dists[i][y])), repr(float(dists[j][y]))),
     )
+    row = with_tight_delta(row, prog, relation, certified=True)
     return row, [(repr(inputs[k]), _floats(dists[k]), inputs[k]) for k in (i, j)]
 
 
@@ -676,6 +678,7 @@ def _row(case: AuditCase) -> tuple[AuditRow, list[dict[int, Any]], tuple[int, in
             ),
             0.0,
         )
+        row = with_tight_delta(row, prog, certified=True)
         return row, dists, (r.witness.x[0], r.witness.x_prime[0])
     _, threshold, alpha, eps, (d_low, d_high) = partition_selection(case)
     q = _q(sampler_scale(alpha))

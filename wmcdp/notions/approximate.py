@@ -72,7 +72,7 @@ from .markdown import approximate_markdown
 from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
 from .recount import (
-    RECOUNT_MAX_COMPOSE,
+    composition_recountable,
     float_of,
     log_of,
     noted,
@@ -542,8 +542,7 @@ def synthesize_approximate(
     if (
         not isinstance(result, ApproximateResult)
         or result.exact
-        or k > RECOUNT_MAX_COMPOSE
-        or accountant != "exact"
+        or not composition_recountable(k, accountant)
         or not recountable(prog, exact, result.diagram_size, result.plan)
     ):
         return result  # an exact run, a long or accountant's composition, a bound as a function of a symbolic
@@ -800,8 +799,8 @@ def privacy_profile(
         planner=planned_sources,
     )
     floats = all(isinstance(p, ProfilePoint) and p.exact_delta is None and isinstance(p.delta, float) for p in points)
-    composed = k > RECOUNT_MAX_COMPOSE or accountant != "exact"
-    if not floats or composed or not recountable(prog, exact, None, points[0].plan if points else None):
+    composed = composition_recountable(k, accountant)  # one run, or an exact composition of few
+    if not floats or not composed or not recountable(prog, exact, None, points[0].plan if points else None):
         return points  # an exact run, a long or accountant's composition, a symbolic parameter, a large program
 
     def again() -> list[ProfilePoint]:

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from ..base import progress
 from ..base.errors import WmcdpError
@@ -51,7 +51,7 @@ def recountable(prog: Program | Compiled, exact: Any, diagram_size: int | None =
     again), the planner estimated the float run at most :data:`RECOUNT_MAX_SECONDS` (the cost model's
     estimate, the same on every machine; without a plan, a domain of at most :data:`RECOUNT_MAX_INPUTS`
     inputs) and its diagram has at most :data:`RECOUNT_MAX_NODES` nodes."""
-    if exact not in (None, False) or not isinstance(prog, Program) or (diagram_size or 0) > RECOUNT_MAX_NODES:
+    if not _rereadable(prog, exact) or (diagram_size or 0) > RECOUNT_MAX_NODES:
         return False
     if plan is not None:
         seconds = _estimate(plan)
@@ -64,9 +64,20 @@ def witness_recountable(prog: Program | Compiled, exact: Any, diagram_size: int 
     """Whether the witness triple of a float run of pure ε too large to recount whole may be recounted alone: a
     program (its weights can be read again) in the caller's float mode, whose whole diagram of at most
     :data:`WITNESS_MAX_NODES` nodes was compiled (not a product, whose whole diagram is never formed)."""
-    if exact not in (None, False) or not isinstance(prog, Program) or getattr(plan, "kind", None) == "product":
+    if not _rereadable(prog, exact) or getattr(plan, "kind", None) == "product":
         return False
     return 0 < (diagram_size or 0) <= WITNESS_MAX_NODES
+
+
+def composition_recountable(compose: int, accountant: str) -> bool:
+    """Whether ``compose`` runs accounted by ``accountant`` may be recounted: composed exactly, at most
+    :data:`RECOUNT_MAX_COMPOSE` of them (an accountant's answer is its own approximation)."""
+    return compose <= RECOUNT_MAX_COMPOSE and accountant == "exact"
+
+
+def _rereadable(prog: Program | Compiled, exact: Any) -> TypeGuard[Program]:
+    """A float run (``exact`` None or False, as the caller gave it) of a program, whose weights can be read again."""
+    return exact in (None, False) and isinstance(prog, Program)
 
 
 def _estimate(plan: Any) -> float | None:
@@ -159,6 +170,7 @@ __all__ = [
     "RECOUNT_MAX_INPUTS",
     "RECOUNT_MAX_NODES",
     "RECOUNT_MAX_COMPOSE",
+    "composition_recountable",
     "WITNESS_MAX_NODES",
     "WITNESS_RECOUNTED",
     "witness_recountable",

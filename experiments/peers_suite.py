@@ -23,6 +23,7 @@ input size, each within 70 s (its abstract); its per-program times are not repro
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import subprocess
@@ -38,11 +39,9 @@ sys.path.insert(0, str(HERE))
 from figures import legend_outside, style  # noqa: E402
 from results_io import RESULTS, read_csv, write_csv  # noqa: E402
 
-from wmcdp.programs import CHECKDP, PEERS  # noqa: E402
-from wmcdp.programs.peers import Published  # noqa: E402
+from wmcdp.programs.registry import Published, all_claims, registered  # noqa: E402
 
 SIZES = [5, 10, 20, 40, 80, 160]
-ALPHA = Fraction(1, 2)
 PLOT = HERE.parent / "docs" / "peers_time.png"
 
 
@@ -61,27 +60,31 @@ class Row:
 
 
 def rows() -> list[Row]:
-    """CheckDP's programs, then DP-Sniper's and StatDP's, one row per (built-in, parameters)."""
+    """One row per (program, parameters) of every registered claim (:func:`wmcdp.programs.registry.all_claims`):
+    CheckDP's programs, then DP-Sniper's and StatDP's, then any program registered with claims of its own."""
     table: dict[tuple, Row] = {}
-    for b in CHECKDP:
-        params = {**b.params, "alpha": ALPHA}
-        key = (b.program, tuple(sorted(params.items())))
-        row = table.setdefault(
-            key, Row(b.program, params, "n", lambda p, b=b: ALPHA ** -b.claim_power(b.params), b.private)
-        )
-        row.names.append(f"CheckDP {b.name}")
-        row.checkdp = "proved" if b.private else "refuted"
-    for peer in PEERS:
-        key = (peer.program, tuple(sorted(peer.params.items())))
-        row = table.setdefault(key, Row(peer.program, peer.params, peer.size, peer.claim, peer.private))
-        row.names.append(f"{peer.tool} {peer.name}")
-        row.published = row.published or peer.published
+    for program, claim in all_claims():
+        key = (program, tuple(sorted(claim.params.items())))
+        row = table.setdefault(key, Row(program, claim.params, claim.size, claim.ratio, claim.private))
+        row.names.append(claim.label)
+        if claim.benchmark == "CheckDP":
+            row.checkdp = "proved" if claim.private else "refuted"
+        row.published = row.published or claim.published
     return list(table.values())
+
+
+def spec(program: str) -> str:
+    """What ``wmcdp privacy`` is given for a registered program: its name if a fresh process registers it
+    (a built-in), else ``path/to/file.py:function``, the file that defines (and registers) it."""
+    factory = registered(program).factory
+    if factory.__module__.startswith("wmcdp.programs."):
+        return program
+    return f"{inspect.getsourcefile(factory)}:{factory.__name__}"
 
 
 def run(program: str, params: dict, timeout: float, memory: str) -> tuple[dict | None, str]:
     """The JSON of ``wmcdp privacy`` with the process's wall seconds, or None and why the run stopped."""
-    cmd = [sys.executable, "-m", "wmcdp", "privacy", program]
+    cmd = [sys.executable, "-m", "wmcdp", "privacy", spec(program)]
     cmd += [arg for k, v in params.items() for arg in ("-p", f"{k}={v}")]
     cmd += ["--json", "--timeout", str(timeout), "--max-memory", memory]
     start = time.perf_counter()
@@ -110,10 +113,10 @@ def log_ratio(ratio: object) -> float:
     return math.inf if value == math.inf else math.log(value)
 
 
-def measure(row: Row, timeout: float, memory: str) -> tuple[list[dict], str]:
+def measure(row: Row, timeout: float, memory: str, sizes: list[int] = SIZES) -> tuple[list[dict], str]:
     """One record per size (empty past the first run over a limit) and why that run stopped ("" if none did)."""
     records, why = [], ""
-    for n in SIZES:
+    for n in sizes:
         params = {**row.params, row.size: n}
         rec = {
             "program": row.program,
@@ -182,10 +185,10 @@ def cell(rec: dict) -> str:
 def plot(measured: list[tuple[Row, list[dict]]], path: Path) -> None:
     """Seconds against n (log-log), one line per row, each its own colour, marker and line style; the legend
     beside the axes."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib is an optional extra (the experiments')
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: as above, and only after the backend is chosen
 
     fig, ax = plt.subplots(figsize=(9, 6.5))
     for i, (row, records) in enumerate(measured):

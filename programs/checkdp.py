@@ -25,14 +25,27 @@ bounds the eps of CheckDP's coarser output from above.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, Program, ite, truncated_geometric
 
-from .suite import FALSE, STOPPED, TRUE, Report, _Answers, _base_ratio, _sparse_vector, _threshold, report_answer
+from .registry import Claim, program
+from .suite import (
+    FALSE,
+    STOPPED,
+    TRUE,
+    Answers,
+    Report,
+    finest_ratio,
+    report_answer,
+    sparse_vector_family,
+    threshold_value,
+)
 
 #: AdaptiveSVT's top-branch answer code
 TOP = 3
@@ -41,9 +54,20 @@ TOP = 3
 # -- the sparse vector family --------------------------------------------------------------------
 
 
-def _checkdp_svt(name: str, n, m, T, N, eps0, margin, alpha, report: Report | None, description: str) -> Program:
+def _checkdp_svt(
+    name: str,
+    n: object,
+    m: object,
+    T: object,
+    N: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    report: Report | None,
+    description: str,
+) -> Program:
     """CheckDP's SVT noise: queries Lap(4N/eps), ``a = e^(-eps/(4N))``; threshold Lap(2/eps), ``a^(2N)``."""
-    return _sparse_vector(
+    return sparse_vector_family(
         name,
         n,
         m,
@@ -61,10 +85,12 @@ def _checkdp_svt(name: str, n, m, T, N, eps0, margin, alpha, report: Report | No
 
 
 def _report_gap(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
+    """Release the gap between the noisy answer and the noisy threshold."""
     return v - threshold
 
 
-def svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP SVT: TRUE iff ``TGeom(q_i) >= TGeom(T)``, stop after N TRUEs; query noise Lap(4N/eps), claimed eps-DP.
 
     ``examples/sparsevector.c`` (Lyu, Su, Li 2017, Alg. 1). Threshold noise Lap(2/eps): ratio
@@ -77,7 +103,8 @@ def svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) 
     )
 
 
-def gap_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def gap_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP GapSVT: SVT that releases the gap ``TGeom(q_i) - TGeom(T)`` with each TRUE; claimed eps-DP.
 
     ``examples/gapsparsevector.c`` (Ding et al., "Free gap information", 2019). Noise as in
@@ -87,7 +114,8 @@ def gap_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=No
     return _checkdp_svt("gap_svt", n, m, T, N, eps0, margin, alpha, _report_gap, "SVT that releases the noisy gap")
 
 
-def bad_gap_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def bad_gap_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP BadGapSVT: SVT that releases the noisy answer ``TGeom(q_i)`` with each TRUE; claimed eps, not private.
 
     ``examples/badgapsparsevector.c``. Noise as in :func:`svt`. Each answer is ``(code, value)``.
@@ -98,7 +126,8 @@ def bad_gap_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alph
     )
 
 
-def num_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def num_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP NumSVT: SVT that releases a fresh noisy answer ``TGeom(q_i)`` with each TRUE; claimed eps-DP.
 
     ``examples/numsparsevector.c`` (Dwork and Roth 2014, NumericSparse). Threshold Lap(3/eps):
@@ -109,7 +138,7 @@ def num_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=No
     def fresh_answer(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
         return fresh(2)
 
-    return _sparse_vector(
+    return sparse_vector_family(
         "num_svt",
         n,
         m,
@@ -126,14 +155,15 @@ def num_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=No
     )
 
 
-def bad_svt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def bad_svt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP BadSVT1: no query noise and no bound on TRUEs, threshold noise Lap(2/eps); claimed eps, not private.
 
     ``examples/badsparsevector1.c`` (Stoddard et al. 2014; StatDP's iSVT1 with threshold noise
     Lap(2/eps) instead of Lap(1/eps)). ``a = e^(-eps0/2)`` (or ``alpha``). Codes 0 = FALSE,
     1 = TRUE. Not private for any finite eps (CheckDP: counterexample).
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "bad_svt1",
         n,
         m,
@@ -161,7 +191,8 @@ def monotone(x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
                 yield tuple(q + sign * d for q, d in zip(x, step))
 
 
-def monotone_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def monotone_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP Monotone SVT: SVT with query noise Lap(2N/eps) for queries that all move the same way; claimed eps-DP.
 
     ``examples/svt_increasing.c`` and ``examples/svt_decreasing.c`` (Lyu, Su, Li 2017, Sec. 4):
@@ -170,7 +201,7 @@ def monotone_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alp
     1 = TRUE, 2 = stopped. Private (CheckDP: proved). The same loop as
     :func:`~wmcdp.programs.suite.sparse_vector`, whose neighbours are not monotone.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "monotone_svt",
         n,
         m,
@@ -195,23 +226,35 @@ def _cut(cut: object) -> int:
     return value
 
 
-def _adaptive_svt(name: str, n, m, T, N, eps0, margin, alpha, cut, top_gap: bool, description: str) -> Program:
+def _adaptive_svt(
+    name: str,
+    n: object,
+    m: object,
+    T: object,
+    N: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    cut: object,
+    top_gap: bool,
+    description: str,
+) -> Program:
     """AdaptiveSVT: ``a = e^(-eps/(8N))`` (top branch, Lap(8N/eps)), ``a^2`` (lower branch, Lap(4N/eps)),
     ``a^(4N)`` (threshold, Lap(2/eps)). Budget in units of eps: start at 2N, a top TRUE costs 1, a
     lower TRUE 2, stop once the cost exceeds 4N - 2."""
-    ans = _Answers(n, m, margin)
-    t, bound, cut = _threshold(T, ans.m), positive_int(N, "N"), _cut(cut)
-    a, budget = _base_ratio(eps0, alpha, lambda e: 8 * bound / e)
+    ans = Answers(n, m, margin)
+    t, bound, step = threshold_value(T, ans.m), positive_int(N, "N"), _cut(cut)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 8 * bound / e)
     limit = 4 * bound - 2
 
-    def body(x):
+    def body(x: Sequence[Any]) -> tuple[Any, ...]:
         threshold = ans.noisy(t, a ** (4 * bound))
         cost: Int | int = 2 * bound
         out = []
         for i in range(ans.n):
             stopped = cost > limit
             v_top, v_low = ans.noisy(x[i], a), ans.noisy(x[i], a**2)
-            top = v_top - threshold >= cut
+            top = v_top - threshold >= step
             low = ~top & (v_low >= threshold)
             code = ite(stopped, STOPPED, ite(top, TOP, ite(low, TRUE, FALSE)))
             released_top = v_top - threshold if top_gap else v_top
@@ -220,11 +263,14 @@ def _adaptive_svt(name: str, n, m, T, N, eps0, margin, alpha, cut, top_gap: bool
             cost = (cost + ite(code == TOP, 1, ite(code == TRUE, 2, 0))).clamp(2 * bound, limit + 1)
         return tuple(out)
 
-    extra = {"T": t, "N": bound, "cut": cut, **budget}
+    extra = {"T": t, "N": bound, "cut": step, **budget}
     return ans.program(name, body, "all-entries", extra, description)
 
 
-def adaptive_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None, cut: int = 1) -> Program:
+@program()
+def adaptive_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, cut: int = 1
+) -> Program:
     """CheckDP AdaptiveSVT: a cheap noisier test first, the costlier one if it fails; gaps released; claimed eps-DP.
 
     ``examples/adaptivesparsevector.c`` (Ding et al., "Free gap information", 2019, Alg. 3). Top
@@ -238,7 +284,10 @@ def adaptive_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alp
     )
 
 
-def bad_adaptive_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None, cut: int = 1) -> Program:
+@program()
+def bad_adaptive_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, cut: int = 1
+) -> Program:
     """CheckDP BadAdaptiveSVT: :func:`adaptive_svt` releasing the noisy answer, not the gap, in the top branch.
 
     ``examples/badadaptivesparsevector.c``. Noise and budget as in :func:`adaptive_svt`; claimed
@@ -262,21 +311,25 @@ def bad_adaptive_svt(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1,
 # -- sums ---------------------------------------------------------------------------------------
 
 
-def _noisy_sum(ans: _Answers, values: list, a: Number, count: int) -> Int:
+def _noisy_sum(ans: Answers, values: list[Any], a: Number, count: int) -> Int:
     """``TGeom_a`` of the sum of ``values`` (``count`` answers) on ``{-margin..count m+margin}``."""
     total = sum(values[1:], values[0])
     return truncated_geometric(total, -ans.margin, count * ans.m + ans.margin, alpha=a)
 
 
-def _partial_sum(name: str, n, m, eps0, margin, alpha, power: int, description: str) -> Program:
-    ans = _Answers(n, m, margin)
-    a, budget = _base_ratio(eps0, alpha, lambda e: 1 / e)
+def _partial_sum(
+    name: str, n: object, m: object, eps0: object, margin: object, alpha: object, power: int, description: str
+) -> Program:
+    """``TGeom`` of the sum of every answer, ratio ``a^power`` with ``a = e^(-eps0)``; one answer moves by one."""
+    ans = Answers(n, m, margin)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
     return ans.program(
         name, lambda x: _noisy_sum(ans, [x[i] for i in range(ans.n)], a**power, ans.n), "one-entry", budget, description
     )
 
 
-def partial_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def partial_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP PartialSum: ``TGeom_a(sum q)``, ``a = e^(-eps0)`` (Lap(1/eps)); claimed eps-DP (one answer moves by one).
 
     ``examples/partialsum.c`` (from LightDP, Zhang and Kifer 2017). Private (CheckDP: proved).
@@ -284,7 +337,8 @@ def partial_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Progr
     return _partial_sum("partial_sum", n, m, eps0, margin, alpha, 1, "noisy sum of all answers")
 
 
-def bad_partial_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def bad_partial_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP BadPartialSum: ``TGeom(sum q)`` with Lap(1/(2 eps)), ratio ``a^2`` (``a = e^(-eps0)``): 2 eps, not eps.
 
     ``examples/badpartialsum.c``. Not private at the claim (CheckDP: counterexample).
@@ -292,17 +346,18 @@ def bad_partial_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> P
     return _partial_sum("bad_partial_sum", n, m, eps0, margin, alpha, 2, "noisy sum with half the noise scale")
 
 
-def prefix_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def prefix_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """CheckDP PrefixSum: every prefix sum of ``TGeom_a(q_i)``, ``a = e^(-eps0)`` (Lap(1/eps)); claimed eps-DP.
 
     The paper's PrefixSum (from LightDP; the ``else`` branch of ``examples/smartsum.c`` on every
     query: ``next = next + q[i] + Lap(1/eps)``, output ``next``). Neighbours: one answer moves by
     one. Private (CheckDP: proved).
     """
-    ans = _Answers(n, m, margin)
-    a, budget = _base_ratio(eps0, alpha, lambda e: 1 / e)
+    ans = Answers(n, m, margin)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
 
-    def body(x):
+    def body(x: Sequence[Any]) -> tuple[Any, ...]:
         running, out = None, []
         for i in range(ans.n):
             v = ans.noisy(x[i], a)
@@ -313,22 +368,34 @@ def prefix_sum(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Progra
     return ans.program("prefix_sum", body, "one-entry", budget, "prefix sums of noisy answers")
 
 
-def _smart_sum(name: str, n, m, M, T, eps0, margin, alpha, block_noise: bool, description: str) -> Program:
+def _smart_sum(
+    name: str,
+    n: object,
+    m: object,
+    M: object,
+    T: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    block_noise: bool,
+    description: str,
+) -> Program:
     """SmartSum over ``q_0..q_T``: at ``(i + 1) % M == 0`` release ``TGeom_a`` of the block's sum (no noise if
     ``not block_noise``) and restart the block; else release ``next + TGeom_a(q_i)``."""
-    ans = _Answers(n, m, margin)
-    M, last = positive_int(M, "M"), ans.n - 1 if T is None else as_number(T, "T")
-    if M < 2:
-        raise WmcdpError(f"M must be at least 2, got {M}")
+    ans = Answers(n, m, margin)
+    block_size, last = positive_int(M, "M"), ans.n - 1 if T is None else as_number(T, "T")
+    if block_size < 2:
+        raise WmcdpError(f"M must be at least 2, got {block_size}")
     if not isinstance(last, int) or not 0 <= last < ans.n:
         raise WmcdpError(f"T must be an integer in 0..n-1 = 0..{ans.n - 1}, got {format_number(last)}")
-    a, budget = _base_ratio(eps0, alpha, lambda e: 1 / e)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
 
-    def body(x):
+    def body(x: Sequence[Any]) -> tuple[Any, ...]:
         nxt: Int | int = 0
-        block, out = [], []
+        block: list[Any] = []
+        out: list[Any] = []
         for i in range(last + 1):
-            if (i + 1) % M == 0:
+            if (i + 1) % block_size == 0:
                 values = [*block, x[i]]
                 nxt = _noisy_sum(ans, values, a, len(values)) if block_noise else sum(values[1:], values[0])
                 block = []
@@ -338,10 +405,13 @@ def _smart_sum(name: str, n, m, M, T, eps0, margin, alpha, block_noise: bool, de
             out.append(nxt)
         return tuple(out)
 
-    return ans.program(name, body, "one-entry", {"M": M, "T": last, **budget}, description)
+    return ans.program(name, body, "one-entry", {"M": block_size, "T": last, **budget}, description)
 
 
-def smart_sum(n: int, m: int, M: int, T: int | None = None, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def smart_sum(
+    n: int, m: int, M: int, T: int | None = None, eps0: object = None, margin: int = 1, alpha: object = None
+) -> Program:
     """CheckDP SmartSum: running noisy sums, restarted every M answers from the block's noisy sum; claimed 2 eps-DP.
 
     ``examples/smartsum.c`` (Chan, Shi, Song 2011, as written there: the block release is the
@@ -351,7 +421,10 @@ def smart_sum(n: int, m: int, M: int, T: int | None = None, eps0=None, margin: i
     return _smart_sum("smart_sum", n, m, M, T, eps0, margin, alpha, True, "running noisy sums restarted every M")
 
 
-def bad_smart_sum(n: int, m: int, M: int, T: int | None = None, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program()
+def bad_smart_sum(
+    n: int, m: int, M: int, T: int | None = None, eps0: object = None, margin: int = 1, alpha: object = None
+) -> Program:
     """CheckDP BadSmartSum: :func:`smart_sum` without noise on the block sums; claimed 2 eps, not private.
 
     ``examples/badsmartsum.c``. ``a = e^(-eps0)``. Not private for any finite eps (CheckDP: counterexample).
@@ -364,6 +437,10 @@ def bad_smart_sum(n: int, m: int, M: int, T: int | None = None, eps0=None, margi
 # -- the list --------------------------------------------------------------------------------------
 
 
+#: how a program's origin cites CheckDP's paper and repository
+CHECKDP_CITE = "CheckDP (Wang et al., CCS 2020), cmla-psu/checkdp"
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One of CheckDP's programs: the wmcdp built-in that runs it and what the literature claims.
@@ -374,12 +451,25 @@ class Benchmark:
     name: str  # CheckDP's name (paper, Sec. 6)
     program: str  # the wmcdp built-in
     source: str  # the file in cmla-psu/checkdp
-    claim_power: Callable[[dict], int]
+    claim_power: Callable[[dict[str, Any]], int]
     private: bool  # the literature's verdict at the claimed eps
-    params: dict = field(default_factory=dict)  # small parameters besides n and alpha
+    params: dict[str, Any] = field(default_factory=dict)  # small parameters besides n and alpha
+
+    def as_claim(self, alpha: Number = Fraction(1, 2)) -> Claim:
+        """This benchmark as a :class:`~wmcdp.programs.registry.Claim` of its built-in at the finest ratio
+        ``alpha``: ``e^eps = alpha^(-claim_power)``, cited in the built-in's origin."""
+        power = self.claim_power
+        return Claim(
+            "CheckDP",
+            self.name,
+            {**self.params, "alpha": alpha},
+            lambda params: params["alpha"] ** -power(params),
+            self.private,
+            cite=f"{CHECKDP_CITE} {self.source} ({self.name})",
+        )
 
 
-def _power(k: int) -> Callable[[dict], int]:
+def _power(k: int) -> Callable[[dict[str, Any]], int]:
     return lambda params: k
 
 

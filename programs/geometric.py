@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, ite
 from wmcdp.lang import truncated_geometric as tgeom
 from wmcdp.lang.geometric import geometric_ratio
 
+from .registry import program
 
-def noise_ratio(alpha, scale) -> tuple[Number, dict]:
+
+def noise_ratio(alpha: object, scale: object) -> tuple[Number, dict[str, Number]]:
     """The ratio ``a`` from ``alpha`` or ``scale``, and the parameter as given (for the label)."""
     a = geometric_ratio(alpha, scale)
     return a, ({"alpha": a} if alpha is not None else {"scale": as_number(scale, "scale")})
 
 
-def truncated_geometric(m: int, alpha=None, scale=None) -> Program:
+@program(origin="Ghosh, Roughgarden, Sundararajan 2009")
+def truncated_geometric(m: int, alpha: object = None, scale: object = None) -> Program:
     """``TGeom_a(c)`` on ``{0..m}`` for one count ``c`` in ``{0..m}``; tight eps = -ln(alpha).
 
     ``P(0) = a^c/(1+a)``, ``P(m) = a^(m-c)/(1+a)``, ``P(z) = (1-a)/(1+a) a^|z-c|`` otherwise,
@@ -33,7 +39,8 @@ def truncated_geometric(m: int, alpha=None, scale=None) -> Program:
     )
 
 
-def geometric_above_threshold(n: int, k: int, t: int, scale=None, alpha=None) -> Program:
+@program(origin="the wmcdp paper, Alg. 5")
+def geometric_above_threshold(n: int, k: int, t: int, scale: object = None, alpha: object = None) -> Program:
     """Geometric above threshold: index of the first ``TGeom(x_i) > TGeom(t)`` on ``{0..k}``, else ``n``.
 
     Inputs ``xs`` in ``{0..k}^n``; noisy threshold ``T^ = TGeom_a(t)``; for ``i = 0..n-1``,
@@ -46,7 +53,7 @@ def geometric_above_threshold(n: int, k: int, t: int, scale=None, alpha=None) ->
         raise WmcdpError(f"t must be an integer in 0..k = 0..{k}, got {format_number(t_value)}")
     a, noise = noise_ratio(alpha, scale)
 
-    def body(x) -> Int:
+    def body(x: Sequence[Any]) -> Int | int:
         threshold = tgeom(t_value, 0, k, alpha=a)
         above = [tgeom(x[i], 0, k, alpha=a) > threshold for i in range(n)]
         first: Int | int = n

@@ -9,8 +9,10 @@ from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, flip, ite, uniform
 
+from .registry import program
 
-def _ratio(eps: object, ratio: object) -> tuple[Number, dict]:
+
+def _ratio(eps: object, ratio: object) -> tuple[Number, dict[str, Number]]:
     """``e^eps`` from exactly one of ``eps`` (a float) or ``ratio`` (kept exact when rational), and its label."""
     if (eps is None) == (ratio is None):
         raise WmcdpError("give exactly one of eps (the local budget) and ratio (e^eps, exact when rational)")
@@ -25,10 +27,13 @@ def _ratio(eps: object, ratio: object) -> tuple[Number, dict]:
     return math.exp(e), {"eps": e}
 
 
-def kary_rr(n: int, k: int, eps=None, ratio=None) -> Program:
-    """Each of ``n`` users holds a value in ``{0..k-1}`` and reports it with probability
-    ``r / (r + k - 1)``, else a uniformly random one of the other ``k - 1`` values (``r = e^eps``,
-    or ``ratio``). Output: the tuple of reports. Tight eps = ln r (Hamming neighbours: one user's value changes).
+@program(origin="Kairouz, Oh, Viswanath 2014")
+def kary_rr(n: int, k: int, eps: object = None, ratio: object = None) -> Program:
+    """K-ary randomized response: each of ``n`` users reports a value of ``{0..k-1}``, kept or swapped for another.
+
+    Each user holds a value in ``{0..k-1}`` and reports it with probability ``r / (r + k - 1)``, else a uniformly
+    random one of the other ``k - 1`` values (``r = e^eps``, or ``ratio``). Output: the tuple of reports. Tight
+    eps = ln r (Hamming neighbours: one user's value changes).
     """
     n, k = positive_int(n, "n"), positive_int(k, "k")
     if k < 2:
@@ -39,7 +44,8 @@ def kary_rr(n: int, k: int, eps=None, ratio=None) -> Program:
     def respond(value: Int) -> Int:
         keep = flip(truthful)
         other = uniform(0, k - 2)
-        return ite(keep, value, ite(other >= value, other + 1, other))
+        report: Int = ite(keep, value, ite(other >= value, other + 1, other))
+        return report
 
     return Program(
         "kary_rr",

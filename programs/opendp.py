@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
+from typing import Any
+
+import gmpy2
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_int, as_number, positive_int, probability
-from wmcdp.lang import Bits, IntVector, Program, discrete, flip, ite, uniform
+from wmcdp.lang import Bits, Bool, Int, IntVector, Program, discrete, flip, ite, uniform
 from wmcdp.lang.relations import Relation, relation_from_function
+
+from .registry import program
+
+#: the origin of every model here
+OPENDP = "OpenDP's measurement, as written in the DSL (programs/opendp.py)"
 
 #: the integer types OpenDP's Python API dispatches, with their ranges
 INTEGER_TYPES = {
@@ -28,7 +37,8 @@ INTEGER_TYPES = {
 }
 
 
-def opendp_rr_bool(prob) -> Program:
+@program(origin=OPENDP)
+def opendp_rr_bool(prob: object) -> Program:
     """``make_randomized_response_bool(prob)``: the input bit, kept with probability ``prob``.
 
     Sampling (rust/src/measurements/randomized_response/mod.rs:66-68): ``arg ^ !sample_bernoulli_float(prob)``;
@@ -52,7 +62,8 @@ def opendp_rr_bool(prob) -> Program:
     )
 
 
-def opendp_rr_categorical(t, prob) -> Program:
+@program(origin=OPENDP)
+def opendp_rr_categorical(t: object, prob: object) -> Program:
     """``make_randomized_response(categories, prob)`` with ``t`` categories.
 
     Sampling (rust/src/measurements/randomized_response/mod.rs:136-156): the truth's index; a lie
@@ -68,48 +79,50 @@ def opendp_rr_categorical(t, prob) -> Program:
     ``1/3``, with ``--exact-floats``). Example:
     ``wmcdp privacy opendp_rr_categorical -p t=3 -p prob=0.3333333333333333 --exact-floats``.
     """
-    t = as_int(t, "t")
-    if t < 2:
-        raise WmcdpError(f"t must be at least 2, got {t}")
+    k = as_int(t, "t")
+    if k < 2:
+        raise WmcdpError(f"t must be at least 2, got {k}")
     p = probability(prob, "prob")
 
-    def body(x):
+    def body(x: Sequence[Any]) -> Int:
         value = x[0]
-        member = value < t
-        shifted = uniform(0, t - 2) if t > 2 else 0
-        lie = shifted + (shifted >= value) if t > 2 else 1 - value.clamp(0, 1)
+        member = value < k
+        shifted = uniform(0, k - 2) if k > 2 else 0
+        lie = shifted + (shifted >= value) if k > 2 else 1 - value.clamp(0, 1)
         honest = flip(p)
-        return ite(member & honest, value.clamp(0, t - 1), ite(member, lie, uniform(0, t - 1)))
+        answer: Int = ite(member & honest, value.clamp(0, k - 1), ite(member, lie, uniform(0, k - 1)))
+        return answer
 
     return Program(
         "opendp_rr_categorical",
-        IntVector(1, 0, t),
+        IntVector(1, 0, k),
         body,
-        params={"t": t, "prob": prob},
+        params={"t": k, "prob": prob},
         neighbours="hamming",
         description="OpenDP randomized response over t categories",
     )
 
 
-def _bitvec_params(n, max_weight, f) -> tuple[int, int, Number]:
+def _bitvec_params(n: object, max_weight: object, f: object) -> tuple[int, int, Number]:
     """``n >= 1``, ``max_weight >= 0`` and ``f`` in (0, 1] (OpenDP's range for ``f``)."""
-    n, m = positive_int(n, "n"), as_int(max_weight, "max_weight")
+    bits, m = positive_int(n, "n"), as_int(max_weight, "max_weight")
     if m < 0:
         raise WmcdpError(f"max_weight must be at least 0, got {m}")
-    f = probability(f, "f")
-    if f == 0:
+    rate = probability(f, "f")
+    if rate == 0:
         raise WmcdpError("f must be in (0, 1] (OpenDP's range), got 0")
-    return n, m, f
+    return bits, m, rate
 
 
 def _bitvec_neighbours(max_weight: int) -> Relation:
-    def neighbours(x, x_prime):  # BitVectorDomain(max_weight) under the discrete distance
+    def neighbours(x: tuple[int, ...], x_prime: tuple[int, ...]) -> bool:  # BitVectorDomain(max_weight), discrete
         return sum(x) <= max_weight and sum(x_prime) <= max_weight
 
     return relation_from_function(neighbours, name=f"any two vectors of weight <= {max_weight}")
 
 
-def opendp_rr_bitvec(n, max_weight, f) -> Program:
+@program(origin=OPENDP)
+def opendp_rr_bitvec(n: object, max_weight: object, f: object) -> Program:
     """``make_randomized_response_bitvec(bitvector_domain(max_weight), discrete_distance(), f)`` on ``n``-bit vectors.
 
     Sampling (rust/src/measurements/randomized_response_bitvec/mod.rs:53-66): ``f2 = f / 2`` (exact),
@@ -122,19 +135,20 @@ def opendp_rr_bitvec(n, max_weight, f) -> Program:
     (0, 1], twice the flip probability of each bit. Example:
     ``wmcdp privacy opendp_rr_bitvec -p n=8 -p max_weight=5 -p f=0.5 --exact-floats``.
     """
-    n, m, f = _bitvec_params(n, max_weight, f)
-    f2 = f / 2
+    bits, m, rate = _bitvec_params(n, max_weight, f)
+    f2 = rate / 2
     return Program(
         "opendp_rr_bitvec",
-        Bits(n),
+        Bits(bits),
         lambda x: tuple(xi ^ flip(f2) for xi in x),
-        params={"n": n, "max_weight": m, "f": f},
+        params={"n": bits, "max_weight": m, "f": rate},
         neighbours=_bitvec_neighbours(m),
         description="OpenDP randomized response on a bit vector of fixed length n",
     )
 
 
-def opendp_rr_bitvec_lengths(n, max_weight, f) -> Program:
+@program(origin=OPENDP)
+def opendp_rr_bitvec_lengths(n: object, max_weight: object, f: object) -> Program:
     """The bit-vector mechanism on its declared domain: vectors of ``n`` or ``2n`` bits (weight 0 here).
 
     Input 0 is the all-zero vector of ``n`` bits, input 1 the all-zero vector of ``2n`` bits; both
@@ -147,17 +161,18 @@ def opendp_rr_bitvec_lengths(n, max_weight, f) -> Program:
     case: both inputs have weight 0); ``f`` in (0, 1]. Example:
     ``wmcdp privacy opendp_rr_bitvec_lengths -p n=2 -p max_weight=1 -p f=0.5 --exact-floats``.
     """
-    n, m, f = _bitvec_params(n, max_weight, f)
+    short, m, rate = _bitvec_params(n, max_weight, f)
 
-    def body(x):
-        bits = [flip(f / 2) for _ in range(2 * n)]
-        return (ite(x[0], 2 * n, n),) + tuple(ite(x[0], b, False) if k >= n else b for k, b in enumerate(bits))
+    def body(x: Sequence[Any]) -> tuple[Any, ...]:
+        bits = [flip(rate / 2) for _ in range(2 * short)]
+        length = ite(x[0], 2 * short, short)
+        return (length, *(ite(x[0], b, False) if k >= short else b for k, b in enumerate(bits)))
 
     return Program(
         "opendp_rr_bitvec_lengths",
         Bits(1),
         body,
-        params={"n": n, "max_weight": m, "f": f},
+        params={"n": short, "max_weight": m, "f": rate},
         neighbours="hamming",
         description="OpenDP bit-vector randomized response on two lengths",
     )
@@ -171,8 +186,6 @@ def opendp_probability(scale: float) -> Fraction:
     (dashu ``FBig`` with directed rounding at 53 bits); this assumes dashu's upward ``exp`` is
     correctly rounded (one ulp higher would lower the tight epsilon by about 1e-16).
     """
-    import gmpy2
-
     r = 1.0 / scale
     with gmpy2.context(precision=53, round=gmpy2.RoundUp, emin=-1073, subnormalize=True):
         e = gmpy2.exp(gmpy2.mpfr(-r))
@@ -182,13 +195,14 @@ def opendp_probability(scale: float) -> Fraction:
 
 
 def _absolute_distance(d_in: int) -> Relation:
-    def neighbours(x):
+    def neighbours(x: tuple[int, ...]) -> list[tuple[int, ...]]:
         return [(x[0] + d,) for d in range(-d_in, d_in + 1) if d]
 
     return relation_from_function(neighbours, name=f"|x - x'| <= {d_in}")
 
 
-def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
+@program(origin=OPENDP)
+def opendp_geometric_bounded(lower: object, upper: object, scale: object, d_in: object = 1, T: str = "i32") -> Program:
     """``make_geometric(atom_domain(T), absolute_distance(T), scale, bounds=(lower, upper))``.
 
     Sampling (rust/src/traits/samplers/geometric/mod.rs:132-172 and 44-94): ``p`` as in
@@ -227,14 +241,17 @@ def opendp_geometric_bounded(lower, upper, scale, d_in=1, T="i32") -> Program:
     steps[span] = alpha**span
     at_least_one = {k: w / (1 - p) for k, w in steps.items() if k >= 1}
 
-    def body(x):
-        value = x[0]
+    def body(x: Sequence[Any]) -> Int:
+        value: Int = x[0]
         if lo == hi:
             return value
         up = (value + discrete(steps)).clamp(lo, hi)
         down = (value - discrete(at_least_one)).clamp(lo, hi)
-        spread = ite(flip(1 / (2 - p)), up, down)
-        return ite(value == tmin, up, spread) if lo == tmin else spread
+        spread: Int = ite(flip(1 / (2 - p)), up, down)
+        if lo != tmin:
+            return spread
+        stuck: Int = ite(value == tmin, up, spread)  # at the type's minimum every negative step is rejected
+        return stuck
 
     return Program(
         "opendp_geometric_bounded",
@@ -256,7 +273,7 @@ def _flag(value: object, name: str) -> bool:
 
 
 def _linf_neighbours(d_in: int, monotonic: bool) -> Relation:
-    def neighbours(x):
+    def neighbours(x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
         for steps in itertools.product(range(-d_in, d_in + 1), repeat=len(x)):
             if any(steps) and (not monotonic or all(s >= 0 for s in steps) or all(s <= 0 for s in steps)):
                 yield tuple(v + s for v, s in zip(x, steps))
@@ -266,7 +283,8 @@ def _linf_neighbours(d_in: int, monotonic: bool) -> Relation:
     )
 
 
-def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
+@program(origin=OPENDP)
+def opendp_noisy_max(n: object, top: object, scale: object, d_in: object = 1, monotonic: object = False) -> Program:
     """``make_noisy_max(..., max_divergence(), scale)``: permute-and-flip on ``n`` scores in ``0..top``.
 
     The measurement is ``make_noisy_max(vector_domain(atom_domain(i32)), linf_distance(monotonic),
@@ -285,42 +303,46 @@ def opendp_noisy_max(n, top, scale, d_in=1, monotonic=False) -> Program:
     way. The model enumerates the ``n!`` visiting orders: keep ``n`` small. Example:
     ``wmcdp privacy opendp_noisy_max -p n=3 -p top=3 -p scale=1``.
     """
-    n, m, d = as_int(n, "n"), as_int(top, "top"), positive_int(d_in, "d_in")
-    monotonic = _flag(monotonic, "monotonic")
-    if n < 2 or m < 1:
-        raise WmcdpError(f"noisy max needs n >= 2 scores in 0..top with top >= 1, got n={n}, top={m}")
+    size, m, d = as_int(n, "n"), as_int(top, "top"), positive_int(d_in, "d_in")
+    one_way = _flag(monotonic, "monotonic")
+    if size < 2 or m < 1:
+        raise WmcdpError(f"noisy max needs n >= 2 scores in 0..top with top >= 1, got n={size}, top={m}")
     s = float(as_number(scale, "scale"))
     if not 0 < s < math.inf:
         raise WmcdpError(f"scale must be a positive finite number, got {s}")
-    orders = list(itertools.permutations(range(n)))
+    orders = list(itertools.permutations(range(size)))
 
-    def accept(gap):
-        out = None
+    def accept(gap: Int) -> Bool:
+        out: Bool | None = None
         for g in range(gap.lo, gap.hi + 1):
             coin = flip(math.exp(-g / s))
             out = coin if out is None else ite(gap == g, coin, out)
+        assert out is not None  # the gap has at least one value
         return out
 
-    def body(x):
+    def body(x: Sequence[Any]) -> Int | int:
         best = x[0]
-        for i in range(1, n):
+        for i in range(1, size):
             best = ite(x[i] > best, x[i], best)
-        accepted = [accept((best - x[i]).clamp(0, m)) for i in range(n)]  # best >= x[i]: the clamp only tells the range
+        accepted = [
+            accept((best - x[i]).clamp(0, m)) for i in range(size)
+        ]  # best >= x[i]: the clamp only tells the range
         order = uniform(0, len(orders) - 1)
-        result = None
+        result: Int | int | None = None
         for k, perm in enumerate(orders):
-            pick = perm[-1]
+            pick: Int | int = perm[-1]
             for i in reversed(perm[:-1]):
                 pick = ite(accepted[i], i, pick)
             result = pick if result is None else ite(order == k, pick, result)
+        assert result is not None  # there is at least one order
         return result
 
     return Program(
         "opendp_noisy_max",
-        IntVector(n, 0, m),
+        IntVector(size, 0, m),
         body,
-        params={"n": n, "top": m, "scale": scale, "d_in": d, "monotonic": monotonic},
-        neighbours=_linf_neighbours(d, monotonic),
+        params={"n": size, "top": m, "scale": scale, "d_in": d, "monotonic": one_way},
+        neighbours=_linf_neighbours(d, one_way),
         description="OpenDP permute-and-flip noisy max",
     )
 

@@ -18,7 +18,7 @@ the two one-sided noisy max programs live in :mod:`wmcdp.programs.suite`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -27,11 +27,13 @@ from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Bool, IntVector, Program, flip, ite
 
-from .suite import _Answers, _base_ratio, _sparse_vector, isvt3, isvt4
+from .registry import Claim, Published, program
+from .suite import Answers, finest_ratio, isvt3, isvt4, sparse_vector_family
 
 # -- sparse vector with a fresh threshold after every TRUE (Lyu, Su, Li 2017, Alg. 2) --------------
 
 
+@program(origin="Lyu, Su, Li 2017, Alg. 2")
 def svt_resampled(
     n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
 ) -> Program:
@@ -41,7 +43,7 @@ def svt_resampled(
     noise Lap(2N/eps): ratio ``a^2``; query noise Lap(4N/eps): ``a = e^(-eps0/(4N))`` (or ``alpha``).
     Codes 0 = FALSE, 1 = TRUE, 2 = stopped. Private (Lyu et al.).
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "svt_resampled",
         n,
         m,
@@ -59,17 +61,20 @@ def svt_resampled(
     )
 
 
+@program()
 def svt34_parallel(
     n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
 ) -> Program:
-    """DP-Sniper's ``SVT34Parallel``: Lyu et al.'s Alg. 3 (:func:`~wmcdp.programs.suite.isvt4`) and Alg. 4
-    (:func:`~wmcdp.programs.suite.isvt3`) on the same answers with independent noise; output the pair.
+    """DP-Sniper's ``SVT34Parallel``: Lyu et al.'s Alg. 3 and Alg. 4 on the same answers, independent noise.
+
+    Alg. 3 is :func:`~wmcdp.programs.suite.isvt4`, Alg. 4 :func:`~wmcdp.programs.suite.isvt3`; the output is the
+    pair of their outputs.
 
     Each part claims eps0, so the pair claims 2 eps0. ``a = e^(-eps0/(4N))`` (or ``alpha``) is the finest ratio:
     Alg. 3's query noise is ``a^2``, its threshold ``a^(2N)``; Alg. 4's threshold ``a^N``, its query noise
     ``a^(3N)``. Not private (both parts are not).
     """
-    a, budget = _base_ratio(eps0, alpha, lambda e: 4 * positive_int(N, "N") / e)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 4 * positive_int(N, "N") / e)
     args = {"n": n, "m": m, "T": T, "N": N, "margin": margin}
     three = isvt4(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**2}))
     four = isvt3(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**N}))
@@ -84,6 +89,7 @@ def svt34_parallel(
     )
 
 
+@program()
 def geometric_parallel(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """DP-Sniper's ``LaplaceParallel``: ``n`` independent ``TGeom_a(c)`` of one count ``c`` in ``{0..m}``.
 
@@ -91,8 +97,8 @@ def geometric_parallel(n: int, m: int, eps0: object = None, margin: int = 1, alp
     (``e^eps = a^(-n)``), neighbours: the count moves by one. Private (sequential composition).
     """
     count = positive_int(n, "n")
-    ans = _Answers(1, m, margin)
-    a, budget = _base_ratio(eps0, alpha, lambda e: count / e)
+    ans = Answers(1, m, margin)
+    a, budget = finest_ratio(eps0, alpha, lambda e: count / e)
     return Program(
         "geometric_parallel",
         ans.domain,
@@ -144,37 +150,53 @@ def _probability(value: object, name: str) -> Number:
     return p
 
 
-def _rappor(name: str, n, h, f, lo: int, hi: int, respond: Callable[[Bool], Bool], extra: dict, text: str) -> Program:
+def _rappor(
+    name: str,
+    n: object,
+    h: object,
+    f: object,
+    lo: int,
+    hi: int,
+    respond: Callable[[Bool], Bool],
+    extra: dict[str, Any],
+    text: str,
+) -> Program:
     """Bloom filter of ``n`` bits with ``h`` hashes of the value ``x_0`` in ``{lo..hi}``; each bit is kept with
     probability ``1 - f``, else set to 1 or 0 with ``f/2`` each (permanent randomized response), then ``respond``."""
-    size, hashes, f = positive_int(n, "n"), positive_int(h, "h"), _probability(f, "f")
+    size, hashes, f_rate = positive_int(n, "n"), positive_int(h, "h"), _probability(f, "f")
     if not (isinstance(lo, int) and isinstance(hi, int) and lo < hi):
         raise WmcdpError(f"the values lo..hi must be two integers with lo < hi, got {lo!r}..{hi!r}")
     filters = {v: bloom_bits(v, hashes, size) for v in range(lo, hi + 1)}
 
-    def body(x):
-        permanent = [flip(lambda v, j=j: 1 - f / 2 if j in filters[v] else f / 2, x[0]) for j in range(size)]
-        return tuple(respond(b) for b in permanent)
+    def bit(j: int) -> Callable[[int], Number]:
+        return lambda v: 1 - f_rate / 2 if j in filters[v] else f_rate / 2
+
+    def body(x: Sequence[Any]) -> tuple[Bool, ...]:
+        return tuple(respond(flip(bit(j), x[0])) for j in range(size))
 
     return Program(
         name,
         IntVector(1, lo, hi),
         body,
-        params={"n": size, "h": hashes, "f": f, **extra, "lo": lo, "hi": hi},
+        params={"n": size, "h": hashes, "f": f_rate, **extra, "lo": lo, "hi": hi},
         neighbours="hamming",
         description=text,
     )
 
 
+@program(origin="Erlingsson, Pihur, Korolova, CCS 2014 (one-time RAPPOR)")
 def one_time_rappor(n: int = 20, h: int = 4, f: object = Fraction(19, 20), lo: int = -10, hi: int = 10) -> Program:
-    """One-time RAPPOR (Erlingsson et al. 2014, steps 1-2; DP-Sniper's ``OneTimeRappor``): the permanent
-    randomized response of an ``n``-bit Bloom filter with ``h`` hashes. Claimed
-    ``eps_inf = 2h ln((1 - f/2)/(f/2))``; any two values of ``{lo..hi}`` are neighbours. Private."""
+    """One-time RAPPOR: the permanent randomized response of an ``n``-bit Bloom filter with ``h`` hashes.
+
+    Erlingsson et al. 2014, steps 1-2; DP-Sniper's ``OneTimeRappor``. Claimed ``eps_inf = 2h ln((1 - f/2)/(f/2))``;
+    any two values of ``{lo..hi}`` are neighbours. Private.
+    """
     return _rappor(
         "one_time_rappor", n, h, f, lo, hi, lambda b: b, {}, "permanent randomized response of a Bloom filter"
     )
 
 
+@program(origin="Erlingsson, Pihur, Korolova, CCS 2014 (RAPPOR)")
 def rappor(
     n: int = 20,
     h: int = 4,
@@ -184,9 +206,11 @@ def rappor(
     lo: int = -10,
     hi: int = 10,
 ) -> Program:
-    """RAPPOR (Erlingsson et al. 2014, steps 1-3; DP-Sniper's ``Rappor``): :func:`one_time_rappor`, then each bit
-    reported as 1 with probability ``q`` if set, ``p`` if not. Claimed ``eps_1 = h ln(q*(1 - p*)/(p*(1 - q*)))``
-    with ``q* = f/2 (p + q) + (1 - f) q``, ``p* = f/2 (p + q) + (1 - f) p``. Private."""
+    """RAPPOR: :func:`one_time_rappor`, then each bit reported as 1 with probability ``q`` if set, ``p`` if not.
+
+    Erlingsson et al. 2014, steps 1-3; DP-Sniper's ``Rappor``. Claimed ``eps_1 = h ln(q*(1 - p*)/(p*(1 - q*)))``
+    with ``q* = f/2 (p + q) + (1 - f) q``, ``p* = f/2 (p + q) + (1 - f) p``. Private.
+    """
     p, q = _probability(p, "p"), _probability(q, "q")
     return _rappor(
         "rappor", n, h, f, lo, hi, lambda b: ite(b, flip(q), flip(p)), {"p": p, "q": q}, "RAPPOR report of a value"
@@ -202,22 +226,6 @@ def rappor_claim(h: int, f: Number, p: Number | None = None, q: Number | None = 
 
 
 # -- the list ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Published:
-    """A peer tool's published lower bound on eps for its own (continuous) version of a program.
-
-    ``eps0`` is the budget the peer ran the program with; ``dp_sniper`` its DD-Search (logistic regression)
-    lower bound ``eps_lcb``; ``statdp`` StatDP's two runs in DP-Sniper's evaluation; ``n`` the peer's size.
-    Source: ``eth-sri/dp-sniper``, ``eval_sp2021/reference-results/{dd_search_reg,statdp_1,statdp_2}_data.log``,
-    the data of the paper's comparison of DD-Search and StatDP (its power figure, ``eval-powers``).
-    """
-
-    eps0: float
-    dp_sniper: float
-    statdp: tuple[float, float] | None
-    n: int | None
 
 
 @dataclass(frozen=True)
@@ -240,6 +248,12 @@ class Peer:
     size: str = "n"  # the parameter that grows
     note: str = field(default="", compare=False)
 
+    def as_claim(self) -> Claim:
+        """This program as a :class:`~wmcdp.programs.registry.Claim` of its built-in; DP-Sniper's are cited in the
+        built-in's origin."""
+        cite = f"{DPSNIPER_CITE} {self.source} ({self.name})" if self.tool == "DP-Sniper" else ""
+        return Claim(self.tool, self.name, self.params, self.claim, self.private, self.size, cite, self.published)
+
 
 def _alpha_power(k: int) -> Callable[[dict[str, Any]], Number]:
     return lambda params: params["alpha"] ** -k
@@ -253,6 +267,10 @@ def _wrong_scale_claim(params: dict[str, Any]) -> Number:
     """StatDP Alg. 10 claims eps0 with noise ratio ``e^(-1/eps0)``: ``e^eps0 = e^(-1/ln alpha)``."""
     return math.exp(-1 / math.log(params["alpha"]))
 
+
+#: how a program's origin cites DP-Sniper's paper and repository, and StatDP's code
+DPSNIPER_CITE = "DP-Sniper (Bichsel et al., S&P 2021), eth-sri/dp-sniper"
+STATDP_CODE = "cmla-psu/statdp statdp/algorithms.py"
 
 _HALF = Fraction(1, 2)
 _SVT = {"m": 1, "T": 1, "N": 1, "alpha": _HALF}

@@ -15,28 +15,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 
+from .registry import program
+
 #: answer codes of the sparse vector family
 FALSE, TRUE, STOPPED = 0, 1, 2
+#: how a program's origin cites StatDP's paper
+STATDP = "StatDP (Ding et al., CCS 2018)"
 
 
 # -- shared parameter handling and noise -----------------------------------------------
 
 
 def _margin(margin: object) -> int:
+    """``margin`` as a whole number >= 0."""
     value = as_number(margin, "margin")
     if not isinstance(value, int) or value < 0:
         raise WmcdpError(f"margin must be a whole number >= 0, got {format_number(value)}")
     return value
 
 
-def _base_ratio(eps0: object, alpha: object, laplace_scale: Callable[[Number], Number]) -> tuple[Number, dict]:
-    """The finest noise ratio and its label: ``alpha`` as given, or ``e^(-1/b)`` with ``b = laplace_scale(eps0)``."""
+def finest_ratio(
+    eps0: object, alpha: object, laplace_scale: Callable[[Number], Number]
+) -> tuple[Number, dict[str, Number]]:
+    """A program's finest noise ratio and its label: ``alpha``, or ``e^(-1/b)`` with ``b = laplace_scale(eps0)``.
+
+    Exactly one of ``eps0`` (the claimed budget, a positive finite number) and ``alpha`` (an exact ratio in (0, 1))
+    must be given; the label (``{"alpha": a}`` or ``{"eps0": eps0}``) goes into the program's parameters. A
+    program's other noises are integer powers of this ratio, so a Fraction ``alpha`` keeps every weight rational.
+    """
     if (eps0 is None) == (alpha is None):
         raise WmcdpError("give exactly one of eps0 (the claimed budget) and alpha (an exact noise ratio)")
     if alpha is not None:
@@ -48,15 +61,20 @@ def _base_ratio(eps0: object, alpha: object, laplace_scale: Callable[[Number], N
     return geometric_ratio(scale=laplace_scale(e)), {"eps0": e}
 
 
-class _Answers:
-    """Validated ``n``, ``m``, ``margin`` and the noisy answer ``TGeom_a(q)`` on ``{-margin..m+margin}``."""
+class Answers:
+    """Validated ``n``, ``m``, ``margin`` and the noisy answer ``TGeom_a(q)`` on ``{-margin..m+margin}``.
+
+    The inputs of a query-answer program: ``n`` answers ``q_i`` in ``{0..m}`` (:attr:`domain`). ``n`` and ``m``
+    must be whole numbers >= 1 and ``margin`` >= 0 (else a :class:`~wmcdp.base.errors.WmcdpError` names it).
+    """
 
     def __init__(self, n: object, m: object, margin: object) -> None:
         self.n, self.m, self.margin = positive_int(n, "n"), positive_int(m, "m"), _margin(margin)
         self.domain = IntVector(self.n, 0, self.m)
-        self.params = {"n": self.n, "m": self.m}
+        self.params: dict[str, Any] = {"n": self.n, "m": self.m}
 
     def noisy(self, q: Int | int, a: Number) -> Int:
+        """``TGeom_a(q)`` on ``{-margin..m+margin}``: two-sided geometric noise of ratio ``a``, clamped."""
         return truncated_geometric(q, -self.margin, self.m + self.margin, alpha=a)
 
     def noisy_up(self, q: Int | int, a: Number) -> Int:
@@ -65,8 +83,15 @@ class _Answers:
         return discrete(lambda c: one_sided_geometric(c, self.m + self.margin, a), q)
 
     def program(
-        self, name: str, body: Callable[[Sequence], object], neighbours: str, extra: dict, description: str
+        self,
+        name: str,
+        body: Callable[[Sequence[Any]], object],
+        neighbours: str | Callable[..., Any],
+        extra: dict[str, Any],
+        description: str,
     ) -> Program:
+        """The :class:`~wmcdp.lang.Program` ``name`` on :attr:`domain`, its parameters ``n``, ``m``, ``extra`` (the
+        noise label of :func:`finest_ratio`, thresholds, ...) and ``margin``."""
         return Program(
             name,
             self.domain,
@@ -81,14 +106,22 @@ class _Answers:
 
 
 def _noisy_max(
-    name: str, n, m, eps0, margin, alpha, report_value: bool, description: str, one_sided: bool = False
+    name: str,
+    n: object,
+    m: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    report_value: bool,
+    description: str,
+    one_sided: bool = False,
 ) -> Program:
-    """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`_Answers.noisy_up`)."""
-    ans = _Answers(n, m, margin)
-    a, budget = _base_ratio(eps0, alpha, lambda e: 2 / e)
+    """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`Answers.noisy_up`)."""
+    ans = Answers(n, m, margin)
+    a, budget = finest_ratio(eps0, alpha, lambda e: 2 / e)
     noisy = ans.noisy_up if one_sided else ans.noisy
 
-    def body(x):
+    def body(x: Sequence[Any]) -> Int | int:
         best_index: Int | int = 0
         best = noisy(x[0], a)
         for i in range(1, ans.n):
@@ -100,7 +133,8 @@ def _noisy_max(
     return ans.program(name, body, "all-entries", budget, description)
 
 
-def noisy_max(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 5")
+def noisy_max(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Report noisy max: the index of the largest ``TGeom_a(q_i)``, lowest index on ties; ``a = e^(-eps0/2)``.
 
     StatDP Alg. 5 with geometric noise; claimed eps0-DP for sensitivity-1 queries
@@ -111,7 +145,8 @@ def noisy_max(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program
     )
 
 
-def noisy_max_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 7")
+def noisy_max_value(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Known-incorrect noisy max that reports the largest noisy value ``max_i TGeom_a(q_i)``; ``a = e^(-eps0/2)``.
 
     StatDP Alg. 7 with geometric noise (true cost grows with n). ``alpha`` replaces ``e^(-eps0/2)``.
@@ -140,7 +175,8 @@ def one_sided_geometric(q: int, hi: int, a: Number) -> dict[int, Number]:
     return probs
 
 
-def noisy_max_exponential(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 6")
+def noisy_max_exponential(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Report noisy max with one-sided noise: the index of the largest ``min(q_i + G_i, m + margin)``, lowest on ties.
 
     StatDP Alg. 6 (``noisy_max_v2a``: exponential noise of scale 2/eps0) with one-sided geometric noise
@@ -151,7 +187,8 @@ def noisy_max_exponential(n: int, m: int, eps0=None, margin: int = 1, alpha=None
     )
 
 
-def noisy_max_exponential_value(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 8")
+def noisy_max_exponential_value(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Known-incorrect noisy max that reports the largest value ``max_i min(q_i + G_i, m + margin)``.
 
     StatDP Alg. 8 (``noisy_max_v2b``) with the one-sided noise of :func:`noisy_max_exponential`; every output lies
@@ -174,16 +211,25 @@ def noisy_max_exponential_value(n: int, m: int, eps0=None, margin: int = 1, alph
 
 
 def _histogram(
-    name: str, n, m, eps0, margin, alpha, laplace_scale: Callable[[Number], Number], description: str
+    name: str,
+    n: object,
+    m: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    laplace_scale: Callable[[Number], Number],
+    description: str,
 ) -> Program:
-    ans = _Answers(n, m, margin)
-    a, budget = _base_ratio(eps0, alpha, laplace_scale)
+    """Every answer plus its own ``TGeom_a`` noise, ``a`` from :func:`finest_ratio`; one answer moves by one."""
+    ans = Answers(n, m, margin)
+    a, budget = finest_ratio(eps0, alpha, laplace_scale)
     return ans.program(
         name, lambda x: tuple(ans.noisy(x[i], a) for i in range(ans.n)), "one-entry", budget, description
     )
 
 
-def histogram(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 9")
+def histogram(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Noisy histogram: every count ``q_i`` released as ``TGeom_a(q_i)``, ``a = e^(-eps0)`` (Lap(1/eps0)).
 
     StatDP Alg. 9 with geometric noise; neighbours: one count moves by one. ``alpha`` replaces ``e^(-eps0)``.
@@ -193,7 +239,8 @@ def histogram(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program
     )
 
 
-def histogram_wrong_scale(n: int, m: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 10")
+def histogram_wrong_scale(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
     """Incorrect histogram with noise scale eps0 instead of 1/eps0: ``a = e^(-1/eps0)`` (the Lap(eps0) bug).
 
     StatDP Alg. 10; its true cost is 1/eps0. ``alpha`` replaces ``e^(-1/eps0)``.
@@ -222,48 +269,56 @@ def report_answer(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
     return v
 
 
-def _threshold(T: object, m: int) -> int:
+def threshold_value(T: object, m: int) -> int:
+    """The threshold ``T`` of a sparse vector, checked to be an integer in ``{0..m}``."""
     value = as_number(T, "T")
     if not isinstance(value, int) or not 0 <= value <= m:
         raise WmcdpError(f"T must be an integer in 0..m = 0..{m}, got {format_number(value)}")
     return value
 
 
-def _sparse_vector(
+def sparse_vector_family(
     name: str,
-    n,
-    m,
-    T,
-    N,
-    eps0,
-    margin,
-    alpha,
+    n: object,
+    m: object,
+    T: object,
+    N: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
     *,
     laplace_scale: Callable[[Number, int], Number],
     threshold_power: Callable[[int], int],
     query_power: int | None,
     report: Report | None,
     description: str,
-    neighbours: str | Callable = "all-entries",
+    neighbours: str | Callable[..., Any] = "all-entries",
     resample: bool = False,
 ) -> Program:
-    """The sparse vector family. ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest
-    noise ratio; the threshold noise has ratio ``a^threshold_power(N)``, the query noise
-    ``a^query_power`` (None: no query noise). ``N = None``: no bound on TRUE answers (then N = 1
-    in the two formulas). ``report`` None: one code per query; else ``(code, value)`` with
-    ``value = report(v, noisy threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is
-    new noise of ratio ``a^k`` on the query's answer. ``resample``: a fresh noisy threshold after every TRUE."""
-    ans = _Answers(n, m, margin)
-    t = _threshold(T, ans.m)
-    bound = None if N is None else positive_int(N, "N")
-    a, budget = _base_ratio(eps0, alpha, lambda e: laplace_scale(e, bound or 1))
-    threshold_ratio = a ** threshold_power(bound or 1)
-    extra = {"T": t, **({} if bound is None else {"N": bound}), **budget}
+    """The sparse vector family: each query's noisy answer compared with one noisy threshold ``T``, codes out.
 
-    def body(x):
+    ``a = e^(-1/laplace_scale(eps0, N))`` (or ``alpha``) is the finest noise ratio; the threshold noise has
+    ratio ``a^threshold_power(N)``, the query noise ``a^query_power`` (None: no query noise). A query is TRUE
+    when its noisy answer is at least the noisy threshold. ``N = None``: no bound on TRUE answers (then N = 1
+    in the two formulas); else every query after the N-th TRUE is STOPPED. ``report`` None: one code per query
+    (:data:`FALSE`, :data:`TRUE`, :data:`STOPPED`); else ``(code, value)`` with ``value = report(v, noisy
+    threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is new noise of ratio ``a^k`` on the
+    query's answer. ``resample``: a fresh noisy threshold after every TRUE.
+    """
+    ans = Answers(n, m, margin)
+    t = threshold_value(T, ans.m)
+    bound = None if N is None else positive_int(N, "N")
+    a, budget = finest_ratio(eps0, alpha, lambda e: laplace_scale(e, bound or 1))
+    threshold_ratio = a ** threshold_power(bound or 1)
+    extra: dict[str, Any] = {"T": t, **({} if bound is None else {"N": bound}), **budget}
+
+    def fresh_noise(q: Int) -> Callable[[int], Int]:
+        return lambda k: ans.noisy(q, a**k)
+
+    def body(x: Sequence[Any]) -> tuple[Any, ...]:
         noisy_threshold = ans.noisy(t, threshold_ratio)
         count: Int | int = 0
-        out = []
+        out: list[Any] = []
         for i in range(ans.n):
             v = x[i] if query_power is None else ans.noisy(x[i], a**query_power)
             above = v >= noisy_threshold
@@ -275,7 +330,7 @@ def _sparse_vector(
             if report is None:
                 out.append(code)
             else:
-                released = report(v, noisy_threshold, lambda k, q=x[i]: ans.noisy(q, a**k))
+                released = report(v, noisy_threshold, fresh_noise(x[i]))
                 out.append((code, ite(code == TRUE, released, 0)))
             if resample:
                 noisy_threshold = ite(above, ans.noisy(t, threshold_ratio), noisy_threshold)
@@ -284,7 +339,10 @@ def _sparse_vector(
     return ans.program(name, body, neighbours, extra, description)
 
 
-def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
+@program(origin=f"{STATDP} Alg. 11 (Lyu, Su, Li 2017, Alg. 1)")
+def sparse_vector(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
+) -> Program:
     """Sparse vector (Lyu et al. Alg. 1, StatDP Alg. 11): TRUE iff ``TGeom(q_i) >= TGeom(T)``, stop after N TRUEs.
 
     Threshold noise Lap(2/eps0), query noise Lap(2N/eps0): ``a = e^(-eps0/(2N))`` for the
@@ -293,7 +351,7 @@ def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
     scale is as printed in StatDP's Alg. 11; Lyu et al. (and StatDP's code) use 4N/eps0, and
     with 2N/eps0 the usual proof (threshold shifted by 1, a TRUE query's noise by 2) gives 1.5 eps0.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "sparse_vector",
         n,
         m,
@@ -310,12 +368,13 @@ def sparse_vector(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, al
     )
 
 
-def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
-    """iSVT1 (StatDP Alg. 12): no query noise, threshold noise Lap(1/eps0) (``a = e^(-eps0)``), no bound on TRUEs.
+@program(origin=f"{STATDP} Alg. 12")
+def isvt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+    """StatDP's iSVT1 (Alg. 12): no query noise, threshold noise Lap(1/eps0) (``a = e^(-eps0)``), no bound on TRUEs.
 
     Output codes 0 = FALSE, 1 = TRUE. Not private for any finite eps. ``alpha`` replaces ``a``.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "isvt1",
         n,
         m,
@@ -332,12 +391,13 @@ def isvt1(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
     )
 
 
-def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Program:
-    """iSVT2 (StatDP Alg. 14): threshold and query noise Lap(2/eps0) (``a = e^(-eps0/2)``), no bound on TRUEs.
+@program(origin=f"{STATDP} Alg. 14")
+def isvt2(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+    """StatDP's iSVT2 (Alg. 14): threshold and query noise Lap(2/eps0) (``a = e^(-eps0/2)``), no bound on TRUEs.
 
     Output codes 0 = FALSE, 1 = TRUE. ``alpha`` replaces ``a``.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "isvt2",
         n,
         m,
@@ -354,13 +414,14 @@ def isvt2(n: int, m: int, T: int, eps0=None, margin: int = 1, alpha=None) -> Pro
     )
 
 
-def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
-    """iSVT3 (StatDP Alg. 13): threshold noise Lap(4/eps0), query noise Lap(4/(3 eps0)) not scaled with N.
+@program(origin=f"{STATDP} Alg. 13")
+def isvt3(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+    """StatDP's iSVT3 (Alg. 13): threshold noise Lap(4/eps0), query noise Lap(4/(3 eps0)) not scaled with N.
 
     ``a = e^(-eps0/4)`` for the threshold and ``a^3`` for the queries; ``alpha`` replaces ``a``.
     Codes 0 = FALSE, 1 = TRUE, 2 = stopped. Continuous theory: cost (1 + 6N)/4 * eps0.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "isvt3",
         n,
         m,
@@ -377,13 +438,14 @@ def isvt3(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None
     )
 
 
-def isvt4(n: int, m: int, T: int, N: int, eps0=None, margin: int = 1, alpha=None) -> Program:
-    """iSVT4 (StatDP Alg. 15): sparse vector that outputs the noisy answer itself when it is above.
+@program(origin=f"{STATDP} Alg. 15")
+def isvt4(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+    """StatDP's iSVT4 (Alg. 15): sparse vector that outputs the noisy answer itself when it is above.
 
     Noise as in :func:`sparse_vector`. Each answer is ``(code, value)``: code 0 = FALSE,
     1 = above (value = the noisy answer), 2 = stopped; value is 0 unless code = 1.
     """
-    return _sparse_vector(
+    return sparse_vector_family(
         "isvt4",
         n,
         m,

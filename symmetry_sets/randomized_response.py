@@ -118,7 +118,7 @@ def counting_inference(n: int, lam: Number) -> ShuffledInference:
     return ShuffledInference(local, n, (1,))
 
 
-def counting_sets(n: int, lam: Number) -> tuple:
+def counting_sets(n: int, lam: Number) -> tuple[PairSet | ShuffledCounting, ShuffledInference | None]:
     """``(P, I)`` of RR counting: the 2n pairs and their rows up to :data:`SCALE_FROM` users, beyond it the pairs as
     :class:`ShuffledCounting` (δ(ε), ε(δ) and profiles in float mode)."""
     if n > SCALE_FROM:
@@ -149,7 +149,7 @@ def kary_inference(n: int, k: int, lam: Number) -> ShuffledInference:
     return ShuffledInference(local, n, tuple(range(k - 1)))
 
 
-def kary_sets(n: int, k: int, lam: Number) -> tuple:
+def kary_sets(n: int, k: int, lam: Number) -> tuple[PairSet | ShuffledCounting, ShuffledInference | None]:
     """``(P, I)`` of shuffled k-ary RR: the listed pairs and their rows up to :data:`SCALE_FROM` users; beyond it,
     for ``k = 2``, the pairs of RR counting as :class:`ShuffledCounting` (the output ``c`` read as ``n − c``)."""
     if n <= SCALE_FROM:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import textwrap
 from typing import Any
 
 from ..base.errors import WmcdpError, brief
@@ -12,7 +11,15 @@ from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program
-from ..lang.registry import builtin_programs, description, find_relation, parameters, program_claims, program_origin
+from ..lang.registry import (
+    builtin_programs,
+    description,
+    find_relation,
+    parameters,
+    program_claims,
+    program_origin,
+    summary,
+)
 from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
 from ..plan.given_sets import find_sets
@@ -195,16 +202,15 @@ def run_size(args: argparse.Namespace) -> str:
 
 
 def run_programs(args: argparse.Namespace) -> str:
-    """The built-in programs: each with its parameters, its description (the docstring's first paragraph, wrapped)
-    and origin; with ``--json`` the ``wmcdp/1`` object of them, with the benchmarks' claims too."""
+    """The built-in programs: each with its parameters, its summary (the docstring's first line, one sentence) and
+    origin; with ``--json`` the ``wmcdp/1`` object of them, with the benchmarks' claims and descriptions too."""
     programs = sorted(builtin_programs().items())
     if args.json:
         return dumps({**envelope("programs"), "programs": [_program_json(name, f) for name, f in programs]})
     lines = []
     for name, factory in programs:
         params = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default}" for p in parameters(factory))
-        text = textwrap.fill(description(factory), 116, initial_indent="    ", subsequent_indent="    ")
-        lines.append(f"{name}({params})\n{text}\n    origin: {program_origin(name)}")
+        lines.append(f"{name}({params})\n    {summary(factory)}\n    origin: {program_origin(name)}")
     return "\n".join(lines)
 
 

@@ -34,20 +34,28 @@ def program_origin(name: str) -> str:
 
 
 def program_claims(name: str) -> list[dict[str, Any]]:
-    """What the benchmarks that hold the built-in ``name`` claim of it: per program of CheckDP's, DP-Sniper's or
-    StatDP's that it runs, the benchmark, that program's name there and the literature's verdict at the claimed ε
-    (``private``); empty for a program of no benchmark."""
-    from wmcdp.programs import CHECKDP, PEERS
+    """What the benchmarks (or papers) that hold the built-in ``name`` claim of it: per registered claim
+    (:class:`wmcdp.programs.registry.Claim`), the benchmark, the program's name there and the literature's verdict
+    at the claimed ε (``private``); empty for a program of no benchmark."""
+    from wmcdp.programs.registry import all_claims  # deferred: wmcdp.programs imports this module
 
-    out = [{"benchmark": "CheckDP", "name": b.name, "private": b.private} for b in CHECKDP if b.program == name]
-    return out + [{"benchmark": p.tool, "name": p.name, "private": p.private} for p in PEERS if p.program == name]
+    return [{"benchmark": c.benchmark, "name": c.name, "private": c.private} for n, c in all_claims() if n == name]
 
 
 def description(factory: Callable[..., Any]) -> str:
     """The first paragraph of a factory's docstring on one line, as plain text: ````code```` as ``code``, a role
     such as ``:func:`name``` as ``name`` (``~a.b`` as ``b``)."""
-    paragraph = inspect.cleandoc(factory.__doc__ or "").split("\n\n")[0]
-    text = _ROLE.sub(lambda m: m[2].rsplit(".", 1)[-1] if m[1] else m[2], " ".join(paragraph.split()))
+    return _plain(inspect.cleandoc(factory.__doc__ or "").split("\n\n")[0])
+
+
+def summary(factory: Callable[..., Any]) -> str:
+    """The first line of a factory's docstring as plain text (as :func:`description` writes it): its summary."""
+    return _plain(inspect.cleandoc(factory.__doc__ or "").split("\n")[0])
+
+
+def _plain(text: str) -> str:
+    """``text`` on one line, ````code```` as ``code`` and a role such as ``:func:`name``` as ``name``."""
+    text = _ROLE.sub(lambda m: m[2].rsplit(".", 1)[-1] if m[1] else m[2], " ".join(text.split()))
     return _LITERAL.sub(r"\1", text)
 
 

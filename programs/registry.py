@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number
+from wmcdp.lang.docstrings import summary
 from wmcdp.lang.program import Program
-from wmcdp.lang.registry import summary
 
 #: a program factory: keyword parameters in, a :class:`~wmcdp.lang.Program` out
 Factory = TypeVar("Factory", bound=Callable[..., Program])

@@ -10,16 +10,9 @@ from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
 from ..count.probabilities import inference
+from ..lang.docstrings import description, summary
 from ..lang.program import Program
-from ..lang.registry import (
-    builtin_programs,
-    description,
-    find_relation,
-    parameters,
-    program_claims,
-    program_origin,
-    summary,
-)
+from ..lang.registry import builtin_programs, find_relation, parameters, program_claims, program_origin
 from ..lang.shape import jsonable, read_witness, witness_text
 from ..notions.sampling import crosscheck, sample
 from ..plan.given_sets import find_sets

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -40,28 +39,6 @@ def program_claims(name: str) -> list[dict[str, Any]]:
     from wmcdp.programs.registry import all_claims  # deferred: wmcdp.programs imports this module
 
     return [{"benchmark": c.benchmark, "name": c.name, "private": c.private} for n, c in all_claims() if n == name]
-
-
-def description(factory: Callable[..., Any]) -> str:
-    """The first paragraph of a factory's docstring on one line, as plain text: ````code```` as ``code``, a role
-    such as ``:func:`name``` as ``name`` (``~a.b`` as ``b``)."""
-    return _plain(inspect.cleandoc(factory.__doc__ or "").split("\n\n")[0])
-
-
-def summary(factory: Callable[..., Any]) -> str:
-    """The first line of a factory's docstring as plain text (as :func:`description` writes it): its summary."""
-    return _plain(inspect.cleandoc(factory.__doc__ or "").split("\n")[0])
-
-
-def _plain(text: str) -> str:
-    """``text`` on one line, ````code```` as ``code`` and a role such as ``:func:`name``` as ``name``."""
-    text = _ROLE.sub(lambda m: m[2].rsplit(".", 1)[-1] if m[1] else m[2], " ".join(text.split()))
-    return _LITERAL.sub(r"\1", text)
-
-
-#: a reStructuredText role (``:func:`~target```) and a literal (````text```` or ```text```)
-_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
-_LITERAL = re.compile(r"``?([^`]+)``?")
 
 
 def load_function(spec: str) -> Callable[..., Any]:

@@ -82,11 +82,15 @@ def spec(program: str) -> str:
     return f"{inspect.getsourcefile(factory)}:{factory.__name__}"
 
 
+def arguments(program: str, params: dict, timeout: float, memory: str) -> list[str]:
+    """The arguments of ``wmcdp`` for one run: ``privacy`` of the program at ``params``, in JSON, within limits."""
+    args = ["privacy", spec(program), *(arg for k, v in params.items() for arg in ("-p", f"{k}={v}"))]
+    return [*args, "--json", "--timeout", str(timeout), "--max-memory", memory]
+
+
 def run(program: str, params: dict, timeout: float, memory: str) -> tuple[dict | None, str]:
     """The JSON of ``wmcdp privacy`` with the process's wall seconds, or None and why the run stopped."""
-    cmd = [sys.executable, "-m", "wmcdp", "privacy", spec(program)]
-    cmd += [arg for k, v in params.items() for arg in ("-p", f"{k}={v}")]
-    cmd += ["--json", "--timeout", str(timeout), "--max-memory", memory]
+    cmd = [sys.executable, "-m", "wmcdp", *arguments(program, params, timeout, memory)]
     start = time.perf_counter()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)

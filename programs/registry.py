@@ -105,10 +105,12 @@ def program(*, origin: str = "", claims: Sequence[Claim] = ()) -> Callable[[Fact
 
     def register(factory: Factory) -> Factory:
         name = factory.__name__
-        if name in _REGISTRY:
-            raise WmcdpError(f"a program named {name} is registered already ({_module(_REGISTRY[name].factory)})")
         if not inspect.getdoc(factory):
             raise WmcdpError(f"program {name} has no docstring: its first line is its summary")
+        if name in _REGISTRY:
+            if _where(_REGISTRY[name].factory) != _where(factory):
+                raise WmcdpError(f"a program named {name} is registered already ({_where(_REGISTRY[name].factory)})")
+            unregister(name)  # the same function of the same file, imported again: the new one replaces it
         _REGISTRY[name] = Registered(factory, origin)
         add_claims(name, claims)
         return factory
@@ -116,8 +118,9 @@ def program(*, origin: str = "", claims: Sequence[Claim] = ()) -> Callable[[Fact
     return register
 
 
-def _module(factory: Callable[..., Any]) -> str:
-    return f"{factory.__module__}.{factory.__qualname__}"
+def _where(factory: Callable[..., Any]) -> str:
+    """``file:qualified name`` of a factory (the same for a module imported twice, under two names)."""
+    return f"{inspect.getsourcefile(factory)}:{factory.__qualname__}"
 
 
 def registered(name: str) -> Registered:

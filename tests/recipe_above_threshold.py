@@ -1,5 +1,6 @@
-"""Dwork and Roth's AboveThreshold, the program that CONTRIBUTING.md's recipe "Adding a program from the literature"
-adds (tests/test_recipe_program.py follows the recipe with it; a built-in would live in programs/).
+"""Dwork and Roth's AboveThreshold: the program CONTRIBUTING.md's recipe for a program from the literature adds.
+
+tests/test_recipe_program.py follows the recipe with it; a built-in would live in programs/.
 
 Importing this module registers the program; the test unregisters it when it is done.
 """

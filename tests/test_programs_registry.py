@@ -1,6 +1,8 @@
-"""The registry of built-in programs (programs/registry.py): every built-in registered once, with a summary that
-is one whole sentence; ``PROGRAMS``, ``ORIGINS``, ``__all__``, ``wmcdp programs`` and the table of
-docs/programs.md read it; the benchmarks' claims are attached to the programs they run."""
+"""The registry of built-in programs (programs/registry.py) is the one list every listing of programs reads.
+
+Every built-in is registered once, with a summary that is one whole sentence; ``PROGRAMS``, ``ORIGINS``,
+``__all__``, ``wmcdp programs`` and the table of docs/programs.md read it; the benchmarks' claims are attached to
+the programs they run."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""CONTRIBUTING.md's recipe "Adding a program from the literature", step by step, with Dwork and Roth's
-AboveThreshold (tests/recipe_above_threshold.py): written with the public helpers of ``wmcdp.programs.suite``,
+"""CONTRIBUTING.md's recipe "Adding a program from the literature", step by step, with AboveThreshold.
+
+Dwork and Roth's AboveThreshold (tests/recipe_above_threshold.py), written with the public helpers of ``wmcdp.programs.suite``,
 registered once with its origin and its published claim, it equals an enumeration of every noise value
 (tests/brute.py), and it appears in ``wmcdp programs`` (and ``--json``), in the table of docs/programs.md and in
 experiments/peers_suite.py (run at n = 2); unregistered, it is gone from all of them."""

@@ -9,24 +9,26 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from .program import Program
+from .relations import neighbour_relation, relation_from_function
 
 
-def builtin_programs() -> dict[str, Callable[..., Program]]:
-    from wmcdp.programs import PROGRAMS
+def builtin_programs() -> Mapping[str, Callable[..., Program]]:
+    """Every registered program's factory by name (a live view of :mod:`wmcdp.programs.registry`)."""
+    from wmcdp.programs import PROGRAMS  # deferred: it imports (and registers) every built-in, for lookups only
 
-    programs: dict[str, Callable[..., Program]] = PROGRAMS
+    programs: Mapping[str, Callable[..., Program]] = PROGRAMS
     return programs
 
 
 def program_origin(name: str) -> str:
     """Where the built-in program ``name`` comes from (its paper, library or benchmark file); "" if not recorded."""
-    from wmcdp.programs import ORIGINS
+    from wmcdp.programs import ORIGINS  # deferred: as in builtin_programs
 
     origin: str = ORIGINS.get(name, "")
     return origin
@@ -36,7 +38,7 @@ def program_claims(name: str) -> list[dict[str, Any]]:
     """What the benchmarks (or papers) that hold the built-in ``name`` claim of it: per registered claim
     (:class:`wmcdp.programs.registry.Claim`), the benchmark, the program's name there and the literature's verdict
     at the claimed ε (``private``); empty for a program of no benchmark."""
-    from wmcdp.programs.registry import all_claims  # deferred: wmcdp.programs imports this module
+    from wmcdp.programs.registry import all_claims  # deferred: as in builtin_programs
 
     return [{"benchmark": c.benchmark, "name": c.name, "private": c.private} for n, c in all_claims() if n == name]
 
@@ -129,8 +131,6 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
 def find_relation(spec: str) -> Any:
     """A neighbour relation: a built-in name or ``path/to/file.py:function``
     (see :func:`wmcdp.lang.relations.relation_from_function`)."""
-    from .relations import neighbour_relation, relation_from_function
-
     if spec.rpartition(":")[0].endswith(".py"):
         return relation_from_function(load_function(spec))
     return neighbour_relation(spec)

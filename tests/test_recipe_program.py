@@ -1,9 +1,9 @@
 """CONTRIBUTING.md's recipe "Adding a program from the literature", step by step, with AboveThreshold.
 
-Dwork and Roth's AboveThreshold (tests/recipe_above_threshold.py), written with the public helpers of ``wmcdp.programs.suite``,
-registered once with its origin and its published claim, it equals an enumeration of every noise value
-(tests/brute.py), and it appears in ``wmcdp programs`` (and ``--json``), in the table of docs/programs.md and in
-experiments/peers_suite.py (run at n = 2); unregistered, it is gone from all of them."""
+Dwork and Roth's AboveThreshold (tests/recipe_above_threshold.py) is written with the public helpers of
+``wmcdp.programs.suite`` and registered once with its origin and its published claim; it equals an enumeration of
+every noise value (tests/brute.py), and it appears in ``wmcdp programs`` (and ``--json``), in the table of
+docs/programs.md and in experiments/peers_suite.py (run at n = 2); unregistered, it is gone from all of them."""
 
 from __future__ import annotations
 

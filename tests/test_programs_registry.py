@@ -7,6 +7,7 @@ the programs they run."""
 from __future__ import annotations
 
 import inspect
+import itertools
 import re
 from pathlib import Path
 
@@ -103,3 +104,22 @@ def test_registry_refusals():
     finally:
         unregister("_coin")
     assert "_coin" not in PROGRAMS
+
+
+def _table_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of the Markdown table of docs/peers.md whose header starts with ``header``."""
+    lines = text[text.index(header):].splitlines()[2:]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in itertools.takewhile(bool, lines)]
+
+
+def test_the_peers_pages_tables_agree_with_the_claims():
+    """docs/peers.md's hand-written tables name each benchmark program, its built-in and its verdict as registered."""
+    text = (DOCS.parent / "peers.md").read_text()
+    verdict = {True: "private", False: "not private"}
+    checkdp = {(row[0], row[1].strip("`"), row[4]) for row in _table_rows(text, "| CheckDP | built-in |")}
+    assert checkdp == {(c.name, name, verdict[c.private]) for name, c in all_claims() if c.benchmark == "CheckDP"}
+    peers = set()
+    for row in _table_rows(text, "| DP-Sniper (`dpsniper/mechanisms/`) |"):
+        tool, peer = ("DP-Sniper", row[0].split()[0]) if row[0] else ("StatDP", row[1].split()[0])
+        peers.add((tool, peer, re.search(r"`(\w+)`", row[2])[1], row[4]))
+    assert peers == {(c.benchmark, c.name, name, verdict[c.private]) for name, c in all_claims() if c.benchmark != "CheckDP"}

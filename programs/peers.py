@@ -172,7 +172,8 @@ def _rappor(
         return lambda v: 1 - f_rate / 2 if j in filters[v] else f_rate / 2
 
     def body(x: Sequence[Any]) -> tuple[Bool, ...]:
-        return tuple(respond(flip(bit(j), x[0])) for j in range(size))
+        permanent = [flip(bit(j), x[0]) for j in range(size)]  # every permanent bit first, then the responses
+        return tuple(respond(b) for b in permanent)
 
     return Program(
         name,

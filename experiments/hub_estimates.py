@@ -1,7 +1,7 @@
 """The hub plan's estimate beside its measured time, on the programs it answers (issue 28: within 3 x).
 
 Each program runs once in this process under the default plan (which must be ``hub``); the table gives the plan's
-``estimated_seconds`` (a fixed function of the work it counted, ``wmcdp.plan.hub.HUB_SECONDS``), the run's wall
+``estimated_seconds`` (a fixed function of the work it counted, ``wmcdp.plan.costs.HUB_SECONDS``), the run's wall
 seconds and CPU seconds (what a quiet machine's wall time is; on a loaded one the wall time stretches), and the
 estimate's ratio to each.
 

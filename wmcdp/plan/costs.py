@@ -14,8 +14,9 @@ is below ``E``. Every other estimate (given-input, chain, hub, count-of-reports,
 reported in the plan's ``estimated_seconds`` and ``considered`` list and decides nothing.
 
 Each constant has a line saying what it measures and its unit, and a line naming the command that sets the
-estimates it enters beside measured seconds (the values were fitted by hand to such runs; the runs and what they
-measured are in docs/plans.md, "The cost model"). Values are seconds unless the name says otherwise.
+estimates it enters beside measured seconds (the values were fitted to such runs, by hand but for the hub plan's,
+whose script fits them again; the runs and what they measured are in docs/plans.md, "The cost model"). Values are
+seconds unless the name says otherwise.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ CHAIN_FLOAT_UNIT_SECONDS = 6e-6
 #: program's diagram ("node"), a block node per entry value ("table", "table_pinned" for a pinned entry's classes),
 #: a restriction of an event to one hub bit ("cofactor"), a type-count multiset evaluated ("leaf"), a node of a
 #: prefix event conjoined while the output events are formed ("operation")
-#: checked by: python experiments/hub_estimates.py
+#: checked by: python experiments/hub_estimates.py (fitted again by: python experiments/hub_estimates.py --fit)
 HUB_SECONDS = {
     "base": 0.018,
     "node": 2.4e-6,

@@ -1,5 +1,7 @@
-"""Plans: how a bound is computed. The planner proves structure (independent parts, symmetries) and chooses
-the cheapest exact plan (:mod:`.planner`); :mod:`.parts` finds independent parts, :mod:`.symmetry`
+"""Plans: how a bound is computed.
+
+The planner proves structure (independent parts, symmetries) and runs the first exact plan that applies
+(:mod:`.planner`); :mod:`.parts` finds independent parts, :mod:`.symmetry`
 proves the program's symmetries and builds orbit sets, :mod:`.pairs` and :mod:`.shuffle`
 give the neighbour pairs of the notions over whole distributions, and :mod:`.planned` runs each notion
 under the planner (the notion itself comes in as a function: the planner chooses, the notion counts)."""
@@ -18,7 +20,7 @@ def __getattr__(name: str) -> Any:
     """``PlanReport`` loaded on first use: the command line reads :mod:`.forced`'s plan names for ``--help``
     without loading the planner (and numpy, dd, networkx with it)."""
     if name == "PlanReport":
-        from .planner import PlanReport
+        from .planner import PlanReport  # deferred: the planner loads numpy, dd and networkx
 
         return PlanReport
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

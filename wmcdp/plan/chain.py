@@ -1,6 +1,8 @@
-"""The chain plan: pure ε of a program whose output components are read off a state carried from entry to entry
-(running sums: CheckDP's PrefixSum, SmartSum), by a forward pass over the entries and a max-product (Viterbi)
-search over pairs of states, never listing the outputs.
+"""The chain plan: pure ε of a program that carries a state from entry to entry.
+
+The output components are read off a state carried from entry to entry (running sums: CheckDP's PrefixSum,
+SmartSum), by a forward pass over the entries and a max-product (Viterbi) search over pairs of states, never listing
+the outputs.
 
 *Blocks.* The compiled program's BDD of ``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` has its variables in order of
 first use, each output component's bits ``o`` right after the last variable its circuit reads
@@ -36,17 +38,21 @@ equal the plan's value exactly, or the plan is dropped and the planner runs the 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..base.limits import check
 from ..compile import Compiled
 from ..lang.program import Trace
 from ..lang.shape import leaves
-from .hub import RELATIONS, Arith, _children, _Exact, _exact_run, _Logs, _output
-from .planner import AT_NOTE, Budget, PlanReport, announce, at_offsets, exhaustive_triples, recount
+from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS
+from .hub.arith import Arith, _Exact, _Logs
+from .hub.events import _children
+from .hub.moves import RELATIONS
+from .hub.privacy import _exact_run
+from .hub.worst import _output
+from .planner import AT_NOTE, Budget, announce, answered, at_offsets, exhaustive_triples, recount
 
 #: the x' side of a state pair when P(prefix | x') = 0 (the ratio is infinite from there on)
 DEAD = -1
@@ -54,11 +60,6 @@ DEAD = -1
 #: above the rounding of a sum of logs), at most FINALISTS of them
 MARGIN = 1e-9
 FINALISTS = 16
-#: seconds per unit of the plan's counted work (frontier states of the forward passes, state pairs of the search):
-#: exact runs (Fractions) and float runs, measured on prefix_sum and smart_sum (M = 2) at n = 40 (1.3-1.5e-5 and
-#: 5.4-6.5e-6 s a unit)
-EXACT_UNIT_SECONDS = 1.4e-5
-FLOAT_UNIT_SECONDS = 6e-6
 
 
 @dataclass(frozen=True)
@@ -448,21 +449,11 @@ def chain_privacy(
         considered.append(("chain", None, next(why for r, why, _ in recounts if r is None)))
         return None
     r, answer = max(counted, key=lambda c: c[0].epsilon)
-    estimate = answer.work * (EXACT_UNIT_SECONDS if exact_run else FLOAT_UNIT_SECONDS)
+    estimate = answer.work * (CHAIN_EXACT_UNIT_SECONDS if exact_run else CHAIN_FLOAT_UNIT_SECONDS)
     considered.append(("chain", estimate, _describe(answer)))
-    plan = PlanReport(
-        "chain",
-        f"chain: {_describe(answer)}{AT_NOTE if at is not None else ''}",
-        answer.pairs,
-        exhaustive_triples(whole, relation, at),
-        estimate,
-        0.0,
-        time.perf_counter() - start,
-        considered=tuple(considered),
-        claims=_claims(answer),
-        detection_work=budget.spent,
-    )
-    return replace(r, seconds=plan.seconds, plan=plan)
+    structure = f"chain: {_describe(answer)}{AT_NOTE if at is not None else ''}"
+    sizes = (answer.pairs, exhaustive_triples(whole, relation, at))
+    return answered(r, "chain", structure, sizes, estimate, start, considered, _claims(answer), (0.0, budget.spent))
 
 
 def _recount(

@@ -1,9 +1,10 @@
 """A plan named by the caller (``plan=`` of every bound, ``--plan`` on the command line).
 
-The planner weighs its plans by estimate and answers small programs on the exhaustive sets at once. A forced
-plan runs one named plan instead, even where exhaustive sets are quick: the planner's shortcut and its
-detection budget are skipped, the plan's proofs never are. A plan that does not apply to the program, or does
-not serve the notion, is refused in one line naming the plan and why (:func:`refuse`).
+The planner runs the first of its plans that applies, in a fixed order, and answers small programs on the
+exhaustive sets at once (:mod:`.planner`). A forced plan runs one named plan instead, even where exhaustive sets
+are quick: the planner's shortcut and its detection budget are skipped, the plan's proofs never are. A plan that
+does not apply to the program, or does not serve the notion, is refused in one line naming the plan and why
+(:func:`refuse`).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def refuse(plan: str, why: str) -> NoReturn:
 
 def no_product(relation: Relation, rules: tuple[str, ...] = ("max", "sum")) -> str:
     """Why a program has no product plan under ``relation`` for a notion whose product rules are ``rules``."""
-    from .planner import PRODUCT_RULE
+    from .planner import PRODUCT_RULE  # deferred: --help reads this module without loading the planner
 
     rule = PRODUCT_RULE.get(relation.name) if relation.builtin else None
     if rule is None:

@@ -42,13 +42,10 @@ from ..lang.program import Program, Trace, Vector
 from ..lang.relations import MAX_LISTED, Relation, check_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
+from .costs import CELL_SECONDS, GATE_SECONDS, PREPARE_SECONDS, TRIPLE_SECONDS
 from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
 from .planner import (
     AT_NOTE,
-    CELL_SECONDS,
-    GATE_SECONDS,
-    PREPARE_SECONDS,
-    TRIPLE_SECONDS,
     PlanReport,
     announce,
     exhaustive_estimate,
@@ -359,13 +356,13 @@ def given_input_of(
 
 def _recount_seconds(trace: Trace) -> float:
     """Seconds of the witness's recount: the whole program compiled (its gates; its diagram is not built yet) and
-    one triple counted (:data:`~.planner.PREPARE_SECONDS`, :data:`~.planner.GATE_SECONDS` a gate)."""
+    one triple counted (:data:`~.costs.PREPARE_SECONDS`, :data:`~.costs.GATE_SECONDS` a gate)."""
     return PREPARE_SECONDS + len(trace.circuit.gates) * GATE_SECONDS
 
 
 def _scan_seconds(pairs: int, parts: list[Part], groups: list[Any], compiled: list[Compiled]) -> float:
     """Seconds of the scan: a float cell per (pair, output) of every part, at the cost of a triple of a float
-    scan (:data:`~.planner.TRIPLE_SECONDS`), the distinct rows of each class at the cost of a counted cell."""
+    scan (:data:`~.costs.TRIPLE_SECONDS`), the distinct rows of each class at the cost of a counted cell."""
     cells = sum(len(g.members) * c.shape.size for g, c in zip(groups, compiled))
     return pairs * cells * (TRIPLE_SECONDS + CELL_SECONDS) if pairs * cells < 1 << 1000 else math.inf
 

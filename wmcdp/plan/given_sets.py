@@ -31,7 +31,7 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     if spec == "auto":
         return "auto", None
     if spec == "symmetry":
-        from wmcdp import symmetry_sets  # on demand: the command line's start-up does not pay for it
+        from wmcdp import symmetry_sets  # deferred: the command line's start-up does not pay for it
 
         make = getattr(symmetry_sets, kind.upper()).get(program.name)
         if make is None:

@@ -1,10 +1,10 @@
-"""The inputs of an accuracy run, one kind of object per kind of set: every input of the domain over the joint
-table (:class:`ExhaustiveInputs`), listed inputs whose every output is read (:class:`ListedInputs`: one
-traversal gives whole output distributions of a batch of inputs), and listed inputs of which an explicit
-inference set reads only the window (:class:`WindowInputs`). Each gives, for every input, the sums of
-``P(y | x)`` inside and outside its accuracy window ``[first, last]`` (Algorithm 3), or for a parametric run the
-window's cells: the notion (:func:`wmcdp.synthesize_accuracy`) runs any of them the same way.
-"""
+"""The inputs of an accuracy run, one kind of object per kind of set.
+
+Every input of the domain over the joint table (:class:`ExhaustiveInputs`), listed inputs whose every output is read
+(:class:`ListedInputs`: one traversal gives whole output distributions of a batch of inputs), and listed inputs of
+which an explicit inference set reads only the window (:class:`WindowInputs`). Each gives, for every input, the sums
+of ``P(y | x)`` inside and outside its accuracy window ``[first, last]`` (Algorithm 3), or for a parametric run the
+window's cells: the notion (:func:`wmcdp.synthesize_accuracy`) runs any of them the same way."""
 
 from __future__ import annotations
 

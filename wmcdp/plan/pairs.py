@@ -50,6 +50,9 @@ from ..lang.program import Program, Value, Vector
 from ..lang.relations import Relation, check_relation, neighbour_relation
 from ..lang.sets import InferenceSet, PrivacySet, _freeze, all_outputs, check_exhaustive
 from ..lang.shape import Shape, format_value
+from .shuffle import ShuffledInference
+from .shuffled_rr import SCALE_FROM, ShuffledBinary
+from .symmetry import find_symmetry, pair_distributions
 
 Partial = Callable[[np.ndarray, np.ndarray], tuple[Any, ...]]
 Combine = Callable[[tuple[Any, ...], tuple[Any, ...]], tuple[Any, ...]]
@@ -482,8 +485,6 @@ def auto_pairs(compiled: Compiled, neighbours: Any, exact: Any, budget: Any = No
     ``p`` at the ratio ``p/q``), so the sums are those over every output. Rows of pairs with
     fewer orbits are padded with zero masses, which add nothing.
     """
-    from .symmetry import find_symmetry, pair_distributions
-
     symmetry = symmetry if symmetry is not None else find_symmetry(compiled, budget=budget)
     items = list(pair_distributions(compiled, neighbours, exact=exact, symmetry=symmetry))
     arith = masses_arith(items[0].arith, compiled)
@@ -540,9 +541,6 @@ def pair_source(
     each input can produce, or a :class:`~wmcdp.plan.shuffle.ShuffledInference` (then the program
     itself is never compiled).
     """
-    from .shuffle import ShuffledInference
-    from .shuffled_rr import SCALE_FROM, ShuffledBinary
-
     if isinstance(pairs, ShuffledBinary):
         raise WmcdpError(
             f"shuffled RR counting past n = {SCALE_FROM} users (and any shuffle of one-bit reports at scale) gives "

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..base.limits import check
 from ..base.partition import Partition
-from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit
+from ..lang.circuit import AND, FALSE, NOT, OR, TRUE, VAR, XOR, Circuit, Gate
 from ..lang.program import Program, Trace, Vector
 from ..lang.shape import Leaf, Shape, TupleShape, leaves
 
@@ -85,18 +85,24 @@ def _leaf_roots(trace: Trace) -> list[list[int]]:
     return out
 
 
+def _joined(gates: list[Gate], member: bytearray) -> Partition:
+    """Every gate of ``member`` joined with its children in ``member`` (constants never are)."""
+    components = Partition(len(member))
+    for node in range(2, len(member)):
+        if node % 65536 == 0:
+            check("independence analysis")
+        if member[node] and gates[node][0] != VAR:
+            for child in gates[node][1:]:
+                if child > TRUE and member[child]:
+                    components.union(node, child)
+    return components
+
+
 def _connect(trace: Trace, needed: bytearray, leaf_roots: list[list[int]]) -> Partition:
     """The reachable gates joined into parts: a gate with its children, the bits of one input entry,
     and the bits of one output leaf (module docstring)."""
-    circuit, gates = trace.circuit, trace.circuit.gates
-    components = Partition(len(needed))
-    for node in range(2, len(needed)):
-        if node % 65536 == 0:
-            check("independence analysis")
-        if needed[node] and gates[node][0] != VAR:
-            for child in gates[node][1:]:
-                if child > TRUE:
-                    components.union(node, child)
+    circuit = trace.circuit
+    components = _joined(circuit.gates, needed)
     for var_ids in trace.input_bits.values():
         components.join(
             [node for node in (circuit.var_node[v] for v in var_ids) if node < len(needed) and needed[node]]
@@ -200,16 +206,8 @@ def _random_components(
 ) -> tuple[list[list[int]], list[int]]:
     """``(the output leaves of each part, ordered by first leaf; the leaves that read no random bit)``: a gate that
     reads a random bit joined with its children that do, and the bits of one output leaf joined."""
-    gates = trace.circuit.gates
     random = _random_gates(trace.circuit, needed)
-    components = Partition(len(needed))
-    for node in range(2, len(needed)):
-        if node % 65536 == 0:
-            check("independence analysis")
-        if random[node] and gates[node][0] != VAR:
-            for child in gates[node][1:]:
-                if random[child]:
-                    components.union(node, child)
+    components = _joined(trace.circuit.gates, random)
     for roots in leaf_roots:
         components.join([r for r in roots if random[r]])
     groups: dict[int, list[int]] = {}

@@ -18,22 +18,25 @@ from typing import Any
 import numpy as np
 
 from ..base import progress
+from ..base.errors import WmcdpError
 from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, exhaustive_outputs, inference, number_system
 from ..lang.program import Program, Trace
-from ..lang.relations import Relation, neighbour_relation
-from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
+from ..lang.relations import Relation, check_relation, neighbour_relation
+from ..lang.sets import MAX_PAIRS, MAX_TRIPLES, check_exhaustive
 from ..lang.shape import leaves
 from .chain import chain_privacy
 from .forced import NOT_WEIGHED, no_product, no_symmetry, refuse
 from .given_input import MARGIN, given_input_privacy
 from .hub import hub_privacy
+from .pairs import ExhaustivePairs, PairWitness, auto_pairs, check_some_pair
 from .planner import (
     Budget,
     PlanReport,
     Product,
     announce,
+    answered,
     combine_max,
     compiled_whole,
     detection_budget,
@@ -48,9 +51,18 @@ from .planner import (
     with_detection,
 )
 from .sums import counted_pairs
+from .symmetry.group import PairOrbits, PairTypes
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
 from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
-from .symmetry.runs import refuse_default
+from .symmetry.runs import (
+    accuracy_plan,
+    pair_counts,
+    pair_output_orbits,
+    privacy_plan,
+    proved_symmetry,
+    refuse_default,
+    relation_claim,
+)
 
 
 def _symbolic(trace: Any) -> bool:
@@ -114,17 +126,7 @@ def _exhaustive_report(
 ) -> Any:
     """The result ``r`` of a run on the exhaustive sets with its plan: ``reason``, the ``size`` inputs, the
     ``estimate``, ``detection`` seconds spent seeking a symmetry, and the options ``considered``."""
-    plan = PlanReport(
-        "exhaustive",
-        reason,
-        size,
-        size,
-        estimate,
-        detection,
-        time.perf_counter() - start,
-        considered=tuple(considered),
-    )
-    return replace(r, seconds=plan.seconds, plan=plan)
+    return answered(r, "exhaustive", reason, (size, size), estimate, start, considered, detection=(detection, 0))
 
 
 def _symmetric_privacy(
@@ -142,8 +144,6 @@ def _symmetric_privacy(
     """Algorithm 2 on the orbit sets of the proved symmetry (a :class:`~wmcdp.plan.symmetry.PrivacyPlan`), or on
     the exhaustive sets when their estimate is no larger; refuses (without ``force``) when the exhaustive sets
     are over the size limits and the orbit sets too."""
-    from .symmetry.runs import privacy_plan
-
     sym = privacy_plan(
         whole, relation, budget=budget, limit=ORBIT_MAX_TRIPLES if estimate is None and not force else None
     )
@@ -177,19 +177,9 @@ def _symmetric_privacy(
         return replace(r, plan=replace(r.plan, detection_work=budget.spent))
     announce("symmetry", orbit, sym.symmetry.describe())
     r = run(whole, sym, neighbours=relation, exact=exact, force=force)
-    plan = PlanReport(
-        "symmetry",
-        f"{sym.symmetry.describe()}; per output: {sym.per_output}",
-        triples,
-        exhaustive_size,
-        with_detection(orbit, budget),
-        sym.seconds,
-        time.perf_counter() - start,
-        considered=tuple(considered),
-        claims=sym.claims,
-        detection_work=budget.spent,
-    )
-    return replace(r, seconds=plan.seconds, plan=plan)
+    structure = f"{sym.symmetry.describe()}; per output: {sym.per_output}"
+    sizes, estimated, detection = (triples, exhaustive_size), with_detection(orbit, budget), (sym.seconds, budget.spent)
+    return answered(r, "symmetry", structure, sizes, estimated, start, considered, sym.claims, detection)
 
 
 def _structured_privacy(
@@ -220,11 +210,15 @@ def planned_privacy(
     plan: str | None = None,
 ) -> Any:
     """Algorithm 2 under the planner (module docstring of :mod:`.planner`), or the one ``plan`` named
-    (:func:`_forced_privacy`); ``run`` is
-    :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a proved
-    :class:`~wmcdp.plan.symmetry.PrivacyPlan`, or None (a part, through the planner again): a product of
-    independent parts (:func:`_product_privacy`), the exhaustive sets when no structure is sought
-    (:func:`_exhaustive_privacy`), or the orbit sets of a proved symmetry (:func:`_symmetric_privacy`)."""
+    (:func:`_forced_privacy`); ``run`` is :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a
+    proved :class:`~wmcdp.plan.symmetry.PrivacyPlan`, one witness triple (a recount), or None (a part, through the
+    planner again). The first that applies answers, in this order: a product of independent parts
+    (:func:`_product_privacy`), the parts given the input (:func:`~.given_input.given_input_privacy`), the
+    exhaustive sets when no structure is sought (a user relation, or their estimate below
+    :data:`~.costs.QUICK_SECONDS`), the chain and then the hub plan (:func:`_structured_privacy`, under the
+    detection budget), and the orbit sets of a proved symmetry when their estimate is below the exhaustive
+    estimate, else the exhaustive sets (:func:`_symmetric_privacy`). A plan whose witness's recount does not bear
+    it out is noted in ``considered`` and the next one runs."""
     start = time.perf_counter()
     if plan is not None:
         return _forced_privacy(prog, neighbours, backend, exact, force, run, plan, start)
@@ -457,9 +451,8 @@ def _product_of(factors: list[tuple[Any, int]], exact: bool) -> Any:
 def _part_pieces(results: list[Any], parameter: Any) -> list[list[Any]]:
     """Each part's ratio as pieces over the parameter's interval, each piece's witness ``(part, triple)``: a
     part without the parameter is one constant piece (its exact ratio, or ``1/0`` for an infinite one)."""
-    from ..base.envelope import Piece
-    from ..base.errors import WmcdpError
-    from ..base.polys import Poly, fmpq
+    from ..base.envelope import Piece  # deferred: python-flint (symbolic only)
+    from ..base.polys import Poly, fmpq  # deferred: python-flint (symbolic only)
 
     parts = []
     for c, r in enumerate(results):
@@ -491,8 +484,8 @@ def _witnessed_pieces(product: Product, maximum: list[Any], outputs: list[list[t
     """The pieces of the pointwise maximum with witnesses of the whole program (:func:`_piecewise_product`):
     every other class at its likeliest output inside the piece, plus a single-point piece at each point of the
     piece where a chosen output's probability vanishes (every class's output chosen at that point)."""
-    from ..base.envelope import Piece, by_start, point_piece, with_points
-    from ..base.roots import between, compare, real_roots
+    from ..base.envelope import Piece, by_start, point_piece, with_points  # deferred: python-flint (symbolic only)
+    from ..base.roots import between, compare, real_roots  # deferred: python-flint (symbolic only)
 
     pieces, points = [], []
     for q in maximum:
@@ -515,7 +508,7 @@ def _piecewise_product(product: Product, results: list[Any], relation: Relation,
     witness is its part's triple with every other part at an output of positive probability at its lowest input:
     the likeliest inside the piece, and where that one's probability vanishes at a point of the piece, a
     single-point piece there with an output of positive probability at that point (:func:`_witnessed_pieces`)."""
-    from ..base.envelope import max_of_piecewise
+    from ..base.envelope import max_of_piecewise  # deferred: python-flint (symbolic only)
 
     symbolic = next(r for r in results if getattr(r, "pieces", None) is not None)
     p = symbolic.parameter
@@ -539,7 +532,7 @@ def _piecewise_product(product: Product, results: list[Any], relation: Relation,
 def _part_outputs(compiled: Compiled, exact: Any) -> list[tuple[Any, Any]]:
     """``(y, Q)`` for every output of a part at its lowest input, ``P(y | lo)`` as a polynomial ``Q`` (over the
     part's common denominator, which has no zero on the interval, when the part has the parameter)."""
-    from ..base.polys import Poly, fmpq
+    from ..base.polys import Poly, fmpq  # deferred: python-flint (symbolic only)
 
     arith, row = _lowest_row(compiled, exact)
     symbolic = getattr(arith, "interned", False)
@@ -550,8 +543,8 @@ def _part_outputs(compiled: Compiled, exact: Any) -> list[tuple[Any, Any]]:
 def _output_at(row: list[tuple[Any, Any]], z: Any) -> tuple[Any, Any]:
     """The likeliest output of ``row`` at the rational ``z`` (the first on a tie), or at an irrational ``z`` the
     first with a positive probability there, with its polynomial."""
-    from ..base.polys import poly_at
-    from ..base.roots import sign_at
+    from ..base.polys import poly_at  # deferred: python-flint (symbolic only)
+    from ..base.roots import sign_at  # deferred: python-flint (symbolic only)
 
     if isinstance(z, Fraction):
         return max(row, key=lambda item: abs(poly_at(item[1], z)))  # max keeps the first of equal values
@@ -575,8 +568,6 @@ def planned_accuracy(
     """Algorithm 3 under the planner: exhaustive, or one input per orbit of the proved symmetries (or the one
     ``plan`` named, :func:`_forced_accuracy`); ``run`` is :func:`wmcdp.synthesize_accuracy`, called with ``A``
     ``"exhaustive"`` or a proved :class:`~wmcdp.plan.symmetry.AccuracyPlan`."""
-    from .symmetry.runs import accuracy_plan
-
     start = time.perf_counter()
     if plan is not None:
         return _forced_accuracy(prog, V, alpha, top, backend, exact, force, run, plan, start)
@@ -624,19 +615,10 @@ def _orbit_accuracy(
     announce("symmetry", None, "one input per orbit")
     r = run(whole, orbits, V, alpha, top=top, exact=exact, force=force)
     considered.append(("symmetry", rows_estimate(whole, r.sets.size, exact), r.sets.symmetry))
-    plan = PlanReport(
-        "symmetry",
-        r.sets.symmetry,
-        r.sets.size,
-        whole.domain.size,
-        with_detection(considered[-1][1], budget),
-        r.sets.seconds,
-        time.perf_counter() - start,
-        considered=tuple(considered),
-        claims=r.sets.claims,
-        detection_work=budget.spent,
-    )
-    return replace(r, seconds=plan.seconds, plan=plan)
+    sizes = (r.sets.size, whole.domain.size)
+    estimated = with_detection(considered[-1][1], budget)
+    detection = (r.sets.seconds, budget.spent)
+    return answered(r, "symmetry", r.sets.symmetry, sizes, estimated, start, considered, r.sets.claims, detection)
 
 
 # -- pairs: (epsilon, delta), Renyi, profiles ---------------------------------------------------
@@ -655,10 +637,6 @@ def _symmetry_pairs(
     """The pair source over orbits of the proved symmetry and its plan, when the symmetry pays (its estimated
     work below the exhaustive estimate, or no exhaustive estimate at all); None otherwise. Adds the symmetry's
     estimate to ``considered``; refuses (over the orbit limits, without ``force``) when nothing else is left."""
-    from .pairs import auto_pairs
-    from .symmetry.group import PairOrbits, PairTypes
-    from .symmetry.runs import pair_counts, pair_output_orbits, proved_symmetry, relation_claim
-
     detection = time.perf_counter()
     sym, prover = proved_symmetry(whole, budget)
     blocks = sym.covering()
@@ -715,10 +693,6 @@ def _exhaustive_pairs(
 ) -> tuple[Any, PlanReport]:
     """Every neighbouring pair (after the size and relation checks) and its plan; ``sought``: a symmetry was
     sought and did not pay (``detection`` is when the search began)."""
-    from ..lang.relations import check_relation
-    from ..lang.sets import check_exhaustive
-    from .pairs import ExhaustivePairs, check_some_pair
-
     check_exhaustive(whole.domain, exhaustive_outputs(whole), relation, force)
     check_relation(relation, whole.domain)
     check_some_pair(relation, whole.domain)
@@ -813,15 +787,11 @@ def planned_pairs(
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:
     """A part's witness pair as a pair of the program's inputs (other entries at the domain's lowest value)."""
-    from .pairs import PairWitness
-
     return PairWitness(product.embed_input({index: witness.x}), product.embed_input({index: witness.x_prime}))
 
 
 def sum_witness(product: Product, witnesses: list[Any]) -> Any:
     """Every part's witness pair at once (all-entries relations: each part moves)."""
-    from .pairs import PairWitness
-
     xs = {m: w.x for w, members in zip(witnesses, product.members) for m in members}
     xps = {m: w.x_prime for w, members in zip(witnesses, product.members) for m in members}
     return PairWitness(product.embed_input(xs), product.embed_input(xps))
@@ -915,8 +885,6 @@ def _forced_accuracy(
 ) -> Any:
     """Algorithm 3 by the one ``plan`` named (exhaustive, or the orbit inputs of the proved symmetries however
     few they save), even where exhaustive sets are quick."""
-    from .symmetry.runs import accuracy_plan
-
     program, trace, compiled = traced(prog, exact)
     whole = compiled_whole(program, trace, compiled, compiled.backend.name if compiled is not None else backend)
     considered: list[tuple[Any, ...]] = [NOT_WEIGHED]

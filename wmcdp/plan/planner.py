@@ -1,6 +1,7 @@
-"""The planner: the default of every notion. It proves structure, estimates each exact plan, and runs the cheapest.
+"""The planner, the default of every notion: it proves structure and runs the first plan that applies.
 
-Every plan gives the bound of the exhaustive sets; they differ in what they count.
+Every plan gives the bound of the exhaustive sets; they differ in what they count. The plans, by the ``kind``
+their reports give (:data:`.forced.PLANS`):
 
 * ``exhaustive``: every input, output and neighbour pair (:mod:`wmcdp.notions.privacy`, :mod:`wmcdp.plan.pairs`).
 * ``product``: the output splits into independent parts (:mod:`wmcdp.plan.parts`, read off the
@@ -14,19 +15,38 @@ Every plan gives the bound of the exhaustive sets; they differ in what they coun
     product is not a function of the parts' values, so (ε, δ) there is planned on the whole program.
 
   Parts with one canonical form are analysed once (each through the planner again).
+* ``given-input``: parts independent given the input (:mod:`.given_input`); ``chain``: a chain of blocks whose
+  ratio is a max-product over states (:mod:`.chain`); ``hub``: parts independent once a hub of random bits is
+  fixed (:mod:`.hub`). Pure ε only; none of them lists the triples.
+* ``count-of-reports``: a sum of one 0/1 report per entry, its rows by convolution (:mod:`.sums`; the notions
+  over pairs).
 * ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.plan.symmetry`).
 
-**Never a cliff.** Independence costs one pass over the circuit. Symmetry detection costs
-diagram operations, so it runs under a budget of counted work: when the exhaustive sets fit the
-limits, their estimate ``E`` (a fixed function of the numbers of cells, diagram entries and levels
-counted and of triples scanned, in seconds only as a unit) decides — below :data:`QUICK_SECONDS`
-exhaustive runs at once; otherwise detection may touch ``DETECTION_SHARE * E * WORK_PER_SECOND``
-diagram nodes (with a CUDD memory cap from the work left), and proofs past either are *abandoned*
-(not failed): the group is what was proved within the budget. No decision reads a clock, so one
-command gives the same plan on any machine. The cheaper plan by estimate runs; the estimate a plan
-reports adds the tracing and compiling that every plan shares (:func:`preparation_estimate`), as its
-measured seconds do. Every result reports its plan and the claims it relies on, each
-with how it was proved (:class:`PlanReport`).
+**How it chooses.** In a fixed order, the first plan that applies answers; the only estimates compared are the
+exhaustive sets' estimate ``E`` (:func:`exhaustive_estimate`) with :data:`~.costs.QUICK_SECONDS` and with a
+proved symmetry's orbit estimate. Pure ε (:func:`~.planned.planned_privacy`): ``product`` (not under the rule
+"sum" with a symbolic weight), then ``given-input``; then, on the compiled program, the exhaustive sets at once
+for a user relation or when ``E`` is below :data:`~.costs.QUICK_SECONDS`; otherwise ``chain``, then ``hub``
+(their estimates are known once they ran: reported, never compared), then a symmetry is sought (for relations
+that are a condition on each entry) and its orbit sets run when their estimate is below ``E`` (or ``E`` is None:
+the exhaustive sets do not fit), else the exhaustive sets. A plan whose witness, recounted on the whole program
+(:func:`recount`), does not bear it out is dropped, noted in ``considered``, and the next one runs. The notions
+over pairs (:func:`~.planned.planned_pairs`): ``count-of-reports``, ``product``, then symmetry against ``E`` as
+above, else exhaustive. Accuracy (:func:`~.planned.planned_accuracy`): exhaustive when ``E`` is quick, else the
+orbit inputs unless they save less than half of the inputs. At one database
+(:func:`~.structured_at.structured_privacy_at`): the parts of a product, else ``given-input``, ``chain`` and
+``hub`` in that order when the exhaustive at sets are not quick. A forced plan (:mod:`.forced`) runs only the
+plan named.
+
+**Never a cliff.** Independence costs one pass over the circuit. Symmetry detection and the structured plans
+cost diagram operations, so they run under a budget of counted work: when the exhaustive sets fit the limits,
+detection may touch ``DETECTION_SHARE * E * WORK_PER_SECOND`` diagram nodes (with a CUDD memory cap from the
+work left), else :data:`~.costs.UNFIT_DETECTION_WORK`; proofs past either are *abandoned* (not failed): the group
+is what was proved within the budget. ``E`` is a fixed function of counted work (:mod:`.costs`), in seconds only
+as a unit, and no decision reads a clock, so one command gives the same plan on any machine. The estimate a plan
+reports adds the tracing and compiling that every plan shares (:func:`preparation_estimate`), as its measured
+seconds do. Every result reports its plan and the claims it relies on, each with how it was proved
+(:class:`PlanReport`).
 """
 
 from __future__ import annotations
@@ -51,76 +71,37 @@ from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
+from .costs import (
+    BASE_SECONDS,
+    CELL_SECONDS,
+    DETECTION_SHARE,
+    DETECTION_UNIT_SECONDS,
+    GATE_SECONDS,
+    INT_TRIPLE_SECONDS,
+    LAYER_SECONDS,
+    NODE_SECONDS,
+    OBJECT_ORBIT_TRIPLE_SECONDS,
+    OBJECT_PAIR_NODE_SECONDS,
+    OBJECT_TRIPLE_SECONDS,
+    ORBIT_PAIR_SECONDS,
+    ORBIT_TRIPLE_SECONDS,
+    PAIR_NODE_SECONDS,
+    PAIR_TRIPLE_SECONDS,
+    PREPARE_SECONDS,
+    QUICK_SECONDS,
+    RATIONAL_TRIPLE_SECONDS,
+    ROW_NODE_SECONDS,
+    SLICE_SECONDS,
+    SLICED_TRIPLE_SECONDS,
+    STEP_SECONDS,
+    TOP_CELL_SECONDS,
+    TRIPLE_SECONDS,
+    UNFIT_DETECTION_WORK,
+    USER_PAIR_SECONDS,
+    WORK_PER_SECOND,
+)
 from .parts import Part, classes, part_program, part_trace, split
 
-#: exhaustive sets estimated below this many seconds run at once, without any symmetry detection
-QUICK_SECONDS = 0.1
-#: symmetry detection may spend this share of the exhaustive estimate when exhaustive sets fit
-DETECTION_SHARE = 0.25
-#: an exhaustive run's seconds: per array cell of the count, per diagram entry stepped alone, per level of the
-#: diagram counted a level at a time (:class:`~wmcdp.count.region.Region`), and once; per scanned triple (x, x', y)
-#: of a pure-epsilon scan, by the numbers the table holds: floats (and exact numerators of up to 26 bits), int64
-#: numerators, Python int numerators, rationals; and per slice of the table that a built-in relation is scanned in
-#: (one per direction: 3^n - 1 under all-entries). A least-squares fit of relative errors to 28 exhaustive runs of
-#: the built-ins, the benchmark programs and experiments/estimates.py's programs (count and scan, best of 3: within
-#: 1.8x of each; a truncated geometric on 0..200 steps 41,412 entries and 40,200 levels in 6 s)
-CELL_SECONDS = 2.7e-9
-STEP_SECONDS = 3.5e-5
-LAYER_SECONDS = 1.2e-4
-BASE_SECONDS = 2.2e-3
-TRIPLE_SECONDS = 1.2e-9
-INT_TRIPLE_SECONDS = 3.6e-9
-OBJECT_TRIPLE_SECONDS = 4.3e-6
-RATIONAL_TRIPLE_SECONDS = 1e-5
-SLICE_SECONDS = 4.8e-5
-#: the least a triple costs under all-entries, whose table is scanned in 3^n - 1 small slices (the fit above is of
-#: hamming runs, a few large slices; noisy entries and thirds, n = 4, k = 4, scan 23-40 million triples at 1-2e-8 s)
-SLICED_TRIPLE_SECONDS = 1e-8
-#: seconds of a plan's preparation when it traces and compiles the program itself: per gate of the traced circuit
-#: (tracing and compiling), per node of the compiled diagram (flattening it, and the dry run of its count), and
-#: once (gates and nodes fitted on the same runs, within 1.8x: half of a truncated geometric's 15 s on 0..200; once:
-#: the smallest benchmark programs, SVT, iSVT2 and BadSVT1 at n = 1..2, report 4-18 ms in all, by the machine's load,
-#: against 2 ms of their runs)
-GATE_SECONDS = 5.5e-6
-NODE_SECONDS = 1.5e-5
-PREPARE_SECONDS = 5e-3
-#: per cell of a table whose output bits sit on top of the diagram (one Int output: its count runs along
-#: the input axes below them; fitted with the cells above), and per (pair, output) of a pass over pairs (the sums
-#: of (epsilon, delta) and Renyi DP in logs: RR n = 12 over every pair)
-TOP_CELL_SECONDS = 2.6e-8
-PAIR_TRIPLE_SECONDS = 7e-8
-#: seconds per (input, output) pair counted one at a time, per node of the diagram, and per orbit triple
-#: scanned, in orbit sets (measured on noisy max, sparse vector and geometric above threshold); the same in Python
-#: numbers (exact numerators past int64, rationals: one-time RAPPOR, n = 7, counted 2,688 pairs of a 430-node
-#: diagram in 0.57 s and scanned 53,760 triples in 0.4 s)
-PAIR_NODE_SECONDS = 1e-7
-ORBIT_TRIPLE_SECONDS = 5e-7
-OBJECT_PAIR_NODE_SECONDS = 5e-7
-OBJECT_ORBIT_TRIPLE_SECONDS = 7.5e-6
-#: seconds per node of the diagram for each input of an accuracy orbit run, whose row (every output under that
-#: input) is counted in one pass (RR counting, n = 100, 200, 500: 0.4 to 1.7e-8); five times that in Python numbers
-ROW_NODE_SECONDS = 1e-8
-#: seconds per neighbour pair of a pair run over orbits, listed with its output orbits one pair at a time (measured
-#: on sparse vector, n = 6 under all-entries: 116,920 pairs of a trivial group in 42 s)
-ORBIT_PAIR_SECONDS = 3.5e-4
-#: seconds per neighbour pair of a user relation, its neighbours listed in Python on each pass (the relation's
-#: check, the sets, the scan, the witness): fitted on CheckDP's monotone SVT, n = 4..6 (0.5-2.1e-4 s a pair,
-#: lower once the count and scan are faster)
-USER_PAIR_SECONDS = 8e-5
-#: the exchange rate of the detection budget: diagram nodes a symmetry proof may touch per second of the exhaustive
-#: estimate (measured with diagram operations charged their counted nodes: 0.3-0.6 million nodes a second on noisy
-#: max and sparse vector, more where proofs hold on the circuit, as on RR counting). A constant, so the budget is
-#: counted work and one command gives the same plan on any machine
-WORK_PER_SECOND = 1_000_000
-#: seconds per unit of detection work, for a plan's estimate of the seconds it spends in all (detection, then its
-#: run; it decides nothing): measured from 0.13 us a unit (cofactors of a large diagram: truncated geometric on
-#: 0..100 and 0..200) and 0.38 us (per-output groups of SVT34Parallel, n = 4: 3.4 million units in 1.3 s) to
-#: 1-2.6 us (noisy max, sparse vector, GapSVT, AdaptiveSVT, RR counting's accuracy); their geometric middle
-DETECTION_UNIT_SECONDS = 5e-7
-#: work (diagram nodes) symmetry detection and the structured plans may spend when the exhaustive sets do not fit
-#: (30 s at that rate), and the diagram operations of the whole program's compilation when its inputs alone are
-#: over the pair limit (:func:`unfit_work`)
-UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 #: notions that split over a product under each relation: "max" or "sum" (absent: no split)
 PRODUCT_RULE = {"hamming": "max", "one-entry": "max", "all-entries": "sum"}
 #: why each rule holds, from the built-in relations' definitions (for the plan's claims)
@@ -134,7 +115,9 @@ _RULE_PROOF = {
 class PlanReport:
     """How a bound was computed: the plan's ``kind``, the structure found, sizes against exhaustive, seconds."""
 
-    kind: str  # a name of :data:`.forced.PLANS`: "exhaustive", "product", "given-input", "chain", "hub", ...
+    kind: str
+    """The plan that answered, one of :data:`.forced.PLANS`: ``exhaustive``, ``product``, ``given-input``,
+    ``chain``, ``hub``, ``count-of-reports`` (the notions over pairs) or ``symmetry``."""
     structure: str  # what was proved, in words
     size: int | None = None  # triples (pure ε), pairs (other notions) or inputs (accuracy) scanned
     exhaustive_size: int | None = None
@@ -178,6 +161,34 @@ class PlanReport:
         if self.size is not None and self.exhaustive_size is not None:
             sizes = f"; {size_text(self.size)} of {size_text(self.exhaustive_size)} exhaustive"
         return f"{self.kind} ({self.structure}{sizes})"
+
+
+def answered(
+    r: Any,
+    kind: str,
+    structure: str,
+    sizes: tuple[int | None, int | None],
+    estimate: float | None,
+    start: float,
+    considered: Sequence[tuple[Any, ...]],
+    claims: tuple[tuple[str, str], ...] = (),
+    detection: tuple[float, int] = (0.0, 0),
+) -> Any:
+    """The result ``r`` of a plan that answered, with its report: its ``kind`` and ``structure``, ``sizes`` (the
+    size of its set and of the exhaustive one), its ``estimate``, the seconds since ``start`` (the result's seconds
+    too), the plans ``considered``, its ``claims`` and ``detection`` (its seconds and work units)."""
+    plan = PlanReport(
+        kind,
+        structure,
+        *sizes,
+        estimate,
+        detection[0],
+        time.perf_counter() - start,
+        considered=tuple(considered),
+        claims=claims,
+        detection_work=detection[1],
+    )
+    return replace(r, seconds=plan.seconds, plan=plan)
 
 
 def _big(n: int | None) -> Any:
@@ -609,6 +620,7 @@ def log_of(value: Any) -> float:
 
 __all__ = [
     "PlanReport",
+    "answered",
     "Product",
     "product_of",
     "Budget",

@@ -96,7 +96,7 @@ class LogPmf:
 
 def _arb_log_pmf(N: int, k: int, p: Fraction) -> float:
     """``ln Bin(N, p)(k)`` correctly enough: arb at 128 bits, rounded to the nearest float."""
-    from flint import arb, ctx
+    from flint import arb, ctx  # deferred: python-flint is loaded only for these bounds
 
     old, ctx.prec = ctx.prec, 128
     try:

@@ -33,14 +33,18 @@ from ..lang.program import Program, Value
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_TRIPLES
 from .chain import chain_privacy
-from .forced import NOT_WEIGHED, refuse
-from .given_input import given_input_privacy
-from .hub import hub_privacy
-from .planner import (
+from .costs import (
+    AT_ROW_NODE_SECONDS,
+    AT_TRIPLE_SECONDS,
     DETECTION_SHARE,
     QUICK_SECONDS,
     UNFIT_DETECTION_WORK,
     WORK_PER_SECOND,
+)
+from .forced import NOT_WEIGHED, refuse
+from .given_input import given_input_privacy
+from .hub import hub_privacy
+from .planner import (
     Budget,
     compiled_whole,
     exhaustive_triples,
@@ -50,18 +54,13 @@ from .planner import (
 
 #: the plans of this module, in the order they are tried
 AT_PLANS = ("given-input", "chain", "hub")
-#: seconds of a run on the exhaustive ``at`` sets: per triple (pair of ``x0``, output) beyond the triple's scan (the
-#: output listed for the pair), and per node of the diagram for each input whose row is counted (x0 and its
-#: neighbours; geometric_above_threshold, n = 60, k = 3: 121 rows of a 55,027-node diagram in 4-9 s)
-AT_TRIPLE_SECONDS = 1e-6
-AT_ROW_NODE_SECONDS = 5e-7
 
 
 def at_budget(
     whole: Compiled, relation: Relation, x0: tuple[int, ...], exact: Any
 ) -> tuple[Budget | None, float | None]:
     """``(budget of the structured plans, estimate of the exhaustive at sets)``; a None budget: the exhaustive at
-    sets are quick (below :data:`~.planner.QUICK_SECONDS`) and run at once. Over the triples' limit the estimate is
+    sets are quick (below :data:`~.costs.QUICK_SECONDS`) and run at once. Over the triples' limit the estimate is
     None and the budget that of programs whose exhaustive sets do not fit."""
     triples = exhaustive_triples(whole, relation, x0)
     if triples > MAX_TRIPLES:

@@ -35,21 +35,18 @@ from ..compile import compile_trace
 from ..lang.program import Program, Trace, Vector
 from ..lang.relations import Relation
 from ..lang.shape import IntShape, leaves
+from .costs import (
+    SUM_BASE_SECONDS,
+    SUM_CONVOLVE_SECONDS,
+    SUM_INPUT_CELL_SECONDS,
+    SUM_PAIR_OUTPUT_SECONDS,
+    SUM_TERM_SECONDS,
+)
 from .pairs import PairSet, RowPairs
 from .parts import Part, classes, part_program, part_trace, split
 from .planner import PlanReport
 from .shuffle import ShuffledInference
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
-
-#: seconds (fitted on RR counting, n = 100..1000, by :func:`counted_estimate`'s terms, then halved: a quiet machine
-#: runs them in 0.27 to 0.28 of the first fit, a loaded one in up to 0.86): once (compiling one report),
-#: per term traced and split, per cell of the sorted inputs, per multiply-add of the convolutions of
-#: :class:`~wmcdp.plan.shuffle.ShuffledInference` (extended floats) and per (pair, output) of the notion's pass
-BASE_SECONDS = 0.005
-TERM_SECONDS = 7.5e-5
-INPUT_CELL_SECONDS = 5e-8
-CONVOLVE_SECONDS = 5e-9
-PAIR_OUTPUT_SECONDS = 2e-7
 
 
 def _hamming_moves(a: int, k: int) -> list[int]:
@@ -146,11 +143,11 @@ def counted_estimate(n: int, k: int, pairs: int) -> float:
     histograms = math.comb(n + k - 1, k - 1)
     convolutions = k * n * (n + 1) + (k - 1) * math.comb(n + k + 1, k + 1)
     return (
-        BASE_SECONDS
-        + n * TERM_SECONDS
-        + histograms * n * INPUT_CELL_SECONDS
-        + convolutions * CONVOLVE_SECONDS
-        + pairs * (n + 1) * PAIR_OUTPUT_SECONDS
+        SUM_BASE_SECONDS
+        + n * SUM_TERM_SECONDS
+        + histograms * n * SUM_INPUT_CELL_SECONDS
+        + convolutions * SUM_CONVOLVE_SECONDS
+        + pairs * (n + 1) * SUM_PAIR_OUTPUT_SECONDS
     )
 
 

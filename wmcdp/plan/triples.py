@@ -1,9 +1,10 @@
-"""The triples ``(x, x', y)`` of a pure-ε run, one kind of object per kind of privacy set: the exhaustive set of a
-neighbour relation (:class:`ExhaustiveTriples`), listed blocks (:class:`BlockTriples`), and the orbit sets of a
-proved symmetry (:class:`OrbitTriples`). Each scans the ratios ``P(y | x) / P(y | x')`` of its triples into a
-:class:`~wmcdp.count.scan.RatioScan` (Algorithm 2's maximum and first witness) and returns the function that
-names the triple of a key the scan keeps: the notion (:func:`wmcdp.synthesize_privacy`) runs any of them the
-same way.
+"""The triples ``(x, x', y)`` of a pure-ε run, one kind of object per kind of privacy set.
+
+The exhaustive set of a neighbour relation (:class:`ExhaustiveTriples`), listed blocks (:class:`BlockTriples`), and
+the orbit sets of a proved symmetry (:class:`OrbitTriples`). Each scans the ratios ``P(y | x) / P(y | x')`` of its
+triples into a :class:`~wmcdp.count.scan.RatioScan` (Algorithm 2's maximum and first witness) and returns the
+function that names the triple of a key the scan keeps: the notion (:func:`wmcdp.synthesize_privacy`) runs any of
+them the same way.
 
 With the exhaustive sets nothing is listed: the joint table of ``P(y | x)`` comes in stripes of outputs
 (:meth:`wmcdp.count.probabilities.Counter.stripes`), and the neighbours of every input are found by index

@@ -1,5 +1,6 @@
-"""Automatic symmetry: wmcdp finds a program's symmetries, proves each on the compiled diagram,
-and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
+"""Automatic symmetry: wmcdp finds a program's symmetries and builds orbit sets from them.
+
+Each symmetry is proved on the compiled diagram (``sets="auto"``, ``--sets auto``).
 
 * :mod:`.group`: the groups (products of symmetric groups on blocks of entries, with their
   action on outputs) and their orbits as arrays;

@@ -38,8 +38,10 @@ from ...base.partition import Partition
 from ...compile import Compiled
 from ...compile.support import cube, valid_inputs
 from ...lang.circuit import NOT, VAR, Circuit
+from .colours import circuit_blocks
 from .group import INDEX, TUPLE, UNCHANGED, Block, OutputAction, Symmetry
 from .probes import Probes
+from .windows import adjacent_runs
 
 FIXED = "fixed"  # a cofactor phi | y: no output bits left to map
 
@@ -666,9 +668,6 @@ def _entry_blocks(prover: Prover, read: list[int], kinds: Sequence[str]) -> list
     read entry, the candidates of :meth:`Prover.blocks` (diagram renamings included) start from the blocks of
     the first kind, and the other blocks are kept where they meet no block of that search. Each block's
     generators are proved on their own, so the blocks generate their product."""
-    from .colours import circuit_blocks
-    from .windows import adjacent_runs
-
     if len(read) < 2:
         return []
     found = [Block(tuple(sorted(r)), UNCHANGED) for r in adjacent_runs(prover, read)]

@@ -1,0 +1,162 @@
+"""The planner's cost model: every constant its estimates are made of, in one place.
+
+An estimate is a fixed function of work that wmcdp counts before or while a plan runs (array cells, diagram
+entries and levels, triples, pairs, diagram nodes, work units) times the constants below, in seconds of a
+reference machine only as a unit: no decision reads a clock, so one command gives the same plan on any machine.
+
+The estimates decide in three places only. The exhaustive estimate ``E`` (:func:`~.planner.exhaustive_estimate`)
+below :data:`QUICK_SECONDS` runs the exhaustive sets at once; otherwise it sets the budget of counted work that
+symmetry detection and the structured plans may spend (:data:`DETECTION_SHARE` of ``E`` at
+:data:`WORK_PER_SECOND` nodes a second, or :data:`UNFIT_DETECTION_WORK` when the exhaustive sets do not fit)
+(:func:`~.planner.detection_budget`; at one database :func:`~.structured_at.at_budget`, from the estimate of the
+exhaustive at sets). And a proved symmetry runs only when its orbit estimate (:func:`~.planner.orbit_estimate`)
+is below ``E``. Every other estimate (given-input, chain, hub, count-of-reports, preparation and detection) is
+reported in the plan's ``estimated_seconds`` and ``considered`` list and decides nothing.
+
+Each constant has a line saying what it measures and its unit, and a line naming the command that sets the
+estimates it enters beside measured seconds (the values were fitted to such runs, by hand but for the hub plan's,
+whose script fits them again; the runs and what they measured are in docs/plans.md, "The cost model"). Values are
+seconds unless the name says otherwise.
+"""
+
+from __future__ import annotations
+
+# -- the planner's decisions ------------------------------------------------------------------------------
+
+#: exhaustive sets estimated below this run at once, without any detection (seconds of the exhaustive estimate)
+#: checked by: python experiments/reach.py (the planner within 1.5 x exhaustive + 0.2 s on the built-ins)
+QUICK_SECONDS = 0.1
+#: share of the exhaustive estimate that detection and the structured plans may spend (a fraction)
+#: checked by: python experiments/reach.py
+DETECTION_SHARE = 0.25
+#: detection budget's exchange rate: diagram nodes a proof may touch per second of the estimate (nodes / s)
+#: checked by: python experiments/symmetry.py --estimates (detection work and seconds of each default plan)
+WORK_PER_SECOND = 1_000_000
+#: work when the exhaustive sets do not fit, and the whole compilation's cap then (diagram nodes: 30 s at the rate)
+#: checked by: python experiments/reach.py
+UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
+
+# -- an exhaustive run (:func:`~.planner.exhaustive_estimate`) ----------------------------------------------
+
+#: one array cell of the count (seconds a cell)
+#: checked by: python experiments/estimates.py
+CELL_SECONDS = 2.7e-9
+#: one diagram entry stepped alone in the count (seconds an entry)
+#: checked by: python experiments/estimates.py
+STEP_SECONDS = 3.5e-5
+#: one diagram level counted a level at a time (:class:`~wmcdp.count.region.Region`) (seconds a level)
+#: checked by: python experiments/estimates.py
+LAYER_SECONDS = 1.2e-4
+#: a run's fixed cost (seconds)
+#: checked by: python experiments/estimates.py
+BASE_SECONDS = 2.2e-3
+#: one triple (x, x', y) of a pure-ε scan in floats or exact numerators of up to 26 bits (seconds a triple)
+#: checked by: python experiments/estimates.py
+TRIPLE_SECONDS = 1.2e-9
+#: one triple of a scan in int64 numerators (seconds a triple)
+#: checked by: python experiments/estimates.py
+INT_TRIPLE_SECONDS = 3.6e-9
+#: one triple of a scan in Python int numerators (seconds a triple)
+#: checked by: python experiments/estimates.py
+OBJECT_TRIPLE_SECONDS = 4.3e-6
+#: one triple of a scan in rationals (and functions of a symbolic parameter) (seconds a triple)
+#: checked by: python experiments/estimates.py
+RATIONAL_TRIPLE_SECONDS = 1e-5
+#: one slice of the table a built-in relation is scanned in, one per direction (seconds a slice)
+#: checked by: python experiments/estimates.py
+SLICE_SECONDS = 4.8e-5
+#: the least one triple costs under all-entries, scanned in 3^n - 1 small slices (seconds a triple)
+#: checked by: python experiments/estimates.py
+SLICED_TRIPLE_SECONDS = 1e-8
+#: one cell of a table whose output bits sit on top of the diagram (one Int output) (seconds a cell)
+#: checked by: python experiments/estimates.py
+TOP_CELL_SECONDS = 2.6e-8
+#: one (pair, output) of a pass over pairs: the sums of (ε, δ) and Rényi DP in logs (seconds a pair and output)
+#: checked by: python experiments/symmetry.py --estimates
+PAIR_TRIPLE_SECONDS = 7e-8
+#: one neighbour pair of a user relation, listed in Python on each pass (seconds a pair)
+#: checked by: python experiments/estimates.py
+USER_PAIR_SECONDS = 8e-5
+
+# -- what every plan of a program shares (:func:`~.planner.preparation_estimate`, :func:`~.planner.with_detection`)
+
+#: tracing and compiling one gate of the traced circuit (seconds a gate)
+#: checked by: python experiments/symmetry.py --estimates
+GATE_SECONDS = 5.5e-6
+#: flattening one node of the compiled diagram and its count's dry run (seconds a node)
+#: checked by: python experiments/symmetry.py --estimates
+NODE_SECONDS = 1.5e-5
+#: a preparation's fixed cost (seconds)
+#: checked by: python experiments/symmetry.py --estimates
+PREPARE_SECONDS = 5e-3
+#: one unit of detection work (diagram nodes, circuit nodes and edges visited) (seconds a unit)
+#: checked by: python experiments/symmetry.py --estimates
+DETECTION_UNIT_SECONDS = 5e-7
+
+# -- orbit sets (:func:`~.planner.orbit_estimate`, :func:`~.planner.rows_estimate`) --------------------------
+
+#: one node of the diagram per (input, output) pair counted one at a time, in floats (seconds a node)
+#: checked by: python experiments/symmetry.py --estimates
+PAIR_NODE_SECONDS = 1e-7
+#: one orbit triple scanned, in floats (seconds a triple)
+#: checked by: python experiments/symmetry.py --estimates
+ORBIT_TRIPLE_SECONDS = 5e-7
+#: as :data:`PAIR_NODE_SECONDS` in Python numbers (exact numerators past int64, rationals) (seconds a node)
+#: checked by: python experiments/symmetry.py --estimates
+OBJECT_PAIR_NODE_SECONDS = 5e-7
+#: as :data:`ORBIT_TRIPLE_SECONDS` in Python numbers (seconds a triple)
+#: checked by: python experiments/symmetry.py --estimates
+OBJECT_ORBIT_TRIPLE_SECONDS = 7.5e-6
+#: one node of the diagram per input of an accuracy orbit run, its row counted in one pass (seconds a node)
+#: checked by: python experiments/symmetry.py --estimates
+ROW_NODE_SECONDS = 1e-8
+#: one neighbour pair of a pair run over orbits, listed with its output orbits (seconds a pair)
+#: checked by: python experiments/symmetry.py --estimates
+ORBIT_PAIR_SECONDS = 3.5e-4
+
+# -- the exhaustive sets at one database (:func:`~.structured_at.at_budget`) --------------------------------
+
+#: one triple (pair of x0, output) beyond its scan: the output listed for the pair (seconds a triple)
+#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+AT_TRIPLE_SECONDS = 1e-6
+#: one node of the diagram per input whose row is counted (x0 and its neighbours) (seconds a node)
+#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+AT_ROW_NODE_SECONDS = 5e-7
+
+# -- the structured plans' reported estimates -------------------------------------------------------------
+
+#: the chain plan's counted work (frontier states, state pairs of the search) in Fractions (seconds a unit)
+#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+CHAIN_EXACT_UNIT_SECONDS = 1.4e-5
+#: the chain plan's counted work in floats (seconds a unit)
+#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+CHAIN_FLOAT_UNIT_SECONDS = 6e-6
+#: the hub plan's counted work (:func:`~.hub.estimate.hub_estimate`), seconds per: a run ("base"), a node of the
+#: program's diagram ("node"), a block node per entry value ("table", "table_pinned" for a pinned entry's classes),
+#: a restriction of an event to one hub bit ("cofactor"), a type-count multiset evaluated ("leaf"), a node of a
+#: prefix event conjoined while the output events are formed ("operation")
+#: checked by: python experiments/hub_estimates.py (fitted again by: python experiments/hub_estimates.py --fit)
+HUB_SECONDS = {
+    "base": 0.018,
+    "node": 2.4e-6,
+    "table": 4.7e-6,
+    "table_pinned": 2.4e-6,
+    "cofactor": 1.3e-6,
+    "leaf": 3.1e-6,
+    "operation": 3e-7,
+}
+#: the count-of-reports plan (:func:`~.sums.counted_estimate`): compiling one report (seconds)
+#: checked by: python experiments/symmetry.py --estimates (approx rr_counting, n = 100, 300, 1000)
+SUM_BASE_SECONDS = 0.005
+#: one term traced and split (seconds a term)
+#: checked by: python experiments/symmetry.py --estimates
+SUM_TERM_SECONDS = 7.5e-5
+#: one cell of the sorted inputs (seconds a cell)
+#: checked by: python experiments/symmetry.py --estimates
+SUM_INPUT_CELL_SECONDS = 5e-8
+#: one multiply-add of the convolutions (extended floats) (seconds an operation)
+#: checked by: python experiments/symmetry.py --estimates
+SUM_CONVOLVE_SECONDS = 5e-9
+#: one (pair, output) of the notion's pass (seconds a pair and output)
+#: checked by: python experiments/symmetry.py --estimates
+SUM_PAIR_OUTPUT_SECONDS = 2e-7

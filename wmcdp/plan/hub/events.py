@@ -1,0 +1,97 @@
+"""The output events of the hub plan: each output value's event as a BDD in the hub's variable order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...base.errors import WmcdpError
+from ...base.limits import check
+from ...compile import _compile_gates
+from ...compile.bdd import BDDBackend
+from ...lang.program import Trace
+from ...lang.shape import IntShape, leaves
+
+#: output events the plan lists at most (all before any is counted) before it gives up (then another plan runs)
+MAX_OUTPUTS = 1024
+
+
+class Diagrams:
+    """The output bits as BDDs over the program's variables in the hub's order (``order[level]`` is the variable
+    at a level)."""
+
+    def __init__(self, trace: Trace, order: Sequence[int]) -> None:
+        self.trace = trace
+        self.order = list(order)
+        self.be = BDDBackend(self.order)
+        self.work = 0  # BDD nodes visited
+        self.operations = 0  # nodes of the prefix events conjoined while the output events were formed
+        self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
+        #: per (entry, node at the top of its block): the block's table and the node below it, and the node
+        self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
+
+    def events(self, most: int, work: int | None = None) -> list[tuple[tuple[Any, ...], Any]] | None:
+        """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None
+        when there are more than ``most``, when compiling the output bits in the hub's order is extrapolated past
+        ``work`` (diagram operations, :func:`~wmcdp.compile._compile_gates`), or when forming the events passes it
+        (:attr:`operations`, the nodes of the events conjoined, checked at every conjunction)."""
+        trace, be = self.trace, self.be
+        codes = sorted(trace.output_guards) if trace.output_guards is not None else []
+        roots = [trace.output_guards[c] for c in codes] if trace.output_guards is not None else trace.output_roots
+        try:  # the output bits (or value guards) in the hub's order, refused when extrapolated past ``work``
+            built = _compile_gates(trace, be, roots, work)
+        except WmcdpError:
+            return None
+        if trace.output_guards is not None:  # one Int output: its value guards are the events
+            shape = trace.shape
+            assert isinstance(shape, IntShape)
+            out = [((shape.lo + offset,), guard) for offset, guard in zip(codes, built) if guard != be.false]
+            return out if len(out) <= most else None
+        bits, conditions = built, []
+        for leaf in leaves(trace.shape):
+            conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
+            bits = bits[leaf.width :]
+        return self._prefixes(conditions, most, work)
+
+    def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
+        """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""
+        out = []
+        for value in leaf.values():
+            cond = self.be.true
+            for o, b in zip(bits, leaf.encode(value) or ()):
+                cond = cond & (o if b else ~o)
+            if cond != self.be.false:
+                out.append((value, cond))
+        return out
+
+    def _prefixes(
+        self, conditions: list[list[tuple[Any, Any]]], most: int, work: int | None
+    ) -> list[tuple[tuple[Any, ...], Any]] | None:
+        """The satisfiable prefixes of the output leaves, one leaf deeper per round (breadth first): each
+        satisfiable prefix extends to at least one output, so more than ``most`` of them at any depth means more
+        than ``most`` outputs, found while the prefixes' events are still small. Each conjunction is charged the
+        nodes of the prefix's event (:attr:`operations`; a chain's grow with the depth, so the rounds cost about
+        the cube of the leaves); None as soon as the charge passes ``work``."""
+        prefixes: list[tuple[tuple[Any, ...], Any]] = [((), self.be.true)]
+        for values in conditions:
+            deeper = []
+            for prefix, event in prefixes:
+                size = event.dag_size
+                for value, cond in values:
+                    check("hub plan: output events")
+                    self.operations += size
+                    if work is not None and self.operations > work:
+                        return None
+                    joint = event & cond
+                    if joint != self.be.false:
+                        deeper.append(((*prefix, value), joint))
+                if len(deeper) > most:
+                    return None
+            prefixes = deeper
+        return prefixes
+
+
+def _children(f: Any) -> tuple[Any, Any]:
+    """``(low, high)`` of a CUDD node with its complement applied."""
+    lo, hi = f.low, f.high
+    return (~lo, ~hi) if f.negated else (lo, hi)

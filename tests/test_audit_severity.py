@@ -297,7 +297,9 @@ def test_a_local_randomizer_needs_its_tight_delta_not_its_witness_pairs():
     from wmcdp.audit.core import AuditCase, local_row
 
     dists = [{0: Fraction(1, 1000), 1: Fraction(999, 1000)}, {1: Fraction(1)}, {0: Fraction(1, 2), 1: Fraction(1, 2)}]
-    case = AuditCase("made-up", "M", "three inputs", "epsilon", None, None, None)
+    case = AuditCase(
+        library="made-up", mechanism="M", params="three inputs", claim="epsilon", model=None, draw=None, validation=None
+    )
     row, _ = local_row(case, ["a", "b", "c"], dists, math.log(2))
     want = _tight_by_sums(dists, range(3), lambda a, b: a != b, math.log(2))
     assert row.verdict == "VIOLATED" and row.witness[:2] == ("'a'", "'b'") and row.pair_delta.startswith("1.000")

@@ -47,7 +47,14 @@ def _draw(case: AuditCase, x: int, draws: int) -> Counter:
 def _case(k: int, epsilon: float) -> AuditCase:
     validation = "toy_randomize run on every path of its draws; its own draws against the model (chi-square)"
     return AuditCase(
-        "toy", "toy_randomize", f"epsilon={epsilon!r}, k={k}", "epsilon", _model, _draw, validation, (k, epsilon)
+        library="toy",
+        mechanism="toy_randomize",
+        params=f"epsilon={epsilon!r}, k={k}",
+        claim="epsilon",
+        model=_model,
+        draw=_draw,
+        validation=validation,
+        spec=(k, epsilon),
     )
 
 

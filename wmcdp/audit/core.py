@@ -1,5 +1,6 @@
-"""What every library audit shares: the verdict of a claim against an exact epsilon, the rows, and the
-chi-square check of a model against the library's own draws."""
+"""What every library audit shares: the cases, a claim's verdict, the rows and a model's chi-square check.
+
+The verdict compares a claim with an exact epsilon; the check compares a model with the library's own draws."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import html
 import importlib
 import math
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from importlib.metadata import version
 from multiprocessing import get_context
 from typing import Any
 
@@ -235,7 +238,7 @@ def _cells(counts: Counter[Any], expected: dict[Any, Any], draws: int) -> list[t
 
 def _chi_square(cells: list[tuple[int, float]]) -> tuple[float, int, float]:
     """Pearson's chi-square of the cells: statistic, degrees of freedom, p-value."""
-    from scipy.stats import chi2
+    from scipy.stats import chi2  # deferred: scipy is an optional extra (sampling only)
 
     statistic = sum((o - e) ** 2 / e for o, e in cells)
     degrees = max(len(cells) - 1, 1)
@@ -249,6 +252,7 @@ def detectable_shifts(probabilities: Sequence[float], draws: int, level: float) 
     noncentral chi-square with ``lambda = draws s^2 / (p_i (1 - p_i))`` (sum of ``(p'_j - p_j)^2 / p_j``), so
     ``s_i = sqrt(lambda* p_i (1 - p_i) / draws)`` with ``lambda*`` the noncentrality whose power at the critical
     value is :data:`POWER`; the first number is the least ``s_i``, the second the least ``s_i / p_i``."""
+    # deferred: scipy is an optional extra (sampling only)
     from scipy.optimize import brentq
     from scipy.stats import chi2, ncx2
 
@@ -313,13 +317,14 @@ class Mechanism:
     note: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditCase:
-    """One audited mechanism at one set of parameters, the same shape for every library: ``claim`` says where
-    the claimed guarantee is read, ``model(case)`` builds the exact model and gives the case's row with the
-    witness inputs to sample (:data:`Modelled`), ``draw(case, input, k)`` counts ``k`` outputs of the library's
-    own code on an input, as the model names them, and ``validation`` says how the model is checked against
-    the library. ``spec`` holds the library's own parameters, which ``model`` and ``draw`` read."""
+    """One audited mechanism at one set of parameters, the same shape for every library and declared with
+    keywords: ``claim`` says where the claimed guarantee is read, ``model(case)`` builds the exact model and gives
+    the case's row with the witness inputs to sample (:data:`Modelled`), ``draw(case, input, k)`` counts ``k``
+    outputs of the library's own code on an input, as the model names them, and ``validation`` says how the model
+    is checked against the library. ``spec`` holds the library's own parameters, which ``model`` and ``draw``
+    read."""
 
     library: str  # the audit's name, as ``wmcdp audit`` takes it
     mechanism: str
@@ -646,8 +651,6 @@ def one_line(exc: BaseException) -> str:
 
 def installed_version(load: Callable[[], Any], distribution: str) -> str:
     """The installed version of an audited library (``load`` refuses in one line when it is missing)."""
-    from importlib.metadata import version
-
     load()
     return version(distribution)
 
@@ -669,7 +672,8 @@ def check_options(sample: int, level: float, processes: int, extra: str) -> None
         raise WmcdpError(f"processes must be a whole number >= 1, got {processes!r}")
     if sample:
         try:
-            import scipy  # noqa: F401  (the chi-square test)
+            # deferred: scipy is an optional extra (the chi-square test)
+            import scipy  # noqa: F401
         except ImportError:
             raise WmcdpError(f"sampling needs scipy: pip install 'wmcdp[{extra}]'") from None
 
@@ -707,8 +711,6 @@ def _interrupt(signum: int, frame: Any) -> None:
 def _sigterm_interrupts() -> Any:
     """SIGTERM raises KeyboardInterrupt in this process (as Ctrl-C does), so leaving the pool's block ends its
     workers; the previous handler, or None off the main thread (where no handler can be set)."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return None
     return signal.signal(signal.SIGTERM, _interrupt)

@@ -71,6 +71,7 @@ import numpy as np
 from ..base.certified import Real, arb_of
 from ..base.errors import WmcdpError
 from ..lang.models import GRID, GridModel, grid_model
+from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
 from .core import (
     AuditCase,
@@ -85,6 +86,7 @@ from .core import (
     verdict,
     with_tight_delta,
 )
+from .pureldp import TAIL
 
 HALF = GRID // 2
 
@@ -106,10 +108,10 @@ class GridDraw(secrets.SystemRandom):
         return self.u
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Sampler:
-    """A case's mechanism (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): the claim, the inputs, their
-    neighbours, and how to build and run it."""
+    """A case's mechanism (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``), declared with keywords: the claim,
+    the inputs, their neighbours, and how to build and run it."""
 
     claimed: float
     inputs: tuple[Any, ...]
@@ -136,9 +138,24 @@ VALIDATION = (
 )
 
 
-def _case(mechanism: str, params: str, spec: Sampler) -> AuditCase:
+def _case(
+    mechanism: str,
+    params: str,
+    spec: Sampler,
+    claim: str = "the epsilon it is built with",
+    model: Callable[[AuditCase], Modelled] | None = None,
+) -> AuditCase:
+    """A diffprivlib case: its model the grid model of the library's own draw (or ``model``), its draws the
+    library's."""
     return AuditCase(
-        "diffprivlib", mechanism, params, "the epsilon it is built with", _row, draw_counts, VALIDATION, spec
+        library="diffprivlib",
+        mechanism=mechanism,
+        params=params,
+        claim=claim,
+        model=model or _row,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
     )
 
 
@@ -178,11 +195,11 @@ def _binary(eps: float) -> AuditCase:
         "Binary",
         f"epsilon={eps!r}",
         Sampler(
-            eps,
-            ("a", "b"),
-            lambda x, y: x != y,
-            lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
-            lambda m, x: m.randomise(x),
+            claimed=eps,
+            inputs=("a", "b"),
+            neighbours=lambda x, y: x != y,
+            build=lambda lib, rng, _: lib.mechanisms.Binary(epsilon=eps, value0="a", value1="b", random_state=rng),
+            randomise=lambda m, x: m.randomise(x),
             script=f"Binary(epsilon={eps!r}, value0='a', value1='b', random_state=draw)",
         ),
     )
@@ -193,12 +210,12 @@ def _geometric(eps: float) -> AuditCase:
         "Geometric",
         f"epsilon={eps!r}",
         Sampler(
-            eps,
-            (0, 1),
-            lambda x, y: abs(x - y) == 1,
-            lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
-            lambda m, x: m.randomise(x),
-            ((0, HALF - 1), (HALF, GRID - 1)),
+            claimed=eps,
+            inputs=(0, 1),
+            neighbours=lambda x, y: abs(x - y) == 1,
+            build=lambda lib, rng, _: lib.mechanisms.Geometric(epsilon=eps, sensitivity=1, random_state=rng),
+            randomise=lambda m, x: m.randomise(x),
+            segments=((0, HALF - 1), (HALF, GRID - 1)),
             script=f"Geometric(epsilon={eps!r}, sensitivity=1, random_state=draw)",
         ),
     )
@@ -212,14 +229,14 @@ def _bounded(kind: str, eps: float, upper: int) -> AuditCase:
         kind,
         f"epsilon={eps!r}, lower=0, upper={upper}",
         Sampler(
-            eps,
-            tuple(range(upper + 1)),
-            lambda x, y: abs(x - y) == 1,
-            lambda lib, rng, _: getattr(lib.mechanisms, kind)(
+            claimed=eps,
+            inputs=tuple(range(upper + 1)),
+            neighbours=lambda x, y: abs(x - y) == 1,
+            build=lambda lib, rng, _: getattr(lib.mechanisms, kind)(
                 epsilon=eps, sensitivity=1, lower=0, upper=upper, random_state=rng
             ),
-            (lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
-            ((0, HALF - 1), (HALF, GRID - 1)),
+            randomise=(lambda m, x: super(type(m), m).randomise(x)) if folded else (lambda m, x: m.randomise(x)),
+            segments=((0, HALF - 1), (HALF, GRID - 1)),
             post=(lambda m, y: int(np.round(m._fold(y)))) if folded else None,
             public=(lambda m, x: m.randomise(x)) if folded else None,
             script=f"{kind}(epsilon={eps!r}, sensitivity=1, lower=0, upper={upper}, random_state=draw)",
@@ -239,13 +256,13 @@ def _exponential(eps: float, utility: Sequence[float]) -> AuditCase:
         "Exponential",
         f"epsilon={eps!r}, sensitivity=1, utility={list(utility)!r}",
         Sampler(
-            eps,
-            tuple(moved),
-            lambda x, y: (x == base) != (y == base),
-            lambda lib, rng, utility: lib.mechanisms.Exponential(
+            claimed=eps,
+            inputs=tuple(moved),
+            neighbours=lambda x, y: (x == base) != (y == base),
+            build=lambda lib, rng, utility: lib.mechanisms.Exponential(
                 epsilon=eps, sensitivity=1, utility=list(utility), random_state=rng
             ),
-            lambda m, _: m.randomise(),
+            randomise=lambda m, _: m.randomise(),
             per_input=True,
             script=f"Exponential(epsilon={eps!r}, sensitivity=1, utility=list(item), random_state=draw)",
             walked="mechanism.randomise()",
@@ -294,7 +311,7 @@ def _parity(gamma: float) -> Real:
     ``P`` the partial sum plus half of what is left, with that half as the radius (below ``2^-(P+8)``)."""
 
     def ball() -> Any:
-        import flint
+        import flint  # deferred: python-flint (77 ms to import) only when a ball is computed
 
         odd, through = _parity_terms(gamma, flint.ctx.prec + 8)
         half = arb_of(through / 2)
@@ -349,13 +366,13 @@ def _categorical(eps: float, utility: Sequence[tuple[str, str, float]]) -> Audit
         "ExponentialCategorical",
         f"epsilon={eps!r}, utility_list={list(utility)!r}",
         Sampler(
-            eps,
-            domain,
-            lambda x, y: x != y,
-            lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
+            claimed=eps,
+            inputs=domain,
+            neighbours=lambda x, y: x != y,
+            build=lambda lib, rng, _: lib.mechanisms.ExponentialCategorical(
                 epsilon=eps, utility_list=list(utility), random_state=rng
             ),
-            lambda m, x: m.randomise(x),
+            randomise=lambda m, x: m.randomise(x),
             script=f"ExponentialCategorical(epsilon={eps!r}, utility_list={list(utility)!r}, random_state=draw)",
         ),
     )
@@ -372,13 +389,13 @@ def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
         "ExponentialHierarchical",
         f"epsilon={eps!r}, hierarchy={hierarchy!r}",
         Sampler(
-            eps,
-            tuple(sorted(leaves(hierarchy))),
-            lambda x, y: x != y,
-            lambda lib, rng, _: lib.mechanisms.ExponentialHierarchical(
+            claimed=eps,
+            inputs=tuple(sorted(leaves(hierarchy))),
+            neighbours=lambda x, y: x != y,
+            build=lambda lib, rng, _: lib.mechanisms.ExponentialHierarchical(
                 epsilon=eps, hierarchy=hierarchy, random_state=rng
             ),
-            lambda m, x: m.randomise(x),
+            randomise=lambda m, x: m.randomise(x),
             script=f"ExponentialHierarchical(epsilon={eps!r}, hierarchy={hierarchy!r}, random_state=draw)",
         ),
     )
@@ -387,24 +404,18 @@ def _hierarchical(eps: float, hierarchy: list[Any]) -> AuditCase:
 def _gaussian_discrete(eps: float, delta: float) -> AuditCase:
     """``GaussianDiscrete`` at sensitivity 1: its own certified model (:func:`_gaussian_row`), inputs 0 and 1."""
     spec = Sampler(
-        eps,
-        (0, 1),
-        lambda x, y: x != y,
-        lambda lib, rng, _: lib.mechanisms.GaussianDiscrete(epsilon=eps, delta=delta, sensitivity=1, random_state=rng),
-        lambda m, x: m.randomise(x),
+        claimed=eps,
+        inputs=(0, 1),
+        neighbours=lambda x, y: x != y,
+        build=lambda lib, rng, _: lib.mechanisms.GaussianDiscrete(
+            epsilon=eps, delta=delta, sensitivity=1, random_state=rng
+        ),
+        randomise=lambda m, x: m.randomise(x),
         public=lambda m, x: _gauss_code(int(m.randomise(x)), _gauss_window(m)),
+        delta=delta,
     )
     claim = "(epsilon, delta)-DP at the epsilon and delta it is built with"
-    return AuditCase(
-        "diffprivlib",
-        "GaussianDiscrete",
-        f"epsilon={eps!r}, delta={delta!r}",
-        claim,
-        _gaussian_row,
-        draw_counts,
-        VALIDATION,
-        replace(spec, delta=delta),
-    )
+    return _case("GaussianDiscrete", f"epsilon={eps!r}, delta={delta!r}", spec, claim, _gaussian_row)
 
 
 #: utilities of three categories: balanced (every normalising constant equal, the factor 2 dropped), a hair
@@ -816,8 +827,6 @@ def reproducer(case: AuditCase, version: str, x: Any, xp: Any, y: Hashable) -> s
     """A standalone script (diffprivlib alone) that computes ``P(y | x)`` and ``P(y | x')`` with the library's own
     code and prints them, the exact ratio and the verdict: the grid runs of its ``randomise`` found by bisection,
     or (``PermuteAndFlip``, whose witness is ``raises RuntimeError``) the product of its acceptance series."""
-    from .pureldp import TAIL
-
     spec: Sampler = case.spec
     if spec.script is None:
         return None
@@ -886,7 +895,7 @@ def _gauss_weights(mechanism: Any) -> tuple[Callable[[int], Real], Callable[[int
 
     def tail(m: int) -> Real:
         def ball() -> Any:
-            import flint
+            import flint  # deferred: python-flint (77 ms to import) only when a ball is computed
 
             # q(m) >= 2^-(1.5 (m + gamma(m)) + 2) (b and the acceptance are at least e^-1 per step and e^-gamma
             # less a vanishing part), so a rest below 2^-bits is 2^-(prec + 8) relative to the sum
@@ -916,8 +925,6 @@ def _gaussian_row(case: AuditCase) -> Modelled:
     """The tight delta at the claimed epsilon of the windowed model (a lower bound on the mechanism's: merging
     outputs lowers it), up to the merged mass (its upper bound), against the claimed delta; the tight epsilon at
     the claimed delta; and the two inputs to sample."""
-    from ..notions.approximate import synthesize_approximate
-
     spec: Sampler = case.spec
     eps, delta = spec.claimed, float(spec.delta or 0)
     mechanism = spec.build(_diffprivlib(), GridDraw(), None)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -80,11 +81,38 @@ class _Path:
         return None
 
 
-class GridUniform:
-    """A uniform double ``k 2^-53`` whose ``k`` ranges over ``lo .. hi`` on the current path; a comparison with
-    a float splits the range and the path branches (:mod:`wmcdp.audit.execution`)."""
+class _OnlyCompared(ABC):
+    """A uniform double of the model, used only in comparisons: ``>`` and ``>=`` from its ``<=`` and ``<``, every
+    other use refused (the model covers code that only compares its uniform doubles)."""
 
     __array_ufunc__ = None  # numpy scalars compared with it defer to its reflected comparisons
+    #: the double as the refusals name it
+    kind = "a uniform double"
+
+    @abstractmethod
+    def __lt__(self, t: Any) -> bool: ...
+
+    @abstractmethod
+    def __le__(self, t: Any) -> bool: ...
+
+    def __gt__(self, t: Any) -> bool:
+        return not self.__le__(t)
+
+    def __ge__(self, t: Any) -> bool:
+        return not self.__lt__(t)
+
+    def __eq__(self, t: object) -> bool:
+        raise TypeError(f"{self.kind} is only compared by <, <=, > and >= here")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __float__(self) -> float:
+        raise TypeError("the exact model follows code that only compares its uniform doubles")
+
+
+class GridUniform(_OnlyCompared):
+    """A uniform double ``k 2^-53`` whose ``k`` ranges over ``lo .. hi`` on the current path; a comparison with
+    a float splits the range and the path branches (:mod:`wmcdp.audit.execution`)."""
 
     def __init__(self, path: _Path) -> None:
         self.path, self.lo, self.hi = path, 0, GRID - 1
@@ -117,20 +145,6 @@ class GridUniform:
     def __le__(self, t: Any) -> bool:  # k <= floor(t 2^53)
         return self._below(min(max(math.floor(self._scaled(t)) + 1, 0), GRID))
 
-    def __gt__(self, t: Any) -> bool:
-        return not self.__le__(t)
-
-    def __ge__(self, t: Any) -> bool:
-        return not self.__lt__(t)
-
-    def __eq__(self, t: object) -> bool:
-        raise TypeError("a uniform double is only compared by <, <=, > and >= here")
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __float__(self) -> float:
-        raise TypeError("the exact model follows code that only compares its uniform doubles")
-
     def __mul__(self, c: Any) -> ScaledUniform:
         return ScaledUniform(self, c)
 
@@ -140,13 +154,13 @@ class GridUniform:
         return f"GridUniform(k in {self.lo}..{self.hi})"
 
 
-class ScaledUniform:
+class ScaledUniform(_OnlyCompared):
     """``u * c`` in floats for a :class:`GridUniform` ``u`` and a positive finite float ``c``: ``fl(k 2^-53 c)`` is
     monotone in ``k`` (a product of an exact double by a positive constant, correctly rounded), so the ``k`` whose
     product compares below a float ``t`` are those below a count that bisection with the product itself finds;
     the comparison splits ``u``'s range there."""
 
-    __array_ufunc__ = None
+    kind = "a scaled uniform double"
 
     def __init__(self, u: GridUniform, c: Any) -> None:
         if isinstance(c, (GridUniform, ScaledUniform)) or not isinstance(c, (float, int, np.floating, np.integer)):
@@ -173,20 +187,6 @@ class ScaledUniform:
     def __le__(self, t: Any) -> bool:
         GridUniform._scaled(t)
         return self.u._below(self._first_failing(lambda v: v <= float(t)))
-
-    def __gt__(self, t: Any) -> bool:
-        return not self.__le__(t)
-
-    def __ge__(self, t: Any) -> bool:
-        return not self.__lt__(t)
-
-    def __eq__(self, t: object) -> bool:
-        raise TypeError("a scaled uniform double is only compared by <, <=, > and >= here")
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __float__(self) -> float:
-        raise TypeError("the exact model follows code that only compares its uniform doubles")
 
 
 class GridArray:

@@ -59,6 +59,7 @@ import numpy as np
 from ..base.errors import WmcdpError
 from .core import AuditCase, AuditedLibrary, Mechanism, Modelled, library, local_row
 from .execution import exact_distribution
+from .pureldp import TAIL
 
 #: the multi-freq-ldpy version the models follow
 MODELLED = "0.2.5"
@@ -103,8 +104,21 @@ VALIDATION = (
 
 
 def _case(mechanism: str, epsilon: float, k: int, optimal: bool | None = None) -> AuditCase:
-    spec = Client(mechanism, epsilon, k, optimal)
-    return AuditCase("multi-freq-ldpy", mechanism, spec.params, "epsilon", _row, draw_counts, VALIDATION, spec)
+    return _audited(Client(mechanism=mechanism, epsilon=epsilon, k=k, optimal=optimal), "epsilon")
+
+
+def _audited(spec: Client | Protocol, claim: str) -> AuditCase:
+    """The case of a client or a solution: its claim named by ``claim``, its model exact (:func:`_row`)."""
+    return AuditCase(
+        library="multi-freq-ldpy",
+        mechanism=spec.mechanism,
+        params=spec.params,
+        claim=claim,
+        model=_row,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
+    )
 
 
 @dataclass(frozen=True)
@@ -133,17 +147,10 @@ def _protocol(mechanism: str, module: str, args: tuple[Any, ...], names: str, cl
         tuple(itertools.product(*(range(k) for k in first))) if isinstance(first, list) else tuple(range(first))
     )
     params = ", ".join(f"{n}={v!r}" for n, v in zip(names.split(), args))
-    spec = Protocol(mechanism, module, args, claim, inputs, params, family)
-    return AuditCase(
-        "multi-freq-ldpy",
-        mechanism,
-        params,
-        [n for n in names.split() if n != "optimal"][-1],
-        _row,
-        draw_counts,
-        VALIDATION,
-        spec,
+    spec = Protocol(
+        mechanism=mechanism, module=module, args=args, claim=claim, inputs=inputs, params=params, family=family
     )
+    return _audited(spec, [n for n in names.split() if n != "optimal"][-1])
 
 
 def _protocols() -> list[AuditCase]:
@@ -461,7 +468,7 @@ def _plain(y: Any) -> Hashable:
 def separating_seeds(k: int, g: int) -> tuple[int, ...]:
     """Seeds ``0, 1, ...`` kept when they hash (``xxh32(str(value), seed) % g``, LH.py) a pair of values apart
     that no earlier kept seed separates, until every pair is separated."""
-    import xxhash
+    import xxhash  # deferred: xxhash comes with the audited library's extra
 
     apart: set[tuple[int, int]] = set()
     pairs = {(i, j) for i in range(k) for j in range(i + 1, k)}
@@ -607,7 +614,7 @@ def _view(case: AuditCase, g: int | None, x: Any, y: Any) -> Hashable:
 
 def _hashed(x: int, pair: tuple[int, int], g: int) -> bool:
     """Whether the report of ``(report, seed)`` is ``x``'s hash: ``xxh32(str(x), seed) % g`` (LH.py, L_LH.py)."""
-    import xxhash
+    import xxhash  # deferred: xxhash comes with the audited library's extra
 
     report, seed = pair
     return bool(report == xxhash.xxh32(str(x), seed=int(seed)).intdigest() % g)
@@ -902,8 +909,6 @@ def prob(value):
 
 def reproducer(case: AuditCase, version: str, x: Hashable, xp: Hashable, y: Hashable) -> str:
     """A standalone script (multi-freq-ldpy alone) printing the witness's probabilities, ratio and verdict."""
-    from .pureldp import TAIL
-
     spec = case.spec
     if isinstance(spec, Protocol):
         module, args = spec.module, spec.args

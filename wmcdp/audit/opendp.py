@@ -51,13 +51,17 @@ from typing import Any
 
 import numpy as np
 
+from wmcdp.programs import opendp as models
+
 from ..base.certified import Real, float_bracket
 from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..count.probabilities import Counter as ModelCounter
 from ..count.probabilities import number_system
 from ..lang.program import Program
+from ..notions.approximate import synthesize_approximate
 from ..notions.privacy import synthesize_privacy
+from ..notions.zcdp import certified_zcdp
 from .core import (
     TIGHT_ULPS,
     AuditCase,
@@ -73,6 +77,8 @@ from .core import (
     verdict,
     with_tight_delta,
 )
+from .pureldp import TAIL
+from .tmlt import _gauss_tail, _gauss_term, discrete_gaussian_row, gauss_window
 
 #: draws per call into OpenDP when sampling (the size of one composition of the measurement)
 BATCH = 10_000
@@ -88,10 +94,10 @@ def _opendp() -> Any:
 MODELLED = "0.16.0"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Measurement:
     """A case's OpenDP measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``), with its model and how
-    inputs and outputs translate."""
+    inputs and outputs translate, declared with keywords."""
 
     d_in: int
     build: Callable[[Any], Any]  # dp -> the OpenDP measurement
@@ -108,11 +114,29 @@ class Measurement:
 VALIDATION = (
     "OpenDP's own draws (batches from make_composition) on the witness's two inputs against the model (chi-square)"
 )
+#: where the claims are read: a pure epsilon, certified against an enclosure of the tight value or not
+PURE = "pure epsilon: the privacy map at d_in"
+CERTIFIED = "pure epsilon: the privacy map at d_in (certified)"
+CERTIFIED_ZCDP = "zCDP rho: the privacy map at d_in (certified)"
 
 
-def _case(mechanism: str, params: str, *spec: Any, **kw: Any) -> AuditCase:
-    claim = "pure epsilon: the privacy map at d_in"
-    return AuditCase("opendp", mechanism, params, claim, _row, draw_counts, VALIDATION, Measurement(*spec, **kw))
+def _case(*, mechanism: str, params: str, claim: str, model: Callable[[AuditCase], Modelled], spec: Any) -> AuditCase:
+    """An OpenDP case: its claim checked by ``model``, its draws from OpenDP's own code (:func:`draw_counts`)."""
+    return AuditCase(
+        library="opendp",
+        mechanism=mechanism,
+        params=params,
+        claim=claim,
+        model=model,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
+    )
+
+
+def _measured(mechanism: str, params: str, spec: Measurement) -> AuditCase:
+    """A case whose sampler is a model program (:mod:`programs.opendp`) and whose claim is a pure epsilon."""
+    return _case(mechanism=mechanism, params=params, claim=PURE, model=_row, spec=spec)
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -143,274 +167,300 @@ def _lengths_to_opendp(n: int) -> Callable[[tuple[Any, ...]], bytes]:
     return lambda x: bytes(2 * n // 8 if x[0] else n // 8)
 
 
-def _cases() -> list[AuditCase]:
-    from wmcdp.programs import opendp as models
+def _rr_bool(*, prob: float) -> AuditCase:
+    return _measured(
+        "make_randomized_response_bool",
+        f"prob={prob!r}",
+        Measurement(
+            d_in=1,
+            build=lambda dp: dp.m.make_randomized_response_bool(prob),
+            model=lambda: models.opendp_rr_bool(prob),
+            to_opendp=_bool,
+            from_opendp=int,
+            show=lambda x: str(bool(x[0])),
+            show_output=lambda y: str(bool(y)),
+        ),
+    )
 
-    def rr_bool(prob: float) -> AuditCase:
-        return _case(
-            "make_randomized_response_bool",
-            f"prob={prob!r}",
-            1,
-            lambda dp: dp.m.make_randomized_response_bool(prob),
-            lambda: models.opendp_rr_bool(prob),
-            _bool,
-            int,
-            lambda x: str(bool(x[0])),
-            lambda y: str(bool(y)),
-        )
 
-    def rr_categorical(t: int, prob: float, label: str) -> AuditCase:
-        names = [f"c{k}" for k in range(t)]
-        return _case(
-            "make_randomized_response",
-            f"t={t}, prob={label}",
-            1,
-            lambda dp: dp.m.make_randomized_response(names, prob=prob),
-            lambda: models.opendp_rr_categorical(t, prob),
-            lambda x: names[x[0]] if x[0] < t else "not-a-category",
-            lambda y: names.index(y),
-            _category(t),
-            lambda y: names[y],
+def _rr_categorical(*, t: int, prob: float, label: str) -> AuditCase:
+    names = [f"c{k}" for k in range(t)]
+    return _measured(
+        "make_randomized_response",
+        f"t={t}, prob={label}",
+        Measurement(
+            d_in=1,
+            build=lambda dp: dp.m.make_randomized_response(names, prob=prob),
+            model=lambda: models.opendp_rr_categorical(t, prob),
+            to_opendp=lambda x: names[x[0]] if x[0] < t else "not-a-category",
+            from_opendp=lambda y: names.index(y),
+            show=_category(t),
+            show_output=lambda y: names[y],
             script=_fill(
                 _RR_SCRIPT,
                 call=f"dp.m.make_randomized_response({names!r}, prob={prob!r})",
                 categories=repr(names),
                 prob=repr(prob),
             ),
-        )
+        ),
+    )
 
-    def bitvec(n: int, m: int, f: float) -> AuditCase:
-        return _case(
-            "make_randomized_response_bitvec",
-            f"{n} bits, max_weight={m}, f={f!r}",
-            1,
-            lambda dp: dp.m.make_randomized_response_bitvec(
-                dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f
-            ),
-            lambda: models.opendp_rr_bitvec(n, m, f),
-            _bits_to_bytes,
-            _bytes_to_bits,
-            lambda x: _bits_to_bytes(x).hex(),
-            lambda y: _bits_to_bytes(y).hex(),
-        )
 
-    def bitvec_lengths(n: int, m: int, f: float) -> AuditCase:
-        def to_model(data: Any) -> tuple[Any, ...]:
-            bits = _bytes_to_bits(data)
-            return (len(bits),) + bits + (0,) * (2 * n - len(bits))
+def _bitvec_measurement(m: int, f: float) -> Callable[[Any], Any]:
+    """``dp -> make_randomized_response_bitvec`` over bit vectors of at most ``m`` ones, flipping with ``f / 2``."""
+    return lambda dp: dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f)
 
-        return _case(
-            "make_randomized_response_bitvec",
-            f"{n} or {2 * n} bits, max_weight={m}, f={f!r}",
-            1,
-            lambda dp: dp.m.make_randomized_response_bitvec(
-                dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f
-            ),
-            lambda: models.opendp_rr_bitvec_lengths(n, m, f),
-            _lengths_to_opendp(n),
-            to_model,
-            lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
-            lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
-            script=_fill(
-                _BITVEC_SCRIPT,
-                call=f"make_randomized_response_bitvec(dp.bitvector_domain(max_weight={m}), dp.discrete_distance(), "
-                f"{f!r})",
-                f=repr(f),
-            ),
-        )
 
-    def geometric(T: str, lower: int, upper: int, scale: float, d_in: int) -> AuditCase:
-        return _case(
-            "make_geometric",
-            f"T={T}, bounds=({lower}, {upper}), scale={scale!r}",
-            d_in,
-            lambda dp: dp.m.make_geometric(
+def _bitvec(*, n: int, m: int, f: float) -> AuditCase:
+    return _measured(
+        "make_randomized_response_bitvec",
+        f"{n} bits, max_weight={m}, f={f!r}",
+        Measurement(
+            d_in=1,
+            build=_bitvec_measurement(m, f),
+            model=lambda: models.opendp_rr_bitvec(n, m, f),
+            to_opendp=_bits_to_bytes,
+            from_opendp=_bytes_to_bits,
+            show=lambda x: _bits_to_bytes(x).hex(),
+            show_output=lambda y: _bits_to_bytes(y).hex(),
+        ),
+    )
+
+
+def _bitvec_lengths(*, n: int, m: int, f: float) -> AuditCase:
+    """Inputs of ``n`` or ``2 n`` bits; the model's output is its length, then ``2 n`` bits (zero past the length)."""
+
+    def to_model(data: Any) -> tuple[Any, ...]:
+        bits = _bytes_to_bits(data)
+        return (len(bits),) + bits + (0,) * (2 * n - len(bits))
+
+    call = f"make_randomized_response_bitvec(dp.bitvector_domain(max_weight={m}), dp.discrete_distance(), {f!r})"
+    return _measured(
+        "make_randomized_response_bitvec",
+        f"{n} or {2 * n} bits, max_weight={m}, f={f!r}",
+        Measurement(
+            d_in=1,
+            build=_bitvec_measurement(m, f),
+            model=lambda: models.opendp_rr_bitvec_lengths(n, m, f),
+            to_opendp=_lengths_to_opendp(n),
+            from_opendp=to_model,
+            show=lambda x: bytes(2 * n // 8 if x[0] else n // 8).hex(),
+            show_output=lambda y: _bits_to_bytes(y[1 : 1 + y[0]]).hex(),
+            script=_fill(_BITVEC_SCRIPT, call=call, f=repr(f)),
+        ),
+    )
+
+
+def _geometric(*, T: str, lower: int, upper: int, scale: float, d_in: int) -> AuditCase:
+    call = (
+        f"dp.m.make_geometric(dp.atom_domain(T={T!r}), dp.absolute_distance(T={T!r}), scale={scale!r}, "
+        f"bounds=({lower}, {upper}))"
+    )
+    return _measured(
+        "make_geometric",
+        f"T={T}, bounds=({lower}, {upper}), scale={scale!r}",
+        Measurement(
+            d_in=d_in,
+            build=lambda dp: dp.m.make_geometric(
                 dp.atom_domain(T=T), dp.absolute_distance(T=T), scale=scale, bounds=(lower, upper)
             ),
-            lambda: models.opendp_geometric_bounded(lower, upper, scale, d_in, T),
-            lambda x: x[0],
-            int,
-            lambda x: str(x[0]),
-            str,
-            script=_fill(
-                _GEOMETRIC_SCRIPT,
-                call=f"dp.m.make_geometric(dp.atom_domain(T={T!r}), dp.absolute_distance(T={T!r}), "
-                f"scale={scale!r}, bounds=({lower}, {upper}))",
-            ),
-        )
+            model=lambda: models.opendp_geometric_bounded(lower, upper, scale, d_in, T),
+            to_opendp=lambda x: x[0],
+            from_opendp=int,
+            show=lambda x: str(x[0]),
+            show_output=str,
+            script=_fill(_GEOMETRIC_SCRIPT, call=call),
+        ),
+    )
 
-    def noisy_max(n: int, top: int, scale: float, d_in: int, monotonic: bool) -> AuditCase:
-        return _case(
-            "make_noisy_max",
-            f"{n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}",
-            d_in,
-            lambda dp: dp.m.make_noisy_max(
+
+def _noisy_max(*, n: int, top: int, scale: float, d_in: int, monotonic: bool) -> AuditCase:
+    return _measured(
+        "make_noisy_max",
+        f"{n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}",
+        Measurement(
+            d_in=d_in,
+            build=lambda dp: dp.m.make_noisy_max(
                 dp.vector_domain(dp.atom_domain(T="i32")),
                 dp.linf_distance(T="i32", monotonic=monotonic),
                 dp.max_divergence(),
                 scale,
             ),
-            lambda: models.opendp_noisy_max(n, top, scale, d_in, monotonic),
-            lambda x: list(x),
-            int,
-            lambda x: str(list(x)),
-            str,
+            model=lambda: models.opendp_noisy_max(n, top, scale, d_in, monotonic),
+            to_opendp=list,
+            from_opendp=int,
+            show=lambda x: str(list(x)),
+            show_output=str,
             exact=False,
-        )
+        ),
+    )
 
-    def laplace(name: str, T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
-        def build(dp: Any) -> Any:
-            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
-            return getattr(dp.m, name)(*space, scale=scale)
 
-        spec = IntegerLaplace(T, scale, inputs, build)
-        low, high = spec.window
-        params = f"T={T}, no bounds, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
-        claim = "pure epsilon: the privacy map at d_in (certified)"
-        return AuditCase("opendp", name, params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+def _laplace(*, mechanism: str, T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
+    """OpenDP's discrete Laplace on an integer type: ``make_geometric`` without bounds, ``make_laplace``, or
+    ``make_noise`` under ``max_divergence``."""
 
-    def noise_laplace(T: str, scale: float, inputs: tuple[int, int]) -> AuditCase:
-        def build(dp: Any) -> Any:
-            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+    def build(dp: Any) -> Any:
+        space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+        if mechanism == "make_noise":
             return dp.m.make_noise(*space, dp.max_divergence(), scale=scale)
+        return getattr(dp.m, mechanism)(*space, scale=scale)
 
-        spec = IntegerLaplace(T, scale, inputs, build)
-        low, high = spec.window
-        params = f"T={T}, max_divergence, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
-        claim = "pure epsilon: the privacy map at d_in (certified)"
-        return AuditCase("opendp", "make_noise", params, claim, _laplace_row, draw_counts, VALIDATION, spec)
+    spec = IntegerLaplace(T=T, scale=scale, inputs=inputs, build=build)
+    low, high = spec.window
+    shown = "max_divergence" if mechanism == "make_noise" else "no bounds"
+    params = f"T={T}, {shown}, scale={scale!r}, inputs {inputs[0]} and {inputs[1]}, outputs {low}..{high}"
+    return _case(mechanism=mechanism, params=params, claim=CERTIFIED, model=_laplace_row, spec=spec)
 
-    def gaussian(name: str, T: str, scale: float, d_in: int) -> AuditCase:
-        def build(dp: Any) -> Any:
-            space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
-            if name == "make_noise":
-                return dp.m.make_noise(*space, dp.zero_concentrated_divergence(), scale=scale)
-            return dp.m.make_gaussian(*space, scale=scale)
 
-        spec = IntegerGaussian(T, scale, d_in, build)
-        x0, x1 = spec.inputs
-        params = f"T={T}, zCDP, scale={scale!r}, inputs {x0} and {x1}"
-        claim = "zCDP rho: the privacy map at d_in (certified)"
-        return AuditCase("opendp", name, params, claim, _gaussian_row, draw_counts, VALIDATION, spec)
+def _gaussian(*, mechanism: str, T: str, scale: float, d_in: int) -> AuditCase:
+    """OpenDP's discrete Gaussian on an integer type: ``make_gaussian``, or ``make_noise`` under zCDP."""
 
-    def threshold(name: str, scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
-        def build(dp: Any) -> Any:
-            domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
-            metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
-            if name == "make_noise_threshold":
-                return dp.m.make_noise_threshold(
-                    domain, metric, dp.approximate(dp.max_divergence()), scale=scale, threshold=level
-                )
-            return dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=level)
+    def build(dp: Any) -> Any:
+        space = (dp.atom_domain(T=T), dp.absolute_distance(T=T))
+        if mechanism == "make_noise":
+            return dp.m.make_noise(*space, dp.zero_concentrated_divergence(), scale=scale)
+        return dp.m.make_gaussian(*space, scale=scale)
 
-        spec = NoiseThreshold(scale, level, d_in, build)
-        params = f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}"
-        claim = "(epsilon, delta): the privacy map at d_in (certified)"
-        return AuditCase("opendp", name, params, claim, _threshold_row, draw_counts, VALIDATION, spec)
+    spec = IntegerGaussian(T=T, scale=scale, d_in=d_in, build=build)
+    x0, x1 = spec.inputs
+    params = f"T={T}, zCDP, scale={scale!r}, inputs {x0} and {x1}"
+    return _case(mechanism=mechanism, params=params, claim=CERTIFIED_ZCDP, model=_gaussian_row, spec=spec)
 
-    def gaussian_threshold(scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
-        def build(dp: Any) -> Any:
-            domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
-            metric = dp.l02inf_distance(dp.absolute_distance(T="i32"))
-            return dp.m.make_gaussian_threshold(domain, metric, scale=scale, threshold=level)
 
-        from .tmlt import gauss_window
+def _threshold(*, mechanism: str, scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
+    """``make_laplace_threshold``, or ``make_noise_threshold`` under ``approximate(max_divergence())``."""
 
-        window = gauss_window(Fraction(scale) ** 2) + level + 2
-        spec = NoiseThreshold(scale, level, d_in, build, window)
-        params = f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}"
-        claim = "approximate zCDP (rho, delta): the privacy map at d_in (certified)"
-        return AuditCase(
-            "opendp", "make_gaussian_threshold", params, claim, _gaussian_threshold_row, draw_counts, VALIDATION, spec
-        )
+    def build(dp: Any) -> Any:
+        domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+        metric = dp.l01inf_distance(dp.absolute_distance(T="i32"))
+        if mechanism == "make_noise_threshold":
+            measure = dp.approximate(dp.max_divergence())
+            return dp.m.make_noise_threshold(domain, metric, measure, scale=scale, threshold=level)
+        return dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=level)
 
-    def quantile(
-        candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int, zcdp: bool = False
-    ) -> AuditCase:
-        spec = PrivateQuantile(candidates, alpha, scale, values, size, zcdp=zcdp)
-        params = (
-            f"{'zero_concentrated_divergence, ' if zcdp else ''}candidates={list(candidates)}, alpha={alpha!r}, "
-            f"scale={scale!r}, datasets of up to {size} values in 0..{values - 1}"
-        )
-        claim = f"{'zCDP rho' if zcdp else 'pure epsilon'}: the privacy map at d_in (certified)"
-        return AuditCase("opendp", "make_private_quantile", params, claim, _quantile_row, draw_counts, VALIDATION, spec)
+    return _case(
+        mechanism=mechanism,
+        params=f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}",
+        claim="(epsilon, delta): the privacy map at d_in (certified)",
+        model=_threshold_row,
+        spec=NoiseThreshold(scale=scale, threshold=level, d_in=d_in, build=build),
+    )
 
-    def top_k(n: int, top: int, k: int, scale: float, monotonic: bool, zcdp: bool = False) -> AuditCase:
-        def build(dp: Any) -> Any:
-            domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
-            metric = dp.linf_distance(T="i32", monotonic=monotonic)
-            measure = dp.zero_concentrated_divergence() if zcdp else dp.max_divergence()
-            return dp.m.make_noisy_top_k(domain, metric, measure, k, scale)
 
-        spec = NoisyTopK(n, top, k, scale, 1, monotonic, build, replacement=zcdp)
-        measure = "zero_concentrated_divergence, " if zcdp else ""
-        params = f"{measure}k={k} of {n} scores in 0..{top}, scale={scale!r}, monotonic={monotonic}"
-        claim = f"{'zCDP rho' if zcdp else 'pure epsilon'}: the privacy map at d_in (certified)"
-        return AuditCase("opendp", "make_noisy_top_k", params, claim, _top_k_row, draw_counts, VALIDATION, spec)
+def _gaussian_threshold(*, scale: float, level: int, d_in: tuple[int, int, int]) -> AuditCase:
+    def build(dp: Any) -> Any:
+        domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i32"))
+        metric = dp.l02inf_distance(dp.absolute_distance(T="i32"))
+        return dp.m.make_gaussian_threshold(domain, metric, scale=scale, threshold=level)
 
-    def gumbel(n: int, top: int, scale: float, optimize: str) -> AuditCase:
-        def build(dp: Any) -> Any:
-            domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
-            with warnings.catch_warnings():  # deprecated since 0.14: an alias of make_noisy_max
-                warnings.simplefilter("ignore", DeprecationWarning)
-                return dp.m.make_report_noisy_max_gumbel(domain, dp.linf_distance(T="i32"), scale, optimize)
+    window = gauss_window(Fraction(scale) ** 2) + level + 2
+    return _case(
+        mechanism="make_gaussian_threshold",
+        params=f"one key's count, scale={scale!r}, threshold={level}, d_in={d_in}",
+        claim="approximate zCDP (rho, delta): the privacy map at d_in (certified)",
+        model=_gaussian_threshold_row,
+        spec=NoiseThreshold(scale=scale, threshold=level, d_in=d_in, build=build, window=window),
+    )
 
-        spec = NoisyTopK(n, top, 1, scale, 1, False, build, negate=optimize == "min")
-        params = f"{n} scores in 0..{top}, scale={scale!r}, optimize={optimize}"
-        claim = "pure epsilon: the privacy map at d_in (certified)"
-        return AuditCase(
-            "opendp", "make_report_noisy_max_gumbel", params, claim, _top_k_row, draw_counts, VALIDATION, spec
-        )
 
+def _quantile(
+    *, candidates: tuple[int, ...], alpha: float, scale: float, values: int, size: int, zcdp: bool = False
+) -> AuditCase:
+    return _case(
+        mechanism="make_private_quantile",
+        params=f"{'zero_concentrated_divergence, ' if zcdp else ''}candidates={list(candidates)}, alpha={alpha!r}, "
+        f"scale={scale!r}, datasets of up to {size} values in 0..{values - 1}",
+        claim=CERTIFIED_ZCDP if zcdp else CERTIFIED,
+        model=_quantile_row,
+        spec=PrivateQuantile(candidates=candidates, alpha=alpha, scale=scale, values=values, size=size, zcdp=zcdp),
+    )
+
+
+def _top_k(*, n: int, top: int, k: int, scale: float, monotonic: bool, zcdp: bool = False) -> AuditCase:
+    def build(dp: Any) -> Any:
+        domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
+        metric = dp.linf_distance(T="i32", monotonic=monotonic)
+        measure = dp.zero_concentrated_divergence() if zcdp else dp.max_divergence()
+        return dp.m.make_noisy_top_k(domain, metric, measure, k, scale)
+
+    return _case(
+        mechanism="make_noisy_top_k",
+        params=f"{'zero_concentrated_divergence, ' if zcdp else ''}k={k} of {n} scores in 0..{top}, scale={scale!r}, "
+        f"monotonic={monotonic}",
+        claim=CERTIFIED_ZCDP if zcdp else CERTIFIED,
+        model=_top_k_row,
+        spec=NoisyTopK(n=n, top=top, k=k, scale=scale, d_in=1, monotonic=monotonic, build=build, replacement=zcdp),
+    )
+
+
+def _gumbel(*, n: int, top: int, scale: float, optimize: str) -> AuditCase:
+    def build(dp: Any) -> Any:
+        domain = dp.vector_domain(dp.atom_domain(T="i32"), size=n)
+        with warnings.catch_warnings():  # deprecated since 0.14: an alias of make_noisy_max
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return dp.m.make_report_noisy_max_gumbel(domain, dp.linf_distance(T="i32"), scale, optimize)
+
+    return _case(
+        mechanism="make_report_noisy_max_gumbel",
+        params=f"{n} scores in 0..{top}, scale={scale!r}, optimize={optimize}",
+        claim=CERTIFIED,
+        model=_top_k_row,
+        spec=NoisyTopK(n=n, top=top, k=1, scale=scale, d_in=1, monotonic=False, build=build, negate=optimize == "min"),
+    )
+
+
+def _cases() -> list[AuditCase]:
+    """Every OpenDP case, in the order the audit runs and shows them."""
     return [
-        rr_bool(0.75),
-        rr_bool(0.6),
-        rr_bool(0.5),
-        rr_categorical(3, 1 / 3, "1/3"),
-        rr_categorical(9, 1 / 9, "1/9"),
-        rr_categorical(4, 1 / 4, "1/4"),
-        rr_categorical(5, 0.5, "0.5"),
-        bitvec(8, 5, 0.5),
-        bitvec(8, 2, 0.5),
-        bitvec_lengths(8, 5, 0.5),
-        geometric("i32", 0, 1, 1.0, 2),
-        geometric("i32", 0, 5, 2.0, 1),
-        geometric("u32", 0, 5, 10.0, 1),
-        geometric("u32", 0, 5, 2.0, 1),
-        noisy_max(3, 3, 1.0, 1, False),
-        noisy_max(2, 4, 2.0, 1, True),
-        laplace("make_geometric", "i32", 2.0, (0, 1)),
-        laplace("make_geometric", "i32", 0.5, (-1, 2)),
-        laplace("make_geometric", "u32", 3.0, (0, 1)),
-        laplace("make_laplace", "i32", 0.1, (2**31 - 4, 2**31 - 1)),
-        laplace("make_laplace", "i64", 1.0, (5, 7)),
-        top_k(3, 2, 2, 1.0, False),
-        top_k(3, 2, 2, 2.0, True),
-        top_k(3, 2, 1, 1.0, False, zcdp=True),
-        top_k(3, 2, 2, 1.0, True, zcdp=True),
-        top_k(2, 3, 1, 0.5, True, zcdp=True),
-        gumbel(3, 2, 1.0, "max"),
-        gumbel(3, 2, 2.0, "min"),
-        noise_laplace("i32", 1.5, (0, 1)),
-        gaussian("make_gaussian", "i32", 1.0, 1),
-        gaussian("make_gaussian", "i32", 0.7, 2),
-        gaussian("make_gaussian", "i64", 3.0, 1),
-        gaussian("make_gaussian", "u32", 2.0, 1),
-        gaussian("make_noise", "i32", 1.5, 2),
-        threshold("make_laplace_threshold", 1.0, 5, (1, 1, 1)),
-        threshold("make_laplace_threshold", 2.0, 20, (1, 1, 1)),
-        threshold("make_laplace_threshold", 1.0, 5, (1, 2, 2)),
-        threshold("make_laplace_threshold", 1.0, 5, (0, 0, 0)),
-        threshold("make_noise_threshold", 0.5, 4, (1, 1, 1)),
-        gaussian_threshold(1.0, 6, (1, 1, 1)),
-        gaussian_threshold(2.0, 4, (1, 1, 1)),
-        gaussian_threshold(1.5, 6, (1, 2, 2)),
-        gaussian_threshold(1.0, 3, (0, 0, 0)),
-        quantile((0, 1, 2), 0.5, 1.0, 4, 3),
-        quantile((1, 2), 0.25, 0.5, 4, 3),
-        quantile((0, 2), 0.3, 1.0, 3, 3),
-        quantile((0, 1, 2), 0.5, 1.0, 4, 3, zcdp=True),
-        quantile((1, 2), 0.25, 0.5, 4, 3, zcdp=True),
+        _rr_bool(prob=0.75),
+        _rr_bool(prob=0.6),
+        _rr_bool(prob=0.5),
+        _rr_categorical(t=3, prob=1 / 3, label="1/3"),
+        _rr_categorical(t=9, prob=1 / 9, label="1/9"),
+        _rr_categorical(t=4, prob=1 / 4, label="1/4"),
+        _rr_categorical(t=5, prob=0.5, label="0.5"),
+        _bitvec(n=8, m=5, f=0.5),
+        _bitvec(n=8, m=2, f=0.5),
+        _bitvec_lengths(n=8, m=5, f=0.5),
+        _geometric(T="i32", lower=0, upper=1, scale=1.0, d_in=2),
+        _geometric(T="i32", lower=0, upper=5, scale=2.0, d_in=1),
+        _geometric(T="u32", lower=0, upper=5, scale=10.0, d_in=1),
+        _geometric(T="u32", lower=0, upper=5, scale=2.0, d_in=1),
+        _noisy_max(n=3, top=3, scale=1.0, d_in=1, monotonic=False),
+        _noisy_max(n=2, top=4, scale=2.0, d_in=1, monotonic=True),
+        _laplace(mechanism="make_geometric", T="i32", scale=2.0, inputs=(0, 1)),
+        _laplace(mechanism="make_geometric", T="i32", scale=0.5, inputs=(-1, 2)),
+        _laplace(mechanism="make_geometric", T="u32", scale=3.0, inputs=(0, 1)),
+        _laplace(mechanism="make_laplace", T="i32", scale=0.1, inputs=(2**31 - 4, 2**31 - 1)),
+        _laplace(mechanism="make_laplace", T="i64", scale=1.0, inputs=(5, 7)),
+        _top_k(n=3, top=2, k=2, scale=1.0, monotonic=False),
+        _top_k(n=3, top=2, k=2, scale=2.0, monotonic=True),
+        _top_k(n=3, top=2, k=1, scale=1.0, monotonic=False, zcdp=True),
+        _top_k(n=3, top=2, k=2, scale=1.0, monotonic=True, zcdp=True),
+        _top_k(n=2, top=3, k=1, scale=0.5, monotonic=True, zcdp=True),
+        _gumbel(n=3, top=2, scale=1.0, optimize="max"),
+        _gumbel(n=3, top=2, scale=2.0, optimize="min"),
+        _laplace(mechanism="make_noise", T="i32", scale=1.5, inputs=(0, 1)),
+        _gaussian(mechanism="make_gaussian", T="i32", scale=1.0, d_in=1),
+        _gaussian(mechanism="make_gaussian", T="i32", scale=0.7, d_in=2),
+        _gaussian(mechanism="make_gaussian", T="i64", scale=3.0, d_in=1),
+        _gaussian(mechanism="make_gaussian", T="u32", scale=2.0, d_in=1),
+        _gaussian(mechanism="make_noise", T="i32", scale=1.5, d_in=2),
+        _threshold(mechanism="make_laplace_threshold", scale=1.0, level=5, d_in=(1, 1, 1)),
+        _threshold(mechanism="make_laplace_threshold", scale=2.0, level=20, d_in=(1, 1, 1)),
+        _threshold(mechanism="make_laplace_threshold", scale=1.0, level=5, d_in=(1, 2, 2)),
+        _threshold(mechanism="make_laplace_threshold", scale=1.0, level=5, d_in=(0, 0, 0)),
+        _threshold(mechanism="make_noise_threshold", scale=0.5, level=4, d_in=(1, 1, 1)),
+        _gaussian_threshold(scale=1.0, level=6, d_in=(1, 1, 1)),
+        _gaussian_threshold(scale=2.0, level=4, d_in=(1, 1, 1)),
+        _gaussian_threshold(scale=1.5, level=6, d_in=(1, 2, 2)),
+        _gaussian_threshold(scale=1.0, level=3, d_in=(0, 0, 0)),
+        _quantile(candidates=(0, 1, 2), alpha=0.5, scale=1.0, values=4, size=3),
+        _quantile(candidates=(1, 2), alpha=0.25, scale=0.5, values=4, size=3),
+        _quantile(candidates=(0, 2), alpha=0.3, scale=1.0, values=3, size=3),
+        _quantile(candidates=(0, 1, 2), alpha=0.5, scale=1.0, values=4, size=3, zcdp=True),
+        _quantile(candidates=(1, 2), alpha=0.25, scale=0.5, values=4, size=3, zcdp=True),
     ]
 
 
@@ -547,8 +597,6 @@ def _zcdp_row(
     D_alpha / alpha`` (:func:`~wmcdp.notions.zcdp.certified_zcdp`) against the claim; the witness is the pair and the
     order where the lower end is attained (order 1: the limit alpha -> 1, the KL divergence); and the pair's places
     in ``inputs``."""
-    from ..notions.zcdp import certified_zcdp
-
     ordered = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if neighbours(inputs[a], inputs[b])]
     outputs = sorted({y for d in dists for y in d}, key=lambda y: (str(type(y)), y))
     pairs = [([dists[a].get(y, 0) for y in outputs], [dists[b].get(y, 0) for y in outputs]) for a, b in ordered]
@@ -590,8 +638,6 @@ class IntegerGaussian:
 
     @property
     def window(self) -> int:
-        from .tmlt import gauss_window
-
         return gauss_window(self.variance)
 
     @property
@@ -621,8 +667,6 @@ def _gaussian_row(case: AuditCase) -> Modelled:
     ``alpha d_in^2 / (2 sigma^2)`` (equal at integer orders; the saturating cast is a post-processing, which
     cannot raise it): the tight rho is ``d_in^2 / (2 sigma^2)``, checked against the certified ``D_2`` of the
     windowed model (:func:`~wmcdp.audit.tmlt.discrete_gaussian_row`)."""
-    from .tmlt import discrete_gaussian_row
-
     spec: IntegerGaussian = case.spec
     claimed = float(spec.build(_opendp()).map(spec.d_in))
     x0, x1 = spec.inputs
@@ -713,8 +757,6 @@ def _threshold_row(case: AuditCase) -> Modelled:
     """The claim ``(epsilon, delta)`` of the privacy map at ``d_in`` against the certified tight delta at the
     claimed epsilon over every ``d_in``-close pair of the case's inputs (both orders), and the tight epsilon at the
     claimed delta. The verdict compares the deltas (``VIOLATED`` when the enclosure lies above the claim)."""
-    from ..notions.approximate import synthesize_approximate
-
     spec: NoiseThreshold = case.spec
     eps, delta = (float(v) for v in spec.build(_opendp()).map(spec.d_in))
     dists = threshold_outputs(spec)
@@ -780,22 +822,26 @@ print("VIOLATED" if exact > Decimal(delta) else "holds")
 def threshold_reproducer(case: AuditCase, epsilon: float, delta: float, n: int) -> str:
     """A standalone script (OpenDP alone) for a violated threshold claim whose witness pair is a key with ``n``
     users against no key: the exact release probability, OpenDP's own release frequency, and the verdict."""
-    spec: NoiseThreshold = case.spec
     if case.mechanism == "make_noise_threshold":
         call = "dp.m.make_noise_threshold(domain, metric, dp.approximate(dp.max_divergence()), scale, threshold)"
     else:
         call = "dp.m.make_laplace_threshold(domain, metric, scale=scale, threshold=threshold)"
-    return _THRESHOLD_SCRIPT.format(
+    return _threshold_script(_THRESHOLD_SCRIPT, case, n, epsilon=epsilon, delta=delta, call=call)
+
+
+def _threshold_script(template: str, case: AuditCase, n: int, **claim: Any) -> str:
+    """``template`` filled for a threshold case (:class:`NoiseThreshold`) whose witness is a key with ``n`` users
+    against no key, ``claim`` its claimed values (and the measurement's call, where the template takes it)."""
+    spec: NoiseThreshold = case.spec
+    return template.format(
         label=case.label,
         version=LIBRARY.version(),
-        epsilon=epsilon,
-        delta=delta,
         d_in=spec.d_in,
         distance=(min(n, 1), n, n),
         n=n,
         scale=spec.scale,
         threshold=spec.threshold,
-        call=call,
+        **claim,
     )
 
 
@@ -824,8 +870,6 @@ def gaussian_threshold_outputs(spec: NoiseThreshold) -> list[dict[Hashable, Real
     released as ``c`` in ``threshold .. top`` with ``P(Z = c - n)``, above ``top`` with ``P(Z > top - n)`` (the model's
     ``top`` is past the window of :func:`~wmcdp.audit.tmlt.gauss_window`: that tail holds less than 2^-200) and
     dropped with ``P(Z <= threshold - 1 - n)``."""
-    from .tmlt import _gauss_tail, _gauss_term
-
     s = Fraction(spec.scale) ** 2
     norm = 1 + 2 * _gauss_tail(s, 0)
 
@@ -909,8 +953,6 @@ def _present_rho(
     """``c^2 / (2 sigma^2)`` rounded up, for ``c`` the largest change between two present counts of the ``present``
     pairs: at most the claimed ``rho`` (else the audit stops: the tight delta would need the pairs' events), and at
     least the certified lower end of the model's rho over those pairs (else the model is wrong)."""
-    from ..notions.zcdp import certified_zcdp
-
     spec: NoiseThreshold = case.spec
     worst = max((abs(spec.inputs[a] - spec.inputs[b]) for a, b in present), default=0)
     bound = Fraction(worst * worst) / (2 * Fraction(spec.scale) ** 2)
@@ -975,18 +1017,7 @@ def gaussian_threshold_reproducer(case: AuditCase, rho: float, delta: float, n: 
     """A standalone script (OpenDP alone) for a violated ``make_gaussian_threshold`` claim whose witness is a key
     with ``n`` users against no key: the release probability to 30 digits, OpenDP's own release frequency in 10 000
     runs, and the verdict."""
-    spec: NoiseThreshold = case.spec
-    return _GAUSS_THRESHOLD_SCRIPT.format(
-        label=case.label,
-        version=LIBRARY.version(),
-        rho=rho,
-        delta=delta,
-        d_in=spec.d_in,
-        distance=(min(n, 1), n, n),
-        n=n,
-        scale=spec.scale,
-        threshold=spec.threshold,
-    )
+    return _threshold_script(_GAUSS_THRESHOLD_SCRIPT, case, n, rho=rho, delta=delta)
 
 
 # -- make_private_quantile under max divergence: scores, then noisy min by permute-and-flip -------------
@@ -1328,8 +1359,6 @@ def _fill(template: str, **values: str) -> str:
 def reproducer(case: AuditCase, claimed: float, x: str, xp: str, y: str) -> str:
     """A standalone script (OpenDP alone) for a violated case: the claim from the measurement's own map, then the
     witness's probabilities from the library's lines (randomized response) or its frequency in OpenDP's draws."""
-    from .pureldp import TAIL
-
     spec: Measurement = case.spec
     assert spec.script is not None
     head = _HEAD.format(label=case.label, version=LIBRARY.version(), claim=claimed, d_in=spec.d_in, x=x, xp=xp, y=y)

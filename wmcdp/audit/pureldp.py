@@ -94,6 +94,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import random
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable
@@ -115,7 +116,7 @@ def _pure_ldp() -> Any:
     return library("pure_ldp.frequency_oracles", "pure-ldp", "pure-ldp", "pureldp")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Client:
     """A case's client (the :class:`~wmcdp.audit.core.AuditCase`'s ``spec``); the inputs are the items
     ``1 .. d``, every two neighbours. ``call`` builds the client and ``claim`` reads its claimed epsilon
@@ -135,6 +136,7 @@ class Client:
         return self.items or tuple(range(1, self.d + 1))
 
     def build(self) -> Any:
+        # deferred: pure-ldp is an optional extra
         from pure_ldp import heavy_hitters
         from pure_ldp.core import generate_hash, generate_hash_funcs
 
@@ -174,9 +176,28 @@ VALIDATION = (
 )
 
 
-def _case(mechanism: str, params: str, d: int, family: str, claim: str = "client.epsilon", **kw: Any) -> AuditCase:
-    client = Client(f"{mechanism}({params})", claim, d, family, kw.pop("run", _privatise), **kw)
-    return AuditCase("pure-ldp", mechanism, params, claim, _row, draw_counts, VALIDATION, client)
+def _case(
+    mechanism: str,
+    params: str,
+    d: int,
+    family: str,
+    claim: str = "client.epsilon",
+    run: Callable[[Any, Any], Hashable] = _privatise,
+    **client: Any,
+) -> AuditCase:
+    """The case of the client ``mechanism(params)`` over the items ``1 .. d`` (or ``client``'s ``items``): its claim
+    read by ``claim``, its reports from ``run`` enumerated exactly; ``client`` holds :class:`Client`'s other fields."""
+    spec = Client(call=f"{mechanism}({params})", claim=claim, d=d, family=family, run=run, **client)
+    return AuditCase(
+        library="pure-ldp",
+        mechanism=mechanism,
+        params=params,
+        claim=claim,
+        model=_row,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
+    )
 
 
 def _de(eps: float, d: int) -> AuditCase:
@@ -192,7 +213,7 @@ def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
     """Seeds from ``candidates``, in order, such that every pair of indices ``0 .. d - 1`` is hashed apart by
     one of them (``xxh32(str(index), seed) % g``, lh_client.py line 74); each seed kept separates a pair not
     separated before."""
-    import xxhash
+    import xxhash  # deferred: xxhash comes with the audited library's extra
 
     apart: set[tuple[int, int]] = set()
     pairs = set(itertools.combinations(range(d), 2))
@@ -210,7 +231,7 @@ def separating_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
 
 def _lh_hit(lh: Any, index: int, report: Any) -> bool:
     """Whether a local-hashing report ``(value, seed)`` is the index's own hash under its seed."""
-    import xxhash
+    import xxhash  # deferred: xxhash comes with the audited library's extra
 
     value, seed = report
     return bool(value == xxhash.xxh32(str(index), seed=seed).intdigest() % lh.g)
@@ -224,7 +245,6 @@ def _hit(client: Any, x: int, y: Hashable) -> Hashable:
 def _seed_model(lh: Any, seeds: tuple[int, ...]) -> None:
     """``lh.privatise`` (lh_client.py lines 93-94) with its published seed, ``random.randint(0, sys.maxsize)``,
     drawn uniformly from ``seeds`` instead: the seed model (module docstring)."""
-    import random
 
     def privatise(data: Any) -> tuple[Any, int]:
         seed = seeds[random.randrange(len(seeds))]
@@ -311,7 +331,7 @@ def complete_seeds(d: int, g: int, candidates: range) -> tuple[int, ...]:
     """Seeds from ``candidates``, in order, one for each vector of hash values ``(xxh32(str(i), seed) % g)`` of the
     indices ``i = 0 .. d - 1`` (lh_client.py line 69): every one of the ``g^d`` vectors, so that whatever a seed
     of the whole family does to these indices, one of these seeds does the same."""
-    import xxhash
+    import xxhash  # deferred: xxhash comes with the audited library's extra
 
     found: dict[tuple[int, ...], int] = {}
     for seed in candidates:
@@ -330,9 +350,7 @@ def _hh(mechanism: str, params: str, length: int, fo: str | None, **kw: Any) -> 
     """A heavy hitter's case over every bit string of ``length`` (its ``max_string_length``), wrapping the frequency
     oracle ``fo`` (the call's text), or its default ``LHClient`` when ``fo`` is None."""
     params = params if fo is None else f"fo_client={fo}, {params}"  # (a label no other label contains)
-    run = kw.pop("run", _privatise)
-    client = Client(f"{mechanism}({params})", "client.epsilon", 2**length, "hh", run, items=_strings(length), **kw)
-    return AuditCase("pure-ldp", mechanism, params, "client.epsilon", _row, draw_counts, VALIDATION, client)
+    return _case(mechanism, params, 2**length, "hh", items=_strings(length), **kw)
 
 
 def _index(client: Any, text: str) -> int:

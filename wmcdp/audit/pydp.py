@@ -1,5 +1,7 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the Laplace
-noise of ``Count``, ``BoundedSum`` (integers or floats) and ``LaplaceMechanism.add_noise`` (an integer or a float).
+"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection and Laplace noise.
+
+The Laplace noise is that of ``Count``, ``BoundedSum`` (integers or floats) and ``LaplaceMechanism.add_noise`` (an
+integer or a float).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the
 library claims (epsilon, delta)-DP for a user who adds one to the counts of at most
@@ -126,9 +128,17 @@ VALIDATION = (
 def _case(
     strategy: str, epsilon: float, delta: float, partitions: int = 1, pre_threshold: int | None = None
 ) -> AuditCase:
-    spec = Strategy(strategy, epsilon, delta, partitions, pre_threshold)
-    claim = "(epsilon, delta)-DP at the epsilon and delta it is built with"
-    return AuditCase("pydp", spec.mechanism, spec.params, claim, _row, draw_counts, VALIDATION, spec)
+    spec = Strategy(strategy=strategy, epsilon=epsilon, delta=delta, partitions=partitions, pre_threshold=pre_threshold)
+    return AuditCase(
+        library="pydp",
+        mechanism=spec.mechanism,
+        params=spec.params,
+        claim="(epsilon, delta)-DP at the epsilon and delta it is built with",
+        model=_row,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
+    )
 
 
 def _cases() -> list[AuditCase]:
@@ -754,13 +764,22 @@ def _summed_case(
 ) -> AuditCase:
     base = "LaplaceMechanism" if sensitivity is not None else "Count" if bounds is None else "BoundedSum"
     kind = base if base == "Count" else f"{base} ({'float' if real else 'int'})"
-    spec = Summed(kind, epsilon, l0, linf, bounds, sensitivity)
+    spec = Summed(mechanism=kind, epsilon=epsilon, l0=l0, linf=linf, bounds=bounds, sensitivity=sensitivity)
     claim = (
         "epsilon-DP for results at most the sensitivity apart"
         if sensitivity is not None
         else "epsilon-DP for users adding at most linf_sensitivity entries to each of l0_sensitivity partitions"
     )
-    return AuditCase("pydp", spec.mechanism, spec.params, claim, _summed_row, draw_sums, SUMMED_VALIDATION, spec)
+    return AuditCase(
+        library="pydp",
+        mechanism=spec.mechanism,
+        params=spec.params,
+        claim=claim,
+        model=_summed_row,
+        draw=draw_sums,
+        validation=SUMMED_VALIDATION,
+        spec=spec,
+    )
 
 
 #: how the Count, BoundedSum and LaplaceMechanism models are validated

@@ -94,7 +94,7 @@ def _tmlt() -> Any:
 MODELLED = "0.20.0"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Measurement:
     """A case's measurement (its :class:`~wmcdp.audit.core.AuditCase`'s ``spec``): ``AddGeometricNoise(alpha)``
     or ``AddDiscreteGaussianNoise(sigma_squared)`` at ``d_in``, partition selection at a requested
@@ -136,23 +136,36 @@ CLAIMS = {
 }
 
 
-def _case(mechanism: str, *args: Any, **kw: Any) -> AuditCase:
-    spec = Measurement(mechanism, *args, **kw)
-    return AuditCase("tmlt", mechanism, spec.params, CLAIMS[mechanism], _sampled_row, draw_counts, VALIDATION, spec)
+def _case(spec: Measurement) -> AuditCase:
+    """The case of one measurement: its claim from :data:`CLAIMS`, its model certified, its draws the library's."""
+    return AuditCase(
+        library="tmlt",
+        mechanism=spec.mechanism,
+        params=spec.params,
+        claim=CLAIMS[spec.mechanism],
+        model=_sampled_row,
+        draw=draw_counts,
+        validation=VALIDATION,
+        spec=spec,
+    )
 
 
 def _cases() -> list[AuditCase]:
+    """Every tmlt.core case, in the order the audit runs and shows them."""
     out = [
-        _case("AddGeometricNoise", Fraction(a), d)
+        _case(Measurement(mechanism="AddGeometricNoise", alpha=Fraction(a), d_in=d))
         for a, d in (("1/3", 1), ("1", 1), ("5/2", 1), ("10", 1), ("1/10", 2), ("1/3", 2))
     ]
-    out += [_case("AddDiscreteGaussianNoise", Fraction(v), d) for v, d in (("1/3", 1), ("1", 2), ("1/100", 1))]
     out += [
-        _case("GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d))
+        _case(Measurement(mechanism="AddDiscreteGaussianNoise", alpha=Fraction(v), d_in=d))
+        for v, d in (("1/3", 1), ("1", 2), ("1/100", 1))
+    ]
+    out += [
+        _case(Measurement(mechanism="GeometricPartitionSelection", epsilon=Fraction(e), delta=Fraction(d)))
         for e, d in (("1", "1e-5"), ("3", "1e-5"), ("1/2", "1e-10"), ("5/2", "1e-16"), ("40", "1e-5"))
     ]
     out += [
-        _case("SparseVectorPrefixSums", Fraction(a), d, ranks=m, counts=c, fraction=f)
+        _case(Measurement(mechanism="SparseVectorPrefixSums", alpha=Fraction(a), d_in=d, ranks=m, counts=c, fraction=f))
         for m, c, a, f, d in (
             (2, (0, 3), "2", 0.95, 1),
             (3, (0, 2), "2", 0.95, 1),
@@ -323,7 +336,7 @@ def _gauss_tail(s: Fraction, m: int) -> Real:
     ``e^(−(2K + 3)/(2s))`` past ``K``)."""
 
     def ball() -> Any:
-        import flint
+        import flint  # deferred: python-flint (77 ms to import) only when a ball is computed
 
         depth = m + 1 + math.isqrt(int(2 * s * (flint.ctx.prec + 16)) + 1) + 2
         total = sum((_gauss_exp(s, j) for j in range(m + 1, depth + 1)), flint.arb(0))
@@ -340,7 +353,7 @@ def _gauss_term(s: Fraction, k: int) -> Real:
 
 def _gauss_exp(s: Fraction, k: int) -> Any:
     """The ball of ``e^(−k²/(2s))`` at the working precision."""
-    import flint
+    import flint  # deferred: python-flint (77 ms to import) only when a ball is computed
 
     return (-flint.arb(k * k) / (2 * arb_of(s))).exp()
 
@@ -421,6 +434,7 @@ def partition_selection(case: AuditCase) -> tuple[Any, int, Fraction, float, tup
     delta as the floats just below and above it)``. The claimed delta is the library's exact expression
     (such as ``1/(exp(9) + exp(12))``), enclosed as an exact real: its ``to_float(round_up=True)`` adds a
     margin of its own."""
+    # deferred: tmlt.core is an optional extra (in its own virtualenv)
     from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkStringColumnDescriptor
     from tmlt.core.measurements.aggregations import create_partition_selection_measurement
 
@@ -502,7 +516,7 @@ def crossing(q: Real, r: Real, sums: Sequence[int], t0: int, k: int) -> Real:
     working precision: the rest stays below ``2^-(precision + 8)``."""
 
     def ball() -> Any:
-        import flint
+        import flint  # deferred: python-flint (77 ms to import) only when a ball is computed
 
         qb, rb = q.ball(flint.ctx.prec), r.ball(flint.ctx.prec)
         w = math.ceil((flint.ctx.prec + 8) * math.log(2) / -math.log(float(rb.mid()))) + 1
@@ -547,6 +561,7 @@ def within(d_in: int, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 
 def svps_measurement(spec: Measurement) -> Any:
     """The library's ``SparseVectorPrefixSums`` of the case, on a DataFrame of integer columns rank and count."""
+    # deferred: tmlt.core is an optional extra (in its own virtualenv)
     from tmlt.core.domains.spark_domains import SparkDataFrameDomain, SparkIntegerColumnDescriptor
     from tmlt.core.measurements.spark_measurements import SparseVectorPrefixSums
 
@@ -588,6 +603,7 @@ def _svps_draws(case: AuditCase, counts: tuple[int, ...], draws: int) -> Counter
     """``draws`` ranks from the library's own noise as ``call`` adds it: ``AddNoiseToSeries(AddGeometricNoise(
     alpha))`` on the prefix sums and ``AddNoiseToSeries(AddGeometricNoise(alpha / 2))`` on the threshold, the
     rank then chosen as ``call``'s Spark filter chooses it (:func:`first_rank`; Spark itself is not run)."""
+    # deferred: pandas and tmlt.core come with the tmlt extra
     import pandas as pd
     from tmlt.core.measurements.pandas_measurements.series import AddNoiseToSeries
 

@@ -43,6 +43,9 @@ _EXPORTS = {
     "flip": "lang",
     "ite": "lang",
     "truncated_geometric": "lang",
+    "geometric": "lang",
+    "one_sided_geometric": "lang",
+    "discrete_gaussian": "lang",
     "uniform": "lang",
     "subsample": "lang.subsampling",
     # compilation and Algorithm 1
@@ -154,8 +157,11 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import IntVector as IntVector
     from .lang import Program as Program
     from .lang import discrete as discrete
+    from .lang import discrete_gaussian as discrete_gaussian
     from .lang import flip as flip
+    from .lang import geometric as geometric
     from .lang import ite as ite
+    from .lang import one_sided_geometric as one_sided_geometric
     from .lang import truncated_geometric as truncated_geometric
     from .lang import uniform as uniform
     from .lang.models import GridModel as GridModel

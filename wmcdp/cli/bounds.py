@@ -133,6 +133,7 @@ def run_privacy(args: argparse.Namespace) -> str:
             at=at,
             workers=workers,
             certified=args.certified,
+            width=args.width,
             **forced_plan_of(args, at=True),
         )
     extra = {

@@ -25,6 +25,7 @@ from wmcdp import (
     synthesize_accuracy,
     synthesize_approximate,
     synthesize_privacy,
+    synthesize_renyi,
     truncated_geometric,
 )
 from wmcdp.base.windows import delta_bracket, ratio_bracket
@@ -76,10 +77,19 @@ def test_threshold_of_the_geometric_mechanism(width):
 def test_a_program_with_unbounded_noise_always_runs_in_windows():
     r = synthesize_privacy(threshold())
     assert r.interval is not None and r.interval.half_width >= 2
-    with pytest.raises(UnboundedDraw, match="only pure epsilon and delta"):
+    with pytest.raises(UnboundedDraw, match="only pure epsilon, delta"):
         compile_program(threshold())
     with pytest.raises(WmcdpError, match="all of the integers"):
-        synthesize_accuracy(release(), alpha=1)
+        synthesize_renyi(release(), [2])
+
+
+@pytest.mark.parametrize("alpha", [0, 2, 5])
+def test_accuracy_of_the_geometric_mechanism(alpha):
+    """``1 - beta = P(|Z| <= alpha) = 1 - 2 a^(alpha + 1) / (1 + a)`` on every input."""
+    prog = Program("release", Bits(2), lambda x: geometric(x[0] + x[1], alpha="1/3"), target=lambda x: x[0] + x[1])
+    r = synthesize_accuracy(prog, alpha=alpha, width=1e-9)
+    true = 1 - 2 * F(1, 3) ** (alpha + 1) / F(4, 3)
+    assert r.interval.lo <= true <= r.interval.hi and r.interval.hi - r.interval.lo <= 1e-9
 
 
 def _release_delta(eps: float, a: F, reach: int) -> tuple[F, F]:
@@ -195,8 +205,8 @@ def test_the_truncated_mechanism_converges_into_the_bracket():
     """
     a, n, eps = HALF, 1, "ln:3/2"
     prog = _svt(n, "1/2")
-    pure = synthesize_privacy(prog, width=1e-5).interval
-    d = synthesize_approximate(prog, epsilon=eps, width=1e-5).interval
+    pure = synthesize_privacy(prog, width=1e-4).interval
+    d = synthesize_approximate(prog, epsilon=eps, width=1e-4).interval
     assert pure.hi < math.inf and d.lo > 0
     for margin in range(1, 13):
         compiled = compile_program(_truncated_svt(n, a, margin))
@@ -333,6 +343,8 @@ def test_command_line(capsys, tmp_path):
     assert lo <= math.log(2) <= hi and hi - lo <= 1e-9
     assert main(["approx", f"{path}:release", "--epsilon", "0.5"]) == 0
     assert "windows of half-width" in capsys.readouterr().out
+    assert main(["accuracy", f"{path}:release", "--alpha", "1", "--sets", "exhaustive"]) == 2
+    assert "target" in capsys.readouterr().err
     assert main(["privacy", f"{path}:release"]) == 2
     err = capsys.readouterr().err.strip()
     assert "range grows with the window" in err and "\n" not in err

@@ -348,6 +348,7 @@ def _bounds(sub: Any) -> None:
     q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
     q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
     symbolic_args(q)
+    width_arg(q)
     plan_arg(q)
     q.set_defaults(run=_run("bounds", "run_accuracy"))
 

@@ -36,6 +36,7 @@ from ..lang.shape import BoolShape, ConstShape, Shape, TupleShape, witness_text
 from ..lang.unbounded import UnboundedDraw, window
 
 if TYPE_CHECKING:
+    from .accuracy import AccuracyResult
     from .approximate import ApproximateResult, Threshold
     from .privacy import PrivacyResult
 
@@ -266,6 +267,38 @@ def windowed_delta(
     )
 
 
+# -- accuracy -------------------------------------------------------------------------------
+
+
+def windowed_accuracy(
+    prog: Any,
+    run: Callable[[Compiled], AccuracyResult],
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> AccuracyResult:
+    """``1 - beta`` of a program with unbounded noise: ``run(compiled)`` is the exact accuracy run of the windowed
+    program. Each input's event "within alpha of its target" is bracketed as a probability, so the minimum over the
+    inputs lies in ``[(1 - T)(m_w - E), (1 - T)(m_w + E) + T]`` with ``m_w`` the windowed minimum."""
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        lo, hi = probability_bracket(Fraction(current.result.one_minus_beta), current.radius, current.tail)
+        return lo, hi, "", hi
+
+    start = time.perf_counter()
+    current, bracket = bracketed(prog, backend, run, ends, "1 - beta", width, max_half_width)
+    r = current.result
+    return replace(  # type: ignore[no-any-return]
+        r,
+        exact=False,
+        interval=bracket,
+        one_minus_beta=float(r.one_minus_beta),
+        beta=float(r.beta),
+        top=tuple((x, float(v)) for x, v in r.top),
+        seconds=time.perf_counter() - start,
+    )
+
+
 # -- probabilities --------------------------------------------------------------------------
 
 
@@ -300,6 +333,7 @@ __all__ = [
     "bracketed",
     "run_at",
     "unbounded_branch",
+    "windowed_accuracy",
     "windowed_delta",
     "windowed_privacy",
     "windowed_probability",

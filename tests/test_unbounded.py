@@ -17,6 +17,7 @@ from wmcdp import (
     WmcdpError,
     compile_program,
     discrete_gaussian,
+    flip,
     exhaustive_inference,
     geometric,
     inference,
@@ -348,3 +349,9 @@ def test_command_line(capsys, tmp_path):
     assert main(["privacy", f"{path}:release"]) == 2
     err = capsys.readouterr().err.strip()
     assert "range grows with the window" in err and "\n" not in err
+
+
+def test_width_on_a_program_without_unbounded_noise_gives_its_exact_answer():
+    rr = Program("rr", Bits(2), lambda x: tuple(b ^ flip("1/4") for b in x))
+    i = synthesize_privacy(rr, width=1e-6).interval
+    assert i.lo <= math.log(3) <= i.hi and i.draws == 0 and i.tail == 0

@@ -169,8 +169,19 @@ def _coverage(compiled: Compiled) -> tuple[Fraction | None, str]:
     return smallest, ""
 
 
+def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
+    """The windowed ``P(y | x)`` and ``P(y | x')`` of the run's witness, counted again on the whole program."""
+    w = current.result.witness
+    table = inference(current.compiled, [(w.x, w.y), (w.x_prime, w.y)], exact=True)
+    return Fraction(table.probability(w.x, w.y)), Fraction(table.probability(w.x_prime, w.y))
+
+
 def _epsilon_ends(current: WindowRun, previous: WindowRun | None) -> Ends:
     r, shape = current.result, current.compiled.shape
+    if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
+        if r.ratio == math.inf:
+            return math.inf, math.inf, "", math.inf
+        return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
     if _bools_only(shape):
         smallest, reason = _coverage(current.compiled)
     elif previous is None:  # an integer output: its range is checked against the next window
@@ -183,18 +194,13 @@ def _epsilon_ends(current: WindowRun, previous: WindowRun | None) -> Ends:
         )
     else:
         smallest, reason = None, "the values of an integer output beyond the window are not proved impossible"
-    tail, radius = current.tail, current.radius
+    tail, radius, (p, p_prime) = current.tail, current.radius, _witness_probabilities(current)
     if r.ratio == math.inf:
-        if tail == 0 and radius == 0:  # no unbounded draw and exact weights: the windowed answer is the answer
-            return math.inf, math.inf, "", math.inf
-        p = Fraction(r.p_x)
         reason = f"the output {witness_text(r.witness.y)} is reached from one input of a pair only at the window"
-        lower, _ = ratio_bracket(p, Fraction(0), None, None, radius, tail)
+        lower, _ = ratio_bracket(p, p_prime, None, None, radius, tail)
         return max(0.0, log_down(lower)), math.inf, reason, math.inf
     ratio = Fraction(r.ratio)
-    lower, upper = ratio_bracket(
-        Fraction(r.p_x), Fraction(r.p_x_prime), None if reason else ratio, smallest, radius, tail
-    )
+    lower, upper = ratio_bracket(p, p_prime, None if reason else ratio, smallest, radius, tail)
     lo = max(0.0, log_down(lower)) if lower > 0 else 0.0
     if upper is None:
         return lo, math.inf, reason or "the smallest windowed probability is within the weights' radius", log_up(ratio)

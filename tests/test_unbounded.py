@@ -355,3 +355,19 @@ def test_width_on_a_program_without_unbounded_noise_gives_its_exact_answer():
     rr = Program("rr", Bits(2), lambda x: tuple(b ^ flip("1/4") for b in x))
     i = synthesize_privacy(rr, width=1e-6).interval
     assert i.lo <= math.log(3) <= i.hi and i.draws == 0 and i.tail == 0
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_sparse_vector_over_its_possible_outputs_has_a_finite_upper_end(n):
+    """Explicit triples over the outputs sparse vector can give (at most one True): every one is reached, so the
+    upper end is finite; the bracket holds the brute-force ε over the same triples and stays within 3 ε_query."""
+    a, reach = F(1, 4), 12
+    slack = 2 * a ** (reach + 1) / (1 + a)
+    table = _svt_table(n, a, reach)
+    triples = [(x, x[:i] + (1 - x[i],) + x[i + 1 :], y) for (x, y) in table for i in range(n)]
+    rows = sorted({(z, y) for x, xp, y in triples for z in (x, xp)})
+    r = synthesize_privacy(_svt(n, a), triples, rows, width=1e-6).interval
+    low = max(table[x, y] / (table[xp, y] + slack) for x, xp, y in triples)
+    high = max((table[x, y] + slack) / table[xp, y] for x, xp, y in triples)
+    assert r.lo <= math.log(high) and math.log(low) <= r.hi < 3 * math.log(4)
+    assert r.hi - r.lo <= 1e-6 * r.hi and not r.reason

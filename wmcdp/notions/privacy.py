@@ -150,11 +150,14 @@ def _in_windows(prog: Any, C: Any = None, I: Any = None, **options: Any) -> Priv
     """:func:`synthesize_privacy` of a program with unbounded noise (or given ``width``), in windows."""
     keep = {k: options[k] for k in ("neighbours", "force", "at", "plan") if k in options}
     backend = options.get("backend", "bdd")
+    if C is not None and not isinstance(C, (str, PrivacySet, ExhaustivePrivacy, PrivacyPlan)):
+        C = PrivacySet.of(C)  # explicit triples: the upper end needs only theirs reached
 
     def run(c: Compiled) -> PrivacyResult:
         return synthesize_privacy(c, C, I, backend=backend, exact=True, **keep)
 
-    return windowed_privacy(prog, run, backend, options.get("width"))
+    triples = C if isinstance(C, PrivacySet) else None
+    return windowed_privacy(prog, run, backend, options.get("width"), triples=triples)
 
 
 @limited

@@ -9,7 +9,8 @@ passes ``max_half_width``; the result's ``interval`` (a :class:`~wmcdp.base.wind
 bracket, the window, the tail mass and whether it narrowed.
 
 Pure ε has a finite upper end only when it is proved: the output is made of Booleans (its values do not depend on
-the window) and every output value is reached from every input at the window. A program whose output has an
+the window) and every output value is reached from every input at the window, or, for explicit triples, each
+triple's output is reached from its ``x'``. A program whose output has an
 integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
 many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
 lower end is within ``width`` of the windowed ε.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,7 +32,7 @@ from ..base.windows import WindowBracket, delta_bracket, narrow_to, probability_
 from ..compile import Compiled, compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program, Value
-from ..lang.sets import ExhaustiveInference
+from ..lang.sets import ExhaustiveInference, PrivacySet
 from ..lang.shape import BoolShape, ConstShape, Shape, TupleShape, witness_text
 from ..lang.unbounded import UnboundedDraw, window
 
@@ -157,12 +158,16 @@ def _bools_only(shape: Shape) -> bool:
     return isinstance(shape, (BoolShape, ConstShape))
 
 
-def _coverage(compiled: Compiled) -> tuple[Fraction | None, str]:
-    """The smallest windowed probability of any output on any input, or None and an output some input does not
-    reach at the window."""
-    table = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True)
+def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -> tuple[Fraction | None, str]:
+    """The smallest windowed probability of any output on any input (of the ``(x', y)`` of ``pairs``, when given),
+    or None and one that the window does not reach."""
+    if pairs is None:
+        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
+    else:
+        listed = inference(compiled, pairs, exact=True)
+        cells = ((x, y, listed.probability(x, y)) for x, y in pairs)
     smallest = None
-    for x, y, p in table.items():
+    for x, y, p in cells:
         if p == 0:
             return None, f"the output {witness_text(y)} is not reached from the input {witness_text(x)} at the window"
         smallest = Fraction(p) if smallest is None else min(smallest, Fraction(p))
@@ -176,14 +181,15 @@ def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
     return Fraction(table.probability(w.x, w.y)), Fraction(table.probability(w.x_prime, w.y))
 
 
-def _epsilon_ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+def _epsilon_ends(current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None) -> Ends:
+    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output."""
     r, shape = current.result, current.compiled.shape
     if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
         if r.ratio == math.inf:
             return math.inf, math.inf, "", math.inf
         return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
-    if _bools_only(shape):
-        smallest, reason = _coverage(current.compiled)
+    if pairs is not None or _bools_only(shape):
+        smallest, reason = _coverage(current.compiled, pairs)
     elif previous is None:  # an integer output: its range is checked against the next window
         return 0.0, math.inf, "an integer output is checked at two windows", math.inf
     elif previous.compiled.shape != shape:
@@ -214,11 +220,18 @@ def windowed_privacy(
     backend: str = "bdd",
     width: float | None = None,
     max_half_width: int = MAX_HALF_WIDTH,
+    triples: PrivacySet | None = None,
 ) -> PrivacyResult:
     """Pure ε of a program with unbounded noise: ``run(compiled)`` is the exact privacy run of the windowed
-    program; the result is the last window's, with ``interval`` the bracket of ε (module docstring)."""
+    program; the result is the last window's, with ``interval`` the bracket of ε (module docstring). Given the
+    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``)."""
     start = time.perf_counter()
-    current, bracket = bracketed(prog, backend, run, _epsilon_ends, "epsilon", width, max_half_width)
+    pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        return _epsilon_ends(current, previous, pairs)
+
+    current, bracket = bracketed(prog, backend, run, ends, "epsilon", width, max_half_width)
     r = current.result
     return replace(  # type: ignore[no-any-return]
         r,

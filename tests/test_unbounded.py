@@ -371,3 +371,9 @@ def test_sparse_vector_over_its_possible_outputs_has_a_finite_upper_end(n):
     high = max((table[x, y] + slack) / table[xp, y] for x, xp, y in triples)
     assert r.lo <= math.log(high) and math.log(low) <= r.hi < 3 * math.log(4)
     assert r.hi - r.lo <= 1e-6 * r.hi and not r.reason
+
+
+def test_an_exact_infinite_epsilon_stops_at_the_first_window():
+    leak = Program("leak", Bits(1), lambda x: x[0] | flip("1/2"))
+    i = synthesize_privacy(leak, width=1e-6).interval
+    assert i.lo == i.hi == math.inf and i.half_width == 2 and i.narrowed

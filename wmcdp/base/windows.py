@@ -78,7 +78,10 @@ def ratio_bracket(
 
 
 def narrow_to(lo: float | Fraction, hi: float | Fraction, width: float) -> bool:
-    """The stopping rule: ``hi - lo <= width · max(|lo|, |hi|, width)`` (relative, or absolute ``width²`` near 0)."""
+    """The stopping rule: ``hi - lo <= width · max(|lo|, |hi|, width)`` (relative, or absolute ``width²`` near 0),
+    or both ends equal (an infinite ε that is exact)."""
+    if lo == hi:
+        return True
     if any(isinstance(end, float) and math.isinf(end) for end in (lo, hi)):
         return False
     low, high = Fraction(lo), Fraction(hi)

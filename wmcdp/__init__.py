@@ -43,6 +43,9 @@ _EXPORTS = {
     "flip": "lang",
     "ite": "lang",
     "truncated_geometric": "lang",
+    "geometric": "lang",
+    "one_sided_geometric": "lang",
+    "discrete_gaussian": "lang",
     "uniform": "lang",
     "subsample": "lang.subsampling",
     # compilation and Algorithm 1
@@ -108,6 +111,8 @@ _EXPORTS = {
     # exact reals and certified enclosures
     "Real": "base.certified",
     "Enclosure": "base.certified",
+    "WindowBracket": "base.windows",
+    "windowed_probability": "notions.windowed",
     "audit_opendp": "audit.opendp",
     "audit_diffprivlib": "audit.diffprivlib",
     "audit_pydp": "audit.pydp",
@@ -142,6 +147,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .base.errors import WmcdpError as WmcdpError
     from .base.limits import LimitExceeded as LimitExceeded
     from .base.limits import resource_limits as resource_limits
+    from .base.windows import WindowBracket as WindowBracket
     from .compile import Compiled as Compiled
     from .compile import compile_program as compile_program
     from .count.distributed import Workers as Workers
@@ -154,8 +160,11 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import IntVector as IntVector
     from .lang import Program as Program
     from .lang import discrete as discrete
+    from .lang import discrete_gaussian as discrete_gaussian
     from .lang import flip as flip
+    from .lang import geometric as geometric
     from .lang import ite as ite
+    from .lang import one_sided_geometric as one_sided_geometric
     from .lang import truncated_geometric as truncated_geometric
     from .lang import uniform as uniform
     from .lang.models import GridModel as GridModel
@@ -199,6 +208,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.sweep import sweep_privacy as sweep_privacy
     from .notions.sweep import sweep_renyi as sweep_renyi
     from .notions.sweep import to_dataframe as to_dataframe
+    from .notions.windowed import windowed_probability as windowed_probability
     from .notions.zcdp import ZcdpEnclosure as ZcdpEnclosure
     from .notions.zcdp import certified_zcdp as certified_zcdp
     from .plan import PlanReport as PlanReport

@@ -132,6 +132,7 @@ def run_approx(args: argparse.Namespace) -> str:
         accountant=args.accountant,
         interval=args.interval,
         certified=args.certified,
+        width=args.width,
         **_options(args),
     )
     if parameter is not None:

@@ -133,6 +133,7 @@ def run_privacy(args: argparse.Namespace) -> str:
             at=at,
             workers=workers,
             certified=args.certified,
+            width=args.width,
             **forced_plan_of(args, at=True),
         )
     extra = {
@@ -186,6 +187,7 @@ def run_accuracy(args: argparse.Namespace) -> str:
             exact=exact_mode(args),
             force=args.force,
             workers=workers,
+            width=args.width,
             **forced_plan_of(args),
         )
     extra = {"sets": args.sets, "backend": args.backend, **sets_json(r.sets), **plan_json(r.plan)}
@@ -198,6 +200,7 @@ def run_accuracy(args: argparse.Namespace) -> str:
     rows = [
         ("1 - beta", show(r.one_minus_beta, r.exact)),
         ("beta", show(r.beta, r.exact)),
+        *interval_rows(r),
         ("witness x", witness_text(r.witness)),
         ("diagram size", f"{r.diagram_size} nodes"),
         *sets_rows(r.sets, "accuracy"),

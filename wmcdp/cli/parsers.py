@@ -181,6 +181,15 @@ def certified_arg(q: argparse.ArgumentParser) -> None:
     )
 
 
+def width_arg(q: argparse.ArgumentParser) -> None:
+    q.add_argument(
+        "--width",
+        type=float,
+        help="for unbounded noise (geometric, discrete_gaussian): the relative width to narrow the bracket to "
+        "(default 1e-6)",
+    )
+
+
 def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
     program_args(q, optional)
     q.add_argument(
@@ -330,6 +339,7 @@ def _bounds(sub: Any) -> None:
     subsample_args(q)
     symbolic_args(q)
     certified_arg(q)
+    width_arg(q)
     plan_arg(q)
     q.set_defaults(run=_run("bounds", "run_privacy"))
 
@@ -338,6 +348,7 @@ def _bounds(sub: Any) -> None:
     q.add_argument("--alpha", required=True, help="accuracy radius alpha >= 0")
     q.add_argument("--top", type=int, default=0, help="also list the K inputs with the lowest 1 - beta")
     symbolic_args(q)
+    width_arg(q)
     plan_arg(q)
     q.set_defaults(run=_run("bounds", "run_accuracy"))
 
@@ -353,6 +364,7 @@ def _beyond(sub: Any) -> None:
     shuffle_arg(q)
     symbolic_args(q)
     certified_arg(q)
+    width_arg(q)
     plan_arg(q)
     q.set_defaults(run=_run("beyond", "run_approx"))
 

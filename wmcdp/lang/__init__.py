@@ -2,6 +2,7 @@
 
 from .geometric import truncated_geometric
 from .program import Bits, IntVector, Program, Trace, Vector
+from .unbounded import discrete_gaussian, geometric, one_sided_geometric
 from .values import Bool, Int, discrete, flip, ite, uniform
 
 __all__ = [
@@ -17,4 +18,7 @@ __all__ = [
     "uniform",
     "ite",
     "truncated_geometric",
+    "geometric",
+    "one_sided_geometric",
+    "discrete_gaussian",
 ]

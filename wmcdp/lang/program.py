@@ -28,6 +28,7 @@ from ..base.numbers import Number, as_int
 from .circuit import FALSE, TRUE, Circuit
 from .relations import NEIGHBOURS, Relation
 from .shape import Shape, shape_of, witness_text
+from .unbounded import UnboundedDraw
 from .values import Bool, Int, tracing
 
 Value = Any  # a concrete input or output: int, or a tuple of them
@@ -305,7 +306,7 @@ class Program:
         """The body on ``x``; any error it raises becomes one line naming the program and the line of its code."""
         try:
             return self.body(x)
-        except (LimitExceeded, KeyboardInterrupt, MemoryError):
+        except (LimitExceeded, KeyboardInterrupt, MemoryError, UnboundedDraw):  # a windowed run takes over
             raise
         except USER_FAILURES as exc:
             where = _user_frame(exc)

@@ -46,6 +46,7 @@ from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
 from .markdown import accuracy_markdown
 from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, swept_axis
 from .rows import AccuracyRow
+from .windowed import unbounded_branch, windowed_accuracy
 
 
 @dataclass(frozen=True, repr=False)
@@ -64,6 +65,7 @@ class AccuracyResult(Rendered):
     seconds: float
     sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
     plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
+    interval: Any = None  # unbounded noise: the bracket of 1 - beta (wmcdp.base.windows.WindowBracket)
 
 
 def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple[Value, ...]:
@@ -78,7 +80,19 @@ def _window_bounds(lo: int, hi: int, target: Number, alpha: Number) -> tuple[int
     return first - lo, last - lo
 
 
+def _in_windows(prog: Any, A: Any = None, V: Any = None, alpha: Number = 0, I: Any = None, **options: Any) -> Any:
+    """:func:`synthesize_accuracy` of a program with unbounded noise (or given ``width``), in windows."""
+    keep = {k: options[k] for k in ("top", "force", "plan") if k in options}
+    backend = options.get("backend", "bdd")
+
+    def run(c: Compiled) -> AccuracyResult:
+        return synthesize_accuracy(c, A, V, alpha, I, backend=backend, exact=True, **keep)
+
+    return windowed_accuracy(prog, run, backend, options.get("width"))
+
+
 @limited
+@unbounded_branch(_in_windows)
 def synthesize_accuracy(
     prog: Program | Compiled,
     A: AccuracySet | ExhaustiveAccuracy | AccuracyPlan | Iterable[Value] | str | None = None,
@@ -92,6 +106,7 @@ def synthesize_accuracy(
     force: bool = False,
     workers: Any = None,
     plan: str | None = None,
+    width: float | None = None,
 ) -> AccuracyResult:
     """Algorithm 3. ``A`` and ``I`` default to the planner (:mod:`wmcdp.plan`; the result's ``plan`` reports
     it), ``V`` to the program's target; ``A="exhaustive"`` forces the exhaustive sets; ``A="auto"`` (with
@@ -102,7 +117,9 @@ def synthesize_accuracy(
     ``exact`` and ``workers`` as for :func:`wmcdp.synthesize_privacy`; ``force`` runs
     exhaustive sets over the size limits; keyword arguments ``max_nodes``, ``timeout`` and
     ``max_memory`` apply :func:`wmcdp.resource_limits`. ``plan`` (``"symmetry"`` or ``"exhaustive"``) runs that
-    plan of the planner even where the exhaustive sets are quick (:mod:`wmcdp.plan.forced`).
+    plan of the planner even where the exhaustive sets are quick (:mod:`wmcdp.plan.forced`). A program with
+    unbounded noise (:func:`wmcdp.geometric`, ...) always runs in windows and returns ``interval``, a bracket of
+    ``1 - beta`` narrowed to ``width`` (:mod:`wmcdp.notions.windowed`).
     """
     start = time.perf_counter()
     plan = forced_plan(plan, "accuracy", A=A, I=I, workers=workers)

@@ -83,6 +83,7 @@ from .recount import (
     recounted,
 )
 from .rows import ApproximateRow, ProfileRow
+from .windowed import unbounded_branch, windowed_delta
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
@@ -460,7 +461,23 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
     return source, planned.report([q for _, q in extra], None, None, 0.0, bound=bound, claims=source.claims)
 
 
+def _in_windows(prog: Any, pairs: Any = None, I: Any = None, **options: Any) -> ApproximateResult:
+    """:func:`synthesize_approximate` of a program with unbounded noise (or given ``width``), in windows."""
+    keep = {k: options[k] for k in ("at", "neighbours", "force") if k in options}
+    backend, epsilon = options.get("backend", "bdd"), options.get("epsilon")
+    if options.get("delta") is not None or epsilon is None:
+        raise WmcdpError("a program with unbounded noise brackets delta(epsilon): give epsilon, not delta")
+    if compose_count(options.get("compose", 1)) != 1:
+        raise WmcdpError("a program with unbounded noise is bracketed for one run of the mechanism (compose=1)")
+
+    def run(c: Compiled) -> ApproximateResult:
+        return synthesize_approximate(c, pairs, I, epsilon=epsilon, backend=backend, exact=True, **keep)
+
+    return windowed_delta(prog, run, Threshold.of(epsilon), backend, options.get("width"))
+
+
 @limited
+@unbounded_branch(_in_windows)
 def synthesize_approximate(
     prog: Program | Compiled,
     pairs: Iterable[tuple[Value, Value]] | None = None,
@@ -478,6 +495,7 @@ def synthesize_approximate(
     interval: float = 1e-4,
     certified: bool = False,
     plan: str | None = None,
+    width: float | None = None,
 ) -> ApproximateResult:
     """Tight δ(ε) (given ``epsilon``) or ε(δ) (given ``delta``) over the pairs, both orders, and its witness pair.
 
@@ -491,7 +509,9 @@ def synthesize_approximate(
     (:class:`wmcdp.Real`) and returns ``interval``, a rigorous enclosure of δ(ε) or ε(δ)
     (:mod:`wmcdp.base.certified`). ``plan`` runs one plan of the planner by name, even where the exhaustive
     sets are quick (``"product"``, ``"count-of-reports"``, ``"symmetry"`` or ``"exhaustive"``;
-    :mod:`wmcdp.plan.forced`). Keyword arguments ``max_nodes``, ``timeout`` and
+    :mod:`wmcdp.plan.forced`). A program with unbounded noise (:func:`wmcdp.geometric`, ...) always runs in
+    windows and returns ``interval``, a bracket of δ(ε) narrowed to ``width`` (:mod:`wmcdp.notions.windowed`);
+    ``width`` also asks it of any other program. Keyword arguments ``max_nodes``, ``timeout`` and
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()

@@ -64,6 +64,7 @@ from .recount import (
     witness_recountable,
 )
 from .rows import PrivacyRow
+from .windowed import unbounded_branch, windowed_privacy
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,22 @@ def _result(
     )
 
 
+def _in_windows(prog: Any, C: Any = None, I: Any = None, **options: Any) -> PrivacyResult:
+    """:func:`synthesize_privacy` of a program with unbounded noise (or given ``width``), in windows."""
+    keep = {k: options[k] for k in ("neighbours", "force", "at", "plan") if k in options}
+    backend = options.get("backend", "bdd")
+    if C is not None and not isinstance(C, (str, PrivacySet, ExhaustivePrivacy, PrivacyPlan)):
+        C = PrivacySet.of(C)  # explicit triples: the upper end needs only theirs reached
+
+    def run(c: Compiled) -> PrivacyResult:
+        return synthesize_privacy(c, C, I, backend=backend, exact=True, **keep)
+
+    triples = C if isinstance(C, PrivacySet) else None
+    return windowed_privacy(prog, run, backend, options.get("width"), triples=triples)
+
+
 @limited
+@unbounded_branch(_in_windows)
 def synthesize_privacy(
     prog: Program | Compiled,
     C: PrivacySet | ExhaustivePrivacy | PrivacyPlan | Iterable[tuple[Value, Value, Value]] | str | None = None,
@@ -159,6 +175,7 @@ def synthesize_privacy(
     workers: Any = None,
     certified: bool = False,
     plan: str | None = None,
+    width: float | None = None,
 ) -> PrivacyResult:
     """Algorithm 2. ``C`` and ``I`` default to the planner (:mod:`wmcdp.plan`): it proves the program's
     structure (independent parts, symmetries) and runs the cheapest plan that gives the bound of the
@@ -178,7 +195,9 @@ def synthesize_privacy(
     ``exp(-1/2)``) and returns ``interval``, a rigorous enclosure of epsilon (:mod:`wmcdp.base.certified`).
     ``plan`` runs one plan of the planner by name, even where the exhaustive sets are quick (``"product"``,
     ``"given-input"``, ``"chain"``, ``"hub"``, ``"symmetry"`` or ``"exhaustive"``; :mod:`wmcdp.plan.forced`): a
-    plan that does not apply to the program is refused in one line.
+    plan that does not apply to the program is refused in one line. A program with unbounded noise
+    (:func:`wmcdp.geometric`, ...) always runs in windows and returns ``interval``, a bracket of epsilon narrowed to
+    ``width`` (:mod:`wmcdp.notions.windowed`); ``width`` also asks it of any other program.
     Keyword arguments ``max_nodes``, ``timeout`` and ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """
     start = time.perf_counter()

@@ -1,0 +1,243 @@
+"""Noise on all of the integers (two-sided and one-sided geometric, discrete Gaussian), run in windows.
+
+The laws, for a ratio ``a`` in (0, 1) (``alpha=a``, or ``scale=s`` for ``a = e^(-1/s)``):
+
+* :func:`geometric` — the two-sided geometric (discrete Laplace) noise of Ghosh, Roughgarden and Sundararajan
+  (2009; Inusah and Kozubowski 2006): ``P(Z = z) = (1 - a) / (1 + a) a^|z|`` for every integer ``z``;
+* :func:`one_sided_geometric` — ``P(Z = k) = (1 - a) a^k`` for ``k >= 0``;
+* :func:`discrete_gaussian` — the discrete Gaussian of Canonne, Kamath and Steinke (2020):
+  ``P(Z = z) = e^(-z^2 / (2 sigma2)) / N`` with ``N = sum over all integers j of e^(-j^2 / (2 sigma2))``.
+
+Each draw returns ``center + Z``.
+
+**Windows, never a clamp.** A diagram has finitely many values, so a run fixes a half-width ``W``
+(:func:`window`): each draw takes the values ``center + z`` with ``|z| <= W`` (``0 <= z <= W`` one-sided),
+with its law *conditioned* on that window (so the compiled program is an ordinary finite one), and the run
+records the draw's tail mass ``t_i = P(Z outside the window)``: ``2 a^(W+1) / (1 + a)`` two-sided, ``a^(W+1)``
+one-sided (exact rationals for a rational ``a``), and for the discrete Gaussian a certified upper bound
+``tail / (window + tail)`` with ``tail = 2 e^(-(W+1)^2 / (2 sigma2)) / (1 - e^(-(W+1) / sigma2))`` (each term past
+``W + 1`` is at most the previous one times ``e^(-(W+1) / sigma2)``, since ``z^2 >= (W+1)^2 + 2 (W+1)(z - W - 1)``)
+and ``window`` the exact sum inside, both in arb ball arithmetic.
+
+**The bracket.** The noise ``Z_i = draw_i - center_i`` of each draw is independent of everything drawn before
+it, so the event ``G`` "every draw falls in its window" has ``P(G) = prod (1 - t_i)`` on every input, and given
+``G`` the program's law is exactly the windowed program's ``Pw`` (each draw conditioned on its window). By the
+law of total probability, for every event ``S`` of the output, with ``T = 1 - prod (1 - t_i)``::
+
+    P(S | x) = (1 - T) Pw(S | x) + T P(S | x, not G),   so   (1 - T) Pw(S | x) <= P(S | x) <= (1 - T) Pw(S | x) + T.
+
+Every draw of the trace counts (a draw off the path only makes ``T`` larger, which keeps both sides true); a
+larger ``t_i`` keeps them true too, so upper bounds of the tails do. :mod:`wmcdp.notions.windowed` turns this into
+brackets of the notions.
+
+Outside a window (a plain compile) a draw refuses to be traced (:class:`UnboundedDraw`); a concrete execution
+(:meth:`wmcdp.Program.run`) samples the unbounded law itself.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..base.certified import Real
+from ..base.errors import WmcdpError
+from ..base.numbers import as_number, format_number, is_symbolic
+from .circuit import TRUE, Circuit
+from .geometric import geometric_ratio
+from .values import Bool, Int, _as_int, _selected, current, discrete
+
+#: the precision (bits) of the discrete Gaussian's certified tail bound
+TAIL_PRECISION = 128
+
+
+class UnboundedDraw(WmcdpError):
+    """A draw of unbounded noise traced outside a window: only windowed runs compile it."""
+
+
+@dataclass
+class Window:
+    """A run's window: the half-width of every draw and the tail masses each trace recorded."""
+
+    half_width: int
+    #: per trace made (by the circuit's id, the circuit kept alive): each draw's tail mass as a function of ``W``
+    traces: dict[int, tuple[Circuit, list[Callable[[int], Fraction]]]] = field(default_factory=dict)
+
+    def record(self, tail: Callable[[int], Fraction]) -> None:
+        circuit = current()
+        self.traces.setdefault(id(circuit), (circuit, []))[1].append(tail)
+
+    @property
+    def draws(self) -> int:
+        """The number of unbounded draws of the program (the most any trace made)."""
+        return max((len(tails) for _, tails in self.traces.values()), default=0)
+
+    def tail(self, half_width: int | None = None) -> Fraction:
+        """``T = 1 - prod (1 - t_i)`` over the draws of a trace (the largest over the traces made), at this window
+        or, for a prediction, at another ``half_width``."""
+        w = self.half_width if half_width is None else half_width
+        products = (math.prod((1 - t(w) for t in tails), start=Fraction(1)) for _, tails in self.traces.values())
+        return 1 - min(products, default=Fraction(1))
+
+
+_WINDOW: ContextVar[Window | None] = ContextVar("wmcdp_window", default=None)
+
+
+@contextmanager
+def window(half_width: int) -> Iterator[Window]:
+    """Inside the block every unbounded draw takes the values within ``half_width`` of its center."""
+    if isinstance(half_width, bool) or not isinstance(half_width, int) or half_width < 0:
+        raise WmcdpError(f"a window's half-width must be a whole number >= 0, got {half_width!r}")
+    w = Window(half_width)
+    token = _WINDOW.set(w)
+    try:
+        yield w
+    finally:
+        _WINDOW.reset(token)
+
+
+def _draw(
+    name: str,
+    center: Int | Bool | int,
+    weights: Callable[[int], dict[int, Any]],
+    tail: Callable[[int], Fraction],
+    sample: Callable[[random.Random], int],
+) -> Int:
+    """``center + Z``: sampled in a concrete execution; in a window of half-width ``W``, ``weights(W)`` gives the
+    conditioned probabilities of the offsets and ``tail(W)`` the mass outside (recorded); elsewhere refused."""
+    value = _as_int(center)
+    if value is None:
+        raise WmcdpError(f"{name}() needs an Int, Bool or int center, got {type(center).__name__}")
+    c = current()
+    if c.rng is not None:  # a concrete execution: the center is a constant
+        v = next(k for k, g in value.guards.items() if g == TRUE)
+        return Int.const(v + sample(c.rng))
+    w = _WINDOW.get()
+    if w is None:
+        raise UnboundedDraw(
+            f"{name}() draws noise on all of the integers: only pure epsilon, delta(epsilon) and accuracy bracket it, "
+            "in windows (wmcdp privacy, approx, accuracy)"
+        )
+    offsets = weights(w.half_width)
+    w.record(tail)
+    return _selected(name, lambda v: {v + z: p for z, p in offsets.items()}, [value], discrete)
+
+
+def _ratio(alpha: object, scale: object, name: str) -> Fraction:
+    """The exact ratio: a rational ``alpha`` as it is, a float one (or ``e^(-1/scale)``) as its binary64 value."""
+    if is_symbolic(alpha) or is_symbolic(scale):
+        raise WmcdpError(f"{name}() needs a number for its ratio, not a symbolic parameter")
+    return Fraction(geometric_ratio(alpha, scale))
+
+
+def _one_sided(a: Fraction, rng: random.Random) -> int:
+    """A sample of ``P(k) = (1 - a) a^k``: ``P(k >= j) = a^j = P(U <= a^j)``."""
+    return math.floor(math.log(1.0 - rng.random()) / math.log(float(a)))
+
+
+def geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
+    """``center + Z`` with two-sided geometric noise ``P(Z = z) = (1 - a)/(1 + a) a^|z|`` on all of Z (module
+    docstring; Ghosh, Roughgarden, Sundararajan 2009). ``alpha`` is the ratio ``a``; ``scale`` gives
+    ``a = e^(-1/scale)`` (read as its binary64 value, exactly)."""
+    a = _ratio(alpha, scale, "geometric")
+
+    def weights(W: int) -> dict[int, Any]:
+        inside = 1 + a - 2 * a ** (W + 1)  # (1 + a) P(|Z| <= W) / (1 - a)
+        return {z: (1 - a) * a ** abs(z) / inside for z in range(-W, W + 1)}
+
+    def tail(W: int) -> Fraction:
+        return 2 * a ** (W + 1) / (1 + a)
+
+    return _draw("geometric", center, weights, tail, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
+
+
+def one_sided_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
+    """``center + Z`` with one-sided geometric noise ``P(Z = k) = (1 - a) a^k`` for ``k >= 0`` (module
+    docstring); ``alpha`` and ``scale`` as in :func:`geometric`."""
+    a = _ratio(alpha, scale, "one_sided_geometric")
+
+    def weights(W: int) -> dict[int, Any]:
+        inside = 1 - a ** (W + 1)
+        return {k: (1 - a) * a**k / inside for k in range(W + 1)}
+
+    return _draw("one_sided_geometric", center, weights, lambda W: a ** (W + 1), lambda rng: _one_sided(a, rng))
+
+
+def _variance(sigma2: object) -> Fraction:
+    if is_symbolic(sigma2):
+        raise WmcdpError("discrete_gaussian() needs a number for sigma2, not a symbolic parameter")
+    s = Fraction(as_number(sigma2, "sigma2"))
+    if not s > 0:
+        raise WmcdpError(f"discrete_gaussian() needs sigma2 > 0, got {format_number(s)}")
+    return s
+
+
+def _text(q: Fraction) -> str:
+    return f"{q.numerator}/{q.denominator}"
+
+
+def _gaussian_terms(sigma2: Fraction, W: int) -> tuple[dict[int, Real], Real]:
+    """``e^(-z^2 / (2 sigma2))`` for ``0 <= z <= W`` and their sum over ``|z| <= W``, exact reals."""
+    s = _text(sigma2)
+    terms = {z: Real(f"exp(-{z * z}/(2*{s}))") for z in range(W + 1)}
+    inside = Real(
+        f"sum(exp(-z^2/(2*{s})) for |z| <= {W})",
+        ball=lambda: terms[0]._ball() + 2 * sum(terms[z]._ball() for z in range(1, W + 1)),
+    )
+    return terms, inside
+
+
+def gaussian_weights(sigma2: Fraction, W: int) -> dict[int, Real]:
+    """The discrete Gaussian conditioned on ``|z| <= W``, as exact reals."""
+    terms, inside = _gaussian_terms(sigma2, W)
+    return {z: terms[abs(z)] / inside for z in range(-W, W + 1)}
+
+
+def gaussian_tail(sigma2: Fraction, W: int) -> Fraction:
+    """A rational upper bound of the discrete Gaussian's mass outside ``|z| <= W`` (module docstring)."""
+    _, inside = _gaussian_terms(sigma2, W)
+    tail = Real(f"2*exp(-{(W + 1) ** 2}/(2*{_text(sigma2)}))/(1 - exp(-{W + 1}/{_text(sigma2)}))")
+    mid, rad = (tail / (inside + tail)).enclosure(TAIL_PRECISION)
+    return min(mid + rad, Fraction(1))
+
+
+def _gaussian_sample(sigma2: Fraction, rng: random.Random) -> int:
+    """A sample by Canonne, Kamath and Steinke's rejection from discrete Laplace noise of scale ``t``."""
+    s = float(sigma2)
+    t = math.floor(math.sqrt(s)) + 1
+    a = Fraction(math.exp(-1 / t))
+    while True:
+        y = _one_sided(a, rng) - _one_sided(a, rng)
+        if rng.random() < math.exp(-((abs(y) - s / t) ** 2) / (2 * s)):
+            return y
+
+
+def discrete_gaussian(center: Int | Bool | int, sigma2: object) -> Int:
+    """``center + Z`` with discrete Gaussian noise ``P(Z = z) ∝ e^(-z^2 / (2 sigma2))`` on all of Z (module
+    docstring; Canonne, Kamath, Steinke 2020). ``sigma2`` is a rational (a float read as its binary64 value); the
+    weights are exact reals (:class:`wmcdp.Real`), bracketed with certified bounds."""
+    s = _variance(sigma2)
+    return _draw(
+        "discrete_gaussian",
+        center,
+        lambda W: gaussian_weights(s, W),
+        lambda W: gaussian_tail(s, W),
+        lambda rng: _gaussian_sample(s, rng),
+    )
+
+
+__all__ = [
+    "UnboundedDraw",
+    "Window",
+    "discrete_gaussian",
+    "gaussian_tail",
+    "gaussian_weights",
+    "geometric",
+    "one_sided_geometric",
+    "window",
+]

@@ -1,0 +1,359 @@
+"""Brackets of pure ε, δ(ε) and output probabilities of programs with unbounded noise, in doubling windows.
+
+A program that draws noise on all of the integers (:mod:`wmcdp.lang.unbounded`) is compiled with every draw in a
+window of half-width ``W`` around its center, conditioned on it, and counted exactly (every weight at its exact
+value, or at its midpoint at :data:`PRECISION` bits when some are exact reals); the windowed answer and the tail
+mass ``T`` give a bracket of the true one (:mod:`wmcdp.base.windows`). ``W`` starts at :data:`START_HALF_WIDTH`
+and doubles until the bracket is at most ``width`` wide, relative (:func:`wmcdp.base.windows.narrow_to`), or
+passes ``max_half_width``; the result's ``interval`` (a :class:`~wmcdp.base.windows.WindowBracket`) gives the
+bracket, the window, the tail mass and whether it narrowed.
+
+Pure ε has a finite upper end only when it is proved: the output is made of Booleans (its values do not depend on
+the window) and every output value is reached from every input at the window, or, for explicit triples, each
+triple's output is reached from its ``x'``. A program whose output has an
+integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
+many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
+lower end is within ``width`` of the windowed ε.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..base.certified import exp_bound, log_down, log_up, weights_at
+from ..base.errors import WmcdpError
+from ..base.windows import WindowBracket, delta_bracket, narrow_to, probability_bracket, ratio_bracket
+from ..compile import Compiled, compile_program
+from ..count.probabilities import inference
+from ..lang.program import Program, Value
+from ..lang.sets import ExhaustiveInference, PrivacySet
+from ..lang.shape import BoolShape, ConstShape, Shape, TupleShape, witness_text
+from ..lang.unbounded import UnboundedDraw, window
+
+if TYPE_CHECKING:
+    from .accuracy import AccuracyResult
+    from .approximate import ApproximateResult, Threshold
+    from .privacy import PrivacyResult
+
+#: the relative width a bracket narrows to by default
+DEFAULT_WIDTH = 1e-6
+#: the first half-width of the windows, and the largest
+START_HALF_WIDTH = 2
+MAX_HALF_WIDTH = 1 << 12
+#: the precision (bits) of exact-real weights' midpoints in a windowed run
+PRECISION = 128
+
+#: a notion's function
+Notion = TypeVar("Notion", bound=Callable[..., Any])
+#: the ends of a bracket, why its upper end is infinite ("" when it is not), and the end the width is measured to
+Ends = tuple[Any, Any, str, Any]
+
+
+@dataclass(frozen=True)
+class WindowRun:
+    """One window's run: the notion's result on the windowed program, its compiled form, the tail mass ``T``,
+    the weights' radius ``E`` and the number of unbounded draws."""
+
+    result: Any
+    compiled: Compiled
+    half_width: int
+    tail: Fraction
+    radius: Fraction
+    draws: int
+    predict: Callable[[int], Fraction]  # the tail mass T at another half-width
+
+
+def _program(prog: Any) -> Program:
+    if not isinstance(prog, Program):
+        raise WmcdpError("a windowed run compiles the program at several windows: pass the Program, not a Compiled")
+    return prog
+
+
+def run_at(prog: Program, half_width: int, backend: str, run: Callable[[Compiled], Any]) -> WindowRun:
+    """``run`` on ``prog`` compiled with windows of ``half_width`` (every trace ``run`` makes is windowed too)."""
+    with window(half_width) as w, weights_at(PRECISION) as weights:
+        compiled = compile_program(prog, backend, exact_floats=True)
+        result = run(compiled)
+    return WindowRun(result, compiled, half_width, w.tail(), weights.radius, w.draws, w.tail)
+
+
+def _next_half_width(current: WindowRun, lo: Any, goal: Any, width: float, max_half_width: int) -> int:
+    """Twice the window, or a further doubling when the tails predict that the bracket (about proportional to
+    ``T``) would still be too wide there."""
+    half_width = 2 * current.half_width
+    if current.tail == 0 or not math.isfinite(goal) or goal <= lo:
+        return half_width
+    target = Fraction(width) * max(abs(Fraction(lo)), abs(Fraction(goal)), Fraction(width))
+    wanted = current.tail * target / (4 * (Fraction(goal) - Fraction(lo)))
+    while 2 * half_width <= max_half_width and current.predict(half_width) > wanted:
+        half_width *= 2
+    return half_width
+
+
+def bracketed(
+    prog: Any,
+    backend: str,
+    run: Callable[[Compiled], Any],
+    ends: Callable[[WindowRun, WindowRun | None], Ends],
+    of: str,
+    width: float | None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> tuple[WindowRun, WindowBracket]:
+    """The last window's run and bracket: from :data:`START_HALF_WIDTH` the window doubles (skipping the
+    doublings its tails show too wide) until ``ends`` gives a bracket narrow to ``width``, or past
+    ``max_half_width``."""
+    width, program = _width(width), _program(prog)
+    half_width, previous = START_HALF_WIDTH, None
+    while True:
+        current = run_at(program, half_width, backend, run)
+        lo, hi, reason, goal = ends(current, previous)
+        done = narrow_to(lo, goal, width)
+        bracket = WindowBracket(lo, hi, PRECISION, of, current.half_width, current.tail, current.draws, done, reason)
+        half_width = _next_half_width(current, lo, goal, width, max_half_width)
+        if done or half_width > max_half_width:
+            return current, bracket
+        previous = current
+
+
+def _width(width: float | None) -> float:
+    if width is None:
+        return DEFAULT_WIDTH
+    if isinstance(width, bool) or not isinstance(width, (int, float, Fraction)) or not 0 < width < 1:
+        raise WmcdpError(f"width must be a number in (0, 1), got {width!r}")
+    return float(width)
+
+
+def unbounded_branch(branch: Callable[..., Any]) -> Callable[[Notion], Notion]:
+    """Decorate a notion's function: a call given ``width``, or whose program draws unbounded noise (the trace
+    raises :class:`~wmcdp.lang.unbounded.UnboundedDraw`), is answered by ``branch`` with the same arguments."""
+
+    def decorate(fn: Notion) -> Notion:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("width") is None:
+                try:
+                    return fn(*args, **kwargs)
+                except UnboundedDraw:  # never a silent clamp: unbounded noise is bracketed in windows
+                    pass
+            return branch(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+# -- pure epsilon ---------------------------------------------------------------------------
+
+
+def _bools_only(shape: Shape) -> bool:
+    """The output is made of Booleans and constants: its values do not depend on the window."""
+    if isinstance(shape, TupleShape):
+        return all(_bools_only(part) for part in shape.parts)
+    return isinstance(shape, (BoolShape, ConstShape))
+
+
+def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -> tuple[Fraction | None, str]:
+    """The smallest windowed probability of any output on any input (of the ``(x', y)`` of ``pairs``, when given),
+    or None and one that the window does not reach."""
+    if pairs is None:
+        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
+    else:
+        listed = inference(compiled, pairs, exact=True)
+        cells = ((x, y, listed.probability(x, y)) for x, y in pairs)
+    smallest = None
+    for x, y, p in cells:
+        if p == 0:
+            return None, f"the output {witness_text(y)} is not reached from the input {witness_text(x)} at the window"
+        smallest = Fraction(p) if smallest is None else min(smallest, Fraction(p))
+    return smallest, ""
+
+
+def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
+    """The windowed ``P(y | x)`` and ``P(y | x')`` of the run's witness, counted again on the whole program."""
+    w = current.result.witness
+    table = inference(current.compiled, [(w.x, w.y), (w.x_prime, w.y)], exact=True)
+    return Fraction(table.probability(w.x, w.y)), Fraction(table.probability(w.x_prime, w.y))
+
+
+def _epsilon_ends(current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None) -> Ends:
+    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output."""
+    r, shape = current.result, current.compiled.shape
+    if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
+        if r.ratio == math.inf:
+            return math.inf, math.inf, "", math.inf
+        return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
+    if pairs is not None or _bools_only(shape):
+        smallest, reason = _coverage(current.compiled, pairs)
+    elif previous is None:  # an integer output: its range is checked against the next window
+        return 0.0, math.inf, "an integer output is checked at two windows", math.inf
+    elif previous.compiled.shape != shape:
+        raise WmcdpError(
+            f"the output's range grows with the window ({previous.compiled.shape.describe()} at half-width "
+            f"{previous.half_width}, {shape.describe()} at {current.half_width}): pure epsilon of an unbounded "
+            "release is not bracketed; ask for delta(epsilon)"
+        )
+    else:
+        smallest, reason = None, "the values of an integer output beyond the window are not proved impossible"
+    tail, radius, (p, p_prime) = current.tail, current.radius, _witness_probabilities(current)
+    if r.ratio == math.inf:
+        reason = f"the output {witness_text(r.witness.y)} is reached from one input of a pair only at the window"
+        lower, _ = ratio_bracket(p, p_prime, None, None, radius, tail)
+        return max(0.0, log_down(lower)), math.inf, reason, math.inf
+    ratio = Fraction(r.ratio)
+    lower, upper = ratio_bracket(p, p_prime, None if reason else ratio, smallest, radius, tail)
+    lo = max(0.0, log_down(lower)) if lower > 0 else 0.0
+    if upper is None:
+        return lo, math.inf, reason or "the smallest windowed probability is within the weights' radius", log_up(ratio)
+    hi = log_up(upper)
+    return lo, hi, "", hi
+
+
+def windowed_privacy(
+    prog: Any,
+    run: Callable[[Compiled], PrivacyResult],
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+    triples: PrivacySet | None = None,
+) -> PrivacyResult:
+    """Pure ε of a program with unbounded noise: ``run(compiled)`` is the exact privacy run of the windowed
+    program; the result is the last window's, with ``interval`` the bracket of ε (module docstring). Given the
+    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``)."""
+    start = time.perf_counter()
+    pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        return _epsilon_ends(current, previous, pairs)
+
+    current, bracket = bracketed(prog, backend, run, ends, "epsilon", width, max_half_width)
+    r = current.result
+    return replace(  # type: ignore[no-any-return]
+        r,
+        exact=False,
+        interval=bracket,
+        ratio=float(r.ratio),
+        p_x=float(r.p_x),
+        p_x_prime=float(r.p_x_prime),
+        seconds=time.perf_counter() - start,
+    )
+
+
+# -- delta(epsilon) -------------------------------------------------------------------------
+
+
+def _delta_range(r: ApproximateResult) -> tuple[Fraction, Fraction]:
+    """The windowed δ(ε) as rationals ``[low, high]``: exact, its enclosure, or the floats next to it."""
+    if isinstance(r.delta, Fraction):
+        return r.delta, r.delta
+    if r.interval is not None:
+        return Fraction(r.interval.lo), Fraction(r.interval.hi)
+    d = float(r.delta)
+    return Fraction(math.nextafter(d, -math.inf)) if d > 0 else Fraction(0), Fraction(math.nextafter(d, math.inf))
+
+
+def windowed_delta(
+    prog: Any,
+    run: Callable[[Compiled], ApproximateResult],
+    threshold: Threshold,
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> ApproximateResult:
+    """δ(ε) of a program with unbounded noise: ``run(compiled)`` is the exact δ(ε) run of the windowed program;
+    the result is the last window's, with ``interval`` the bracket of δ (:func:`wmcdp.base.windows.delta_bracket`;
+    exact-real weights move the windowed δ by at most ``2E (1 + e^ε)``)."""
+    if threshold.epsilon == math.inf:
+        raise WmcdpError("a windowed delta(epsilon) needs a finite epsilon (its bracket widens with e^epsilon)")
+    ratio = threshold.ratio if threshold.ratio is not None else exp_bound(threshold.epsilon)
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        low, high = _delta_range(current.result)
+        eta = 2 * current.radius * (1 + ratio)
+        lo, hi = delta_bracket(max(Fraction(0), low - eta), high + eta, current.tail, ratio)
+        return lo, hi, "", hi
+
+    start = time.perf_counter()
+    current, bracket = bracketed(prog, backend, run, ends, "delta", width, max_half_width)
+    r = current.result
+    return replace(  # type: ignore[no-any-return]
+        r, exact=False, interval=bracket, delta=float(r.delta), exact_delta=None, seconds=time.perf_counter() - start
+    )
+
+
+# -- accuracy -------------------------------------------------------------------------------
+
+
+def windowed_accuracy(
+    prog: Any,
+    run: Callable[[Compiled], AccuracyResult],
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> AccuracyResult:
+    """``1 - beta`` of a program with unbounded noise: ``run(compiled)`` is the exact accuracy run of the windowed
+    program. Each input's event "within alpha of its target" is bracketed as a probability, so the minimum over the
+    inputs lies in ``[(1 - T)(m_w - E), (1 - T)(m_w + E) + T]`` with ``m_w`` the windowed minimum."""
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        lo, hi = probability_bracket(Fraction(current.result.one_minus_beta), current.radius, current.tail)
+        return lo, hi, "", hi
+
+    start = time.perf_counter()
+    current, bracket = bracketed(prog, backend, run, ends, "1 - beta", width, max_half_width)
+    r = current.result
+    return replace(  # type: ignore[no-any-return]
+        r,
+        exact=False,
+        interval=bracket,
+        one_minus_beta=float(r.one_minus_beta),
+        beta=float(r.beta),
+        top=tuple((x, float(v)) for x, v in r.top),
+        seconds=time.perf_counter() - start,
+    )
+
+
+# -- probabilities --------------------------------------------------------------------------
+
+
+def windowed_probability(
+    prog: Program,
+    x: Value,
+    y: Value,
+    *,
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> WindowBracket:
+    """A bracket of ``P(y | x)`` for a program with unbounded noise (:func:`wmcdp.base.windows.probability_bracket`),
+    its width at most ``width`` relative unless the window limit ``max_half_width`` came first."""
+
+    def run(compiled: Compiled) -> Fraction:
+        return Fraction(inference(compiled, [(x, y)], exact=True).probability(x, y))
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        lo, hi = probability_bracket(current.result, current.radius, current.tail)
+        return lo, hi, "", hi
+
+    return bracketed(prog, backend, run, ends, "probability", width, max_half_width)[1]
+
+
+__all__ = [
+    "DEFAULT_WIDTH",
+    "MAX_HALF_WIDTH",
+    "PRECISION",
+    "START_HALF_WIDTH",
+    "WindowRun",
+    "bracketed",
+    "run_at",
+    "unbounded_branch",
+    "windowed_accuracy",
+    "windowed_delta",
+    "windowed_privacy",
+    "windowed_probability",
+]

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..base.limits import check
 from .floats import WIDE, Extended, widen
+from .plans import Plan
 from .steps import Steps
-
-if TYPE_CHECKING:
-    from .wmc import Plan
 
 
 class Region:

@@ -9,7 +9,7 @@ import gmpy2
 import numpy as np
 
 from ..compile.sdd import fold
-from .wmc import Plan
+from .plans import Plan
 
 
 def count_sdd(u: Any, plan: Plan, arith: Any, denominator: int | None = None) -> np.ndarray:

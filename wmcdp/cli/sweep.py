@@ -20,6 +20,7 @@ from ..compile import BACKENDS
 from ..notions.catalogue import commands
 from ..notions.notion import Option
 from ..notions.sweep import Row, parse_over, sweep
+from ..report.plot import plot_rows, require_matplotlib
 from ..report.schema import envelope
 from ..report.tables import FORMATS, render_rows, rows_exact
 from .common import exact_mode, limit_args, number_args, params
@@ -105,8 +106,6 @@ def run_sweep(args: argparse.Namespace) -> str:
     fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
     if args.plot:
-        from ..report.plot import require_matplotlib
-
         require_matplotlib(args.plot)
     exact = exact_mode(args)
     rows = sweep(
@@ -131,8 +130,6 @@ def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | N
     text = render_rows(rows, args.fmt, head)
     try:
         if args.plot:
-            from ..report.plot import plot_rows
-
             plot_rows(rows, args.plot)
         if args.output:
             Path(args.output).write_text(text + "\n")

@@ -16,10 +16,11 @@ from typing import Any
 
 from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from .program import Program
+from .relations import neighbour_relation, relation_from_function
 
 
 def builtin_programs() -> dict[str, Callable[..., Program]]:
-    from wmcdp.programs import PROGRAMS
+    from wmcdp.programs import PROGRAMS  # deferred: the built-ins load (45 ms) when a run names one
 
     programs: dict[str, Callable[..., Program]] = PROGRAMS
     return programs
@@ -27,7 +28,7 @@ def builtin_programs() -> dict[str, Callable[..., Program]]:
 
 def program_origin(name: str) -> str:
     """Where the built-in program ``name`` comes from (its paper, library or benchmark file); "" if not recorded."""
-    from wmcdp.programs import ORIGINS
+    from wmcdp.programs import ORIGINS  # deferred: the built-ins load (45 ms) when a run names one
 
     origin: str = ORIGINS.get(name, "")
     return origin
@@ -37,7 +38,7 @@ def program_claims(name: str) -> list[dict[str, Any]]:
     """What the benchmarks that hold the built-in ``name`` claim of it: per program of CheckDP's, DP-Sniper's or
     StatDP's that it runs, the benchmark, that program's name there and the literature's verdict at the claimed ε
     (``private``); empty for a program of no benchmark."""
-    from wmcdp.programs import CHECKDP, PEERS
+    from wmcdp.programs import CHECKDP, PEERS  # deferred: the built-ins load (45 ms) when a run names one
 
     out = [{"benchmark": "CheckDP", "name": b.name, "private": b.private} for b in CHECKDP if b.program == name]
     return out + [{"benchmark": p.tool, "name": p.name, "private": p.private} for p in PEERS if p.program == name]
@@ -144,8 +145,6 @@ def build_program(spec: str, params: dict[str, Any]) -> Program:
 def find_relation(spec: str) -> Any:
     """A neighbour relation: a built-in name or ``path/to/file.py:function``
     (see :func:`wmcdp.lang.relations.relation_from_function`)."""
-    from .relations import neighbour_relation, relation_from_function
-
     if spec.rpartition(":")[0].endswith(".py"):
         return relation_from_function(load_function(spec))
     return neighbour_relation(spec)

@@ -24,7 +24,7 @@ def require_matplotlib(path: str | Path | None = None) -> None:
     if path is not None and Path(path).suffix.lower() not in SUFFIXES:
         raise WmcdpError(f"--plot {path}: the file must end in {', '.join(SUFFIXES)}")
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # noqa: F401  # deferred: matplotlib is the optional extra plot
     except ImportError:
         raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]' (or pip install matplotlib)") from None
 
@@ -33,7 +33,7 @@ def new_figure(width: float, height: float) -> Any:
     """A matplotlib figure of its own, outside pyplot: making, drawing and saving it changes no backend (a
     notebook's inline plots keep working) and leaves no figure open in pyplot."""
     require_matplotlib()
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # deferred: matplotlib is the optional extra plot
 
     return Figure(figsize=(width, height))
 

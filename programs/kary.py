@@ -1,4 +1,4 @@
-"""k-ary randomized response (Warner's mechanism over k values; Kairouz, Oh, Viswanath 2014)."""
+"""The k-ary randomized response (Warner's mechanism over k values; Kairouz, Oh, Viswanath 2014)."""
 
 from __future__ import annotations
 

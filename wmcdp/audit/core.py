@@ -1,5 +1,7 @@
-"""What every library audit shares: the verdict of a claim against an exact epsilon, the rows, and the
-chi-square check of a model against the library's own draws."""
+"""What every library audit shares: verdicts, rows and the chi-square check of a model.
+
+The verdict of a claim against an exact epsilon, the rows, and the chi-square check of a model against the
+library's own draws."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Audit Google's differential-privacy library through python-dp 1.1.5: partition selection, and the Laplace
+"""Audit Google's differential-privacy library through python-dp 1.1.5.
+
+The audited parts: partition selection, and the Laplace
 noise of ``Count``, ``BoundedSum`` (integers or floats) and ``LaplaceMechanism.add_noise`` (an integer or a float).
 
 A partition selection strategy decides, for a partition with ``n`` users, whether to release it; the

@@ -1,6 +1,7 @@
-"""``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a piecewise function of
-one parameter (:mod:`wmcdp.notions.piecewise`), printed as pieces, as a LaTeX ``cases`` environment, as JSON, or
-drawn with its breakpoints."""
+"""``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a function of a parameter.
+
+The bound is a piecewise function of one parameter (:mod:`wmcdp.notions.piecewise`), printed as pieces, as a
+LaTeX ``cases`` environment, as JSON, or drawn with its breakpoints."""
 
 from __future__ import annotations
 

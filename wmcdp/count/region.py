@@ -1,5 +1,6 @@
-"""The entries of a count below every group bit, counted a whole level at a time (part of the traversal of
-:func:`wmcdp.count.wmc.evaluate`)."""
+"""The entries of a count below every group bit, counted a whole level at a time.
+
+This is part of the traversal of :func:`wmcdp.count.wmc.evaluate`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Weighted model counting on an SDD (the :mod:`wmcdp.compile.sdd` backend's diagrams), in the number systems and
-under the count plans of :mod:`wmcdp.count.wmc`."""
+"""Weighted model counting on an SDD (the :mod:`wmcdp.compile.sdd` backend's diagrams).
+
+It counts in the number systems of :mod:`wmcdp.count.wmc`, under the plans of :mod:`wmcdp.count.plans`."""
 
 from __future__ import annotations
 

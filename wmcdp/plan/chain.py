@@ -1,5 +1,7 @@
-"""The chain plan: pure ε of a program whose output components are read off a state carried from entry to entry
-(running sums: CheckDP's PrefixSum, SmartSum), by a forward pass over the entries and a max-product (Viterbi)
+"""The chain plan: pure ε of a program whose outputs are read off a state carried along the entries.
+
+The output components are read off a state carried from entry to entry (running sums: CheckDP's PrefixSum,
+SmartSum); the plan runs a forward pass over the entries and a max-product (Viterbi)
 search over pairs of states, never listing the outputs.
 
 *Blocks.* The compiled program's BDD of ``phi(x, y, r) = AND_j [o_j = A_j(x; r)]`` has its variables in order of

@@ -1,4 +1,6 @@
-"""The inputs of an accuracy run, one kind of object per kind of set: every input of the domain over the joint
+"""The inputs of an accuracy run, one kind of object per kind of set.
+
+The kinds: every input of the domain over the joint
 table (:class:`ExhaustiveInputs`), listed inputs whose every output is read (:class:`ListedInputs`: one
 traversal gives whole output distributions of a batch of inputs), and listed inputs of which an explicit
 inference set reads only the window (:class:`WindowInputs`). Each gives, for every input, the sums of

@@ -1,4 +1,4 @@
-"""The planner: the default of every notion. It proves structure, estimates each exact plan, and runs the cheapest.
+"""The planner, the default of every notion: it proves structure, estimates each exact plan, runs the cheapest.
 
 Every plan gives the bound of the exhaustive sets; they differ in what they count.
 

@@ -1,4 +1,6 @@
-"""The triples ``(x, x', y)`` of a pure-ε run, one kind of object per kind of privacy set: the exhaustive set of a
+"""The triples ``(x, x', y)`` of a pure-ε run, one kind of object per kind of privacy set.
+
+The kinds: the exhaustive set of a
 neighbour relation (:class:`ExhaustiveTriples`), listed blocks (:class:`BlockTriples`), and the orbit sets of a
 proved symmetry (:class:`OrbitTriples`). Each scans the ratios ``P(y | x) / P(y | x')`` of its triples into a
 :class:`~wmcdp.count.scan.RatioScan` (Algorithm 2's maximum and first witness) and returns the function that

@@ -1,5 +1,7 @@
-"""The curve of a sweep or a profile (matplotlib, optional): epsilon, 1 - beta, epsilon or delta
-of (epsilon, delta), or D_alpha against the swept parameter; delta against epsilon for a profile.
+"""The curve of a sweep or a profile, drawn with matplotlib (optional).
+
+The curve is epsilon, 1 - beta, epsilon or delta of (epsilon, delta), or D_alpha against the swept parameter;
+delta against epsilon for a profile.
 
 Install with ``pip install -e '.[plot]'``. One line per program variant (and Rényi order);
 an infinite value leaves a gap in its line.

@@ -1,4 +1,6 @@
-"""Automatic symmetry: wmcdp finds a program's symmetries, proves each on the compiled diagram,
+"""Automatic symmetry: proved symmetries of a program and the orbit sets they give.
+
+wmcdp finds a program's symmetries, proves each on the compiled diagram,
 and builds orbit sets from them (``sets="auto"``, ``--sets auto``).
 
 * :mod:`.group`: the groups (products of symmetric groups on blocks of entries, with their

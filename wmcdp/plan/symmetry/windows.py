@@ -1,5 +1,7 @@
-"""Transpositions of entries that sit next to each other in the variable order, proved by one local look at the
-diagram each, instead of renaming the whole diagram.
+"""Transpositions of entries next to each other in the variable order, each proved by one local look.
+
+The transpositions are of entries that sit next to each other in the variable order, proved by one local look
+at the diagram each, instead of renaming the whole diagram.
 
 Let entries ``e_1, ..., e_m`` own *segments*: runs of consecutive levels of the diagram's order, segment ``j``
 right after segment ``j - 1``, each holding exactly entry ``e_j``'s input bits and random bits, ``p`` variables

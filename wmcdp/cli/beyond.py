@@ -36,7 +36,7 @@ from .common import (
 )
 from .sequence import run_sequence
 from .shuffled import shuffled_label, shuffled_pairs
-from .sweep import emit
+from .sweep import emit, json_format
 
 
 def pair_sets(args: argparse.Namespace, program: Program) -> dict[str, Any]:
@@ -261,10 +261,7 @@ def parse_epsilons(text: str) -> list[Any]:
 
 
 def run_profile(args: argparse.Namespace) -> str:
-    if args.json:
-        if args.fmt not in ("table", "json"):
-            raise WmcdpError("--json and --format are two ways to choose the format; give one")
-        args.fmt = "json"
+    json_format(args)
     if args.plot:
         require_matplotlib(args.plot)
     program = program_of(args)

@@ -98,10 +98,7 @@ def _notion_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_sweep(args: argparse.Namespace) -> str:
     """Run the sweep; return the rows as text, or "" when they went to ``--output``."""
-    if args.json:
-        if args.fmt not in ("table", "json"):
-            raise WmcdpError("--json and --format are two ways to choose the format; give one")
-        args.fmt = "json"
+    json_format(args)
     own = _notion_options(args)
     fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
@@ -124,6 +121,14 @@ def run_sweep(args: argparse.Namespace) -> str:
     return emit(rows, args, {**head, "notion": commands()[args.kind].name, "parameter": parameter})
 
 
+def json_format(args: argparse.Namespace) -> None:
+    """``--json`` as ``--format json``; with another ``--format`` it is one clear error."""
+    if args.json:
+        if args.fmt not in ("table", "json"):
+            raise WmcdpError("--json and --format are two ways to choose the format; give one")
+        args.fmt = "json"
+
+
 def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | None = None) -> str:
     """Rows in the format ``args.fmt`` (JSON with ``head`` first), drawn to ``args.plot`` and written to
     ``args.output`` when given."""
@@ -139,4 +144,4 @@ def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | N
     return text
 
 
-__all__ = ["register", "run_sweep", "emit"]
+__all__ = ["register", "run_sweep", "emit", "json_format"]

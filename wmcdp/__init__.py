@@ -1,4 +1,4 @@
-"""wmcdp: exact, tight differential-privacy and accuracy bounds by weighted model counting.
+"""``wmcdp``: exact, tight differential-privacy and accuracy bounds by weighted model counting.
 
 >>> from wmcdp.programs import randomized_response
 >>> from wmcdp import synthesize_privacy

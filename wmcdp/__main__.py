@@ -1,3 +1,5 @@
+"""``python -m wmcdp``: the ``wmcdp`` command (:func:`wmcdp.cli.main`)."""
+
 import sys
 
 from .cli import main

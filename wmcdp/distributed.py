@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.distributed``, the 0.1 path of exhaustive runs over Dask workers;
-its home is now :mod:`wmcdp.count.distributed`.
+"""Deprecated: ``wmcdp.distributed``, the 0.1 path of exhaustive runs over Dask workers.
+
+Its home is now :mod:`wmcdp.count.distributed`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.limits``, the 0.1 path of resource limits;
-its home is now :mod:`wmcdp.base.limits`.
+"""Deprecated: ``wmcdp.limits``, the 0.1 path of resource limits.
+
+Its home is now :mod:`wmcdp.base.limits`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

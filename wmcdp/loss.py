@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.loss``, the 0.1 path of privacy-loss distributions and composition;
-its home is now :mod:`wmcdp.notions.loss`.
+"""Deprecated: ``wmcdp.loss``, the 0.1 path of privacy-loss distributions and composition.
+
+Its home is now :mod:`wmcdp.notions.loss`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

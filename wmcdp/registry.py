@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.registry``, the 0.1 path of finding programs, neighbour relations and sets by name;
-its home is now :mod:`wmcdp.lang.registry` and :mod:`wmcdp.plan.given_sets`.
+"""Deprecated: ``wmcdp.registry``, the 0.1 path of finding programs, neighbour relations and sets by name.
+
+Its home is now :mod:`wmcdp.lang.registry` and :mod:`wmcdp.plan.given_sets`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.renyi``, the 0.1 path of Rényi differential privacy;
-its home is now :mod:`wmcdp.notions.renyi`.
+"""Deprecated: ``wmcdp.renyi``, the 0.1 path of Rényi differential privacy.
+
+Its home is now :mod:`wmcdp.notions.renyi`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

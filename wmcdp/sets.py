@@ -1,5 +1,6 @@
-"""Deprecated: ``wmcdp.sets``, the 0.1 path of the inference, privacy and accuracy sets and the neighbour relations;
-its home is now :mod:`wmcdp.lang.sets` and :mod:`wmcdp.lang.relations`.
+"""Deprecated: ``wmcdp.sets``, the 0.1 path of the inference, privacy and accuracy sets and the neighbour relations.
+
+Its home is now :mod:`wmcdp.lang.sets` and :mod:`wmcdp.lang.relations`.
 
 Importing it warns (a DeprecationWarning naming the new path); it re-exports the names it held in 0.1, the
 same objects as at their new home, and is kept for at least one minor version (removed no earlier than

@@ -63,7 +63,7 @@ _OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
 
 
 def _flint() -> Any:
-    import flint
+    import flint  # deferred: python-flint takes 0.1 s to load and only a certified run needs it
 
     return flint
 

@@ -1,5 +1,7 @@
-"""Polynomials with rational coefficients (python-flint ``fmpq_poly``) and the conversions between flint's
-rationals and :class:`~fractions.Fraction`: the arithmetic under :mod:`wmcdp.lang.parameter` and :mod:`.roots`."""
+"""Polynomials with rational coefficients (python-flint ``fmpq_poly``), the arithmetic of symbolic parameters.
+
+The polynomials, and the conversions between flint's rationals and :class:`~fractions.Fraction`: the arithmetic
+under :mod:`wmcdp.lang.parameter` and :mod:`.roots`."""
 
 from __future__ import annotations
 

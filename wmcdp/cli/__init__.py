@@ -28,7 +28,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING
+
+from .. import __version__
 
 if TYPE_CHECKING:
     import argparse
@@ -49,9 +52,7 @@ _LOADED_WHEN_CHOSEN = {
 def _parser(command: str | None = None) -> Parser:
     """The ``wmcdp`` parser for a run of ``command``: the other commands in :data:`_LOADED_WHEN_CHOSEN` only
     listed; every command in full when ``command`` is None (the whole tree, as tests read it)."""
-    from importlib import import_module
-
-    from . import parsers
+    from . import parsers  # deferred: loaded by main inside its try (see main)
 
     p = parsers.Parser(
         prog="wmcdp",
@@ -69,17 +70,17 @@ def _parser(command: str | None = None) -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # the module itself loads only the standard library: everything else loads here, inside the try, so that Ctrl-C
+    # while wmcdp starts ends in one line
     try:
-        from ..base.errors import WmcdpError
-        from ..base.limits import LimitExceeded, resource_limits
-        from .parsers import Disagreement, memory_size
+        from ..base.errors import WmcdpError  # deferred: inside the try, for Ctrl-C while starting
+        from ..base.limits import LimitExceeded, resource_limits  # deferred: inside the try, as above
+        from .parsers import Disagreement, memory_size  # deferred: inside the try, as above
     except KeyboardInterrupt:
         print("wmcdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] in (["--version"], ["-V"]):
-        from .. import __version__
-
         return _emit(f"wmcdp {__version__}", 0)
     try:
         args = _parser(arguments[0] if arguments else "").parse_args(arguments)
@@ -121,7 +122,7 @@ def _with_progress(args: argparse.Namespace) -> str:
     if not chosen:
         text: str = args.run(args)
         return text
-    from ..report.progress import PhaseLine
+    from ..report.progress import PhaseLine  # deferred: wmcdp.cli loads only the standard library (see main)
 
     with PhaseLine(delay=0.0 if args.progress else 1.0):
         text = args.run(args)
@@ -131,7 +132,7 @@ def _with_progress(args: argparse.Namespace) -> str:
 def _line(prefix: str, message: str) -> str:
     """The line printed for an error or a limit: ``prefix`` and the message on one line of at most
     :data:`wmcdp.base.errors.MAX_LINE` characters (:func:`wmcdp.base.errors.one_line`)."""
-    from ..base.errors import MAX_LINE, one_line
+    from ..base.errors import MAX_LINE, one_line  # deferred: loaded by main inside its try (see main)
 
     return prefix + one_line(message, MAX_LINE - len(prefix))
 

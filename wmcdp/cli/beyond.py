@@ -16,6 +16,7 @@ from ..notions.renyi import RenyiResult, synthesize_renyi
 from ..notions.sweep import ProfileRow, parse_over
 from ..plan.given_sets import find_sets
 from ..plan.shuffled_binary import ShuffledReports
+from ..report.plot import require_matplotlib
 from ..report.schema import envelope, exact_value, neighbours_name, witness_of
 from ..report.tables import rows_exact
 from .common import (
@@ -26,15 +27,16 @@ from .common import (
     interval_rows,
     json_number,
     mode_text,
+    parse_input,
     plan_json,
     plan_rows,
     program_of,
     show,
     table,
 )
+from .sequence import run_sequence
 from .shuffled import shuffled_label, shuffled_pairs
-from .sweep import emit
-from .tools import parse_input
+from .sweep import emit, json_format
 
 
 def pair_sets(args: argparse.Namespace, program: Program) -> dict[str, Any]:
@@ -110,11 +112,10 @@ def approximate_json(r: ApproximateResult, head: dict[str, Any], extra: dict[str
 
 
 def run_approx(args: argparse.Namespace) -> str:
+    # deferred: cli.symbolic loads python-flint (0.14 s), which renyi and profile, also here, never need
     from .symbolic import output, program_and_parameter, symbolic_head
 
     if args.then or args.steps or args.times is not None:
-        from .sequence import run_sequence
-
         forced_plan_of(args)
         return run_sequence(args)
     if not args.program:
@@ -261,13 +262,8 @@ def parse_epsilons(text: str) -> list[Any]:
 
 
 def run_profile(args: argparse.Namespace) -> str:
-    if args.json:
-        if args.fmt not in ("table", "json"):
-            raise WmcdpError("--json and --format are two ways to choose the format; give one")
-        args.fmt = "json"
+    json_format(args)
     if args.plot:
-        from ..report.plot import require_matplotlib
-
         require_matplotlib(args.plot)
     program = program_of(args)
     shuffled = shuffled_pairs(args, program)

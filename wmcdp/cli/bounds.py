@@ -22,6 +22,7 @@ from .common import (
     interval_rows,
     json_number,
     mode_text,
+    parse_input,
     plan_json,
     plan_rows,
     sets_label,
@@ -29,7 +30,7 @@ from .common import (
     table,
     workers_of,
 )
-from .symbolic import program_and_parameter, symbolic_head
+from .symbolic import output, program_and_parameter, symbolic_head
 
 
 def privacy_json(r: PrivacyResult, head: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -116,8 +117,6 @@ def privacy_sets(args: argparse.Namespace, program: Program) -> tuple[Any, Any, 
 
 
 def run_privacy(args: argparse.Namespace) -> str:
-    from .tools import parse_input
-
     program, parameter = program_and_parameter(args)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None
@@ -144,8 +143,6 @@ def run_privacy(args: argparse.Namespace) -> str:
         **plan_json(r.plan),
     }
     if parameter is not None:
-        from .symbolic import output
-
         return output(args, r, program, {**symbolic_head("privacy", program, shown), **extra}, "privacy bound")
     if args.json:
         return dumps(privacy_json(r, envelope("privacy", program, neighbours=shown, exact=r.exact), extra))
@@ -192,8 +189,6 @@ def run_accuracy(args: argparse.Namespace) -> str:
         )
     extra = {"sets": args.sets, "backend": args.backend, **sets_json(r.sets), **plan_json(r.plan)}
     if parameter is not None:
-        from .symbolic import output
-
         return output(args, r, program, {**symbolic_head("accuracy", program, None), **extra}, "accuracy bound")
     if args.json:
         return dumps(accuracy_json(r, envelope("accuracy", program, exact=r.exact), extra))

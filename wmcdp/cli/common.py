@@ -5,17 +5,22 @@ The parser and the shared options live in :mod:`.parsers` (which loads nothing h
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ..base.certified import FUNCTIONS, Real
 from ..base.errors import WmcdpError, brief
 from ..base.jsontext import json_text
 from ..base.numbers import json_number, parse_number, scientific_whole, show
 from ..compile import Compiled, compile_program
+from ..count.distributed import Workers
 from ..lang.program import Program
 from ..lang.registry import build_program
+from ..lang.shape import read_witness
+from ..lang.subsampling import subsample
 from .parsers import (
     Disagreement,
     Parser,
@@ -32,6 +37,10 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_LIMIT = 3
 EXIT_DISAGREE = 1
+
+
+#: an entry of ``--input``: ASCII digits only (``int`` would read other scripts' digits too)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
 def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
@@ -55,8 +64,6 @@ def params(items: Sequence[str], exact: bool) -> dict[str, Any]:
 
 def _real_or_text(text: str) -> Any:
     """An expression such as ``exp(-1/2)`` as an exact real (:class:`wmcdp.Real`); other text as itself."""
-    from ..base.certified import FUNCTIONS, Real
-
     if not any(f"{name}(" in text for name in FUNCTIONS) and "**" not in text:
         return text
     try:
@@ -100,7 +107,6 @@ def subsampled(args: argparse.Namespace, program: Program) -> Program:
             raise WmcdpError("--absent applies with --subsample (Poisson sampling) only")
         if n is None:
             return program
-    from ..lang.subsampling import subsample
 
     return subsample(
         program,
@@ -166,7 +172,6 @@ def workers_of(args: argparse.Namespace) -> Iterator[Any]:
     if getattr(args, "workers", None) is None and getattr(args, "scheduler", None) is None:
         yield None
         return
-    from ..count.distributed import Workers
 
     with Workers(args.workers, scheduler=args.scheduler) as workers:
         yield workers
@@ -221,6 +226,27 @@ def plan_rows(plan: Any) -> list[tuple[str, str]]:
     ]
 
 
+def parse_input(text: str, program: Program) -> tuple[int, ...]:
+    """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
+    entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
+    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`, no longer than the domain). ASCII digits only."""
+    t = text.strip()
+    domain = program.inputs
+    if "^" in t or t.startswith("("):
+        value = read_witness(t, most=domain.n)
+        return domain.check(list(value) if isinstance(value, tuple) else [value])
+    one_digit = domain.lo >= 0 and domain.hi <= 9
+    digits = t.isascii() and t.isdigit()
+    if one_digit and digits and len(t) != domain.n and domain.n > 1:
+        raise WmcdpError(
+            f"input {brief(t)} is outside the domain {domain.describe()} ({len(t)} digits, not {domain.n})"
+        )
+    parts = t.split(",") if "," in t else list(t) if one_digit and digits and len(t) == domain.n else [t]
+    if not all(_INTEGER.fullmatch(p.strip()) for p in parts):
+        raise WmcdpError(f"--input {brief(repr(text))} is not a list of integers (e.g. 0101 or 2,0,1)")
+    return domain.check([int(p) for p in parts])
+
+
 __all__ = [
     "Parser",
     "forced_plan_of",
@@ -250,5 +276,6 @@ __all__ = [
     "workers_of",
     "plan_json",
     "plan_rows",
+    "parse_input",
     "sets_label",
 ]

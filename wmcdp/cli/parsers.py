@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from ..base.errors import WmcdpError, brief, suggest
 from ..base.limits import MAX_MEMORY
+from ..plan.forced import PLANS
 
 #: the knowledge compilers (``wmcdp.compile.BACKENDS``)
 BACKENDS = ("bdd", "sdd")
@@ -217,8 +218,6 @@ def synthesis_args(q: argparse.ArgumentParser, optional: bool = False) -> None:
 
 def plan_arg(q: argparse.ArgumentParser) -> None:
     """``--plan NAME``: one plan of the planner, run even where exhaustive sets are quick (:mod:`wmcdp.plan.forced`)."""
-    from ..plan.forced import PLANS
-
     q.add_argument(
         "--plan",
         metavar="|".join(PLANS),

@@ -1,6 +1,7 @@
-"""``--shuffle N`` of ``wmcdp approx`` and ``wmcdp profile``: the program is one user's local randomizer, and the
-bound is that of ``N`` users' reports after a shuffler, over every dataset of ``N`` users
-(:class:`wmcdp.ShuffledReports`, :mod:`wmcdp.plan.shuffled_binary`)."""
+"""``--shuffle N`` of ``wmcdp approx`` and ``wmcdp profile``: the bound of a shuffled local randomizer.
+
+The program is one user's local randomizer, and the bound is that of ``N`` users' reports after a shuffler, over
+every dataset of ``N`` users (:class:`wmcdp.ShuffledReports`, :mod:`wmcdp.plan.shuffled_binary`)."""
 
 from __future__ import annotations
 

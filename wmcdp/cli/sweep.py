@@ -20,6 +20,7 @@ from ..compile import BACKENDS
 from ..notions.catalogue import commands
 from ..notions.notion import Option
 from ..notions.sweep import Row, parse_over, sweep
+from ..report.plot import plot_rows, require_matplotlib
 from ..report.schema import envelope
 from ..report.tables import FORMATS, render_rows, rows_exact
 from .common import exact_mode, limit_args, number_args, params
@@ -97,16 +98,11 @@ def _notion_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_sweep(args: argparse.Namespace) -> str:
     """Run the sweep; return the rows as text, or "" when they went to ``--output``."""
-    if args.json:
-        if args.fmt not in ("table", "json"):
-            raise WmcdpError("--json and --format are two ways to choose the format; give one")
-        args.fmt = "json"
+    json_format(args)
     own = _notion_options(args)
     fixed = params(args.param, args.exact)
     parameter, values = parse_over(args.over, exact=args.exact)
     if args.plot:
-        from ..report.plot import require_matplotlib
-
         require_matplotlib(args.plot)
     exact = exact_mode(args)
     rows = sweep(
@@ -125,14 +121,20 @@ def run_sweep(args: argparse.Namespace) -> str:
     return emit(rows, args, {**head, "notion": commands()[args.kind].name, "parameter": parameter})
 
 
+def json_format(args: argparse.Namespace) -> None:
+    """``--json`` as ``--format json``; with another ``--format`` it is one clear error."""
+    if args.json:
+        if args.fmt not in ("table", "json"):
+            raise WmcdpError("--json and --format are two ways to choose the format; give one")
+        args.fmt = "json"
+
+
 def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | None = None) -> str:
     """Rows in the format ``args.fmt`` (JSON with ``head`` first), drawn to ``args.plot`` and written to
     ``args.output`` when given."""
     text = render_rows(rows, args.fmt, head)
     try:
         if args.plot:
-            from ..report.plot import plot_rows
-
             plot_rows(rows, args.plot)
         if args.output:
             Path(args.output).write_text(text + "\n")
@@ -142,4 +144,4 @@ def emit(rows: Sequence[Row], args: argparse.Namespace, head: dict[str, Any] | N
     return text
 
 
-__all__ = ["register", "run_sweep", "emit"]
+__all__ = ["register", "run_sweep", "emit", "json_format"]

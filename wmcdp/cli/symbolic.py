@@ -1,6 +1,7 @@
-"""``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a piecewise function of
-one parameter (:mod:`wmcdp.notions.piecewise`), printed as pieces, as a LaTeX ``cases`` environment, as JSON, or
-drawn with its breakpoints."""
+"""``--symbolic NAME=LO:HI`` on ``wmcdp privacy`` and ``wmcdp accuracy``: the bound as a function of a parameter.
+
+The bound is a piecewise function of one parameter (:mod:`wmcdp.notions.piecewise`), printed as pieces, as a
+LaTeX ``cases`` environment, as JSON, or drawn with its breakpoints."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from typing import Any
 
 from ..base.errors import WmcdpError, brief
 from ..base.numbers import format_number, parse_number
+from ..base.polys import poly_at
 from ..base.roots import point_text
 from ..lang.parameter import Parameter
+from ..lang.registry import build_program
 from ..notions.piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaResult, latex, lines, pieces_json
 from ..report.schema import envelope, witness_of
-from .common import dumps, params, table
+from .common import dumps, params, program_of, subsampled, table
 
 
 def parameter_of(args: argparse.Namespace) -> Parameter | None:
@@ -47,9 +50,6 @@ def _check_writable(path: str) -> None:
 
 def program_and_parameter(args: argparse.Namespace) -> tuple[Any, Parameter | None]:
     """The program of ``-p`` (and ``--symbolic``), and its symbolic parameter (None without one)."""
-    from ..lang.registry import build_program
-    from .common import program_of, subsampled
-
     parameter = parameter_of(args)
     if parameter is None:
         return program_of(args), None
@@ -113,6 +113,7 @@ def output(args: argparse.Namespace, r: Any, program: Any, extra: dict[str, Any]
 
 def plot(r: Any, path: str, name: str) -> None:
     """ε (or 1 − β) against the parameter, 400 exact points per piece range, breakpoints marked."""
+    # deferred: report.plot loads every notion (notions.catalogue, 0.25 s), which privacy and accuracy do not need
     from ..report.plot import new_figure
 
     fig = new_figure(6, 3.6)
@@ -138,8 +139,6 @@ def plot(r: Any, path: str, name: str) -> None:
 
 
 def _value(piece: Any, t: Fraction, linear: bool) -> float:
-    from ..base.polys import poly_at
-
     if piece.den.is_zero():
         return math.inf
     den = poly_at(piece.den, t)

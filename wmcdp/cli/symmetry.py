@@ -1,5 +1,6 @@
-"""``wmcdp symmetry``: the structure wmcdp proves for a program (independent parts, the symmetry group) and the
-sizes of its orbit sets."""
+"""``wmcdp symmetry``: the structure wmcdp proves for a program and the sizes of its orbit sets.
+
+The structure is the program's independent parts and its symmetry group."""
 
 from __future__ import annotations
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
-from ..base.errors import WmcdpError, brief
+from ..base.errors import WmcdpError
 from ..base.numbers import format_number
 from ..compile import BACKENDS, compile_program
+from ..compile.dot import to_dot
 from ..count.probabilities import inference
 from ..lang.docstrings import description, summary
-from ..lang.program import Program
 from ..lang.registry import builtin_programs, find_relation, parameters, program_claims, program_origin
-from ..lang.shape import jsonable, read_witness, witness_text
+from ..lang.shape import jsonable, witness_text
 from ..notions.sampling import crosscheck, sample
 from ..plan.given_sets import find_sets
 from ..report.schema import envelope, neighbours_name, witness_of
@@ -23,36 +22,14 @@ from .common import (
     dumps,
     exact_mode,
     json_number,
+    parse_input,
     program_of,
     table,
     workers_of,
 )
 
-#: an entry of ``--input``: ASCII digits only (``int`` would read other scripts' digits too)
-_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 #: `wmcdp size` reports per-input sizes over all inputs up to this many
 PER_INPUT_LIMIT = 4096
-
-
-def parse_input(text: str, program: Program) -> tuple[int, ...]:
-    """An input: digits without commas when every entry is one digit (``0101``, ``210`` on ``{0..2}^3``),
-    entries separated by commas otherwise (``2,0,1``, ``10,-1``), or a witness as printed (``0^99999 1``,
-    ``(3^500, 2)``: :func:`wmcdp.lang.shape.read_witness`, no longer than the domain). ASCII digits only."""
-    t = text.strip()
-    domain = program.inputs
-    if "^" in t or t.startswith("("):
-        value = read_witness(t, most=domain.n)
-        return domain.check(list(value) if isinstance(value, tuple) else [value])
-    one_digit = domain.lo >= 0 and domain.hi <= 9
-    digits = t.isascii() and t.isdigit()
-    if one_digit and digits and len(t) != domain.n and domain.n > 1:
-        raise WmcdpError(
-            f"input {brief(t)} is outside the domain {domain.describe()} ({len(t)} digits, not {domain.n})"
-        )
-    parts = t.split(",") if "," in t else list(t) if one_digit and digits and len(t) == domain.n else [t]
-    if not all(_INTEGER.fullmatch(p.strip()) for p in parts):
-        raise WmcdpError(f"--input {brief(repr(text))} is not a list of integers (e.g. 0101 or 2,0,1)")
-    return domain.check([int(p) for p in parts])
 
 
 def _positive(value: int, option: str) -> int:
@@ -166,8 +143,6 @@ def run_size(args: argparse.Namespace) -> str:
     program = program_of(args)
     compiled = {name: compile_program(program, name) for name in ([args.backend] if args.backend else BACKENDS)}
     if args.dot:
-        from ..compile.dot import to_dot
-
         try:
             with open(args.dot, "w") as f:
                 f.write(to_dot(compiled[args.backend or "bdd"]))

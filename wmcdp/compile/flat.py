@@ -1,5 +1,7 @@
-"""A decision diagram as flat arrays: the form every count and symmetry check works on; the bit groups of
-the values a count gives an axis each (:class:`Group`); the smallest path weight (:func:`min_path_log2`).
+"""A decision diagram as flat arrays: the form every count and symmetry check works on.
+
+Beside it, the bit groups of the values a count gives an axis each (:class:`Group`), and the smallest path weight
+(:func:`min_path_log2`).
 
 Entry ``k`` is a node of the diagram taken with a polarity (CUDD's complemented edges are
 resolved, so no count needs ``1 - WMC``): ``var[k]`` is its variable (``-1`` for TRUE,

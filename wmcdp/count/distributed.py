@@ -24,6 +24,7 @@ import contextlib
 import importlib
 import logging
 import os
+import signal
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from ..lang.registry import build_program
+from .probabilities import Counter, as_compiled, number_system
 
 
 class Workers:
@@ -39,7 +41,7 @@ class Workers:
 
     def __init__(self, n: int | None = None, *, scheduler: str | None = None) -> None:
         try:
-            from dask.distributed import Client, LocalCluster
+            from dask.distributed import Client, LocalCluster  # deferred: Dask is the optional extra distributed
         except ImportError:
             raise WmcdpError("spreading a run over workers needs Dask: pip install 'wmcdp[distributed]'") from None
         if (n is None) == (scheduler is None):
@@ -84,7 +86,7 @@ class Workers:
             for name in ("distributed", "tornado", "asyncio"):
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             if self.cluster is not None:  # our own local workers: stop them now rather than after their tasks
-                import psutil
+                import psutil  # deferred: comes with Dask, the optional extra distributed
 
                 for child in psutil.Process().children(recursive=True):
                     try:
@@ -110,7 +112,7 @@ class Workers:
         job = {"backend": compiled.backend.name, "exact": exact}
         if program.source:
             return {**job, "source": program.source, "params": dict(program.params)}
-        import cloudpickle
+        import cloudpickle  # deferred: part of the optional extra distributed
 
         module = getattr(program.body, "__module__", None)
         by_value = isinstance(module, str) and module != "__main__" and not module.startswith("wmcdp.")
@@ -133,8 +135,6 @@ class Workers:
         joint table (:meth:`wmcdp.count.probabilities.Counter.stripes`); their results, in order. ``task`` is a
         module-level function (workers import it by name) that rebuilds the counter with
         :func:`worker_counter` ``(job)``."""
-        from .probabilities import Counter, number_system
-
         counter = Counter(compiled, number_system(compiled, exact))
         job = self._job(compiled, exact)
         fixed, parts = self._split(counter)
@@ -171,6 +171,7 @@ def _check_count(n: object) -> None:
 
 def _check_address(scheduler: object) -> None:
     """A scheduler address another process can reach: ``SCHEME://HOST:PORT`` (or ``HOST:PORT``, tcp)."""
+    # deferred: Dask is the optional extra distributed
     from distributed.comm.addressing import parse_address, parse_host_port
 
     form = "give an address such as tcp://10.0.0.5:8786"
@@ -189,8 +190,6 @@ def _check_address(scheduler: object) -> None:
 
 def _load() -> None:
     """On each worker: load wmcdp now; a local worker ignores Ctrl-C (the run's own process handles it)."""
-    import signal
-
     importlib.import_module("wmcdp")
 
     with contextlib.suppress(ValueError):  # not the worker's main thread: it keeps the default handler
@@ -199,10 +198,8 @@ def _load() -> None:
 
 def worker_counter(job: dict[str, Any]) -> Any:
     """On a worker: the counter of the job's program (built again from its source, or unpickled)."""
-    from .probabilities import Counter, as_compiled, number_system
-
     if "pickled" in job:
-        import cloudpickle
+        import cloudpickle  # deferred: part of the optional extra distributed
 
         program = cloudpickle.loads(job["pickled"])
     else:

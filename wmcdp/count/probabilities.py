@@ -82,7 +82,7 @@ def number_system(compiled: Compiled, exact: Any) -> Any:
     if compiled.symbolic is not None:
         if exact is False:
             raise WmcdpError(f"a run with the symbolic parameter {compiled.symbolic.name} is exact; leave exact unset")
-        from .parametric import Parametric
+        from .parametric import Parametric  # deferred: loads python-flint (0.5 s), for a symbolic parameter only
 
         return Parametric(compiled, compiled.symbolic)
     floats = [w for w in compiled.weights.values() if not w.exact]

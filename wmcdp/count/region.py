@@ -1,18 +1,17 @@
-"""The entries of a count below every group bit, counted a whole level at a time (part of the traversal of
-:func:`wmcdp.count.wmc.evaluate`)."""
+"""The entries of a count below every group bit, counted a whole level at a time.
+
+This is part of the traversal of :func:`wmcdp.count.wmc.evaluate`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..base.limits import check
 from .floats import WIDE, Extended, widen
+from .plans import Plan
 from .steps import Steps
-
-if TYPE_CHECKING:
-    from .wmc import Plan
 
 
 class Region:

@@ -1,5 +1,6 @@
-"""Weighted model counting on an SDD (the :mod:`wmcdp.compile.sdd` backend's diagrams), in the number systems and
-under the count plans of :mod:`wmcdp.count.wmc`."""
+"""Weighted model counting on an SDD (the :mod:`wmcdp.compile.sdd` backend's diagrams).
+
+It counts in the number systems of :mod:`wmcdp.count.wmc`, under the plans of :mod:`wmcdp.count.plans`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import gmpy2
 import numpy as np
 
 from ..compile.sdd import fold
-from .wmc import Plan
+from .plans import Plan
 
 
 def count_sdd(u: Any, plan: Plan, arith: Any, denominator: int | None = None) -> np.ndarray:

@@ -27,18 +27,17 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..base.limits import check
 from ..compile.flat import Group
-from ..lang.weights import BitWeight
 from . import floats
 from .exact import Rational, Scaled
 from .floats import Extended, Linear
+from .plans import Plan
 from .region import Region
 from .steps import Pool, Steps, arrays_of
 
@@ -46,28 +45,6 @@ Arith = Linear | Extended | Scaled | Rational
 
 #: the most axes a count's array has (the batch and one per group): numpy 1 allows 32, numpy 2 allows 64
 MAX_AXES = 32
-
-
-# -- plans ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Plan:
-    """How each variable of a count is treated: random weights, per-batch values, or a group axis."""
-
-    weights: Mapping[int, BitWeight]
-    groups: Sequence[Group] = ()
-    batch: Mapping[int, np.ndarray] = field(default_factory=dict)  # variable -> bool array (B,)
-    batch_size: int = 1
-
-    def __post_init__(self) -> None:
-        # a group of one value (a constant output part, an input entry of one value) is an axis of length 1: it
-        # changes neither the cells nor their order in the flat result, so it takes no axis (numpy has few)
-        self.groups = tuple(g for g in self.groups if g.size > 1)
-        self.member: dict[int, tuple[int, int]] = {}  # variable -> (group index, bit position)
-        for g, group in enumerate(self.groups):
-            for b, v in enumerate(group.variables):
-                self.member[v] = (g, b)
 
 
 # -- the traversal --------------------------------------------------------------------------

@@ -102,26 +102,23 @@ class Circuit:
         return complementary
 
     def conj(self, a: int, b: int) -> int:
-        if a == FALSE or b == FALSE:
-            return FALSE
-        if a == TRUE:
-            return b
-        if b == TRUE or a == b:
-            return a
-        if self._complementary(a, b):
-            return FALSE
-        return self._add((AND, min(a, b), max(a, b)))
+        return self._junction(AND, FALSE, a, b)
 
     def disj(self, a: int, b: int) -> int:
-        if a == TRUE or b == TRUE:
-            return TRUE
-        if a == FALSE:
+        return self._junction(OR, TRUE, a, b)
+
+    def _junction(self, kind: str, absorbing: int, a: int, b: int) -> int:
+        """``a AND b`` (``kind`` AND, ``absorbing`` FALSE) or ``a OR b`` (OR, TRUE), simplified: the absorbing
+        constant wins, the other constant (``1 - absorbing``) drops out, and ``a`` with ``a`` or ``NOT a`` folds."""
+        if a == absorbing or b == absorbing:
+            return absorbing
+        if a == 1 - absorbing:
             return b
-        if b == FALSE or a == b:
+        if b == 1 - absorbing or a == b:
             return a
         if self._complementary(a, b):
-            return TRUE
-        return self._add((OR, min(a, b), max(a, b)))
+            return absorbing
+        return self._add((kind, min(a, b), max(a, b)))
 
     def xor(self, a: int, b: int) -> int:
         if a == FALSE:

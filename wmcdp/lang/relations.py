@@ -15,19 +15,17 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
 from ..base.limits import LimitExceeded, check
 from ..base.numbers import as_int
+from .domain import Vector
 from .shape import format_value
 
-if TYPE_CHECKING:
-    from .program import Vector
-
-Generator = Callable[["Vector", tuple[int, ...]], Iterator[tuple[int, ...]]]
+Generator = Callable[[Vector, tuple[int, ...]], Iterator[tuple[int, ...]]]
 
 #: the most items a user relation's generator may give for one input (it may also give at most twice the domain)
 MAX_LISTED = 1 << 22

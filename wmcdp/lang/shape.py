@@ -96,8 +96,25 @@ def _integer(value: object) -> TypeGuard[SupportsInt]:
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)))
 
 
+class _Number(Shape):
+    """A part of an output that is one number (a Bool's 0 or 1, an Int's value): one leaf."""
+
+    is_numeric = True
+
+    def _accepts(self, value: object) -> TypeGuard[SupportsInt]:
+        return _integer(value)
+
+    def _leaf_values(self, value: object) -> list[SupportsInt]:
+        if not self._accepts(value):
+            raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
+        return [value]
+
+    def _build(self, parts: Iterator[int]) -> object:
+        return next(parts)
+
+
 @dataclass(frozen=True)
-class BoolShape(Shape):
+class BoolShape(_Number):
     width = 1
 
     def values(self) -> Iterator[object]:
@@ -111,7 +128,6 @@ class BoolShape(Shape):
 
     size = 2
     lo = 0
-    is_numeric = True
 
     def describe(self) -> str:
         return "0 or 1"
@@ -119,17 +135,12 @@ class BoolShape(Shape):
     def offset(self, value: SupportsInt) -> int | None:
         return int(value) if int(value) in (0, 1) else None
 
-    def _leaf_values(self, value: object) -> list[SupportsInt]:
-        if not (_integer(value) or isinstance(value, (bool, np.bool_))):
-            raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
-        return [value]
-
-    def _build(self, parts: Iterator[int]) -> object:
-        return next(parts)
+    def _accepts(self, value: object) -> TypeGuard[SupportsInt]:
+        return _integer(value) or isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
-class IntShape(Shape):
+class IntShape(_Number):
     lo: int
     hi: int
 
@@ -156,22 +167,12 @@ class IntShape(Shape):
     def size(self) -> int:
         return self.hi - self.lo + 1
 
-    is_numeric = True
-
     def describe(self) -> str:
         return f"an integer in {self.lo}..{self.hi}"
 
     def offset(self, value: SupportsInt) -> int | None:
         v = int(value)
         return v - self.lo if self.lo <= v <= self.hi else None
-
-    def _leaf_values(self, value: object) -> list[SupportsInt]:
-        if not _integer(value):
-            raise WmcdpError(f"output {value!r} is not of the program's output form ({self.describe()})")
-        return [value]
-
-    def _build(self, parts: Iterator[int]) -> object:
-        return next(parts)
 
 
 @dataclass(frozen=True)

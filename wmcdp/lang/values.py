@@ -151,8 +151,8 @@ def _unsupported(op: str, kind: str, supported: str) -> Callable[..., NoReturn]:
     return method
 
 
-_BOOL_OPS = "& | ^ ~ == != and, as 0/1, + - * and comparisons"
-for _name, _op in (
+#: the Python operators the DSL has on no value (the special method, the operator)
+_NO_OPERATORS = (
     ("__mod__", "%"),
     ("__rmod__", "%"),
     ("__floordiv__", "//"),
@@ -165,8 +165,26 @@ for _name, _op in (
     ("__rshift__", ">>"),
     ("__rlshift__", "<<"),
     ("__rrshift__", ">>"),
-):
-    setattr(Bool, _name, _unsupported(_op, "Bool", _BOOL_OPS))
+)
+#: the bitwise operators: a Bool's, not an Int's
+_BITWISE = (
+    ("__and__", "&"),
+    ("__rand__", "&"),
+    ("__or__", "|"),
+    ("__ror__", "|"),
+    ("__xor__", "^"),
+    ("__rxor__", "^"),
+    ("__invert__", "~"),
+)
+
+
+def _refuse(cls: type, operators: Sequence[tuple[str, str]], supported: str) -> None:
+    """Give ``cls`` each of ``operators`` as a method that raises one clear error naming what ``cls`` supports."""
+    for name, op in operators:
+        setattr(cls, name, _unsupported(op, cls.__name__, supported))
+
+
+_refuse(Bool, _NO_OPERATORS, "& | ^ ~ == != and, as 0/1, + - * and comparisons")
 
 
 IntLike = Union["Int", Bool, int]
@@ -315,29 +333,7 @@ class Int:
         return Int(out)
 
 
-_INT_OPS = "+ - * abs, < <= > >= == !=, clamp and ite"
-for _name, _op in (
-    ("__mod__", "%"),
-    ("__rmod__", "%"),
-    ("__floordiv__", "//"),
-    ("__rfloordiv__", "//"),
-    ("__truediv__", "/"),
-    ("__rtruediv__", "/"),
-    ("__pow__", "**"),
-    ("__rpow__", "**"),
-    ("__lshift__", "<<"),
-    ("__rshift__", ">>"),
-    ("__rlshift__", "<<"),
-    ("__rrshift__", ">>"),
-    ("__and__", "&"),
-    ("__rand__", "&"),
-    ("__or__", "|"),
-    ("__ror__", "|"),
-    ("__xor__", "^"),
-    ("__rxor__", "^"),
-    ("__invert__", "~"),
-):
-    setattr(Int, _name, _unsupported(_op, "Int", _INT_OPS))
+_refuse(Int, _NO_OPERATORS + _BITWISE, "+ - * abs, < <= > >= == !=, clamp and ite")
 
 
 def _as_int(value: object) -> Int | None:

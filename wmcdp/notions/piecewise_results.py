@@ -1,4 +1,6 @@
-"""Piecewise bounds: the result types of parametric runs, their exact values at a point, and their text,
+"""Piecewise bounds: the results of parametric runs.
+
+The result types of parametric runs, their exact values at a point, and their text,
 LaTeX and JSON forms."""
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The curve of a sweep or a profile (matplotlib, optional): epsilon, 1 - beta, epsilon or delta
-of (epsilon, delta), or D_alpha against the swept parameter; delta against epsilon for a profile.
+"""The curve of a sweep or a profile, drawn with matplotlib (optional).
+
+The curve is epsilon, 1 - beta, epsilon or delta of (epsilon, delta), or D_alpha against the swept parameter;
+delta against epsilon for a profile.
 
 Install with ``pip install -e '.[plot]'``. One line per program variant (and Rényi order);
 an infinite value leaves a gap in its line.
@@ -24,7 +26,7 @@ def require_matplotlib(path: str | Path | None = None) -> None:
     if path is not None and Path(path).suffix.lower() not in SUFFIXES:
         raise WmcdpError(f"--plot {path}: the file must end in {', '.join(SUFFIXES)}")
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # noqa: F401  # deferred: matplotlib is the optional extra plot
     except ImportError:
         raise WmcdpError("--plot needs matplotlib: pip install 'wmcdp[plot]' (or pip install matplotlib)") from None
 
@@ -33,7 +35,7 @@ def new_figure(width: float, height: float) -> Any:
     """A matplotlib figure of its own, outside pyplot: making, drawing and saving it changes no backend (a
     notebook's inline plots keep working) and leaves no figure open in pyplot."""
     require_matplotlib()
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # deferred: matplotlib is the optional extra plot
 
     return Figure(figsize=(width, height))
 

@@ -48,7 +48,7 @@ class PhaseLine:
     def __enter__(self) -> PhaseLine:
         if not self.enabled:
             return self
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: tqdm takes 0.3 s to load and only a drawn line needs it
 
         self._bar = tqdm(
             total=None,

@@ -57,7 +57,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from ..base.certified import Enclosure, ExpGap, exp_sign
+from ..base.certified import Enclosure, ExpGap, exp_bound, exp_outward, exp_sign
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, ln, parse_number
@@ -66,10 +66,13 @@ from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
+from ..plan.planned import pair_witness, planned_pairs, sum_witness
+from ..plan.planner import PlanReport, Product, combine_max
 from ..plan.shuffled_rr import ShuffledBinary
+from .accounting import composed_bound, composed_profile
+from .certify import certified_delta, certified_epsilon
 from .loss import compose_count, composed_pairs, product_pairs
-from .markdown import approximate_markdown
-from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .notion import NEIGHBOURS, Notion, Option, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
 from .recount import (
     composition_recountable,
@@ -82,6 +85,8 @@ from .recount import (
     recountable,
     recounted,
 )
+from .renyi import max_log_ratio
+from .results import ApproximateResult, ProfilePoint
 from .rows import ApproximateRow, ProfileRow
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
@@ -278,8 +283,6 @@ def epsilon_for_delta(source: PairSource, delta: float | Fraction) -> tuple[floa
         key = deltas(source, [Threshold(0.0, Fraction(1))])[0].key
         return 0.0, Fraction(1) if source.arith.exact else 1.0, key
     if delta == 0:
-        from .renyi import max_log_ratio
-
         return max_log_ratio(source)
     if source.arith.exact:
         return _exact_newton(source, Fraction(delta))
@@ -374,53 +377,6 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, d
     return fallback if best.value is None or best.value == none else best.key
 
 
-# -- results --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, repr=False)
-class ApproximateResult(Rendered):
-    """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
-
-    Given ε: ``delta`` = δ(ε). Given δ: ``epsilon`` = ε(δ) and ``delta`` as given. ``ratio``
-    is ``e^epsilon`` (a Fraction when exact and rational). Exact runs give ``delta`` as a
-    Fraction when ``e^ε`` is rational. ``accountant`` says how ``compose`` runs were
-    accounted (``"dp-accounting"`` results are upper bounds; see :mod:`wmcdp.notions.accounting`).
-    """
-
-    headline = ("epsilon", "delta", "delta_exact", "compose", "witness_x", "witness_x_prime")
-
-    epsilon: float
-    delta: float | Fraction
-    ratio: float | Fraction
-    witness: PairWitness
-    compose: int
-    exact: bool
-    accountant: str
-    diagram_size: int | None
-    seconds: float
-    symmetry: str = ""
-    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
-    log_delta: float | None = None  # given epsilon, delta a float: ln delta (delta itself can underflow to 0.0)
-    interval: Any = None  # a certified run, or an exact one at an irrational e^eps: the enclosure of delta (given
-    # epsilon) or of epsilon (given delta)
-    exact_delta: Any = None  # an exact run at an irrational e^eps: delta as an exact real (base.certified.ExpGap)
-
-
-@dataclass(frozen=True)
-class ProfilePoint:
-    """One point of the privacy profile: ``delta`` = δ(``epsilon``) and the first pair that attains it
-    (``log_delta``, ``interval`` and ``exact_delta`` as in :class:`ApproximateResult`)."""
-
-    epsilon: float
-    delta: float | Fraction
-    witness: PairWitness
-    epsilon_text: str
-    plan: Any = None  # with pairs=None: the planner's report (the same for every point)
-    log_delta: float | None = None
-    interval: Any = None
-    exact_delta: Any = None
-
-
 def _accountant(accountant: str, compose: int) -> str:
     """The accountant of ``compose`` runs, checked: one run needs none and is computed (and reported) exactly."""
     if accountant not in ACCOUNTANTS:
@@ -439,8 +395,6 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
     ``(Product, per-part results of part)`` when the worst pair is the worst part's (hamming, one-entry), or
     ``(source, plan)``. Under all-entries every part may move at once: when each part has a dominant pair the
     source is that one composed pair (:func:`wmcdp.notions.loss.product_pairs`), else the whole program's."""
-    from ..plan.planned import planned_pairs, sum_witness
-    from ..plan.planner import Product
 
     args = (which.neighbours, which.backend, which.exact, which.force)
 
@@ -519,6 +473,7 @@ def synthesize_approximate(
         )
 
     def symbolic(c: Any) -> Any:
+        # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
         from .piecewise import piecewise_approximate
 
         return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
@@ -605,8 +560,6 @@ def _scan(
     point = None
     ratio: float | Fraction
     if accountant == "dp-accounting":
-        from .accounting import composed_bound
-
         d = None if delta is None else parse_delta(delta, False)
         value, key = composed_bound(source, k, epsilon=threshold, delta=d, interval=interval)  # type: ignore[arg-type]
         eps = threshold.epsilon if threshold is not None else value
@@ -652,8 +605,6 @@ def _certified(
     force: bool,
 ) -> ApproximateResult:
     """:func:`synthesize_approximate` with ``certified=True`` (one run, the exact accountant)."""
-    from ..base.certified import exp_bound
-    from .certify import certified_delta, certified_epsilon
 
     if compose_count(compose) != 1:
         raise WmcdpError("a certified run accounts one run of the mechanism (compose=1)")
@@ -691,8 +642,6 @@ def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], st
 def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
     """One point of a shuffle of one-bit reports at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as
     ``interval``."""
-    from ..base.certified import Enclosure, exp_outward
-    from ..plan.planner import PlanReport
 
     if threshold is not None:
         point = pairs.delta(threshold.epsilon)
@@ -777,8 +726,6 @@ def privacy_profile(
 
     def scan(source: PairSource, report: Callable[[], Any]) -> list[ProfilePoint]:
         if accountant == "dp-accounting":
-            from .accounting import composed_profile
-
             points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
         else:
             source = _composed_source(source, k, accountant)
@@ -836,8 +783,6 @@ def _floated_point(p: ProfilePoint) -> ProfilePoint:
 
 def _worst_parts(planned: Any, parts: list[list[ProfilePoint]], count: int, start: float) -> list[ProfilePoint]:
     """A product's profile under the max rule: at each ε, the part with the largest δ(ε)."""
-    from ..plan.planned import pair_witness
-    from ..plan.planner import combine_max
 
     report = planned.report([r[0].plan for r in parts], None, None, time.perf_counter() - start)
     out = []
@@ -877,21 +822,7 @@ def _approximate_point(
         backend=backend,
         exact=exact,
     )
-    given = "delta" if delta is not None else "epsilon"
-    return ApproximateRow(
-        variant,
-        parameter,
-        value,
-        r.epsilon,
-        r.delta,
-        r.witness,
-        given,
-        r.compose,
-        r.exact,
-        r.diagram_size,
-        r.seconds,
-        r.log_delta,
-    )
+    return ApproximateRow.of(r, variant, parameter, value, given="delta" if delta is not None else "epsilon")
 
 
 def _approximate_axes(rows: Sequence[Any]) -> tuple[str, str, str]:
@@ -917,18 +848,8 @@ APPROXIMATE = register(
             Option("compose", "approx sweeps: K runs on the same pair", default=1, metavar="K", type=int),
             NEIGHBOURS,
         ),
-        columns=[
-            PROGRAM,
-            VALUE,
-            ("epsilon", "epsilon", r"$\varepsilon$"),
-            ("delta", "delta", r"$\delta$"),
-            *PAIR,
-            ("compose", "K", "$K$"),
-            *TAIL,
-        ],
         series=lambda r: (r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)),
         axes=_approximate_axes,
-        markdown=approximate_markdown,
     )
 )
 
@@ -942,7 +863,6 @@ PROFILE = register(
         run=privacy_profile,
         result=ProfilePoint,
         row=ProfileRow,
-        columns=[("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *PAIR],
         series=lambda r: (r.program, float(r.epsilon), float(r.delta)),
         axes=lambda rows: ("tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"),
     )

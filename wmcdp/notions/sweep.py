@@ -167,6 +167,15 @@ def sweep(
     return rows
 
 
+def _swept(name: str, given: dict[str, Any]) -> list[Any]:
+    """:func:`sweep` of the notion ``name`` called with the arguments of one of the functions below (their
+    ``locals()``): the programs, the fixed parameters, the swept one and its values, ``progress``, and the rest
+    as the notion's options."""
+    options = dict(given)
+    head = [options.pop(key) for key in ("programs", "fixed", "parameter", "values")]
+    return sweep(name, *head, progress=options.pop("progress"), **options)
+
+
 def sweep_privacy(
     programs: Sequence[str],
     fixed: Mapping[str, Number],
@@ -186,18 +195,7 @@ def sweep_privacy(
     with ``neighbours``, default the program's relation), ``"symmetry"`` (the program's proved sets) or
     ``file.py:function`` (your own, as for ``wmcdp privacy --sets``).
     """
-    return sweep(
-        "privacy",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("privacy", locals())
 
 
 def sweep_accuracy(
@@ -213,18 +211,7 @@ def sweep_accuracy(
     progress: ProgressCallback | None = None,
 ) -> list[AccuracyRow]:
     """Tight ``1 - beta`` at radius ``alpha`` (Algorithm 3) of each program for each value of ``parameter``."""
-    return sweep(
-        "accuracy",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        alpha=alpha,
-        sets=sets,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("accuracy", locals())
 
 
 def sweep_approximate(
@@ -248,21 +235,7 @@ def sweep_approximate(
     """
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
-    return sweep(
-        "approximate",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        epsilon=epsilon,
-        delta=delta,
-        compose=compose,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("approximate", locals())
 
 
 def sweep_renyi(
@@ -279,19 +252,7 @@ def sweep_renyi(
     progress: ProgressCallback | None = None,
 ) -> list[RenyiRow]:
     """Tight ``D_α`` of each program for each value of ``parameter``, one row per order."""
-    return sweep(
-        "renyi",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        orders=orders,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("renyi", locals())
 
 
 __all__ = [

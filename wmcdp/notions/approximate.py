@@ -53,6 +53,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -472,55 +473,66 @@ def synthesize_approximate(
             interval=interval,
         )
 
-    def symbolic(c: Any) -> Any:
-        # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
-        from .piecewise import piecewise_approximate
-
-        return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
-
     if _at_scale(pairs, k, at, exact):
         return _shuffled(pairs, threshold, delta, start)
-
-    def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
-        return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
     result: ApproximateResult = over_pairs(  # a symbolic parameter: a PiecewiseDeltaResult
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
         start,
-        scan=scan,
+        scan=lambda source, report: _scan(source, threshold, delta, k, accountant, interval, start, report),
         part=part,
         combine=lambda planned, results: _worst_part(planned, results, threshold is not None, start),
-        symbolic=symbolic,
+        symbolic=lambda c: _piecewise(c, pairs, I, threshold, delta, k, at, neighbours, backend, start),
         planner=planned_sources,
     )
+    again = partial(  # the same run with every float read as its exact binary64 value
+        synthesize_approximate,
+        prog,
+        pairs,
+        I,
+        epsilon=epsilon,
+        delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
+        compose=k,
+        at=at,
+        neighbours=neighbours,
+        backend=backend,
+        exact="binary",
+        force=force,
+        plan=plan,
+    )
+    return _recounted(prog, result, threshold is not None, exact, composition_recountable(k, accountant), again, start)
+
+
+def _piecewise(c: Any, *args: Any) -> Any:
+    """:func:`wmcdp.notions.piecewise.piecewise_approximate` of ``c``, a program with a symbolic parameter."""
+    # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
+    from .piecewise import piecewise_approximate
+
+    return piecewise_approximate(c, *args)
+
+
+def _recounted(
+    prog: Program | Compiled,
+    result: ApproximateResult,
+    by_epsilon: bool,
+    exact: Any,
+    composed: bool,
+    again: Callable[[], ApproximateResult],
+    start: float,
+) -> ApproximateResult:
+    """A float run's result, recounted by ``again`` when its δ (given ε) or ε (given δ) is prone to cancellation
+    (:func:`~.recount.recounted`); ``composed``: the composition is one an exact run recounts."""
     if (
         not isinstance(result, ApproximateResult)
         or result.exact
-        or not composition_recountable(k, accountant)
+        or not composed
         or not recountable(prog, exact, result.diagram_size, result.plan)
     ):
         return result  # an exact run, a long or accountant's composition, a bound as a function of a symbolic
         # parameter, a large program
-    prone = prone_delta(float(result.delta), result.epsilon) if threshold is not None else prone_epsilon(result.epsilon)
-
-    def again() -> ApproximateResult:
-        return synthesize_approximate(
-            prog,
-            pairs,
-            I,
-            epsilon=epsilon,
-            delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
-            compose=k,
-            at=at,
-            neighbours=neighbours,
-            backend=backend,
-            exact="binary",
-            force=force,
-            plan=plan,
-        )
-
-    return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, threshold is not None))
+    prone = prone_delta(float(result.delta), result.epsilon) if by_epsilon else prone_epsilon(result.epsilon)
+    return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, by_epsilon))
 
 
 def _floated(r: ApproximateResult, seconds: float, by_epsilon: bool) -> ApproximateResult:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -75,13 +75,7 @@ from .rows import PrivacyRow
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
     """Algorithm 2's precondition: ``(x, y)`` and ``(x', y)`` are in ``I`` for every triple of ``C``."""
     for x, xp, ys in C.blocks:
-        for side in (x, xp):
-            y = I.first_missing(side, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
-                )
+        _check_covered(I, x, xp, ys)
 
 
 def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
@@ -89,13 +83,18 @@ def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
     ys = tuple(C.outputs.values()) if not isinstance(C.outputs, tuple) else C.outputs
     for x, xp in C.pairs():
         check("checking coverage")
-        for side in (x, xp):
-            y = I.first_missing(side, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
-                )
+        _check_covered(I, x, xp, ys)
+
+
+def _check_covered(I: InferenceSet, x: Value, xp: Value, ys: Sequence[Any]) -> None:
+    """``(x, y)`` and ``(x', y)`` are in ``I`` for every ``y`` of ``ys``."""
+    for side in (x, xp):
+        y = I.first_missing(side, ys)
+        if y is not None:
+            raise CoverageError(
+                f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
+                f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
+            )
 
 
 def _result(

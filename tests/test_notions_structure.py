@@ -1,6 +1,6 @@
 """The notions' modules import each other without a circle, counting the imports for type checkers too (the
-result types live in wmcdp/notions/results.py, below the notions, certify.py and rows.py), and every import left
-inside a function of wmcdp/notions says why it is deferred."""
+result types live in wmcdp/notions/results.py, below the notions, certify.py and rows.py), every import left
+inside a function of wmcdp/notions says why it is deferred, and no function there is longer than 90 lines."""
 
 from __future__ import annotations
 
@@ -52,3 +52,14 @@ def test_every_function_local_import_says_why():
                 undeferred.append(f"{name}.py:{node.lineno}: {here.strip()}")
     assert seen > 0  # the piecewise (python-flint) imports stay deferred
     assert undeferred == []
+
+
+def test_no_function_is_longer_than_90_lines():
+    lengths = {
+        f"{name}.py:{node.name}": node.end_lineno - node.lineno + 1
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    assert "approximate.py:synthesize_approximate" in lengths
+    assert {f: n for f, n in lengths.items() if n > 90} == {}

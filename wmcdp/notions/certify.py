@@ -1,5 +1,4 @@
-"""Certified runs: the notions' bounds as rigorous enclosures when weights are exact reals
-(:mod:`wmcdp.base.certified`).
+"""Certified runs: the notions' bounds as rigorous enclosures when weights are exact reals.
 
 Each function compiles the program with every :class:`~wmcdp.base.certified.Real` weight at its midpoint at a
 precision, runs the exact count of that program, and widens the answer by the bound of

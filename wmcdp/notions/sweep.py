@@ -1,5 +1,4 @@
-"""Sweeps: the tight privacy, accuracy, (ε, δ) or Rényi bound — or any registered notion's — of programs over a
-range of one parameter.
+"""Sweeps: a notion's tight bound of programs over a range of one of their parameters.
 
 For each program and each value ``v`` of the swept parameter, the program is built with its fixed parameters
 plus ``parameter = v`` and the notion's record (:class:`wmcdp.notions.notion.Notion`) runs one point:

@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 
 from wmcdp.cli import main
+from wmcdp.notions.catalogue import commands
 from wmcdp.report.schema import SCHEMA, SCHEMA_FILE, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -121,10 +122,13 @@ def test_profile(capsys, validator):
     assert all(r["witness"] == {"x": [0], "x_prime": [1]} and r["exact"] for r in data["rows"])
 
 
-@pytest.mark.parametrize("kind, options", [
-    ("privacy", []), ("accuracy", ["--alpha", "0"]), ("approx", ["--epsilon", "0"]), ("renyi", ["--orders", "2"]),
-])
-def test_sweeps(capsys, validator, kind, options):
+#: the flags a sweep command needs besides the program and --over (a command not listed needs none)
+SWEEP_OPTIONS = {"accuracy": ["--alpha", "0"], "approx": ["--epsilon", "0"], "renyi": ["--orders", "2"]}
+
+
+@pytest.mark.parametrize("kind", sorted(commands()))  # every registered notion's sweep
+def test_sweeps(capsys, validator, kind):
+    options = SWEEP_OPTIONS.get(kind, [])
     program = "rr_counting" if kind == "accuracy" else "randomized_response"
     data = _json(capsys, validator, "sweep", kind, program, "-p", "n=2", "--over", "lam=1/4,0.25", *options,
                  "--json")

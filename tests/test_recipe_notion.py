@@ -1,50 +1,49 @@
 """CONTRIBUTING.md, "Adding a notion", followed step by step: a new notion — the total-variation distance
-``max over ordered neighbouring pairs of Σ_y |P(y|x) − P(y|x')| / 2`` — defined here in one place (its result,
-its run over the shared orchestration, its row, its Markdown and its record), registered, and checked through the
-API, ``wmcdp sweep``, the tables, the plot and the Markdown against tests/brute.py. No other file changes."""
+``max over ordered neighbouring pairs of Σ_y |P(y|x) − P(y|x')| / 2`` — defined here in one place (its result, its
+run over the shared orchestration, its row and its record; the record, the columns, the exact columns and the
+Markdown are read off the dataclasses' fields), registered, and checked through the API, ``wmcdp sweep``, the
+tables, the plot and the Markdown against tests/brute.py. No other file changes. The section between the two
+``# ==`` lines is the notion as a module of wmcdp would hold it: a test copies it into one and checks it with
+strict mypy."""
 
 from __future__ import annotations
 
-import json
+# == the notion ====================================================================================
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import pytest
 
-import brute
-from wmcdp.base.numbers import Number, exact_text
-from wmcdp.cli import main
+from wmcdp.base.numbers import Number
 from wmcdp.lang.program import Program
-from wmcdp.plan.given_sets import find_sets
-from wmcdp.lang.shape import format_value
-from wmcdp.notions.markdown import code, markdown_table
-from wmcdp.notions.notion import PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, swept_axis, unregister
+from wmcdp.notions.fields import PAIR, SweptRow, column, witness
+from wmcdp.notions.markdown import shown
+from wmcdp.notions.notion import Notion, Rendered, swept_axis
 from wmcdp.notions.orchestrate import Pairs, by_rules, over_pairs, worst_part
-from wmcdp.notions.rows import head
-from wmcdp.notions.sweep import sweep
+from wmcdp.plan.given_sets import find_sets
 from wmcdp.plan.pairs import Best, PairSource, PairWitness
-from wmcdp.programs import randomized_response, rr_counting
-from wmcdp.report.tables import render_rows
-
-# -- step 1: the result, with the notion's own math ---------------------------------------------------
 
 
-@dataclass(frozen=True)
+# step 2: the result, its Markdown on its fields
+@dataclass(frozen=True, repr=False)
 class TVResult(Rendered):
     """The total-variation distance over the pairs and the first pair attaining it."""
 
-    distance: float | Fraction
-    witness: PairWitness
+    headline = ("distance", "distance_exact", "witness_x", "witness_x_prime")
+    title = "**Total-variation distance** ({mode})"
+
+    distance: float | Fraction = field(metadata=shown("TV"))
+    witness: PairWitness = field(metadata=shown("witness x, x′", "code"))
     exact: bool
     diagram_size: int | None
     seconds: float
     plan: Any = None
 
 
+# step 3: the math
 def _scan(source: PairSource, report: Callable[[], Any], start: float) -> TVResult:
     """max over the pairs of Σ_y |P(y|x) − P(y|x')| / 2 (exact: integer masses over one denominator)."""
     exact = source.arith.exact
@@ -55,18 +54,21 @@ def _scan(source: PairSource, report: Callable[[], Any], start: float) -> TVResu
     best = Best()
     for keys, totals in source.totals(partial, lambda x, y: (x[0] + y[0],)):
         best.update(totals[0], keys)
+    assert best.key is not None and best.value is not None
     distance = Fraction(int(best.value), 2 * source.arith.denominator) if exact else float(best.value) / 2
-    assert best.key is not None
-    return TVResult(distance, source.witness(best.key), exact, source.diagram_size, time.perf_counter() - start,
-                    report())
+    seconds = time.perf_counter() - start
+    return TVResult(distance, source.witness(best.key), exact, source.diagram_size, seconds, report())
 
 
-def total_variation(prog: Any, pairs: Any = None, I: Any = None, *, at: Any = None, neighbours: Any = None,
-                    backend: str = "bdd", exact: Any = None, force: bool = False) -> TVResult:
+# step 4: the run
+def total_variation(
+    prog: Any, pairs: Any = None, I: Any = None, *, at: Any = None, neighbours: Any = None, backend: str = "bdd",
+    exact: Any = None, force: bool = False,
+) -> TVResult:
     """The run: the shared orchestration (planner or the caller's pairs → pair source → scan). Over a product
     of independent parts the worst pair moves one part (hamming, one-entry): the max rule only."""
     start = time.perf_counter()
-    return over_pairs(
+    result: TVResult = over_pairs(
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force),
         start,
@@ -75,49 +77,30 @@ def total_variation(prog: Any, pairs: Any = None, I: Any = None, *, at: Any = No
         combine=lambda planned, parts: worst_part(planned, parts, [r.distance for r in parts], start),
         planner=by_rules(("max",)),
     )
+    return result
 
 
-# -- step 2: the row of a sweep, the sweep point and the Markdown ----------------------------------
-
-
+# step 5: the row, its columns on its fields, and the sweep point
 @dataclass(frozen=True)
-class TVRow:
-    program: str
-    parameter: str
-    value: Number
-    distance: float | Fraction
-    witness: PairWitness
+class TVRow(SweptRow):
+    """The total-variation distance at one point of a sweep, and the pair attaining it."""
+
+    distance: float | Fraction = field(metadata=column("TV", r"$\mathrm{TV}$", convert=float, exact=True, shown=True))
+    witness: PairWitness = field(metadata=witness(PAIR))
     exact: bool
-    diagram_size: int | None
-    seconds: float
+    diagram_size: int | None = field(metadata=column("size"))
+    seconds: float = field(metadata=column("seconds"))
 
     kind = "tv"
-
-    def record(self) -> dict[str, Any]:
-        out = head(self)
-        out.update(distance=float(self.distance), witness_x=format_value(self.witness.x),
-                   witness_x_prime=format_value(self.witness.x_prime), diagram_size=self.diagram_size,
-                   seconds=self.seconds)
-        if self.exact:
-            out.update(distance_exact=exact_text(self.distance))
-        return out
 
 
 def _point(program: Program, variant: str, parameter: str, value: Number, *, sets: str, backend: str,
            exact: Any) -> TVRow:
     P, I = find_sets("pairs", sets, program)
-    r = total_variation(program, P, I, backend=backend, exact=exact)
-    return TVRow(variant, parameter, value, r.distance, r.witness, r.exact, r.diagram_size, r.seconds)
+    return TVRow.of(total_variation(program, P, I, backend=backend, exact=exact), variant, parameter, value)
 
 
-def _markdown(r: TVResult) -> str:
-    rows = [("TV", exact_text(r.distance) if r.exact else f"{r.distance:.10g}"),
-            ("witness x, x′", f"{code(r.witness.x)}, {code(r.witness.x_prime)}")]
-    return markdown_table("**Total-variation distance**", rows, r.plan, r.seconds)
-
-
-# -- step 3: the record ------------------------------------------------------------------------------
-
+# step 6: the record (registered by the tests' fixture; a module of wmcdp writes TV = register(Notion(...)))
 TV = Notion(
     name="tv",
     command="tv",
@@ -126,12 +109,31 @@ TV = Notion(
     result=TVResult,
     row=TVRow,
     point=_point,
-    columns=[PROGRAM, VALUE, ("distance", "TV", r"$\mathrm{TV}$"), *PAIR, *TAIL],
     series=lambda r: (r.program, float(r.value), float(r.distance)),
     axes=lambda rows: ("total-variation distance", swept_axis(rows), f"TV vs {rows[0].parameter}"),
-    markdown=_markdown,
-    exact=frozenset({"value", "distance"}),
 )
+# == the end of the notion =========================================================================
+
+import ast  # the tests' own imports
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import brute
+from wmcdp.base.numbers import show
+from wmcdp.cli import main
+from wmcdp.notions.catalogue import NOTIONS, commands
+from wmcdp.notions.notion import register, unregister
+from wmcdp.notions.sweep import sweep
+from wmcdp.programs import randomized_response, rr_counting
+from wmcdp.report.tables import render_rows
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -189,8 +191,14 @@ def test_sweep_table_and_markdown(tv):
     table = render_rows(rows, "markdown").splitlines()
     assert table[0] == "| program | lam | TV | x | x' | size | seconds |"
     assert table[2].startswith(f"| randomized_response(n=2) | 1/5 | {_brute_tv(2, LAMS[0])[0]} | ")
-    text = tv.run(randomized_response(2, LAMS[1]), exact=True)._repr_markdown_()
-    assert text.startswith("**Total-variation distance**") and f"| TV | {_brute_tv(2, LAMS[1])[0]} |" in text
+    r = tv.run(randomized_response(2, LAMS[1]), exact=True)
+    text, want = r._repr_markdown_(), _brute_tv(2, LAMS[1])[0]
+    assert text.startswith("**Total-variation distance** (exact)\n")
+    assert f"| TV | {float(want):.10g}  (= {want}) |" in text
+    assert f"| witness x, x′ | `{''.join(map(str, r.witness.x))}`, `{''.join(map(str, r.witness.x_prime))}` |" in text
+    assert "| plan | " in text and "| seconds | " in text
+    floats = tv.run(randomized_response(2, float(LAMS[1])))._repr_markdown_()
+    assert floats.startswith("**Total-variation distance** (float)") and f"| TV | {float(want):.10g} |" in floats
 
 
 def test_cli_sweep_json_and_plot(tv, capsys, tmp_path):
@@ -208,12 +216,71 @@ def test_cli_sweep_json_and_plot(tv, capsys, tmp_path):
 def test_names_are_unique_and_looked_up(tv):
     with pytest.raises(ValueError, match="already registered"):
         register(TV)
-    with pytest.raises(ValueError, match="the sweep command 'privacy' is already taken"):
-        register(replace(TV, name="tv2", command="privacy"))
-    with pytest.raises(ValueError, match="unknown notion 'nope'; the notions are privacy, accuracy, approximate, "
-                                         "renyi, profile, tv"):
+    taken = next(c for c, n in commands().items() if n is not TV)
+    with pytest.raises(ValueError, match=f"the sweep command '{taken}' is already taken"):
+        register(replace(TV, name="tv2", command=taken))
+    names = ", ".join(NOTIONS)  # every registered notion, the built-in ones first and tv last
+    assert names.endswith(", tv")
+    with pytest.raises(ValueError, match=f"unknown notion 'nope'; the notions are {names}$"):
         sweep("nope", ["randomized_response"], {"n": 2}, "lam", LAMS)
-    with pytest.raises(ValueError, match="the notion 'profile' has no sweep"):
-        sweep("profile", ["randomized_response"], {"n": 2}, "lam", LAMS)
+    for name in (n.name for n in NOTIONS.values() if n.point is None):
+        with pytest.raises(ValueError, match=f"the notion '{name}' has no sweep"):
+            sweep(name, ["randomized_response"], {"n": 2}, "lam", LAMS)
     with pytest.raises(ValueError, match="tv sweeps take no option 'alpha'"):
         sweep("tv", ["randomized_response"], {"n": 2}, "lam", LAMS, alpha=1)
+
+
+def test_record_and_columns_are_read_off_the_fields(tv):
+    row = sweep("tv", ["randomized_response"], {"n": 2}, "lam", LAMS[:1], exact=True)[0]
+    want = _brute_tv(2, LAMS[0])[0]
+    assert row.record() == {
+        "program": "randomized_response(n=2)", "parameter": "lam", "value": 0.2, "value_exact": "1/5",
+        "distance": float(want), "witness_x": "".join(map(str, row.witness.x)),
+        "witness_x_prime": "".join(map(str, row.witness.x_prime)), "diagram_size": row.diagram_size,
+        "seconds": row.seconds, "distance_exact": str(want),
+    }
+    floats = sweep("tv", ["randomized_response"], {"n": 2}, "lam", [0.2])[0].record()
+    assert floats["distance_exact"] is None and floats["value_exact"] is None
+    assert [key for key, _, _ in tv.columns] == [
+        "program", "value", "distance", "witness_x", "witness_x_prime", "diagram_size", "seconds"
+    ]
+    assert tv.exact == {"value", "distance"} and tv.text == {"program", "witness_x", "witness_x_prime"}
+
+
+def _notion_section() -> str:
+    """The notion's definition in this file, from its first ``# ==`` line to the last."""
+    text = Path(__file__).read_text()
+    start = text.index("# == the notion ")
+    return "from __future__ import annotations\n\n" + text[start:text.index("# == the end of the notion")]
+
+
+def _mypy_config(section: str) -> str:
+    """Strict mypy that reads the wmcdp modules the notion imports and takes the rest of wmcdp as untyped (so a
+    cold run takes seconds, not the half minute of the whole package)."""
+    imported = sorted({n.module for n in ast.walk(ast.parse(section))
+                       if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("wmcdp.")})
+    return ("[mypy]\npython_version = 3.10\nstrict = True\nignore_missing_imports = True\nfollow_imports = silent\n"
+            f"[mypy-wmcdp.*]\nfollow_imports = skip\n[mypy-{','.join(imported)}]\nfollow_imports = silent\n")
+
+
+def _mypy(tmp_path: Path, section: str) -> tuple[int, str]:
+    module, config = tmp_path / "tv_notion.py", tmp_path / "mypy.ini"
+    module.write_text(section)
+    config.write_text(_mypy_config(section))
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
+         "--no-error-summary", str(module)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    return run.returncode, run.stdout
+
+
+def test_the_notion_passes_strict_mypy(tmp_path):
+    section = _notion_section()
+    assert "wmcdp.notions.fields" in _mypy_config(section)
+    assert _mypy(tmp_path, section) == (0, "")
+    # and the check reads wmcdp's types: a row built from a result field of the wrong type is refused
+    wrong = section.replace("TVResult(distance, source.witness(best.key)", "TVResult(distance, best.key")
+    assert wrong != section
+    code, out = _mypy(tmp_path, wrong)
+    assert code == 1 and 'has incompatible type "int"; expected "PairWitness"' in out

@@ -53,7 +53,7 @@ def revealed(tmp_path_factory) -> dict[str, str]:
 def test_reveal_type_shows_the_signature(revealed):
     sig = revealed["synthesize_privacy"]
     assert sig.startswith("def (prog: wmcdp.lang.program.Program | wmcdp.compile.Compiled, C: ")
-    assert "backend: str =" in sig and sig.endswith("-> wmcdp.notions.privacy.PrivacyResult")
+    assert "backend: str =" in sig and sig.endswith("-> wmcdp.notions.results.PrivacyResult")
     assert revealed["from wmcdp import synthesize_privacy"] == sig
 
 

@@ -28,6 +28,8 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..base.errors import WmcdpError
 from ..base.numbers import ln_ratio
 from ..lang.shape import format_value
@@ -40,7 +42,7 @@ VERSION = "0.6.0"
 
 def _library() -> Any:
     try:
-        from dp_accounting.pld import privacy_loss_distribution
+        from dp_accounting.pld import privacy_loss_distribution  # deferred: dp-accounting is an optional extra
     except ImportError:
         raise WmcdpError(
             "the dp-accounting accountant needs the dp-accounting package: pip install 'wmcdp[accounting]'"
@@ -152,7 +154,6 @@ def composed_profile(
 
 
 def _array(value: Any) -> Any:
-    import numpy as np
 
     return np.array([value])
 

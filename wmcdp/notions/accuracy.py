@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -42,30 +42,12 @@ from ..lang.shape import format_value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.inputs import ExhaustiveInputs, ListedInputs, WindowInputs
+from ..plan.planned import planned_accuracy
 from ..plan.symmetry.runs import AccuracyPlan, accuracy_plan
-from .markdown import accuracy_markdown
-from .notion import PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, swept_axis
+from .notion import Notion, Option, register, swept_axis
+from .results import AccuracyResult as AccuracyResult  # re-exported: its public path
 from .rows import AccuracyRow
 from .windowed import unbounded_branch, windowed_accuracy
-
-
-@dataclass(frozen=True, repr=False)
-class AccuracyResult(Rendered):
-    """Tight ``1 - beta`` at accuracy ``alpha``, the worst input, and the ``top`` worst inputs."""
-
-    headline = ("alpha", "one_minus_beta", "one_minus_beta_exact", "witness")
-
-    alpha: Number
-    one_minus_beta: float | Fraction
-    beta: float | Fraction
-    witness: Value
-    top: tuple[tuple[Value, float | Fraction], ...]
-    exact: bool
-    diagram_size: int
-    seconds: float
-    sets: Any = None  # with A="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
-    plan: Any = None  # with A=None: the planner's report (wmcdp.plan.PlanReport)
-    interval: Any = None  # unbounded noise: the bracket of 1 - beta (wmcdp.base.windows.WindowBracket)
 
 
 def accuracy_window(outputs: Iterable[Value], target: Number, alpha: Number) -> tuple[Value, ...]:
@@ -126,8 +108,6 @@ def synthesize_accuracy(
     alpha = _checked(alpha, top)
     check_workers(workers)
     if A is None and I is None and workers is None:
-        from ..plan.planned import planned_accuracy
-
         planned: AccuracyResult = planned_accuracy(
             prog, V, alpha, top, backend, exact, force, synthesize_accuracy, plan
         )
@@ -237,6 +217,7 @@ def _scan(
     if getattr(arith, "interned", False):
         if workers is not None:
             raise WmcdpError("a bound as a function of a symbolic parameter runs in one process; leave out workers")
+        # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
         from .piecewise import piecewise_accuracy
 
         windows = listed.cells(counter, first, last, lo)
@@ -318,10 +299,7 @@ def _accuracy_point(
     compiled = as_compiled(program, backend, exact)
     A, I = find_sets("accuracy", sets, program, alpha)
     r = synthesize_accuracy(compiled, A, None, alpha, I, exact=exact)
-    seconds = compiled.compile_seconds + r.seconds
-    return AccuracyRow(
-        variant, parameter, value, r.alpha, r.one_minus_beta, r.beta, r.witness, r.exact, r.diagram_size, seconds
-    )
+    return AccuracyRow.of(r, variant, parameter, value, seconds=compiled.compile_seconds + r.seconds)
 
 
 ACCURACY = register(
@@ -341,21 +319,11 @@ ACCURACY = register(
                 parse=lambda text: parse_number(text, exact=True),
             ),
         ),
-        columns=[
-            PROGRAM,
-            VALUE,
-            ("alpha", "alpha", r"$\alpha$"),
-            ("one_minus_beta", "1-beta", r"$1-\beta$"),
-            ("beta", "beta", r"$\beta$"),
-            ("witness_x", "worst x", "worst $x$"),
-            *TAIL,
-        ],
         series=lambda r: (r.program, float(r.value), float(r.one_minus_beta)),
         axes=lambda rows: (
             f"tight 1 - beta at alpha = {format_number(rows[0].alpha)} (probability)",
             swept_axis(rows),
             f"tight accuracy bound vs {rows[0].parameter}",
         ),
-        markdown=accuracy_markdown,
     )
 )

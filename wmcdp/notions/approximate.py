@@ -53,11 +53,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any, TypeGuard
 
 import numpy as np
 
-from ..base.certified import Enclosure, ExpGap, exp_sign
+from ..base.certified import Enclosure, ExpGap, exp_bound, exp_outward, exp_sign
 from ..base.errors import WmcdpError
 from ..base.limits import check, limited
 from ..base.numbers import Number, as_number, format_number, ln, parse_number
@@ -66,10 +67,13 @@ from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
+from ..plan.planned import pair_witness, planned_pairs, sum_witness
+from ..plan.planner import PlanReport, Product, combine_max
 from ..plan.shuffled_rr import ShuffledBinary
+from .accounting import composed_bound, composed_profile
+from .certify import certified_delta, certified_epsilon
 from .loss import compose_count, composed_pairs, product_pairs
-from .markdown import approximate_markdown
-from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from .notion import NEIGHBOURS, Notion, Option, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs, worst_part
 from .recount import (
     composition_recountable,
@@ -82,59 +86,15 @@ from .recount import (
     recountable,
     recounted,
 )
+from .renyi import max_log_ratio
+from .results import ApproximateResult, ProfilePoint
 from .rows import ApproximateRow, ProfileRow
+from .threshold import Threshold as Threshold  # re-exported: its public path
 from .windowed import unbounded_branch, windowed_delta
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
 ACCOUNTANTS = ("exact", "dp-accounting")
-
-
-# -- ε as a threshold ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """``e^ε`` for a hockey-stick sum: ``epsilon`` (float) and, when ``e^ε`` is rational, ``ratio`` exactly."""
-
-    epsilon: float
-    ratio: Fraction | None = None
-
-    @classmethod
-    def of(cls, value: Any) -> Threshold:
-        """A number (ε itself, ∞ included: δ(∞) is the mass that ``x'`` never produces), or ``"ln:R"`` /
-        ``"ln(R)"`` for ε = ln R with a rational R ≥ 1."""
-        if isinstance(value, Threshold):
-            return value
-        if isinstance(value, str):
-            text = value.strip()
-            if text.lower().startswith("ln"):
-                inner = text[2:].strip()
-                inner = (
-                    inner[1:]  # type: ignore[assignment]
-                    if inner.startswith(":")
-                    else inner[1:-1]
-                    if inner.startswith("(") and inner.endswith(")")
-                    else None
-                )
-                if inner is None:
-                    raise WmcdpError(f"epsilon {value!r}: write the log of a rational as ln:3/2 or ln(3/2)")
-                ratio = parse_number(inner, exact=True)
-                if ratio < 1:
-                    raise WmcdpError(f"epsilon {value!r} is negative; it must be a number >= 0")
-                return cls(ln(Fraction(ratio)), Fraction(ratio))
-            value = parse_number(text)
-        eps = as_number(value, "epsilon")
-        if not eps >= 0:
-            raise WmcdpError(f"epsilon must be a number >= 0 (inf included), got {format_number(eps)}")
-        return cls(0.0, Fraction(1)) if eps == 0 else cls(float(eps))
-
-    def text(self) -> str:
-        return (
-            f"ln({format_number(self.ratio)})"
-            if self.ratio is not None and self.ratio != 1
-            else format_number(self.epsilon)
-        )
 
 
 def parse_delta(value: Any, exact: bool) -> float | Fraction:
@@ -279,8 +239,6 @@ def epsilon_for_delta(source: PairSource, delta: float | Fraction) -> tuple[floa
         key = deltas(source, [Threshold(0.0, Fraction(1))])[0].key
         return 0.0, Fraction(1) if source.arith.exact else 1.0, key
     if delta == 0:
-        from .renyi import max_log_ratio
-
         return max_log_ratio(source)
     if source.arith.exact:
         return _exact_newton(source, Fraction(delta))
@@ -375,53 +333,6 @@ def _attaining(source: PairSource, threshold: Threshold, fallback: int | None, d
     return fallback if best.value is None or best.value == none else best.key
 
 
-# -- results --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, repr=False)
-class ApproximateResult(Rendered):
-    """A point ``(epsilon, delta)`` on the tight privacy curve and the pair that attains it.
-
-    Given ε: ``delta`` = δ(ε). Given δ: ``epsilon`` = ε(δ) and ``delta`` as given. ``ratio``
-    is ``e^epsilon`` (a Fraction when exact and rational). Exact runs give ``delta`` as a
-    Fraction when ``e^ε`` is rational. ``accountant`` says how ``compose`` runs were
-    accounted (``"dp-accounting"`` results are upper bounds; see :mod:`wmcdp.notions.accounting`).
-    """
-
-    headline = ("epsilon", "delta", "delta_exact", "compose", "witness_x", "witness_x_prime")
-
-    epsilon: float
-    delta: float | Fraction
-    ratio: float | Fraction
-    witness: PairWitness
-    compose: int
-    exact: bool
-    accountant: str
-    diagram_size: int | None
-    seconds: float
-    symmetry: str = ""
-    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
-    log_delta: float | None = None  # given epsilon, delta a float: ln delta (delta itself can underflow to 0.0)
-    interval: Any = None  # a certified run, or an exact one at an irrational e^eps: the enclosure of delta (given
-    # epsilon) or of epsilon (given delta)
-    exact_delta: Any = None  # an exact run at an irrational e^eps: delta as an exact real (base.certified.ExpGap)
-
-
-@dataclass(frozen=True)
-class ProfilePoint:
-    """One point of the privacy profile: ``delta`` = δ(``epsilon``) and the first pair that attains it
-    (``log_delta``, ``interval`` and ``exact_delta`` as in :class:`ApproximateResult`)."""
-
-    epsilon: float
-    delta: float | Fraction
-    witness: PairWitness
-    epsilon_text: str
-    plan: Any = None  # with pairs=None: the planner's report (the same for every point)
-    log_delta: float | None = None
-    interval: Any = None
-    exact_delta: Any = None
-
-
 def _accountant(accountant: str, compose: int) -> str:
     """The accountant of ``compose`` runs, checked: one run needs none and is computed (and reported) exactly."""
     if accountant not in ACCOUNTANTS:
@@ -440,8 +351,6 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
     ``(Product, per-part results of part)`` when the worst pair is the worst part's (hamming, one-entry), or
     ``(source, plan)``. Under all-entries every part may move at once: when each part has a dominant pair the
     source is that one composed pair (:func:`wmcdp.notions.loss.product_pairs`), else the whole program's."""
-    from ..plan.planned import planned_pairs, sum_witness
-    from ..plan.planner import Product
 
     args = (which.neighbours, which.backend, which.exact, which.force)
 
@@ -538,54 +447,66 @@ def synthesize_approximate(
             interval=interval,
         )
 
-    def symbolic(c: Any) -> Any:
-        from .piecewise import piecewise_approximate
-
-        return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
-
     if _at_scale(pairs, k, at, exact):
         return _shuffled(pairs, threshold, delta, start)
-
-    def scan(source: PairSource, report: Callable[[], Any]) -> ApproximateResult:
-        return _scan(source, threshold, delta, k, accountant, interval, start, report)
 
     result: ApproximateResult = over_pairs(  # a symbolic parameter: a PiecewiseDeltaResult
         prog,
         Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
         start,
-        scan=scan,
+        scan=lambda source, report: _scan(source, threshold, delta, k, accountant, interval, start, report),
         part=part,
         combine=lambda planned, results: _worst_part(planned, results, threshold is not None, start),
-        symbolic=symbolic,
+        symbolic=lambda c: _piecewise(c, pairs, I, threshold, delta, k, at, neighbours, backend, start),
         planner=planned_sources,
     )
+    again = partial(  # the same run with every float read as its exact binary64 value
+        synthesize_approximate,
+        prog,
+        pairs,
+        I,
+        epsilon=epsilon,
+        delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
+        compose=k,
+        at=at,
+        neighbours=neighbours,
+        backend=backend,
+        exact="binary",
+        force=force,
+        plan=plan,
+    )
+    return _recounted(prog, result, threshold is not None, exact, composition_recountable(k, accountant), again, start)
+
+
+def _piecewise(c: Any, *args: Any) -> Any:
+    """:func:`wmcdp.notions.piecewise.piecewise_approximate` of ``c``, a program with a symbolic parameter."""
+    # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
+    from .piecewise import piecewise_approximate
+
+    return piecewise_approximate(c, *args)
+
+
+def _recounted(
+    prog: Program | Compiled,
+    result: ApproximateResult,
+    by_epsilon: bool,
+    exact: Any,
+    composed: bool,
+    again: Callable[[], ApproximateResult],
+    start: float,
+) -> ApproximateResult:
+    """A float run's result, recounted by ``again`` when its δ (given ε) or ε (given δ) is prone to cancellation
+    (:func:`~.recount.recounted`); ``composed``: the composition is one an exact run recounts."""
     if (
         not isinstance(result, ApproximateResult)
         or result.exact
-        or not composition_recountable(k, accountant)
+        or not composed
         or not recountable(prog, exact, result.diagram_size, result.plan)
     ):
         return result  # an exact run, a long or accountant's composition, a bound as a function of a symbolic
         # parameter, a large program
-    prone = prone_delta(float(result.delta), result.epsilon) if threshold is not None else prone_epsilon(result.epsilon)
-
-    def again() -> ApproximateResult:
-        return synthesize_approximate(
-            prog,
-            pairs,
-            I,
-            epsilon=epsilon,
-            delta=None if delta is None else Fraction(parse_delta(delta, False)),  # the float run's δ, as it is
-            compose=k,
-            at=at,
-            neighbours=neighbours,
-            backend=backend,
-            exact="binary",
-            force=force,
-            plan=plan,
-        )
-
-    return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, threshold is not None))
+    prone = prone_delta(float(result.delta), result.epsilon) if by_epsilon else prone_epsilon(result.epsilon)
+    return recounted(result, prone, again, lambda r: _floated(r, time.perf_counter() - start, by_epsilon))
 
 
 def _floated(r: ApproximateResult, seconds: float, by_epsilon: bool) -> ApproximateResult:
@@ -625,8 +546,6 @@ def _scan(
     point = None
     ratio: float | Fraction
     if accountant == "dp-accounting":
-        from .accounting import composed_bound
-
         d = None if delta is None else parse_delta(delta, False)
         value, key = composed_bound(source, k, epsilon=threshold, delta=d, interval=interval)  # type: ignore[arg-type]
         eps = threshold.epsilon if threshold is not None else value
@@ -672,8 +591,6 @@ def _certified(
     force: bool,
 ) -> ApproximateResult:
     """:func:`synthesize_approximate` with ``certified=True`` (one run, the exact accountant)."""
-    from ..base.certified import exp_bound
-    from .certify import certified_delta, certified_epsilon
 
     if compose_count(compose) != 1:
         raise WmcdpError("a certified run accounts one run of the mechanism (compose=1)")
@@ -711,8 +628,6 @@ def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], st
 def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
     """One point of a shuffle of one-bit reports at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as
     ``interval``."""
-    from ..base.certified import Enclosure, exp_outward
-    from ..plan.planner import PlanReport
 
     if threshold is not None:
         point = pairs.delta(threshold.epsilon)
@@ -797,8 +712,6 @@ def privacy_profile(
 
     def scan(source: PairSource, report: Callable[[], Any]) -> list[ProfilePoint]:
         if accountant == "dp-accounting":
-            from .accounting import composed_profile
-
             points = [Delta(d, key) for d, key in composed_profile(source, k, thresholds, interval=interval)]
         else:
             source = _composed_source(source, k, accountant)
@@ -856,8 +769,6 @@ def _floated_point(p: ProfilePoint) -> ProfilePoint:
 
 def _worst_parts(planned: Any, parts: list[list[ProfilePoint]], count: int, start: float) -> list[ProfilePoint]:
     """A product's profile under the max rule: at each ε, the part with the largest δ(ε)."""
-    from ..plan.planned import pair_witness
-    from ..plan.planner import combine_max
 
     report = planned.report([r[0].plan for r in parts], None, None, time.perf_counter() - start)
     out = []
@@ -897,21 +808,7 @@ def _approximate_point(
         backend=backend,
         exact=exact,
     )
-    given = "delta" if delta is not None else "epsilon"
-    return ApproximateRow(
-        variant,
-        parameter,
-        value,
-        r.epsilon,
-        r.delta,
-        r.witness,
-        given,
-        r.compose,
-        r.exact,
-        r.diagram_size,
-        r.seconds,
-        r.log_delta,
-    )
+    return ApproximateRow.of(r, variant, parameter, value, given="delta" if delta is not None else "epsilon")
 
 
 def _approximate_axes(rows: Sequence[Any]) -> tuple[str, str, str]:
@@ -937,18 +834,8 @@ APPROXIMATE = register(
             Option("compose", "approx sweeps: K runs on the same pair", default=1, metavar="K", type=int),
             NEIGHBOURS,
         ),
-        columns=[
-            PROGRAM,
-            VALUE,
-            ("epsilon", "epsilon", r"$\varepsilon$"),
-            ("delta", "delta", r"$\delta$"),
-            *PAIR,
-            ("compose", "K", "$K$"),
-            *TAIL,
-        ],
         series=lambda r: (r.program, float(r.value), float(r.epsilon if r.given == "delta" else r.delta)),
         axes=_approximate_axes,
-        markdown=approximate_markdown,
     )
 )
 
@@ -962,7 +849,6 @@ PROFILE = register(
         run=privacy_profile,
         result=ProfilePoint,
         row=ProfileRow,
-        columns=[("epsilon", "epsilon", r"$\varepsilon$"), ("delta", "delta", r"$\delta$"), *PAIR],
         series=lambda r: (r.program, float(r.epsilon), float(r.delta)),
         axes=lambda rows: ("tight delta(epsilon) (probability)", "epsilon (nats, natural log)", "privacy profile"),
     )

@@ -1,9 +1,9 @@
-"""The notions' registry, with the built-in notions in it.
+"""The notions' registry with the built-in notions in it.
 
-The built-in notions: pure ε (:mod:`~wmcdp.notions.privacy`), accuracy
-(:mod:`~wmcdp.notions.accuracy`), (ε, δ) and the privacy profile (:mod:`~wmcdp.notions.approximate`) and Rényi
-(:mod:`~wmcdp.notions.renyi`). Each of those modules registers its own record; importing this module makes sure
-they all are, so the sweeps, tables, plots and ``wmcdp sweep`` look notions up here."""
+Pure ε (:mod:`~wmcdp.notions.privacy`), accuracy (:mod:`~wmcdp.notions.accuracy`), (ε, δ) and the privacy
+profile (:mod:`~wmcdp.notions.approximate`) and Rényi (:mod:`~wmcdp.notions.renyi`). Each of those modules
+registers its own record; importing this module makes sure they all are, so the sweeps, tables, plots and
+``wmcdp sweep`` look notions up here."""
 
 from __future__ import annotations
 

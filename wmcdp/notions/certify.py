@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..base.certified import (
     MAX_PRECISION,
@@ -31,14 +31,10 @@ from ..base.certified import (
 from ..base.errors import WmcdpError
 from ..compile import Compiled, compile_program
 from ..lang.program import Program
-
-if TYPE_CHECKING:
-    from .approximate import ApproximateResult
-    from .privacy import PrivacyResult
-    from .renyi import RenyiResult
+from .results import ApproximateResult, PrivacyResult, RenyiResult
 
 #: a result a certified run widens (a dataclass with ``exact`` and ``interval``)
-Result = TypeVar("Result", "PrivacyResult", "ApproximateResult")
+Result = TypeVar("Result", PrivacyResult, ApproximateResult)
 
 
 def _program(prog: Any) -> Program:

@@ -1,15 +1,21 @@
 """Results as Markdown, for notebooks: the bound, its witness and the plan that computed it.
 
-Each notion's record (:class:`wmcdp.notions.notion.Notion`) names its function here, and its result's
+A result's class declares its Markdown on its fields (``field(metadata=shown(...))``: a row's label and how its
+value reads), a ``title`` and ``markdown_rows()`` for rows that are no field's; :func:`markdown_of` reads them.
+Each notion's record (:class:`wmcdp.notions.notion.Notion`) renders its results so, and a result's
 ``_repr_markdown_`` (:class:`wmcdp.notions.notion.Rendered`) calls it, so a result that is the last expression of
-a Jupyter cell shows as a small table instead of a dataclass repr. A new notion writes its own with
-:func:`markdown_table` and :func:`code`.
+a Jupyter cell shows as a small table instead of a dataclass repr. :func:`markdown_table` and :func:`code` write
+any other.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from ..base.errors import WmcdpError
 from ..base.numbers import show
 from ..lang.shape import format_value
 
@@ -33,56 +39,58 @@ def code(value: Any) -> str:
     return f"`{format_value(value)}`"
 
 
-def privacy_markdown(r: Any) -> str:
-    """A :class:`wmcdp.PrivacyResult`: ε, e^ε, the witness triple and its two probabilities."""
-    w = r.witness
+@dataclass(frozen=True)
+class Shown:
+    """How a field of a result reads in its Markdown table: see :func:`shown`."""
+
+    label: str
+    style: str
+    log: str | None
+
+
+#: the key of a field's metadata that holds its Markdown row
+_KEY = "wmcdp.shown"
+
+
+def shown(label: str, style: str = "show", *, log: str | None = None) -> dict[str, Shown]:
+    """The metadata of a dataclass field of a result that is a row ``label`` of its Markdown table
+    (``field(metadata=shown(...))``), in the ``style``:
+    ``"show"`` (:func:`wmcdp.base.numbers.show`: the fraction too when exact, ``log`` the field of the value's
+    natural log), ``"g"`` (a float to 10 digits), ``"text"`` (``str``) or ``"code"`` (a program value, or each
+    side of a witness, as inline code)."""
+    if style not in _STYLES:
+        raise WmcdpError(f"unknown Markdown style {style!r}; the styles are {', '.join(_STYLES)}")
+    return {_KEY: Shown(label, style, log)}
+
+
+def _show(r: Any, value: Any, spec: Shown) -> str:
+    return show(value, r.exact, getattr(r, spec.log) if spec.log else None)
+
+
+def _code(_: Any, value: Any, __: Shown) -> str:
+    if dataclasses.is_dataclass(value):
+        return ", ".join(code(getattr(value, side.name)) for side in dataclasses.fields(value))
+    return code(value)
+
+
+_STYLES: dict[str, Callable[[Any, Any, Shown], str]] = {
+    "show": _show,
+    "g": lambda _, value, __: f"{value:.10g}",
+    "text": lambda _, value, __: str(value),
+    "code": _code,
+}
+
+
+def markdown_of(r: Any) -> str:
+    """A result in Markdown, read off its class: the ``title`` (``{mode}`` becomes exact or float), a row per
+    field declared with :func:`shown`, then its ``markdown_rows()``, the plan and the time."""
     rows = [
-        ("ε", f"{r.epsilon:.10g}"),
-        ("e^ε", show(r.ratio, r.exact)),
-        ("witness x, x′, y", f"{code(w.x)}, {code(w.x_prime)}, {code(w.y)}"),
-        ("P(y \\| x)", show(r.p_x, r.exact, r.log_p_x)),
-        ("P(y \\| x′)", show(r.p_x_prime, r.exact, r.log_p_x_prime)),
+        (spec.label, _STYLES[spec.style](r, getattr(r, f.name), spec))
+        for f in dataclasses.fields(r)
+        if (spec := f.metadata.get(_KEY)) is not None
     ]
-    return markdown_table(f"**Tight privacy bound** ({'exact' if r.exact else 'float'})", rows, r.plan, r.seconds)
+    title = type(r).title.format(mode="exact" if r.exact else "float")
+    return markdown_table(title, [*rows, *r.markdown_rows()], r.plan, r.seconds)
 
 
-def accuracy_markdown(r: Any) -> str:
-    """A :class:`wmcdp.AccuracyResult`: 1 − β at α, the worst input and the ``top`` list."""
-    rows = [
-        ("α", str(r.alpha)),
-        ("1 − β", show(r.one_minus_beta, r.exact)),
-        ("β", show(r.beta, r.exact)),
-        ("worst input x", code(r.witness)),
-    ]
-    rows += [(f"top {k}", f"{code(x)}: {show(v, r.exact)}") for k, (x, v) in enumerate(r.top, 1)]
-    return markdown_table(f"**Tight accuracy bound** ({'exact' if r.exact else 'float'})", rows, r.plan, r.seconds)
-
-
-def approximate_markdown(r: Any) -> str:
-    """A :class:`wmcdp.ApproximateResult`: the point (ε, δ) and the pair attaining it."""
-    rows = [
-        ("ε", f"{r.epsilon:.10g}"),
-        ("δ", show(r.delta, r.exact, r.log_delta)),
-        ("witness x, x′", f"{code(r.witness.x)}, {code(r.witness.x_prime)}"),
-    ]
-    if r.compose > 1:
-        rows.append(("runs composed", f"{r.compose} ({r.accountant})"))
-    return markdown_table(f"**Tight (ε, δ)** ({'exact' if r.exact else 'float'})", rows, r.plan, r.seconds)
-
-
-def renyi_markdown(r: Any) -> str:
-    """A :class:`wmcdp.RenyiResult`: D_α per order with its pair, and zCDP ρ."""
-    rows = [(f"D_{o.order:g}", f"{o.epsilon:.10g} at {code(o.witness.x)}, {code(o.witness.x_prime)}") for o in r.orders]
-    if r.zcdp_rho is not None:
-        rows.append(("zCDP ρ", f"{r.zcdp_rho:.10g} (order {r.zcdp_order:g})"))
-    return markdown_table("**Rényi divergences**", rows, r.plan, r.seconds)
-
-
-__all__ = [
-    "markdown_table",
-    "code",
-    "privacy_markdown",
-    "accuracy_markdown",
-    "approximate_markdown",
-    "renyi_markdown",
-]
+__all__ = ["markdown_table", "code", "Shown", "shown", "markdown_of"]

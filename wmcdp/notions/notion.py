@@ -20,17 +20,11 @@ from ..base.errors import WmcdpError, brief
 from ..base.numbers import exact_text, format_number
 from ..lang.registry import find_relation
 from ..lang.shape import format_value
+from .fields import PAIR, PROGRAM, TAIL, VALUE, Column, columns_of, derived, exact_of, text_of
+from .markdown import markdown_of
 
-#: (record key, plain header, LaTeX header); a None header is the swept parameter's name (the "value" column)
-Column = tuple[str, "str | None", "str | None"]
 #: one point of a curve: (line label, x, y)
 Point = tuple[str, float, float]
-
-#: the columns most swept rows share (see :func:`wmcdp.notions.rows.head`)
-PROGRAM: Column = ("program", "program", "program")
-VALUE: Column = ("value", None, None)
-PAIR: list[Column] = [("witness_x", "x", "$x$"), ("witness_x_prime", "x'", "$x'$")]
-TAIL: list[Column] = [("diagram_size", "size", "size"), ("seconds", "seconds", "seconds")]
 
 
 @dataclass(frozen=True)
@@ -60,22 +54,44 @@ class Notion:
     ``text`` the columns among them that are not numbers, ``exact`` those shown as the record's ``KEY_exact``
     when it has one. ``series(row)`` is the row's point of a curve and ``axes(rows)`` the curve's (y label,
     x label, title). ``markdown(result)`` renders a result for notebooks.
+
+    A row that declares its columns on its fields (:mod:`wmcdp.notions.fields`) gives ``columns``, ``text`` and
+    ``exact`` when they are left out, and a result with a ``title`` (:func:`wmcdp.notions.markdown.markdown_of`)
+    gives ``markdown``.
     """
 
     name: str
     run: Callable[..., Any]
     result: type
     row: type
-    columns: Sequence[Column]
     series: Callable[[Any], Point]
     axes: Callable[[Sequence[Any]], tuple[str, str, str]]
+    columns: Sequence[Column] = ()
     markdown: Callable[[Any], str] | None = None
     point: Callable[..., Any] | None = None
     command: str | None = None
     options: Sequence[Option] = ()
-    text: frozenset[str] = frozenset({"program", "witness_x", "witness_x_prime", "witness_y"})
-    exact: frozenset[str] = frozenset({"value", "epsilon", "delta"})
+    text: frozenset[str] = frozenset()
+    exact: frozenset[str] = frozenset()
     help: str = ""
+
+    def __post_init__(self) -> None:
+        derive = derived(self.row)
+        if not self.columns:
+            if not derive:
+                raise WmcdpError(f"the notion {self.name!r} gives no columns and its row declares none")
+            object.__setattr__(self, "columns", columns_of(self.row))
+        if not self.text:
+            object.__setattr__(self, "text", text_of(self.row) if derive else _TEXT)
+        if not self.exact:
+            object.__setattr__(self, "exact", exact_of(self.row) if derive else _EXACT)
+        if self.markdown is None and bool(getattr(self.result, "title", None)):
+            object.__setattr__(self, "markdown", markdown_of)
+
+
+#: the text and exact columns of a row that writes its own ``record()``
+_TEXT = frozenset({"program", "witness_x", "witness_x_prime", "witness_y"})
+_EXACT = frozenset({"value", "epsilon", "delta"})
 
 
 #: every notion by name, in the order registered
@@ -143,6 +159,12 @@ class Rendered:
 
     #: the columns of :meth:`record` the one-line repr shows, in order
     headline: ClassVar[tuple[str, ...]] = ()
+    #: the title of its Markdown (:func:`wmcdp.notions.markdown.markdown_of`; ``{mode}``: exact or float)
+    title: ClassVar[str] = ""
+
+    def markdown_rows(self) -> list[tuple[str, str]]:
+        """The rows of its Markdown table after its fields' (none)."""
+        return []
 
     def _repr_markdown_(self) -> str:
         return markdown(self)

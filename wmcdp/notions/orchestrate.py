@@ -26,7 +26,11 @@ from typing import Any, TypeVar
 from ..base import progress
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..plan.at import product_at
+from ..plan.forced import refuse
 from ..plan.pairs import PairSource, pair_source
+from ..plan.planned import finish, pair_witness, planned_pairs
+from ..plan.planner import Product, combine_max
 
 R = TypeVar("R")
 #: the planner of a notion: (program, pairs, part, symbolic) -> (Product, part results) | (source, plan) |
@@ -74,7 +78,6 @@ def by_rules(rules: tuple[str, ...] = ("max", "sum")) -> Planner:
     one part."""
 
     def planner(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any) -> tuple[Any, Any]:
-        from ..plan.planned import planned_pairs
 
         args = (which.neighbours, which.backend, which.exact, which.force)
         return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic, which.plan)
@@ -86,8 +89,6 @@ def worst_part(planned: Any, results: Sequence[R], values: Sequence[Any], start:
     """A product's result under the max rule: the result of the part with the largest of ``values`` (the first on
     ties), its witness pair written in the whole program's inputs, the parts' diagram sizes summed and the
     product's plan report. The result type has ``witness``, ``diagram_size``, ``seconds`` and ``plan``."""
-    from ..plan.planned import pair_witness
-    from ..plan.planner import combine_max
 
     c = combine_max(list(values))
     seconds = time.perf_counter() - start
@@ -116,12 +117,11 @@ def over_pairs(
     the pairs ``which`` of ``prog``; ``start`` is when the call began (the plan's time counts from it). ``planner``
     defaults to :func:`by_rules` (a product's bound is the max or the sum of its parts')."""
     if symbolic is not None:
+        # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
         from .piecewise import symbolic_parameter
 
         if symbolic_parameter(prog) is not None:
             if which.plan is not None:
-                from ..plan.forced import refuse
-
                 refuse(which.plan, "the program has a symbolic parameter (the notion as a function has its own plan)")
             return symbolic(prog)
     if which.at is not None and which.pairs is None and which.I is None:
@@ -132,8 +132,6 @@ def over_pairs(
         source = which.source(prog)
         progress.phase("counting", "the neighbouring pairs")
         return scan(source, lambda: None)
-    from ..plan.planned import finish
-    from ..plan.planner import Product
 
     planned, extra = (planner or by_rules())(prog, which, part, symbolic)
     if isinstance(planned, str):  # the planner found a symbolic parameter: the notion as a function
@@ -154,7 +152,6 @@ def _product_at(
     """The notion at the database ``which.at`` of a product of parts under a relation that moves one part: each
     part's value at its entries of ``at`` (:mod:`wmcdp.plan.at`), combined by the max rule, the witness pair
     written with the other entries at ``at``'s values. None when ``prog`` is no such product."""
-    from ..plan.at import product_at
 
     found = product_at(prog, which.at, which.neighbours, which.backend, which.exact)
     if found is None:

@@ -9,6 +9,7 @@ and the notions here take the envelopes (:mod:`wmcdp.base.envelope`, breakpoints
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -22,6 +23,9 @@ from ..base.numbers import is_symbolic
 from ..base.polys import Poly, fmpq, poly_at
 from ..base.roots import Point, between, compare, real_roots
 from ..count.parametric import EnvelopeScan, Parametric, _groups
+from ..count.probabilities import Counter, as_compiled, number_system
+from ..lang.relations import check_relation, neighbour_relation
+from ..plan.pairs import PairWitness, pair_directions
 from .piecewise_results import PiecewiseAccuracyResult, PiecewiseDeltaResult, PiecewisePrivacyResult
 
 
@@ -57,8 +61,6 @@ def piecewise_delta(compiled: Any, relation: Any, ratio: Fraction, start: float)
     ``Q_a - ratio Q_b``; on each stretch between them it is the sum of the positive terms. The envelope of
     these partial functions is the bound.
     """
-    from ..count.probabilities import Counter, number_system
-    from ..plan.pairs import pair_directions
 
     counter = Counter(compiled, number_system(compiled, True))
     arith = counter.arith
@@ -102,7 +104,6 @@ def _signature_pieces(
     for d, _ in diffs:
         if not d.is_zero() and d.degree() > 0:
             cuts += [x for x, _ in real_roots(d, lo, hi)]
-    import functools
 
     cuts = sorted(cuts, key=functools.cmp_to_key(compare))
     distinct = [c for i, c in enumerate(cuts) if i == 0 or compare(cuts[i - 1], c) != 0]
@@ -121,7 +122,6 @@ def _signature_pieces(
 
 
 def _pair_witness(compiled: Any, relation: Any, key: int) -> Any:
-    from ..plan.pairs import PairWitness
 
     domain = compiled.domain
     if relation.builtin:
@@ -156,8 +156,6 @@ def piecewise_approximate(
 ) -> PiecewiseDeltaResult:
     """:func:`wmcdp.synthesize_approximate` for a program with a symbolic parameter: δ at a rational e^ε over
     the exhaustive pairs, as a function (:func:`piecewise_delta`)."""
-    from ..count.probabilities import as_compiled
-    from ..lang.relations import check_relation, neighbour_relation
 
     name = symbolic_parameter(prog).name
     if threshold is None or delta is not None:

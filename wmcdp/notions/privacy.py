@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -45,13 +45,17 @@ from ..lang.sets import (
     describe_pair,
 )
 from ..lang.shape import format_value
-from ..plan.forced import forced_plan
+from ..plan.at import likeliest_at, product_at
+from ..plan.forced import NOT_WEIGHED, forced_plan, no_product, refuse
 from ..plan.given_sets import find_sets
 from ..plan.pairs import privacy_sets_at
+from ..plan.planned import planned_privacy
+from ..plan.planner import PlanReport, combine_max
+from ..plan.structured_at import structured_privacy_at
 from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
-from .markdown import privacy_markdown
-from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Rendered, register, relation, swept_axis
+from .certify import certified_privacy
+from .notion import NEIGHBOURS, Notion, register, relation, swept_axis
 from .recount import (
     float_of,
     log_of,
@@ -63,51 +67,16 @@ from .recount import (
     recounted,
     witness_recountable,
 )
+from .results import PrivacyResult as PrivacyResult  # re-exported: its public path
+from .results import PrivacyWitness as PrivacyWitness
 from .rows import PrivacyRow
 from .windowed import unbounded_branch, windowed_privacy
-
-
-@dataclass(frozen=True)
-class PrivacyWitness:
-    """The worst-case triple: neighbouring inputs ``x``, ``x_prime`` and output ``y``."""
-
-    x: Value
-    x_prime: Value
-    y: Value
-
-
-@dataclass(frozen=True, repr=False)
-class PrivacyResult(Rendered):
-    """Tight ``epsilon`` (natural log) and ``ratio = e^epsilon``; exact runs give a Fraction ratio."""
-
-    headline = ("epsilon", "ratio", "ratio_exact", "witness_x", "witness_x_prime", "witness_y")
-
-    epsilon: float
-    ratio: float | Fraction
-    witness: PrivacyWitness
-    p_x: float | Fraction  # P(y | x) at the witness
-    p_x_prime: float | Fraction  # P(y | x') at the witness
-    exact: bool
-    diagram_size: int
-    seconds: float
-    sets: Any = None  # with C="auto": the symmetry found and the set sizes (wmcdp.plan.symmetry.AutoSets)
-    plan: Any = None  # with C=None: the planner's report (wmcdp.plan.PlanReport)
-    log_p_x: float | None = None  # float mode: ln P(y | x) and ln P(y | x') (p_x can underflow to 0.0)
-    log_p_x_prime: float | None = None
-    log_epsilon: float | None = None  # ln ε of an exact ratio whose ε lies below the normal floats (it rounds there)
-    interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.base.certified.Enclosure)
 
 
 def check_privacy_coverage(C: PrivacySet, I: InferenceSet) -> None:
     """Algorithm 2's precondition: ``(x, y)`` and ``(x', y)`` are in ``I`` for every triple of ``C``."""
     for x, xp, ys in C.blocks:
-        for side in (x, xp):
-            y = I.first_missing(side, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
-                )
+        _check_covered(I, x, xp, ys)
 
 
 def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
@@ -115,13 +84,18 @@ def _check_exhaustive_covered(C: ExhaustivePrivacy, I: InferenceSet) -> None:
     ys = tuple(C.outputs.values()) if not isinstance(C.outputs, tuple) else C.outputs
     for x, xp in C.pairs():
         check("checking coverage")
-        for side in (x, xp):
-            y = I.first_missing(side, ys)
-            if y is not None:
-                raise CoverageError(
-                    f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
-                    f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
-                )
+        _check_covered(I, x, xp, ys)
+
+
+def _check_covered(I: InferenceSet, x: Value, xp: Value, ys: Sequence[Any]) -> None:
+    """``(x, y)`` and ``(x', y)`` are in ``I`` for every ``y`` of ``ys``."""
+    for side in (x, xp):
+        y = I.first_missing(side, ys)
+        if y is not None:
+            raise CoverageError(
+                f"the inference set is missing the pair {describe_pair(side, y)} needed by the "
+                f"privacy triple ({format_value(x)}, {format_value(xp)}, {format_value(y)})"
+            )
 
 
 def _result(
@@ -203,7 +177,6 @@ def synthesize_privacy(
     start = time.perf_counter()
     plan = forced_plan(plan, "privacy", C=C, I=I, workers=workers, certified=certified or None)
     if certified:
-        from .certify import certified_privacy
 
         def midpoint_run(c: Compiled) -> PrivacyResult:
             return synthesize_privacy(
@@ -327,8 +300,6 @@ def _privacy(
         if planned_at is not None:
             return planned_at
     if C is None and I is None and at is None and workers is None:
-        from ..plan.planned import planned_privacy
-
         planned: PrivacyResult = planned_privacy(prog, neighbours, backend, exact, force, synthesize_privacy, plan)
         return planned
     if isinstance(C, str) and C == "exhaustive":
@@ -349,6 +320,7 @@ def _privacy(
         return PrivacyWitness(*name(key))
 
     if symbolic:
+        # deferred: python-flint (wmcdp.notions.piecewise) costs 0.2 s at import; only symbolic runs need it
         from .piecewise import piecewise_privacy
 
         r = piecewise_privacy(counter.arith, scan, witness_of, compiled.size, start)
@@ -359,8 +331,6 @@ def _privacy(
 
 def _forced_exhaustive(r: PrivacyResult, start: float) -> PrivacyResult:
     """The result of the exhaustive at sets forced by name (``plan="exhaustive"`` with ``at``), with its plan."""
-    from ..plan.forced import NOT_WEIGHED
-    from ..plan.planner import PlanReport
 
     seconds = time.perf_counter() - start
     report = PlanReport("exhaustive", "forced (plan 'exhaustive') at x0", seconds=seconds, considered=(NOT_WEIGHED,))
@@ -384,7 +354,6 @@ def _planned_at(
         by_parts = _product_at(prog, at, neighbours, backend, exact, force, start)
         if by_parts is not None or plan is None:
             return by_parts or _structured_at(prog, at, neighbours, backend, exact, None, force)
-        from ..plan.forced import no_product, refuse
 
         refuse("product", no_product(neighbour_relation(neighbours or _program_of(prog).neighbours), ("max",)))
     return _structured_at(prog, at, neighbours, backend, exact, plan, force)
@@ -393,7 +362,6 @@ def _planned_at(
 def _structured_at(
     prog: Program | Compiled, at: Value, neighbours: Any, backend: str, exact: Any, plan: str | None, force: bool
 ) -> PrivacyResult | None:
-    from ..plan.structured_at import structured_privacy_at
 
     run = synthesize_privacy
     r: PrivacyResult | None = structured_privacy_at(prog, at, neighbours, backend, exact, run, plan, force)
@@ -411,8 +379,6 @@ def _product_at(
     the parts' data-centric ε at their entries of ``at`` (:mod:`wmcdp.plan.at`), with a witness of the whole
     program (every other part at ``at``'s entries and its likeliest output there, so ``P(y | x) > 0`` when the
     part's is). None when ``prog`` is no such product."""
-    from ..plan.at import likeliest_at, product_at
-    from ..plan.planner import combine_max
 
     found = product_at(prog, at, neighbours, backend, exact)
     if found is None:
@@ -525,10 +491,7 @@ def _privacy_point(
     compiled = as_compiled(program, backend, exact)
     C, I = find_sets("privacy", sets, program)
     r = synthesize_privacy(compiled, C, I, neighbours=relation(neighbours), exact=exact)
-    seconds = compiled.compile_seconds + r.seconds
-    return PrivacyRow(
-        variant, parameter, value, r.epsilon, r.ratio, r.witness, r.p_x, r.p_x_prime, r.exact, r.diagram_size, seconds
-    )
+    return PrivacyRow.of(r, variant, parameter, value, seconds=compiled.compile_seconds + r.seconds)
 
 
 PRIVACY = register(
@@ -541,23 +504,11 @@ PRIVACY = register(
         row=PrivacyRow,
         point=_privacy_point,
         options=(NEIGHBOURS,),
-        columns=[
-            PROGRAM,
-            VALUE,
-            ("epsilon", "epsilon", r"$\varepsilon$"),
-            ("ratio", "e^eps", r"$e^{\varepsilon}$"),
-            *PAIR,
-            ("witness_y", "y", "$y$"),
-            ("p_y_given_x", "P(y|x)", r"$P(y \mid x)$"),
-            ("p_y_given_x_prime", "P(y|x')", r"$P(y \mid x')$"),
-            *TAIL,
-        ],
         series=lambda r: (r.program, float(r.value), float(r.epsilon)),
         axes=lambda rows: (
             "tight epsilon (nats, natural log)",
             swept_axis(rows),
             f"tight privacy bound vs {rows[0].parameter}",
         ),
-        markdown=privacy_markdown,
     )
 )

@@ -25,7 +25,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -47,11 +47,14 @@ from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
-from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, logsumexp
-from .markdown import renyi_markdown
-from .notion import NEIGHBOURS, PAIR, PROGRAM, TAIL, VALUE, Notion, Option, Rendered, register, relation, swept_axis
+from ..plan.pairs import Best, Combine, PairSource, Partial, float_logs, logsumexp
+from ..plan.planned import pair_witness, sum_witness
+from ..plan.planner import combine_max
+from .certify import certified_renyi
+from .notion import NEIGHBOURS, Notion, Option, register, relation, swept_axis
 from .orchestrate import Pairs, over_pairs
 from .recount import noted, prone_epsilon, recountable, recounted
+from .results import RenyiOrder, RenyiResult
 from .rows import RenyiRow
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
@@ -158,41 +161,6 @@ def _renyi_partial(orders: Sequence[float]) -> tuple[Partial, Combine]:
     return partial, lambda x, y: (np.logaddexp(x[0], y[0]),)
 
 
-@dataclass(frozen=True)
-class RenyiOrder:
-    """``epsilon`` = D_α at ``order`` (inf: the pure ε) and the first pair that attains it."""
-
-    order: float
-    epsilon: float
-    witness: PairWitness
-    log_epsilon: float | None = None  # ln D_α where an exact evaluation formed it (D_α can underflow to 0.0)
-
-
-@dataclass(frozen=True, repr=False)
-class RenyiResult(Rendered):
-    """D_α per order; ``zcdp_rho`` = max over the finite orders of D_α/α, attained at ``zcdp_order``."""
-
-    headline = ("zcdp_rho", "zcdp_order")
-
-    orders: list[RenyiOrder]
-    zcdp_rho: float | None
-    zcdp_order: float | None
-    exact: bool
-    diagram_size: int | None
-    seconds: float
-    symmetry: str = ""
-    plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
-    intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
-    log_zcdp_rho: float | None = None  # ln ρ where the order's D_α carries its log (ρ can underflow to 0.0)
-
-    def record(self) -> dict[str, Any]:
-        """The columns of :meth:`Rendered.record`, and ``D_α`` of each order as ``D_2``, ``D_inf``, ...."""
-        return {**super().record(), **{f"D_{o.order:g}": o.epsilon for o in self.orders}}
-
-    def _headline(self) -> Sequence[str]:
-        return [*(f"D_{o.order:g}" for o in self.orders), *self.headline]
-
-
 def renyi_divergences(source: PairSource, orders: Sequence[float]) -> list[tuple[float, int, float | None]]:
     """``(D_α, key, ln D_α)`` per order over the pairs of ``source`` (``ln D_α`` None where the float pass gave
     ``D_α``; an exact evaluation gives it, as ``D_α`` itself can underflow)."""
@@ -258,7 +226,6 @@ def synthesize_renyi(
     plan = forced_plan(plan, "pairs", pairs=pairs, I=I, at=at, certified=certified or None)
     alphas = parse_orders(orders)
     if certified:
-        from .certify import certified_renyi
 
         def midpoint_run(c: Compiled) -> RenyiResult:
             return synthesize_renyi(
@@ -315,8 +282,6 @@ def _floated(r: RenyiResult, seconds: float) -> RenyiResult:
 def _product(planned: Any, parts: list[RenyiResult], alphas: list[float], start: float) -> RenyiResult:
     """A product's divergences from its parts': the worst part's (max rule) or their sum over the parts (sum
     rule: the Rényi divergence of a product is the sum of its parts')."""
-    from ..plan.planned import pair_witness, sum_witness
-    from ..plan.planner import combine_max
 
     combined = []
     for g, alpha in enumerate(alphas):
@@ -385,10 +350,8 @@ def _renyi_point(
 ) -> list[RenyiRow]:
     P, I = find_sets("pairs", sets, program)
     r = synthesize_renyi(program, orders, P, I, neighbours=relation(neighbours), backend=backend, exact=exact)
-    return [
-        RenyiRow(variant, parameter, value, o.order, o.epsilon, o.witness, r.exact, r.diagram_size, r.seconds)
-        for o in r.orders
-    ]
+    shared = {"exact": r.exact, "diagram_size": r.diagram_size, "seconds": r.seconds}
+    return [RenyiRow.of(o, variant, parameter, value, **shared) for o in r.orders]
 
 
 RENYI = register(
@@ -401,21 +364,12 @@ RENYI = register(
         row=RenyiRow,
         point=_renyi_point,
         options=(Option("orders", "renyi sweeps: Rényi orders > 1, e.g. 1.5,2,inf", required=True), NEIGHBOURS),
-        columns=[
-            PROGRAM,
-            VALUE,
-            ("order", "alpha", r"$\alpha$"),
-            ("epsilon", "D_alpha", r"$D_\alpha$"),
-            *PAIR,
-            *TAIL,
-        ],
         series=lambda r: (f"{r.program}, alpha = {format_number(r.order)}", float(r.value), float(r.epsilon)),
         axes=lambda rows: (
             "tight Renyi divergence D_alpha (nats)",
             swept_axis(rows),
             f"tight Renyi DP vs {rows[0].parameter}",
         ),
-        markdown=renyi_markdown,
     )
 )
 

@@ -72,7 +72,7 @@ from ..lang.program import Program, Value
 from ..lang.relations import neighbour_relation
 from ..plan.pairs import PairWitness, RowPairs, log1mexp, pair_source
 from .approximate import Threshold, deltas, parse_delta
-from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, _binary_weights, hockey_curves, power
+from .loss import MAX_GROUPS, MAX_PRODUCTS, Groups, TooManyLosses, _binary_weights, compose_count, hockey_curves, power
 
 #: the unit roundoff of binary64
 U = 2.0**-53
@@ -432,7 +432,6 @@ def _bisect(done: Any, top: float) -> tuple[float, float]:
 
 def _steps(steps: Any) -> list[tuple[Program | Compiled, int]]:
     """``steps`` as ``(program, count)`` items, checked."""
-    from .loss import compose_count
 
     if isinstance(steps, (Program, Compiled)) or not isinstance(steps, Sequence) or not steps:
         raise WmcdpError("steps must be a non-empty list of programs or (program, count) pairs")
@@ -661,7 +660,6 @@ def _exact(
     limit: int,
 ) -> dict[str, Any] | None:
     """Each pair's composed groups, exactly, then δ(ε) or ε(δ) over them; None when a support passes ``limit``."""
-    from .loss import TooManyLosses
 
     composed = []
     try:

@@ -1,4 +1,4 @@
-"""Sweeps: the tight privacy, accuracy, (ε, δ) or Rényi bound, or any notion's, over a range of one parameter.
+"""Sweeps: a notion's tight bound of programs over a range of one of their parameters.
 
 For each program and each value ``v`` of the swept parameter, the program is built with its fixed parameters
 plus ``parameter = v`` and the notion's record (:class:`wmcdp.notions.notion.Notion`) runs one point:
@@ -166,6 +166,15 @@ def sweep(
     return rows
 
 
+def _swept(name: str, given: dict[str, Any]) -> list[Any]:
+    """:func:`sweep` of the notion ``name`` called with the arguments of one of the functions below (their
+    ``locals()``): the programs, the fixed parameters, the swept one and its values, ``progress``, and the rest
+    as the notion's options."""
+    options = dict(given)
+    head = [options.pop(key) for key in ("programs", "fixed", "parameter", "values")]
+    return sweep(name, *head, progress=options.pop("progress"), **options)
+
+
 def sweep_privacy(
     programs: Sequence[str],
     fixed: Mapping[str, Number],
@@ -185,18 +194,7 @@ def sweep_privacy(
     with ``neighbours``, default the program's relation), ``"symmetry"`` (the program's proved sets) or
     ``file.py:function`` (your own, as for ``wmcdp privacy --sets``).
     """
-    return sweep(
-        "privacy",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("privacy", locals())
 
 
 def sweep_accuracy(
@@ -212,18 +210,7 @@ def sweep_accuracy(
     progress: ProgressCallback | None = None,
 ) -> list[AccuracyRow]:
     """Tight ``1 - beta`` at radius ``alpha`` (Algorithm 3) of each program for each value of ``parameter``."""
-    return sweep(
-        "accuracy",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        alpha=alpha,
-        sets=sets,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("accuracy", locals())
 
 
 def sweep_approximate(
@@ -247,21 +234,7 @@ def sweep_approximate(
     """
     if (epsilon is None) == (delta is None):
         raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
-    return sweep(
-        "approximate",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        epsilon=epsilon,
-        delta=delta,
-        compose=compose,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("approximate", locals())
 
 
 def sweep_renyi(
@@ -278,19 +251,7 @@ def sweep_renyi(
     progress: ProgressCallback | None = None,
 ) -> list[RenyiRow]:
     """Tight ``D_α`` of each program for each value of ``parameter``, one row per order."""
-    return sweep(
-        "renyi",
-        programs,
-        fixed,
-        parameter,
-        values,
-        progress=progress,
-        orders=orders,
-        sets=sets,
-        neighbours=neighbours,
-        backend=backend,
-        exact=exact,
-    )
+    return _swept("renyi", locals())
 
 
 __all__ = [

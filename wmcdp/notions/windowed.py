@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..base.certified import exp_bound, log_down, log_up, weights_at
 from ..base.errors import WmcdpError
@@ -35,11 +35,8 @@ from ..lang.program import Program, Value
 from ..lang.sets import ExhaustiveInference, PrivacySet
 from ..lang.shape import BoolShape, ConstShape, Shape, TupleShape, witness_text
 from ..lang.unbounded import UnboundedDraw, window
-
-if TYPE_CHECKING:
-    from .accuracy import AccuracyResult
-    from .approximate import ApproximateResult, Threshold
-    from .privacy import PrivacyResult
+from .results import AccuracyResult, ApproximateResult, PrivacyResult
+from .threshold import Threshold
 
 #: the relative width a bracket narrows to by default
 DEFAULT_WIDTH = 1e-6

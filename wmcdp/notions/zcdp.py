@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..base.certified import Real, arb_of, outward
+from ..base.certified import Real, _fraction, arb_of, outward
 from ..base.errors import WmcdpError
 
 #: the enclosure is narrow enough when its width is at most this, relative to its lower end
@@ -60,7 +60,7 @@ class ZcdpEnclosure:
 
 
 def _flint() -> Any:
-    import flint
+    import flint  # deferred: python-flint costs 0.15 s at import; only the certified zCDP bound needs it
 
     return flint
 
@@ -73,13 +73,11 @@ def _ball(p: Any) -> Any:
 
 
 def _upper(b: Any) -> Fraction:
-    from ..base.certified import _fraction
 
     return _fraction(b.mid()) + _fraction(b.rad())
 
 
 def _lower(b: Any) -> Fraction:
-    from ..base.certified import _fraction
 
     return _fraction(b.mid()) - _fraction(b.rad())
 

@@ -235,3 +235,37 @@ def test_the_schema_requires_the_head_and_exact_keys(capsys, validator, key):
     data = json.loads(capsys.readouterr().out)
     del data[key]
     assert not validator.is_valid(data)
+
+
+UNBOUNDED = (
+    "from wmcdp import Bits, Program, geometric\n"
+    "def threshold():\n"
+    "    return Program('t', Bits(1), lambda x: geometric(x[0].as_int(), alpha='1/2') >= 0)\n"
+    "def release():\n"
+    "    return Program('r', Bits(1), lambda x: geometric(x[0].as_int(), alpha='1/2'),\n"
+    "                   target=lambda x: x[0])\n"
+)
+
+
+def test_brackets_of_unbounded_noise_name_their_windows(capsys, validator, tmp_path):
+    """Two-sided geometric noise with ratio a = 1/2 on all of the integers: ``x + Z >= 0`` for a bit x has
+    ``P(False | 0) / P(False | 1) = (a / (1 + a)) / (a^2 / (1 + a)) = 2``, the worst ratio; releasing ``x + Z`` is
+    within 1 of x with probability ``1 - 2 a^2 / (1 + a) = 2/3``. Each bracket holds its closed form (ln 2 as its
+    nearest float, which the outward-rounded float ends of ε's bracket hold), and its
+    window's tail mass is at least the true ``P(|Z| > W) = 2 a^(W + 1) / (1 + a)`` of its one draw."""
+    path = tmp_path / "unbounded.py"
+    path.write_text(UNBOUNDED)
+    a = Fraction(1, 2)
+    runs = [
+        (["privacy", f"{path}:threshold", "--width", "1e-9"], "epsilon", Fraction(math.log(2))),
+        (["accuracy", f"{path}:release", "--alpha", "1", "--width", "1e-9"], "one_minus_beta", Fraction(2, 3)),
+    ]
+    for argv, key, true in runs:
+        data = _json(capsys, validator, *argv, "--json")
+        lo, hi = (Fraction(end) for end in data[f"{key}_interval"])  # a float, or an exact end's decimal text
+        window = data["window"]
+        assert lo <= true <= hi and hi - lo <= 1e-9
+        assert window["draws"] == 1 and window["narrowed"] is True and window["reason"] is None
+        assert window["tail"] >= 2 * a ** (window["half_width"] + 1) / (1 + a) > 0
+    bad = {**data, "window": {**data["window"], "half_width": -1}}
+    assert not validator.is_valid(bad)

@@ -68,6 +68,7 @@ def accuracy_json(r: AccuracyResult, head: dict[str, Any], extra: dict[str, Any]
             for x, v in r.top
         ],
         "alpha": json_number(r.alpha),
+        **interval_json(r),
         "diagram_size": r.diagram_size,
         "seconds": r.seconds,
         **extra,

@@ -11,10 +11,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..base.certified import FUNCTIONS, Real
+from ..base.certified import FUNCTIONS, Real, float_bracket
 from ..base.errors import WmcdpError, brief
 from ..base.jsontext import json_text
 from ..base.numbers import json_number, parse_number, scientific_whole, show
+from ..base.windows import WindowBracket
 from ..compile import Compiled, compile_program
 from ..count.distributed import Workers
 from ..lang.program import Program
@@ -72,6 +73,10 @@ def _real_or_text(text: str) -> Any:
         return text
 
 
+#: the JSON key of an enclosure of each quantity (``KEY_interval``)
+INTERVAL_KEYS = {"1 - beta": "one_minus_beta"}
+
+
 def interval_rows(r: Any) -> list[tuple[str, str]]:
     """The certified enclosure of a result, when it has one."""
     if r.interval is None:
@@ -81,10 +86,22 @@ def interval_rows(r: Any) -> list[tuple[str, str]]:
 
 
 def interval_json(r: Any) -> dict[str, Any]:
-    """``epsilon_interval`` or ``delta_interval`` and ``precision`` of a certified result."""
-    if r.interval is None:
+    """``epsilon_interval``, ``delta_interval`` or ``one_minus_beta_interval`` and ``precision`` of a certified
+    result; a bracket of unbounded noise adds ``window``: the windows' half-width, the tail mass ``T`` (rounded
+    up), the unbounded draws, whether the bracket narrowed to the width asked, and why an upper end is infinite."""
+    i = r.interval
+    if i is None:
         return {}
-    return {f"{r.interval.of}_interval": r.interval.as_list(), "precision": r.interval.precision}
+    out: dict[str, Any] = {f"{INTERVAL_KEYS.get(i.of, i.of)}_interval": i.as_list(), "precision": i.precision}
+    if isinstance(i, WindowBracket):
+        out["window"] = {
+            "half_width": i.half_width,
+            "tail": float_bracket(i.tail)[1],
+            "draws": i.draws,
+            "narrowed": i.narrowed,
+            "reason": i.reason or None,
+        }
+    return out
 
 
 def exact_mode(args: argparse.Namespace) -> Any:

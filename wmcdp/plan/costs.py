@@ -125,6 +125,10 @@ AT_ROW_NODE_SECONDS = 5e-7
 
 # -- the structured plans' reported estimates -------------------------------------------------------------
 
+#: the chain plan's estimate before it runs: frontier states per node of the program's diagram and pair of entry
+#: values (a count)
+#: checked by: none; from prefix_sum (n = 12) and bad_smart_sum (n = 20), 0.8-1.5 units (docs/plans.md)
+CHAIN_NODE_UNITS = 1.5
 #: the chain plan's counted work (frontier states, state pairs of the search) in Fractions (seconds a unit)
 #: checked by: none; measured by hand (docs/plans.md, "The cost model")
 CHAIN_EXACT_UNIT_SECONDS = 1.4e-5
@@ -160,3 +164,15 @@ SUM_CONVOLVE_SECONDS = 5e-9
 #: one (pair, output) of the notion's pass (seconds a pair and output)
 #: checked by: python experiments/symmetry.py --estimates
 SUM_PAIR_OUTPUT_SECONDS = 2e-7
+
+# -- a shuffle of two-report users at scale (:func:`~.shuffled_binary.scaled_estimate`) ------------------------
+
+#: a scaled run's fixed cost: the local randomizer's exact probabilities and the first bounds (seconds)
+#: checked by: wmcdp approx rr_counting -p n=N -p lam=0.27 --epsilon 0.02 --sets symmetry, N = 200..10000
+SCALED_BASE_SECONDS = 0.5
+#: block and configuration bounds evaluated per bit of the number of users (evaluations per log2 n)
+#: checked by: the same runs (384 evaluations at n = 200, 1152 at n = 10000)
+SCALED_EVALUATIONS_PER_BIT = 90
+#: one user of one evaluation (a binomial's logs over the users) (seconds a user and evaluation)
+#: checked by: the same runs
+SCALED_USER_SECONDS = 6e-7

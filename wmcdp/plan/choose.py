@@ -184,8 +184,8 @@ CHAIN, HUB, SYMMETRY, EXHAUSTIVE = ChainPlan(), HubPlan(), SymmetryPlan(), Exhau
 WHOLE_PLANS: dict[str, Plan] = {p.name: p for p in (CHAIN, HUB, SYMMETRY, EXHAUSTIVE)}
 
 
-def _key(item: tuple[Plan, Proof, float | None]) -> float:
-    """Sorting key of a proved plan: its estimate, no estimate last."""
+def _key(item: tuple[Plan, Proof, float | None, int]) -> float:
+    """Sorting key of a proved plan: its estimate, no estimate last (ties in the order they were proved)."""
     return float("inf") if item[2] is None else item[2]
 
 
@@ -198,7 +198,7 @@ def choose_privacy(setting: Setting) -> Any:
     ``E``; else the exhaustive sets run. A plan whose witness's recount does not bear it out is noted and the next
     one runs."""
     s = setting
-    proved: list[tuple[Plan, Proof, float | None]] = []
+    proved: list[tuple[Plan, Proof, float | None, int]] = []  # with the place of the plan's line in considered
     for plan in (CHAIN, HUB, *registered_plans()):
         proof = plan.prove(s)
         if isinstance(proof, Refused):
@@ -206,16 +206,16 @@ def choose_privacy(setting: Setting) -> Any:
                 s.considered.append((plan.name, None, proof.why))
             continue
         estimate = plan.estimate(s, proof)
+        proved.append((plan, proof, estimate, len(s.considered)))
         s.considered.append((plan.name, estimate, proof.words))
-        proved.append((plan, proof, estimate))
     E = s.exhaustive_estimate
-    for plan, proof, estimate in sorted(proved, key=_key):
+    for plan, proof, estimate, line in sorted(proved, key=_key):
         if E is not None and (estimate is None or estimate >= E):
             break
         r, why = plan.privacy(s, proof, estimate)
         if r is not None:
             return r
-        s.considered.append((plan.name, estimate, why))
+        s.considered[line] = (plan.name, estimate, why)  # its line says why it was dropped
     return _symmetry_or_exhaustive(s)
 
 

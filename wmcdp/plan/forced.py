@@ -1,7 +1,7 @@
 """A plan named by the caller (``plan=`` of every bound, ``--plan`` on the command line).
 
-The planner runs the first of its plans that applies, in a fixed order, and answers small programs on the
-exhaustive sets at once (:mod:`.planner`). A forced plan runs one named plan instead, even where exhaustive sets
+The planner weighs its plans by estimate and answers small programs on the exhaustive sets at once
+(:mod:`.planner`). A forced plan runs one named plan instead, even where exhaustive sets
 are quick: the planner's shortcut and its detection budget are skipped, the plan's proofs never are. A plan that
 does not apply to the program, or does not serve the notion, is refused in one line naming the plan and why
 (:func:`refuse`).

@@ -24,14 +24,15 @@ def test_the_shuffle_at_scale_is_chosen_where_its_estimate_is_the_smaller():
     for n in (200, 1000, 2000):
         assert (scaled_estimate(n) < counted_estimate(n, 2, 2 * n)) == (n >= 1000), n
     assert planned.planned_scale(rr(200), None, "bdd") is None
-    reports, considered = planned.planned_scale(rr(2000), None, "bdd")
+    reports = planned.planned_scale(rr(2000), None, "bdd")
+    considered = reports.considered
     assert (reports.lo, reports.hi, reports.n) == (F(1, 4), F(3, 4), 2000)
     assert [kind for kind, _, _ in considered] == ["count-of-reports", "symmetry"]
     assert considered[1][1] < considered[0][1]
 
 
 def test_a_float_weight_is_the_rational_it_is():
-    reports, _ = planned.planned_scale(PROGRAMS["rr_counting"](n=2000, lam=0.27), None, "bdd")
+    reports = planned.planned_scale(PROGRAMS["rr_counting"](n=2000, lam=0.27), None, "bdd")
     assert reports.lo == F(0.27) and reports.hi == 1 - F(0.27)
 
 

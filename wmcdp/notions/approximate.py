@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -66,6 +66,7 @@ from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
+from ..plan.planned import planned_scale
 from ..plan.shuffled_rr import ShuffledBinary
 from .loss import compose_count, composed_pairs, product_pairs
 from .markdown import approximate_markdown
@@ -523,9 +524,7 @@ def synthesize_approximate(
 
         return piecewise_approximate(c, pairs, I, threshold, delta, k, at, neighbours, backend, start)
 
-    scaled = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
-    if scaled is not None:
-        return _considered(_shuffled(scaled[0], threshold, delta, start), scaled[1])
+    pairs = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
     if _at_scale(pairs, k, at, exact):
         return _shuffled(pairs, threshold, delta, start)
 
@@ -683,20 +682,12 @@ def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[Shuffl
     return isinstance(pairs, ShuffledBinary) and compose == 1 and at is None and not exact
 
 
-_R = TypeVar("_R", "ApproximateResult", "ProfilePoint")
-
-
 def _planned_scale(prog: Any, pairs: Any, I: Any, k: int, at: Any, exact: Any, plan: Any, *where: Any) -> Any:
-    """The planner's shuffle at scale (:func:`wmcdp.plan.planned.planned_scale`) for one float run it plans."""
-    from ..plan.planned import planned_scale  # deferred: the planner loads when the notion plans
-
+    """The planner's shuffle at scale (:func:`wmcdp.plan.planned.planned_scale`) for one float run it plans, else
+    ``pairs`` as given."""
     planned = pairs is None and I is None and at is None and plan is None and k == 1 and not exact
-    return planned_scale(prog, *where) if planned else None
-
-
-def _considered(r: _R, considered: Any) -> _R:
-    """``r`` with the plans the planner considered in its plan report."""
-    return replace(r, plan=replace(r.plan, considered=considered))
+    scaled = planned_scale(prog, *where) if planned else None
+    return pairs if scaled is None else scaled
 
 
 def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
@@ -730,6 +721,7 @@ def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, st
         point.evaluations,
         2 * pairs.n,
         seconds=seconds,
+        considered=getattr(pairs, "considered", ()),
         claims=claims,
     )
     return ApproximateResult(
@@ -786,9 +778,7 @@ def privacy_profile(
     k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
-    scaled = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
-    if scaled is not None:
-        return [_considered(p, scaled[1]) for p in _shuffled_profile(scaled[0], thresholds, start)]
+    pairs = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
     if _at_scale(pairs, k, at, exact):
         return _shuffled_profile(pairs, thresholds, start)
 

@@ -612,12 +612,10 @@ def _counted(
     return counted, trace if counted is not None else trace.total()
 
 
-def planned_scale(
-    prog: Program | Compiled, neighbours: Any, backend: str
-) -> tuple[ShuffledReports, tuple[tuple[Any, ...], ...]] | None:
+def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> ShuffledReports | None:
     """The default route of one float run of δ(ε), ε(δ) or a profile (no pairs, rows, ``at`` or plan given) for a
     count of independent identical two-report users under a relation that moves one user's value: the shuffle at
-    scale (:class:`~.shuffled_binary.ShuffledReports`, reductions 5-6) and the plans considered, when its estimate
+    scale (:class:`~.shuffled_binary.ShuffledReports`, reductions 5-6, with the plans considered), when its estimate
     (:func:`~.shuffled_binary.scaled_estimate`) is below the count-of-reports plan's (:func:`~.sums.counted_estimate`,
     whose rows take ``O(n^2)`` cells); None otherwise (:func:`planned_pairs` plans the program)."""
     program, trace, _ = traced(prog, "binary", terms=True)  # a float weight is the rational it is (binary64)
@@ -637,7 +635,8 @@ def planned_scale(
     except WmcdpError:  # more than two reports, a certain report, or weights with no exact value
         return None
     group = f"S_{n} on entries 0..{n - 1}, outputs unchanged"
-    return reports, (("count-of-reports", counted, group), ("symmetry", scaled, f"shuffled {reports.name}"))
+    considered = (("count-of-reports", counted, group), ("symmetry", scaled, f"shuffled {reports.name}"))
+    return replace(reports, considered=considered)
 
 
 def planned_pairs(

@@ -66,6 +66,7 @@ class ShuffledReports(ShuffledBinary):
     one: Any  # the report counted
     diagram_size: int = 0
     label: str = "local randomizer"
+    considered: tuple[tuple[Any, ...], ...] = ()  # the plans the planner weighed, when it chose this one
 
     @classmethod
     def of(cls, local: Program | Compiled, n: int, backend: str = "bdd") -> ShuffledReports:

@@ -28,7 +28,7 @@ from ..lang.sets import MAX_PAIRS, check_exhaustive
 from ..lang.shape import leaves
 from .choose import WHOLE_PLANS, choose_privacy, exhaustive_privacy, exhaustive_report
 from .forced import NOT_WEIGHED, no_product, no_symmetry, refuse
-from .given_input import MARGIN, given_input_privacy
+from .given_input import MARGIN, GivenInputPlan
 from .pairs import ExhaustivePairs, PairWitness, auto_pairs, check_some_pair
 from .planner import (
     Budget,
@@ -49,7 +49,7 @@ from .planner import (
     traced,
     with_detection,
 )
-from .protocol import Refused, Setting, registered_plan
+from .protocol import Plan, Proof, Refused, Setting, registered_plan
 from .shuffled_binary import ShuffledReports, scaled_estimate
 from .sums import counted_estimate, counted_pairs, counted_reports
 from .symmetry.group import PairOrbits, PairTypes
@@ -119,17 +119,20 @@ def planned_privacy(
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
-    product = product_of(program, trace, relation, backend)
-    notes: list[tuple[str, float | None, str]] = []
-    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        answer, why = _product_privacy(product, relation, exact, force, start, run)
-        if answer is not None:
-            return answer
-        notes.append(("product", None, why))
-    given, given_notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
-    if given is not None:
-        return replace(given, plan=replace(given.plan, considered=(*notes, *given.plan.considered)))
-    notes += given_notes
+    notes: list[tuple[Any, ...]] = []
+    split = Setting(
+        None, relation, exact, force, run, None, None, None, start, notes, program, trace, compiled, backend
+    )
+    for splitting in (PRODUCT, GIVEN_INPUT):  # each part is planned again
+        proof = splitting.prove(split)
+        if isinstance(proof, Refused):
+            notes += [(splitting.name, None, proof.why)] if proof.why else []
+            continue
+        estimate = splitting.estimate(split, proof)
+        r, why = splitting.privacy(split, proof, estimate)
+        if r is not None:
+            return replace(r, plan=replace(r.plan, considered=(*notes, *r.plan.considered)))
+        notes.append((splitting.name, estimate, why))
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
     budget, estimate = detection_budget(whole, relation)
@@ -254,6 +257,32 @@ def _product_privacy(
         log_p_x=None if exact_run else sides.values[0],
         log_p_x_prime=None if exact_run else sides.values[1],
     ), ""
+
+
+class ProductPlan(Plan):
+    """A product of independent parts behind the plan protocol (:mod:`.protocol`): proved on the trace
+    (:func:`~.planner.product_of`), each distinct part planned again (so its estimate is theirs, known as they are
+    planned: None here), the parts' values combined by :func:`_product_privacy`."""
+
+    name = "product"
+
+    def prove(self, setting: Setting) -> Proof | Refused:
+        s = setting
+        product = product_of(s.program, s.trace, s.relation, s.backend)
+        if product is None or (product.rule == "sum" and _symbolic(s.trace)):
+            return Refused("")  # (a sum of the parts' ε as functions of a symbolic parameter is not formed)
+        return Proof(product, product.structure(), product.claims())
+
+    def estimate(self, setting: Setting, proof: Proof) -> None:
+        return None
+
+    def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        s = setting
+        return _product_privacy(proof.structure, s.relation, s.exact, s.force, s.start, s.run)
+
+
+#: the plans that split the program before it is compiled, in the order the planner tries them
+PRODUCT, GIVEN_INPUT = ProductPlan(), GivenInputPlan()
 
 
 @dataclass
@@ -739,9 +768,15 @@ def _forced_privacy(
     if plan == "given-input":
         if _symbolic(trace):
             refuse(plan, "a weight is a function of a symbolic parameter")
-        given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+        split = Setting(
+            None, relation, exact, force, run, None, None, None, start, [], program, trace, compiled, backend
+        )
+        proof = GIVEN_INPUT.prove(split)
+        if isinstance(proof, Refused):
+            refuse(plan, proof.why or "the output has no two parts that share no random bit")
+        given, why = GIVEN_INPUT.privacy(split, proof, GIVEN_INPUT.estimate(split, proof))
         if given is None:
-            refuse(plan, notes[0][2] if notes else "the output has no two parts that share no random bit")
+            refuse(plan, why)
         return given
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None

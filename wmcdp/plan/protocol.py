@@ -34,7 +34,8 @@ Claim = tuple[str, str]
 
 @dataclass
 class Setting:
-    """What every plan of one pure-ε call sees: the compiled program ``whole``, its ``relation``, the run's numbers
+    """What every plan of one pure-ε call sees: the compiled program ``whole`` (None for the plans that split the
+    program before it is compiled), its ``relation``, the run's numbers
     (``exact``, ``force``), the notion's entry point ``run`` (:func:`wmcdp.synthesize_privacy` on given sets), the
     detection ``budget`` proofs spend (:class:`~.planner.Budget`), the exhaustive estimate ``E`` (None: the
     exhaustive sets do not fit), the size of the exhaustive sets, when the call began, and the plans ``considered``
@@ -50,6 +51,12 @@ class Setting:
     exhaustive_size: int | None
     start: float
     considered: list[tuple[Any, ...]] = field(default_factory=list)
+    #: the plans that split the program before it is compiled (product, given-input) read its trace: the
+    #: program, its trace, its compilation when the caller gave one, and the backend
+    program: Any = None
+    trace: Any = None
+    compiled: Any = None
+    backend: str = "bdd"
 
 
 @dataclass(frozen=True)

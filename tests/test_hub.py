@@ -268,4 +268,6 @@ def test_the_plan_reports_an_estimate_from_its_counted_work():
     assert small.kind == large.kind == "hub"
     assert small.estimated_seconds == again.estimated_seconds
     assert HUB_SECONDS["base"] < small.estimated_seconds < large.estimated_seconds
-    assert ("hub", small.estimated_seconds) in [(kind, e) for kind, e, _ in small.considered]
+    # the planner chose by the estimate it lists; the report adds the tracing and compiling every plan shares
+    (listed,) = [e for kind, e, _ in small.considered if kind == "hub"]
+    assert 0 < listed <= small.estimated_seconds

@@ -327,7 +327,7 @@ def test_a_product_whose_pair_is_no_neighbour_is_dropped(monkeypatch):
 def test_a_hub_plan_whose_ratio_is_not_counted_is_dropped(monkeypatch):
     from programs.suite import sparse_vector
 
-    monkeypatch.setattr(hub.Best, "ratio", lambda best: 3 * (best.num / best.den) if best.den else math.inf)
+    monkeypatch.setattr(hub.LargestRatio, "ratio", lambda best: 3 * (best.num / best.den) if best.den else math.inf)
     program = sparse_vector(5, 2, 1, 1, alpha=F(1, 2))
     r = synthesize_privacy(program, exact=True)
     assert r.plan.kind != "hub" and r.ratio == synthesize_privacy(program, "exhaustive", exact=True).ratio

@@ -67,7 +67,7 @@ from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
 from ..plan.pairs import Best, Combine, PairSource, PairWitness, Partial, float_logs, log1mexp, logsumexp
-from ..plan.planned import pair_witness, planned_pairs, sum_witness
+from ..plan.planned import pair_witness, planned_pairs, planned_scale, sum_witness
 from ..plan.planner import PlanReport, Product, combine_max
 from ..plan.shuffled_rr import ShuffledBinary
 from .accounting import composed_bound, composed_profile
@@ -447,6 +447,7 @@ def synthesize_approximate(
             interval=interval,
         )
 
+    pairs = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
     if _at_scale(pairs, k, at, exact):
         return _shuffled(pairs, threshold, delta, start)
 
@@ -617,6 +618,14 @@ def _at_scale(pairs: Any, compose: int, at: Any, exact: Any) -> TypeGuard[Shuffl
     return isinstance(pairs, ShuffledBinary) and compose == 1 and at is None and not exact
 
 
+def _planned_scale(prog: Any, pairs: Any, I: Any, k: int, at: Any, exact: Any, plan: Any, *where: Any) -> Any:
+    """The planner's shuffle at scale (:func:`wmcdp.plan.planned.planned_scale`) for one float run it plans, else
+    ``pairs`` as given."""
+    planned = pairs is None and I is None and at is None and plan is None and k == 1 and not exact
+    scaled = planned_scale(prog, *where) if planned else None
+    return pairs if scaled is None else scaled
+
+
 def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], start: float) -> list[ProfilePoint]:
     results = [_shuffled(pairs, th, None, start) for th in thresholds]
     return [
@@ -646,6 +655,7 @@ def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, st
         point.evaluations,
         2 * pairs.n,
         seconds=seconds,
+        considered=getattr(pairs, "considered", ()),
         claims=claims,
     )
     return ApproximateResult(
@@ -702,6 +712,7 @@ def privacy_profile(
     k = compose_count(compose)
     accountant = _accountant(accountant, k)
     start = time.perf_counter()
+    pairs = _planned_scale(prog, pairs, I, k, at, exact, plan, neighbours, backend)
     if _at_scale(pairs, k, at, exact):
         return _shuffled_profile(pairs, thresholds, start)
 

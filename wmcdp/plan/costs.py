@@ -4,14 +4,18 @@ An estimate is a fixed function of work that wmcdp counts before or while a plan
 entries and levels, triples, pairs, diagram nodes, work units) times the constants below, in seconds of a
 reference machine only as a unit: no decision reads a clock, so one command gives the same plan on any machine.
 
-The estimates decide in three places only. The exhaustive estimate ``E`` (:func:`~.planner.exhaustive_estimate`)
+The estimates decide in four places. The exhaustive estimate ``E`` (:func:`~.planner.exhaustive_estimate`)
 below :data:`QUICK_SECONDS` runs the exhaustive sets at once; otherwise it sets the budget of counted work that
 symmetry detection and the structured plans may spend (:data:`DETECTION_SHARE` of ``E`` at
 :data:`WORK_PER_SECOND` nodes a second, or :data:`UNFIT_DETECTION_WORK` when the exhaustive sets do not fit)
 (:func:`~.planner.detection_budget`; at one database :func:`~.structured_at.at_budget`, from the estimate of the
-exhaustive at sets). And a proved symmetry runs only when its orbit estimate (:func:`~.planner.orbit_estimate`)
-is below ``E``. Every other estimate (given-input, chain, hub, count-of-reports, preparation and detection) is
-reported in the plan's ``estimated_seconds`` and ``considered`` list and decides nothing.
+exhaustive at sets). For pure ε the proved plans of the whole program (chain, hub, registered plans) run
+cheapest first while their estimate, made before they run, is below ``E`` (:func:`~.choose.choose_privacy`), and
+a proved symmetry runs only when its orbit estimate (:func:`~.planner.orbit_estimate`) is below ``E``. For one
+float run of δ(ε), ε(δ) or a profile of a count of two-report users, the shuffle at scale runs when its estimate
+is below the count-of-reports plan's (:func:`~.planned.planned_scale`). The other estimates (given-input,
+preparation and detection) are reported in the plan's ``estimated_seconds`` and ``considered`` list and decide
+nothing.
 
 Each constant has a line saying what it measures and its unit, and a line naming the command that sets the
 estimates it enters beside measured seconds (the values were fitted to such runs, by hand but for the hub plan's,
@@ -125,6 +129,10 @@ AT_ROW_NODE_SECONDS = 5e-7
 
 # -- the structured plans' reported estimates -------------------------------------------------------------
 
+#: the chain plan's estimate before it runs: frontier states per node of the program's diagram and pair of entry
+#: values (a count)
+#: checked by: none; from prefix_sum (n = 12) and bad_smart_sum (n = 20), 0.8-1.5 units (docs/plans.md)
+CHAIN_NODE_UNITS = 1.5
 #: the chain plan's counted work (frontier states, state pairs of the search) in Fractions (seconds a unit)
 #: checked by: none; measured by hand (docs/plans.md, "The cost model")
 CHAIN_EXACT_UNIT_SECONDS = 1.4e-5
@@ -160,3 +168,15 @@ SUM_CONVOLVE_SECONDS = 5e-9
 #: one (pair, output) of the notion's pass (seconds a pair and output)
 #: checked by: python experiments/symmetry.py --estimates
 SUM_PAIR_OUTPUT_SECONDS = 2e-7
+
+# -- a shuffle of two-report users at scale (:func:`~.shuffled_binary.scaled_estimate`) ------------------------
+
+#: a scaled run's fixed cost: the local randomizer's exact probabilities and the first bounds (seconds)
+#: checked by: none; measured by hand: rr_counting, lam = 0.27, n = 200..10000, --sets symmetry (docs/plans.md)
+SCALED_BASE_SECONDS = 0.5
+#: block and configuration bounds evaluated per bit of the number of users (evaluations per log2 n)
+#: checked by: none; the same runs by hand (384 evaluations at n = 200, 1152 at n = 10000)
+SCALED_EVALUATIONS_PER_BIT = 90
+#: one user of one evaluation (a binomial's logs over the users) (seconds a user and evaluation)
+#: checked by: none; the same runs by hand
+SCALED_USER_SECONDS = 6e-7

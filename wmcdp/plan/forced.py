@@ -1,7 +1,7 @@
 """A plan named by the caller (``plan=`` of every bound, ``--plan`` on the command line).
 
-The planner runs the first of its plans that applies, in a fixed order, and answers small programs on the
-exhaustive sets at once (:mod:`.planner`). A forced plan runs one named plan instead, even where exhaustive sets
+The planner weighs its plans by estimate and answers small programs on the exhaustive sets at once
+(:mod:`.planner`). A forced plan runs one named plan instead, even where exhaustive sets
 are quick: the planner's shortcut and its detection budget are skipped, the plan's proofs never are. A plan that
 does not apply to the program, or does not serve the notion, is refused in one line naming the plan and why
 (:func:`refuse`).
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..base.errors import WmcdpError
+from .protocol import registered_plans
 
 if TYPE_CHECKING:  # the command line reads PLANS for --help without loading the planner
     from ..lang.relations import Relation
@@ -35,9 +36,10 @@ def forced_plan(plan: str | None, notion: str, **given: Any) -> str | None:
     the planner's, so it takes none of them."""
     if plan is None:
         return None
-    if plan not in PLANS:
-        raise WmcdpError(f"unknown plan {plan!r}; choose one of {', '.join(PLANS)}")
-    if plan not in SERVES[notion]:
+    added = tuple(p.name for p in registered_plans())  # registered plans offer pure ε (:mod:`.protocol`)
+    if plan not in PLANS + added:
+        raise WmcdpError(f"unknown plan {plan!r}; choose one of {', '.join(PLANS + added)}")
+    if plan not in SERVES[notion] + (added if notion == "privacy" else ()):
         serves = ", ".join(SERVES[notion])
         refuse(plan, f"it does not serve this notion (the plans of {_NOTIONS[notion]}: {serves})")
     named = [name for name, value in given.items() if value is not None]

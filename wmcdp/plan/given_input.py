@@ -52,6 +52,7 @@ from .planner import (
     preparation_estimate,
     recount,
 )
+from .protocol import Plan, Proof, Refused, Setting
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
 #: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
@@ -437,10 +438,27 @@ def given_input_privacy(
     given, why = given_input_of(program, trace, relation, backend, exact, at)
     if given is None:
         return None, [("given-input", None, why)] if why else []
+    r, why = given_input_run(given, compiled, relation, backend, exact, run, start, at)
+    return (r, []) if r is not None else (None, [("given-input", given.estimate, why)])
+
+
+def given_input_run(
+    given: GivenInput,
+    compiled: Compiled | None,
+    relation: Relation,
+    backend: str,
+    exact: Any,
+    run: Callable[..., Any],
+    start: float,
+    at: tuple[int, ...] | None = None,
+) -> tuple[Any | None, str]:
+    """The scan of the proved parts ``given`` (:func:`given_input_of`) and the recount of its witness
+    (:func:`given_input_privacy`): the result with its plan, or ``(None, why)``."""
+    program, trace = given.program, given.trace
     announce("given-input", given.estimate, given.describe())
     worst = _worst(given, relation, at)
     if worst is None:
-        return None, [("given-input", given.estimate, "no neighbour pair")]
+        return None, "no neighbour pair"
     exact_run, claimed, a, b = worst
     triple = _witness(given, a, b, exact_run)
     if compiled is None:
@@ -448,7 +466,7 @@ def given_input_privacy(
         compiled = compile_trace(program, grouped, backend, exact_floats=trace.circuit.exact_floats)
     r, why = recount(run, compiled, relation, exact, triple, claimed, MARGIN * (1 + len(given.parts)), at)
     if r is None:
-        return None, [("given-input", given.estimate, why)]
+        return None, why
     considered = ("given-input", given.estimate, given.describe())
     plan = PlanReport(
         "given-input",
@@ -463,7 +481,28 @@ def given_input_privacy(
         considered=(considered,),
         claims=given.claims(exact_run),
     )
-    return replace(r, seconds=plan.seconds, plan=plan), [considered]
+    return replace(r, seconds=plan.seconds, plan=plan), ""
+
+
+class GivenInputPlan(Plan):
+    """The parts given the input behind the plan protocol (:mod:`.protocol`): proved on the trace, estimated from
+    the parts' tables and the pairs' scan (:func:`given_input_of`), run by :func:`given_input_run`."""
+
+    name = "given-input"
+
+    def prove(self, setting: Setting) -> Proof | Refused:
+        s = setting
+        if any(is_symbolic(w.one) for w in s.trace.circuit.weights.values()):
+            return Refused("")
+        given, why = given_input_of(s.program, s.trace, s.relation, s.backend, s.exact)
+        return Refused(why) if given is None else Proof(given, given.describe())
+
+    def estimate(self, setting: Setting, proof: Proof) -> float:
+        return float(proof.structure.estimate)
+
+    def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        s = setting
+        return given_input_run(proof.structure, s.compiled, s.relation, s.backend, s.exact, s.run, s.start)
 
 
 def _worst(given: GivenInput, relation: Relation, at: tuple[int, ...] | None) -> tuple[bool, Any, int, int] | None:
@@ -506,4 +545,4 @@ def _likeliest_pair(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]
     return at
 
 
-__all__ = ["GivenInput", "Slot", "Table", "given_input_of", "given_input_privacy"]
+__all__ = ["GivenInput", "GivenInputPlan", "Slot", "Table", "given_input_of", "given_input_privacy", "given_input_run"]

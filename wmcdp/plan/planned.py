@@ -24,12 +24,11 @@ from ..compile import Compiled
 from ..count.probabilities import Counter, exhaustive_outputs, inference, number_system
 from ..lang.program import Program, Trace
 from ..lang.relations import Relation, check_relation, neighbour_relation
-from ..lang.sets import MAX_PAIRS, MAX_TRIPLES, check_exhaustive
+from ..lang.sets import MAX_PAIRS, check_exhaustive
 from ..lang.shape import leaves
-from .chain import chain_privacy
+from .choose import WHOLE_PLANS, choose_privacy, exhaustive_privacy, exhaustive_report
 from .forced import NOT_WEIGHED, no_product, no_symmetry, refuse
-from .given_input import MARGIN, given_input_privacy
-from .hub import hub_privacy
+from .given_input import MARGIN, GivenInputPlan
 from .pairs import ExhaustivePairs, PairWitness, auto_pairs, check_some_pair
 from .planner import (
     Budget,
@@ -50,15 +49,15 @@ from .planner import (
     traced,
     with_detection,
 )
-from .sums import counted_pairs
+from .protocol import Plan, Proof, Refused, Setting, registered_plan
+from .shuffled_binary import ShuffledReports, scaled_estimate
+from .sums import counted_estimate, counted_pairs, counted_reports
 from .symmetry.group import PairOrbits, PairTypes
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
-from .symmetry.runs import MAX_TRIPLES as ORBIT_MAX_TRIPLES
 from .symmetry.runs import (
     accuracy_plan,
     pair_counts,
     pair_output_orbits,
-    privacy_plan,
     proved_symmetry,
     refuse_default,
     relation_claim,
@@ -95,111 +94,6 @@ def _likeliest(compiled: Compiled, exact: Any) -> Any:
 # -- pure epsilon -------------------------------------------------------------------------------
 
 
-def _exhaustive_privacy(
-    whole: Compiled,
-    relation: Relation,
-    exact: Any,
-    force: bool,
-    run: Callable[..., Any],
-    reason: str,
-    size: int | None,
-    estimate: Any,
-    detection: float,
-    start: float,
-    considered: list[tuple[Any, ...]],
-) -> Any:
-    """Algorithm 2 on the exhaustive sets (every neighbouring pair, every output), its plan reported with
-    ``reason`` (``detection``: seconds spent seeking a symmetry)."""
-    announce("exhaustive sets", estimate)
-    r = run(whole, "exhaustive", neighbours=relation, exact=exact, force=force)
-    return _exhaustive_report(r, reason, size, estimate, detection, start, considered)
-
-
-def _exhaustive_report(
-    r: Any,
-    reason: str,
-    size: int | None,
-    estimate: Any,
-    detection: float,
-    start: float,
-    considered: list[tuple[Any, ...]],
-) -> Any:
-    """The result ``r`` of a run on the exhaustive sets with its plan: ``reason``, the ``size`` inputs, the
-    ``estimate``, ``detection`` seconds spent seeking a symmetry, and the options ``considered``."""
-    return answered(r, "exhaustive", reason, (size, size), estimate, start, considered, detection=(detection, 0))
-
-
-def _symmetric_privacy(
-    whole: Compiled,
-    relation: Relation,
-    exact: Any,
-    force: bool,
-    run: Callable[..., Any],
-    budget: Any,
-    estimate: Any,
-    exhaustive_size: int | None,
-    start: float,
-    considered: list[tuple[Any, ...]],
-) -> Any:
-    """Algorithm 2 on the orbit sets of the proved symmetry (a :class:`~wmcdp.plan.symmetry.PrivacyPlan`), or on
-    the exhaustive sets when their estimate is no larger; refuses (without ``force``) when the exhaustive sets
-    are over the size limits and the orbit sets too."""
-    sym = privacy_plan(
-        whole, relation, budget=budget, limit=ORBIT_MAX_TRIPLES if estimate is None and not force else None
-    )
-    triples, pairs = sym.sizes()
-    if estimate is None and triples > ORBIT_MAX_TRIPLES and not force:
-        outputs = exhaustive_outputs(whole)  # (the producible ones when they are listed)
-        refuse_default(
-            f"|I| = {size_text(whole.domain.size * outputs)} pairs and "
-            f"|C| = {size_text(relation.count_pairs(whole.domain) * outputs)} "
-            f"triples (limits {MAX_PAIRS} pairs, {MAX_TRIPLES} triples)",
-            f"|C| = {size_text(triples)} triples (limit {ORBIT_MAX_TRIPLES})",
-            sym.symmetry.describe(),
-        )
-    orbit = orbit_estimate(whole, pairs, triples, exact=exact)
-    considered.append(("symmetry", orbit, sym.symmetry.describe()))
-    if estimate is not None and estimate <= orbit:
-        reason = f"symmetry {sym.symmetry.describe()} does not pay"
-        r = _exhaustive_privacy(
-            whole,
-            relation,
-            exact,
-            force,
-            run,
-            reason,
-            exhaustive_size,
-            with_detection(estimate, budget),
-            sym.seconds,
-            start,
-            considered,
-        )
-        return replace(r, plan=replace(r.plan, detection_work=budget.spent))
-    announce("symmetry", orbit, sym.symmetry.describe())
-    r = run(whole, sym, neighbours=relation, exact=exact, force=force)
-    structure = f"{sym.symmetry.describe()}; per output: {sym.per_output}"
-    sizes, estimated, detection = (triples, exhaustive_size), with_detection(orbit, budget), (sym.seconds, budget.spent)
-    return answered(r, "symmetry", structure, sizes, estimated, start, considered, sym.claims, detection)
-
-
-def _structured_privacy(
-    whole: Compiled,
-    relation: Relation,
-    exact: Any,
-    run: Callable[..., Any],
-    budget: Any,
-    start: float,
-    considered: list[tuple[Any, ...]],
-) -> Any | None:
-    """Pure ε by the chain plan (:mod:`.chain`), else the hub plan (:mod:`.hub`), when one applies: neither lists
-    the triples. None when neither does."""
-    for plan in (chain_privacy, hub_privacy):
-        r = plan(whole, relation, exact, run, budget, start, considered)
-        if r is not None:
-            return r
-    return None
-
-
 def planned_privacy(
     prog: Program | Compiled,
     neighbours: Any,
@@ -212,13 +106,12 @@ def planned_privacy(
     """Algorithm 2 under the planner (module docstring of :mod:`.planner`), or the one ``plan`` named
     (:func:`_forced_privacy`); ``run`` is :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a
     proved :class:`~wmcdp.plan.symmetry.PrivacyPlan`, one witness triple (a recount), or None (a part, through the
-    planner again). The first that applies answers, in this order: a product of independent parts
-    (:func:`_product_privacy`), the parts given the input (:func:`~.given_input.given_input_privacy`), the
-    exhaustive sets when no structure is sought (a user relation, or their estimate below
-    :data:`~.costs.QUICK_SECONDS`), the chain and then the hub plan (:func:`_structured_privacy`, under the
-    detection budget), and the orbit sets of a proved symmetry when their estimate is below the exhaustive
-    estimate, else the exhaustive sets (:func:`_symmetric_privacy`). A plan whose witness's recount does not bear
-    it out is noted in ``considered`` and the next one runs."""
+    planner again). The plans that split the program come first: a product of independent parts
+    (:func:`_product_privacy`), then the parts given the input (:func:`~.given_input.given_input_privacy`), each
+    part planned again. On the whole compiled program: the exhaustive sets when no structure is sought (a user
+    relation, or their estimate below :data:`~.costs.QUICK_SECONDS`), else the cheapest proved plan by estimate
+    (:func:`~.choose.choose_privacy`: chain, hub, registered plans, symmetry, exhaustive). A plan whose witness's
+    recount does not bear it out is noted in ``considered`` and the next one runs."""
     start = time.perf_counter()
     if plan is not None:
         return _forced_privacy(prog, neighbours, backend, exact, force, run, plan, start)
@@ -226,17 +119,20 @@ def planned_privacy(
     program, trace, compiled = traced(prog, exact)
     backend = compiled.backend.name if compiled is not None else backend
     relation = _relation(program, neighbours)
-    product = product_of(program, trace, relation, backend)
-    notes: list[tuple[str, float | None, str]] = []
-    if product is not None and not (product.rule == "sum" and _symbolic(trace)):
-        answer, why = _product_privacy(product, relation, exact, force, start, run)
-        if answer is not None:
-            return answer
-        notes.append(("product", None, why))
-    given, given_notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
-    if given is not None:
-        return replace(given, plan=replace(given.plan, considered=(*notes, *given.plan.considered)))
-    notes += given_notes
+    notes: list[tuple[Any, ...]] = []
+    split = Setting(
+        None, relation, exact, force, run, None, None, None, start, notes, program, trace, compiled, backend
+    )
+    for splitting in (PRODUCT, GIVEN_INPUT):  # each part is planned again
+        proof = splitting.prove(split)
+        if isinstance(proof, Refused):
+            notes += [(splitting.name, None, proof.why)] if proof.why else []
+            continue
+        estimate = splitting.estimate(split, proof)
+        r, why = splitting.privacy(split, proof, estimate)
+        if r is not None:
+            return replace(r, plan=replace(r.plan, considered=(*notes, *r.plan.considered)))
+        notes.append((splitting.name, estimate, why))
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
     budget, estimate = detection_budget(whole, relation)
@@ -244,25 +140,16 @@ def planned_privacy(
         ("exhaustive", estimate, "" if estimate is not None or budget is None else "over the size limits")
     ] + notes
     preparation = preparation_estimate(whole, compiled is None)
+    setting = Setting(whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered)
     if budget is not None:
-        structured = _structured_privacy(whole, relation, exact, run, budget, start, considered)
-        if structured is not None:
-            return structured
-        if relation.per_entry:  # symmetry orbits are built on per-entry pair types (Relation.per_entry)
-            r = _symmetric_privacy(
-                whole, relation, exact, force, run, budget, estimate, exhaustive_size, start, considered
-            )
-        else:
-            reason = f"no symmetry sought (the {relation.name} relation is not a condition on each entry)"
-            r = _exhaustive_privacy(
-                whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
-            )
-        return replace(r, plan=prepared(r.plan, preparation))
+        return _prepared(choose_privacy(setting), preparation)
     why = "exhaustive sets are quick" if relation.builtin else f"user relation {relation.name}"
-    reason = f"no structure sought ({why})"
-    r = _exhaustive_privacy(
-        whole, relation, exact, force, run, reason, exhaustive_size, estimate, 0.0, start, considered
-    )
+    r = exhaustive_privacy(setting, f"no structure sought ({why})", estimate, 0.0)
+    return _prepared(r, preparation)
+
+
+def _prepared(r: Any, preparation: float) -> Any:
+    """The result ``r`` with its plan's estimate counting the ``preparation`` every plan shares."""
     return replace(r, plan=prepared(r.plan, preparation))
 
 
@@ -370,6 +257,32 @@ def _product_privacy(
         log_p_x=None if exact_run else sides.values[0],
         log_p_x_prime=None if exact_run else sides.values[1],
     ), ""
+
+
+class ProductPlan(Plan):
+    """A product of independent parts behind the plan protocol (:mod:`.protocol`): proved on the trace
+    (:func:`~.planner.product_of`), each distinct part planned again (so its estimate is theirs, known as they are
+    planned: None here), the parts' values combined by :func:`_product_privacy`."""
+
+    name = "product"
+
+    def prove(self, setting: Setting) -> Proof | Refused:
+        s = setting
+        product = product_of(s.program, s.trace, s.relation, s.backend)
+        if product is None or (product.rule == "sum" and _symbolic(s.trace)):
+            return Refused("")  # (a sum of the parts' ε as functions of a symbolic parameter is not formed)
+        return Proof(product, product.structure(), product.claims())
+
+    def estimate(self, setting: Setting, proof: Proof) -> None:
+        return None
+
+    def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        s = setting
+        return _product_privacy(proof.structure, s.relation, s.exact, s.force, s.start, s.run)
+
+
+#: the plans that split the program before it is compiled, in the order the planner tries them
+PRODUCT, GIVEN_INPUT = ProductPlan(), GivenInputPlan()
 
 
 @dataclass
@@ -582,7 +495,7 @@ def planned_accuracy(
     if budget is None:
         announce("exhaustive sets", estimate)
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        r = _exhaustive_report(
+        r = exhaustive_report(
             r, "no structure sought (exhaustive sets are quick)", size, estimate, 0.0, start, considered
         )
         return replace(r, plan=prepared(r.plan, preparation))
@@ -592,7 +505,7 @@ def planned_accuracy(
         estimated = with_detection(estimate, budget)
         announce("exhaustive sets", estimated, "no symmetry that pays")
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
-        r = _exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
+        r = exhaustive_report(r, "no symmetry that pays", size, estimated, detection, start, considered)
         return replace(r, plan=prepared(replace(r.plan, detection_work=budget.spent), preparation))
     r = _orbit_accuracy(whole, orbits, (V, alpha, top), exact, force, run, budget, considered, start)
     return replace(r, plan=prepared(r.plan, preparation))
@@ -728,6 +641,33 @@ def _counted(
     return counted, trace if counted is not None else trace.total()
 
 
+def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> ShuffledReports | None:
+    """The default route of one float run of δ(ε), ε(δ) or a profile (no pairs, rows, ``at`` or plan given) for a
+    count of independent identical two-report users under a relation that moves one user's value: the shuffle at
+    scale (:class:`~.shuffled_binary.ShuffledReports`, reductions 5-6, with the plans considered), when its estimate
+    (:func:`~.shuffled_binary.scaled_estimate`) is below the count-of-reports plan's (:func:`~.sums.counted_estimate`,
+    whose rows take ``O(n^2)`` cells); None otherwise (:func:`planned_pairs` plans the program)."""
+    program, trace, _ = traced(prog, "binary", terms=True)  # a float weight is the rational it is (binary64)
+    relation = _relation(program, neighbours)
+    n, k = program.inputs.n, len(program.inputs.entry_values)
+    moves_one = relation.builtin and (relation.name == "hamming" or (relation.name == "one-entry" and k == 2))
+    if trace.total is None or _symbolic(trace) or not moves_one:
+        return None
+    local = counted_reports(program, trace, backend)
+    if local is None:
+        return None
+    counted, scaled = counted_estimate(n, k, k * (k - 1) * math.comb(n + k - 2, k - 1)), scaled_estimate(n)
+    if scaled >= counted:
+        return None
+    try:
+        reports = ShuffledReports.of(local.local, n, backend)
+    except WmcdpError:  # more than two reports, a certain report, or weights with no exact value
+        return None
+    group = f"S_{n} on entries 0..{n - 1}, outputs unchanged"
+    considered = (("count-of-reports", counted, group), ("symmetry", scaled, f"shuffled {reports.name}"))
+    return replace(reports, considered=considered)
+
+
 def planned_pairs(
     prog: Program | Compiled,
     neighbours: Any,
@@ -828,28 +768,31 @@ def _forced_privacy(
     if plan == "given-input":
         if _symbolic(trace):
             refuse(plan, "a weight is a function of a symbolic parameter")
-        given, notes = given_input_privacy(program, trace, compiled, relation, backend, exact, run, start)
+        split = Setting(
+            None, relation, exact, force, run, None, None, None, start, [], program, trace, compiled, backend
+        )
+        proof = GIVEN_INPUT.prove(split)
+        if isinstance(proof, Refused):
+            refuse(plan, proof.why or "the output has no two parts that share no random bit")
+        given, why = GIVEN_INPUT.privacy(split, proof, GIVEN_INPUT.estimate(split, proof))
         if given is None:
-            refuse(plan, notes[0][2] if notes else "the output has no two parts that share no random bit")
+            refuse(plan, why)
         return given
     whole = compiled_whole(program, trace, compiled, backend)
-    considered: list[tuple[Any, ...]] = [NOT_WEIGHED]
     exhaustive_size = relation.count_pairs(whole.domain) * whole.shape.size if relation.builtin else None
-    if plan in ("chain", "hub"):
-        structured = chain_privacy if plan == "chain" else hub_privacy
-        r = structured(whole, relation, exact, run, Budget(None), start, considered)
-        if r is None:
-            refuse(plan, considered[-1][2] if len(considered) > 1 else _unstructured(plan))
-        return r
-    if plan == "symmetry":
-        if not relation.per_entry:
-            refuse(plan, no_symmetry(relation))
-        args = (exact, force, run, Budget(None), None, exhaustive_size, start, considered)
-        return _symmetric_privacy(whole, relation, *args)
-    reason = "forced (plan 'exhaustive')"
-    return _exhaustive_privacy(
-        whole, relation, exact, force, run, reason, exhaustive_size, None, 0.0, start, considered
-    )
+    setting = Setting(whole, relation, exact, force, run, Budget(None), None, exhaustive_size, start, [NOT_WEIGHED])
+    chosen = WHOLE_PLANS.get(plan) or registered_plan(plan)
+    assert chosen is not None  # forced_plan checked the name
+    proof = chosen.prove(setting)
+    if isinstance(proof, Refused):
+        refuse(plan, proof.why or _unstructured(plan))
+    estimate = None if plan == "exhaustive" else chosen.estimate(setting, proof)
+    if plan != "exhaustive":
+        setting.considered.append((plan, estimate, proof.words))
+    r, why = chosen.privacy(setting, proof, estimate)
+    if r is None:
+        refuse(plan, why)
+    return r
 
 
 def _forced_product(
@@ -866,7 +809,10 @@ def _forced_product(
 
 
 def _unstructured(plan: str) -> str:
-    """Why the chain or hub plan did not look at a program: what it needs of the relation and the weights."""
+    """Why a plan of the whole program did not look at it (the chain and hub plans: what they need of the relation
+    and the weights)."""
+    if plan not in ("chain", "hub"):
+        return "it does not apply to this program"
     inputs = "Bits inputs (one input bit per entry), " if plan == "chain" else ""
     return f"it needs {inputs}a built-in relation and numeric weights (rational ones in an exact run)"
 
@@ -891,7 +837,7 @@ def _forced_accuracy(
     if plan == "exhaustive":
         r = run(whole, "exhaustive", V, alpha, top=top, exact=exact, force=force)
         reason = "forced (plan 'exhaustive')"
-        return _exhaustive_report(r, reason, whole.domain.size, None, 0.0, start, considered)
+        return exhaustive_report(r, reason, whole.domain.size, None, 0.0, start, considered)
     budget = Budget(None)
     orbits = accuracy_plan(whole, V, force=force, budget=budget, planned=True)
     return _orbit_accuracy(whole, orbits, (V, alpha, top), exact, force, run, budget, considered, start)
@@ -942,4 +888,12 @@ def _forced_pairs(
     return source, replace(report, structure="forced (plan 'exhaustive')")
 
 
-__all__ = ["planned_privacy", "planned_accuracy", "planned_pairs", "pair_witness", "sum_witness", "finish"]
+__all__ = [
+    "planned_privacy",
+    "planned_scale",
+    "planned_accuracy",
+    "planned_pairs",
+    "pair_witness",
+    "sum_witness",
+    "finish",
+]

@@ -1,4 +1,4 @@
-"""The planner, the default of every notion: it proves structure and runs the first plan that applies.
+"""The planner, the default of every notion: it proves structure and runs the cheapest proved plan by estimate.
 
 Every plan gives the bound of the exhaustive sets; they differ in what they count. The plans, by the ``kind``
 their reports give (:data:`.forced.PLANS`):
@@ -22,21 +22,24 @@ their reports give (:data:`.forced.PLANS`):
   over pairs).
 * ``symmetry``: orbit sets of the program's proved symmetries (:mod:`wmcdp.plan.symmetry`).
 
-**How it chooses.** In a fixed order, the first plan that applies answers; the only estimates compared are the
-exhaustive sets' estimate ``E`` (:func:`exhaustive_estimate`) with :data:`~.costs.QUICK_SECONDS` and with a
-proved symmetry's orbit estimate. Pure ε (:func:`~.planned.planned_privacy`): ``product`` (not under the rule
-"sum" with a symbolic weight), then ``given-input``; then, on the compiled program, the exhaustive sets at once
-for a user relation or when ``E`` is below :data:`~.costs.QUICK_SECONDS`; otherwise ``chain``, then ``hub``
-(their estimates are known once they ran: reported, never compared), then a symmetry is sought (for relations
-that are a condition on each entry) and its orbit sets run when their estimate is below ``E`` (or ``E`` is None:
-the exhaustive sets do not fit), else the exhaustive sets. A plan whose witness, recounted on the whole program
-(:func:`recount`), does not bear it out is dropped, noted in ``considered``, and the next one runs. The notions
-over pairs (:func:`~.planned.planned_pairs`): ``count-of-reports``, ``product``, then symmetry against ``E`` as
-above, else exhaustive. Accuracy (:func:`~.planned.planned_accuracy`): exhaustive when ``E`` is quick, else the
-orbit inputs unless they save less than half of the inputs. At one database
-(:func:`~.structured_at.structured_privacy_at`): the parts of a product, else ``given-input``, ``chain`` and
-``hub`` in that order when the exhaustive at sets are not quick. A forced plan (:mod:`.forced`) runs only the
-plan named.
+**How it chooses.** Every plan of the whole compiled program is behind the plan protocol (:mod:`.protocol`):
+it proves its factorization (or says why not), estimates its run from counted work before it runs, and runs.
+Pure ε (:func:`~.planned.planned_privacy`): the plans that split the program first, ``product`` (not under the
+rule "sum" with a symbolic weight) then ``given-input``, each part planned again; then, on the compiled program,
+the exhaustive sets at once for a user relation or when their estimate ``E`` (:func:`exhaustive_estimate`) is
+below :data:`~.costs.QUICK_SECONDS`; otherwise :func:`~.choose.choose_privacy`: ``chain``, ``hub`` and every
+registered plan are proved and estimated and run cheapest first while their estimate is below ``E`` (or ``E`` is
+None: the exhaustive sets do not fit); when that leaves the exhaustive sets, a symmetry is sought (for relations
+that are a condition on each entry) and its orbit sets run when their estimate is below ``E``, else the
+exhaustive sets. A plan whose witness, recounted on the whole program (:func:`recount`), does not bear it out is
+dropped, its line in ``considered`` says why, and the next one runs. The notions over pairs
+(:func:`~.planned.planned_pairs`): ``count-of-reports``, ``product``, then symmetry against ``E`` as above, else
+exhaustive; one float run of δ(ε), ε(δ) or a profile of a count of two-report users takes the shuffle at scale
+when its estimate is below the count of reports' (:func:`~.planned.planned_scale`). Accuracy
+(:func:`~.planned.planned_accuracy`): exhaustive when ``E`` is quick, else the orbit inputs unless they save less
+than half of the inputs. At one database (:func:`~.structured_at.structured_privacy_at`): the parts of a product,
+else ``given-input``, ``chain`` and ``hub`` in that order when the exhaustive at sets are not quick. A forced plan
+(:mod:`.forced`) runs only the plan named.
 
 **Never a cliff.** Independence costs one pass over the circuit. Symmetry detection and the structured plans
 cost diagram operations, so they run under a budget of counted work: when the exhaustive sets fit the limits,

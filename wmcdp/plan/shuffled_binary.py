@@ -40,6 +40,7 @@ they reach k = 3 at n = 80 and k = 4 at n = 25).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -49,6 +50,7 @@ from ..compile import Compiled
 from ..count.probabilities import as_compiled, inference
 from ..lang.program import Program
 from ..lang.sets import ExhaustiveInference
+from .costs import SCALED_BASE_SECONDS, SCALED_EVALUATIONS_PER_BIT, SCALED_USER_SECONDS
 from .shuffle import ShuffledInference
 from .shuffled_rr import Binary, ShuffledBinary, ShuffledPoint
 
@@ -64,6 +66,7 @@ class ShuffledReports(ShuffledBinary):
     one: Any  # the report counted
     diagram_size: int = 0
     label: str = "local randomizer"
+    considered: tuple[tuple[Any, ...], ...] = ()  # the plans the planner weighed, when it chose this one
 
     @classmethod
     def of(cls, local: Program | Compiled, n: int, backend: str = "bdd") -> ShuffledReports:
@@ -123,6 +126,13 @@ class ShuffledReports(ShuffledBinary):
         return (first,) + rest, (other,) + rest
 
 
+def scaled_estimate(n: int) -> float:
+    """Seconds of one scaled run over ``n`` users (reductions 5-6): a fixed cost and about
+    :data:`~.costs.SCALED_EVALUATIONS_PER_BIT` evaluations per bit of ``n``, each over the ``n`` users."""
+    evaluations = SCALED_EVALUATIONS_PER_BIT * max(1.0, math.log2(n))
+    return SCALED_BASE_SECONDS + evaluations * n * SCALED_USER_SECONDS
+
+
 def _reports(local: Program | Compiled, backend: str) -> tuple[Any, ...]:
     """The reports ``local`` can return with positive probability at some value, sorted; at most two."""
     c = as_compiled(local, backend, True)
@@ -138,4 +148,4 @@ def _reports(local: Program | Compiled, backend: str) -> tuple[Any, ...]:
     return tuple(reports)
 
 
-__all__ = ["ShuffledReports"]
+__all__ = ["ShuffledReports", "scaled_estimate"]

@@ -72,7 +72,7 @@ from .moves import RELATIONS as RELATIONS
 from .privacy import _exact_run as _exact_run
 from .privacy import hub_privacy as hub_privacy
 from .search import MARGIN as MARGIN
-from .search import Best as Best
+from .search import LargestRatio as LargestRatio
 from .search import Search as Search
 from .search import undominated as undominated
 from .worst import HubAnswer as HubAnswer

@@ -11,8 +11,9 @@ def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
     the unit of the planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts'
     tables times the ``size`` values of an entry (at the pinned rate for the share of output events with a pinned
     entry), the events restricted to hub values, the search's leaves, and the operations that formed the output
-    events. Known once the plan ran (the leaves are counted by the search), so it is reported, not used to choose
-    the plan."""
+    events. Known once the plan ran (the leaves are counted by the search); the planner chooses by the terms known
+    before it runs (:meth:`~wmcdp.plan.choose.HubPlan.estimate`), and ``experiments/hub_estimates.py`` sets this
+    one beside measured seconds."""
     c = HUB_SECONDS
     pinned = answer.pinned / answer.outputs if answer.outputs else 0.0
     table = (1 - pinned) * c["table"] + pinned * c["table_pinned"]

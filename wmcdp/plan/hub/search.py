@@ -41,7 +41,7 @@ class Group:
 
 
 @dataclass
-class Best:
+class LargestRatio:
     """The largest ratio found: its float log, its exact numerator and denominator, and its witness."""
 
     log: float = -math.inf
@@ -96,7 +96,7 @@ def undominated(choices: Sequence[Choice], arith: Arith) -> tuple[Choice, ...]:
 class Search:
     """Branch-and-bound over how many entries of each group take each choice (module docstring)."""
 
-    def __init__(self, weights: Sequence[Any], arith: Arith, best: Best) -> None:
+    def __init__(self, weights: Sequence[Any], arith: Arith, best: LargestRatio) -> None:
         self.weights, self.arith, self.best = list(weights), arith, best
         self.log_weights = np.array([arith.log(w) for w in weights])
 

@@ -13,7 +13,7 @@ from .blocks import Hub, find_blocks
 from .conditioned import _decompose, _types
 from .events import MAX_OUTPUTS, Diagrams
 from .moves import RELATIONS, _alternatives
-from .search import Best, Search
+from .search import LargestRatio, Search
 
 
 @dataclass
@@ -23,7 +23,7 @@ class HubAnswer:
     events whose hub was joined by an entry's block."""
 
     hub: Hub
-    best: Best
+    best: LargestRatio
     outputs: int
     types: int
     work: int
@@ -66,7 +66,7 @@ def _worst(
 ) -> HubAnswer | None:
     """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (the first event
     that does not split hands the program on)."""
-    best, outputs, most, pinned = Best(), 0, 0, 0
+    best, outputs, most, pinned = LargestRatio(), 0, 0, 0
     searched: set[tuple[Any, ...]] = set()
     events = d.events(MAX_OUTPUTS, budget.left() if budget is not None else None)
     if events is None:

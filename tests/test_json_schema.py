@@ -269,3 +269,21 @@ def test_brackets_of_unbounded_noise_name_their_windows(capsys, validator, tmp_p
         assert window["tail"] >= 2 * a ** (window["half_width"] + 1) / (1 + a) > 0
     bad = {**data, "window": {**data["window"], "half_width": -1}}
     assert not validator.is_valid(bad)
+
+
+def test_sampling_unbounded_noise_brackets_each_probability(capsys, validator, tmp_path):
+    """``wmcdp sample`` runs the true unbounded law and brackets each shown ``P(y | x)``: at x = 1,
+    ``P(1 + Z >= 0) = 1 - a^2 / (1 + a) = 5/6`` with a = 1/2, and ``P(1 + Z < 0) = 1/6``; the text rounds each end
+    outwards."""
+    path = tmp_path / "unbounded.py"
+    path.write_text(UNBOUNDED)
+    argv = ["sample", f"{path}:threshold", "--input", "1", "-k", "600"]
+    data = _json(capsys, validator, *argv, "--json")
+    assert data["exact"] is False and sum(o["count"] for o in data["outputs"]) == 600
+    true = {True: Fraction(5, 6), False: Fraction(1, 6)}
+    for o in data["outputs"]:
+        lo, hi = (Fraction(end) for end in o["exact_interval"])
+        assert o["exact"] is None and lo <= true[bool(o["y"])] <= hi and hi - lo < 1e-6
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "[0.833333, 0.833334]" in text and "[0.166666, 0.166667]" in text

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import decimal
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import format_number
+from ..base.windows import WindowBracket
 from ..compile import BACKENDS, compile_program
 from ..compile.dot import to_dot
 from ..count.probabilities import inference
 from ..lang.docstrings import description, summary
+from ..lang.program import Program, Value
 from ..lang.registry import builtin_programs, find_relation, parameters, program_claims, program_origin
 from ..lang.shape import jsonable, witness_text
+from ..lang.unbounded import UnboundedDraw
 from ..notions.sampling import crosscheck, sample
+from ..notions.windowed import windowed_probability
 from ..plan.given_sets import find_sets
 from ..report.schema import envelope, neighbours_name, witness_of
 from .common import (
@@ -38,23 +45,44 @@ def _positive(value: int, option: str) -> int:
     return value
 
 
+def _probabilities(program: Program, x: Value, ys: list[Value], exact: Any) -> list[Any]:
+    """``P(y | x)`` of each shown output: counted, or for a program with unbounded noise a bracket
+    (:class:`~wmcdp.base.windows.WindowBracket`) from :func:`~wmcdp.notions.windowed.windowed_probability`."""
+    try:
+        probabilities = inference(program, [(x, y) for y in ys], exact=exact)
+    except UnboundedDraw:  # never a silent clamp: each probability is bracketed in windows
+        return [windowed_probability(program, x, y) for y in ys]
+    return [probabilities.probability(x, y) for y in ys]
+
+
+def _probability_text(p: Any) -> str:
+    """A probability to 6 digits; a bracket with its ends rounded outwards to 6 digits."""
+    if not isinstance(p, WindowBracket):
+        return f"{float(p):.6g}"
+    ends = []
+    for end, rounding in ((p.lo, decimal.ROUND_FLOOR), (p.hi, decimal.ROUND_CEILING)):
+        q = Fraction(end)
+        context = decimal.Context(prec=6, rounding=rounding)
+        ends.append(format(context.divide(Decimal(q.numerator), Decimal(q.denominator)), "g"))
+    return f"[{ends[0]}, {ends[1]}]"
+
+
 def run_sample(args: argparse.Namespace) -> str:
     program = program_of(args)
     x = parse_input(args.input, program)
     _positive(args.show, "--show")
     counts = sample(program, x, args.k, args.seed)
     shown = counts.most_common(args.show)
-    probabilities = inference(program, [(x, y) for y, _ in shown], exact=exact_mode(args))
-    exact = [probabilities.probability(x, y) for y, _ in shown]
+    exact = _probabilities(program, x, [y for y, _ in shown], exact_mode(args))
     if args.json:
         return dumps(
             {
-                **envelope("sample", program, exact=all(not isinstance(p, float) for p in exact)),
+                **envelope("sample", program, exact=all(not isinstance(p, (float, WindowBracket)) for p in exact)),
                 "x": jsonable(x),
                 "samples": args.k,
                 "seed": args.seed,
                 "outputs": [
-                    {"y": jsonable(y), "count": c, "frequency": c / args.k, "exact": float(p)}
+                    {"y": jsonable(y), "count": c, "frequency": c / args.k, **_probability_json(p)}
                     for (y, c), p in zip(shown, exact)
                 ],
             }
@@ -66,9 +94,17 @@ def run_sample(args: argparse.Namespace) -> str:
         f"  {'output':<{width}}  {'count':>8}  {'frequency':>10}  exact P(y | x)",
     ]
     lines += [
-        f"  {witness_text(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {float(p):.6g}" for (y, c), p in zip(shown, exact)
+        f"  {witness_text(y):<{width}}  {c:>8}  {c / args.k:>10.6f}  {_probability_text(p)}"
+        for (y, c), p in zip(shown, exact)
     ]
     return "\n".join(lines)
+
+
+def _probability_json(p: Any) -> dict[str, Any]:
+    """``exact`` (the counted probability), or for unbounded noise ``exact`` null and ``exact_interval``."""
+    if isinstance(p, WindowBracket):
+        return {"exact": None, "exact_interval": p.as_list()}
+    return {"exact": float(p)}
 
 
 def run_crosscheck(args: argparse.Namespace) -> str:

@@ -1,6 +1,9 @@
 """Exhaustive runs spread over a Dask cluster give the same bound and the same witness as a serial run."""
 
+import signal
+import subprocess
 import sys
+import time
 from fractions import Fraction
 
 import pytest
@@ -76,21 +79,39 @@ def test_ctrl_c_during_a_run_over_workers_is_one_line_and_quick():
 
     The stop takes well under a second on a quiet machine; the bound leaves room for a loaded CI host.
     """
-    import signal
-    import subprocess
-    import time
-
     psutil = pytest.importorskip("psutil")
     proc = subprocess.Popen([sys.executable, "-m", "wmcdp", "privacy", "randomized_response", "-p", "n=15", "-p",
                              "lam=0.2", "--sets", "exhaustive", "--force", "--workers", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(8)  # the cluster is up and counting
-    children = psutil.Process(proc.pid).children(recursive=True)
+    children = _counting_workers(psutil, proc, 2)
     proc.send_signal(signal.SIGINT)
     start = time.monotonic()
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - start < 5.0
     assert proc.returncode == 130 and err.strip() == "wmcdp: interrupted" and out == ""
-    time.sleep(0.5)
+    psutil.wait_procs(children, timeout=0.5)  # returns as soon as every one has gone; at most the 0.5 s it allowed
     assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def _counting_workers(psutil, proc, n):
+    """The children of ``proc`` once its ``n`` local workers are counting: each has spent WORKER_CPU seconds of CPU.
+
+    Polled, not slept for: CPU time grows only with a worker's own work, so the wait is as long as starting
+    the cluster and a second of counting take, on a quiet machine or a loaded one (the test slept 8 s before).
+    """
+    stop = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < stop:
+        try:
+            children = psutil.Process(proc.pid).children(recursive=True)
+            workers = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
+            if len(workers) == n and all(sum(c.cpu_times()[:2]) >= WORKER_CPU for c in workers):
+                return children
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"{n} workers did not start counting: the run ended or took 120 s")
+
+
+# a worker's CPU time once it has loaded wmcdp (about 1.5 s on the 2-core CI host) plus a second of counting
+WORKER_CPU = 2.5

@@ -33,6 +33,8 @@ from programs.suite import noisy_max, sparse_vector
 from wmcdp import synthesize_privacy
 from wmcdp.base.errors import WmcdpError
 from wmcdp.cli import main
+from wmcdp.plan.choose import HubPlan
+from wmcdp.plan.protocol import registered
 
 HALF = Fraction(1, 2)
 
@@ -226,3 +228,31 @@ def test_the_neighbours_of_a_database_are_counted_as_listed(relation):
     rel, domain = neighbour_relation(relation), IntVector(3, -1, 2)
     for x in [(-1, -1, -1), (2, 2, 2), (-1, 0, 2), (1, 1, 0)]:
         assert rel.count_neighbours(domain, x) == sum(1 for _ in rel.neighbours(domain, x))
+
+
+# -- the plan protocol at x0: every plan that offers it proved and estimated, the cheapest run ----------------
+
+
+def test_registered_plans_at_x0_are_weighed_by_estimate_and_the_cheapest_runs():
+    class Priced(HubPlan):
+        """The hub plan under another name and a fixed estimate, counting its runs at x0."""
+
+        def __init__(self, name, seconds):
+            self.name, self.seconds, self.runs = name, seconds, 0
+
+        def estimate(self, setting, proof):
+            return self.seconds
+
+        def privacy_at(self, setting, proof, estimate):
+            self.runs += 1
+            return super().privacy_at(setting, proof, estimate)
+
+    program, x0 = sparse_vector(12, 2, 1, 1, alpha=HALF), (2, 0, 1) * 4
+    cheap, dear = Priced("cheap-hub", 0.0), Priced("dear-hub", 1e9)
+    with registered(cheap), registered(dear):
+        r = synthesize_privacy(program, at=x0, exact=True)
+    assert (cheap.runs, dear.runs) == (1, 0)
+    estimates = {kind: seconds for kind, seconds, _ in r.plan.considered}
+    assert estimates["cheap-hub"] == 0.0 and estimates["dear-hub"] == 1e9 and 0 < estimates["hub"] < 1e9
+    assert r.ratio == synthesize_privacy(program, at=x0, exact=True).ratio  # the hub's own answer
+    assert x0 in (r.witness.x, r.witness.x_prime)

@@ -4,6 +4,7 @@ sets and with an independent enumeration (:mod:`brute`)."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction as F
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from wmcdp import IntVector, Program, discrete, synthesize_privacy
 from wmcdp.base.errors import WmcdpError
+from wmcdp.cli import main
 from wmcdp.count.probabilities import Counter, number_system
 from wmcdp.plan.costs import BASE_SECONDS, TRIPLE_SECONDS
 from wmcdp.plan.planner import answered, recount
@@ -99,3 +101,51 @@ def test_a_plan_that_does_not_apply_is_refused_in_one_line_and_forgotten_once_un
 def test_other_notions_are_not_offered_until_a_plan_adds_them():
     with pytest.raises(NotOffered, match="does not offer"):
         OneEntry().approximate(None, Proof(None, ""))  # type: ignore[arg-type]
+
+
+# -- the command line: a registered plan is forced by --plan, like the built-in ones ------------------------------
+
+FILE = """
+from fractions import Fraction as F
+from wmcdp import IntVector, Program, discrete
+NOISE = {-2: F(1, 8), -1: F(1, 4), 0: F(1, 4), 1: F(1, 4), 2: F(1, 8)}
+def noisy_value():
+    return Program("noisy_value", IntVector(1, 0, 2), lambda x: (x[0] + discrete(NOISE)).clamp(0, 2),
+                   neighbours="one-entry")
+"""
+
+
+def _cli(tmp_path, capsys, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "one_entry.py"
+    path.write_text(FILE)
+    code = main(["privacy", f"{path}:noisy_value", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_command_line_forces_a_registered_plan_by_name(tmp_path, capsys):
+    neighbours = lambda x: [(v,) for v in range(3) if abs(v - x[0]) == 1]  # noqa: E731
+    reference = brute.tight_ratio(noisy_value_ref, [(v,) for v in range(3)], neighbours)
+    with registered(OneEntry()):
+        code, out, err = _cli(tmp_path, capsys, "--plan", "one-entry-rows", "--exact", "--json")
+    result = json.loads(out)
+    assert code == 0 and err == "" and result["plan"]["kind"] == "one-entry-rows"
+    assert F(result["ratio_exact"]) == reference
+
+
+def test_the_command_line_refuses_an_unknown_plan_in_one_line_with_the_names(tmp_path, capsys):
+    with registered(OneEntry()):
+        code, out, err = _cli(tmp_path, capsys, "--plan", "one-entry-row", "--exact")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "unknown plan 'one-entry-row'; did you mean one-entry-rows?" in err
+    assert "choose one of exhaustive, product," in err and err.rstrip().endswith("symmetry, one-entry-rows)")
+    code, out, err = _cli(tmp_path, capsys, "--plan", "one-entry-rows", "--exact")  # unregistered again
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown plan 'one-entry-rows'" in err
+    assert "one-entry-rows" not in err.partition("choose one of")[2]
+
+
+def test_a_registered_plan_that_does_not_offer_one_database_is_refused_at_x0(tmp_path, capsys):
+    with registered(OneEntry()):
+        code, out, err = _cli(tmp_path, capsys, "--plan", "one-entry-rows", "--at", "1", "--exact")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "plan 'one-entry-rows' does not apply: at (the data-centric pairs of one database) runs the product" in err

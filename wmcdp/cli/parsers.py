@@ -220,8 +220,9 @@ def plan_arg(q: argparse.ArgumentParser) -> None:
     """``--plan NAME``: one plan of the planner, run even where exhaustive sets are quick (:mod:`wmcdp.plan.forced`)."""
     q.add_argument(
         "--plan",
-        metavar="|".join(PLANS),
-        help="run this plan of the planner even where exhaustive sets are quick (refused when it does not apply)",
+        metavar="|".join(PLANS) + "|NAME",
+        help="run this plan of the planner even where exhaustive sets are quick (refused when it does not apply); "
+        "NAME: a plan registered through wmcdp.plan.protocol (pure epsilon)",
     )
 
 

@@ -62,6 +62,10 @@ class _Structured(Plan):
         plan = replace(r.plan, estimated_seconds=estimate, considered=tuple(s.considered))
         return replace(r, plan=plan), ""
 
+    def privacy_at(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        """At ``setting.at`` the entry point's search keeps one side of every pair at ``x0``'s entries."""
+        return self.privacy(setting, proof, estimate)
+
     @staticmethod
     def _numeric(setting: Setting) -> bool | None:
         """Whether the run is exact (None: the plan does not look: a user relation, symbolic or irrational exact
@@ -77,7 +81,7 @@ class ChainPlan(_Structured):
     name = "chain"
 
     def _entry(self, s: Setting, notes: list[tuple[Any, ...]]) -> Any | None:
-        return chain_privacy(s.whole, s.relation, s.exact, s.run, s.budget, s.start, notes)
+        return chain_privacy(s.whole, s.relation, s.exact, s.run, s.budget, s.start, notes, at=s.at)
 
     def prove(self, setting: Setting) -> Proof | Refused:
         whole = setting.whole
@@ -102,7 +106,7 @@ class HubPlan(_Structured):
     name = "hub"
 
     def _entry(self, s: Setting, notes: list[tuple[Any, ...]]) -> Any | None:
-        return hub_privacy(s.whole, s.relation, s.exact, s.run, s.budget, s.start, notes)
+        return hub_privacy(s.whole, s.relation, s.exact, s.run, s.budget, s.start, notes, at=s.at)
 
     def prove(self, setting: Setting) -> Proof | Refused:
         if self._numeric(setting) is None:
@@ -184,9 +188,44 @@ CHAIN, HUB, SYMMETRY, EXHAUSTIVE = ChainPlan(), HubPlan(), SymmetryPlan(), Exhau
 WHOLE_PLANS: dict[str, Plan] = {p.name: p for p in (CHAIN, HUB, SYMMETRY, EXHAUSTIVE)}
 
 
-def _key(item: tuple[Plan, Proof, float | None, int]) -> float:
+#: a proved plan: the plan, its proof, its estimate and the place of its line in ``considered``
+Proved = tuple[Plan, Proof, float | None, int]
+
+
+def _key(item: Proved) -> float:
     """Sorting key of a proved plan: its estimate, no estimate last (ties in the order they were proved)."""
     return float("inf") if item[2] is None else item[2]
+
+
+def prove_each(setting: Setting, plans: tuple[Plan, ...]) -> list[Proved]:
+    """Each of ``plans`` proved and estimated on ``setting`` before any runs: its line in ``setting.considered``
+    with its estimate, or why it does not apply (nothing when it did not look)."""
+    s, proved = setting, []
+    for plan in plans:
+        proof = plan.prove(s)
+        if isinstance(proof, Refused):
+            if proof.why:
+                s.considered.append((plan.name, None, proof.why))
+            continue
+        estimate = plan.estimate(s, proof)
+        proved.append((plan, proof, estimate, len(s.considered)))
+        s.considered.append((plan.name, estimate, proof.words))
+    return proved
+
+
+def run_cheapest(setting: Setting, proved: list[Proved], limit: float | None) -> Any | None:
+    """The proved plans run cheapest first (pure ε, or with ``setting.at`` the ε of that database), each only while
+    its estimate is below ``limit`` (None: no limit): the first result, or None. A plan whose witness's recount does
+    not bear it out has its line say why, and the next one runs."""
+    s = setting
+    for plan, proof, estimate, line in sorted(proved, key=_key):
+        if limit is not None and (estimate is None or estimate >= limit):
+            break
+        r, why = plan.privacy(s, proof, estimate) if s.at is None else plan.privacy_at(s, proof, estimate)
+        if r is not None:
+            return r
+        s.considered[line] = (plan.name, estimate, why)  # its line says why it was dropped
+    return None
 
 
 def choose_privacy(setting: Setting) -> Any:
@@ -197,26 +236,9 @@ def choose_privacy(setting: Setting) -> Any:
     symmetry is sought (its proof spends the detection budget) and its orbit sets run when their estimate is below
     ``E``; else the exhaustive sets run. A plan whose witness's recount does not bear it out is noted and the next
     one runs."""
-    s = setting
-    proved: list[tuple[Plan, Proof, float | None, int]] = []  # with the place of the plan's line in considered
-    for plan in (CHAIN, HUB, *registered_plans()):
-        proof = plan.prove(s)
-        if isinstance(proof, Refused):
-            if proof.why:
-                s.considered.append((plan.name, None, proof.why))
-            continue
-        estimate = plan.estimate(s, proof)
-        proved.append((plan, proof, estimate, len(s.considered)))
-        s.considered.append((plan.name, estimate, proof.words))
-    E = s.exhaustive_estimate
-    for plan, proof, estimate, line in sorted(proved, key=_key):
-        if E is not None and (estimate is None or estimate >= E):
-            break
-        r, why = plan.privacy(s, proof, estimate)
-        if r is not None:
-            return r
-        s.considered[line] = (plan.name, estimate, why)  # its line says why it was dropped
-    return _symmetry_or_exhaustive(s)
+    proved = prove_each(setting, (CHAIN, HUB, *registered_plans()))
+    r = run_cheapest(setting, proved, setting.exhaustive_estimate)
+    return r if r is not None else _symmetry_or_exhaustive(setting)
 
 
 def _symmetry_or_exhaustive(s: Setting) -> Any:
@@ -243,6 +265,9 @@ __all__ = [
     "SymmetryPlan",
     "ExhaustivePlan",
     "WHOLE_PLANS",
+    "Proved",
+    "prove_each",
+    "run_cheapest",
     "choose_privacy",
     "exhaustive_privacy",
     "exhaustive_report",

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..base.errors import WmcdpError
+from ..base.errors import WmcdpError, suggest
 from .protocol import registered_plans
 
 if TYPE_CHECKING:  # the command line reads PLANS for --help without loading the planner
     from ..lang.relations import Relation
 
-#: the plans a caller may force, by the kind their reports print (``count-of-reports``: the permutations of the
-#: entries, its rows by convolution of one report, :mod:`.sums`)
+#: the built-in plans a caller may force, by the kind their reports print (``count-of-reports``: the permutations of
+#: the entries, its rows by convolution of one report, :mod:`.sums`); every registered plan may be forced for pure ε
+#: too (:func:`forced_plan`)
 PLANS = ("exhaustive", "product", "given-input", "chain", "hub", "count-of-reports", "symmetry")
 #: the plans each kind of notion has: pure ε, the notions over pairs (δ(ε), ε(δ), profiles, Rényi) and accuracy
 SERVES = {
@@ -32,13 +33,15 @@ NOT_WEIGHED = ("exhaustive", None, "not weighed: the plan was forced")
 
 def forced_plan(plan: str | None, notion: str, **given: Any) -> str | None:
     """``plan`` checked for a notion of kind ``notion`` (a key of :data:`SERVES`): None (the planner chooses), or
-    a name of :data:`PLANS` that serves it. ``given`` are the caller's sets, pairs or workers: a forced plan is
-    the planner's, so it takes none of them."""
+    a name of :data:`PLANS` or of a registered plan (pure ε) that serves it. ``given`` are the caller's sets, pairs
+    or workers: a forced plan is the planner's, so it takes none of them."""
     if plan is None:
         return None
     added = tuple(p.name for p in registered_plans())  # registered plans offer pure ε (:mod:`.protocol`)
-    if plan not in PLANS + added:
-        raise WmcdpError(f"unknown plan {plan!r}; choose one of {', '.join(PLANS + added)}")
+    names = PLANS + added
+    if plan not in names:
+        near = suggest(plan, names)
+        raise WmcdpError(f"unknown plan {plan!r}; {near + ' ' if near else ''}(choose one of {', '.join(names)})")
     if plan not in SERVES[notion] + (added if notion == "privacy" else ()):
         serves = ", ".join(SERVES[notion])
         refuse(plan, f"it does not serve this notion (the plans of {_NOTIONS[notion]}: {serves})")

@@ -415,33 +415,6 @@ def _witness(given: GivenInput, a: int, b: int, exact_run: bool) -> tuple[tuple[
     return x, xp, given.trace.shape._build(iter(leaf_values))
 
 
-def given_input_privacy(
-    program: Program,
-    trace: Trace,
-    compiled: Compiled | None,
-    relation: Relation,
-    backend: str,
-    exact: Any,
-    run: Callable[..., Any],
-    start: float,
-    at: tuple[int, ...] | None = None,
-) -> tuple[Any | None, list[tuple[str, float | None, str]]]:
-    """Pure ε by the parts given the input (module docstring) and what the planner considered, or ``(None,
-    [why not])`` (``(None, [])`` when the program does not split, or has a symbolic parameter). The witness triple
-    is counted on the whole program (``compiled``, or compiled now with each part's random bits together,
-    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter), and its ratio
-    is the bound; it must bear the plan out (:func:`~.planner.recount`: a neighbour pair, ``P(y | x) > 0``, in exact
-    mode the plan's ratio, in float mode its ε within the scan's margin), or the plan is dropped with the reason.
-    With ``at`` (a database ``x0`` of the domain), the data-centric ε of ``x0``: its pairs only."""
-    if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
-        return None, []
-    given, why = given_input_of(program, trace, relation, backend, exact, at)
-    if given is None:
-        return None, [("given-input", None, why)] if why else []
-    r, why = given_input_run(given, compiled, relation, backend, exact, run, start, at)
-    return (r, []) if r is not None else (None, [("given-input", given.estimate, why)])
-
-
 def given_input_run(
     given: GivenInput,
     compiled: Compiled | None,
@@ -452,8 +425,12 @@ def given_input_run(
     start: float,
     at: tuple[int, ...] | None = None,
 ) -> tuple[Any | None, str]:
-    """The scan of the proved parts ``given`` (:func:`given_input_of`) and the recount of its witness
-    (:func:`given_input_privacy`): the result with its plan, or ``(None, why)``."""
+    """The scan of the proved parts ``given`` (:func:`given_input_of`) and the recount of its witness triple on the
+    whole program (``compiled``, or compiled now with each part's random bits together,
+    :func:`~.parts.grouped_trace`) by ``run`` (Algorithm 2 on that one triple, the ordinary counter): it must bear
+    the plan out (:func:`~.planner.recount`: a neighbour pair, ``P(y | x) > 0``, in exact mode the plan's ratio, in
+    float mode its ε within the scan's margin). The result with its plan, or ``(None, why)``; with ``at`` (a
+    database ``x0`` of the domain) the data-centric ε of ``x0``: its pairs only."""
     program, trace = given.program, given.trace
     announce("given-input", given.estimate, given.describe())
     worst = _worst(given, relation, at)
@@ -494,7 +471,7 @@ class GivenInputPlan(Plan):
         s = setting
         if any(is_symbolic(w.one) for w in s.trace.circuit.weights.values()):
             return Refused("")
-        given, why = given_input_of(s.program, s.trace, s.relation, s.backend, s.exact)
+        given, why = given_input_of(s.program, s.trace, s.relation, s.backend, s.exact, s.at)
         return Refused(why) if given is None else Proof(given, given.describe())
 
     def estimate(self, setting: Setting, proof: Proof) -> float:
@@ -502,7 +479,15 @@ class GivenInputPlan(Plan):
 
     def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
         s = setting
-        return given_input_run(proof.structure, s.compiled, s.relation, s.backend, s.exact, s.run, s.start)
+        return given_input_run(proof.structure, s.compiled, s.relation, s.backend, s.exact, s.run, s.start, s.at)
+
+    def privacy_at(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        """The scan over the pairs of ``setting.at`` (proved and estimated with them), reported with every plan the
+        planner considered at ``x0``."""
+        r, why = self.privacy(setting, proof, estimate)
+        if r is None:
+            return None, why
+        return replace(r, plan=replace(r.plan, considered=tuple(setting.considered))), ""
 
 
 def _worst(given: GivenInput, relation: Relation, at: tuple[int, ...] | None) -> tuple[bool, Any, int, int] | None:
@@ -545,4 +530,4 @@ def _likeliest_pair(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]
     return at
 
 
-__all__ = ["GivenInput", "GivenInputPlan", "Slot", "Table", "given_input_of", "given_input_privacy", "given_input_run"]
+__all__ = ["GivenInput", "GivenInputPlan", "Slot", "Table", "given_input_of", "given_input_run"]

@@ -107,7 +107,7 @@ def planned_privacy(
     (:func:`_forced_privacy`); ``run`` is :func:`wmcdp.synthesize_privacy`, called with ``C`` ``"exhaustive"``, a
     proved :class:`~wmcdp.plan.symmetry.PrivacyPlan`, one witness triple (a recount), or None (a part, through the
     planner again). The plans that split the program come first: a product of independent parts
-    (:func:`_product_privacy`), then the parts given the input (:func:`~.given_input.given_input_privacy`), each
+    (:func:`_product_privacy`), then the parts given the input (:class:`~.given_input.GivenInputPlan`), each
     part planned again. On the whole compiled program: the exhaustive sets when no structure is sought (a user
     relation, or their estimate below :data:`~.costs.QUICK_SECONDS`), else the cheapest proved plan by estimate
     (:func:`~.choose.choose_privacy`: chain, hub, registered plans, symmetry, exhaustive). A plan whose witness's

@@ -13,6 +13,11 @@ the run's numbers and the detection budget):
 3. :meth:`Plan.privacy` runs the plan for pure ε: the result, or ``(None, why)`` when the plan's witness, recounted
    on the whole program, does not bear it out (the planner then runs the next plan by estimate).
 
+At one database ``x0`` (``at=x0``, ``--at``) the same three steps answer the data-centric question: the setting's
+:attr:`Setting.at` is ``x0``, :meth:`Plan.prove` and :meth:`Plan.estimate` read it, and :meth:`Plan.privacy_at`
+runs the plan on the pairs of ``x0`` only (:mod:`.structured_at`). A plan offers it by overriding
+:meth:`Plan.privacy_at` (:func:`offers_at`); the default raises :class:`NotOffered`.
+
 The other notions come one by one: :meth:`Plan.approximate`, :meth:`Plan.renyi` and :meth:`Plan.accuracy` raise
 :class:`NotOffered` unless a plan overrides them, and the planner reads that as "this plan does not offer the
 notion" (it is skipped, never an error). A plan is known to the planner by its :attr:`Plan.name` once it is in the
@@ -57,6 +62,9 @@ class Setting:
     trace: Any = None
     compiled: Any = None
     backend: str = "bdd"
+    #: the database ``x0`` of a data-centric call (``at=x0``: only the pairs ``(x0, x')`` and ``(x', x0)``), or
+    #: None for every neighbouring pair
+    at: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,11 @@ class Plan(ABC):
     def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
         """Pure ε by the plan: ``(result with its plan report, "")``, or ``(None, why)`` when its witness's recount
         does not bear it out (``why`` starts with ``"dropped: "``)."""
+
+    def privacy_at(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
+        """Pure ε of the database ``setting.at`` by the plan (as :meth:`privacy`, its witness a pair of ``x0``): not
+        offered unless a plan overrides it, and then its :meth:`prove` and :meth:`estimate` read ``setting.at``."""
+        raise NotOffered(f"plan {self.name!r} does not offer the epsilon of one database (at) yet")
 
     def approximate(self, setting: Setting, proof: Proof) -> Any:
         """(ε, δ) by the plan: not offered unless a plan overrides it."""
@@ -152,6 +165,13 @@ def registered_plan(name: str) -> Plan | None:
     return _REGISTRY.get(name)
 
 
+def offers_at(plan: Plan) -> bool:
+    """Whether ``plan`` answers at one database: it overrides :meth:`Plan.privacy_at` (the planner then proves it at
+    ``x0``; the others are not looked at, as a call of their :meth:`Plan.privacy_at` would raise
+    :class:`NotOffered`)."""
+    return type(plan).privacy_at is not Plan.privacy_at
+
+
 __all__ = [
     "Claim",
     "Setting",
@@ -164,4 +184,5 @@ __all__ = [
     "registered",
     "registered_plans",
     "registered_plan",
+    "offers_at",
 ]

@@ -12,18 +12,19 @@ their search is restricted to the pairs of ``x0`` (both orders, as :func:`~.pair
   choices ``(x_e, x'_e)`` keep ``x_e = x0_e`` (then, in a second search, ``x'_e = x0_e``).
 
 Each plan's witness is recounted on the whole program (:func:`~.planner.recount`) and must be a pair of ``x0``;
-a witness that does not bear its plan out drops the plan, as without ``at``. The plans are tried in the planner's
-order (given-input, chain, hub) when the exhaustive ``at`` sets are not quick (:func:`at_budget`), under a budget
-of counted work that is a share of the exhaustive estimate (the structured route must pay); otherwise, and when
-none applies, the exhaustive ``at`` sets answer. A plan forced by name (``plan=``) runs at ``x0`` whatever the
-estimate, or is refused in one line.
+a witness that does not bear its plan out drops the plan, as without ``at``. The plans are those of the plan
+protocol that offer the question (:func:`~.protocol.offers_at`: these three and every registered plan that
+overrides :meth:`~.protocol.Plan.privacy_at`). When the exhaustive ``at`` sets are not quick (:func:`at_budget`)
+each is proved and estimated at ``x0`` before any runs (``considered`` lists them with their estimates), and they
+run cheapest first under a budget of counted work that is a share of the exhaustive estimate (the structured route
+must pay); otherwise, and when none answers, the exhaustive ``at`` sets answer. A plan forced by name (``plan=``)
+runs at ``x0`` whatever the estimate, or is refused in one line.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from ..base.errors import WmcdpError
@@ -32,7 +33,7 @@ from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_TRIPLES
-from .chain import chain_privacy
+from .choose import CHAIN, HUB, prove_each, run_cheapest
 from .costs import (
     AT_ROW_NODE_SECONDS,
     AT_TRIPLE_SECONDS,
@@ -42,8 +43,7 @@ from .costs import (
     WORK_PER_SECOND,
 )
 from .forced import NOT_WEIGHED, refuse
-from .given_input import given_input_privacy
-from .hub import hub_privacy
+from .planned import GIVEN_INPUT
 from .planner import (
     Budget,
     compiled_whole,
@@ -51,9 +51,13 @@ from .planner import (
     traced,
     triple_seconds,
 )
+from .protocol import Plan, Refused, Setting, offers_at, registered_plans
 
-#: the plans of this module, in the order they are tried
-AT_PLANS = ("given-input", "chain", "hub")
+
+def at_plans() -> tuple[Plan, ...]:
+    """The plans that answer at one database, in the order they are proved: given-input, chain, hub, then every
+    registered plan that offers it (:func:`~.protocol.offers_at`)."""
+    return (GIVEN_INPUT, CHAIN, HUB, *(p for p in registered_plans() if offers_at(p)))
 
 
 def at_budget(
@@ -82,20 +86,19 @@ def structured_privacy_at(
     plan: str | None = None,
     force: bool = False,
 ) -> Any | None:
-    """The data-centric pure ε of ``at`` by the first of :data:`AT_PLANS` that applies and pays (module docstring),
-    or by the one ``plan`` named; None when the exhaustive at sets are to answer (they are quick, the program has a
-    symbolic parameter, or no plan applies). ``run`` is :func:`wmcdp.synthesize_privacy` (the
-    witness's recount). When no plan applies and the exhaustive at sets are over the triples' limit, the run is
-    refused in one line unless ``force``."""
+    """The data-centric pure ε of ``at`` by the cheapest of :func:`at_plans` that applies and bears its witness out
+    (module docstring), or by the one ``plan`` named; None when the exhaustive at sets are to answer (they are
+    quick, the program has a symbolic parameter, or no plan answers). ``run`` is :func:`wmcdp.synthesize_privacy`
+    (the witness's recount). When no plan answers and the exhaustive at sets are over the triples' limit, the run
+    is refused in one line unless ``force``."""
     start = time.perf_counter()
     program, trace, compiled = traced(prog, exact)
     x0 = program.inputs.check(at)
     relation = neighbour_relation(neighbours or program.neighbours)
-    if plan is not None and plan not in AT_PLANS:
-        refuse(
-            plan,
-            "at (the data-centric pairs of one database) runs the product, given-input, chain, hub or exhaustive plans",
-        )
+    plans = {p.name: p for p in at_plans()}
+    if plan is not None and plan not in plans:
+        names = ", ".join(plans)
+        refuse(plan, f"at (the data-centric pairs of one database) runs the product, {names} or exhaustive plans")
     if any(is_symbolic(w.one) for w in trace.circuit.weights.values()):
         if plan is not None:
             refuse(plan, "a weight is a function of a symbolic parameter (at a database the plans need numbers)")
@@ -104,6 +107,7 @@ def structured_privacy_at(
     whole = compiled_whole(program, trace, compiled, backend)
     if plan is not None:
         budget: Budget | None = Budget(None)
+        estimate: float | None = None
         considered: list[tuple[Any, ...]] = [NOT_WEIGHED]
     else:
         budget, estimate = at_budget(whole, relation, x0, exact)
@@ -111,13 +115,15 @@ def structured_privacy_at(
             return None
         why = "" if estimate is not None else f"{size_text(exhaustive_triples(whole, relation, x0))} triples at x0"
         considered = [("exhaustive", estimate, why)]
-    for name in AT_PLANS if plan is None else (plan,):
-        r = _run_plan(name, program, trace, whole, relation, exact, run, budget, start, considered, x0)
-        if r is not None:
-            return r
+    size = exhaustive_triples(whole, relation, x0)
+    setting = Setting(whole, relation, exact, force, run, budget, estimate, size, start, considered)
+    setting.program, setting.trace, setting.compiled, setting.backend, setting.at = program, trace, whole, backend, x0
     if plan is not None:
-        refuse(plan, considered[-1][2] if len(considered) > 1 else _UNSTRUCTURED)
-    if considered[0][1] is None and not force:
+        return _forced_at(plans[plan], setting)
+    r = run_cheapest(setting, prove_each(setting, tuple(plans.values())), None)
+    if r is not None:
+        return r
+    if estimate is None and not force:
         notes = "; ".join(f"{kind}: {why}" for kind, _, why in considered[1:]) or "none applies"
         raise WmcdpError(
             f"at x0 the default plan finds no run within the limits: exhaustive at sets {considered[0][2]} (limit "
@@ -126,32 +132,21 @@ def structured_privacy_at(
     return None
 
 
-#: why a forced chain or hub plan did not look at a program at all
+def _forced_at(plan: Plan, setting: Setting) -> Any:
+    """The one plan forced at ``setting.at``, proved and run whatever its estimate, or refused in one line."""
+    proof = plan.prove(setting)
+    if isinstance(proof, Refused):
+        refuse(plan.name, proof.why or _UNSTRUCTURED)
+    estimate = plan.estimate(setting, proof)
+    setting.considered.append((plan.name, estimate, proof.words))
+    r, why = plan.privacy_at(setting, proof, estimate)
+    if r is None:
+        refuse(plan.name, why)
+    return r
+
+
+#: why a forced plan did not look at a program at all
 _UNSTRUCTURED = "it needs a built-in relation and numeric weights (rational ones in an exact run)"
 
 
-def _run_plan(
-    name: str,
-    program: Program,
-    trace: Any,
-    whole: Compiled,
-    relation: Relation,
-    exact: Any,
-    run: Callable[..., Any],
-    budget: Budget | None,
-    start: float,
-    considered: list[tuple[Any, ...]],
-    x0: tuple[int, ...],
-) -> Any | None:
-    """One plan of :data:`AT_PLANS` at ``x0``: its result, or None with why not added to ``considered``."""
-    if name == "given-input":
-        given, notes = given_input_privacy(program, trace, whole, relation, whole.backend.name, exact, run, start, x0)
-        if given is None:
-            considered += notes
-            return None
-        return replace(given, plan=replace(given.plan, considered=(*considered, *given.plan.considered)))
-    structured = chain_privacy if name == "chain" else hub_privacy
-    return structured(whole, relation, exact, run, budget, start, considered, at=x0)
-
-
-__all__ = ["AT_PLANS", "at_budget", "structured_privacy_at"]
+__all__ = ["at_plans", "at_budget", "structured_privacy_at"]

@@ -1,5 +1,8 @@
-"""The cost model's module (wmcdp.plan.costs): every constant says what it measures and names the script that
-checks it, and the planner's modules read the very same objects."""
+"""The cost model's module (wmcdp.plan.costs) and the scripts that fit its constants again.
+
+Every constant says what it measures and names the script that checks it, the planner's modules read the very same
+objects, the exhaustive estimate is the sum of its work counts (what ``experiments/estimates.py --fit`` fits) times
+the constants, and each fitting script offers ``--fit``."""
 
 from __future__ import annotations
 

@@ -8,6 +8,13 @@ is not part of either). Prints one row per run: the exhaustive triples, the esti
 measured seconds (best of 3) and measured / estimate; writes experiments/results/estimates.txt.
 
     python experiments/estimates.py [--quick]
+    python experiments/estimates.py --fit [--quick]   # the exhaustive run's constants fitted again to these runs
+
+``--fit`` counts each run's work (:func:`wmcdp.plan.planner.exhaustive_terms`: the counts the estimate charges
+each constant of :mod:`wmcdp.plan.costs`, the triple's constant chosen by the current values), measures it as
+above and prints the constants of a non-negative least squares fit of the relative error (each row divided by
+its measured seconds) beside the current ones, then the fitted and the current estimate's measured / estimate
+spread. A constant no run charges is reported as not exercised, not fitted.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,12 +31,27 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from wmcdp import Bits, IntVector, Program, flip, synthesize_privacy, uniform  # noqa: E402
-from wmcdp.compile import compile_program  # noqa: E402
+from wmcdp.compile import Compiled, compile_program  # noqa: E402
 from wmcdp.lang.registry import builtin_programs  # noqa: E402
-from wmcdp.lang.relations import neighbour_relation  # noqa: E402
-from wmcdp.plan.planner import exhaustive_estimate  # noqa: E402
+from wmcdp.lang.relations import Relation, neighbour_relation  # noqa: E402
+from wmcdp.plan import costs  # noqa: E402
+from wmcdp.plan.planner import exhaustive_estimate, exhaustive_terms  # noqa: E402
 
 B = builtin_programs()
+FITTED = (  # the exhaustive run's constants (wmcdp.plan.costs), in its order
+    "CELL_SECONDS",
+    "STEP_SECONDS",
+    "LAYER_SECONDS",
+    "BASE_SECONDS",
+    "TRIPLE_SECONDS",
+    "INT_TRIPLE_SECONDS",
+    "OBJECT_TRIPLE_SECONDS",
+    "RATIONAL_TRIPLE_SECONDS",
+    "SLICE_SECONDS",
+    "SLICED_TRIPLE_SECONDS",
+    "TOP_CELL_SECONDS",
+    "USER_PAIR_SECONDS",
+)
 HALF = Fraction(1, 2)
 
 
@@ -109,29 +132,60 @@ def measure(compiled, relation, repeat: int = 3) -> float:
     return best
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
-    args = parser.parse_args()
+def runs(quick: bool) -> Iterator[tuple[str, Compiled, Relation]]:
+    """Each run of :data:`RUNS` compiled, with its relation (``quick``: the runs of :data:`SLOW` left out)."""
+    for label, program, relation_name in RUNS:
+        if not (quick and label in SLOW):
+            yield label, compile_program(program), neighbour_relation(relation_name)
+
+
+def table(quick: bool) -> None:
+    """Each run's triples, estimate, measured seconds and their ratio (written to results unless ``quick``)."""
     load = os.getloadavg()[0]  # measured seconds grow with the machine's load; the estimates do not
     lines = [
         f"load average {load:.1f} on {os.cpu_count()} cores at the start",
         f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}",
     ]
     print("\n".join(lines))
-    for label, program, relation_name in RUNS:
-        if args.quick and label in SLOW:
-            continue
-        compiled = compile_program(program)
-        relation = neighbour_relation(relation_name)
+    for label, compiled, relation in runs(quick):
         triples = relation.count_pairs(compiled.domain) * compiled.shape.size
         estimate = exhaustive_estimate(compiled, relation)
         measured = measure(compiled, relation)
         lines.append(f"{label:40s} {triples:12d} {estimate:11.3f} {measured:11.3f} {measured / estimate:7.2f}")
         print(lines[-1], flush=True)
-    if not args.quick:
+    if not quick:
         (ROOT / "experiments" / "results" / "estimates.txt").write_text("\n".join(lines) + "\n")
 
 
+def fit(quick: bool) -> None:
+    """The constants of :data:`FITTED` fitted again (non-negative least squares on the relative error) to the runs."""
+    import numpy as np  # deferred: only the fit needs numpy and scipy here
+    from scipy.optimize import nnls  # deferred: scipy is an optional extra
+
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
+    rows, seconds = [], []
+    for label, compiled, relation in runs(quick):
+        terms = exhaustive_terms(compiled, relation)
+        assert set(terms) <= set(FITTED), (label, set(terms) - set(FITTED))
+        rows.append([float(terms.get(name, 0)) for name in FITTED])
+        seconds.append(measure(compiled, relation))
+        print(f"{label:40s} measured {seconds[-1]:8.3f} s", flush=True)
+    a, t = np.array(rows), np.array(seconds)
+    used = a.any(axis=0)
+    coefficients = np.zeros(len(FITTED))
+    coefficients[used], _ = nnls(a[:, used] / t[:, None], np.ones(len(t)))
+    current = np.array([getattr(costs, name) for name in FITTED])
+    for name, value, now, exercised in zip(FITTED, coefficients, current, used):
+        fitted = f"{value:.3g}" if exercised else "not exercised"
+        print(f"{name:24} fitted {fitted:>13}   current {now:10.3g}")
+    for which, c in (("fitted", coefficients), ("current", current)):
+        ratios = t / (a @ c)
+        print(f"measured / {which} estimate: {ratios.min():.2f} to {ratios.max():.2f} over {len(t)} runs")
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
+    parser.add_argument("--fit", action="store_true", help="fit the exhaustive run's constants again to these runs")
+    args = parser.parse_args()
+    fit(args.quick) if args.fit else table(args.quick)

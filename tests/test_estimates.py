@@ -65,7 +65,7 @@ def test_a_user_relation_is_estimated_by_its_pairs():
     from dataclasses import replace
 
     from wmcdp.lang.relations import neighbour_relation
-    from wmcdp.plan.planner import USER_PAIR_SECONDS
+    from wmcdp.plan.costs import USER_PAIR_SECONDS
     from wmcdp.programs import monotone_svt
     from wmcdp.programs.checkdp import monotone
 
@@ -114,7 +114,8 @@ def test_a_count_is_charged_per_level_it_counts_at_a_time():
     estimated at 1.9 s in all). The estimate grows with them, about fourfold from m to 2m."""
     from wmcdp.count import wmc
     from wmcdp.lang.relations import neighbour_relation
-    from wmcdp.plan.planner import LAYER_SECONDS, exhaustive_estimate
+    from wmcdp.plan.costs import LAYER_SECONDS
+    from wmcdp.plan.planner import exhaustive_estimate
     from wmcdp.programs import truncated_geometric
 
     estimates = []

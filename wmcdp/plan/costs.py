@@ -18,9 +18,9 @@ preparation and detection) are reported in the plan's ``estimated_seconds`` and 
 nothing.
 
 Each constant has a line saying what it measures and its unit, and a line naming the command that sets the
-estimates it enters beside measured seconds (the values were fitted to such runs, by hand but for the hub plan's,
-whose script fits them again; the runs and what they measured are in docs/plans.md, "The cost model"). Values are
-seconds unless the name says otherwise.
+estimates it enters beside measured seconds (the values were fitted to such runs, by hand but for the hub plan's;
+the exhaustive run's, the chain plan's and the hub plan's script fits them again with ``--fit``; the runs and what
+they measured are in docs/plans.md, "The cost model"). Values are seconds unless the name says otherwise.
 """
 
 from __future__ import annotations
@@ -43,43 +43,43 @@ UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
 # -- an exhaustive run (:func:`~.planner.exhaustive_estimate`) ----------------------------------------------
 
 #: one array cell of the count (seconds a cell)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 CELL_SECONDS = 2.7e-9
 #: one diagram entry stepped alone in the count (seconds an entry)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 STEP_SECONDS = 3.5e-5
 #: one diagram level counted a level at a time (:class:`~wmcdp.count.region.Region`) (seconds a level)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 LAYER_SECONDS = 1.2e-4
 #: a run's fixed cost (seconds)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 BASE_SECONDS = 2.2e-3
 #: one triple (x, x', y) of a pure-ε scan in floats or exact numerators of up to 26 bits (seconds a triple)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 TRIPLE_SECONDS = 1.2e-9
 #: one triple of a scan in int64 numerators (seconds a triple)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 INT_TRIPLE_SECONDS = 3.6e-9
 #: one triple of a scan in Python int numerators (seconds a triple)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 OBJECT_TRIPLE_SECONDS = 4.3e-6
 #: one triple of a scan in rationals (and functions of a symbolic parameter) (seconds a triple)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 RATIONAL_TRIPLE_SECONDS = 1e-5
 #: one slice of the table a built-in relation is scanned in, one per direction (seconds a slice)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 SLICE_SECONDS = 4.8e-5
 #: the least one triple costs under all-entries, scanned in 3^n - 1 small slices (seconds a triple)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 SLICED_TRIPLE_SECONDS = 1e-8
 #: one cell of a table whose output bits sit on top of the diagram (one Int output) (seconds a cell)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 TOP_CELL_SECONDS = 2.6e-8
 #: one (pair, output) of a pass over pairs: the sums of (ε, δ) and Rényi DP in logs (seconds a pair and output)
 #: checked by: python experiments/symmetry.py --estimates
 PAIR_TRIPLE_SECONDS = 7e-8
 #: one neighbour pair of a user relation, listed in Python on each pass (seconds a pair)
-#: checked by: python experiments/estimates.py
+#: checked by: python experiments/estimates.py (fitted by: python experiments/estimates.py --fit)
 USER_PAIR_SECONDS = 8e-5
 
 # -- what every plan of a program shares (:func:`~.planner.preparation_estimate`, :func:`~.planner.with_detection`)
@@ -131,13 +131,13 @@ AT_ROW_NODE_SECONDS = 5e-7
 
 #: the chain plan's estimate before it runs: frontier states per node of the program's diagram and pair of entry
 #: values (a count)
-#: checked by: none; from prefix_sum (n = 12) and bad_smart_sum (n = 20), 0.8-1.5 units (docs/plans.md)
+#: checked by: python experiments/chain_estimates.py (fitted by: python experiments/chain_estimates.py --fit)
 CHAIN_NODE_UNITS = 1.5
 #: the chain plan's counted work (frontier states, state pairs of the search) in Fractions (seconds a unit)
-#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+#: checked by: python experiments/chain_estimates.py (fitted by: python experiments/chain_estimates.py --fit)
 CHAIN_EXACT_UNIT_SECONDS = 1.4e-5
 #: the chain plan's counted work in floats (seconds a unit)
-#: checked by: none; measured by hand (docs/plans.md, "The cost model")
+#: checked by: python experiments/chain_estimates.py (fitted by: python experiments/chain_estimates.py --fit)
 CHAIN_FLOAT_UNIT_SECONDS = 6e-6
 #: the hub plan's counted work (:func:`~.hub.estimate.hub_estimate`), seconds per: a run ("base"), a node of the
 #: program's diagram ("node"), a block node per entry value ("table", "table_pinned" for a pinned entry's classes),

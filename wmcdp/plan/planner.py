@@ -74,14 +74,11 @@ from ..lang.program import Program, Trace
 from ..lang.relations import Relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
+from . import costs
 from .costs import (
-    BASE_SECONDS,
-    CELL_SECONDS,
     DETECTION_SHARE,
     DETECTION_UNIT_SECONDS,
     GATE_SECONDS,
-    INT_TRIPLE_SECONDS,
-    LAYER_SECONDS,
     NODE_SECONDS,
     OBJECT_ORBIT_TRIPLE_SECONDS,
     OBJECT_PAIR_NODE_SECONDS,
@@ -89,18 +86,10 @@ from .costs import (
     ORBIT_PAIR_SECONDS,
     ORBIT_TRIPLE_SECONDS,
     PAIR_NODE_SECONDS,
-    PAIR_TRIPLE_SECONDS,
     PREPARE_SECONDS,
     QUICK_SECONDS,
-    RATIONAL_TRIPLE_SECONDS,
     ROW_NODE_SECONDS,
-    SLICE_SECONDS,
-    SLICED_TRIPLE_SECONDS,
-    STEP_SECONDS,
-    TOP_CELL_SECONDS,
-    TRIPLE_SECONDS,
     UNFIT_DETECTION_WORK,
-    USER_PAIR_SECONDS,
     WORK_PER_SECOND,
 )
 from .parts import Part, classes, part_program, part_trace, split
@@ -466,31 +455,47 @@ def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -
 
 
 def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
-    """Seconds of an exhaustive run: the count of the whole table, over the producible outputs when it lists them
-    (its cells, entries and levels, from a dry run of the count, :func:`~wmcdp.count.probabilities.exhaustive_work`),
-    a user relation's pairs listed in Python (:func:`user_pairs`), and
-    every triple (pair, output) when a built-in relation is given (``pairs``:
-    summed per pair over the outputs, as (epsilon, delta) and Renyi DP do), at the cost of a triple in the
-    numbers of the run (``exact`` as the notions take it), plus each slice of the table the pairs come in."""
+    """Seconds of an exhaustive run: each work count of :func:`exhaustive_terms` times the constant of
+    :mod:`~wmcdp.plan.costs` it is keyed by (infinite past the float range)."""
+    seconds = 0.0
+    for name, count in exhaustive_terms(compiled, relation, pairs, exact).items():
+        seconds += _seconds(count, getattr(costs, name))
+    return seconds
+
+
+def exhaustive_terms(
+    compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None
+) -> dict[str, int]:
+    """The work an exhaustive run counts, keyed by the name of the constant of :mod:`~wmcdp.plan.costs` each count
+    is charged at (:func:`exhaustive_estimate` sums their products): the count of the whole table, over the
+    producible outputs when it lists them (its cells, entries and levels, from a dry run of the count,
+    :func:`~wmcdp.count.probabilities.exhaustive_work`; cells under the outputs on top charged as such), a user
+    relation's pairs listed in Python (:func:`user_pairs`) with their outputs, and every triple (pair, output) when
+    a built-in relation is given, at the dearest of the cost of a triple in the numbers of the run (``exact`` as the
+    notions take it), the least cost of a sliced triple under all-entries and (``pairs``: summed per pair over the
+    outputs, as (epsilon, delta) and Renyi DP do) the cost of a pass over pairs, plus each slice of the table the
+    pairs come in."""
     outputs = compiled.shape.size
     if compiled.backend.name == "bdd":
         outputs, (cells, steps, layers) = exhaustive_work(compiled)
     else:
         cells, steps, layers = 2 * compiled.domain.size * outputs, compiled.size, 0
     table = compiled.domain.size * outputs
-    per_cell = TOP_CELL_SECONDS if compiled.outputs_on_top else CELL_SECONDS
-    count: float = BASE_SECONDS + steps * STEP_SECONDS + layers * LAYER_SECONDS + max(cells, table) * per_cell
+    per_cell = "TOP_CELL_SECONDS" if compiled.outputs_on_top else "CELL_SECONDS"
+    terms = {"BASE_SECONDS": 1, "STEP_SECONDS": steps, "LAYER_SECONDS": layers, per_cell: max(cells, table)}
     if relation is None:
-        return count
+        return terms
     if not relation.builtin:
-        per_pair: float = USER_PAIR_SECONDS + outputs * TRIPLE_SECONDS
-        return count + user_pairs(compiled, relation) * per_pair
-    triples = relation.count_pairs(compiled.domain) * outputs
-    per_triple = triple_seconds(compiled, exact)
+        listed = user_pairs(compiled, relation)
+        return terms | {"USER_PAIR_SECONDS": listed, "TRIPLE_SECONDS": listed * outputs}
+    charged = [triple_constant(compiled, exact)]
     if relation.name == "all-entries":
-        per_triple = max(per_triple, SLICED_TRIPLE_SECONDS)
-    slices: float = relation.direction_count(compiled.domain) * SLICE_SECONDS
-    return count + slices + _seconds(triples, max(PAIR_TRIPLE_SECONDS, per_triple) if pairs else per_triple)
+        charged.append("SLICED_TRIPLE_SECONDS")
+    if pairs:
+        charged.append("PAIR_TRIPLE_SECONDS")
+    per_triple = max(charged, key=lambda name: float(getattr(costs, name)))
+    slices = relation.direction_count(compiled.domain)
+    return terms | {"SLICE_SECONDS": slices, per_triple: relation.count_pairs(compiled.domain) * outputs}
 
 
 def user_pairs(compiled: Compiled, relation: Relation) -> int:
@@ -501,15 +506,20 @@ def user_pairs(compiled: Compiled, relation: Relation) -> int:
 
 
 def triple_seconds(compiled: Compiled, exact: Any = None) -> float:
-    """Seconds per scanned triple in the number system of the run (:func:`wmcdp.count.probabilities.number_system`):
-    float arrays, int64 or Python int numerators over a common denominator, or rationals (and functions of a
-    symbolic parameter)."""
+    """Seconds per scanned triple in the number system of the run (:func:`triple_constant`)."""
+    return float(getattr(costs, triple_constant(compiled, exact)))
+
+
+def triple_constant(compiled: Compiled, exact: Any = None) -> str:
+    """The constant of :mod:`~wmcdp.plan.costs` a scanned triple costs in the number system of the run
+    (:func:`wmcdp.count.probabilities.number_system`): float arrays, int64 or Python int numerators over a common
+    denominator, or rationals (and functions of a symbolic parameter)."""
     arith = number_system(compiled, exact)
     if arith is Linear or arith is Extended:
-        return TRIPLE_SECONDS
+        return "TRIPLE_SECONDS"
     if isinstance(arith, Scaled):
-        return {object: OBJECT_TRIPLE_SECONDS, np.int64: INT_TRIPLE_SECONDS}.get(arith.dtype, TRIPLE_SECONDS)
-    return RATIONAL_TRIPLE_SECONDS
+        return {object: "OBJECT_TRIPLE_SECONDS", np.int64: "INT_TRIPLE_SECONDS"}.get(arith.dtype, "TRIPLE_SECONDS")
+    return "RATIONAL_TRIPLE_SECONDS"
 
 
 def orbit_estimate(compiled: Compiled, counted: int, scanned: int, pairs: int = 0, exact: Any = None) -> float:

@@ -32,7 +32,7 @@ from wmcdp import (
 from wmcdp.base.windows import delta_bracket, ratio_bracket
 from wmcdp.cli import main
 from wmcdp.lang.unbounded import UnboundedDraw, gaussian_tail, window
-from wmcdp.notions.windowed import windowed_probability
+from wmcdp.notions.windowed import windowed_probabilities, windowed_probability
 
 HALF = F(1, 2)
 
@@ -377,3 +377,15 @@ def test_an_exact_infinite_epsilon_stops_at_the_first_window():
     leak = Program("leak", Bits(1), lambda x: x[0] | flip("1/2"))
     i = synthesize_privacy(leak, width=1e-6).interval
     assert i.lo == i.hi == math.inf and i.half_width == 2 and i.narrowed
+
+
+def test_several_probabilities_bracketed_in_one_run_per_window():
+    """``x + Z >= 0`` at x = 1 with a = 1/2: ``P(True) = 1 - a^2 / (1 + a) = 5/6`` and ``P(False) = 1/6``. One
+    windowed run brackets both, each holding its closed form, each as narrow as the bracket of that output alone."""
+    prog, ys = threshold(), [True, False]
+    both = windowed_probabilities(prog, (1,), ys, width=1e-9)
+    for y, b, true in zip(ys, both, [F(5, 6), F(1, 6)]):
+        alone = windowed_probability(prog, (1,), y, width=1e-9)
+        assert b.lo <= true <= b.hi and b.narrowed and b.hi - b.lo <= 1e-9 * b.hi
+        assert b.half_width >= alone.half_width and b.hi - b.lo <= alone.hi - alone.lo
+    assert windowed_probabilities(prog, (1,), []) == []

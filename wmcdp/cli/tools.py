@@ -20,7 +20,7 @@ from ..lang.registry import builtin_programs, find_relation, parameters, program
 from ..lang.shape import jsonable, witness_text
 from ..lang.unbounded import UnboundedDraw
 from ..notions.sampling import crosscheck, sample
-from ..notions.windowed import windowed_probability
+from ..notions.windowed import windowed_probabilities
 from ..plan.given_sets import find_sets
 from ..report.schema import envelope, neighbours_name, witness_of
 from .common import (
@@ -47,11 +47,11 @@ def _positive(value: int, option: str) -> int:
 
 def _probabilities(program: Program, x: Value, ys: list[Value], exact: Any) -> list[Any]:
     """``P(y | x)`` of each shown output: counted, or for a program with unbounded noise a bracket
-    (:class:`~wmcdp.base.windows.WindowBracket`) from :func:`~wmcdp.notions.windowed.windowed_probability`."""
+    (:class:`~wmcdp.base.windows.WindowBracket`) from :func:`~wmcdp.notions.windowed.windowed_probabilities`."""
     try:
         probabilities = inference(program, [(x, y) for y in ys], exact=exact)
-    except UnboundedDraw:  # never a silent clamp: each probability is bracketed in windows
-        return [windowed_probability(program, x, y) for y in ys]
+    except UnboundedDraw:  # never a silent clamp: the probabilities are bracketed in windows, one run per window
+        return windowed_probabilities(program, x, ys)
     return [probabilities.probability(x, y) for y in ys]
 
 

@@ -318,6 +318,38 @@ def windowed_accuracy(
 # -- probabilities --------------------------------------------------------------------------
 
 
+def windowed_probabilities(
+    prog: Program,
+    x: Value,
+    ys: Sequence[Value],
+    *,
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> list[WindowBracket]:
+    """Brackets of ``P(y | x)`` for each of ``ys`` for a program with unbounded noise, from one run per window
+    (:func:`wmcdp.base.windows.probability_bracket`). Every bracket has the same additive slack, so the window
+    grows until the smallest probability's bracket is ``width`` relative (unless ``max_half_width`` comes first);
+    each bracket says whether it narrowed."""
+    if not ys:
+        return []
+
+    def run(compiled: Compiled) -> list[Fraction]:
+        counted = inference(compiled, [(x, y) for y in ys], exact=True)
+        return [Fraction(counted.probability(x, y)) for y in ys]
+
+    def each(current: WindowRun) -> list[tuple[Fraction, Fraction]]:
+        return [probability_bracket(p, current.radius, current.tail) for p in current.result]
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        lo, hi = min(each(current))
+        return lo, hi, "", hi
+
+    current, bracket = bracketed(prog, backend, run, ends, "probability", width, max_half_width)
+    goal = _width(width)
+    return [replace(bracket, lo=lo, hi=hi, narrowed=narrow_to(lo, hi, goal)) for lo, hi in each(current)]
+
+
 def windowed_probability(
     prog: Program,
     x: Value,
@@ -327,17 +359,9 @@ def windowed_probability(
     width: float | None = None,
     max_half_width: int = MAX_HALF_WIDTH,
 ) -> WindowBracket:
-    """A bracket of ``P(y | x)`` for a program with unbounded noise (:func:`wmcdp.base.windows.probability_bracket`),
+    """A bracket of ``P(y | x)`` for a program with unbounded noise (:func:`windowed_probabilities` of ``[y]``),
     its width at most ``width`` relative unless the window limit ``max_half_width`` came first."""
-
-    def run(compiled: Compiled) -> Fraction:
-        return Fraction(inference(compiled, [(x, y)], exact=True).probability(x, y))
-
-    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
-        lo, hi = probability_bracket(current.result, current.radius, current.tail)
-        return lo, hi, "", hi
-
-    return bracketed(prog, backend, run, ends, "probability", width, max_half_width)[1]
+    return windowed_probabilities(prog, x, [y], backend=backend, width=width, max_half_width=max_half_width)[0]
 
 
 __all__ = [
@@ -352,5 +376,6 @@ __all__ = [
     "windowed_accuracy",
     "windowed_delta",
     "windowed_privacy",
+    "windowed_probabilities",
     "windowed_probability",
 ]

@@ -218,3 +218,20 @@ def test_the_0_1_top_level_packages_import_with_a_warning(tmp_path):
         "symmetry_sets is deprecated and will be removed in wmcdp 0.4: import from wmcdp.symmetry_sets instead",
         "same modules",
     ]
+
+
+@pytest.mark.parametrize("notion", ["privacy", "accuracy", "approximate", "renyi"])
+def test_the_02_markdown_functions_warn_and_are_markdown_of(notion):
+    """``wmcdp.notions.markdown.NOTION_markdown`` (0.2) reads as :func:`markdown_of` with a DeprecationWarning
+    naming it; its Markdown of randomized response (n = 1, lam = 1/4) names the closed-form ratio (1 - lam) / lam."""
+    import wmcdp.notions.markdown as markdown
+    from wmcdp import synthesize_privacy
+    from wmcdp.programs import randomized_response
+
+    with pytest.warns(DeprecationWarning, match=rf"{notion}_markdown is deprecated.*markdown_of") as caught:
+        old = getattr(markdown, f"{notion}_markdown")
+    assert old is markdown.markdown_of and caught[0].filename == __file__
+    r = synthesize_privacy(randomized_response(1, Fraction(1, 4)))
+    assert r.ratio == 3 and old(r) == markdown.markdown_of(r) and "3" in old(r)
+    with pytest.raises(AttributeError, match="no attribute 'nope_markdown'"):
+        markdown.nope_markdown  # noqa: B018

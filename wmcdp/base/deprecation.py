@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 import sys
 import warnings
+from collections.abc import Callable
 
 #: the first minor version that may drop a path deprecated in this one (each alias is kept for at least one minor
 #: version after its deprecation)
@@ -23,6 +24,20 @@ def warn_moved(old: str, new: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+def renamed(module: str, names: dict[str, tuple[str, object]]) -> Callable[[str], object]:
+    """A module ``__getattr__`` for names that moved: ``names`` maps each old name to ``(its new path, the object)``;
+    reading an old name warns that it moved and returns the object; any other name is an AttributeError."""
+
+    def __getattr__(name: str) -> object:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        new, value = names[name]
+        warn_moved(f"{module}.{name}", new)
+        return value
+
+    return __getattr__
 
 
 def alias_package(old: str, new: str) -> None:

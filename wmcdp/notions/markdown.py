@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..base.deprecation import renamed
 from ..base.errors import WmcdpError
 from ..base.numbers import show
 from ..lang.shape import format_value
@@ -92,5 +93,14 @@ def markdown_of(r: Any) -> str:
     title = type(r).title.format(mode="exact" if r.exact else "float")
     return markdown_table(title, [*rows, *r.markdown_rows()], r.plan, r.seconds)
 
+
+#: the 0.2 functions of one notion each, now :func:`markdown_of` of any result (deprecated aliases)
+__getattr__ = renamed(
+    __name__,
+    {
+        f"{notion}_markdown": ("wmcdp.notions.markdown.markdown_of", markdown_of)
+        for notion in ("privacy", "accuracy", "approximate", "renyi")
+    },
+)
 
 __all__ = ["markdown_table", "code", "Shown", "shown", "markdown_of"]

@@ -344,23 +344,37 @@ def _column(
     ratio into each state kept (inf once the x' side is dead)."""
     out: Column = {}
     for state, (value, _, _) in column.items():
-        u, up, moved = state
-        other = tables[up] if up != DEAD else {}
-        for ys, row in tables[u].items():
-            row_p = other.get(ys, {})
-            for x, (w, v) in row.items():
-                nodes[int(v)] = v
-                for xp, now in moves(x, moved):
-                    check("chain plan: search")
-                    if up == DEAD or xp not in row_p:
-                        new, nxt = math.inf, (int(v), DEAD, now)
-                    else:
-                        wp, vp = row_p[xp]
-                        nodes[int(vp)] = vp
-                        new, nxt = _times(value, w, wp, arith), (int(v), int(vp), now)
-                    if nxt not in out or new > out[nxt][0]:
-                        out[nxt] = (new, state, (x, xp, ys))
+        for nxt, w, wp, step in transitions(state, tables, moves, nodes):
+            new = math.inf if wp is None else _times(value, w, wp, arith)
+            if nxt not in out or new > out[nxt][0]:
+                out[nxt] = (new, state, step)
     return out
+
+
+def transitions(
+    state: State,
+    tables: dict[int, dict[tuple[Any, ...], dict[int, tuple[Any, Any]]]],
+    moves: Callable[[int, bool], Iterator[tuple[int, bool]]],
+    nodes: dict[int, Any],
+) -> Iterator[tuple[State, Any, Any, tuple[int, int, tuple[Any, ...]]]]:
+    """Every step ``(x_k, x'_k, y_k)`` the relation allows from ``state`` through one block (``tables``: each
+    upper node's :meth:`ChainDiagram.steps`): the state below, the block's weights ``w`` and ``w'`` of the two
+    sides (``w'`` None once the x' side is dead: an infinite ratio), and the step. Each node reached is
+    recorded in ``nodes``."""
+    u, up, moved = state
+    other = tables[up] if up != DEAD else {}
+    for ys, row in tables[u].items():
+        row_p = other.get(ys, {})
+        for x, (w, v) in row.items():
+            nodes[int(v)] = v
+            for xp, now in moves(x, moved):
+                check("chain plan: search")
+                if up == DEAD or xp not in row_p:
+                    yield (int(v), DEAD, now), w, None, (x, xp, ys)
+                else:
+                    wp, vp = row_p[xp]
+                    nodes[int(vp)] = vp
+                    yield (int(v), int(vp), now), w, wp, (x, xp, ys)
 
 
 def _times(value: Any, w: Any, wp: Any, arith: Arith) -> Any:

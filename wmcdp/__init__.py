@@ -56,6 +56,9 @@ _EXPORTS = {
     "ProbabilityTable": "count.probabilities",
     # Algorithms 2 and 3, and the notions beyond pure epsilon
     "synthesize_privacy": "notions.privacy",
+    "every_n": "notions.every_n",
+    "check_every_n": "notions.every_n",
+    "EveryN": "notions.every_n",
     "PrivacyResult": "notions.privacy",
     "PrivacyWitness": "notions.privacy",
     "synthesize_accuracy": "notions.accuracy",

@@ -1,0 +1,219 @@
+"""ε for every n (wmcdp.notions.every_n): closed forms of chains against brute force and the planner, the
+max-times cyclicity they rest on, and a checker that rejects every perturbed certificate.
+
+The brute-force references are the plain-Python loops of test_peers_programs (PrefixSum, SmartSum) and the
+noisy histogram written out here; their ratios come from enumerating every random choice (tests/brute.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from test_chain import brute_ratio, neighbours
+from test_peers_programs import noise, prefix_sum_loop, smart_sum_loop
+
+from programs.checkdp import prefix_sum, smart_sum
+from programs.suite import histogram
+from wmcdp.base.maxtimes import Period, dot, find_period, sequence
+from wmcdp.cli import main
+from wmcdp.programs import noisy_max
+from wmcdp.notions.every_n import MIN_SIZES, check_every_n, every_n
+
+HALF = Fraction(1, 2)
+
+
+def histogram_loop(m, margin, a):
+    def run(x, choose):
+        return tuple(noise(choose, q, -margin, m + margin, a) for q in x)
+
+    return run
+
+
+# -- the max-times algebra --------------------------------------------------------------------------------
+
+
+def _power_readouts(p, m, s, steps):
+    return [dot(v, s) for v in sequence(p, m, steps, True)]
+
+
+@pytest.mark.parametrize(
+    "p, m, s",
+    [
+        ({0: 1}, {0: {1: Fraction(2)}, 1: {0: Fraction(8)}}, {0: 1}),  # a 2-cycle: period 2, factor 16
+        ({0: 1}, {0: {0: Fraction(1), 1: Fraction(3)}, 1: {1: Fraction(1)}}, {1: 1}),  # moved once: constant 3
+        ({0: 1}, {0: {0: Fraction(1), 1: Fraction(1)}, 1: {2: Fraction(5)}, 2: {2: Fraction(1)}}, {2: 1}),
+        ({0: 1}, {0: {0: Fraction(3, 2), 1: Fraction(1)}, 1: {1: Fraction(2)}}, {0: 1, 1: 1}),  # rates 3/2, 2
+    ],
+)
+def test_the_period_gives_every_power_of_the_matrix(p, m, s):
+    found = [find_period(p, m, s, True, 60, 8), find_period(s, m, p, False, 60, 8)]
+    assert any(found)
+    direct = _power_readouts(p, m, s, 80)
+    for period in filter(None, found):
+        for j in range(period.transient, 80):
+            assert period.value(j) == direct[j]
+
+
+def test_a_two_cycle_has_period_two_and_its_product_as_factor():
+    period = find_period({0: 1}, {0: {1: Fraction(2)}, 1: {0: Fraction(8)}}, {0: 1}, True, 20, 4)
+    assert (period.transient, period.period, period.factor) == (0, 2, 16)
+    assert period.base == (1, 0)
+
+
+def test_infinite_ratios_stay_infinite():
+    m = {0: {0: Fraction(1), 1: math.inf}, 1: {1: Fraction(1)}}
+    period = find_period({0: 1}, m, {1: 1}, True, 10, 4)
+    assert period.value(1) == period.value(50) == math.inf
+
+
+# -- closed forms against brute force ---------------------------------------------------------------------
+
+FAMILIES = [
+    ("prefix", prefix_sum, {"m": 1, "alpha": HALF}, prefix_sum_loop, {}, "one-entry", 6, 5),
+    ("prefix-all", prefix_sum, {"m": 1, "alpha": HALF}, prefix_sum_loop, {}, "all-entries", 6, 4),
+    ("histogram-all", histogram, {"m": 1, "alpha": HALF}, histogram_loop, {}, "all-entries", 6, 4),
+    ("smart2", smart_sum, {"m": 1, "M": 2, "alpha": HALF}, smart_sum_loop, {"M": 2, "block_noise": True}, None, 12, 0),
+]
+
+
+@pytest.mark.parametrize(
+    "name, family, params, loop, loop_params, relation, up_to, brute_to", FAMILIES, ids=[f[0] for f in FAMILIES]
+)
+def test_the_closed_form_is_brute_force_and_the_planner(
+    name, family, params, loop, loop_params, relation, up_to, brute_to
+):
+    """The closed form equals the planner at every size computed and brute force from its start to ``brute_to``
+    (SmartSum's statement starts at n = 8, past brute force: test_chain checks its planner against it)."""
+    r = every_n(family, up_to=up_to, start=2, neighbours=relation, **params)
+    st = r.statement
+    assert st is not None, r.reason
+    assert check_every_n(r, family) == []
+    for s in r.sizes:
+        if s.n >= st.start:
+            assert st.ratio(s.n) == s.ratio
+    rel = relation or "one-entry"
+    reference = loop(m=1, margin=1, a=HALF, **loop_params)
+    for n in range(st.start, brute_to + 1):
+        program = family(n=n, **params)
+        expected = brute_ratio((name, n), reference, list(program.inputs.values()), neighbours(rel, 0, 1))
+        assert st.ratio(n) == expected
+
+
+def test_statements_say_bounded_or_growing():
+    bounded = every_n(prefix_sum, up_to=6, start=2, m=1, alpha=HALF).statement
+    assert bounded.supremum == 2 and bounded.growth == 0 and bounded.attained == 2
+    growing = every_n(histogram, up_to=6, start=2, neighbours="all-entries", m=1, alpha=HALF).statement
+    assert growing.supremum == math.inf and growing.growth == pytest.approx(math.log(2))
+    assert growing.ratio(160) == 2**160  # under all-entries every one of the n counts moves: (1/alpha)^n
+
+
+def test_a_shared_noise_program_gets_its_values_and_the_reason():
+    r = every_n(noisy_max, up_to=4, start=2, m=1, alpha=HALF)
+    assert r.statement is None and "no chain" in r.reason
+    assert [s.n for s in r.sizes] == [2, 3, 4] and all(s.ratio > 1 for s in r.sizes)
+
+
+def test_too_few_sizes_give_no_statement():
+    r = every_n(smart_sum, up_to=8, start=2, m=1, M=2, alpha=HALF)
+    assert r.statement is None and f"fewer than {MIN_SIZES}" in r.reason
+
+
+# -- the checker against perturbed certificates -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def growing():
+    r = every_n(histogram, up_to=6, start=2, neighbours="all-entries", m=1, alpha=HALF)
+    assert r.statement is not None and check_every_n(r, histogram) == []
+    return r
+
+
+def _with(r, **changes):
+    d = r.statement.directions[0]
+    direction = dataclasses.replace(d, **{k: v for k, v in changes.items() if k != "period"})
+    if "period" in changes:
+        direction = dataclasses.replace(direction, period=dataclasses.replace(d.period, **changes["period"]))
+    statement = dataclasses.replace(r.statement, directions=(direction, *r.statement.directions[1:]))
+    return dataclasses.replace(r, statement=statement)
+
+
+def _times_first(pairs, by):
+    (i, v), *rest = pairs
+    return ((i, v * by), *rest)
+
+
+MUTATIONS = {
+    "transient": lambda d: {"period": {"transient": d.period.transient + 1}},
+    "period": lambda d: {"period": {"period": d.period.period + 1, "base": d.period.base * 2}},
+    "factor": lambda d: {"period": {"factor": d.period.factor * 2}},
+    "base": lambda d: {"period": {"base": (d.period.base[0] * 3, *d.period.base[1:])}},
+    "matrix": lambda d: {"matrix": (_times_first(d.matrix[0], 3), *d.matrix[1:])},
+    "prefix": lambda d: {"prefix": _times_first(d.prefix, 3)},
+    "suffix": lambda d: {"suffix": _times_first(d.suffix, 3)},
+    "offset": lambda d: {"offset": d.offset + 1},
+    "modulus": lambda d: {"modulus": d.modulus + 1},
+}
+
+
+@pytest.mark.parametrize("field", sorted(MUTATIONS))
+def test_the_checker_rejects_every_perturbed_field(growing, field):
+    mutated = _with(growing, **MUTATIONS[field](growing.statement.directions[0]))
+    assert check_every_n(mutated, histogram) != []
+
+
+def test_the_checker_rejects_perturbed_sizes_and_start(growing):
+    st = growing.statement
+    gap = dataclasses.replace(st, sizes=st.sizes[:1] + st.sizes[2:])
+    assert check_every_n(dataclasses.replace(growing, statement=gap)) != []
+    late = dataclasses.replace(st, start=st.start + 1)
+    assert check_every_n(dataclasses.replace(growing, statement=late)) != []
+    other = dataclasses.replace(growing, params={"m": 1, "alpha": Fraction(1, 3)})
+    assert check_every_n(other, histogram) != []  # the certificate is not that family's
+
+
+def test_a_period_that_is_not_the_first_is_rejected():
+    m, p, s = {0: {0: Fraction(1)}}, {0: 1}, {0: 1}
+    first = find_period(p, m, s, True, 10, 4)
+    assert first == Period(0, 1, 1, (1,))
+
+
+# -- the command line -------------------------------------------------------------------------------------
+
+
+def test_the_cli_prints_the_table_and_the_statement(capsys):
+    assert main(["privacy", "histogram", "-p", "m=1", "-p", "alpha=1/2", "--neighbours", "all-entries",
+                 "--every-n", "5", "--every-n-from", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "every n: e^eps(n) = " in out and "grows without bound" in out and "      5  " in out
+
+
+def test_the_cli_json_carries_the_certificate(capsys):
+    assert main(["privacy", "prefix_sum", "-p", "m=1", "-p", "alpha=1/2", "--every-n", "6", "--every-n-from", "2",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    body = data["every_n"]
+    assert [s["ratio_exact"] for s in body["sizes"]] == ["2"] * 5
+    assert body["statement"]["supremum_exact"] == "2" and body["statement"]["certificate"][0]["factor_exact"] == "1"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-p", "n=4", "--every-n", "6"], "leave out -p n"),
+        (["--every-n", "6", "--at", "0101"], "--every-n takes none of --at"),
+        (["--every-n", "6", "--every-n-from", "9"], "--every-n-from must be between 1 and --every-n"),
+        (["--every-n", "100000"], "sizes must satisfy"),
+        (["-p", "alpha=0.5", "--every-n", "3"], None),
+    ],
+)
+def test_bad_every_n_runs_get_one_line(capsys, argv, message):
+    base = ["privacy", "prefix_sum", "-p", "m=1"] + ([] if any("alpha" in a for a in argv) else ["-p", "alpha=1/2"])
+    status = main(base + argv)
+    err = capsys.readouterr().err
+    if message is None:  # -p reads decimals exactly with --every-n: alpha=0.5 is 1/2
+        assert status == 0
+        return
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,394 @@
+"""Pure ε of a program family at every input size n: the exact ε(n) at the sizes computed, and a proved statement.
+
+``every_n(family, up_to=N)`` runs the tight pure ε (Algorithm 2 through the planner) of ``family(n)`` for
+``n = start .. N`` and then looks for a statement about every n. For a chain (a state carried from entry to
+entry, :mod:`wmcdp.plan.chain`) the state pairs at each block boundary are lumped into classes of equal futures
+(:mod:`wmcdp.plan.chain_classes`); where consecutive boundaries have the same rows the chain is the power of one
+max-times matrix ``M`` between a prefix vector ``P`` and a suffix vector ``S``,
+
+    e^ε(n) = P ⊗ M^(n - d) ⊗ S    (d the prefix's and suffix's blocks),
+
+and when ``P``, ``M``, ``S`` and ``d`` are the same at every size from ``n0`` to ``N`` (at least
+:data:`MIN_SIZES` of them) the family is taken to repeat that block at every larger size. The cyclicity of
+max-times powers (:mod:`wmcdp.base.maxtimes`) then gives ``e^ε(n)`` in closed form for every ``n`` past a
+transient: ``q^((n - n1) // c) * base[(n - n1) % c]``. The statement says whether ε(n) is bounded (``q <= 1``:
+its supremum and where it is attained) or grows (``q > 1``: by ``ln q / c`` per entry). Its certificate —
+``P, M, S, d``, the transient, period and factor, and the sizes checked — is re-verified by :func:`check_every_n` from
+the certificate alone and against the per-size ε(n) computed independently by the planner (a test mutates each
+field). Programs that are not chains, and chains whose lumped steps do not settle, get the per-size values and
+the reason no statement is made.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..base.errors import WmcdpError
+from ..base.maxtimes import Period, Ratio, dot, factor, find_period, row_times, sequence, times_column
+from ..compile import compile_program
+from ..lang.program import Program
+from ..plan.chain_classes import ClassChain, class_chains
+from .privacy import synthesize_privacy
+
+#: the fewest consecutive sizes whose lumped chains must agree before a statement about every n is made
+MIN_SIZES = 3
+#: the longest transient plus period searched, and the longest period
+LONGEST, WIDEST = 400, 32
+#: the largest size computed
+MAX_SIZE = 400
+#: the longest period of repeating block boundaries sought (SmartSum restarts every M entries: period M)
+MAX_PERIOD = 8
+
+
+@dataclass(frozen=True)
+class Size:
+    """Pure ε of ``family(n)``: ``epsilon``, the exact ``ratio`` e^ε, its witness ``(x, x', y)``, the plan that
+    answered and the seconds it took."""
+
+    n: int
+    epsilon: float
+    ratio: Ratio
+    witness: tuple[Any, Any, Any]
+    plan: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One search direction's part of a certificate, for the sizes ``n = offset + modulus * j``: ``e^ε(n) = P ⊗
+    M^j ⊗ S`` (``prefix`` ``P`` and ``suffix`` ``S`` over ``matrix``'s classes; ``M`` one period of ``modulus``
+    blocks) with the ``period`` of the forward vectors ``P ⊗ M^j`` (``forward``) or the backward ``M^j ⊗ S``."""
+
+    prefix: tuple[tuple[int, Ratio], ...]
+    matrix: tuple[tuple[tuple[int, Ratio], ...], ...]
+    suffix: tuple[tuple[int, Ratio], ...]
+    offset: int
+    forward: bool
+    period: Period
+    modulus: int = 1
+
+    def covers(self, n: int) -> bool:
+        """Whether size ``n`` is one of this direction's, ``offset + modulus * j`` with ``j >= 0``."""
+        return n >= self.offset and (n - self.offset) % self.modulus == 0
+
+    def ratio(self, n: int) -> Ratio:
+        """``e^ε`` of this direction at size ``n``: the closed form past the transient, the product before it."""
+        j = (n - self.offset) // self.modulus
+        if j >= self.period.transient:
+            return self.period.value(j)
+        return dot(sequence(dict(self.prefix), _matrix(self.matrix), j, True)[-1], dict(self.suffix))
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What holds for every ``n >= start``: ``e^ε(n)`` is the largest of the ``directions``' closed forms
+    (:meth:`ratio`); ``supremum`` (a ratio, ``inf`` when ε grows), ``attained`` (the first n attaining it, None
+    when approached or unbounded), ``growth`` (ln of the factor per entry, 0 when bounded), ``sizes`` (the sizes
+    whose chains were compared), ``text`` (one sentence) and ``proof`` (``(claim, how proved)`` pairs)."""
+
+    start: int
+    directions: tuple[Direction, ...]
+    supremum: Ratio
+    attained: int | None
+    growth: float
+    sizes: tuple[int, ...]
+    text: str
+    proof: tuple[tuple[str, str], ...]
+
+    def ratio(self, n: int) -> Ratio:
+        """``e^ε(n)`` for any ``n >= start``."""
+        if n < self.start:
+            raise ValueError(f"the statement holds from n = {self.start} on, not at n = {n}")
+        return max(d.ratio(n) for d in self.directions if d.covers(n))
+
+
+@dataclass(frozen=True)
+class EveryN:
+    """ε of a family at every size: ``sizes`` (the per-size results), ``statement`` (None when none was proved)
+    and ``reason`` (why not), the relation and the total seconds."""
+
+    name: str
+    params: dict[str, Any]
+    relation: str
+    sizes: tuple[Size, ...]
+    statement: Statement | None
+    reason: str | None
+    seconds: float
+    problems: tuple[str, ...] = field(default=())
+
+
+def every_n(
+    family: Callable[..., Program],
+    *,
+    up_to: int = 12,
+    start: int = 1,
+    neighbours: str | None = None,
+    **params: Any,
+) -> EveryN:
+    """Pure ε of ``family(n=n, **params)`` for ``n = start .. up_to`` and a statement for every n (module
+    docstring). ``neighbours`` overrides the family's declared relation (a built-in one's name)."""
+    if not (isinstance(start, int) and isinstance(up_to, int) and 1 <= start <= up_to <= MAX_SIZE):
+        raise WmcdpError(f"every n: sizes must satisfy 1 <= start <= up_to <= {MAX_SIZE}, got {start} .. {up_to}")
+    began = time.perf_counter()
+    programs = {n: family(n=n, **params) for n in range(start, up_to + 1)}
+    first = programs[start]
+    relation = neighbours or (first.neighbours if isinstance(first.neighbours, str) else "")
+    sizes = tuple(_size(n, p, neighbours) for n, p in programs.items())
+    statement, reason = _statement(programs, relation, sizes)
+    out = EveryN(first.name, dict(params), relation, sizes, statement, reason, time.perf_counter() - began)
+    problems = tuple(check_every_n(out)) if statement is not None else ()
+    if problems:  # the statement's own check failed: report no statement, and why
+        return EveryN(out.name, out.params, relation, sizes, None, "; ".join(problems), out.seconds, problems)
+    return out
+
+
+def _size(n: int, program: Program, neighbours: str | None) -> Size:
+    """Pure ε of one size, by the planner."""
+    r = synthesize_privacy(program, neighbours=neighbours)
+    if not r.exact:
+        raise WmcdpError("every n needs exact weights: give the parameters as fractions (alpha=1/2, not 0.5)")
+    w = r.witness
+    return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), r.seconds)
+
+
+def _statement(
+    programs: dict[int, Program], relation: str, sizes: tuple[Size, ...]
+) -> tuple[Statement | None, str | None]:
+    """The statement for every n, or None and the reason."""
+    keys: dict[int, tuple[Any, ...]] = {}
+    last = max(programs)
+    for n, program in programs.items():
+        chains = class_chains(compile_program(program), relation) if relation else None
+        key = None if chains is None else _uniform(chains, n)
+        if key is not None:
+            keys[n] = key
+        elif chains is None and n == last:
+            return None, (
+                f"no chain at n = {n}: the program does not carry one state from entry to entry with a cut of width "
+                "one under a built-in relation (shared noise or a hub; every-n bounds for those are not built yet)"
+            )
+    modulus = keys[last][0][4] if last in keys else 1
+    runs = [_last_run(keys, top, modulus) for top in range(last, last - modulus, -1)]
+    if min(len(run) for run in runs) < MIN_SIZES:
+        return None, (
+            f"the lumped chain's steps agree at {min(len(run) for run in runs)} sizes n, n + {modulus}, ... up to "
+            f"n = {last}, fewer than {MIN_SIZES}: compute larger sizes (up_to), or the family does not repeat one block"
+        )
+    directions = []
+    for run in runs:
+        for prefix, matrix, suffix, offset, step in keys[run[0]]:
+            period = _period(prefix, matrix, suffix)
+            if period is None:
+                return None, "no period of the max-times powers found (parts of the chain grow at different rates)"
+            directions.append(Direction(prefix, matrix, suffix, offset, *period, modulus=step))
+    compared = sorted(n for run in runs for n in run)
+    return _stated(tuple(directions), max(run[0] for run in runs), compared, sizes), None
+
+
+def _uniform(chains: list[ClassChain], n: int) -> tuple[Any, ...] | None:
+    """Per direction ``(P, M, S, offset, p)`` of the longest stretch of boundaries repeating with the shortest
+    period ``p`` (at least twice): ``M`` the product of one period's steps, ``P`` up to the stretch, ``S`` from its
+    last whole period on; or None."""
+    out = []
+    for chain in chains:
+        found = _stretch(chain.rows)
+        if found is None:
+            return None
+        step, a, e = found
+        p: dict[int, Ratio] = {0: 1} if chain.rows[0] else {}
+        for k in range(a):
+            p = row_times(p, chain.matrix(k))
+        m = {i: dict(row) for i, row in enumerate(chain.rows[a])}
+        for k in range(a + 1, a + step):
+            m = {i: row_times(row, chain.matrix(k)) for i, row in m.items()}
+        s: dict[int, Ratio] = {0: 1}
+        for k in range(n - 1, e - 1, -1):
+            s = times_column(chain.matrix(k), s)
+        rows = tuple(tuple(sorted(m[i].items())) for i in range(len(m)))
+        out.append((tuple(sorted(p.items())), rows, tuple(sorted(s.items())), n - (e - a), step))
+    return tuple(out)
+
+
+def _stretch(rows: tuple[Any, ...]) -> tuple[int, int, int] | None:
+    """``(p, a, e)``: the shortest period ``p <= MAX_PERIOD`` with a stretch ``rows[k] = rows[k + p]`` for ``a <= k <
+    e`` of at least ``p`` boundaries (two whole periods), the first longest such stretch, ``e - a`` a multiple of
+    ``p``; None when there is none."""
+    for step in range(1, MAX_PERIOD + 1):
+        best, a = (0, 0), 0
+        for k in range(len(rows) - step + 1):
+            if k == len(rows) - step or rows[k] != rows[k + step]:
+                if k - a > best[1] - best[0]:
+                    best = (a, k)
+                a = k + 1
+        if best[1] - best[0] >= step:
+            start, stop = best
+            return step, start, start + step * ((stop - start) // step)
+    return None
+
+
+def _last_run(keys: dict[int, tuple[Any, ...]], last: int, step: int) -> list[int]:
+    """The sizes ``n0, n0 + step, .., last`` (all in ``keys``) whose keys equal ``last``'s."""
+    run: list[int] = []
+    n = last
+    while n in keys and keys[n] == keys.get(last):
+        run.insert(0, n)
+        n -= step
+    return run
+
+
+def _matrix(rows: tuple[tuple[tuple[int, Ratio], ...], ...]) -> dict[int, dict[int, Ratio]]:
+    return {i: dict(row) for i, row in enumerate(rows)}
+
+
+def _period(prefix: Any, matrix: Any, suffix: Any) -> tuple[bool, Period] | None:
+    """The period of the forward vectors, else of the backward ones (:func:`~wmcdp.base.maxtimes.find_period`)."""
+    m, p, s = _matrix(matrix), dict(prefix), dict(suffix)
+    for forward, begin, end in ((True, p, s), (False, s, p)):
+        found = find_period(begin, m, end, forward, LONGEST, WIDEST)
+        if found is not None:
+            return forward, found
+    return None
+
+
+def _stated(directions: tuple[Direction, ...], start: int, compared: list[int], sizes: tuple[Size, ...]) -> Statement:
+    """The statement of ``directions`` from size ``start`` on: its supremum over every n (the sizes below
+    ``start`` from the table) and its sentence."""
+    growing = [d for d in directions if d.period.factor > 1 and any(b not in (0, math.inf) for b in d.period.base)]
+    window = max(d.offset + d.modulus * d.period.transient for d in directions)
+    window += math.lcm(*(d.modulus * d.period.period for d in directions))
+    probe = Statement(start, directions, 0, None, 0.0, tuple(compared), "", ())
+    values = [(s.ratio, s.n) for s in sizes if s.n < start]
+    values += [(probe.ratio(n), n) for n in range(start, max(start, window) + 1)]
+    if growing:
+        growth = max(math.log(Fraction(d.period.factor)) / (d.period.period * d.modulus) for d in growing)
+        supremum: Ratio = math.inf
+        attained = next((n for v, n in values if v == math.inf), None)
+    else:
+        growth, supremum = 0.0, max(v for v, _ in values)
+        attained = next(n for v, n in values if v == supremum)
+    text = _sentence(directions, start, supremum, attained, growth)
+    return Statement(start, directions, supremum, attained, growth, tuple(compared), text, _proof(directions, compared))
+
+
+def _form(d: Direction, start: int) -> str:
+    """One direction's closed form as text, from size ``start`` on."""
+    p = d.period
+    n0 = d.offset + d.modulus * p.transient
+    first = next(n for n in range(max(start, n0), max(start, n0) + d.modulus) if d.covers(n))
+    j = f"n - {n0}" if d.modulus == 1 else f"(n - {n0}) / {d.modulus}"
+    base = _text(p.base[0]) if p.period == 1 else f"b[({j}) % {p.period}], b = ({', '.join(map(_text, p.base))})"
+    exponent = f"({j})" if p.period == 1 else f"(({j}) // {p.period})"
+    power = "" if p.factor == 1 else f" * {_text(p.factor)}^{exponent}"
+    sizes = f"n >= {first}" if d.modulus == 1 else f"n = {first}, {first + d.modulus}, ..."
+    return f"{base}{power} for {sizes}"
+
+
+def _sentence(
+    directions: tuple[Direction, ...], start: int, supremum: Ratio, attained: int | None, growth: float
+) -> str:
+    forms = " and ".join(_form(d, start) for d in directions)
+    head = f"e^eps(n) = {forms}" if len(directions) == 1 else f"e^eps(n) = the larger of {forms}"
+    if supremum == math.inf and growth > 0:
+        return f"{head}; eps(n) grows without bound, by {growth:.10g} per entry"
+    where = f"attained at n = {attained}" if attained is not None else "approached"
+    return f"{head}; sup_n e^eps(n) = {_text(supremum)}, {where}"
+
+
+def _text(r: Ratio) -> str:
+    return "inf" if r == math.inf else str(r)
+
+
+def _proof(directions: tuple[Direction, ...], compared: list[int]) -> tuple[tuple[str, str], ...]:
+    classes = ", ".join(str(len(d.matrix)) for d in directions)
+    periods = "; ".join(
+        f"{'forward' if d.forward else 'backward'} T = {d.period.transient}, c = {d.period.period}, "
+        f"q = {_text(d.period.factor)}"
+        for d in directions
+    )
+    return (
+        (
+            "the family repeats one block at every size",
+            f"the lumped chain's prefix, step matrix ({classes} classes) and suffix are equal at n = "
+            f"{', '.join(map(str, compared))} (compared on the compiled diagrams, sizes one period of blocks apart); "
+            "larger sizes are taken to repeat the same blocks",
+        ),
+        (
+            "e^eps(n) = P ⊗ M^(n - d) ⊗ S",
+            "the chain plan's automaton of state pairs lumped exactly (equal rows into equal classes: a bisimulation "
+            "of the max-times automaton)",
+        ),
+        ("the closed form for every n", f"v_(T + c) = q ⊗ v_T checked exactly ({periods}); later steps by linearity"),
+        ("it agrees with the tight eps computed", "equal to the planner's exact e^eps at every size computed"),
+    )
+
+
+def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) -> list[str]:
+    """The problems of ``result``'s statement (an empty list: it is verified): each direction's period recomputed
+    from its ``P, M, S`` alone, exact and the first one; the closed form equal to every per-size ratio from the
+    statement's start on; the sizes compared consecutive, at least :data:`MIN_SIZES`, and computed. With
+    ``family`` (and ``result.params``) the lumped chains are recompiled at the compared sizes and must give the
+    certificate's ``P, M, S`` and offsets."""
+    st = result.statement
+    if st is None:
+        return ["no statement to check"]
+    problems = [p for d in st.directions for p in _check_period(d)]
+    computed = {s.n for s in result.sizes}
+    for d in st.directions:
+        run = [n for n in st.sizes if d.covers(n)]
+        if len(run) < MIN_SIZES or run != list(range(run[0], run[0] + d.modulus * len(run), d.modulus)):
+            problems.append(f"the sizes compared, {run}, are not {MIN_SIZES} or more sizes one period apart")
+    first = max((min((n for n in st.sizes if d.covers(n)), default=0) for d in st.directions), default=0)
+    if not set(st.sizes) <= computed or st.start != first:
+        problems.append(f"the sizes compared, {list(st.sizes)}, are not all computed or do not start at {st.start}")
+    if any(not any(d.covers(n) for d in st.directions) for n in range(st.start, st.start + 64)):
+        problems.append("some size past the start is covered by no direction")
+    for s in result.sizes:
+        if s.n >= st.start and not problems:
+            claimed = st.ratio(s.n)
+            if claimed != s.ratio:
+                problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.ratio)}")
+    if family is not None and not problems:
+        problems += _check_sizes(result, family)
+    return problems
+
+
+def _check_period(d: Direction) -> list[str]:
+    """The period of one direction recomputed (module :mod:`wmcdp.base.maxtimes`)."""
+    p = d.period
+    if not (p.transient >= 0 and 1 <= p.period <= WIDEST and len(p.base) == p.period and p.factor > 0):
+        return [f"malformed period (T = {p.transient}, c = {p.period}, q = {_text(p.factor)})"]
+    m, begin, end = (
+        _matrix(d.matrix),
+        dict(d.prefix if d.forward else d.suffix),
+        dict(d.suffix if d.forward else d.prefix),
+    )
+    v = sequence(begin, m, p.transient + p.period, d.forward)
+    if factor(v[p.transient + p.period], v[p.transient]) != p.factor:
+        return [f"v_(T + c) is not {_text(p.factor)} ⊗ v_T (T = {p.transient}, c = {p.period})"]
+    if any(dot(v[p.transient + r], end) != b for r, b in enumerate(p.base)):
+        return ["the period's readouts are not v_(T + r) ⊗ S"]
+    for k in range(1, p.transient + p.period + 1):
+        for c in range(1, min(k, WIDEST) + 1):
+            if (k, c) < (p.transient + p.period, p.period) and factor(v[k], v[k - c]) is not None:
+                return [f"an earlier period exists (T = {k - c}, c = {c}): the certificate's is not the first"]
+    return []
+
+
+def _check_sizes(result: EveryN, family: Callable[..., Program]) -> list[str]:
+    """The lumped chains recompiled at the compared sizes give the certificate's directions."""
+    st = result.statement
+    assert st is not None
+    for n in st.sizes:
+        want = tuple((d.prefix, d.matrix, d.suffix, d.offset, d.modulus) for d in st.directions if d.covers(n))
+        chains = class_chains(compile_program(family(n=n, **result.params)), result.relation)
+        if chains is None or _uniform(chains, n) != want:
+            return [f"at n = {n} the family's lumped chain is not the certificate's"]
+    return []
+
+
+__all__ = ["Direction", "EveryN", "Size", "Statement", "check_every_n", "every_n"]

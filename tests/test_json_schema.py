@@ -287,3 +287,10 @@ def test_sampling_unbounded_noise_brackets_each_probability(capsys, validator, t
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "[0.833333, 0.833334]" in text and "[0.166666, 0.166667]" in text
+
+
+def test_every_n_runs_are_valid(capsys, validator):
+    data = _json(capsys, validator, "privacy", "histogram", "-p", "m=1", "-p", "alpha=1/2", "--neighbours",
+                 "all-entries", "--every-n", "4", "--every-n-from", "2", "--json")
+    assert data["every_n"]["statement"]["certificate"][0]["factor_exact"] == "2"
+    assert [s["ratio_exact"] for s in data["every_n"]["sizes"]] == ["4", "8", "16"]

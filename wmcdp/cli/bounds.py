@@ -30,6 +30,7 @@ from .common import (
     table,
     workers_of,
 )
+from .every_n import run_every_n
 from .symbolic import output, program_and_parameter, symbolic_head
 
 
@@ -118,6 +119,8 @@ def privacy_sets(args: argparse.Namespace, program: Program) -> tuple[Any, Any, 
 
 
 def run_privacy(args: argparse.Namespace) -> str:
+    if args.every_n is not None:
+        return run_every_n(args)
     program, parameter = program_and_parameter(args)
     C, I, relation, shown = privacy_sets(args, program)
     at = parse_input(args.at, program) if args.at else None

@@ -341,6 +341,13 @@ def _bounds(sub: Any) -> None:
     certified_arg(q)
     width_arg(q)
     plan_arg(q)
+    q.add_argument(
+        "--every-n",
+        type=int,
+        metavar="N",
+        help="the family at n = 1 .. N (leave out -p n): exact eps(n) per size and a proved statement for every n",
+    )
+    q.add_argument("--every-n-from", type=int, default=1, metavar="N0", help="with --every-n: the first size (1)")
     q.set_defaults(run=_run("bounds", "run_privacy"))
 
     q = sub.add_parser("accuracy", help="tight (alpha, beta)-accuracy and the worst inputs (Algorithm 3)")

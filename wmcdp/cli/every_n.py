@@ -1,0 +1,121 @@
+"""``wmcdp privacy NAME --every-n N``: ε(n) of a program family for n up to N, and what holds for every n."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from ..base.errors import WmcdpError
+from ..base.numbers import json_number
+from ..lang.registry import build_program
+from ..lang.shape import jsonable
+from ..notions.every_n import EveryN, every_n
+from ..report.schema import envelope
+from .common import dumps, params
+
+#: options a run over every n does not take (they belong to one program's run)
+_ALONE = ("at", "plan", "symbolic", "subsample", "subsample_n", "workers", "scheduler", "width")
+
+
+def run_every_n(args: argparse.Namespace) -> str:
+    """The table of ε(n) and the statement for every n (text or ``--json``)."""
+    given = params(args.param, True)
+    if "n" in given:
+        raise WmcdpError("--every-n runs the family at n = 1 .. N: leave out -p n=...")
+    clashing = [f"--{k.replace('_', '-')}" for k in _ALONE if getattr(args, k, None) not in (None, False)]
+    if getattr(args, "sets", "plan") != "plan":
+        clashing.append("--sets")
+    if clashing or getattr(args, "certified", False):
+        raise WmcdpError(f"--every-n takes none of {', '.join(clashing or ['--certified'])}")
+    start = args.every_n_from
+    if not 1 <= start <= args.every_n:
+        raise WmcdpError(f"--every-n-from must be between 1 and --every-n ({args.every_n}), got {start}")
+    r = every_n(
+        lambda **kw: build_program(args.program, kw),
+        up_to=args.every_n,
+        start=start,
+        neighbours=args.neighbours,
+        **given,
+    )
+    return dumps(as_json(r)) if args.json else as_text(r)
+
+
+def as_text(r: EveryN) -> str:
+    """The per-size table, then the statement (or why there is none)."""
+    head = ", ".join(f"{k}={v}" for k, v in r.params.items())
+    lines = [f"{r.name}({head}) at every n, neighbours {r.relation}:", "       n  epsilon         e^eps  plan"]
+    lines += [f"  {s.n:>6}  {_eps(s.epsilon):<14}  {_exact(s.ratio):<5}  {s.plan}" for s in r.sizes]
+    if r.statement is None:
+        lines.append(f"every n: no statement ({r.reason})")
+    else:
+        lines.append(f"every n: {r.statement.text}")
+        lines += [f"  claim  {claim}: {how}" for claim, how in r.statement.proof]
+    lines.append(f"  seconds {r.seconds:.2f}")
+    return "\n".join(lines)
+
+
+def as_json(r: EveryN) -> dict[str, Any]:
+    """The ``wmcdp/1`` object of an every-n run."""
+    st = r.statement
+    statement = None
+    if st is not None:
+        statement = {
+            "from_n": st.start,
+            "text": st.text,
+            "supremum": json_number(_float(st.supremum)),
+            "supremum_exact": _exact(st.supremum),
+            "attained_at": st.attained,
+            "growth_per_entry": st.growth,
+            "sizes_compared": list(st.sizes),
+            "proof": [{"claim": c, "how": h} for c, h in st.proof],
+            "certificate": [_direction(d) for d in st.directions],
+        }
+    sizes = [
+        {
+            "n": s.n,
+            "epsilon": json_number(s.epsilon),
+            "ratio": json_number(_float(s.ratio)),
+            "ratio_exact": _exact(s.ratio),
+            "witness": {"x": jsonable(s.witness[0]), "x_prime": jsonable(s.witness[1]), "y": jsonable(s.witness[2])},
+            "plan": s.plan,
+            "seconds": s.seconds,
+        }
+        for s in r.sizes
+    ]
+    head = envelope("privacy", None, neighbours=r.relation, exact=True)
+    body = {"sizes": sizes, "statement": statement, "reason": r.reason}
+    label = f"{r.name}({', '.join(f'{k}={v}' for k, v in r.params.items())})"
+    shown = {k: str(v) for k, v in r.params.items()}
+    return {**head, "program": r.name, "label": label, "params": shown, "every_n": body, "seconds": r.seconds}
+
+
+def _direction(d: Any) -> dict[str, Any]:
+    p = d.period
+    return {
+        "prefix": [[i, _exact(v)] for i, v in d.prefix],
+        "matrix": [[[j, _exact(v)] for j, v in row] for row in d.matrix],
+        "suffix": [[i, _exact(v)] for i, v in d.suffix],
+        "offset": d.offset,
+        "modulus": d.modulus,
+        "forward": d.forward,
+        "transient": p.transient,
+        "period": p.period,
+        "factor_exact": _exact(p.factor),
+        "base_exact": [_exact(b) for b in p.base],
+    }
+
+
+def _exact(v: Any) -> str:
+    return "inf" if v == math.inf else str(v)
+
+
+def _float(v: Any) -> float:
+    return math.inf if v == math.inf else float(v)
+
+
+def _eps(e: float) -> str:
+    return "inf" if e == math.inf else f"{e:.10g}"
+
+
+__all__ = ["as_json", "as_text", "run_every_n"]

@@ -5,7 +5,8 @@ relations, exact and float weights), the program is compiled, then
 :func:`wmcdp.plan.planner.exhaustive_estimate` is set beside the wall time of
 ``synthesize_privacy(compiled, "exhaustive", force=True)`` (the count and the scan; compiling
 is not part of either). Prints one row per run: the exhaustive triples, the estimate, the
-measured seconds (best of 3) and measured / estimate; writes experiments/results/estimates.txt.
+measured CPU seconds (``time.process_time``, best of 3: on a shared machine wall seconds stretch with the load) and
+measured / estimate, then the spread of that ratio (min, median, max); writes experiments/results/estimates.txt.
 
     python experiments/estimates.py [--quick]
     python experiments/estimates.py --fit [--quick]   # the exhaustive run's constants fitted again to these runs
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -123,13 +125,19 @@ SLOW = {
 
 
 def measure(compiled, relation, repeat: int = 3) -> float:
-    """The best of ``repeat`` exhaustive runs' seconds."""
+    """The best of ``repeat`` exhaustive runs' CPU seconds."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         synthesize_privacy(compiled, "exhaustive", neighbours=relation, force=True)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
+
+
+def spread(ratios: list[float]) -> str:
+    """The min, median and max of ``ratios`` (measured / estimated), in one line."""
+    low, middle, high = min(ratios), statistics.median(ratios), max(ratios)
+    return f"measured / estimated over {len(ratios)} runs: min {low:.2f}, median {middle:.2f}, max {high:.2f}"
 
 
 def runs(quick: bool) -> Iterator[tuple[str, Compiled, Relation]]:
@@ -144,15 +152,19 @@ def table(quick: bool) -> None:
     load = os.getloadavg()[0]  # measured seconds grow with the machine's load; the estimates do not
     lines = [
         f"load average {load:.1f} on {os.cpu_count()} cores at the start",
-        f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}",
+        f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'CPU s':>11s} {'CPU/est':>7s}",
     ]
     print("\n".join(lines))
+    ratios = []
     for label, compiled, relation in runs(quick):
         triples = relation.count_pairs(compiled.domain) * compiled.shape.size
         estimate = exhaustive_estimate(compiled, relation)
         measured = measure(compiled, relation)
+        ratios.append(measured / estimate)
         lines.append(f"{label:40s} {triples:12d} {estimate:11.3f} {measured:11.3f} {measured / estimate:7.2f}")
         print(lines[-1], flush=True)
+    lines.append(spread(ratios))
+    print(lines[-1])
     if not quick:
         (ROOT / "experiments" / "results" / "estimates.txt").write_text("\n".join(lines) + "\n")
 

@@ -15,10 +15,11 @@ from ..base.numbers import size_text
 from ..count.probabilities import exhaustive_outputs
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .chain import chain_privacy, find_chain
-from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS, HUB_SECONDS
+from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS
 from .forced import no_symmetry
 from .hub import hub_privacy
 from .hub.blocks import find_blocks
+from .hub.estimate import planned_estimate
 from .hub.moves import RELATIONS
 from .hub.privacy import _exact_run
 from .planner import announce, answered, orbit_estimate, with_detection
@@ -117,11 +118,9 @@ class HubPlan(_Structured):
         return Proof(hub, hub.describe())
 
     def estimate(self, setting: Setting, proof: Proof) -> float:
-        """The terms of :func:`~.hub.estimate.hub_estimate` known before the search: its base, the program's
-        diagram and the parts' tables (every node once per entry value); the events' cofactors and the search's
-        leaves are counted as it runs, so this is a lower bound."""
-        whole, c = setting.whole, HUB_SECONDS
-        return float(c["base"] + c["node"] * whole.size + c["table"] * whole.size * len(whole.domain.entry_values))
+        """The work :func:`~.hub.estimate.planned_terms` counts before the plan runs (the output events some input
+        produces, the blocks' levels, the program's diagram) at :data:`~.costs.HUB_PLANNED_SECONDS`."""
+        return planned_estimate(setting.whole, proof.structure)
 
 
 class SymmetryPlan(Plan):

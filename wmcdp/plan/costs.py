@@ -153,6 +153,21 @@ HUB_SECONDS = {
     "leaf": 3.1e-6,
     "operation": 3e-7,
 }
+#: the hub plan's estimate before it runs (:func:`~.hub.estimate.planned_estimate`, the planner's choice), seconds
+#: per: a run ("base"); a node of the program's diagram ("node": the witness's recount, the output bits compiled
+#: in the hub's order); an output event some input produces ("output": its hub values, types and search set-up);
+#: a block level per output event and entry value ("table": the parts' tables); a block level per output event and
+#: output leaf ("operation": the prefixes conjoined into the events); with a pinned entry, a multiset of the other
+#: entries' values per output event ("multiset": the count vectors the search evaluates)
+#: checked by: python experiments/hub_estimates.py (fitted by: python experiments/hub_estimates.py --fit)
+HUB_PLANNED_SECONDS = {
+    "base": 0.027,
+    "node": 3.3e-5,
+    "output": 2.1e-5,
+    "table": 6.3e-6,
+    "operation": 3.6e-7,
+    "multiset": 3.5e-4,
+}
 #: the count-of-reports plan (:func:`~.sums.counted_estimate`): compiling one report (seconds)
 #: checked by: python experiments/symmetry.py --estimates (approx rr_counting, n = 100, 300, 1000)
 SUM_BASE_SECONDS = 0.005

@@ -10,6 +10,12 @@ measured / estimate, then the spread of that ratio (min, median, max); writes ex
 
     python experiments/estimates.py [--quick]
     python experiments/estimates.py --fit [--quick]   # the exhaustive run's constants fitted again to these runs
+    python experiments/estimates.py --orbits [--quick]   # the orbit sets' estimate against their run
+
+``--orbits`` proves each run's symmetry (under a relation that is a condition on each entry) and sets the estimate
+the planner weighs for its orbit sets (:func:`wmcdp.plan.choose.orbit_run_estimate`) beside the CPU seconds of the
+run on them (best of 3; the proof is not timed: the plan's estimate adds its detection work apart), with the
+ratio's spread.
 
 ``--fit`` counts each run's work (:func:`wmcdp.plan.planner.exhaustive_terms`: the counts the estimate charges
 each constant of :mod:`wmcdp.plan.costs`, the triple's constant chosen by the current values), measures it as
@@ -37,7 +43,9 @@ from wmcdp.compile import Compiled, compile_program  # noqa: E402
 from wmcdp.lang.registry import builtin_programs  # noqa: E402
 from wmcdp.lang.relations import Relation, neighbour_relation  # noqa: E402
 from wmcdp.plan import costs  # noqa: E402
-from wmcdp.plan.planner import exhaustive_estimate, exhaustive_terms  # noqa: E402
+from wmcdp.plan.choose import orbit_run_estimate  # noqa: E402
+from wmcdp.plan.planner import Budget, exhaustive_estimate, exhaustive_terms  # noqa: E402
+from wmcdp.plan.symmetry.runs import privacy_plan  # noqa: E402
 
 B = builtin_programs()
 FITTED = (  # the exhaustive run's constants (wmcdp.plan.costs), in its order
@@ -124,12 +132,12 @@ SLOW = {
 }
 
 
-def measure(compiled, relation, repeat: int = 3) -> float:
-    """The best of ``repeat`` exhaustive runs' CPU seconds."""
+def measure(compiled, relation, repeat: int = 3, sets="exhaustive") -> float:
+    """The best of ``repeat`` runs' CPU seconds on the exhaustive sets (or on the orbit sets ``sets``)."""
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()
-        synthesize_privacy(compiled, "exhaustive", neighbours=relation, force=True)
+        synthesize_privacy(compiled, sets, neighbours=relation, force=True)
         best = min(best, time.process_time() - start)
     return best
 
@@ -169,6 +177,23 @@ def table(quick: bool) -> None:
         (ROOT / "experiments" / "results" / "estimates.txt").write_text("\n".join(lines) + "\n")
 
 
+def orbits(quick: bool) -> None:
+    """Each run's orbit sets: their triples, the planner's estimate, the run's CPU seconds and their ratio."""
+    print(f"{'program':40s} {'group':>10s} {'triples':>12s} {'estimate s':>11s} {'CPU s':>11s} {'CPU/est':>7s}")
+    ratios = []
+    for label, compiled, relation in runs(quick):
+        if not relation.per_entry:
+            continue
+        sym = privacy_plan(compiled, relation, budget=Budget(None))
+        estimate = orbit_run_estimate(compiled, sym, None)
+        measured = measure(compiled, relation, sets=sym)
+        ratios.append(measured / estimate)
+        group = "trivial" if sym.symmetry.describe().startswith("trivial") else "proved"
+        row = f"{label:40s} {group:>10s} {sym.sizes()[0]:12d} {estimate:11.4f} {measured:11.4f} {ratios[-1]:7.2f}"
+        print(row, flush=True)
+    print(spread(ratios))
+
+
 def fit(quick: bool) -> None:
     """The constants of :data:`FITTED` fitted again (non-negative least squares on the relative error) to the runs."""
     import numpy as np  # deferred: only the fit needs numpy and scipy here
@@ -199,5 +224,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
     parser.add_argument("--fit", action="store_true", help="fit the exhaustive run's constants again to these runs")
+    parser.add_argument("--orbits", action="store_true", help="the orbit sets' estimate against their run instead")
     args = parser.parse_args()
-    fit(args.quick) if args.fit else table(args.quick)
+    if args.orbits:
+        orbits(args.quick)
+    else:
+        fit(args.quick) if args.fit else table(args.quick)

@@ -15,7 +15,7 @@ from ..base.numbers import size_text
 from ..count.probabilities import exhaustive_outputs
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .chain import chain_privacy, find_chain
-from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS
+from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS, ORBIT_BASE_SECONDS
 from .forced import no_symmetry
 from .hub import hub_privacy
 from .hub.blocks import find_blocks
@@ -150,8 +150,7 @@ class SymmetryPlan(Plan):
         return Proof(sym, sym.symmetry.describe(), sym.claims)
 
     def estimate(self, setting: Setting, proof: Proof) -> float:
-        triples, pairs = proof.structure.sizes()
-        return orbit_estimate(setting.whole, pairs, triples, exact=setting.exact)
+        return orbit_run_estimate(setting.whole, proof.structure, setting.exact)
 
     def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
         s, sym = setting, proof.structure
@@ -162,6 +161,14 @@ class SymmetryPlan(Plan):
         detection = (sym.seconds, s.budget.spent)
         estimated = with_detection(estimate, s.budget)
         return answered(r, "symmetry", structure, sizes, estimated, s.start, s.considered, sym.claims, detection), ""
+
+
+def orbit_run_estimate(whole: Any, sym: Any, exact: Any) -> float:
+    """Seconds of a pure-ε run on the orbit sets ``sym`` of the compiled program ``whole``
+    (:func:`~.symmetry.runs.privacy_plan`): :data:`~.costs.ORBIT_BASE_SECONDS`, then its (input, output) pairs
+    counted and its triples scanned (:func:`~.planner.orbit_estimate`)."""
+    triples, pairs = sym.sizes()
+    return ORBIT_BASE_SECONDS + orbit_estimate(whole, pairs, triples, exact=exact)
 
 
 class ExhaustivePlan(Plan):
@@ -270,4 +277,5 @@ __all__ = [
     "choose_privacy",
     "exhaustive_privacy",
     "exhaustive_report",
+    "orbit_run_estimate",
 ]

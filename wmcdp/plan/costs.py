@@ -99,6 +99,9 @@ DETECTION_UNIT_SECONDS = 5e-7
 
 # -- orbit sets (:func:`~.planner.orbit_estimate`, :func:`~.planner.rows_estimate`) --------------------------
 
+#: a pure-ε orbit run's fixed cost: its count's and scan's set-up, the witness's report (seconds)
+#: checked by: python experiments/estimates.py --orbits (fitted by hand to its runs' CPU seconds)
+ORBIT_BASE_SECONDS = 4e-3
 #: one node of the diagram per (input, output) pair counted one at a time, in floats (seconds a node)
 #: checked by: python experiments/symmetry.py --estimates
 PAIR_NODE_SECONDS = 1e-7

@@ -5,7 +5,8 @@ and in float mode; a row gives the diagram's nodes, the plan's counted work (fro
 the search: :func:`wmcdp.plan.chain.chain_plan`'s answer's ``work``, what the plan's run is charged at
 ``CHAIN_EXACT_UNIT_SECONDS`` or ``CHAIN_FLOAT_UNIT_SECONDS`` a unit), the units per node and pair of entry values
 (``CHAIN_NODE_UNITS`` estimates it before the plan runs), the estimate before the run (``CHAIN_NODE_UNITS`` times
-nodes times pairs of entry values times the unit), the CPU seconds of the run (best of 3) and their ratios.
+nodes times pairs of entry values times the unit), the CPU seconds of the run (best of 3) and their ratios, then
+the spread (min, median, max) of the CPU seconds over each estimate.
 
     python experiments/chain_estimates.py [--quick]
     python experiments/chain_estimates.py --fit [--quick]   # CHAIN_* fitted again to these runs
@@ -18,6 +19,7 @@ ones: each unit's seconds to the runs of its mode (each row divided by its measu
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -80,15 +82,18 @@ def main() -> None:
     )
     rows = []
     for name, n, exact, pairs, units, (seconds, before) in runs(args.quick):
-        rows.append((exact, pairs, units, seconds))
         after = units * UNITS[exact]
+        rows.append((exact, pairs, units, seconds, before, after))
         print(
             f"{name:14} {n:>3} {'exact' if exact else 'float':5} {pairs:>10} {units:>9} {units / pairs:>10.3f}"
             f" {before:>9.3f} {after:>8.3f} {seconds:>7.3f} {seconds / before:>10.2f} {seconds / after:>9.2f}",
             flush=True,
         )
+    for label, ratios in (("before", [r[3] / r[4] for r in rows]), ("after", [r[3] / r[5] for r in rows])):
+        low, middle, high = min(ratios), statistics.median(ratios), max(ratios)
+        print(f"CPU / {label} over {len(ratios)} runs: min {low:.2f}, median {middle:.2f}, max {high:.2f}")
     if args.fit:
-        fit(rows)
+        fit([row[:4] for row in rows])
 
 
 def fit(rows: list[tuple[bool, int, int, float]]) -> None:

@@ -5,10 +5,17 @@ relations, exact and float weights), the program is compiled, then
 :func:`wmcdp.plan.planner.exhaustive_estimate` is set beside the wall time of
 ``synthesize_privacy(compiled, "exhaustive", force=True)`` (the count and the scan; compiling
 is not part of either). Prints one row per run: the exhaustive triples, the estimate, the
-measured seconds (best of 3) and measured / estimate; writes experiments/results/estimates.txt.
+measured CPU seconds (``time.process_time``, best of 3: on a shared machine wall seconds stretch with the load) and
+measured / estimate, then the spread of that ratio (min, median, max); writes experiments/results/estimates.txt.
 
     python experiments/estimates.py [--quick]
     python experiments/estimates.py --fit [--quick]   # the exhaustive run's constants fitted again to these runs
+    python experiments/estimates.py --orbits [--quick]   # the orbit sets' estimate against their run
+
+``--orbits`` proves each run's symmetry (under a relation that is a condition on each entry) and sets the estimate
+the planner weighs for its orbit sets (:func:`wmcdp.plan.choose.orbit_run_estimate`) beside the CPU seconds of the
+run on them (best of 3; the proof is not timed: the plan's estimate adds its detection work apart), with the
+ratio's spread.
 
 ``--fit`` counts each run's work (:func:`wmcdp.plan.planner.exhaustive_terms`: the counts the estimate charges
 each constant of :mod:`wmcdp.plan.costs`, the triple's constant chosen by the current values), measures it as
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -35,7 +43,9 @@ from wmcdp.compile import Compiled, compile_program  # noqa: E402
 from wmcdp.lang.registry import builtin_programs  # noqa: E402
 from wmcdp.lang.relations import Relation, neighbour_relation  # noqa: E402
 from wmcdp.plan import costs  # noqa: E402
-from wmcdp.plan.planner import exhaustive_estimate, exhaustive_terms  # noqa: E402
+from wmcdp.plan.choose import orbit_run_estimate  # noqa: E402
+from wmcdp.plan.planner import Budget, exhaustive_estimate, exhaustive_terms  # noqa: E402
+from wmcdp.plan.symmetry.runs import privacy_plan  # noqa: E402
 
 B = builtin_programs()
 FITTED = (  # the exhaustive run's constants (wmcdp.plan.costs), in its order
@@ -122,14 +132,20 @@ SLOW = {
 }
 
 
-def measure(compiled, relation, repeat: int = 3) -> float:
-    """The best of ``repeat`` exhaustive runs' seconds."""
+def measure(compiled, relation, repeat: int = 3, sets="exhaustive") -> float:
+    """The best of ``repeat`` runs' CPU seconds on the exhaustive sets (or on the orbit sets ``sets``)."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
-        synthesize_privacy(compiled, "exhaustive", neighbours=relation, force=True)
-        best = min(best, time.perf_counter() - start)
+        start = time.process_time()
+        synthesize_privacy(compiled, sets, neighbours=relation, force=True)
+        best = min(best, time.process_time() - start)
     return best
+
+
+def spread(ratios: list[float]) -> str:
+    """The min, median and max of ``ratios`` (measured / estimated), in one line."""
+    low, middle, high = min(ratios), statistics.median(ratios), max(ratios)
+    return f"measured / estimated over {len(ratios)} runs: min {low:.2f}, median {middle:.2f}, max {high:.2f}"
 
 
 def runs(quick: bool) -> Iterator[tuple[str, Compiled, Relation]]:
@@ -144,17 +160,38 @@ def table(quick: bool) -> None:
     load = os.getloadavg()[0]  # measured seconds grow with the machine's load; the estimates do not
     lines = [
         f"load average {load:.1f} on {os.cpu_count()} cores at the start",
-        f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'measured s':>11s} {'ratio':>7s}",
+        f"{'program':40s} {'triples':>12s} {'estimate s':>11s} {'CPU s':>11s} {'CPU/est':>7s}",
     ]
     print("\n".join(lines))
+    ratios = []
     for label, compiled, relation in runs(quick):
         triples = relation.count_pairs(compiled.domain) * compiled.shape.size
         estimate = exhaustive_estimate(compiled, relation)
         measured = measure(compiled, relation)
+        ratios.append(measured / estimate)
         lines.append(f"{label:40s} {triples:12d} {estimate:11.3f} {measured:11.3f} {measured / estimate:7.2f}")
         print(lines[-1], flush=True)
+    lines.append(spread(ratios))
+    print(lines[-1])
     if not quick:
         (ROOT / "experiments" / "results" / "estimates.txt").write_text("\n".join(lines) + "\n")
+
+
+def orbits(quick: bool) -> None:
+    """Each run's orbit sets: their triples, the planner's estimate, the run's CPU seconds and their ratio."""
+    print(f"{'program':40s} {'group':>10s} {'triples':>12s} {'estimate s':>11s} {'CPU s':>11s} {'CPU/est':>7s}")
+    ratios = []
+    for label, compiled, relation in runs(quick):
+        if not relation.per_entry:
+            continue
+        sym = privacy_plan(compiled, relation, budget=Budget(None))
+        estimate = orbit_run_estimate(compiled, sym, None)
+        measured = measure(compiled, relation, sets=sym)
+        ratios.append(measured / estimate)
+        group = "trivial" if sym.symmetry.describe().startswith("trivial") else "proved"
+        row = f"{label:40s} {group:>10s} {sym.sizes()[0]:12d} {estimate:11.4f} {measured:11.4f} {ratios[-1]:7.2f}"
+        print(row, flush=True)
+    print(spread(ratios))
 
 
 def fit(quick: bool) -> None:
@@ -187,5 +224,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="leave out the runs that take over 10 s")
     parser.add_argument("--fit", action="store_true", help="fit the exhaustive run's constants again to these runs")
+    parser.add_argument("--orbits", action="store_true", help="the orbit sets' estimate against their run instead")
     args = parser.parse_args()
-    fit(args.quick) if args.fit else table(args.quick)
+    if args.orbits:
+        orbits(args.quick)
+    else:
+        fit(args.quick) if args.fit else table(args.quick)

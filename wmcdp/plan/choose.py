@@ -15,10 +15,11 @@ from ..base.numbers import size_text
 from ..count.probabilities import exhaustive_outputs
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from .chain import chain_privacy, find_chain
-from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS, HUB_SECONDS
+from .costs import CHAIN_EXACT_UNIT_SECONDS, CHAIN_FLOAT_UNIT_SECONDS, CHAIN_NODE_UNITS, ORBIT_BASE_SECONDS
 from .forced import no_symmetry
 from .hub import hub_privacy
 from .hub.blocks import find_blocks
+from .hub.estimate import planned_estimate
 from .hub.moves import RELATIONS
 from .hub.privacy import _exact_run
 from .planner import announce, answered, orbit_estimate, with_detection
@@ -117,11 +118,9 @@ class HubPlan(_Structured):
         return Proof(hub, hub.describe())
 
     def estimate(self, setting: Setting, proof: Proof) -> float:
-        """The terms of :func:`~.hub.estimate.hub_estimate` known before the search: its base, the program's
-        diagram and the parts' tables (every node once per entry value); the events' cofactors and the search's
-        leaves are counted as it runs, so this is a lower bound."""
-        whole, c = setting.whole, HUB_SECONDS
-        return float(c["base"] + c["node"] * whole.size + c["table"] * whole.size * len(whole.domain.entry_values))
+        """The work :func:`~.hub.estimate.planned_terms` counts before the plan runs (the output events some input
+        produces, the blocks' levels, the program's diagram) at :data:`~.costs.HUB_PLANNED_SECONDS`."""
+        return planned_estimate(setting.whole, proof.structure)
 
 
 class SymmetryPlan(Plan):
@@ -151,8 +150,7 @@ class SymmetryPlan(Plan):
         return Proof(sym, sym.symmetry.describe(), sym.claims)
 
     def estimate(self, setting: Setting, proof: Proof) -> float:
-        triples, pairs = proof.structure.sizes()
-        return orbit_estimate(setting.whole, pairs, triples, exact=setting.exact)
+        return orbit_run_estimate(setting.whole, proof.structure, setting.exact)
 
     def privacy(self, setting: Setting, proof: Proof, estimate: float | None) -> tuple[Any | None, str]:
         s, sym = setting, proof.structure
@@ -163,6 +161,14 @@ class SymmetryPlan(Plan):
         detection = (sym.seconds, s.budget.spent)
         estimated = with_detection(estimate, s.budget)
         return answered(r, "symmetry", structure, sizes, estimated, s.start, s.considered, sym.claims, detection), ""
+
+
+def orbit_run_estimate(whole: Any, sym: Any, exact: Any) -> float:
+    """Seconds of a pure-ε run on the orbit sets ``sym`` of the compiled program ``whole``
+    (:func:`~.symmetry.runs.privacy_plan`): :data:`~.costs.ORBIT_BASE_SECONDS`, then its (input, output) pairs
+    counted and its triples scanned (:func:`~.planner.orbit_estimate`)."""
+    triples, pairs = sym.sizes()
+    return ORBIT_BASE_SECONDS + orbit_estimate(whole, pairs, triples, exact=exact)
 
 
 class ExhaustivePlan(Plan):
@@ -271,4 +277,5 @@ __all__ = [
     "choose_privacy",
     "exhaustive_privacy",
     "exhaustive_report",
+    "orbit_run_estimate",
 ]

@@ -99,6 +99,9 @@ DETECTION_UNIT_SECONDS = 5e-7
 
 # -- orbit sets (:func:`~.planner.orbit_estimate`, :func:`~.planner.rows_estimate`) --------------------------
 
+#: a pure-ε orbit run's fixed cost: its count's and scan's set-up, the witness's report (seconds)
+#: checked by: python experiments/estimates.py --orbits (fitted by hand to its runs' CPU seconds)
+ORBIT_BASE_SECONDS = 4e-3
 #: one node of the diagram per (input, output) pair counted one at a time, in floats (seconds a node)
 #: checked by: python experiments/symmetry.py --estimates
 PAIR_NODE_SECONDS = 1e-7
@@ -152,6 +155,21 @@ HUB_SECONDS = {
     "cofactor": 1.3e-6,
     "leaf": 3.1e-6,
     "operation": 3e-7,
+}
+#: the hub plan's estimate before it runs (:func:`~.hub.estimate.planned_estimate`, the planner's choice), seconds
+#: per: a run ("base"); a node of the program's diagram ("node": the witness's recount, the output bits compiled
+#: in the hub's order); an output event some input produces ("output": its hub values, types and search set-up);
+#: a block level per output event and entry value ("table": the parts' tables); a block level per output event and
+#: output leaf ("operation": the prefixes conjoined into the events); with a pinned entry, a multiset of the other
+#: entries' values per output event ("multiset": the count vectors the search evaluates)
+#: checked by: python experiments/hub_estimates.py (fitted by: python experiments/hub_estimates.py --fit)
+HUB_PLANNED_SECONDS = {
+    "base": 0.027,
+    "node": 3.3e-5,
+    "output": 2.1e-5,
+    "table": 6.3e-6,
+    "operation": 3.6e-7,
+    "multiset": 3.5e-4,
 }
 #: the count-of-reports plan (:func:`~.sums.counted_estimate`): compiling one report (seconds)
 #: checked by: python experiments/symmetry.py --estimates (approx rr_counting, n = 100, 300, 1000)

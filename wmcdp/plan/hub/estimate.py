@@ -1,8 +1,14 @@
-"""The hub plan's estimate: its seconds as a fixed function of the work it counted."""
+"""The hub plan's estimates: its seconds as a fixed function of the work it counts, before and after it runs."""
 
 from __future__ import annotations
 
-from ..costs import HUB_SECONDS
+import math
+from typing import Any
+
+from ...lang.shape import leaves
+from ..costs import HUB_PLANNED_SECONDS, HUB_SECONDS
+from .blocks import Hub
+from .events import MAX_OUTPUTS
 from .worst import HubAnswer
 
 
@@ -11,9 +17,8 @@ def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
     the unit of the planner's estimates): the program's diagram of ``nodes`` nodes, the block nodes of the parts'
     tables times the ``size`` values of an entry (at the pinned rate for the share of output events with a pinned
     entry), the events restricted to hub values, the search's leaves, and the operations that formed the output
-    events. Known once the plan ran (the leaves are counted by the search); the planner chooses by the terms known
-    before it runs (:meth:`~wmcdp.plan.choose.HubPlan.estimate`), and ``experiments/hub_estimates.py`` sets this
-    one beside measured seconds."""
+    events. Known once the plan ran (the leaves are counted by the search); the planner chooses by
+    :func:`planned_estimate`, made before it runs."""
     c = HUB_SECONDS
     pinned = answer.pinned / answer.outputs if answer.outputs else 0.0
     table = (1 - pinned) * c["table"] + pinned * c["table_pinned"]
@@ -25,3 +30,38 @@ def hub_estimate(answer: HubAnswer, size: int, nodes: int) -> float:
         + c["leaf"] * answer.best.leaves
         + c["operation"] * answer.operations
     )
+
+
+def planned_terms(whole: Any, hub: Hub) -> dict[str, int]:
+    """The hub plan's work counted before it runs, keyed as :data:`~wmcdp.plan.costs.HUB_PLANNED_SECONDS`, on the
+    compiled program ``whole`` and its ``hub`` (:func:`~.blocks.find_blocks`). Every term is a count the program
+    gives before any output event is formed: ``O``, the outputs some input produces (the support's model count, at
+    most :data:`~.events.MAX_OUTPUTS` + 1: past that the plan gives up), ``L`` the levels of the entries' blocks,
+    ``k`` the values of an entry, ``D`` the output leaves whose values form the events one leaf at a time (none for
+    one Int output: its value guards are the events). The terms: a run, the diagram's nodes, ``O``,
+    ``O L k`` (the parts' tables: each block level once per event and entry value), ``O D L`` (the prefixes
+    conjoined into the events) and, when no bit is drawn before the inputs (an entry's block is pinned per event),
+    ``O`` times the multisets of the other entries' values, ``C(n + k - 2, k - 1)`` (the search's count vectors).
+    The hub's bits are not counted apart: the events restricted to each hub value cost in proportion to the
+    tables they are split into. The search's pruning is not known before it runs; the fitted constants price it."""
+    support = whole.support  # counted once per program (the exhaustive estimate counts it too)
+    outputs = min(support.size if support is not None else whole.shape.size, MAX_OUTPUTS + 1)
+    size, entries = len(whole.domain.entry_values), len(hub.blocks)
+    levels = sum(b.end - b.start for b in hub.blocks)
+    depth = 0 if whole.trace.output_guards is not None else len(leaves(whole.trace.shape))
+    return {
+        "base": 1,
+        "node": whole.size,
+        "output": outputs,
+        "table": outputs * levels * size,
+        "operation": outputs * depth * levels,
+        "multiset": outputs * math.comb(entries + size - 2, size - 1) if not hub.bits else 0,
+    }
+
+
+def planned_estimate(whole: Any, hub: Hub) -> float:
+    """Seconds of the hub plan before it runs: each count of :func:`planned_terms` times its constant of
+    :data:`~wmcdp.plan.costs.HUB_PLANNED_SECONDS` (the planner chooses by it:
+    :meth:`~wmcdp.plan.choose.HubPlan.estimate`)."""
+    c = HUB_PLANNED_SECONDS
+    return float(sum(c[name] * count for name, count in planned_terms(whole, hub).items()))

@@ -52,7 +52,7 @@ from .planner import (
     preparation_estimate,
     recount,
 )
-from .protocol import Plan, Proof, Refused, Setting
+from .protocol import Claim, Plan, Proof, Refused, Setting
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
 #: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
@@ -137,8 +137,8 @@ class GivenInput:
         sizes: list[int] = [len(s.members) * self.tables[s.table].compiled.shape.size for s in self.slots]
         return self.pairs * sum(sizes)
 
-    def describe(self) -> str:
-        """The parts, which entries each group of them reads, and the bound."""
+    def describe(self, bound: str = "max over neighbour pairs of the product of the parts' largest ratios") -> str:
+        """The parts, which entries each group of them reads, and the ``bound`` (pure ε's by default)."""
         readers: dict[tuple[int, ...], int] = {}
         for part in self.parts:
             entries = tuple(sorted(part.entries))
@@ -149,11 +149,26 @@ class GivenInput:
         )
         return (
             f"{len(self.parts)} parts independent given the input, {len(self.tables)} distinct ({shared}); "
-            "bound = max over neighbour pairs of the product of the parts' largest ratios"
+            f"bound = {bound}"
         )
 
-    def claims(self, exact_run: bool) -> tuple[tuple[str, str], ...]:
-        """What the bound relies on, with how each was proved."""
+    def claims(self, exact_run: bool, pairs: tuple[Claim, Claim] | None = None) -> tuple[Claim, ...]:
+        """What the bound relies on, with how each was proved: pure ε's, or with ``pairs`` a notion over pairs'
+        (how a pair's parts combine, and how its bound covers every pair) in their place."""
+        combined, covered = pairs or (
+            (
+                "the largest ratio of a pair (x, x') is the product of the parts' largest ratios",
+                "each part's output is chosen on its own: max_y prod_c r_c(y_c) = prod_c max_y_c r_c(y_c) for "
+                "nonnegative factors (outputs with P_c(y_c | x) = 0 left out)",
+            ),
+            (
+                "the bound is the largest ratio over every neighbour pair",
+                f"every pair's float log-ratio computed; every pair within {MARGIN * (1 + len(self.parts)):.3g} of "
+                "the largest evaluated again exactly"
+                if exact_run
+                else "every pair's float log-ratio computed; the witness of the largest recounted",
+            ),
+        )
         out = [
             (
                 f"given the input, the {len(self.parts)} output parts are independent (P(y | x) is the product of "
@@ -161,11 +176,7 @@ class GivenInput:
                 "read off the traced circuit: the parts' cones share no random bit and no gate that reads one "
                 "(only input entries and gates over input bits)",
             ),
-            (
-                "the largest ratio of a pair (x, x') is the product of the parts' largest ratios",
-                "each part's output is chosen on its own: max_y prod_c r_c(y_c) = prod_c max_y_c r_c(y_c) for "
-                "nonnegative factors (outputs with P_c(y_c | x) = 0 left out)",
-            ),
+            combined,
         ]
         if len(self.tables) < len(self.parts):
             out.append(
@@ -175,16 +186,7 @@ class GivenInput:
                     "kept, the same output values)",
                 )
             )
-        margin = MARGIN * (1 + len(self.parts))
-        out.append(
-            (
-                "the bound is the largest ratio over every neighbour pair",
-                f"every pair's float log-ratio computed; every pair within {margin:.3g} of the largest evaluated again "
-                "exactly"
-                if exact_run
-                else "every pair's float log-ratio computed; the witness of the largest recounted",
-            )
-        )
+        out.append(covered)
         return tuple(out)
 
     def digits(self, codes: np.ndarray) -> np.ndarray:
@@ -306,16 +308,25 @@ def _table(compiled: Compiled, k: int, exact: Any) -> Table:
 
 
 def _limits(
-    parts: list[Part], trace: Trace, relation: Relation, domain: Vector, at: tuple[int, ...] | None
+    parts: list[Part],
+    trace: Trace,
+    relation: Relation,
+    domain: Vector,
+    at: tuple[int, ...] | None,
+    listed: Callable[[list[Part]], int] | None = None,
 ) -> tuple[int, str]:
     """``(neighbour pairs, "")`` when the plan is within its limits, else ``(0, why not)``: more than
     :data:`MAX_LISTED_PAIRS` neighbour pairs (or a user relation over more than ``MAX_LISTED`` inputs), more than
     ``MAX_PAIRS`` cells in the parts' tables (the inference sets' limit), more than ``MAX_TRIPLES`` cells
-    (pair, part output) in the scan (the privacy sets' limit). With ``at`` (a database), its data-centric pairs."""
+    (pair, part output) in the scan (the privacy sets' limit). With ``at`` (a database), its data-centric pairs;
+    with ``listed``, the pairs it counts instead."""
     k = len(domain.entry_values)
     if at is None and not relation.builtin and domain.size > MAX_LISTED:
         return 0, f"a user relation over more than {size_text(MAX_LISTED)} inputs"
-    pairs = relation.count_pairs(domain) if at is None else 2 * relation.count_neighbours(domain, at)
+    if listed is not None:
+        pairs = listed(parts)
+    else:
+        pairs = relation.count_pairs(domain) if at is None else 2 * relation.count_neighbours(domain, at)
     if pairs > MAX_LISTED_PAIRS:
         return 0, f"{size_text(pairs)} neighbour pairs (limit {size_text(MAX_LISTED_PAIRS)})"
     shapes = leaves(trace.shape)
@@ -329,15 +340,22 @@ def _limits(
 
 
 def given_input_of(
-    program: Program, trace: Trace, relation: Relation, backend: str, exact: Any, at: tuple[int, ...] | None = None
+    program: Program,
+    trace: Trace,
+    relation: Relation,
+    backend: str,
+    exact: Any,
+    at: tuple[int, ...] | None = None,
+    listed: Callable[[list[Part]], int] | None = None,
 ) -> tuple[GivenInput | None, str]:
     """The program's parts given the input with their tables, or None and why the plan does not apply (fewer than
-    two parts; over the limits, :func:`_limits`; ``at``: the data-centric pairs of that database only)."""
+    two parts; over the limits, :func:`_limits`; ``at``: the data-centric pairs of that database only; ``listed``:
+    the count of the pairs a notion over pairs lists, :func:`~.given_pairs.listed_pairs`)."""
     start = time.perf_counter()
     parts = split_given_input(trace)
     if parts is None:
         return None, ""
-    pairs, why = _limits(parts, trace, relation, program.inputs, at)
+    pairs, why = _limits(parts, trace, relation, program.inputs, at, listed)
     if why:
         return None, why
     groups = classes(parts)
@@ -488,6 +506,25 @@ class GivenInputPlan(Plan):
         if r is None:
             return None, why
         return replace(r, plan=replace(r.plan, considered=tuple(setting.considered))), ""
+
+    def prove_pairs(self, setting: Setting) -> Proof | Refused:
+        """The proof for the notions over pairs: the parts with their tables, within the limits of the pairs those
+        notions list (:func:`~.given_pairs.prove_pairs`)."""
+        from .given_pairs import prove_pairs  # deferred: wmcdp.plan.given_pairs builds on this module (a circle)
+
+        return prove_pairs(setting)
+
+    def approximate(self, setting: Setting, proof: Proof) -> tuple[Any | None, Any]:
+        """The pairs δ(ε), ε(δ) and profiles run on, proved by :meth:`prove_pairs`: ``(pair source, plan report)``
+        (one pair per signature, each pair's loss distribution the product of its parts',
+        :func:`~.given_pairs.given_pairs`), or ``(None, why)``."""
+        from .given_pairs import given_pairs  # deferred: wmcdp.plan.given_pairs builds on this module (a circle)
+
+        return given_pairs(proof.structure, setting.relation, setting.start)
+
+    def renyi(self, setting: Setting, proof: Proof) -> tuple[Any | None, Any]:
+        """The pairs Rényi DP (every order, ∞ the pure ε) and zCDP run on: the pairs of :meth:`approximate`."""
+        return self.approximate(setting, proof)
 
 
 def _worst(given: GivenInput, relation: Relation, at: tuple[int, ...] | None) -> tuple[bool, Any, int, int] | None:

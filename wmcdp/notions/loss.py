@@ -40,7 +40,8 @@ from ..compile import Compiled, compile_trace
 from ..count import wmc
 from ..count.probabilities import Logs
 from ..lang.program import Program, Value
-from ..plan.losses import MAX_GROUPS, MAX_PRODUCTS, Groups, TooManyLosses, too_many
+from ..plan.losses import MAX_GROUPS, Groups, TooManyLosses, too_many
+from ..plan.losses import MAX_PRODUCTS as MAX_PRODUCTS  # re-exported: its 0.2 path
 from ..plan.losses import TOLERANCE as TOLERANCE  # re-exported: its 0.2 path
 from ..plan.pairs import PairSet, PairSource, PairWitness, RowPairs, log1mexp, logsumexp, pair_source
 

@@ -190,10 +190,13 @@ class _Masses:
     pair of rows, formed once."""
 
     def __init__(self, given: GivenInput) -> None:
-        exact = all(t.arith.exact for t in given.tables)
-        self.given, self.exact = given, exact
-        self.ariths = [masses_arith(t.arith, t.compiled) if exact else Logs for t in given.tables]
-        self.rows = [to_masses(t.arith, t.values, t.compiled) if exact else t.logs for t in given.tables]
+        self.given = given
+        self.exact = all(t.values is not None for t in given.tables)
+        self.ariths = [masses_arith(t.arith, t.compiled) if self.exact else Logs for t in given.tables]
+        self.rows = [
+            to_masses(t.arith, t.values, t.compiled) if self.exact and t.values is not None else t.logs
+            for t in given.tables
+        ]  # a float part makes the whole run float: every part's masses as logs
         self.cache: dict[tuple[int, int, int], Groups] = {}
 
     def groups(self, table: int, u: int, v: int) -> Groups:
@@ -206,7 +209,8 @@ class _Masses:
     @property
     def denominator(self) -> int:
         """The denominator of a pair's masses: the product over every part of its class's denominator."""
-        return math.prod(self.ariths[s.table].denominator ** len(s.members) for s in self.given.slots)
+        ariths: list[Any] = self.ariths
+        return math.prod(ariths[s.table].denominator ** len(s.members) for s in self.given.slots)
 
     def of(self, signature: Signature) -> Groups | None:
         """The groups of a pair of this signature (its moving parts' groups composed), None when no part moves."""

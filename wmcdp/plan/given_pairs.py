@@ -31,16 +31,15 @@ from typing import Any
 import numpy as np
 
 from ..base.limits import check
-from ..base.numbers import is_symbolic, size_text
+from ..base.numbers import size_text
 from ..count.exact import Scaled
 from ..count.probabilities import Logs, masses_arith, to_masses
 from ..lang.relations import Relation, check_relation
-from .given_input import GivenInput, given_input_of
+from .given_parts import GivenInput
 from .losses import Groups, TooManyLosses
 from .pairs import PairWitness, RowPairs, check_some_pair, pair_directions
 from .parts import Part
 from .planner import PlanReport, announce
-from .protocol import Proof, Refused, Setting
 
 #: the relations under which a pair moves one entry, whose signatures are listed entry by entry
 MOVES_ONE = ("hamming", "one-entry")
@@ -71,18 +70,6 @@ def listed_pairs(relation: Relation, domain: Any) -> Callable[[list[Part]], int]
 def _neighbourhoods(parts: list[Part], n: int) -> list[tuple[int, ...]]:
     """Per entry ``i``: ``i`` and every entry a part that reads ``i`` reads, in order."""
     return [tuple(sorted({i}.union(*(p.entries for p in parts if i in p.entries)))) for i in range(n)]
-
-
-def prove_pairs(setting: Setting) -> Proof | Refused:
-    """The parts given the input with their tables, within the limits of a notion over pairs (the pairs it lists,
-    :func:`listed_pairs`), or why not (a weight that is a function of a symbolic parameter: not looked at)."""
-    s = setting
-    if any(is_symbolic(w.one) for w in s.trace.circuit.weights.values()):
-        return Refused("")
-    given, why = given_input_of(
-        s.program, s.trace, s.relation, s.backend, s.exact, listed=listed_pairs(s.relation, s.program.inputs)
-    )
-    return Refused(why) if given is None else Proof(given, given.describe(BOUND))
 
 
 #: the bound of a notion over pairs, in the plan's words
@@ -332,4 +319,4 @@ def _claims(local: bool, relation: Relation) -> tuple[tuple[str, str], tuple[str
     return combined, covered
 
 
-__all__ = ["BOUND", "MAX_CELLS", "given_pairs", "listed_pairs", "prove_pairs"]
+__all__ = ["BOUND", "MAX_CELLS", "given_pairs", "listed_pairs"]

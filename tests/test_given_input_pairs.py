@@ -183,6 +183,17 @@ def test_smart_sum_matches_exhaustive_and_brute_force():
     _check_pairs(truth, smart_sum(3, 1, 2, alpha=0.5), exact=False)
 
 
+def test_composed_runs_on_the_plans_pairs():
+    """compose=2 on two releases of one count: the exact accountant convolves the plan's pairs' groups, as it does
+    the exhaustive sets' rows; brute force squares each distribution."""
+    program = geometric_parallel(2, 2, margin=1, alpha=HALF)
+    truth = Truth(given._parallel_reference(2, 2, 1, HALF), program.inputs.values(), _one_entry(program))
+    want = max(brute.hockey(brute.product(truth.dists[x], 2), brute.product(truth.dists[xp], 2), 2)
+               for x, xp in truth.pairs)
+    g, w = _forced(synthesize_approximate, program, epsilon="ln:2", compose=2, exact=True)
+    assert g.delta == w.delta == want and g.witness == w.witness
+
+
 def test_geometric_parallel_matches_exhaustive_and_brute_force():
     program = geometric_parallel(3, 2, margin=1, alpha=HALF)
     truth = Truth(given._parallel_reference(3, 2, 1, HALF), program.inputs.values(), _one_entry(program))

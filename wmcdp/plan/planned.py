@@ -683,8 +683,9 @@ def planned_pairs(
     per-class results)`` for a product plan (its rule one of ``rules``), where each class's result is
     ``run(representative, rule)`` (the notion through the planner again, or what the notion needs of a part
     under that rule), or ``(source, report)``: the pair source the notion runs on, and its plan
-    (:func:`~.sums.counted_pairs` for a count of independent identical reports, :func:`_symmetry_pairs` when a
-    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
+    (:func:`~.sums.counted_pairs` for a count of independent identical reports, the parts given the input when
+    their estimate is below the exhaustive sets' (:func:`_given_pairs`), :func:`_symmetry_pairs` when a proved
+    symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
     ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
     if plan is not None:
         return _forced_pairs(prog, neighbours, backend, exact, force, rules, run, plan)
@@ -746,7 +747,8 @@ def _pairs_setting(
     """What the given-input plan of a notion over pairs sees (``run``, the notion on a part, is called by none of
     its steps: it recounts no witness)."""
     start = time.perf_counter()
-    return Setting(None, relation, exact, force, run, None, None, None, start, [], program, trace, compiled, backend)  # type: ignore[arg-type]
+    notion: Any = run  # None for a part under the sum rule: no step of the plan calls it
+    return Setting(None, relation, exact, force, notion, None, None, None, start, [], program, trace, compiled, backend)
 
 
 def _given_pairs(

@@ -81,11 +81,9 @@ class _Listing:
     """The first pair of each signature: its exhaustive order key and the digits of ``x`` and ``x'``."""
 
     first: dict[Signature, tuple[Any, np.ndarray, np.ndarray]]
-    listed: int = 0
 
     def add(self, signatures: np.ndarray, keys: Any, da: np.ndarray, db: np.ndarray) -> None:
         """The chunk's pairs (rows of ``signatures`` with their ``keys``), each signature's first kept."""
-        self.listed += len(keys)
         order = np.argsort(keys, kind="stable")
         rows, first = np.unique(signatures[order], axis=0, return_index=True)
         for row, i in zip(rows, order[first]):
@@ -116,13 +114,14 @@ def _slot_groups(given: GivenInput) -> list[list[int]]:
     return list(groups.values())
 
 
-def _codes(digits: np.ndarray, k: int) -> np.ndarray:
-    """Input codes of digits, as Python ints (object) when they may pass int64."""
+def _keys(digits: np.ndarray, k: int, directions: int, rank: int) -> np.ndarray:
+    """The exhaustive order keys ``code(x) * directions + rank`` of inputs given by their digits, as Python ints
+    (object) when they may pass int64."""
     n = digits.shape[1]
-    big = n * math.log2(max(k, 2)) > 55
+    big = n * math.log2(max(k, 2)) + math.log2(directions) > 62
     place = np.array([k ** (n - 1 - i) for i in range(n)], dtype=object if big else np.int64)
     codes: np.ndarray = (digits.astype(object) if big else digits) @ place
-    return codes
+    return codes * directions + rank
 
 
 def _local_pairs(given: GivenInput, relation: Relation) -> Iterator[tuple[Any, np.ndarray, np.ndarray]]:
@@ -137,11 +136,10 @@ def _local_pairs(given: GivenInput, relation: Relation) -> Iterator[tuple[Any, n
             local = _local_digits(np.arange(start, min(start + CHUNK, k ** len(near)), dtype=np.int64), near, k)
             da = np.zeros((len(local), n), dtype=np.int64)
             da[:, near] = local
-            codes = _codes(da, k)
             for rank, moved in _moves_of(relation, i, k, da[:, i]):
                 db = da[moved].copy()
                 db[:, i] = _moved_value(relation, rank, k, db[:, i])
-                yield codes[moved] * directions + rank, da[moved], db
+                yield _keys(da[moved], k, directions, rank), da[moved], db
 
 
 def _local_digits(codes: np.ndarray, near: tuple[int, ...], k: int) -> np.ndarray:

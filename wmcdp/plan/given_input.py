@@ -21,6 +21,9 @@ again exactly (Fractions, each part's maximum over all its outputs), and the exa
 mode the witness is recounted. Either way the witness is recounted by the ordinary counter (Algorithm 2 on that
 one triple): it must be a neighbour pair with ``P(y | x) > 0`` whose ratio is the plan's value (exactly in exact
 mode, within the margin in floats), or the plan is dropped and the planner runs the next one.
+
+The parts and their tables are :mod:`.given_parts`'; the notions over pairs (δ(ε), ε(δ), profiles, Rényi, zCDP)
+multiply the parts' loss distributions instead (:mod:`.given_pairs`, :meth:`GivenInputPlan.approximate`).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ PLANS = ("exhaustive", "product", "given-input", "chain", "hub", "count-of-repor
 #: the plans each kind of notion has: pure ε, the notions over pairs (δ(ε), ε(δ), profiles, Rényi) and accuracy
 SERVES = {
     "privacy": ("exhaustive", "product", "given-input", "chain", "hub", "symmetry"),
-    "pairs": ("exhaustive", "product", "count-of-reports", "symmetry"),
+    "pairs": ("exhaustive", "product", "given-input", "count-of-reports", "symmetry"),
     "accuracy": ("exhaustive", "symmetry"),
 }
 #: what a forced plan is reported with in its plan's ``considered`` list

@@ -21,6 +21,9 @@ again exactly (Fractions, each part's maximum over all its outputs), and the exa
 mode the witness is recounted. Either way the witness is recounted by the ordinary counter (Algorithm 2 on that
 one triple): it must be a neighbour pair with ``P(y | x) > 0`` whose ratio is the plan's value (exactly in exact
 mode, within the margin in floats), or the plan is dropped and the planner runs the next one.
+
+The parts and their tables are :mod:`.given_parts`'; the notions over pairs (δ(ε), ε(δ), profiles, Rényi, zCDP)
+multiply the parts' loss distributions instead (:mod:`.given_pairs`, :meth:`GivenInputPlan.approximate`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -43,6 +46,8 @@ from ..lang.relations import MAX_LISTED, Relation, check_relation
 from ..lang.sets import MAX_PAIRS, MAX_TRIPLES
 from ..lang.shape import leaves
 from .costs import CELL_SECONDS, GATE_SECONDS, PREPARE_SECONDS, TRIPLE_SECONDS
+from .given_pairs import BOUND, given_pairs, listed_pairs
+from .given_parts import MARGIN, GivenInput, Slot, Table, digits_of
 from .parts import Part, classes, grouped_trace, part_program, part_trace, split_given_input
 from .planner import (
     AT_NOTE,
@@ -55,194 +60,8 @@ from .planner import (
 from .protocol import Plan, Proof, Refused, Setting
 from .symmetry.runs import MAX_PAIRS as MAX_LISTED_PAIRS
 
-#: exact mode re-evaluates exactly every pair whose float log-ratio is within this (times one plus the number of
-#: parts) of the largest: far above the rounding of a sum of the parts' float logs
-MARGIN = 1e-9
 #: (pair, output) cells of one step of the scan
 CHUNK_CELLS = 1 << 22
-
-
-@dataclass
-class Table:
-    """One class of equal parts: its compiled representative, the arithmetic of its count, ``P_c(y_c | u)`` as
-    natural logs (rows: the values ``u`` of the part's entries, first entry most significant) and, in exact mode,
-    the counted values themselves."""
-
-    compiled: Compiled
-    arith: Any
-    logs: np.ndarray
-    values: np.ndarray | None
-
-    def exact_max(self, u: int, v: int) -> tuple[Any, int]:
-        """``(max_y P(y | u) / P(y | v) over y with P(y | u) > 0, the first maximiser)``, exactly (inf for p/0):
-        over the outputs whose float log-ratio is within :data:`MARGIN` of the largest (far above its rounding,
-        so the exact maximiser is among them)."""
-        assert self.values is not None
-        ratios = _log_ratio_row(self.logs[u], self.logs[v])
-        best: Any = None
-        at = 0
-        for y in np.flatnonzero(ratios >= np.max(ratios) - MARGIN):
-            p, q = self.arith.probability(self.values[u, y]), self.arith.probability(self.values[v, y])
-            ratio = math.inf if q == 0 else p / q
-            if best is None or ratio > best or (ratio == best and p > self.arith.probability(self.values[u, at])):
-                best, at = ratio, int(y)
-        return best, at
-
-
-@dataclass(frozen=True)
-class Slot:
-    """The parts of one class that read the same entries (in their local order): ``count`` of them."""
-
-    table: int
-    entries: tuple[int, ...]
-    members: tuple[int, ...]
-
-
-def _log_ratio_row(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``ln P(y | u) - ln P(y | v)`` from the two sides' logs: ``-inf`` where ``P(y | u) = 0``, ``+inf`` where only
-    ``P(y | v)`` is."""
-    with np.errstate(invalid="ignore"):
-        d: np.ndarray = a - b
-    d[a == -math.inf] = -math.inf
-    return d
-
-
-def _log_ratios(logs: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair ``(u, v)`` of rows, ``max_y ln P(y | u) - ln P(y | v)`` over ``y`` with ``P(y | u) > 0`` (``+inf``
-    where only the denominator is 0) and its maximiser: of equal float ratios, the likeliest under ``u``."""
-    a = logs[u]
-    d = _log_ratio_row(a, logs[v])
-    top = np.max(d, axis=1)
-    at = np.argmax(np.where(d >= top[:, None], a, -math.inf), axis=1)
-    return top, at
-
-
-@dataclass
-class GivenInput:
-    """A program split into parts independent given the input, with each class's table, its neighbour ``pairs``,
-    the plan's ``estimate`` (seconds, from counted work) and the ``seconds`` its analysis and counts took."""
-
-    program: Program
-    trace: Trace
-    parts: list[Part]
-    tables: list[Table]
-    slots: list[Slot]
-    pairs: int
-    estimate: float
-    seconds: float
-
-    @property
-    def cells(self) -> int:
-        """(pair, part output) cells the scan covers: the plan's size beside the exhaustive triples."""
-        sizes: list[int] = [len(s.members) * self.tables[s.table].compiled.shape.size for s in self.slots]
-        return self.pairs * sum(sizes)
-
-    def describe(self) -> str:
-        """The parts, which entries each group of them reads, and the bound."""
-        readers: dict[tuple[int, ...], int] = {}
-        for part in self.parts:
-            entries = tuple(sorted(part.entries))
-            readers[entries] = readers.get(entries, 0) + 1
-        shared = "; ".join(
-            f"{count} read {'entry' if len(es) == 1 else 'entries'} {_entries_text(es)}"
-            for es, count in readers.items()
-        )
-        return (
-            f"{len(self.parts)} parts independent given the input, {len(self.tables)} distinct ({shared}); "
-            "bound = max over neighbour pairs of the product of the parts' largest ratios"
-        )
-
-    def claims(self, exact_run: bool) -> tuple[tuple[str, str], ...]:
-        """What the bound relies on, with how each was proved."""
-        out = [
-            (
-                f"given the input, the {len(self.parts)} output parts are independent (P(y | x) is the product of "
-                "the parts' P_c(y_c | x))",
-                "read off the traced circuit: the parts' cones share no random bit and no gate that reads one "
-                "(only input entries and gates over input bits)",
-            ),
-            (
-                "the largest ratio of a pair (x, x') is the product of the parts' largest ratios",
-                "each part's output is chosen on its own: max_y prod_c r_c(y_c) = prod_c max_y_c r_c(y_c) for "
-                "nonnegative factors (outputs with P_c(y_c | x) = 0 left out)",
-            ),
-        ]
-        if len(self.tables) < len(self.parts):
-            out.append(
-                (
-                    f"the parts fall into {len(self.tables)} class(es), one mechanism each",
-                    "equal canonical forms of the parts' sub-circuits and output shapes (isomorphic circuits, weights "
-                    "kept, the same output values)",
-                )
-            )
-        margin = MARGIN * (1 + len(self.parts))
-        out.append(
-            (
-                "the bound is the largest ratio over every neighbour pair",
-                f"every pair's float log-ratio computed; every pair within {margin:.3g} of the largest evaluated again "
-                "exactly"
-                if exact_run
-                else "every pair's float log-ratio computed; the witness of the largest recounted",
-            )
-        )
-        return tuple(out)
-
-    def digits(self, codes: np.ndarray) -> np.ndarray:
-        """The digits ``x_i - lo`` of input codes, one column per entry."""
-        return _digits(codes, self.program.inputs.n, len(self.program.inputs.entry_values))
-
-    def local(self, digits: np.ndarray, slot: Slot) -> np.ndarray:
-        """The row of the slot's table for inputs given by their digits (the slot's entries in their order)."""
-        k = len(self.program.inputs.entry_values)
-        out = np.zeros(len(digits), dtype=np.int64)
-        for e in slot.entries:
-            out = out * k + digits[:, e]
-        return out
-
-    def scan(
-        self, pairs: Iterator[tuple[np.ndarray, np.ndarray]], margin: float
-    ) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
-        """``(largest float log-ratio, the pairs (x, x') of input codes within margin of it)`` over ``pairs``."""
-        best = -math.inf
-        kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for xa, xb in pairs:
-            check("given-input plan: pairs")
-            total = self.log_ratios(xa, xb)
-            if not len(total):
-                continue
-            best = max(best, float(np.max(total)))
-            kept = [(a[t >= best - margin], b[t >= best - margin], t[t >= best - margin]) for a, b, t in kept]
-            close = total >= best - margin
-            kept.append((xa[close], xb[close], total[close]))
-        return best, [(a, b) for a, b, _ in kept if len(a)]
-
-    def log_ratios(self, xa: np.ndarray, xb: np.ndarray) -> np.ndarray:
-        """Per pair of input codes, the sum over the parts of their largest log-ratios."""
-        total = np.zeros(len(xa))
-        da, db = self.digits(xa), self.digits(xb)
-        for slot in self.slots:
-            total += len(slot.members) * self.slot_ratios(slot, da, db)[0]
-        return total
-
-    def slot_ratios(self, slot: Slot, da: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair (digits), the slot's largest log-ratio and its maximiser, each distinct pair of rows once."""
-        u, v = self.local(da, slot), self.local(db, slot)
-        logs = self.tables[slot.table].logs
-        keys, inverse = np.unique(u * len(logs) + v, return_inverse=True)
-        ratios, at = _log_ratios(logs, keys // len(logs), keys % len(logs))
-        return ratios[inverse], at[inverse]
-
-
-def _entries_text(entries: tuple[int, ...]) -> str:
-    """``0..9`` for a run of four or more entries, else the entries listed."""
-    if len(entries) > 3 and entries == tuple(range(entries[0], entries[-1] + 1)):
-        return f"{entries[0]}..{entries[-1]}"
-    return ", ".join(map(str, entries))
-
-
-def _digits(codes: np.ndarray, n: int, k: int) -> np.ndarray:
-    """The digits ``x_i - lo`` of input codes (first entry most significant), one column per entry."""
-    return np.stack([(codes // k ** (n - 1 - i)) % k for i in range(n)], axis=1).reshape(len(codes), n)
 
 
 def _builtin_pairs(relation: Relation, domain: Vector, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -298,7 +117,7 @@ def _table(compiled: Compiled, k: int, exact: Any) -> Table:
     """The part's table over every value of its entries (``k`` values each)."""
     arith = number_system(compiled, exact)
     m = compiled.domain.n
-    digits = _digits(np.arange(k**m, dtype=np.int64), m, k)
+    digits = digits_of(np.arange(k**m, dtype=np.int64), m, k)
     rows = [row for _, row in Counter(compiled, arith).distributions(digits)]
     values = np.concatenate(rows) if arith.exact else None
     logs = np.concatenate([arith.as_log(row) for row in rows])
@@ -306,16 +125,25 @@ def _table(compiled: Compiled, k: int, exact: Any) -> Table:
 
 
 def _limits(
-    parts: list[Part], trace: Trace, relation: Relation, domain: Vector, at: tuple[int, ...] | None
+    parts: list[Part],
+    trace: Trace,
+    relation: Relation,
+    domain: Vector,
+    at: tuple[int, ...] | None,
+    listed: Callable[[list[Part]], int] | None = None,
 ) -> tuple[int, str]:
     """``(neighbour pairs, "")`` when the plan is within its limits, else ``(0, why not)``: more than
     :data:`MAX_LISTED_PAIRS` neighbour pairs (or a user relation over more than ``MAX_LISTED`` inputs), more than
     ``MAX_PAIRS`` cells in the parts' tables (the inference sets' limit), more than ``MAX_TRIPLES`` cells
-    (pair, part output) in the scan (the privacy sets' limit). With ``at`` (a database), its data-centric pairs."""
+    (pair, part output) in the scan (the privacy sets' limit). With ``at`` (a database), its data-centric pairs;
+    with ``listed``, the pairs it counts instead."""
     k = len(domain.entry_values)
     if at is None and not relation.builtin and domain.size > MAX_LISTED:
         return 0, f"a user relation over more than {size_text(MAX_LISTED)} inputs"
-    pairs = relation.count_pairs(domain) if at is None else 2 * relation.count_neighbours(domain, at)
+    if listed is not None:
+        pairs = listed(parts)
+    else:
+        pairs = relation.count_pairs(domain) if at is None else 2 * relation.count_neighbours(domain, at)
     if pairs > MAX_LISTED_PAIRS:
         return 0, f"{size_text(pairs)} neighbour pairs (limit {size_text(MAX_LISTED_PAIRS)})"
     shapes = leaves(trace.shape)
@@ -329,15 +157,22 @@ def _limits(
 
 
 def given_input_of(
-    program: Program, trace: Trace, relation: Relation, backend: str, exact: Any, at: tuple[int, ...] | None = None
+    program: Program,
+    trace: Trace,
+    relation: Relation,
+    backend: str,
+    exact: Any,
+    at: tuple[int, ...] | None = None,
+    listed: Callable[[list[Part]], int] | None = None,
 ) -> tuple[GivenInput | None, str]:
     """The program's parts given the input with their tables, or None and why the plan does not apply (fewer than
-    two parts; over the limits, :func:`_limits`; ``at``: the data-centric pairs of that database only)."""
+    two parts; over the limits, :func:`_limits`; ``at``: the data-centric pairs of that database only; ``listed``:
+    the count of the pairs a notion over pairs lists, :func:`~.given_pairs.listed_pairs`)."""
     start = time.perf_counter()
     parts = split_given_input(trace)
     if parts is None:
         return None, ""
-    pairs, why = _limits(parts, trace, relation, program.inputs, at)
+    pairs, why = _limits(parts, trace, relation, program.inputs, at, listed)
     if why:
         return None, why
     groups = classes(parts)
@@ -489,6 +324,26 @@ class GivenInputPlan(Plan):
             return None, why
         return replace(r, plan=replace(r.plan, considered=tuple(setting.considered))), ""
 
+    def prove_pairs(self, setting: Setting) -> Proof | Refused:
+        """The proof for the notions over pairs: the parts with their tables, within the limits of the pairs those
+        notions list (:func:`~.given_pairs.listed_pairs`), or why not (symbolic weights: not looked at)."""
+        s = setting
+        if any(is_symbolic(w.one) for w in s.trace.circuit.weights.values()):
+            return Refused("")
+        listed = listed_pairs(s.relation, s.program.inputs)
+        given, why = given_input_of(s.program, s.trace, s.relation, s.backend, s.exact, listed=listed)
+        return Refused(why) if given is None else Proof(given, given.describe(BOUND))
+
+    def approximate(self, setting: Setting, proof: Proof) -> tuple[Any | None, Any]:
+        """The pairs δ(ε), ε(δ) and profiles run on, proved by :meth:`prove_pairs`: ``(pair source, plan report)``
+        (one pair per signature, each pair's loss distribution the product of its parts',
+        :func:`~.given_pairs.given_pairs`), or ``(None, why)``."""
+        return given_pairs(proof.structure, setting.relation, setting.start)
+
+    def renyi(self, setting: Setting, proof: Proof) -> tuple[Any | None, Any]:
+        """The pairs Rényi DP (every order, ∞ the pure ε) and zCDP run on: the pairs of :meth:`approximate`."""
+        return self.approximate(setting, proof)
+
 
 def _worst(given: GivenInput, relation: Relation, at: tuple[int, ...] | None) -> tuple[bool, Any, int, int] | None:
     """``(exact run, the plan's value, x, x')`` (input codes) over every neighbour pair (module docstring), or with
@@ -530,4 +385,4 @@ def _likeliest_pair(given: GivenInput, kept: list[tuple[np.ndarray, np.ndarray]]
     return at
 
 
-__all__ = ["GivenInput", "GivenInputPlan", "Slot", "Table", "given_input_of", "given_input_run"]
+__all__ = ["MARGIN", "GivenInput", "GivenInputPlan", "Slot", "Table", "given_input_of", "given_input_run"]

@@ -683,8 +683,9 @@ def planned_pairs(
     per-class results)`` for a product plan (its rule one of ``rules``), where each class's result is
     ``run(representative, rule)`` (the notion through the planner again, or what the notion needs of a part
     under that rule), or ``(source, report)``: the pair source the notion runs on, and its plan
-    (:func:`~.sums.counted_pairs` for a count of independent identical reports, :func:`_symmetry_pairs` when a
-    proved symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
+    (:func:`~.sums.counted_pairs` for a count of independent identical reports, the parts given the input when
+    their estimate is below the exhaustive sets' (:func:`_given_pairs`), :func:`_symmetry_pairs` when a proved
+    symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
     ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
     if plan is not None:
         return _forced_pairs(prog, neighbours, backend, exact, force, rules, run, plan)
@@ -705,11 +706,19 @@ def planned_pairs(
         assert run is not None
         announce("product", None, _parts_text(len(product.compiled)))
         return product, [run(c, product.rule) for c in product.compiled]
+    split = _pairs_setting(program, trace, compiled, relation, exact, force, backend, run)
+    given = GIVEN_INPUT.prove_pairs(split)
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     budget, estimate = detection_budget(whole, relation, pairs=True)
     preparation = preparation_estimate(whole, compiled is None)
     considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
+    if isinstance(given, Proof):
+        chosen = _given_pairs(split, given, estimate, considered)
+        if chosen is not None:
+            return chosen
+    elif given.why:
+        considered.append((GIVEN_INPUT.name, None, given.why))
     detection = time.perf_counter()
     if budget is not None and relation.per_entry:
         chosen = _symmetry_pairs(whole, relation, exact, force, budget, estimate, considered, exhaustive_size)
@@ -723,6 +732,40 @@ def planned_pairs(
     )
     announce("exhaustive sets", estimated)
     return source, prepared(replace(report, detection_work=budget.spent if budget is not None else 0), preparation)
+
+
+def _pairs_setting(
+    program: Program,
+    trace: Trace,
+    compiled: Compiled | None,
+    relation: Relation,
+    exact: Any,
+    force: bool,
+    backend: str,
+    run: Callable[[Any, str], Any] | None,
+) -> Setting:
+    """What the given-input plan of a notion over pairs sees (``run``, the notion on a part, is called by none of
+    its steps: it recounts no witness)."""
+    start = time.perf_counter()
+    notion: Any = run  # None for a part under the sum rule: no step of the plan calls it
+    return Setting(None, relation, exact, force, notion, None, None, None, start, [], program, trace, compiled, backend)
+
+
+def _given_pairs(
+    split: Setting, proof: Proof, exhaustive: float | None, considered: list[tuple[Any, ...]]
+) -> tuple[Any, PlanReport] | None:
+    """The given-input plan's pairs and plan (:meth:`~.given_input.GivenInputPlan.approximate`) when its estimate is
+    below the exhaustive sets' (or those do not fit: ``exhaustive`` None), else None with the plan noted in
+    ``considered``."""
+    estimate = GIVEN_INPUT.estimate(split, proof)
+    if exhaustive is not None and estimate >= exhaustive:
+        considered.append((GIVEN_INPUT.name, estimate, "dearer than the exhaustive sets"))
+        return None
+    source, report = GIVEN_INPUT.approximate(split, proof)
+    if source is None:
+        considered.append((GIVEN_INPUT.name, estimate, report))
+        return None
+    return source, replace(report, considered=(*considered, *report.considered))
 
 
 def pair_witness(product: Product, index: int, witness: Any) -> Any:
@@ -873,6 +916,15 @@ def _forced_pairs(
         product = _forced_product(program, trace, relation, backend, rules)
         assert run is not None
         return product, [run(c, product.rule) for c in product.compiled]
+    if plan == "given-input":
+        split = _pairs_setting(program, trace, compiled, relation, exact, force, backend, run)
+        proof = GIVEN_INPUT.prove_pairs(split)
+        if isinstance(proof, Refused):
+            refuse(plan, proof.why or "the output has no two parts that share no random bit")
+        source, report = GIVEN_INPUT.approximate(split, proof)
+        if source is None:
+            refuse(plan, report)
+        return source, replace(report, considered=(NOT_WEIGHED, *report.considered))
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
     considered: list[tuple[Any, ...]] = [NOT_WEIGHED]

@@ -33,9 +33,9 @@ None: the exhaustive sets do not fit); when that leaves the exhaustive sets, a s
 that are a condition on each entry) and its orbit sets run when their estimate is below ``E``, else the
 exhaustive sets. A plan whose witness, recounted on the whole program (:func:`recount`), does not bear it out is
 dropped, its line in ``considered`` says why, and the next one runs. The notions over pairs
-(:func:`~.planned.planned_pairs`): ``count-of-reports``, ``product``, then symmetry against ``E`` as above, else
-exhaustive; one float run of δ(ε), ε(δ) or a profile of a count of two-report users takes the shuffle at scale
-when its estimate is below the count of reports' (:func:`~.planned.planned_scale`). Accuracy
+(:func:`~.planned.planned_pairs`): ``count-of-reports``, ``product``, ``given-input`` below ``E``, then symmetry
+against ``E`` as above, else exhaustive; one float run of δ(ε), ε(δ) or a profile of a count of two-report users
+takes the shuffle at scale when its estimate is below the count of reports' (:func:`~.planned.planned_scale`). Accuracy
 (:func:`~.planned.planned_accuracy`): exhaustive when ``E`` is quick, else the orbit inputs unless they save less
 than half of the inputs. At one database (:func:`~.structured_at.structured_privacy_at`): the parts of a product,
 else ``given-input``, ``chain`` and ``hub`` in that order when the exhaustive at sets are not quick. A forced plan

@@ -188,6 +188,9 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .notions.approximate import ProfilePoint as ProfilePoint
     from .notions.approximate import privacy_profile as privacy_profile
     from .notions.approximate import synthesize_approximate as synthesize_approximate
+    from .notions.every_n import EveryN as EveryN
+    from .notions.every_n import check_every_n as check_every_n
+    from .notions.every_n import every_n as every_n
     from .notions.loss import PrivacyLoss as PrivacyLoss
     from .notions.loss import privacy_loss_distribution as privacy_loss_distribution
     from .notions.piecewise_results import PiecewiseAccuracyResult as PiecewiseAccuracyResult

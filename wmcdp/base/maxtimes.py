@@ -35,6 +35,11 @@ Vector = Mapping[int, Ratio]
 Matrix = Mapping[int, Mapping[int, Ratio]]
 
 
+def matrix_of(rows: tuple[tuple[tuple[int, Ratio], ...], ...]) -> dict[int, dict[int, Ratio]]:
+    """The sparse matrix whose row ``i`` is ``rows[i]``, a tuple of ``(column, ratio)``."""
+    return {i: dict(row) for i, row in enumerate(rows)}
+
+
 def times(a: Ratio, b: Ratio) -> Ratio:
     """``a * b`` with ``inf`` absorbing (both positive)."""
     return math.inf if math.inf in (a, b) else a * b
@@ -141,6 +146,7 @@ __all__ = [
     "dot",
     "factor",
     "find_period",
+    "matrix_of",
     "row_times",
     "scaled",
     "sequence",

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..base.errors import WmcdpError
-from ..base.maxtimes import Period, Ratio, dot, factor, find_period, row_times, sequence, times_column
+from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, row_times, sequence, times_column
 from ..compile import compile_program
 from ..lang.program import Program
 from ..plan.chain_classes import ClassChain, class_chains
@@ -81,7 +81,7 @@ class Direction:
         j = (n - self.offset) // self.modulus
         if j >= self.period.transient:
             return self.period.value(j)
-        return dot(sequence(dict(self.prefix), _matrix(self.matrix), j, True)[-1], dict(self.suffix))
+        return dot(sequence(dict(self.prefix), matrix_of(self.matrix), j, True)[-1], dict(self.suffix))
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def _uniform(chains: list[ClassChain], n: int) -> tuple[Any, ...] | None:
         p: dict[int, Ratio] = {0: 1} if chain.rows[0] else {}
         for k in range(a):
             p = row_times(p, chain.matrix(k))
-        m = {i: dict(row) for i, row in enumerate(chain.rows[a])}
+        m = chain.matrix(a)
         for k in range(a + 1, a + step):
             m = {i: row_times(row, chain.matrix(k)) for i, row in m.items()}
         s: dict[int, Ratio] = {0: 1}
@@ -241,13 +241,9 @@ def _last_run(keys: dict[int, tuple[Any, ...]], last: int, step: int) -> list[in
     return run
 
 
-def _matrix(rows: tuple[tuple[tuple[int, Ratio], ...], ...]) -> dict[int, dict[int, Ratio]]:
-    return {i: dict(row) for i, row in enumerate(rows)}
-
-
 def _period(prefix: Any, matrix: Any, suffix: Any) -> tuple[bool, Period] | None:
     """The period of the forward vectors, else of the backward ones (:func:`~wmcdp.base.maxtimes.find_period`)."""
-    m, p, s = _matrix(matrix), dict(prefix), dict(suffix)
+    m, p, s = matrix_of(matrix), dict(prefix), dict(suffix)
     for forward, begin, end in ((True, p, s), (False, s, p)):
         found = find_period(begin, m, end, forward, LONGEST, WIDEST)
         if found is not None:
@@ -363,7 +359,7 @@ def _check_period(d: Direction) -> list[str]:
     if not (p.transient >= 0 and 1 <= p.period <= WIDEST and len(p.base) == p.period and p.factor > 0):
         return [f"malformed period (T = {p.transient}, c = {p.period}, q = {_text(p.factor)})"]
     m, begin, end = (
-        _matrix(d.matrix),
+        matrix_of(d.matrix),
         dict(d.prefix if d.forward else d.suffix),
         dict(d.suffix if d.forward else d.prefix),
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..base.maxtimes import Ratio
+from ..base.maxtimes import Ratio, matrix_of
 from ..compile import Compiled
 from .chain import DEAD, ChainDiagram, State, _moves, find_chain, transitions
 from .hub.arith import _Exact
@@ -41,7 +41,7 @@ class ClassChain:
 
     def matrix(self, k: int) -> dict[int, dict[int, Ratio]]:
         """Boundary ``k``'s rows as a sparse matrix (class -> class below -> ratio)."""
-        return {i: dict(row) for i, row in enumerate(self.rows[k])}
+        return matrix_of(self.rows[k])
 
 
 def class_chains(compiled: Compiled, relation: str) -> list[ClassChain] | None:

@@ -1,4 +1,4 @@
-"""Brackets of pure ε, δ(ε) and output probabilities of programs with unbounded noise, in doubling windows.
+"""Brackets of pure ε, δ(ε), ε(δ) and output probabilities of programs with unbounded noise, in doubling windows.
 
 A program that draws noise on all of the integers (:mod:`wmcdp.lang.unbounded`) is compiled with every draw in a
 window of half-width ``W`` around its center, conditioned on it, and counted exactly (every weight at its exact
@@ -13,7 +13,8 @@ the window) and every output value is reached from every input at the window, or
 triple's output is reached from its ``x'``. A program whose output has an
 integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
 many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
-lower end is within ``width`` of the windowed ε.
+lower end is within ``width`` of the windowed ε. ε(δ) is bracketed from δ(ε)'s bracket (:func:`windowed_epsilon`),
+the Rényi divergences and zCDP's ρ in :mod:`wmcdp.notions.windowed_renyi`.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ def _order(o: RenyiOrder, current: WindowRun, smallest: Fraction | None, reason:
             goal = math.inf
         return lo, math.inf, reason or "the smallest windowed probability is within the weights' radius", goal
     hi = _upper(o.order, o.epsilon, smallest, radius, tail)
-    return min(lo, hi), hi, "", hi
+    return lo, hi, "", hi
 
 
 def _slack(end: OrderEnds, width: float) -> float:

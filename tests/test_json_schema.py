@@ -294,3 +294,22 @@ def test_every_n_runs_are_valid(capsys, validator):
                  "all-entries", "--every-n", "4", "--every-n-from", "2", "--json")
     assert data["every_n"]["statement"]["certificate"][0]["factor_exact"] == "2"
     assert [s["ratio_exact"] for s in data["every_n"]["sizes"]] == ["4", "8", "16"]
+
+
+def test_renyi_and_epsilon_of_delta_brackets_of_unbounded_noise(capsys, validator, tmp_path):
+    """The threshold ``x + Z >= 0`` with a = 1/2: outputs (False, True) with probabilities (1/3, 2/3) at x = 0 and
+    (1/6, 5/6) at x = 1, so ``D_2 = ln max(6 (1/3)^2 + (6/5)(2/3)^2, 3 (1/6)^2 + (3/2)(5/6)^2) = ln(6/5)``, ρ at
+    order 2 is ``D_2 / 2`` and ``ε(1/10) = ln(2 - 6/10)`` (the steep side of the pair (0, 1))."""
+    path = tmp_path / "unbounded.py"
+    path.write_text(UNBOUNDED)
+    data = _json(capsys, validator, "renyi", f"{path}:threshold", "--orders", "2", "--width", "1e-6", "--json")
+    (order,) = data["orders"]
+    lo, hi = order["epsilon_interval"]
+    assert lo <= math.log(6 / 5) <= hi and order["window"]["draws"] == 1 and order["window"]["narrowed"] is True
+    lo, hi = data["zcdp_rho_interval"]
+    assert lo <= math.log(6 / 5) / 2 <= hi
+    data = _json(capsys, validator, "approx", f"{path}:threshold", "--delta", "1/10", "--json")
+    lo, hi = data["epsilon_interval"]
+    assert lo <= math.log(1.4) <= hi and data["window"]["reason"] is None
+    renyi = _json(capsys, validator, "renyi", f"{path}:threshold", "--orders", "2", "--json")
+    assert not validator.is_valid({**renyi, "zcdp_rho_interval": [0.0]})  # an enclosure has two ends

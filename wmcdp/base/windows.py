@@ -72,9 +72,17 @@ def ratio_bracket(
     spill = tail / (1 - tail)
     top, bottom = max(Fraction(0), p - radius), p_prime + radius + spill
     lower = top / bottom if bottom else Fraction(0)  # (a zero over a zero: the caller's infinite ratio)
-    if ratio is None or smallest is None or smallest <= radius:
+    if ratio is None:
         return lower, None
-    return lower, (ratio * smallest + radius + spill) / (smallest - radius)
+    return lower, ratio_upper(ratio, smallest, radius, tail)
+
+
+def ratio_upper(ratio: Fraction, smallest: Fraction | None, radius: Fraction, tail: Fraction) -> Fraction | None:
+    """The pure-ε ratio's upper end ``(R m + E + T') / (m - E)`` from the windowed maximum ``R`` and the smallest
+    windowed probability ``m`` (module docstring; None when ``m`` is unknown or ``m <= E``)."""
+    if smallest is None or smallest <= radius:
+        return None
+    return (ratio * smallest + radius + tail / (1 - tail)) / (smallest - radius)
 
 
 def narrow_to(lo: float | Fraction, hi: float | Fraction, width: float) -> bool:
@@ -89,4 +97,12 @@ def narrow_to(lo: float | Fraction, hi: float | Fraction, width: float) -> bool:
     return high - low <= w * max(abs(low), abs(high), w)
 
 
-__all__ = ["WindowBracket", "clip", "delta_bracket", "narrow_to", "probability_bracket", "ratio_bracket"]
+__all__ = [
+    "WindowBracket",
+    "clip",
+    "delta_bracket",
+    "narrow_to",
+    "probability_bracket",
+    "ratio_bracket",
+    "ratio_upper",
+]

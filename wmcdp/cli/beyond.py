@@ -7,6 +7,7 @@ from typing import Any
 
 from ..base.errors import WmcdpError
 from ..base.numbers import exact_text, format_number
+from ..base.windows import WindowBracket
 from ..lang.program import Program
 from ..lang.registry import find_relation
 from ..lang.shape import jsonable, witness_text
@@ -33,6 +34,7 @@ from .common import (
     program_of,
     show,
     table,
+    window_json,
 )
 from .sequence import run_sequence
 from .shuffled import shuffled_label, shuffled_pairs
@@ -195,12 +197,14 @@ def renyi_json(r: RenyiResult, head: dict[str, Any], extra: dict[str, Any]) -> d
                 "order": json_number(o.order),
                 "epsilon": json_number(o.epsilon, o.log_epsilon),
                 **({} if i is None else {"epsilon_interval": i.as_list(), "precision": i.precision}),
+                **window_json(i),
                 "witness": witness_of(o.witness),
             }
             for o, i in zip(r.orders, intervals)
         ],
         "zcdp_rho": None if r.zcdp_rho is None else json_number(r.zcdp_rho, r.log_zcdp_rho),
         "zcdp_order": None if r.zcdp_order is None else json_number(r.zcdp_order),
+        **({} if r.zcdp_interval is None else {"zcdp_rho_interval": r.zcdp_interval.as_list()}),
         "diagram_size": r.diagram_size,
         "seconds": r.seconds,
         **extra,
@@ -209,9 +213,18 @@ def renyi_json(r: RenyiResult, head: dict[str, Any], extra: dict[str, Any]) -> d
     }
 
 
+def _certified_text(i: Any) -> str:
+    """An order's enclosure after its row: the ends, and the windows of a bracket of unbounded noise."""
+    if i is None:
+        return ""
+    return f"  certified {i.text()}" if isinstance(i, WindowBracket) else f"  certified [{i.lo!r}, {i.hi!r}]"
+
+
 def run_renyi(args: argparse.Namespace) -> str:
     program = program_of(args)
-    r = synthesize_renyi(program, args.orders, **pair_sets(args, program), certified=args.certified, **_options(args))
+    r = synthesize_renyi(
+        program, args.orders, **pair_sets(args, program), certified=args.certified, width=args.width, **_options(args)
+    )
     if args.json:
         head = envelope("renyi", program, neighbours=_neighbours(args, program), exact=r.exact)
         return dumps(renyi_json(r, head, _extra(args, program)))
@@ -223,14 +236,14 @@ def run_renyi(args: argparse.Namespace) -> str:
     ]
     lines += [
         f"  {format_number(o.order):>8}  {show(o.epsilon, False, o.log_epsilon):>14}  "
-        f"{witness_text(o.witness.x):<{width}}  {witness_text(o.witness.x_prime)}"
-        + ("" if i is None else f"  certified [{i.lo!r}, {i.hi!r}]")
+        f"{witness_text(o.witness.x):<{width}}  {witness_text(o.witness.x_prime)}" + _certified_text(i)
         for o, i in zip(r.orders, r.intervals or [None] * len(r.orders))
     ]
     if r.zcdp_rho is not None:
         lines.append(
             f"  zCDP rho (max of D_alpha / alpha over the finite orders) = {show(r.zcdp_rho, False, r.log_zcdp_rho)} "
             f"at order {format_number(r.zcdp_order)}"
+            + ("" if r.zcdp_interval is None else f", certified {r.zcdp_interval.text()}")
         )
     if r.symmetry:
         lines.append(f"  symmetry: {r.symmetry}")

@@ -93,15 +93,15 @@ def interval_json(r: Any) -> dict[str, Any]:
     if i is None:
         return {}
     out: dict[str, Any] = {f"{INTERVAL_KEYS.get(i.of, i.of)}_interval": i.as_list(), "precision": i.precision}
-    if isinstance(i, WindowBracket):
-        out["window"] = {
-            "half_width": i.half_width,
-            "tail": float_bracket(i.tail)[1],
-            "draws": i.draws,
-            "narrowed": i.narrowed,
-            "reason": i.reason or None,
-        }
-    return out
+    return {**out, **window_json(i)}
+
+
+def window_json(i: Any) -> dict[str, Any]:
+    """``window`` of a bracket of unbounded noise (:func:`interval_json`); nothing for another enclosure."""
+    if not isinstance(i, WindowBracket):
+        return {}
+    window = {"half_width": i.half_width, "tail": float_bracket(i.tail)[1], "draws": i.draws, "narrowed": i.narrowed}
+    return {"window": {**window, "reason": i.reason or None}}
 
 
 def exact_mode(args: argparse.Namespace) -> Any:
@@ -273,6 +273,7 @@ __all__ = [
     "certified_arg",
     "interval_rows",
     "interval_json",
+    "window_json",
     "program_of",
     "compiled_of",
     "json_number",

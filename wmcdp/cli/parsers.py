@@ -380,6 +380,7 @@ def _beyond(sub: Any) -> None:
     q.add_argument("--orders", required=True, help="Rényi orders > 1, e.g. 1.5,2,4,inf")
     subsample_args(q)
     certified_arg(q)
+    width_arg(q)
     plan_arg(q)
     q.set_defaults(run=_run("beyond", "run_renyi"))
 

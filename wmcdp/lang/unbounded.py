@@ -120,8 +120,8 @@ def _draw(
     w = _WINDOW.get()
     if w is None:
         raise UnboundedDraw(
-            f"{name}() draws noise on all of the integers: only pure epsilon, delta(epsilon) and accuracy bracket it, "
-            "in windows (wmcdp privacy, approx, accuracy)"
+            f"{name}() draws noise on all of the integers: only pure epsilon, (epsilon, delta), Renyi and accuracy "
+            "bracket it, in windows (wmcdp privacy, approx, renyi, accuracy)"
         )
     offsets = weights(w.half_width)
     w.record(tail)

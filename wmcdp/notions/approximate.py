@@ -90,7 +90,7 @@ from .renyi import max_log_ratio
 from .results import ApproximateResult, ProfilePoint
 from .rows import ApproximateRow, ProfileRow
 from .threshold import Threshold as Threshold  # re-exported: its public path
-from .windowed import unbounded_branch, windowed_delta
+from .windowed import unbounded_branch, windowed_delta, windowed_epsilon
 
 #: float δ within this relative distance of the maximum count as ties (for the witness only; ln δ within it)
 TOLERANCE = 1e-12
@@ -373,11 +373,17 @@ def planned_sources(prog: Any, which: Pairs, part: Callable[[Any], Any], symboli
 def _in_windows(prog: Any, pairs: Any = None, I: Any = None, **options: Any) -> ApproximateResult:
     """:func:`synthesize_approximate` of a program with unbounded noise (or given ``width``), in windows."""
     keep = {k: options[k] for k in ("at", "neighbours", "force") if k in options}
-    backend, epsilon = options.get("backend", "bdd"), options.get("epsilon")
-    if options.get("delta") is not None or epsilon is None:
-        raise WmcdpError("a program with unbounded noise brackets delta(epsilon): give epsilon, not delta")
+    backend, epsilon, delta = options.get("backend", "bdd"), options.get("epsilon"), options.get("delta")
+    if (epsilon is None) == (delta is None):
+        raise WmcdpError("give exactly one of epsilon (for delta(epsilon)) and delta (for epsilon(delta))")
     if compose_count(options.get("compose", 1)) != 1:
         raise WmcdpError("a program with unbounded noise is bracketed for one run of the mechanism (compose=1)")
+    if delta is not None:
+
+        def at(c: Compiled, d: Fraction) -> ApproximateResult:
+            return synthesize_approximate(c, pairs, I, delta=d, backend=backend, exact=True, **keep)
+
+        return windowed_epsilon(prog, at, Fraction(parse_delta(delta, True)), backend, options.get("width"))
 
     def run(c: Compiled) -> ApproximateResult:
         return synthesize_approximate(c, pairs, I, epsilon=epsilon, backend=backend, exact=True, **keep)
@@ -419,7 +425,7 @@ def synthesize_approximate(
     (:mod:`wmcdp.base.certified`). ``plan`` runs one plan of the planner by name, even where the exhaustive
     sets are quick (``"product"``, ``"count-of-reports"``, ``"symmetry"`` or ``"exhaustive"``;
     :mod:`wmcdp.plan.forced`). A program with unbounded noise (:func:`wmcdp.geometric`, ...) always runs in
-    windows and returns ``interval``, a bracket of δ(ε) narrowed to ``width`` (:mod:`wmcdp.notions.windowed`);
+    windows and returns ``interval``, a bracket of δ(ε) or ε(δ) narrowed to ``width`` (:mod:`wmcdp.notions.windowed`);
     ``width`` also asks it of any other program. Keyword arguments ``max_nodes``, ``timeout`` and
     ``max_memory`` apply :func:`wmcdp.resource_limits`.
     """

@@ -56,6 +56,8 @@ from .orchestrate import Pairs, over_pairs
 from .recount import noted, prone_epsilon, recountable, recounted
 from .results import RenyiOrder, RenyiResult
 from .rows import RenyiRow
+from .windowed import unbounded_branch
+from .windowed_renyi import windowed_renyi
 
 #: float values within this relative distance of the maximum count as ties (for the witness only)
 TOLERANCE = 1e-12
@@ -199,7 +201,21 @@ def _exact_order(source: PairSource, keys: list[int], alpha: float) -> tuple[flo
     return max(0.0, value / (alpha - 1)), key, log
 
 
+def _in_windows(
+    prog: Any, orders: Iterable[Any] | str, pairs: Any = None, I: Any = None, **options: Any
+) -> RenyiResult:
+    """:func:`synthesize_renyi` of a program with unbounded noise (or given ``width``), in windows."""
+    keep = {k: options[k] for k in ("at", "neighbours", "force", "plan") if k in options}
+    backend, alphas = options.get("backend", "bdd"), parse_orders(orders)
+
+    def run(c: Compiled) -> RenyiResult:
+        return synthesize_renyi(c, alphas, pairs, I, backend=backend, exact=True, **keep)
+
+    return windowed_renyi(prog, run, backend, options.get("width"))
+
+
 @limited
+@unbounded_branch(_in_windows)
 def synthesize_renyi(
     prog: Program | Compiled,
     orders: Iterable[Any] | str,
@@ -213,6 +229,7 @@ def synthesize_renyi(
     force: bool = False,
     certified: bool = False,
     plan: str | None = None,
+    width: float | None = None,
 ) -> RenyiResult:
     """Tight Rényi divergences ``D_α`` over the pairs (both orders) for each order, and zCDP's ρ.
 
@@ -220,7 +237,10 @@ def synthesize_renyi(
     default, ``at=x0`` for one database, ``pairs`` and ``I`` for explicit sets). ``certified=True`` takes
     weights given as exact reals (:class:`wmcdp.Real`) and returns ``intervals``, a rigorous enclosure of
     each ``D_α`` (:mod:`wmcdp.base.certified`). ``plan`` as for
-    :func:`~wmcdp.notions.approximate.synthesize_approximate`.
+    :func:`~wmcdp.notions.approximate.synthesize_approximate`. A program with unbounded noise
+    (:func:`wmcdp.geometric`, ...) always runs in windows and returns ``intervals``, a bracket of each ``D_α``
+    narrowed to ``width``, and ``zcdp_interval``, one of ρ (:mod:`wmcdp.notions.windowed_renyi`); ``width`` also
+    asks them of any other program.
     """
     start = time.perf_counter()
     plan = forced_plan(plan, "pairs", pairs=pairs, I=I, at=at, certified=certified or None)

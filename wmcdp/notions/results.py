@@ -155,6 +155,7 @@ class RenyiResult(Rendered):
     plan: Any = None  # with pairs=None: the planner's report (wmcdp.plan.PlanReport)
     intervals: tuple[Any, ...] | None = None  # a certified run: the enclosure of D_α per order
     log_zcdp_rho: float | None = None  # ln ρ where the order's D_α carries its log (ρ can underflow to 0.0)
+    zcdp_interval: Any = None  # unbounded noise: the bracket of zcdp_rho (intervals: each D_α's)
 
     def record(self) -> dict[str, Any]:
         """The columns of :meth:`Rendered.record`, and ``D_α`` of each order as ``D_2``, ``D_inf``, ...."""

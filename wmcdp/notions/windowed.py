@@ -1,4 +1,4 @@
-"""Brackets of pure ε, δ(ε) and output probabilities of programs with unbounded noise, in doubling windows.
+"""Brackets of pure ε, δ(ε), ε(δ) and output probabilities of programs with unbounded noise, in doubling windows.
 
 A program that draws noise on all of the integers (:mod:`wmcdp.lang.unbounded`) is compiled with every draw in a
 window of half-width ``W`` around its center, conditioned on it, and counted exactly (every weight at its exact
@@ -13,7 +13,8 @@ the window) and every output value is reached from every input at the window, or
 triple's output is reached from its ``x'``. A program whose output has an
 integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
 many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
-lower end is within ``width`` of the windowed ε.
+lower end is within ``width`` of the windowed ε. ε(δ) is bracketed from δ(ε)'s bracket (:func:`windowed_epsilon`),
+the Rényi divergences and zCDP's ρ in :mod:`wmcdp.notions.windowed_renyi`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from typing import Any, TypeVar
 
 from ..base.certified import exp_bound, log_down, log_up, weights_at
 from ..base.errors import WmcdpError
-from ..base.windows import WindowBracket, delta_bracket, narrow_to, probability_bracket, ratio_bracket
+from ..base.windows import (
+    WindowBracket,
+    delta_bracket,
+    narrow_to,
+    probability_bracket,
+    ratio_bracket,
+    ratio_upper,
+)
 from ..compile import Compiled, compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program, Value
@@ -171,6 +179,31 @@ def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -
     return smallest, ""
 
 
+#: the reason of an infinite upper end at the first window of an integer output
+CHECKED_TWICE = "an integer output is checked at two windows"
+
+
+def reached(
+    current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None, notion: str
+) -> tuple[Fraction | None, str]:
+    """The smallest windowed probability of any output on any input (of ``pairs``' ``(x', y)`` when given), or
+    None and why an upper end of a ratio of probabilities is not finite: an output not reached at the window, or an
+    integer output (:data:`CHECKED_TWICE` at the first window; one whose range grows with the window releases an
+    unbounded value, and ``notion`` of it is refused)."""
+    shape = current.compiled.shape
+    if pairs is not None or _bools_only(shape):
+        return _coverage(current.compiled, pairs)
+    if previous is None:  # an integer output: its range is checked against the next window
+        return None, CHECKED_TWICE
+    if previous.compiled.shape != shape:
+        raise WmcdpError(
+            f"the output's range grows with the window ({previous.compiled.shape.describe()} at half-width "
+            f"{previous.half_width}, {shape.describe()} at {current.half_width}): {notion} of an unbounded "
+            "release is not bracketed; ask for delta(epsilon)"
+        )
+    return None, "the values of an integer output beyond the window are not proved impossible"
+
+
 def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
     """The windowed ``P(y | x)`` and ``P(y | x')`` of the run's witness, counted again on the whole program."""
     w = current.result.witness
@@ -180,23 +213,14 @@ def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
 
 def _epsilon_ends(current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None) -> Ends:
     """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output."""
-    r, shape = current.result, current.compiled.shape
+    r = current.result
     if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
         if r.ratio == math.inf:
             return math.inf, math.inf, "", math.inf
         return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
-    if pairs is not None or _bools_only(shape):
-        smallest, reason = _coverage(current.compiled, pairs)
-    elif previous is None:  # an integer output: its range is checked against the next window
-        return 0.0, math.inf, "an integer output is checked at two windows", math.inf
-    elif previous.compiled.shape != shape:
-        raise WmcdpError(
-            f"the output's range grows with the window ({previous.compiled.shape.describe()} at half-width "
-            f"{previous.half_width}, {shape.describe()} at {current.half_width}): pure epsilon of an unbounded "
-            "release is not bracketed; ask for delta(epsilon)"
-        )
-    else:
-        smallest, reason = None, "the values of an integer output beyond the window are not proved impossible"
+    smallest, reason = reached(current, previous, pairs, "pure epsilon")
+    if reason == CHECKED_TWICE:
+        return 0.0, math.inf, reason, math.inf
     tail, radius, (p, p_prime) = current.tail, current.radius, _witness_probabilities(current)
     if r.ratio == math.inf:
         reason = f"the output {witness_text(r.witness.y)} is reached from one input of a pair only at the window"
@@ -280,6 +304,106 @@ def windowed_delta(
     r = current.result
     return replace(  # type: ignore[no-any-return]
         r, exact=False, interval=bracket, delta=float(r.delta), exact_delta=None, seconds=time.perf_counter() - start
+    )
+
+
+# -- epsilon(delta) -------------------------------------------------------------------------
+
+#: the exact ε(δ) run of a windowed program at a rational δ in [0, 1)
+EpsilonRun = Callable[[Compiled, Fraction], ApproximateResult]
+
+
+def _epsilon_at(run: EpsilonRun, current: WindowRun, delta: Fraction, up: bool) -> float:
+    """The windowed program's ε(δ) (its ``e^ε`` exact) rounded up or down; 0 at ``δ >= 1``, inf when infinite."""
+    if delta >= 1:
+        return 0.0
+    ratio = run(current.compiled, delta).ratio
+    if ratio == math.inf:
+        return math.inf
+    return log_up(Fraction(ratio)) if up else max(0.0, log_down(Fraction(ratio)))
+
+
+def _epsilon_upper(run: EpsilonRun, current: WindowRun, delta: Fraction, pure: Fraction | None) -> tuple[float, str]:
+    """An ε with ``δ_hi(ε) = (1 - T)(δ_w(ε) + η(ε)) + T <= δ`` (so ``ε(δ) <= ε``), ``η(ε) = 2E (1 + e^ε)``, and
+    why there is none; ``pure``: an upper end of ``e^ε(0)`` (the pure ε, at least ``ε(δ)``) or None."""
+    tail, radius = current.tail, current.radius
+    ends = [(math.inf, "delta is below the tail mass T at this window")]
+    if pure is not None:
+        ends.append((log_up(pure), ""))
+    spare = (delta - tail) / (1 - tail)  # δ_hi(ε) <= δ when δ_w(ε) + η(ε) <= spare
+    if spare >= 0:
+        first = _epsilon_at(run, current, spare, True)
+        if first == math.inf:
+            reason = "the windowed epsilon(delta) is infinite: an output is reached from one input of a pair only"
+            ends.append((math.inf, reason))
+        elif radius == 0:
+            ends.append((first, ""))
+        else:  # η grows with ε: valid where the end found is below the cap at which η was taken
+            cap = first + 1
+            less = spare - 2 * radius * (1 + exp_bound(cap))
+            second = _epsilon_at(run, current, less, True) if less >= 0 else math.inf
+            ends.append((second, "") if second <= cap else (math.inf, "the weights' radius is too wide here"))
+    return min(ends, key=lambda end: end[0])
+
+
+def _epsilon_lower(run: EpsilonRun, current: WindowRun, delta: Fraction) -> float:
+    """An ε below which ``δ_lo(ε) = (1 - T)(δ_w(ε) - η(ε)) - e^ε T > δ`` (so ``ε(δ)`` is at least it): below a
+    cap ``c``, ``η(ε) <= η(c)`` and ``e^ε <= e^c``, so every ε below ``min(c, ε_w(δ''))`` does, with
+    ``δ'' = (δ + e^c T) / (1 - T) + η(c)``. The cap is the windowed ε at ``δ / (1 - T)`` (at least the root)."""
+    tail, radius = current.tail, current.radius
+    cap = _epsilon_at(run, current, delta / (1 - tail), True)
+    if cap == math.inf:  # any cap is sound: the one where e^c T = δ
+        cap = max(0.0, log_down(delta / tail)) if tail > 0 and delta > 0 else 0.0
+    grow = exp_bound(cap)
+    need = (delta + grow * tail) / (1 - tail) + 2 * radius * (1 + grow)
+    return min(cap, _epsilon_at(run, current, need, False))
+
+
+def windowed_epsilon(
+    prog: Any,
+    run: EpsilonRun,
+    delta: Fraction,
+    backend: str = "bdd",
+    width: float | None = None,
+    max_half_width: int = MAX_HALF_WIDTH,
+) -> ApproximateResult:
+    """ε(δ) of a program with unbounded noise: ``run(compiled, d)`` is the exact ε(d) run of the windowed program.
+
+    δ(ε) is non-increasing and ``δ_lo(ε) <= δ(ε) <= δ_hi(ε)`` for every ε (:func:`windowed_delta`'s bracket, its
+    radius term ``η(ε) = 2E (1 + e^ε)``), so ``{ε : δ_hi(ε) <= δ} ⊆ {ε : δ(ε) <= δ} ⊆ {ε : δ_lo(ε) <= δ}`` and
+    ``ε(δ) = inf{ε >= 0 : δ(ε) <= δ}`` lies between the infima of the outer and the inner set (the lower end,
+    :func:`_epsilon_lower`; the upper end, :func:`_epsilon_upper`). With ``E = 0`` the upper end is the windowed
+    ``ε_w((δ - T) / (1 - T))``, infinite for ``δ < T`` (``δ_hi >= T``), where the pure ε's upper end (outputs
+    of Booleans every input reaches, :func:`windowed_privacy`) bounds it instead: ``ε(δ) <= ε(0)``. At δ = 0 that
+    is the only finite upper end; at ``δ >= 1`` both ends are 0. When ``T`` stays above δ up to ``max_half_width``
+    (always at δ = 0), an infinite upper end is final and the run stops when the lower end is within ``width`` of the
+    windowed ε(δ). The result is the last window's ε(δ) run, with ``interval`` the bracket of ε."""
+
+    def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
+        pure, why = None, ""
+        if delta == 0 or _bools_only(current.compiled.shape):  # (an unbounded release's ε(0) is refused)
+            smallest, why = reached(current, previous, None, "epsilon(0)")
+            ratio = run(current.compiled, Fraction(0)).ratio
+            if smallest is not None and ratio != math.inf:
+                pure = ratio_upper(Fraction(ratio), smallest, current.radius, current.tail)
+        hi, reason = _epsilon_upper(run, current, delta, pure)
+        lo, goal = _epsilon_lower(run, current, delta), hi
+        if hi == math.inf and current.predict(max_half_width) > delta:  # T stays above δ: stop near the windowed ε
+            goal = _epsilon_at(run, current, delta, True)
+            goal = math.inf if delta == 0 and why == CHECKED_TWICE else lo if goal == math.inf else goal
+            reason = f"epsilon(0) is the pure epsilon ({why or reason})" if delta == 0 else reason
+        return lo, hi, reason, goal
+
+    start = time.perf_counter()
+    current, bracket = bracketed(prog, backend, lambda c: run(c, delta), ends, "epsilon", width, max_half_width)
+    r = current.result
+    return replace(  # type: ignore[no-any-return]
+        r,
+        exact=False,
+        interval=bracket,
+        ratio=float(r.ratio),
+        delta=float(r.delta),
+        seconds=time.perf_counter() - start,
     )
 
 
@@ -370,11 +494,15 @@ __all__ = [
     "PRECISION",
     "START_HALF_WIDTH",
     "WindowRun",
+    "CHECKED_TWICE",
+    "EpsilonRun",
     "bracketed",
+    "reached",
     "run_at",
     "unbounded_branch",
     "windowed_accuracy",
     "windowed_delta",
+    "windowed_epsilon",
     "windowed_privacy",
     "windowed_probabilities",
     "windowed_probability",

@@ -48,7 +48,7 @@ MAX_PERIOD = 8
 @dataclass(frozen=True)
 class Size:
     """Pure ε of ``family(n)``: ``epsilon``, the exact ``ratio`` e^ε, its witness ``(x, x', y)``, the plan that
-    answered and the seconds it took."""
+    answered and the seconds it took (compiling, planning and lumping the chain)."""
 
     n: int
     epsilon: float
@@ -135,39 +135,45 @@ def every_n(
     if not (isinstance(start, int) and isinstance(up_to, int) and 1 <= start <= up_to <= MAX_SIZE):
         raise WmcdpError(f"every n: sizes must satisfy 1 <= start <= up_to <= {MAX_SIZE}, got {start} .. {up_to}")
     began = time.perf_counter()
-    programs = {n: family(n=n, **params) for n in range(start, up_to + 1)}
-    first = programs[start]
+    first = family(n=start, **params)
     relation = neighbours or (first.neighbours if isinstance(first.neighbours, str) else "")
-    sizes = tuple(_size(n, p, neighbours) for n, p in programs.items())
-    statement, reason = _statement(programs, relation, sizes)
-    out = EveryN(first.name, dict(params), relation, sizes, statement, reason, time.perf_counter() - began)
+    sizes, chains = [], {}
+    for n in range(start, up_to + 1):
+        size, chains[n] = _size(n, first if n == start else family(n=n, **params), relation, neighbours)
+        sizes.append(size)
+    statement, reason = _statement(chains, tuple(sizes))
+    out = EveryN(first.name, dict(params), relation, tuple(sizes), statement, reason, time.perf_counter() - began)
     problems = tuple(check_every_n(out)) if statement is not None else ()
     if problems:  # the statement's own check failed: report no statement, and why
-        return EveryN(out.name, out.params, relation, sizes, None, "; ".join(problems), out.seconds, problems)
+        return EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
     return out
 
 
-def _size(n: int, program: Program, neighbours: str | None) -> Size:
-    """Pure ε of one size, by the planner."""
-    r = synthesize_privacy(program, neighbours=neighbours)
+def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tuple[Size, list[ClassChain] | None]:
+    """Pure ε of one size by the planner, and its lumped chain under ``relation`` (None: no chain), from one
+    compilation: the planner is given the compiled program that the chain is read off (``seconds``: both)."""
+    began = time.perf_counter()
+    compiled = compile_program(program) if relation else None
+    r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
     if not r.exact:
         raise WmcdpError("every n needs exact weights: give the parameters as fractions (alpha=1/2, not 0.5)")
     w = r.witness
-    return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), r.seconds)
+    chains = class_chains(compiled, relation) if compiled is not None else None
+    seconds = time.perf_counter() - began
+    return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), seconds), chains
 
 
 def _statement(
-    programs: dict[int, Program], relation: str, sizes: tuple[Size, ...]
+    chains: dict[int, list[ClassChain] | None], sizes: tuple[Size, ...]
 ) -> tuple[Statement | None, str | None]:
-    """The statement for every n, or None and the reason."""
+    """The statement for every n from the lumped chains of the sizes computed, or None and the reason."""
     keys: dict[int, tuple[Any, ...]] = {}
-    last = max(programs)
-    for n, program in programs.items():
-        chains = class_chains(compile_program(program), relation) if relation else None
-        key = None if chains is None else _uniform(chains, n)
+    last = max(chains)
+    for n, chain in chains.items():
+        key = None if chain is None else _uniform(chain, n)
         if key is not None:
             keys[n] = key
-        elif chains is None and n == last:
+        elif chain is None and n == last:
             return None, (
                 f"no chain at n = {n}: the program does not carry one state from entry to entry with a cut of width "
                 "one under a built-in relation (shared noise or a hub; every-n bounds for those are not built yet)"

@@ -7,10 +7,13 @@ noisy histogram written out here; their ratios come from enumerating every rando
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import json
 import math
 from fractions import Fraction
 
+import brute
 import pytest
 from test_chain import brute_ratio, neighbours
 from test_peers_programs import noise, prefix_sum_loop, smart_sum_loop
@@ -100,6 +103,47 @@ def test_the_closed_form_is_brute_force_and_the_planner(
         program = family(n=n, **params)
         expected = brute_ratio((name, n), reference, list(program.inputs.values()), neighbours(rel, 0, 1))
         assert st.ratio(n) == expected
+
+
+# brute force to n = 8 with the noise range of the clamp at the counts' range (margin 0: each noise in {0, 1}),
+# every random choice enumerated (tests/brute.py independent_distribution): 2^n inputs x 2^n choices; the
+# statements are made from the sizes up to 6 (5), so n = 7, 8 are the closed form's predictions.
+EIGHT = {
+    "prefix": (prefix_sum, prefix_sum_loop, "one-entry", 6),
+    "prefix-all": (prefix_sum, prefix_sum_loop, "all-entries", 5),
+    "histogram-all": (histogram, histogram_loop, "all-entries", 5),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _narrow_statement(name):
+    family, _, relation, up_to = EIGHT[name]
+    r = every_n(family, up_to=up_to, start=2, neighbours=relation, m=1, margin=0, alpha=HALF)
+    assert r.statement is not None and check_every_n(r, family) == [], r.reason
+    return r.statement
+
+
+def _one_entry_pairs(n):
+    inputs = list(itertools.product((0, 1), repeat=n))
+    return [(x, x[:i] + (1 - x[i],) + x[i + 1 :]) for x in inputs for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [6, 7, 8])
+@pytest.mark.parametrize("name", sorted(EIGHT))
+def test_the_closed_form_is_brute_force_up_to_eight(name, n):
+    st = _narrow_statement(name)
+    family, loop, relation, _ = EIGHT[name]
+    reference = loop(m=1, margin=0, a=HALF)
+    dists = {x: brute.independent_distribution(reference, x) for x in itertools.product((0, 1), repeat=n)}
+    expected = brute.all_pairs_ratio(dists) if relation == "all-entries" else brute.pairs_ratio(dists, _one_entry_pairs(n))
+    assert st.start <= n and st.ratio(n) == expected
+
+
+def test_the_independent_enumeration_is_the_replaying_one():
+    reference = prefix_sum_loop(m=1, margin=1, a=HALF)
+    for x in itertools.product((0, 1), repeat=3):
+        weights, d = brute.independent_distribution(reference, x)
+        assert {y: Fraction(w, d) for y, w in weights.items()} == brute.distribution(reference, x)
 
 
 def test_statements_say_bounded_or_growing():

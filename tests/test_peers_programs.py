@@ -8,6 +8,7 @@ noise of ratio ``e^(-1/b)`` on ``{-margin..m+margin}`` (sums: ``{-margin..k m+ma
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -25,8 +26,13 @@ FALSE, TRUE, STOPPED, TOP = 0, 1, 2, 3
 ALPHA = Fraction(1, 2)
 
 
+@functools.lru_cache(maxsize=None)
+def _pmf(c: int, lo: int, hi: int, a) -> dict:
+    return tgeom_pmf(c, lo, hi, a)
+
+
 def noise(choose, c: int, lo: int, hi: int, a) -> int:
-    return choose(tgeom_pmf(c, lo, hi, a))
+    return choose(_pmf(c, lo, hi, a))  # one dict per distribution: brute.independent_distribution compares them
 
 
 # -- the C programs, with discrete noise: (x, choose) -> output ------------------------------------

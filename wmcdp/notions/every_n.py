@@ -15,8 +15,9 @@ transient: ``q^((n - n1) // c) * base[(n - n1) % c]``. The statement says whethe
 its supremum and where it is attained) or grows (``q > 1``: by ``ln q / c`` per entry). Its certificate —
 ``P, M, S, d``, the transient, period and factor, and the sizes checked — is re-verified by :func:`check_every_n` from
 the certificate alone and against the per-size ε(n) computed independently by the planner (a test mutates each
-field). Programs that are not chains, and chains whose lumped steps do not settle, get the per-size values and
-the reason no statement is made.
+field). Each statement also carries a witness family, a rule giving ``(x_n, x'_n, y_n)`` at every n that attains
+``e^ε(n)`` at every computed size (:mod:`.witness_rule`), or the reason there is none. Programs that are not
+chains, and chains whose lumped steps do not settle, get the per-size values and the reason no statement is made.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -32,8 +33,10 @@ from ..base.errors import WmcdpError
 from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, row_times, sequence, times_column
 from ..compile import compile_program
 from ..lang.program import Program
+from ..lang.relations import neighbour_relation
 from ..plan.chain_classes import ClassChain, class_chains
 from .privacy import synthesize_privacy
+from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
 
 #: the fewest consecutive sizes whose lumped chains must agree before a statement about every n is made
 MIN_SIZES = 3
@@ -89,7 +92,8 @@ class Statement:
     """What holds for every ``n >= start``: ``e^ε(n)`` is the largest of the ``directions``' closed forms
     (:meth:`ratio`); ``supremum`` (a ratio, ``inf`` when ε grows), ``attained`` (the first n attaining it, None
     when approached or unbounded), ``growth`` (ln of the factor per entry, 0 when bounded), ``sizes`` (the sizes
-    whose chains were compared), ``text`` (one sentence) and ``proof`` (``(claim, how proved)`` pairs)."""
+    whose chains were compared), ``text`` (one sentence) and ``proof`` (``(claim, how proved)`` pairs); ``witness``
+    the witness family's rule (:mod:`.witness_rule`), or None and ``witness_reason``."""
 
     start: int
     directions: tuple[Direction, ...]
@@ -99,6 +103,8 @@ class Statement:
     sizes: tuple[int, ...]
     text: str
     proof: tuple[tuple[str, str], ...]
+    witness: WitnessRule | None = None
+    witness_reason: str | None = None
 
     def ratio(self, n: int) -> Ratio:
         """``e^ε(n)`` for any ``n >= start``."""
@@ -142,6 +148,8 @@ def every_n(
         size, chains[n] = _size(n, first if n == start else family(n=n, **params), relation, neighbours)
         sizes.append(size)
     statement, reason = _statement(chains, tuple(sizes))
+    if statement is not None:
+        statement = _with_witness(statement, tuple(sizes), _recount(family, params, relation))
     out = EveryN(first.name, dict(params), relation, tuple(sizes), statement, reason, time.perf_counter() - began)
     problems = tuple(check_every_n(out)) if statement is not None else ()
     if problems:  # the statement's own check failed: report no statement, and why
@@ -161,6 +169,38 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
     chains = class_chains(compiled, relation) if compiled is not None else None
     seconds = time.perf_counter() - began
     return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), seconds), chains
+
+
+def _recount(family: Callable[..., Program], params: dict[str, Any], relation: str) -> Recount:
+    """``recount(n, (x, x', y))``: the exact ratio of the triple on the whole ``family(n)`` (one weighted count of
+    each side), None when ``(x, x')`` is not a neighbour pair under ``relation`` or the triple has no ratio."""
+    rel = neighbour_relation(relation)
+
+    def recount(n: int, triple: tuple[Any, Any, Any]) -> Ratio | None:
+        program = family(n=n, **params)
+        x, xp, y = triple
+        if not rel.related(program.inputs, x, xp):
+            return None
+        try:
+            r = synthesize_privacy(program, [triple], [(x, y), (xp, y)], neighbours=relation, exact=True)
+        except WmcdpError:
+            return None
+        return r.ratio
+
+    return recount
+
+
+def _with_witness(st: Statement, sizes: tuple[Size, ...], recount: Recount) -> Statement:
+    """``st`` with its witness family's rule (or the reason there is none) in its fields, text and proof."""
+    rule, why = find_rule({s.n: s.witness for s in sizes}, {s.n: s.ratio for s in sizes}, st.start, recount)
+    if rule is None:
+        return replace(st, witness_reason=why, text=f"{st.text}; no witness rule ({why})")
+    same = [n for n in rule.sizes if n not in rule.recounted]
+    how = f"the planner's witness at n = {', '.join(map(str, same)) or 'none'}" + (
+        f"; recounted on the whole program at n = {', '.join(map(str, rule.recounted))}" if rule.recounted else ""
+    )
+    claim = ("the witness family (x_n, x'_n, y_n) attains e^eps(n) at every computed n", how)
+    return replace(st, witness=rule, text=f"{st.text}; witness {rule.text}", proof=(*st.proof, claim))
 
 
 def _statement(
@@ -334,7 +374,9 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
     from its ``P, M, S`` alone, exact and the first one; the closed form equal to every per-size ratio from the
     statement's start on; the sizes compared consecutive, at least :data:`MIN_SIZES`, and computed. With
     ``family`` (and ``result.params``) the lumped chains are recompiled at the compared sizes and must give the
-    certificate's ``P, M, S`` and offsets."""
+    certificate's ``P, M, S`` and offsets. The witness rule must cover every computed size from the start and give
+    the planner's witness there or one recounted (with ``family``: its triple recounted on the whole program at
+    every such size, and a neighbour pair of ratio ``e^ε(n)``)."""
     st = result.statement
     if st is None:
         return ["no statement to check"]
@@ -356,6 +398,11 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
                 problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.ratio)}")
     if family is not None and not problems:
         problems += _check_sizes(result, family)
+    if st.witness is not None and not problems:
+        witnesses = {s.n: s.witness for s in result.sizes}
+        ratios = {s.n: s.ratio for s in result.sizes}
+        recount = None if family is None else _recount(family, result.params, result.relation)
+        problems += rule_problems(st.witness, witnesses, ratios, st.start, recount)
     return problems
 
 

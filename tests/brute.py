@@ -98,11 +98,12 @@ def all_pairs_ratio(dists: dict) -> Fraction | float:
     ``{x: (weights, d)}``: per output the largest probability over the smallest (a relation that relates every two
     distinct inputs, such as all-entries over entries in {0, 1}; when the largest and smallest coincide at one
     input every input has the same probability, and the ratio 1 is any pair's)."""
-    outputs = set().union(*(w for w, _ in dists.values()))
+    common = math.lcm(*(d for _, d in dists.values()))
+    scaled = [(w, common // d) for w, d in dists.values()]  # P(y|x) = w[y] * k / common, in integers
     best: Fraction | float = Fraction(0)
-    for y in outputs:
-        p = [Fraction(w.get(y, 0), d) for w, d in dists.values()]
-        best = max(best, math.inf if min(p) == 0 else max(p) / min(p))
+    for y in set().union(*(w for w, _ in scaled)):
+        p = [w.get(y, 0) * k for w, k in scaled]
+        best = max(best, math.inf if min(p) == 0 else Fraction(max(p), min(p)))
     return best
 
 

@@ -47,6 +47,66 @@ def distribution(fn: Callable, x) -> dict:
     return out
 
 
+def independent_distribution(fn: Callable, x) -> tuple[dict, int]:
+    """``(weights, d)`` with ``P(fn(x) = y) = weights[y] / d`` (integers), for a mechanism whose random choices are
+    made in a fixed order from distributions that depend on ``x`` alone, never on an earlier choice (noise added
+    to the entries, as in PrefixSum, SmartSum or a histogram). A first run records the choices' distributions;
+    then every combination of choices is enumerated (``itertools.product``, one run of ``fn`` each, in integers:
+    each choice's probabilities over the lcm of their denominators), and every run must see the recorded
+    distributions (else the assumption fails and this raises)."""
+    seen: list[dict] = []
+    fn(x, lambda options: seen.append(options) or next(v for v, p in options.items() if p != 0))
+    scales = [math.lcm(*(Fraction(p).denominator for p in o.values())) for o in seen]
+    values = [[v for v, p in o.items() if p != 0] for o in seen]
+    scaled = [[int(Fraction(p) * d) for p in o.values() if p != 0] for o, d in zip(seen, scales)]
+    state: list = [(), 0]
+
+    def choose(options: dict):
+        k = state[1]
+        if options is not seen[k] and options != seen[k]:
+            raise ValueError("a random choice depends on an earlier one: use distribution()")
+        state[1] = k + 1
+        return state[0][k]
+
+    weights: dict = {}
+    for combo, ws in zip(itertools.product(*values), itertools.product(*scaled)):
+        state[0], state[1] = combo, 0
+        y = fn(x, choose)
+        weights[y] = weights.get(y, 0) + math.prod(ws)
+    return weights, math.prod(scales)
+
+
+def pairs_ratio(dists: dict, pairs) -> Fraction | float:
+    """max P(y|x) / P(y|x') over the ``pairs`` (x, x') and the outputs, from :func:`independent_distribution`'s
+    ``{x: (weights, d)}`` (0/0 skipped, p/0 infinite; integer comparisons, one fraction per pair)."""
+    best: Fraction | float = Fraction(0)
+    for x, xp in pairs:
+        (wx, dx), (wxp, dxp) = dists[x], dists[xp]
+        top, bottom = 0, 1
+        for y, a in wx.items():
+            b = wxp.get(y, 0)
+            if b == 0:
+                return math.inf
+            if a * bottom > top * b:
+                top, bottom = a, b
+        best = max(best, Fraction(top * dxp, bottom * dx))
+    return best
+
+
+def all_pairs_ratio(dists: dict) -> Fraction | float:
+    """max P(y|x) / P(y|x') over every two distinct inputs and the outputs, from :func:`independent_distribution`'s
+    ``{x: (weights, d)}``: per output the largest probability over the smallest (a relation that relates every two
+    distinct inputs, such as all-entries over entries in {0, 1}; when the largest and smallest coincide at one
+    input every input has the same probability, and the ratio 1 is any pair's)."""
+    common = math.lcm(*(d for _, d in dists.values()))
+    scaled = [(w, common // d) for w, d in dists.values()]  # P(y|x) = w[y] * k / common, in integers
+    best: Fraction | float = Fraction(0)
+    for y in set().union(*(w for w, _ in scaled)):
+        p = [w.get(y, 0) * k for w, k in scaled]
+        best = max(best, math.inf if min(p) == 0 else Fraction(max(p), min(p)))
+    return best
+
+
 def flip(choose, p) -> int:
     return choose({1: Fraction(p), 0: 1 - Fraction(p)})
 

@@ -7,10 +7,13 @@ noisy histogram written out here; their ratios come from enumerating every rando
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import json
 import math
 from fractions import Fraction
 
+import brute
 import pytest
 from test_chain import brute_ratio, neighbours
 from test_peers_programs import noise, prefix_sum_loop, smart_sum_loop
@@ -20,7 +23,9 @@ from programs.suite import histogram
 from wmcdp.base.maxtimes import Period, dot, find_period, sequence
 from wmcdp.cli import main
 from wmcdp.programs import noisy_max
+from wmcdp.notions import every_n as every_n_module
 from wmcdp.notions.every_n import MIN_SIZES, check_every_n, every_n
+from wmcdp.notions.witness_rule import Pattern, find_rule
 
 HALF = Fraction(1, 2)
 
@@ -102,6 +107,50 @@ def test_the_closed_form_is_brute_force_and_the_planner(
         assert st.ratio(n) == expected
 
 
+# brute force to n = 8 with the noise range of the clamp at the counts' range (margin 0: each noise in {0, 1}),
+# every random choice enumerated (tests/brute.py independent_distribution): 2^n inputs x 2^n choices; the
+# statements are made from the sizes up to 6 (5), so n = 7, 8 are the closed form's predictions.
+EIGHT = {
+    "prefix": (prefix_sum, prefix_sum_loop, "one-entry", 6),
+    "prefix-all": (prefix_sum, prefix_sum_loop, "all-entries", 5),
+    "histogram-all": (histogram, histogram_loop, "all-entries", 5),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _narrow_statement(name):
+    family, _, relation, up_to = EIGHT[name]
+    r = every_n(family, up_to=up_to, start=2, neighbours=relation, m=1, margin=0, alpha=HALF)
+    assert r.statement is not None and check_every_n(r, family) == [], r.reason
+    return r.statement
+
+
+def _one_entry_pairs(n):
+    inputs = list(itertools.product((0, 1), repeat=n))
+    return [(x, x[:i] + (1 - x[i],) + x[i + 1 :]) for x in inputs for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [6, 7, 8])
+@pytest.mark.parametrize("name", sorted(EIGHT))
+def test_the_closed_form_is_brute_force_up_to_eight(name, n):
+    st = _narrow_statement(name)
+    family, loop, relation, _ = EIGHT[name]
+    reference = loop(m=1, margin=0, a=HALF)
+    dists = {x: brute.independent_distribution(reference, x) for x in itertools.product((0, 1), repeat=n)}
+    expected = brute.all_pairs_ratio(dists) if relation == "all-entries" else brute.pairs_ratio(dists, _one_entry_pairs(n))
+    assert st.start <= n and st.ratio(n) == expected
+    x, xp, y = st.witness.at(n)  # the witness family's triple, past the sizes it was found at, by brute force
+    (wx, dx), (wxp, dxp) = dists[x], dists[xp]
+    assert Fraction(wx[y] * dxp, wxp[y] * dx) == expected
+
+
+def test_the_independent_enumeration_is_the_replaying_one():
+    reference = prefix_sum_loop(m=1, margin=1, a=HALF)
+    for x in itertools.product((0, 1), repeat=3):
+        weights, d = brute.independent_distribution(reference, x)
+        assert {y: Fraction(w, d) for y, w in weights.items()} == brute.distribution(reference, x)
+
+
 def test_statements_say_bounded_or_growing():
     bounded = every_n(prefix_sum, up_to=6, start=2, m=1, alpha=HALF).statement
     assert bounded.supremum == 2 and bounded.growth == 0 and bounded.attained == 2
@@ -172,6 +221,63 @@ def test_the_checker_rejects_perturbed_sizes_and_start(growing):
     assert check_every_n(dataclasses.replace(growing, statement=late)) != []
     other = dataclasses.replace(growing, params={"m": 1, "alpha": Fraction(1, 3)})
     assert check_every_n(other, histogram) != []  # the certificate is not that family's
+
+
+def test_the_witness_rule_of_the_histogram_under_all_entries(growing):
+    rule = growing.statement.witness
+    assert (rule.x, rule.x_prime, rule.y) == (Pattern((), (0,)), Pattern((), (1,)), Pattern((), (-1,)))
+    assert rule.sizes == (2, 3, 4, 5, 6) and "witness x_n = [0]*, x'_n = [1]*, y_n = [-1]*" in growing.statement.text
+    # beyond the computed sizes: n = 7 by brute force (every noise in {-1 .. 2}), against (1/alpha)^n
+    x, xp, y = rule.at(7)
+    reference = histogram_loop(m=1, margin=1, a=HALF)
+    (wx, dx), (wxp, dxp) = (brute.independent_distribution(reference, v) for v in (x, xp))
+    assert Fraction(wx[y] * dxp, wxp[y] * dx) == growing.statement.ratio(7) == 2**7
+
+
+def _with_rule(r, **changes):
+    rule = dataclasses.replace(r.statement.witness, **changes)
+    return dataclasses.replace(r, statement=dataclasses.replace(r.statement, witness=rule))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"y": Pattern((), (2,))},  # a triple of another ratio: (1/2)^n
+        {"x_prime": Pattern((), (0,))},  # x' = x: not a neighbour pair
+        {"x": Pattern((1,), (0,))},  # x and x' differ in all entries but the first: ratio 2^(n-1)
+        {"y": Pattern((), (-1,), (), -1)},  # -1, -2, ...: not an output of the histogram at n >= 4
+        {"sizes": (2, 3, 4, 5)},  # not checked at every computed size
+    ],
+    ids=["y", "x-prime", "x", "step", "sizes"],
+)
+def test_a_perturbed_witness_rule_is_rejected(growing, changes):
+    mutated = _with_rule(growing, **changes)
+    assert check_every_n(mutated, histogram) != []
+    if "sizes" not in changes:  # without the family: not the planner's witness, and not said to be recounted
+        assert check_every_n(mutated) != []
+
+
+def test_a_witness_rule_not_the_planners_is_recounted():
+    """A rule fitted at the largest size whose triple is not the planner's at the smaller ones (PrefixSum's last
+    entry moved, where the planner's witness moves the first) is accepted by recounting it on the whole program."""
+    params = {"m": 1, "margin": 0, "alpha": HALF}
+    r = every_n(prefix_sum, up_to=6, start=4, **params)
+    x, xp, y = r.sizes[-1].witness
+    assert xp == (1,) + x[1:]  # the planner moves the first entry; move the last one at n = 6 instead
+    sizes = (*r.sizes[:-1], dataclasses.replace(r.sizes[-1], witness=(x, x[:-1] + (1,), y)))
+    witnesses, ratios = {s.n: s.witness for s in sizes}, {s.n: s.ratio for s in sizes}
+    rule, why = find_rule(witnesses, ratios, 4, every_n_module._recount(prefix_sum, params, "one-entry"))
+    assert why is None and rule.x_prime == Pattern((), (0,), (1,)) and rule.recounted == (4, 5)
+    moved = dataclasses.replace(r, sizes=sizes, statement=dataclasses.replace(r.statement, witness=rule))
+    assert check_every_n(moved, prefix_sum) == [] and check_every_n(moved) == []
+    assert check_every_n(_with_rule(moved, recounted=())) != []  # not the planner's and not said to be recounted
+
+
+def test_no_witness_rule_says_why():
+    witnesses = {n: ((0,) * n, (1,) * n, tuple(range(n)) if n % 2 else (5,) * n) for n in (4, 5, 6)}
+    rule, why = find_rule(witnesses, {n: 2 for n in witnesses}, 4, lambda n, triple: None)
+    assert rule is None and "no rule of the tried forms" in why
+    assert find_rule({3: ((0, 1), (1, 1), (0,)), 4: ((0,), (1,), (2,))}, {3: 2, 4: 2}, 3, lambda n, t: 2)[0] is None
 
 
 def test_a_period_that_is_not_the_first_is_rejected():

@@ -25,8 +25,17 @@ FALSE, TRUE, STOPPED, TOP = 0, 1, 2, 3
 ALPHA = Fraction(1, 2)
 
 
+_PMFS: dict = {}
+
+
 def noise(choose, c: int, lo: int, hi: int, a) -> int:
-    return choose(tgeom_pmf(c, lo, hi, a))
+    """One draw of TGeom_a(c) on lo..hi; one dict per distribution (brute.independent_distribution compares them),
+    keyed by a's numerator and denominator (hashing a Fraction costs more than the draw)."""
+    key = (c, lo, hi, a.numerator, a.denominator) if isinstance(a, Fraction) else (c, lo, hi, a)
+    pmf = _PMFS.get(key)
+    if pmf is None:
+        pmf = _PMFS[key] = tgeom_pmf(c, lo, hi, a)
+    return choose(pmf)
 
 
 # -- the C programs, with discrete noise: (x, choose) -> output ------------------------------------

@@ -11,6 +11,7 @@ from ..base.numbers import json_number
 from ..lang.registry import build_program
 from ..lang.shape import jsonable
 from ..notions.every_n import EveryN, every_n
+from ..notions.witness_rule import WitnessRule
 from ..report.schema import envelope
 from .common import dumps, params
 
@@ -70,6 +71,8 @@ def as_json(r: EveryN) -> dict[str, Any]:
             "sizes_compared": list(st.sizes),
             "proof": [{"claim": c, "how": h} for c, h in st.proof],
             "certificate": [_direction(d) for d in st.directions],
+            "witness_rule": None if st.witness is None else _rule(st.witness),
+            "witness_reason": st.witness_reason,
         }
     sizes = [
         {
@@ -104,6 +107,16 @@ def _direction(d: Any) -> dict[str, Any]:
         "factor_exact": _exact(p.factor),
         "base_exact": [_exact(b) for b in p.base],
     }
+
+
+def _rule(rule: WitnessRule) -> dict[str, Any]:
+    """A witness rule: each component's pattern, its text and the sizes it was checked and recounted at."""
+    parts = {"x": rule.x, "x_prime": rule.x_prime, "y": rule.y}
+    out: dict[str, Any] = {
+        k: {"head": list(p.head), "block": list(p.block), "tail": list(p.tail), "step": p.step}
+        for k, p in parts.items()
+    }
+    return {**out, "text": rule.text, "sizes_checked": list(rule.sizes), "recounted": list(rule.recounted)}
 
 
 def _exact(v: Any) -> str:

@@ -15,8 +15,9 @@ transient: ``q^((n - n1) // c) * base[(n - n1) % c]``. The statement says whethe
 its supremum and where it is attained) or grows (``q > 1``: by ``ln q / c`` per entry). Its certificate —
 ``P, M, S, d``, the transient, period and factor, and the sizes checked — is re-verified by :func:`check_every_n` from
 the certificate alone and against the per-size ε(n) computed independently by the planner (a test mutates each
-field). Programs that are not chains, and chains whose lumped steps do not settle, get the per-size values and
-the reason no statement is made.
+field). Each statement also carries a witness family, a rule giving ``(x_n, x'_n, y_n)`` at every n that attains
+``e^ε(n)`` at every computed size (:mod:`.witness_rule`), or the reason there is none. Programs that are not
+chains, and chains whose lumped steps do not settle, get the per-size values and the reason no statement is made.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -32,8 +33,10 @@ from ..base.errors import WmcdpError
 from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, row_times, sequence, times_column
 from ..compile import compile_program
 from ..lang.program import Program
+from ..lang.relations import neighbour_relation
 from ..plan.chain_classes import ClassChain, class_chains
 from .privacy import synthesize_privacy
+from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
 
 #: the fewest consecutive sizes whose lumped chains must agree before a statement about every n is made
 MIN_SIZES = 3
@@ -48,7 +51,7 @@ MAX_PERIOD = 8
 @dataclass(frozen=True)
 class Size:
     """Pure ε of ``family(n)``: ``epsilon``, the exact ``ratio`` e^ε, its witness ``(x, x', y)``, the plan that
-    answered and the seconds it took."""
+    answered and the seconds it took (compiling, planning and lumping the chain)."""
 
     n: int
     epsilon: float
@@ -89,7 +92,8 @@ class Statement:
     """What holds for every ``n >= start``: ``e^ε(n)`` is the largest of the ``directions``' closed forms
     (:meth:`ratio`); ``supremum`` (a ratio, ``inf`` when ε grows), ``attained`` (the first n attaining it, None
     when approached or unbounded), ``growth`` (ln of the factor per entry, 0 when bounded), ``sizes`` (the sizes
-    whose chains were compared), ``text`` (one sentence) and ``proof`` (``(claim, how proved)`` pairs)."""
+    whose chains were compared), ``text`` (one sentence) and ``proof`` (``(claim, how proved)`` pairs); ``witness``
+    the witness family's rule (:mod:`.witness_rule`), or None and ``witness_reason``."""
 
     start: int
     directions: tuple[Direction, ...]
@@ -99,6 +103,8 @@ class Statement:
     sizes: tuple[int, ...]
     text: str
     proof: tuple[tuple[str, str], ...]
+    witness: WitnessRule | None = None
+    witness_reason: str | None = None
 
     def ratio(self, n: int) -> Ratio:
         """``e^ε(n)`` for any ``n >= start``."""
@@ -135,39 +141,79 @@ def every_n(
     if not (isinstance(start, int) and isinstance(up_to, int) and 1 <= start <= up_to <= MAX_SIZE):
         raise WmcdpError(f"every n: sizes must satisfy 1 <= start <= up_to <= {MAX_SIZE}, got {start} .. {up_to}")
     began = time.perf_counter()
-    programs = {n: family(n=n, **params) for n in range(start, up_to + 1)}
-    first = programs[start]
+    first = family(n=start, **params)
     relation = neighbours or (first.neighbours if isinstance(first.neighbours, str) else "")
-    sizes = tuple(_size(n, p, neighbours) for n, p in programs.items())
-    statement, reason = _statement(programs, relation, sizes)
-    out = EveryN(first.name, dict(params), relation, sizes, statement, reason, time.perf_counter() - began)
+    sizes, chains = [], {}
+    for n in range(start, up_to + 1):
+        size, chains[n] = _size(n, first if n == start else family(n=n, **params), relation, neighbours)
+        sizes.append(size)
+    statement, reason = _statement(chains, tuple(sizes))
+    if statement is not None:
+        statement = _with_witness(statement, tuple(sizes), _recount(family, params, relation))
+    out = EveryN(first.name, dict(params), relation, tuple(sizes), statement, reason, time.perf_counter() - began)
     problems = tuple(check_every_n(out)) if statement is not None else ()
     if problems:  # the statement's own check failed: report no statement, and why
-        return EveryN(out.name, out.params, relation, sizes, None, "; ".join(problems), out.seconds, problems)
+        return EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
     return out
 
 
-def _size(n: int, program: Program, neighbours: str | None) -> Size:
-    """Pure ε of one size, by the planner."""
-    r = synthesize_privacy(program, neighbours=neighbours)
+def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tuple[Size, list[ClassChain] | None]:
+    """Pure ε of one size by the planner, and its lumped chain under ``relation`` (None: no chain), from one
+    compilation: the planner is given the compiled program that the chain is read off (``seconds``: both)."""
+    began = time.perf_counter()
+    compiled = compile_program(program) if relation else None
+    r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
     if not r.exact:
         raise WmcdpError("every n needs exact weights: give the parameters as fractions (alpha=1/2, not 0.5)")
     w = r.witness
-    return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), r.seconds)
+    chains = class_chains(compiled, relation) if compiled is not None else None
+    seconds = time.perf_counter() - began
+    return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), seconds), chains
+
+
+def _recount(family: Callable[..., Program], params: dict[str, Any], relation: str) -> Recount:
+    """``recount(n, (x, x', y))``: the exact ratio of the triple on the whole ``family(n)`` (one weighted count of
+    each side), None when ``(x, x')`` is not a neighbour pair under ``relation`` or the triple has no ratio."""
+    rel = neighbour_relation(relation)
+
+    def recount(n: int, triple: tuple[Any, Any, Any]) -> Ratio | None:
+        program = family(n=n, **params)
+        x, xp, y = triple
+        if not rel.related(program.inputs, x, xp):
+            return None
+        try:
+            r = synthesize_privacy(program, [triple], [(x, y), (xp, y)], neighbours=relation, exact=True)
+        except WmcdpError:
+            return None
+        return r.ratio
+
+    return recount
+
+
+def _with_witness(st: Statement, sizes: tuple[Size, ...], recount: Recount) -> Statement:
+    """``st`` with its witness family's rule (or the reason there is none) in its fields, text and proof."""
+    rule, why = find_rule({s.n: s.witness for s in sizes}, {s.n: s.ratio for s in sizes}, st.start, recount)
+    if rule is None:
+        return replace(st, witness_reason=why, text=f"{st.text}; no witness rule ({why})")
+    same = [n for n in rule.sizes if n not in rule.recounted]
+    how = f"the planner's witness at n = {', '.join(map(str, same)) or 'none'}" + (
+        f"; recounted on the whole program at n = {', '.join(map(str, rule.recounted))}" if rule.recounted else ""
+    )
+    claim = ("the witness family (x_n, x'_n, y_n) attains e^eps(n) at every computed n", how)
+    return replace(st, witness=rule, text=f"{st.text}; witness {rule.text}", proof=(*st.proof, claim))
 
 
 def _statement(
-    programs: dict[int, Program], relation: str, sizes: tuple[Size, ...]
+    chains: dict[int, list[ClassChain] | None], sizes: tuple[Size, ...]
 ) -> tuple[Statement | None, str | None]:
-    """The statement for every n, or None and the reason."""
+    """The statement for every n from the lumped chains of the sizes computed, or None and the reason."""
     keys: dict[int, tuple[Any, ...]] = {}
-    last = max(programs)
-    for n, program in programs.items():
-        chains = class_chains(compile_program(program), relation) if relation else None
-        key = None if chains is None else _uniform(chains, n)
+    last = max(chains)
+    for n, chain in chains.items():
+        key = None if chain is None else _uniform(chain, n)
         if key is not None:
             keys[n] = key
-        elif chains is None and n == last:
+        elif chain is None and n == last:
             return None, (
                 f"no chain at n = {n}: the program does not carry one state from entry to entry with a cut of width "
                 "one under a built-in relation (shared noise or a hub; every-n bounds for those are not built yet)"
@@ -328,7 +374,9 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
     from its ``P, M, S`` alone, exact and the first one; the closed form equal to every per-size ratio from the
     statement's start on; the sizes compared consecutive, at least :data:`MIN_SIZES`, and computed. With
     ``family`` (and ``result.params``) the lumped chains are recompiled at the compared sizes and must give the
-    certificate's ``P, M, S`` and offsets."""
+    certificate's ``P, M, S`` and offsets. The witness rule must cover every computed size from the start and give
+    the planner's witness there or one recounted (with ``family``: its triple recounted on the whole program at
+    every such size, and a neighbour pair of ratio ``e^ε(n)``)."""
     st = result.statement
     if st is None:
         return ["no statement to check"]
@@ -350,6 +398,11 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
                 problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.ratio)}")
     if family is not None and not problems:
         problems += _check_sizes(result, family)
+    if st.witness is not None and not problems:
+        witnesses = {s.n: s.witness for s in result.sizes}
+        ratios = {s.n: s.ratio for s in result.sizes}
+        recount = None if family is None else _recount(family, result.params, result.relation)
+        problems += rule_problems(st.witness, witnesses, ratios, st.start, recount)
     return problems
 
 

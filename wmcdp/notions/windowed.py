@@ -9,7 +9,8 @@ passes ``max_half_width``; the result's ``interval`` (a :class:`~wmcdp.base.wind
 bracket, the window, the tail mass and whether it narrowed.
 
 Pure ε has a finite upper end only when it is proved: the output is made of Booleans (its values do not depend on
-the window) and every output value is reached from every input at the window, or, for explicit triples, each
+the window) and every output value is reached from every input at the window (every output the program declares
+it can give, :attr:`~wmcdp.lang.Program.outputs`, when it does), or, for explicit triples, each
 triple's output is reached from its ``x'``. A program whose output has an
 integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
 many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
@@ -221,9 +222,15 @@ def windowed_privacy(
 ) -> PrivacyResult:
     """Pure ε of a program with unbounded noise: ``run(compiled)`` is the exact privacy run of the windowed
     program; the result is the last window's, with ``interval`` the bracket of ε (module docstring). Given the
-    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``)."""
+    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``);
+    else a program that declares its possible outputs (:attr:`~wmcdp.lang.Program.outputs`) needs only those
+    reached from every input (the others have probability 0 everywhere, whatever the noise)."""
     start = time.perf_counter()
     pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
+    declared = _program(prog).outputs
+    if pairs is None and declared is not None:  # the others are impossible: every input must reach these
+        ys = list(declared())
+        pairs = [(x, y) for x in prog.inputs.values() for y in ys]
 
     def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
         return _epsilon_ends(current, previous, pairs)

@@ -156,11 +156,16 @@ def _bools_only(shape: Shape) -> bool:
     return isinstance(shape, (BoolShape, ConstShape))
 
 
-def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -> tuple[Fraction | None, str]:
-    """The smallest windowed probability of any output on any input (of the ``(x', y)`` of ``pairs``, when given),
-    or None and one that the window does not reach."""
-    if pairs is None:
+def _coverage(
+    compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None, declared: tuple[Value, ...] | None = None
+) -> tuple[Fraction | None, str]:
+    """The smallest windowed probability of any output (of the ``declared`` ones, when given) on any input (of the
+    ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach."""
+    if pairs is None and declared is None:
         cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
+    elif pairs is None:  # counted in one exhaustive pass, read at the declared outputs only
+        table = inference(compiled, ExhaustiveInference(compiled.domain, declared), exact=True)
+        cells = ((x, y, table.probability(x, y)) for x in compiled.domain.values() for y in declared)
     else:
         listed = inference(compiled, pairs, exact=True)
         cells = ((x, y, listed.probability(x, y)) for x, y in pairs)
@@ -179,15 +184,21 @@ def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
     return Fraction(table.probability(w.x, w.y)), Fraction(table.probability(w.x_prime, w.y))
 
 
-def _epsilon_ends(current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None) -> Ends:
-    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output."""
+def _epsilon_ends(
+    current: WindowRun,
+    previous: WindowRun | None,
+    pairs: Sequence[tuple[Value, Value]] | None,
+    declared: tuple[Value, ...] | None = None,
+) -> Ends:
+    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output
+    (every ``declared`` one, when the program declares them)."""
     r, shape = current.result, current.compiled.shape
     if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
         if r.ratio == math.inf:
             return math.inf, math.inf, "", math.inf
         return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
-    if pairs is not None or _bools_only(shape):
-        smallest, reason = _coverage(current.compiled, pairs)
+    if pairs is not None or declared is not None or _bools_only(shape):
+        smallest, reason = _coverage(current.compiled, pairs, declared)
     elif previous is None:  # an integer output: its range is checked against the next window
         return 0.0, math.inf, "an integer output is checked at two windows", math.inf
     elif previous.compiled.shape != shape:
@@ -227,13 +238,11 @@ def windowed_privacy(
     reached from every input (the others have probability 0 everywhere, whatever the noise)."""
     start = time.perf_counter()
     pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
-    declared = _program(prog).outputs
-    if pairs is None and declared is not None:  # the others are impossible: every input must reach these
-        ys = list(declared())
-        pairs = [(x, y) for x in prog.inputs.values() for y in ys]
+    outputs = _program(prog).outputs
+    declared = None if pairs is not None or outputs is None else tuple(outputs())  # every input must reach these
 
     def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
-        return _epsilon_ends(current, previous, pairs)
+        return _epsilon_ends(current, previous, pairs, declared)
 
     current, bracket = bracketed(prog, backend, run, ends, "epsilon", width, max_half_width)
     r = current.result

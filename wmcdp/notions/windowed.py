@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -161,14 +161,14 @@ def _coverage(
 ) -> tuple[Fraction | None, str]:
     """The smallest windowed probability of any output (of the ``declared`` ones, when given) on any input (of the
     ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach."""
-    if pairs is None and declared is None:
-        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
-    elif pairs is None:  # counted in one exhaustive pass, read at the declared outputs only
+    if pairs is not None:
+        listed = inference(compiled, pairs, exact=True)
+        cells: Iterable[tuple[Value, Value, Any]] = ((x, y, listed.probability(x, y)) for x, y in pairs)
+    elif declared is not None:  # counted in one exhaustive pass, read at the declared outputs only
         table = inference(compiled, ExhaustiveInference(compiled.domain, declared), exact=True)
         cells = ((x, y, table.probability(x, y)) for x in compiled.domain.values() for y in declared)
     else:
-        listed = inference(compiled, pairs, exact=True)
-        cells = ((x, y, listed.probability(x, y)) for x, y in pairs)
+        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
     smallest = None
     for x, y, p in cells:
         if p == 0:

@@ -4,8 +4,10 @@ Each CheckDP example is a C function over query answers ``q[0..size-1]`` with La
 Here ``q`` lies in ``{0..m}^n`` and every ``Lap(b)`` becomes two-sided geometric noise of ratio
 ``e^(-1/b)``, realised as the truncated geometric mechanism (a clamped discrete Laplace, see
 :mod:`wmcdp.lang.geometric`) on ``{-margin..m+margin}`` (sums: ``{-margin..n m+margin}``), as in
-:mod:`wmcdp.programs.suite`. ``alpha`` is the finest ratio; every noise of a program is an integer
-power of it (each docstring says which), so a Fraction ``alpha`` keeps every probability rational.
+:mod:`wmcdp.programs.suite`; ``noise="unbounded"`` draws the unbounded two-sided geometric of the same ratio
+instead, the mechanism as CheckDP writes it (bracketed in windows, ``margin`` unused). ``alpha`` is the
+finest ratio; every noise of a program is an integer power of it (each docstring says which), so a Fraction
+``alpha`` keeps every probability rational.
 CheckDP's neighbours are ``ALL_DIFFER`` (every answer moves by at most one: ``all-entries``) or
 ``ONE_DIFFER`` (one answer moves by one: ``one-entry``).
 
@@ -32,7 +34,7 @@ from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
-from wmcdp.lang import Int, Program, ite, truncated_geometric
+from wmcdp.lang import Int, Program, ite
 
 from .registry import Claim, program
 from .suite import (
@@ -65,6 +67,7 @@ def _checkdp_svt(
     alpha: object,
     report: Report | None,
     description: str,
+    noise: object = "truncated",
 ) -> Program:
     """CheckDP's SVT noise: queries Lap(4N/eps), ``a = e^(-eps/(4N))``; threshold Lap(2/eps), ``a^(2N)``."""
     return sparse_vector_family(
@@ -81,6 +84,7 @@ def _checkdp_svt(
         query_power=1,
         report=report,
         description=description,
+        noise=noise,
     )
 
 
@@ -90,7 +94,9 @@ def _report_gap(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
 
 
 @program()
-def svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP SVT: TRUE iff ``TGeom(q_i) >= TGeom(T)``, stop after N TRUEs; query noise Lap(4N/eps), claimed eps-DP.
 
     ``examples/sparsevector.c`` (Lyu, Su, Li 2017, Alg. 1). Threshold noise Lap(2/eps): ratio
@@ -99,35 +105,63 @@ def svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, al
     is the same loop with StatDP's printed query scale 2N/eps.
     """
     return _checkdp_svt(
-        "svt", n, m, T, N, eps0, margin, alpha, None, "CheckDP SVT (query noise 4N/eps); codes 0=FALSE 1=TRUE 2=stopped"
+        "svt",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        None,
+        "CheckDP SVT (query noise 4N/eps); codes 0=FALSE 1=TRUE 2=stopped",
+        noise=noise,
     )
 
 
 @program()
-def gap_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def gap_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP GapSVT: SVT that releases the gap ``TGeom(q_i) - TGeom(T)`` with each TRUE; claimed eps-DP.
 
     ``examples/gapsparsevector.c`` (Ding et al., "Free gap information", 2019). Noise as in
     :func:`svt`: ``a = e^(-eps0/(4N))`` for the queries, ``a^(2N)`` for the threshold. Each answer is
     ``(code, gap)``. Private (CheckDP: proved).
     """
-    return _checkdp_svt("gap_svt", n, m, T, N, eps0, margin, alpha, _report_gap, "SVT that releases the noisy gap")
+    return _checkdp_svt(
+        "gap_svt", n, m, T, N, eps0, margin, alpha, _report_gap, "SVT that releases the noisy gap", noise=noise
+    )
 
 
 @program()
-def bad_gap_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def bad_gap_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP BadGapSVT: SVT that releases the noisy answer ``TGeom(q_i)`` with each TRUE; claimed eps, not private.
 
     ``examples/badgapsparsevector.c``. Noise as in :func:`svt`. Each answer is ``(code, value)``.
     Not private: the released answer and the threshold comparison reveal ``q_i`` (CheckDP: counterexample).
     """
     return _checkdp_svt(
-        "bad_gap_svt", n, m, T, N, eps0, margin, alpha, report_answer, "incorrect SVT: releases the noisy answer"
+        "bad_gap_svt",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        report_answer,
+        "incorrect SVT: releases the noisy answer",
+        noise=noise,
     )
 
 
 @program()
-def num_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def num_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP NumSVT: SVT that releases a fresh noisy answer ``TGeom(q_i)`` with each TRUE; claimed eps-DP.
 
     ``examples/numsparsevector.c`` (Dwork and Roth 2014, NumericSparse). Threshold Lap(3/eps):
@@ -152,11 +186,14 @@ def num_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1
         query_power=1,
         report=fresh_answer,
         description="numeric SVT: a fresh noisy answer with each TRUE",
+        noise=noise,
     )
 
 
 @program()
-def bad_svt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def bad_svt1(
+    n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP BadSVT1: no query noise and no bound on TRUEs, threshold noise Lap(2/eps); claimed eps, not private.
 
     ``examples/badsparsevector1.c`` (Stoddard et al. 2014; StatDP's iSVT1 with threshold noise
@@ -177,6 +214,7 @@ def bad_svt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha
         query_power=None,
         report=None,
         description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE",
+        noise=noise,
     )
 
 
@@ -192,7 +230,9 @@ def monotone(x: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
 
 
 @program()
-def monotone_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def monotone_svt(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP Monotone SVT: SVT with query noise Lap(2N/eps) for queries that all move the same way; claimed eps-DP.
 
     ``examples/svt_increasing.c`` and ``examples/svt_decreasing.c`` (Lyu, Su, Li 2017, Sec. 4):
@@ -216,6 +256,7 @@ def monotone_svt(n: int, m: int, T: int, N: int, eps0: object = None, margin: in
         report=None,
         description="SVT for monotone queries; codes 0=FALSE 1=TRUE 2=stopped",
         neighbours="monotone",
+        noise=noise,
     )
 
 
@@ -238,11 +279,12 @@ def _adaptive_svt(
     cut: object,
     top_gap: bool,
     description: str,
+    noise: object = "truncated",
 ) -> Program:
     """AdaptiveSVT: ``a = e^(-eps/(8N))`` (top branch, Lap(8N/eps)), ``a^2`` (lower branch, Lap(4N/eps)),
     ``a^(4N)`` (threshold, Lap(2/eps)). Budget in units of eps: start at 2N, a top TRUE costs 1, a
     lower TRUE 2, stop once the cost exceeds 4N - 2."""
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     t, bound, step = threshold_value(T, ans.m), positive_int(N, "N"), _cut(cut)
     a, budget = finest_ratio(eps0, alpha, lambda e: 8 * bound / e)
     limit = 4 * bound - 2
@@ -269,7 +311,15 @@ def _adaptive_svt(
 
 @program()
 def adaptive_svt(
-    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, cut: int = 1
+    n: int,
+    m: int,
+    T: int,
+    N: int,
+    eps0: object = None,
+    margin: int = 1,
+    alpha: object = None,
+    cut: int = 1,
+    noise: str = "truncated",
 ) -> Program:
     """CheckDP AdaptiveSVT: a cheap noisier test first, the costlier one if it fails; gaps released; claimed eps-DP.
 
@@ -280,13 +330,32 @@ def adaptive_svt(
     the parameter ``cut`` here, since 16 lies beyond small answer ranges. Private (CheckDP: proved).
     """
     return _adaptive_svt(
-        "adaptive_svt", n, m, T, N, eps0, margin, alpha, cut, True, "adaptive SVT; codes 0=FALSE 1=TRUE 2=stopped 3=top"
+        "adaptive_svt",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        cut,
+        True,
+        "adaptive SVT; codes 0=FALSE 1=TRUE 2=stopped 3=top",
+        noise=noise,
     )
 
 
 @program()
 def bad_adaptive_svt(
-    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, cut: int = 1
+    n: int,
+    m: int,
+    T: int,
+    N: int,
+    eps0: object = None,
+    margin: int = 1,
+    alpha: object = None,
+    cut: int = 1,
+    noise: str = "truncated",
 ) -> Program:
     """CheckDP BadAdaptiveSVT: :func:`adaptive_svt` releasing the noisy answer, not the gap, in the top branch.
 
@@ -305,6 +374,7 @@ def bad_adaptive_svt(
         cut,
         False,
         "incorrect adaptive SVT: top branch releases the answer",
+        noise=noise,
     )
 
 
@@ -312,16 +382,23 @@ def bad_adaptive_svt(
 
 
 def _noisy_sum(ans: Answers, values: list[Any], a: Number, count: int) -> Int:
-    """``TGeom_a`` of the sum of ``values`` (``count`` answers) on ``{-margin..count m+margin}``."""
-    total = sum(values[1:], values[0])
-    return truncated_geometric(total, -ans.margin, count * ans.m + ans.margin, alpha=a)
+    """``TGeom_a`` of the sum of ``values`` (``count`` answers) on ``{-margin..count m+margin}``, or unbounded."""
+    return ans.noisy(sum(values[1:], values[0]), a, count * ans.m)
 
 
 def _partial_sum(
-    name: str, n: object, m: object, eps0: object, margin: object, alpha: object, power: int, description: str
+    name: str,
+    n: object,
+    m: object,
+    eps0: object,
+    margin: object,
+    alpha: object,
+    power: int,
+    description: str,
+    noise: object = "truncated",
 ) -> Program:
     """``TGeom`` of the sum of every answer, ratio ``a^power`` with ``a = e^(-eps0)``; one answer moves by one."""
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
     return ans.program(
         name, lambda x: _noisy_sum(ans, [x[i] for i in range(ans.n)], a**power, ans.n), "one-entry", budget, description
@@ -329,32 +406,40 @@ def _partial_sum(
 
 
 @program()
-def partial_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def partial_sum(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP PartialSum: ``TGeom_a(sum q)``, ``a = e^(-eps0)`` (Lap(1/eps)); claimed eps-DP (one answer moves by one).
 
     ``examples/partialsum.c`` (from LightDP, Zhang and Kifer 2017). Private (CheckDP: proved).
     """
-    return _partial_sum("partial_sum", n, m, eps0, margin, alpha, 1, "noisy sum of all answers")
+    return _partial_sum("partial_sum", n, m, eps0, margin, alpha, 1, "noisy sum of all answers", noise=noise)
 
 
 @program()
-def bad_partial_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def bad_partial_sum(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP BadPartialSum: ``TGeom(sum q)`` with Lap(1/(2 eps)), ratio ``a^2`` (``a = e^(-eps0)``): 2 eps, not eps.
 
     ``examples/badpartialsum.c``. Not private at the claim (CheckDP: counterexample).
     """
-    return _partial_sum("bad_partial_sum", n, m, eps0, margin, alpha, 2, "noisy sum with half the noise scale")
+    return _partial_sum(
+        "bad_partial_sum", n, m, eps0, margin, alpha, 2, "noisy sum with half the noise scale", noise=noise
+    )
 
 
 @program()
-def prefix_sum(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def prefix_sum(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """CheckDP PrefixSum: every prefix sum of ``TGeom_a(q_i)``, ``a = e^(-eps0)`` (Lap(1/eps)); claimed eps-DP.
 
     The paper's PrefixSum (from LightDP; the ``else`` branch of ``examples/smartsum.c`` on every
     query: ``next = next + q[i] + Lap(1/eps)``, output ``next``). Neighbours: one answer moves by
     one. Private (CheckDP: proved).
     """
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
 
     def body(x: Sequence[Any]) -> tuple[Any, ...]:
@@ -379,10 +464,11 @@ def _smart_sum(
     alpha: object,
     block_noise: bool,
     description: str,
+    noise: object = "truncated",
 ) -> Program:
     """SmartSum over ``q_0..q_T``: at ``(i + 1) % M == 0`` release ``TGeom_a`` of the block's sum (no noise if
     ``not block_noise``) and restart the block; else release ``next + TGeom_a(q_i)``."""
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     block_size, last = positive_int(M, "M"), ans.n - 1 if T is None else as_number(T, "T")
     if block_size < 2:
         raise WmcdpError(f"M must be at least 2, got {block_size}")
@@ -410,7 +496,14 @@ def _smart_sum(
 
 @program()
 def smart_sum(
-    n: int, m: int, M: int, T: int | None = None, eps0: object = None, margin: int = 1, alpha: object = None
+    n: int,
+    m: int,
+    M: int,
+    T: int | None = None,
+    eps0: object = None,
+    margin: int = 1,
+    alpha: object = None,
+    noise: str = "truncated",
 ) -> Program:
     """CheckDP SmartSum: running noisy sums, restarted every M answers from the block's noisy sum; claimed 2 eps-DP.
 
@@ -418,19 +511,38 @@ def smart_sum(
     block's own sum). Answers ``q_0..q_T`` (``T`` None: all); every noise Lap(1/eps): ``a = e^(-eps0)``. Neighbours:
     one answer moves by one. Private at 2 eps (CheckDP: proved).
     """
-    return _smart_sum("smart_sum", n, m, M, T, eps0, margin, alpha, True, "running noisy sums restarted every M")
+    return _smart_sum(
+        "smart_sum", n, m, M, T, eps0, margin, alpha, True, "running noisy sums restarted every M", noise=noise
+    )
 
 
 @program()
 def bad_smart_sum(
-    n: int, m: int, M: int, T: int | None = None, eps0: object = None, margin: int = 1, alpha: object = None
+    n: int,
+    m: int,
+    M: int,
+    T: int | None = None,
+    eps0: object = None,
+    margin: int = 1,
+    alpha: object = None,
+    noise: str = "truncated",
 ) -> Program:
     """CheckDP BadSmartSum: :func:`smart_sum` without noise on the block sums; claimed 2 eps, not private.
 
     ``examples/badsmartsum.c``. ``a = e^(-eps0)``. Not private for any finite eps (CheckDP: counterexample).
     """
     return _smart_sum(
-        "bad_smart_sum", n, m, M, T, eps0, margin, alpha, False, "incorrect SmartSum: block sums released exactly"
+        "bad_smart_sum",
+        n,
+        m,
+        M,
+        T,
+        eps0,
+        margin,
+        alpha,
+        False,
+        "incorrect SmartSum: block sums released exactly",
+        noise=noise,
     )
 
 

@@ -75,7 +75,7 @@ def svt34_parallel(
     ``a^(3N)``. Not private (both parts are not).
     """
     a, budget = finest_ratio(eps0, alpha, lambda e: 4 * positive_int(N, "N") / e)
-    args = {"n": n, "m": m, "T": T, "N": N, "margin": margin}
+    args: dict[str, Any] = {"n": n, "m": m, "T": T, "N": N, "margin": margin}
     three = isvt4(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**2}))
     four = isvt3(**args, **({"eps0": eps0} if alpha is None else {"alpha": a**N}))
     params = {**three.params, **budget}  # alpha: a, not Alg. 3's a^2

@@ -1,10 +1,13 @@
 """The discrete DP-tester suite (StatDP, Ding et al. CCS'18, Sec. 5): noisy max, histogram, sparse vector.
 
 Inputs are query answers ``q`` in ``{0..m}^n``. StatDP's Laplace noise ``Lap(b)`` becomes
-two-sided geometric noise with ratio ``a = e^(-1/b)``, realised as the truncated geometric
-mechanism ``TGeom_a(q)`` on ``{-margin .. m + margin}`` (clamping the noisy *value* is
+two-sided geometric noise with ratio ``a = e^(-1/b)``, realised by default (``noise="truncated"``) as the
+truncated geometric mechanism ``TGeom_a(q)`` on ``{-margin .. m + margin}`` (clamping the noisy *value* is
 post-processing; the noise itself is never clamped). ``TGeom_a`` is exactly ``(-ln a)``-DP
-for answers that move by one, whatever the margin.
+for answers that move by one, whatever the margin. ``noise="unbounded"`` draws the mechanism as published
+instead: ``q + Z`` with the two-sided geometric ``Z`` of the same ratio on all of the integers
+(:func:`wmcdp.geometric`; the one-sided noise :func:`wmcdp.one_sided_geometric`), bracketed in windows
+(:mod:`wmcdp.notions.windowed`); ``margin`` is then unused and the parameters say ``noise="unbounded"``.
 
 Every factory takes the claimed budget ``eps0`` or, for exact runs, ``alpha``: the ratio of
 the mechanism's finest noise (each docstring says which), a Fraction keeps every
@@ -14,13 +17,15 @@ probability rational. Exactly one of the two must be given.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
+from wmcdp.lang.unbounded import geometric
+from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
 from .registry import program
 
@@ -28,6 +33,8 @@ from .registry import program
 FALSE, TRUE, STOPPED = 0, 1, 2
 #: how a program's origin cites StatDP's paper
 STATDP = "StatDP (Ding et al., CCS 2018)"
+#: the two noises of a query-answer program: the clamped (truncated) geometric, or the published unbounded one
+NOISES = ("truncated", "unbounded")
 
 
 # -- shared parameter handling and noise -----------------------------------------------
@@ -61,25 +68,42 @@ def finest_ratio(
     return geometric_ratio(scale=laplace_scale(e)), {"eps0": e}
 
 
+def _noise(noise: object) -> str:
+    """``noise`` as one of :data:`NOISES`."""
+    if noise not in NOISES:
+        raise WmcdpError(f"noise must be one of {', '.join(NOISES)}, got {noise!r}"[:190])
+    return str(noise)
+
+
 class Answers:
-    """Validated ``n``, ``m``, ``margin`` and the noisy answer ``TGeom_a(q)`` on ``{-margin..m+margin}``.
+    """Validated ``n``, ``m``, ``margin``, ``noise`` and the noisy answer: ``TGeom_a(q)`` on ``{-margin..m+margin}``
+    (``noise="truncated"``) or ``q + Z`` with unbounded two-sided geometric ``Z`` (``noise="unbounded"``).
 
     The inputs of a query-answer program: ``n`` answers ``q_i`` in ``{0..m}`` (:attr:`domain`). ``n`` and ``m``
-    must be whole numbers >= 1 and ``margin`` >= 0 (else a :class:`~wmcdp.base.errors.WmcdpError` names it).
+    must be whole numbers >= 1, ``margin`` >= 0 and ``noise`` one of :data:`NOISES` (else a
+    :class:`~wmcdp.base.errors.WmcdpError` names it).
     """
 
-    def __init__(self, n: object, m: object, margin: object) -> None:
+    def __init__(self, n: object, m: object, margin: object, noise: object = "truncated") -> None:
         self.n, self.m, self.margin = positive_int(n, "n"), positive_int(m, "m"), _margin(margin)
+        self.noise = _noise(noise)
+        self.unbounded = self.noise == "unbounded"
         self.domain = IntVector(self.n, 0, self.m)
         self.params: dict[str, Any] = {"n": self.n, "m": self.m}
 
-    def noisy(self, q: Int | int, a: Number) -> Int:
-        """``TGeom_a(q)`` on ``{-margin..m+margin}``: two-sided geometric noise of ratio ``a``, clamped."""
-        return truncated_geometric(q, -self.margin, self.m + self.margin, alpha=a)
+    def noisy(self, q: Int | int, a: Number, top: int | None = None) -> Int:
+        """Two-sided geometric noise of ratio ``a`` on ``q``: ``TGeom_a(q)`` clamped to ``{-margin..top+margin}``
+        (``top`` defaults to ``m``), or unbounded ``q + Z``."""
+        if self.unbounded:
+            return geometric(q, alpha=a)
+        return truncated_geometric(q, -self.margin, (self.m if top is None else top) + self.margin, alpha=a)
 
     def noisy_up(self, q: Int | int, a: Number) -> Int:
         """``min(q + G, m + margin)`` with one-sided geometric ``P(G = g) = (1 - a) a^g`` (exponential noise's
-        discrete analogue): ``P(z) = (1 - a) a^(z - q)`` for ``q <= z < hi``, ``a^(hi - q)`` at ``hi = m + margin``."""
+        discrete analogue): ``P(z) = (1 - a) a^(z - q)`` for ``q <= z < hi``, ``a^(hi - q)`` at ``hi = m + margin``;
+        unbounded: ``q + G`` itself."""
+        if self.unbounded:
+            return unbounded_one_sided(q, alpha=a)
         return discrete(lambda c: one_sided_geometric(c, self.m + self.margin, a), q)
 
     def program(
@@ -89,16 +113,21 @@ class Answers:
         neighbours: str | Callable[..., Any],
         extra: dict[str, Any],
         description: str,
+        outputs: Callable[[], Iterable[Any]] | None = None,
     ) -> Program:
         """The :class:`~wmcdp.lang.Program` ``name`` on :attr:`domain`, its parameters ``n``, ``m``, ``extra`` (the
-        noise label of :func:`finest_ratio`, thresholds, ...) and ``margin``."""
+        noise label of :func:`finest_ratio`, thresholds, ...) and ``margin`` (``noise="unbounded"`` instead, for
+        unbounded noise); ``outputs``, when given, lists every output the program can give
+        (:attr:`wmcdp.lang.Program.outputs`)."""
+        noise = {"noise": self.noise} if self.unbounded else {"margin": self.margin}
         return Program(
             name,
             self.domain,
             body,
-            params={**self.params, **extra, "margin": self.margin},
+            params={**self.params, **extra, **noise},
             neighbours=neighbours,
             description=description,
+            outputs=outputs,
         )
 
 
@@ -115,9 +144,12 @@ def _noisy_max(
     report_value: bool,
     description: str,
     one_sided: bool = False,
+    noise: object = "truncated",
 ) -> Program:
-    """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`Answers.noisy_up`)."""
-    ans = Answers(n, m, margin)
+    """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`Answers.noisy_up`).
+
+    The index (``report_value`` False) declares its outputs ``0..n-1``: the loop sets it to a loop index only."""
+    ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 2 / e)
     noisy = ans.noisy_up if one_sided else ans.noisy
 
@@ -130,23 +162,36 @@ def _noisy_max(
             best_index, best = ite(better, i, best_index), ite(better, v, best)
         return best if report_value else best_index
 
-    return ans.program(name, body, "all-entries", budget, description)
+    outputs = None if report_value else lambda: range(ans.n)
+    return ans.program(name, body, "all-entries", budget, description, outputs)
 
 
 @program(origin=f"{STATDP} Alg. 5")
-def noisy_max(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def noisy_max(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Report noisy max: the index of the largest ``TGeom_a(q_i)``, lowest index on ties; ``a = e^(-eps0/2)``.
 
     StatDP Alg. 5 with geometric noise; claimed eps0-DP for sensitivity-1 queries
     (neighbours: every answer moves by at most one). ``alpha`` replaces ``e^(-eps0/2)``.
     """
     return _noisy_max(
-        "noisy_max", n, m, eps0, margin, alpha, False, "index of the largest noisy answer (lowest index on ties)"
+        "noisy_max",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        False,
+        "index of the largest noisy answer (lowest index on ties)",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 7")
-def noisy_max_value(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def noisy_max_value(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Known-incorrect noisy max that reports the largest noisy value ``max_i TGeom_a(q_i)``; ``a = e^(-eps0/2)``.
 
     StatDP Alg. 7 with geometric noise (true cost grows with n). ``alpha`` replaces ``e^(-eps0/2)``.
@@ -160,6 +205,7 @@ def noisy_max_value(n: int, m: int, eps0: object = None, margin: int = 1, alpha:
         alpha,
         True,
         "largest noisy answer (incorrect: reports the value, not the index)",
+        noise=noise,
     )
 
 
@@ -176,19 +222,32 @@ def one_sided_geometric(q: int, hi: int, a: Number) -> dict[int, Number]:
 
 
 @program(origin=f"{STATDP} Alg. 6")
-def noisy_max_exponential(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def noisy_max_exponential(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Report noisy max with one-sided noise: the index of the largest ``min(q_i + G_i, m + margin)``, lowest on ties.
 
     StatDP Alg. 6 (``noisy_max_v2a``: exponential noise of scale 2/eps0) with one-sided geometric noise
     ``P(G = g) = (1 - a) a^g``, ``a = e^(-eps0/2)`` (or ``alpha``); claimed eps0-DP (every answer moves by at most one).
     """
     return _noisy_max(
-        "noisy_max_exponential", n, m, eps0, margin, alpha, False, "index of the largest one-sided noisy answer", True
+        "noisy_max_exponential",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        False,
+        "index of the largest one-sided noisy answer",
+        True,
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 8")
-def noisy_max_exponential_value(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def noisy_max_exponential_value(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Known-incorrect noisy max that reports the largest value ``max_i min(q_i + G_i, m + margin)``.
 
     StatDP Alg. 8 (``noisy_max_v2b``) with the one-sided noise of :func:`noisy_max_exponential`; every output lies
@@ -204,6 +263,7 @@ def noisy_max_exponential_value(n: int, m: int, eps0: object = None, margin: int
         True,
         "largest one-sided noisy answer (incorrect: reports the value)",
         True,
+        noise=noise,
     )
 
 
@@ -219,9 +279,10 @@ def _histogram(
     alpha: object,
     laplace_scale: Callable[[Number], Number],
     description: str,
+    noise: object = "truncated",
 ) -> Program:
     """Every answer plus its own ``TGeom_a`` noise, ``a`` from :func:`finest_ratio`; one answer moves by one."""
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, laplace_scale)
     return ans.program(
         name, lambda x: tuple(ans.noisy(x[i], a) for i in range(ans.n)), "one-entry", budget, description
@@ -229,18 +290,30 @@ def _histogram(
 
 
 @program(origin=f"{STATDP} Alg. 9")
-def histogram(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def histogram(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Noisy histogram: every count ``q_i`` released as ``TGeom_a(q_i)``, ``a = e^(-eps0)`` (Lap(1/eps0)).
 
     StatDP Alg. 9 with geometric noise; neighbours: one count moves by one. ``alpha`` replaces ``e^(-eps0)``.
     """
     return _histogram(
-        "histogram", n, m, eps0, margin, alpha, lambda e: 1 / e, "every count plus geometric noise of ratio e^(-eps0)"
+        "histogram",
+        n,
+        m,
+        eps0,
+        margin,
+        alpha,
+        lambda e: 1 / e,
+        "every count plus geometric noise of ratio e^(-eps0)",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 10")
-def histogram_wrong_scale(n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def histogram_wrong_scale(
+    n: int, m: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """Incorrect histogram with noise scale eps0 instead of 1/eps0: ``a = e^(-1/eps0)`` (the Lap(eps0) bug).
 
     StatDP Alg. 10; its true cost is 1/eps0. ``alpha`` replaces ``e^(-1/eps0)``.
@@ -254,6 +327,7 @@ def histogram_wrong_scale(n: int, m: int, eps0: object = None, margin: int = 1, 
         alpha,
         lambda e: e,
         "every count plus geometric noise of ratio e^(-1/eps0) (incorrect scale)",
+        noise=noise,
     )
 
 
@@ -294,6 +368,7 @@ def sparse_vector_family(
     description: str,
     neighbours: str | Callable[..., Any] = "all-entries",
     resample: bool = False,
+    noise: object = "truncated",
 ) -> Program:
     """The sparse vector family: each query's noisy answer compared with one noisy threshold ``T``, codes out.
 
@@ -303,9 +378,11 @@ def sparse_vector_family(
     in the two formulas); else every query after the N-th TRUE is STOPPED. ``report`` None: one code per query
     (:data:`FALSE`, :data:`TRUE`, :data:`STOPPED`); else ``(code, value)`` with ``value = report(v, noisy
     threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is new noise of ratio ``a^k`` on the
-    query's answer. ``resample``: a fresh noisy threshold after every TRUE.
+    query's answer. ``resample``: a fresh noisy threshold after every TRUE. ``noise``: one of :data:`NOISES`.
+
+    With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`).
     """
-    ans = Answers(n, m, margin)
+    ans = Answers(n, m, margin, noise)
     t = threshold_value(T, ans.m)
     bound = None if N is None else positive_int(N, "N")
     a, budget = finest_ratio(eps0, alpha, lambda e: laplace_scale(e, bound or 1))
@@ -336,12 +413,37 @@ def sparse_vector_family(
                 noisy_threshold = ite(above, ans.noisy(t, threshold_ratio), noisy_threshold)
         return tuple(out)
 
-    return ans.program(name, body, neighbours, extra, description)
+    outputs = None if report is not None else lambda: code_sequences(ans.n, bound)
+    return ans.program(name, body, neighbours, extra, description, outputs)
+
+
+def code_sequences(n: int, bound: int | None) -> Iterator[tuple[int, ...]]:
+    """Every output a sparse vector of ``n`` queries with codes only can give, at any noise value.
+
+    The loop's own logic, whatever the noisy answers and threshold: query ``i``'s code is :data:`STOPPED` exactly
+    when ``bound`` is not None and at least ``bound`` earlier codes are :data:`TRUE` (the clamped count reads
+    ``count >= N`` exactly: it counts the TRUEs up to N), and else it is :data:`TRUE` or :data:`FALSE`. So every
+    output is a sequence in which the codes after the ``bound``-th TRUE are all STOPPED and no other code is; any
+    other sequence (more than ``bound`` TRUEs, a STOPPED before the ``bound``-th TRUE, an answer after it) has
+    probability 0 from every input at every noise value. Some listed sequences may be impossible too (without
+    query noise the TRUEs are the answers above one threshold): a superset only asks more of a bracket.
+    """
+    if n == 0:
+        yield ()
+        return
+    if bound == 0:
+        yield (STOPPED,) * n
+        return
+    rest = None if bound is None else bound - 1
+    for tail in code_sequences(n - 1, bound):
+        yield (FALSE, *tail)
+    for tail in code_sequences(n - 1, rest):
+        yield (TRUE, *tail)
 
 
 @program(origin=f"{STATDP} Alg. 11 (Lyu, Su, Li 2017, Alg. 1)")
 def sparse_vector(
-    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
 ) -> Program:
     """Sparse vector (Lyu et al. Alg. 1, StatDP Alg. 11): TRUE iff ``TGeom(q_i) >= TGeom(T)``, stop after N TRUEs.
 
@@ -365,11 +467,14 @@ def sparse_vector(
         query_power=1,
         report=None,
         description="Lyu et al. sparse vector; codes 0=FALSE 1=TRUE 2=stopped",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 12")
-def isvt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def isvt1(
+    n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """StatDP's iSVT1 (Alg. 12): no query noise, threshold noise Lap(1/eps0) (``a = e^(-eps0)``), no bound on TRUEs.
 
     Output codes 0 = FALSE, 1 = TRUE. Not private for any finite eps. ``alpha`` replaces ``a``.
@@ -388,11 +493,14 @@ def isvt1(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: o
         query_power=None,
         report=None,
         description="incorrect SVT: no query noise, no bound; codes 0=FALSE 1=TRUE",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 14")
-def isvt2(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def isvt2(
+    n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """StatDP's iSVT2 (Alg. 14): threshold and query noise Lap(2/eps0) (``a = e^(-eps0/2)``), no bound on TRUEs.
 
     Output codes 0 = FALSE, 1 = TRUE. ``alpha`` replaces ``a``.
@@ -411,11 +519,14 @@ def isvt2(n: int, m: int, T: int, eps0: object = None, margin: int = 1, alpha: o
         query_power=1,
         report=None,
         description="incorrect SVT: no bound on TRUE answers; codes 0=FALSE 1=TRUE",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 13")
-def isvt3(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def isvt3(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """StatDP's iSVT3 (Alg. 13): threshold noise Lap(4/eps0), query noise Lap(4/(3 eps0)) not scaled with N.
 
     ``a = e^(-eps0/4)`` for the threshold and ``a^3`` for the queries; ``alpha`` replaces ``a``.
@@ -435,11 +546,14 @@ def isvt3(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, 
         query_power=3,
         report=None,
         description="incorrect SVT: query noise does not scale with N; codes 0=FALSE 1=TRUE 2=stopped",
+        noise=noise,
     )
 
 
 @program(origin=f"{STATDP} Alg. 15")
-def isvt4(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None) -> Program:
+def isvt4(
+    n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, alpha: object = None, noise: str = "truncated"
+) -> Program:
     """StatDP's iSVT4 (Alg. 15): sparse vector that outputs the noisy answer itself when it is above.
 
     Noise as in :func:`sparse_vector`. Each answer is ``(code, value)``: code 0 = FALSE,
@@ -459,4 +573,5 @@ def isvt4(n: int, m: int, T: int, N: int, eps0: object = None, margin: int = 1, 
         query_power=1,
         report=report_answer,
         description="incorrect SVT: reports the noisy answer when above",
+        noise=noise,
     )

@@ -280,6 +280,6 @@ def test_parameter_validation(call, message):
 def test_cli_lists_each_program_with_its_origin(capsys):
     assert main(["programs"]) == 0
     out = capsys.readouterr().out
-    assert "gap_svt(n, m, T, N, eps0=None, margin=1, alpha=None)" in out
+    assert "gap_svt(n, m, T, N, eps0=None, margin=1, alpha=None, noise=truncated)" in out
     assert "origin: CheckDP (Wang et al., CCS 2020), cmla-psu/checkdp examples/gapsparsevector.c (GapSVT)" in out
     assert out.count("origin: ") == len(PROGRAMS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import sysconfig
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,10 @@ class Program:
     target: Callable[[tuple[int, ...]], Number] | None = None
     description: str = ""
     source: str = ""  # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
+    #: every output the program can give on any input at any noise value (a superset is fine), or None: the
+    #: author's claim, argued from the program's logic, that the others are impossible, so a windowed pure-ε
+    #: bracket needs only these reached (each window checks that they hold all of its probability)
+    outputs: Callable[[], Iterable[Value]] | None = None
 
     def __post_init__(self) -> None:
 

@@ -9,7 +9,8 @@ passes ``max_half_width``; the result's ``interval`` (a :class:`~wmcdp.base.wind
 bracket, the window, the tail mass and whether it narrowed.
 
 Pure ε has a finite upper end only when it is proved: the output is made of Booleans (its values do not depend on
-the window) and every output value is reached from every input at the window, or, for explicit triples, each
+the window) and every output value is reached from every input at the window (every output the program declares
+it can give, :attr:`~wmcdp.lang.Program.outputs`, when it does), or, for explicit triples, each
 triple's output is reached from its ``x'``. A program whose output has an
 integer is refused when that integer's range grows with the window (it releases an unbounded value: infinitely
 many outputs), else its upper end is infinite with the reason; for an infinite upper end the run stops when the
@@ -22,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -163,14 +164,25 @@ def _bools_only(shape: Shape) -> bool:
     return isinstance(shape, (BoolShape, ConstShape))
 
 
-def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -> tuple[Fraction | None, str]:
-    """The smallest windowed probability of any output on any input (of the ``(x', y)`` of ``pairs``, when given),
-    or None and one that the window does not reach."""
-    if pairs is None:
-        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
-    else:
+def _coverage(
+    current: WindowRun, pairs: Sequence[tuple[Value, Value]] | None, declared: tuple[Value, ...] | None = None
+) -> tuple[Fraction | None, str]:
+    """The smallest windowed probability of any output (of the ``declared`` ones, when given) on any input (of the
+    ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach.
+
+    Declared outputs are the program's claim that no other output is possible at any noise value; the window
+    checks what it can of it: from every input the declared outputs must hold all of the windowed probability
+    (up to the weights' radius), else the declaration is refused as wrong."""
+    compiled = current.compiled
+    if pairs is not None:
         listed = inference(compiled, pairs, exact=True)
-        cells = ((x, y, listed.probability(x, y)) for x, y in pairs)
+        cells: Iterable[tuple[Value, Value, Any]] = ((x, y, listed.probability(x, y)) for x, y in pairs)
+    elif declared is not None:  # counted in one exhaustive pass, read at the declared outputs only
+        table = inference(compiled, ExhaustiveInference(compiled.domain, declared), exact=True)
+        cells = [(x, y, table.probability(x, y)) for x in compiled.domain.values() for y in declared]
+        _check_declared(cells, len(declared), current)
+    else:
+        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
     smallest = None
     for x, y, p in cells:
         if p == 0:
@@ -179,20 +191,39 @@ def _coverage(compiled: Compiled, pairs: Sequence[tuple[Value, Value]] | None) -
     return smallest, ""
 
 
+def _check_declared(cells: list[tuple[Value, Value, Any]], per_input: int, current: WindowRun) -> None:
+    """Refuse a declaration of outputs that misses an output the windowed program gives: the declared outputs'
+    windowed probabilities from each input (``per_input`` consecutive cells) must sum to 1, within the radius."""
+    slack = Fraction(current.radius) * per_input
+    for i in range(0, len(cells), per_input):
+        total = sum((Fraction(p) for _, _, p in cells[i : i + per_input]), Fraction(0))
+        if total < 1 - slack:
+            x = witness_text(cells[i][0])
+            raise WmcdpError(
+                f"the program's declared outputs miss an output it gives from the input {x} "
+                f"(they hold {float(total):.6g} of its probability at half-width {current.half_width})"
+            )
+
+
 #: the reason of an infinite upper end at the first window of an integer output
 CHECKED_TWICE = "an integer output is checked at two windows"
 
 
 def reached(
-    current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None, notion: str
+    current: WindowRun,
+    previous: WindowRun | None,
+    pairs: Sequence[tuple[Value, Value]] | None,
+    notion: str,
+    declared: tuple[Value, ...] | None = None,
 ) -> tuple[Fraction | None, str]:
-    """The smallest windowed probability of any output on any input (of ``pairs``' ``(x', y)`` when given), or
+    """The smallest windowed probability of any output (of the program's ``declared`` outputs, when it declares
+    them) on any input (of ``pairs``' ``(x', y)`` when given), or
     None and why an upper end of a ratio of probabilities is not finite: an output not reached at the window, or an
     integer output (:data:`CHECKED_TWICE` at the first window; one whose range grows with the window releases an
     unbounded value, and ``notion`` of it is refused)."""
     shape = current.compiled.shape
-    if pairs is not None or _bools_only(shape):
-        return _coverage(current.compiled, pairs)
+    if pairs is not None or declared is not None or _bools_only(shape):
+        return _coverage(current, pairs, declared)
     if previous is None:  # an integer output: its range is checked against the next window
         return None, CHECKED_TWICE
     if previous.compiled.shape != shape:
@@ -211,14 +242,20 @@ def _witness_probabilities(current: WindowRun) -> tuple[Fraction, Fraction]:
     return Fraction(table.probability(w.x, w.y)), Fraction(table.probability(w.x_prime, w.y))
 
 
-def _epsilon_ends(current: WindowRun, previous: WindowRun | None, pairs: Sequence[tuple[Value, Value]] | None) -> Ends:
-    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output."""
+def _epsilon_ends(
+    current: WindowRun,
+    previous: WindowRun | None,
+    pairs: Sequence[tuple[Value, Value]] | None,
+    declared: tuple[Value, ...] | None = None,
+) -> Ends:
+    """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output
+    (every ``declared`` one, when the program declares them)."""
     r = current.result
     if current.tail == 0 and current.radius == 0:  # no unbounded draw, exact weights: the answer itself
         if r.ratio == math.inf:
             return math.inf, math.inf, "", math.inf
         return max(0.0, log_down(Fraction(r.ratio))), log_up(Fraction(r.ratio)), "", log_up(Fraction(r.ratio))
-    smallest, reason = reached(current, previous, pairs, "pure epsilon")
+    smallest, reason = reached(current, previous, pairs, "pure epsilon", declared)
     if reason == CHECKED_TWICE:
         return 0.0, math.inf, reason, math.inf
     tail, radius, (p, p_prime) = current.tail, current.radius, _witness_probabilities(current)
@@ -245,12 +282,16 @@ def windowed_privacy(
 ) -> PrivacyResult:
     """Pure ε of a program with unbounded noise: ``run(compiled)`` is the exact privacy run of the windowed
     program; the result is the last window's, with ``interval`` the bracket of ε (module docstring). Given the
-    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``)."""
+    explicit ``triples`` the run maximises over, the upper end needs only their outputs reached (from ``x'``);
+    else a program that declares its possible outputs (:attr:`~wmcdp.lang.Program.outputs`) needs only those
+    reached from every input (the others have probability 0 everywhere, whatever the noise)."""
     start = time.perf_counter()
     pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
+    outputs = _program(prog).outputs
+    declared = None if pairs is not None or outputs is None else tuple(outputs())  # every input must reach these
 
     def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
-        return _epsilon_ends(current, previous, pairs)
+        return _epsilon_ends(current, previous, pairs, declared)
 
     current, bracket = bracketed(prog, backend, run, ends, "epsilon", width, max_half_width)
     r = current.result

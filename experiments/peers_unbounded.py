@@ -1,0 +1,138 @@
+"""CheckDP's 17 programs with unbounded noise (``-p noise=unbounded``) beside their margin-1 truncated versions.
+
+For each program of :data:`wmcdp.programs.CHECKDP` at its small parameters and ``alpha = 1/2``, at each size n:
+the claim, the certified bracket ``[lo, hi]`` of eps with the published (unbounded two-sided geometric) noise and
+its seconds, the verdict it gives (``hi <= claim``: proved; ``lo > claim``: refuted; else undecided) beside
+CheckDP's, and the truncated (margin 1) version's exact eps and seconds with the time ratio. A program whose
+output releases an unbounded value (a noisy count, a gap) is refused for pure eps: only its delta(eps) is
+bracketed so far. For those the lower end is the bracket over the truncated run's witness output alone (both
+orders of its pair; an output of the truncated program is one of the unbounded one's), a lower bound of the true
+eps whatever the other outputs: "refuted" when it exceeds the claim, else "refused". Every run but that one is a
+fresh ``wmcdp privacy ... --json`` process under ``--timeout``; that one runs in this process under the same limit.
+
+    taskset -c 0 python experiments/peers_unbounded.py --timeout 60 --sizes 5,10     # results/peers_unbounded.*
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from peers_suite import log_ratio, run  # noqa: E402
+from results_io import RESULTS, write_csv  # noqa: E402
+
+from wmcdp import WmcdpError, synthesize_privacy  # noqa: E402
+from wmcdp.base.limits import LimitExceeded  # noqa: E402
+from wmcdp.programs import CHECKDP, PROGRAMS  # noqa: E402
+
+ALPHA = "1/2"
+
+
+def verdict(lo: float, hi: float, claim: float) -> str:
+    """What a bracket of eps says of the claim: proved (within it), refuted (above it), or undecided."""
+    if hi <= claim:
+        return "proved"
+    return "refuted" if lo > claim else "undecided"
+
+
+def frozen(value: object) -> object:
+    """A JSON output (lists) as wmcdp's value (tuples)."""
+    return tuple(frozen(v) for v in value) if isinstance(value, list) else value
+
+
+def witness_lower_end(bench, params: dict, witness: dict, timeout: float) -> tuple[float | str, str, float | str]:
+    """The lower end of eps over the witness triple ``(x, x', y)`` and ``(x', x, y)`` of the truncated run, with
+    unbounded noise: every output's ratio bounds eps from below, so it is a lower end of the true eps."""
+    x, xp, y = (frozen(witness[k]) for k in ("x", "x_prime", "y"))
+    prog = PROGRAMS[bench.program](**params, noise="unbounded")
+    try:
+        r = synthesize_privacy(prog, [(x, xp, y), (xp, x, y)], [(x, y), (xp, y)], timeout=timeout)
+    except (WmcdpError, LimitExceeded) as exc:
+        return "", f"witness run: {str(exc)[:80]}", ""
+    why = f"lower end over the truncated witness {witness['x']}/{witness['x_prime']}/{witness['y']}"
+    return r.interval.lo, why, r.seconds
+
+
+def measure(bench, n: int, timeout: float, memory: str) -> dict:
+    """One size of one program: the unbounded bracket and the truncated (margin 1) eps, each with its seconds."""
+    params = {**bench.params, "n": n, "alpha": ALPHA}
+    claim = math.log(2 ** bench.claim_power({**bench.params, "n": n}))
+    rec: dict = {"benchmark": bench.name, "program": bench.program, "n": n, "claim_eps": claim}
+    rec["checkdp"] = "proved" if bench.private else "refuted"
+    out, why = run(bench.program, {**params, "noise": "unbounded"}, timeout, memory)
+    if out is None:
+        refused = "unbounded release" in why
+        why = "releases an unbounded value: pure eps refused" if refused else why
+        rec.update(lo="", hi="", verdict="refused" if refused else "over", why=why, seconds="", half_width="")
+    else:
+        lo, hi = out["epsilon_interval"]
+        lo, hi = float(lo), float(hi)  # JSON's Infinity reads as a float
+        rec.update(lo=lo, hi=hi, verdict=verdict(lo, hi, claim), why=out["window"]["reason"] or "")
+        rec.update(seconds=out["seconds"], half_width=out["window"]["half_width"])
+    trunc, why = run(bench.program, params, timeout, memory)
+    if trunc is None:
+        rec.update(truncated_eps="", truncated_seconds="", truncated_why=why)
+    else:
+        rec.update(truncated_eps=log_ratio(trunc["ratio_exact"]), truncated_seconds=trunc["seconds"])
+        if rec["verdict"] == "refused":
+            lo, why, seconds = witness_lower_end(bench, params, trunc["witness"], timeout)
+            rec.update(lo=lo, why=why, seconds=seconds, verdict="refuted" if lo != "" and lo > claim else "refused")
+    print(f"{bench.program} n={n}: {rec['verdict']} [{rec['lo']}, {rec['hi']}] {rec['seconds']}", file=sys.stderr)
+    return rec
+
+
+def number(value: object) -> str:
+    if value == "":
+        return "-"
+    return "inf" if value == math.inf else f"{value:.4g}"
+
+
+def line(rec: dict) -> str:
+    """One row of the table."""
+    both = rec["hi"] != "" and rec["truncated_seconds"] != ""  # a full bracket against the clamped run
+    times = f"{rec['seconds'] / rec['truncated_seconds']:.1f}x" if both else "-"
+    seconds = f"{rec['seconds']:.2f}" if rec["seconds"] != "" else "-"
+    t_seconds = f"{rec['truncated_seconds']:.2f}" if rec["truncated_seconds"] != "" else "-"
+    return (
+        f"{rec['benchmark']:<15} {rec['n']:>3} {rec['claim_eps']:>6.4g} {number(rec['lo']):>8} {number(rec['hi']):>8} "
+        f"{rec['verdict']:<9} {rec['checkdp']:<8} {seconds:>7} {number(rec['truncated_eps']):>8} {t_seconds:>7} "
+        f"{times:>6}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--timeout", type=float, default=60, help="seconds per run (default 60)")
+    ap.add_argument("--max-memory", default="4G", help="memory per run (default 4G)")
+    ap.add_argument("--sizes", default="5,10", help="comma-separated n (default 5,10)")
+    ap.add_argument("--only", help="comma-separated built-in names")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    chosen = [b for b in CHECKDP if not args.only or b.program in args.only.split(",")]
+    head = (
+        f"{'CheckDP':<15} {'n':>3} {'claim':>6} {'lo':>8} {'hi':>8} {'verdict':<9} {'CheckDP':<8} {'sec':>7} "
+        f"{'trunc1':>8} {'sec':>7} {'ratio':>6}"
+    )
+    records = [measure(b, n, args.timeout, args.max_memory) for b in chosen for n in sizes]
+    lines = [head, "-" * len(head), *(line(r) for r in records)]
+    lines += ["", "eps with unbounded noise: its certified bracket [lo, hi] (alpha = 1/2); verdict: hi <= claim proved,"]
+    lines += ["lo > claim refuted; refused: the output releases an unbounded value (pure eps not bracketed yet;"]
+    lines += ["lo: over the truncated witness output alone, a lower end of the true eps)."]
+    lines += ["trunc1: exact eps with the margin-1 truncated noise; ratio: unbounded seconds / truncated seconds"]
+    lines += ["(sec of a refused program: its witness run's)."]
+    reasons = sorted({f"  {r['benchmark']}: {r['why']}" for r in records if r["why"]})
+    lines += ["", "why an upper end is infinite or a run stopped:", *reasons]
+    text = "\n".join(lines)
+    print(text)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "peers_unbounded.txt").write_text(text + "\n")
+    write_csv(records, "peers_unbounded.csv")
+
+
+if __name__ == "__main__":
+    main()

@@ -423,7 +423,7 @@ def synthesize_approximate(
     discretisation ``interval``). ``certified=True`` takes weights given as exact reals
     (:class:`wmcdp.Real`) and returns ``interval``, a rigorous enclosure of δ(ε) or ε(δ)
     (:mod:`wmcdp.base.certified`). ``plan`` runs one plan of the planner by name, even where the exhaustive
-    sets are quick (``"product"``, ``"count-of-reports"``, ``"symmetry"`` or ``"exhaustive"``;
+    sets are quick (``"product"``, ``"given-input"``, ``"count-of-reports"``, ``"symmetry"`` or ``"exhaustive"``;
     :mod:`wmcdp.plan.forced`). A program with unbounded noise (:func:`wmcdp.geometric`, ...) always runs in
     windows and returns ``interval``, a bracket of δ(ε) or ε(δ) narrowed to ``width`` (:mod:`wmcdp.notions.windowed`);
     ``width`` also asks it of any other program. Keyword arguments ``max_nodes``, ``timeout`` and

@@ -10,7 +10,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from wmcdp import WmcdpError, compile_program, inference, synthesize_privacy
+from wmcdp import WmcdpError, compile_program, inference, synthesize_approximate, synthesize_privacy, synthesize_renyi
 from wmcdp.cli import main
 from wmcdp.lang.unbounded import window
 from wmcdp.programs import CHECKDP, PROGRAMS
@@ -189,3 +189,22 @@ def test_a_declaration_that_misses_an_output_is_refused():
     with pytest.raises(WmcdpError, match="declared outputs miss an output it gives from the input"):
         synthesize_privacy(wrong)
     assert synthesize_privacy(prog).interval.hi < math.inf
+
+
+def test_renyi_and_epsilon_of_delta_zero_use_the_declared_outputs():
+    """Sparse vector's declared outputs give D_2, D_inf and epsilon(0) finite upper ends, and the brackets contain
+    the enumerated values (D_2 = max over pairs of ln sum_y P^2 / Q; D_inf and epsilon(0) are the pure epsilon)."""
+    table, slack = _svt_table(2, HALF, 40)
+    lo, hi = _brute_bracket(table, slack)
+    xs = sorted({x for x, _ in table})
+    ys = sorted({y for _, y in table})
+    d2_lo = max(math.log(sum(table[x, y] ** 2 / (table[xp, y] + slack) for y in ys)) for x in xs for xp in xs if x != xp)
+    d2_hi = max(
+        math.log(sum((table[x, y] + slack) ** 2 / table[xp, y] for y in ys)) for x in xs for xp in xs if x != xp
+    )
+    prog = PROGRAMS["svt"](n=2, m=1, T=1, N=1, alpha=HALF, noise="unbounded")
+    d2, dinf = synthesize_renyi(prog, orders=[2, math.inf]).intervals
+    assert not d2.reason and d2.lo <= d2_hi and d2_lo <= d2.hi and d2.hi - d2.lo <= 1e-6 * d2.hi
+    assert not dinf.reason and dinf.lo <= hi and lo <= dinf.hi
+    e0 = synthesize_approximate(prog, delta=0).interval
+    assert not e0.reason and e0.lo <= hi and lo <= e0.hi and e0.hi - e0.lo <= 1e-6 * e0.hi

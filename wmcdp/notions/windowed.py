@@ -127,6 +127,12 @@ def bracketed(
         previous = current
 
 
+def declared_outputs(prog: Any) -> tuple[Value, ...] | None:
+    """The outputs the program declares it can give (:attr:`~wmcdp.lang.Program.outputs`), or None."""
+    outputs = _program(prog).outputs
+    return None if outputs is None else tuple(outputs())
+
+
 def _width(width: float | None) -> float:
     if width is None:
         return DEFAULT_WIDTH
@@ -287,8 +293,7 @@ def windowed_privacy(
     reached from every input (the others have probability 0 everywhere, whatever the noise)."""
     start = time.perf_counter()
     pairs = None if triples is None else [(xp, y) for _, xp, ys in triples.blocks for y in ys]
-    outputs = _program(prog).outputs
-    declared = None if pairs is not None or outputs is None else tuple(outputs())  # every input must reach these
+    declared = None if pairs is not None else declared_outputs(prog)  # every input must reach these
 
     def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
         return _epsilon_ends(current, previous, pairs, declared)
@@ -420,10 +425,12 @@ def windowed_epsilon(
     (always at δ = 0), an infinite upper end is final and the run stops when the lower end is within ``width`` of the
     windowed ε(δ). The result is the last window's ε(δ) run, with ``interval`` the bracket of ε."""
 
+    declared = declared_outputs(prog)
+
     def ends(current: WindowRun, previous: WindowRun | None) -> Ends:
         pure, why = None, ""
-        if delta == 0 or _bools_only(current.compiled.shape):  # (an unbounded release's ε(0) is refused)
-            smallest, why = reached(current, previous, None, "epsilon(0)")
+        if delta == 0 or declared is not None or _bools_only(current.compiled.shape):  # (a release's ε(0) is refused)
+            smallest, why = reached(current, previous, None, "epsilon(0)", declared)
             ratio = run(current.compiled, Fraction(0)).ratio
             if smallest is not None and ratio != math.inf:
                 pure = ratio_upper(Fraction(ratio), smallest, current.radius, current.tail)

@@ -13,7 +13,7 @@ For ``α > 1`` the sum ``S(P, Q) = Σ_y P_y^α Q_y^(1 - α)`` increases with eac
   ``S >= (1 - T) Σ_y (p_y - E)^α (q_y + E + T')^(1 - α)`` (the factors ``(1 - T)^α (1 - T)^(1 - α)``; outputs
   with ``p_y <= E`` left out, every term being at least 0). For ``α = ∞``, ``max_y ln((p_y - E) / (q_y + E + T'))``.
 * **Upper end**, every pair at once. When every output is reached from every input at the window (outputs made of
-  Booleans, as pure ε's finite upper end needs), every windowed probability is at least ``m`` (the smallest), so
+  Booleans, or the outputs the program declares, as pure ε's finite upper end needs), every windowed probability is at least ``m`` (the smallest), so
   ``p_y + E + T' <= p_y (1 + (E + T') / m)`` and ``q_y - E >= q_y (1 - E / m)``; each pair's sum is then at most
 
       (1 - T) (1 + (E + T') / m)^α (1 - E / m)^(1 - α) Σ_y p_y^α q_y^(1 - α)
@@ -49,7 +49,7 @@ from ..lang.program import Value
 from ..lang.shape import witness_text
 from .certify import RENYI_MARGIN
 from .results import RenyiOrder, RenyiResult
-from .windowed import CHECKED_TWICE, MAX_HALF_WIDTH, WindowRun, bracketed, reached
+from .windowed import CHECKED_TWICE, MAX_HALF_WIDTH, WindowRun, bracketed, declared_outputs, reached
 
 #: bits of the arb balls of the Rényi sums
 SUM_PRECISION = 256
@@ -163,9 +163,10 @@ def windowed_renyi(
     start = time.perf_counter()
     found: dict[int, list[OrderEnds]] = {}
     goal = width if width is not None else 1e-6
+    declared = declared_outputs(prog)
 
     def ends(current: WindowRun, previous: WindowRun | None) -> tuple[Any, Any, str, Any]:
-        smallest, reason = reached(current, previous, None, "D_alpha")
+        smallest, reason = reached(current, previous, None, "D_alpha", declared)
         with _flint().ctx.workprec(SUM_PRECISION):
             each = [_order(o, current, smallest, reason) for o in current.result.orders]
         found[current.half_width] = each

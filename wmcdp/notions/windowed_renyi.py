@@ -13,8 +13,9 @@ For ``α > 1`` the sum ``S(P, Q) = Σ_y P_y^α Q_y^(1 - α)`` increases with eac
   ``S >= (1 - T) Σ_y (p_y - E)^α (q_y + E + T')^(1 - α)`` (the factors ``(1 - T)^α (1 - T)^(1 - α)``; outputs
   with ``p_y <= E`` left out, every term being at least 0). For ``α = ∞``, ``max_y ln((p_y - E) / (q_y + E + T'))``.
 * **Upper end**, every pair at once. When every output is reached from every input at the window (outputs made of
-  Booleans, or the outputs the program declares, as pure ε's finite upper end needs), every windowed probability is at least ``m`` (the smallest), so
-  ``p_y + E + T' <= p_y (1 + (E + T') / m)`` and ``q_y - E >= q_y (1 - E / m)``; each pair's sum is then at most
+  Booleans, or the outputs the program declares, as pure ε's finite upper end needs), every windowed probability
+  is at least ``m`` (the smallest), so ``p_y + E + T' <= p_y (1 + (E + T') / m)`` and ``q_y - E >= q_y (1 - E / m)``;
+  each pair's sum is then at most
 
       (1 - T) (1 + (E + T') / m)^α (1 - E / m)^(1 - α) Σ_y p_y^α q_y^(1 - α)
           <= (1 - T) (1 + (E + T') / m)^α (1 - E / m)^(1 - α) e^((α - 1) D_w)

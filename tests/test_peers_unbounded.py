@@ -180,13 +180,13 @@ def test_command_line(capsys):
 
 def test_a_declaration_that_misses_an_output_is_refused():
     """Declared outputs must hold all of the windowed probability: leaving out one possible output of sparse
-    vector (its last answer TRUE) is a wrong declaration, refused in one line naming an input."""
+    vector (its last answer TRUE) is a wrong declaration, refused in one line naming the output."""
     prog = PROGRAMS["svt"](n=2, m=1, T=1, N=1, alpha=HALF, noise="unbounded")
     every = list(prog.outputs())
     missing = (FALSE, TRUE)
     assert missing in every
     wrong = dataclasses.replace(prog, outputs=lambda: [y for y in every if y != missing])
-    with pytest.raises(WmcdpError, match="declared outputs miss an output it gives from the input"):
+    with pytest.raises(WmcdpError, match="declared outputs miss the output 01, which it gives with positive probability"):
         synthesize_privacy(wrong)
     assert synthesize_privacy(prog).interval.hi < math.inf
 

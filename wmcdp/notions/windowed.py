@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +40,8 @@ from ..base.windows import (
     ratio_upper,
 )
 from ..compile import Compiled, compile_program
+from ..compile.support import output_support, valid_inputs
+from ..count.extremes import smallest_probabilities
 from ..count.probabilities import inference
 from ..lang.program import Program, Value
 from ..lang.sets import ExhaustiveInference, PrivacySet
@@ -54,6 +57,8 @@ START_HALF_WIDTH = 2
 MAX_HALF_WIDTH = 1 << 12
 #: the precision (bits) of exact-real weights' midpoints in a windowed run
 PRECISION = 128
+#: a program with Boolean outputs has its smallest probability bounded in one pass when it has at most this many
+LISTED_OUTPUTS = 1 << 12
 
 #: a notion's function
 Notion = TypeVar("Notion", bound=Callable[..., Any])
@@ -173,22 +178,37 @@ def _bools_only(shape: Shape) -> bool:
 def _coverage(
     current: WindowRun, pairs: Sequence[tuple[Value, Value]] | None, declared: tuple[Value, ...] | None = None
 ) -> tuple[Fraction | None, str]:
-    """The smallest windowed probability of any output (of the ``declared`` ones, when given) on any input (of the
-    ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach.
+    """A lower bound of the smallest windowed probability of any output (of the ``declared`` ones, when given) on
+    any input (of the ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach.
 
-    Declared outputs are the program's claim that no other output is possible at any noise value; the window
-    checks what it can of it: from every input the declared outputs must hold all of the windowed probability
-    (up to the weights' radius), else the declaration is refused as wrong."""
+    Without ``pairs`` the bound is first taken in one pass over the diagram with the inputs minimised
+    (:func:`~wmcdp.count.extremes.smallest_probabilities`: no input is listed); when it is not above the weights'
+    radius, every input is counted exactly. Declared outputs are the program's claim that no other output is
+    possible at any noise value; the window checks what it can of it (:func:`_check_declared`)."""
     compiled = current.compiled
     if pairs is not None:
         listed = inference(compiled, pairs, exact=True)
-        cells: Iterable[tuple[Value, Value, Any]] = ((x, y, listed.probability(x, y)) for x, y in pairs)
-    elif declared is not None:  # counted in one exhaustive pass, read at the declared outputs only
-        table = inference(compiled, ExhaustiveInference(compiled.domain, declared), exact=True)
-        cells = [(x, y, table.probability(x, y)) for x in compiled.domain.values() for y in declared]
-        _check_declared(cells, len(declared), current)
-    else:
-        cells = inference(compiled, ExhaustiveInference(compiled.domain, compiled.shape), exact=True).items()
+        return _smallest((x, y, listed.probability(x, y)) for x, y in pairs)
+    if declared is not None:
+        _check_declared(current, declared)
+    outputs = declared if declared is not None else _few_outputs(compiled.shape)
+    if outputs and compiled.backend.name == "bdd":
+        bound = min(smallest_probabilities(compiled, outputs))
+        if bound > current.radius:
+            return bound, ""
+    table = inference(compiled, ExhaustiveInference(compiled.domain, outputs or compiled.shape), exact=True)
+    if outputs is None:
+        return _smallest(table.items())
+    return _smallest((x, y, table.probability(x, y)) for x in compiled.domain.values() for y in outputs)
+
+
+def _few_outputs(shape: Shape) -> tuple[Value, ...] | None:
+    """Every output value of ``shape`` when there are at most :data:`LISTED_OUTPUTS`, else None."""
+    return tuple(shape.values()) if shape.size <= LISTED_OUTPUTS else None
+
+
+def _smallest(cells: Iterable[tuple[Value, Value, Any]]) -> tuple[Fraction | None, str]:
+    """The smallest probability of ``(x, y, P(y | x))`` cells, or None and a pair with probability 0."""
     smallest = None
     for x, y, p in cells:
         if p == 0:
@@ -197,18 +217,41 @@ def _coverage(
     return smallest, ""
 
 
-def _check_declared(cells: list[tuple[Value, Value, Any]], per_input: int, current: WindowRun) -> None:
-    """Refuse a declaration of outputs that misses an output the windowed program gives: the declared outputs'
-    windowed probabilities from each input (``per_input`` consecutive cells) must sum to 1, within the radius."""
-    slack = Fraction(current.radius) * per_input
-    for i in range(0, len(cells), per_input):
-        total = sum((Fraction(p) for _, _, p in cells[i : i + per_input]), Fraction(0))
-        if total < 1 - slack:
-            x = witness_text(cells[i][0])
-            raise WmcdpError(
-                f"the program's declared outputs miss an output it gives from the input {x} "
-                f"(they hold {float(total):.6g} of its probability at half-width {current.half_width})"
-            )
+def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
+    """Refuse a declaration of outputs that misses an output the windowed program gives: every output some valid
+    input produces with positive probability (the support of :mod:`wmcdp.compile.support`, on the diagram with
+    the random bits of weight 0 or 1 fixed) must be declared."""
+    compiled = current.compiled
+    if compiled.backend.name != "bdd":
+        raise WmcdpError("a program that declares its outputs is checked on a BDD: use backend='bdd'")
+    be, weights = compiled.backend, compiled.weights
+    fixed = {v: w.is_true for v, w in weights.items() if w.is_true or w.is_false}
+    phi = be.condition(compiled.phi, fixed) if fixed else compiled.phi
+    support = output_support(compiled, be.conj(phi, valid_inputs(compiled)))
+    if support is None:
+        raise WmcdpError("the program's declared outputs cannot be checked: too many output bits")
+    listed = be.false
+    for y in declared:
+        bits = compiled.shape.encode(y)
+        if bits is None:
+            raise WmcdpError(f"the program declares the output {witness_text(y)}, outside its output shape")
+        listed = be.disj(listed, _cube(be, compiled.output_vars, bits))
+    missed = be.conj(support.psi, be.negate(listed))
+    if missed != be.false:
+        model = be.random_model(missed, random.Random(0)) or {}
+        y = compiled.shape.decode([int(model.get(v, False)) for v in compiled.output_vars])
+        raise WmcdpError(
+            f"the program's declared outputs miss the output {witness_text(y)}, which it gives with positive "
+            f"probability at half-width {current.half_width}"
+        )
+
+
+def _cube(be: Any, variables: Sequence[int], bits: Sequence[int]) -> Any:
+    """The conjunction of ``variables`` at ``bits``."""
+    node = be.true
+    for v, b in zip(variables, bits):
+        node = be.conj(node, be.var(v) if b else be.negate(be.var(v)))
+    return node
 
 
 #: the reason of an infinite upper end at the first window of an integer output

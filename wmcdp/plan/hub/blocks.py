@@ -12,7 +12,7 @@ from ...lang.circuit import VAR
 from ...lang.program import Trace
 
 #: the hub's largest number of random bits (its values are enumerated)
-HUB_BITS = 12
+HUB_BITS = 1 << 14
 
 
 @dataclass(frozen=True)

@@ -147,22 +147,32 @@ def _block_nodes(top: Any, end: int, false: Any) -> tuple[list[Any], dict[int, A
 
 
 def _hub_cofactors(d: Diagrams, hub: Hub, event: Any, arith: Arith) -> Iterator[tuple[Any, Any]]:
-    """``(event restricted to h, P(H = h))`` for every value ``h`` of the hub's bits whose restriction is
-    satisfiable: depth first, one bit restricted at a time, so a prefix that makes the event FALSE drops every
-    value below it and each restriction starts from its parent's (smaller) diagram."""
-    weights, false = d.trace.circuit.weights, d.be.false
-    stack = [(event, arith.one, 0)]
-    while stack:
-        f, w, i = stack.pop()
-        if i == len(hub.bits):
-            yield f, w
-            continue
-        v = hub.bits[i]
-        for bit in (True, False):
+    """``(event restricted to a class of hub values, the class's probability)`` for every class whose restriction
+    is satisfiable: a forward pass over the hub's levels (its bits are the diagram's top levels, in order). Each
+    node reached is visited once, with the probability mass of the hub prefixes that reach it; a node below the
+    hub's levels is one class (the hub bits its paths skip have weights summing to one), so a draw of ``2W`` bits
+    whose values the event tells apart costs about ``2W`` visits, not ``2^(2W)`` values."""
+    weights, false, depth = d.trace.circuit.weights, d.be.false, len(hub.bits)
+    waiting: dict[int, dict[int, tuple[Any, Any]]] = {}  # level -> node id -> (node, mass)
+    classes: dict[int, tuple[Any, Any]] = {}
+
+    def reach(f: Any, w: Any) -> None:
+        if f == false:
+            return
+        bucket = classes if f.var is None or f.level >= depth else waiting.setdefault(f.level, {})
+        old = bucket.get(int(f))
+        bucket[int(f)] = (f, w) if old is None else (f, arith.add(old[1], w))
+
+    reach(event, arith.one)
+    for level in range(depth):
+        v = d.order[level]  # the hub's bits are the top levels
+        for f, w in waiting.pop(level, {}).values():
+            check("hub plan: hub values")
             d.cofactors += 1
-            g = d.be.condition(f, {v: bit})
-            if g != false:
-                stack.append((g, arith.mul(w, arith.weight(weights[v], bit)), i + 1))
+            low, high = _children(f)
+            reach(high, arith.mul(w, arith.weight(weights[v], True)))
+            reach(low, arith.mul(w, arith.weight(weights[v], False)))
+    yield from classes.values()
 
 
 #: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)

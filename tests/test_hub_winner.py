@@ -17,6 +17,7 @@ from test_hub import _check_counted, _check_witness, _neighbours, _value
 
 from programs.suite import noisy_max, noisy_max_value
 from wmcdp import IntVector, Program, flip, ite, synthesize_privacy, truncated_geometric
+from wmcdp.compile import compile_program
 from wmcdp.plan.hub import MAX_OUTPUTS, Diagrams, _decompose, _Exact, find_blocks, hub_plan
 
 HALF = Fraction(1, 2)
@@ -47,6 +48,23 @@ def test_noisy_max_matches_brute_force(n):
     assert value == _brute(reference, n)
     _check_witness(answer, program, reference, value)
     _check_counted(answer, program, True)
+
+
+@pytest.mark.parametrize("factory", [noisy_max, noisy_max_value])
+def test_value_guards_taken_from_the_compiled_diagram_match_brute_force(factory):
+    """Given the compiled program, one Int output's value guards are its diagram restricted to each value and
+    moved into the hub's manager, not compiled again: the same events, so the same worst triple."""
+    n = 2
+    program = factory(n, M, alpha=HALF)
+    compiled = compile_program(program, "bdd")
+    assert compiled.trace.output_guards is not None  # one Int output: its value guards are the events
+    answer = hub_plan(compiled.trace, M + 1, "all-entries", True, None, source=compiled)
+    again = hub_plan(program.trace(), M + 1, "all-entries", True, None)
+    assert answer is not None and again is not None
+    assert (answer.best.num, answer.best.den, answer.best.y) == (again.best.num, again.best.den, again.best.y)
+    reference = _noisy_max_reference(n, factory is noisy_max_value)
+    assert _value(answer) == _brute(reference, n)
+    _check_witness(answer, program, reference, _value(answer))
 
 
 @pytest.mark.parametrize("n", [2, 3])

@@ -175,8 +175,9 @@ def _hub_cofactors(d: Diagrams, hub: Hub, event: Any, arith: Arith) -> Iterator[
     yield from classes.values()
 
 
-#: a forward pass's states: (node ids, offset) -> (the nodes, the probability mass, one assignment that reaches it)
-Frontier = dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], Any, dict[int, bool]]]
+#: a forward pass's states: (node ids, offset) -> (the nodes, their levels, the probability mass, one assignment
+#: that reaches it)
+Frontier = dict[tuple[tuple[int, ...], int], tuple[tuple[Any, ...], tuple[int, ...], Any, dict[int, bool]]]
 
 
 def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith) -> Iterator[tuple[Any, int, Any]]:
@@ -187,15 +188,21 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
     bits = d.trace.input_bits[block.entry]
     place = {v: len(bits) - 1 - k for k, v in enumerate(bits)}
     _, entering = _block_nodes(f, block.start, d.be.false)
-    frontier: Frontier = {(tuple(entering), 0): (tuple(entering.values()), arith.one, {})}
+    nodes = tuple(entering.values())
+    frontier: Frontier = {(tuple(entering), 0): (nodes, _levels(nodes), arith.one, {})}
     for level in range(block.start, block.end):
         v = d.order[level]
         frontier = _step(frontier, level, v, place.get(v), d.trace.circuit.weights, arith)
         d.work += len(frontier)
-    for (_, u), (nodes, mass, path) in frontier.items():
+    for (_, u), (nodes, _, mass, path) in frontier.items():
         if u < size and any(node != d.be.false for node in nodes):
             d.cofactors += 1
             yield d.be.condition(f, path), u, mass
+
+
+def _levels(nodes: tuple[Any, ...]) -> tuple[int, ...]:
+    """Each node's level (-1 for a terminal: below every level of a block)."""
+    return tuple(-1 if node.var is None else node.level for node in nodes)
 
 
 def _step(frontier: Frontier, level: int, v: int, place: int | None, weights: dict[int, Any], arith: Arith) -> Frontier:
@@ -203,15 +210,16 @@ def _step(frontier: Frontier, level: int, v: int, place: int | None, weights: di
     with the bit's weight (a random bit) or its ``place`` value added to the offset (an input bit); states that
     meet add their masses."""
     out: Frontier = {}
-    for (_, u), (nodes, mass, path) in frontier.items():
+    for key, state in frontier.items():
         check("hub plan: pinned block")
-        if place is None and all(node.var is None or node.level != level for node in nodes):
-            _meet(out, nodes, u, mass, path, arith)  # both values: weights summing to one
+        nodes, levels, mass, path = state
+        u = key[1]
+        if place is None and level not in levels:  # both values: weights summing to one, the same nodes
+            old = out.get(key)
+            out[key] = state if old is None else (old[0], old[1], arith.add(old[2], mass), old[3])
             continue
         for bit in (False, True):
-            moved = tuple(
-                _children(node)[bit] if node.var is not None and node.level == level else node for node in nodes
-            )
+            moved = tuple(_children(node)[bit] if at == level else node for node, at in zip(nodes, levels))
             w = mass if place is not None else arith.mul(mass, arith.weight(weights[v], bit))
             _meet(out, moved, u if place is None else u + (bit << place), w, {**path, v: bit}, arith)
     return out
@@ -221,4 +229,4 @@ def _meet(out: Frontier, nodes: tuple[Any, ...], u: int, mass: Any, path: dict[i
     """Add ``mass`` to the state ``(nodes, u)`` of ``out`` (the first path that reaches a state stays its own)."""
     key = (tuple(map(int, nodes)), u)
     old = out.get(key)
-    out[key] = (nodes, mass, path) if old is None else (old[0], arith.add(old[1], mass), old[2])
+    out[key] = (nodes, _levels(nodes), mass, path) if old is None else (old[0], old[1], arith.add(old[2], mass), old[3])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dd import cudd
+
 from ...base.errors import WmcdpError
 from ...base.limits import check
 from ...compile import _compile_gates
@@ -20,8 +22,9 @@ class Diagrams:
     """The output bits as BDDs over the program's variables in the hub's order (``order[level]`` is the variable
     at a level)."""
 
-    def __init__(self, trace: Trace, order: Sequence[int]) -> None:
+    def __init__(self, trace: Trace, order: Sequence[int], source: Any = None) -> None:
         self.trace = trace
+        self.source = source  # the compiled program whose diagram may give the value guards (:meth:`_guards`)
         self.order = list(order)
         self.be = BDDBackend(self.order)
         self.work = 0  # BDD nodes visited
@@ -38,8 +41,9 @@ class Diagrams:
         trace, be = self.trace, self.be
         codes = sorted(trace.output_guards) if trace.output_guards is not None else []
         roots = [trace.output_guards[c] for c in codes] if trace.output_guards is not None else trace.output_roots
+        built = self._guards(codes) if trace.output_guards is not None else None
         try:  # the output bits (or value guards) in the hub's order, refused when extrapolated past ``work``
-            built = _compile_gates(trace, be, roots, work)
+            built = _compile_gates(trace, be, roots, work) if built is None else built
         except WmcdpError:
             return None
         if trace.output_guards is not None:  # one Int output: its value guards are the events
@@ -52,6 +56,22 @@ class Diagrams:
             conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
             bits = bits[leaf.width :]
         return self._prefixes(conditions, most, work)
+
+    def _guards(self, codes: Sequence[int]) -> list[Any] | None:
+        """The value guards of one Int output, each the compiled program's diagram ``phi`` restricted to the
+        value's output bits (``phi | y = [A(x, theta) = y]``) and moved into the hub's manager (by variable name,
+        rebuilt in the hub's order), when the program was compiled on a BDD; else None (they are compiled)."""
+        source = self.source
+        if source is None or source.backend.name != "bdd":
+            return None
+        shape, src = self.trace.shape, source.backend
+        assert isinstance(shape, IntShape)
+        out = []
+        for offset in codes:
+            check("hub plan: output events")
+            guard = src.condition(source.phi, source.output_assignment(shape.encode(shape.lo + offset)))
+            out.append(cudd.copy_bdd(guard, self.be.bdd))
+        return out
 
     def _leaf_values(self, leaf: Any, bits: list[Any]) -> list[tuple[Any, Any]]:
         """Each value of one output leaf whose event ``[leaf = value]`` (over the leaf's ``bits``) is satisfiable."""

@@ -32,7 +32,7 @@ def hub_privacy(
         return None
     announce("hub", None, "searching each output event")
     offsets = at_offsets(whole, at)
-    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget, offsets)
+    answer = hub_plan(whole.trace, len(whole.domain.entry_values), relation.name, exact_run, budget, offsets, whole)
     if answer is None:
         considered.append(("hub", None, "no hub proved"))
         return None

@@ -43,17 +43,24 @@ class HubAnswer:
 
 
 def hub_plan(
-    trace: Trace, size: int, relation: str, exact: bool, budget: Budget | None, at: tuple[int, ...] | None = None
+    trace: Trace,
+    size: int,
+    relation: str,
+    exact: bool,
+    budget: Budget | None,
+    at: tuple[int, ...] | None = None,
+    source: Any = None,
 ) -> HubAnswer | None:
     """The worst triple of pure ε over the conditioned parts (module docstring); ``size`` values per entry; with
     ``at`` (the entry offsets of a database ``x0``) over its data-centric pairs only (entries of one type also
-    share their offset in ``x0``). None when the program has no hub, a cut is wider than one, or the analysis
+    share their offset in ``x0``); ``source``, the compiled program, gives one Int output's value guards
+    (:meth:`~.events.Diagrams._guards`). None when the program has no hub, a cut is wider than one, or the analysis
     passes the ``budget``'s work (BDD nodes, charged to it) or :data:`MAX_OUTPUTS` output events (then another
     plan runs)."""
     hub = find_blocks(trace) if relation in RELATIONS else None
     if hub is None:
         return None
-    d = Diagrams(trace, hub.order)
+    d = Diagrams(trace, hub.order, source)
     try:
         return _worst(d, hub, size, relation, _Exact if exact else _Logs, budget, at)
     finally:

@@ -15,12 +15,18 @@ def _decompose(
     d: Diagrams, hub: Hub, event: Any, size: int, arith: Arith
 ) -> tuple[Hub, list[Any], list[list[tuple[Any, ...]]]] | None:
     """The hub that splits one output event into parts, with its classes (:func:`_conditioned`): the bits drawn
-    before any input, or when there are none, the first entry's block (in variable order) that leaves the other
-    entries' parts independent (the winner's block of noisy max); None when there is none."""
-    candidates = [hub] if hub.bits else [hub.pin(b) for b in hub.blocks]
-    for candidate in candidates:
+    before any input, or when there are none, an entry's block that leaves the other entries' parts independent
+    (the winner's block of noisy max), tried in variable order from the block after the one that split the event
+    before (any block that splits it gives the same probabilities); None when there is none."""
+    if hub.bits:
+        split = _conditioned(d, hub, event, size, arith)
+        return None if split is None else (hub, *split)
+    k = len(hub.blocks)
+    for i in range(d.next_pin, d.next_pin + k):  # from the block after the last that split an event (the winners
+        candidate = hub.pin(hub.blocks[i % k])  # of consecutive output values are consecutive entries)
         split = _conditioned(d, candidate, event, size, arith)
         if split is not None:
+            d.next_pin = (i + 1) % k
             return (candidate, *split)
     return None
 

@@ -4,9 +4,9 @@ A program that draws noise on all of the integers (:mod:`wmcdp.lang.unbounded`) 
 window of half-width ``W`` around its center, conditioned on it, and counted exactly (every weight at its exact
 value, or at its midpoint at :data:`PRECISION` bits when some are exact reals); the windowed answer and the tail
 mass ``T`` give a bracket of the true one (:mod:`wmcdp.base.windows`). ``W`` starts at :data:`START_HALF_WIDTH`
-and doubles until the bracket is at most ``width`` wide, relative (:func:`wmcdp.base.windows.narrow_to`), or
-passes ``max_half_width``; the result's ``interval`` (a :class:`~wmcdp.base.windows.WindowBracket`) gives the
-bracket, the window, the tail mass and whether it narrowed.
+and grows (:func:`_next_half_width`) until the bracket is at most ``width`` wide, relative
+(:func:`wmcdp.base.windows.narrow_to`), or passes ``max_half_width``; the result's ``interval`` (a
+:class:`~wmcdp.base.windows.WindowBracket`) gives the bracket, the window, the tail mass and whether it narrowed.
 
 Pure ε has a finite upper end only when it is proved: the output is made of Booleans (its values do not depend on
 the window) and every output value is reached from every input at the window (every output the program declares
@@ -57,6 +57,8 @@ START_HALF_WIDTH = 2
 MAX_HALF_WIDTH = 1 << 12
 #: the precision (bits) of exact-real weights' midpoints in a windowed run
 PRECISION = 128
+#: below this tail mass a windowed bracket is about proportional to ``T``: the next window is the one predicted
+LINEAR_TAIL = Fraction(1, 10)
 #: a program with Boolean outputs has its smallest probability bounded in one pass when it has at most this many
 LISTED_OUTPUTS = 1 << 12
 
@@ -95,16 +97,27 @@ def run_at(prog: Program, half_width: int, backend: str, run: Callable[[Compiled
 
 
 def _next_half_width(current: WindowRun, lo: Any, goal: Any, width: float, max_half_width: int) -> int:
-    """Twice the window, or a further doubling when the tails predict that the bracket (about proportional to
-    ``T``) would still be too wide there."""
+    """The next window. While the tail mass is above :data:`LINEAR_TAIL` or the lower end is 0 the bracket is not
+    yet about proportional to ``T`` and its prediction overshoots: twice the window, or four times when the tails
+    predict the bracket still too wide at twice. Then, the smallest half-width the tails predict narrow enough
+    (by bisection, with a margin of 2, at least a quarter more than the last, at most ``max_half_width``): a window
+    costs about the square of its width, so a doubling past what is needed costs up to four times the run."""
     half_width = 2 * current.half_width
     if current.tail == 0 or not math.isfinite(goal) or goal <= lo:
         return half_width
     target = Fraction(width) * max(abs(Fraction(lo)), abs(Fraction(goal)), Fraction(width))
     wanted = current.tail * target / (4 * (Fraction(goal) - Fraction(lo)))
-    while 2 * half_width <= max_half_width and current.predict(half_width) > wanted:
-        half_width *= 2
-    return half_width
+    if current.tail > LINEAR_TAIL or lo <= 0:
+        wider = 2 * half_width <= max_half_width and current.predict(half_width) > wanted
+        return 2 * half_width if wider else half_width
+    wanted /= 2  # (a margin: the bracket is about, not exactly, proportional to T)
+    low, high = current.half_width + max(1, current.half_width // 4) - 1, max_half_width
+    if current.predict(high) > wanted:
+        return high
+    while low + 1 < high:  # predict(high) <= wanted < predict(low) (or low below the least step)
+        middle = (low + high) // 2
+        low, high = (middle, high) if current.predict(middle) > wanted else (low, middle)
+    return high
 
 
 def bracketed(
@@ -116,9 +129,8 @@ def bracketed(
     width: float | None,
     max_half_width: int = MAX_HALF_WIDTH,
 ) -> tuple[WindowRun, WindowBracket]:
-    """The last window's run and bracket: from :data:`START_HALF_WIDTH` the window doubles (skipping the
-    doublings its tails show too wide) until ``ends`` gives a bracket narrow to ``width``, or past
-    ``max_half_width``."""
+    """The last window's run and bracket: from :data:`START_HALF_WIDTH` the window grows (:func:`_next_half_width`)
+    until ``ends`` gives a bracket narrow to ``width``, or past ``max_half_width``."""
     width, program = _width(width), _program(prog)
     half_width, previous = START_HALF_WIDTH, None
     while True:

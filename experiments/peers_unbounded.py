@@ -11,6 +11,8 @@ eps whatever the other outputs: "refuted" when it exceeds the claim, else "refus
 fresh ``wmcdp privacy ... --json`` process under ``--timeout``; that one runs in this process under the same limit.
 
     taskset -c 0 python experiments/peers_unbounded.py --timeout 60 --sizes 5,10     # results/peers_unbounded.*
+    taskset -c 0 python experiments/peers_unbounded.py --timeout 60 --sizes 20,40,80 --only svt,noisy_max,gap_svt \
+        --name peers_unbounded_large                                               # the speed targets' sizes
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-memory", default="4G", help="memory per run (default 4G)")
     ap.add_argument("--sizes", default="5,10", help="comma-separated n (default 5,10)")
     ap.add_argument("--only", help="comma-separated built-in names")
+    ap.add_argument("--name", default="peers_unbounded", help="results file stem (default peers_unbounded)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     chosen = [b for b in CHECKDP if not args.only or b.program in args.only.split(",")]
@@ -130,8 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "peers_unbounded.txt").write_text(text + "\n")
-    write_csv(records, "peers_unbounded.csv")
+    (RESULTS / f"{args.name}.txt").write_text(text + "\n")
+    write_csv(records, f"{args.name}.csv")
 
 
 if __name__ == "__main__":

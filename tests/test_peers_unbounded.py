@@ -188,6 +188,8 @@ def test_a_declaration_that_misses_an_output_is_refused():
     wrong = dataclasses.replace(prog, outputs=lambda: [y for y in every if y != missing])
     with pytest.raises(WmcdpError, match="declared outputs miss the output 01, which it gives with positive probability"):
         synthesize_privacy(wrong)
+    with pytest.raises(WmcdpError, match="declared outputs miss an output it gives from the input"):
+        synthesize_privacy(wrong, backend="sdd")  # (every input counted on an SDD)
     assert synthesize_privacy(prog).interval.hi < math.inf
 
 

@@ -232,10 +232,12 @@ def _smallest(cells: Iterable[tuple[Value, Value, Any]]) -> tuple[Fraction | Non
 def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
     """Refuse a declaration of outputs that misses an output the windowed program gives: every output some valid
     input produces with positive probability (the support of :mod:`wmcdp.compile.support`, on the diagram with
-    the random bits of weight 0 or 1 fixed) must be declared."""
+    the random bits of weight 0 or 1 fixed) must be declared. On an SDD every input is counted: the declared
+    outputs' probabilities must sum to 1 from each, within the weights' radius."""
     compiled = current.compiled
     if compiled.backend.name != "bdd":
-        raise WmcdpError("a program that declares its outputs is checked on a BDD: use backend='bdd'")
+        _check_declared_sums(current, declared)
+        return
     be, weights = compiled.backend, compiled.weights
     fixed = {v: w.is_true for v, w in weights.items() if w.is_true or w.is_false}
     phi = be.condition(compiled.phi, fixed) if fixed else compiled.phi
@@ -256,6 +258,21 @@ def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
             f"the program's declared outputs miss the output {witness_text(y)}, which it gives with positive "
             f"probability at half-width {current.half_width}"
         )
+
+
+def _check_declared_sums(current: WindowRun, declared: tuple[Value, ...]) -> None:
+    """:func:`_check_declared` by counting: from every input the declared outputs hold all of the windowed
+    probability, within the weights' radius."""
+    compiled = current.compiled
+    table = inference(compiled, ExhaustiveInference(compiled.domain, declared), exact=True)
+    slack = Fraction(current.radius) * len(declared)
+    for x in compiled.domain.values():
+        total = sum((Fraction(table.probability(x, y)) for y in declared), Fraction(0))
+        if total < 1 - slack:
+            raise WmcdpError(
+                f"the program's declared outputs miss an output it gives from the input {witness_text(x)} "
+                f"(they hold {float(total):.6g} of its probability at half-width {current.half_width})"
+            )
 
 
 def _cube(be: Any, variables: Sequence[int], bits: Sequence[int]) -> Any:

@@ -187,6 +187,7 @@ def num_svt(
         report=fresh_answer,
         description="numeric SVT: a fresh noisy answer with each TRUE",
         noise=noise,
+        fresh_release=True,
     )
 
 
@@ -400,8 +401,9 @@ def _partial_sum(
     """``TGeom`` of the sum of every answer, ratio ``a^power`` with ``a = e^(-eps0)``; one answer moves by one."""
     ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
+    total = ans.n * ans.m
     return ans.program(
-        name, lambda x: _noisy_sum(ans, [x[i] for i in range(ans.n)], a**power, ans.n), "one-entry", budget, description
+        name, lambda x: ans.released(sum(x[1 : ans.n], x[0]), a**power, total), "one-entry", budget, description
     )
 
 

@@ -16,6 +16,7 @@ probability rational. Exactly one of the two must be given.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -24,7 +25,7 @@ from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
-from wmcdp.lang.unbounded import geometric
+from wmcdp.lang.unbounded import geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
 from .registry import program
@@ -97,6 +98,13 @@ class Answers:
         if self.unbounded:
             return geometric(q, alpha=a)
         return truncated_geometric(q, -self.margin, (self.m if top is None else top) + self.margin, alpha=a)
+
+    def released(self, q: Int | int, a: Number, top: int | None = None) -> Int:
+        """:meth:`noisy`, for a value the program only releases: unbounded, ``q + Z`` with its tails merged
+        (:func:`~wmcdp.lang.unbounded.released_geometric`, exact for every privacy notion, no window)."""
+        if self.unbounded:
+            return released_geometric(q, alpha=a)
+        return self.noisy(q, a, top)
 
     def noisy_up(self, q: Int | int, a: Number) -> Int:
         """``min(q + G, m + margin)`` with one-sided geometric ``P(G = g) = (1 - a) a^g`` (exponential noise's
@@ -369,6 +377,7 @@ def sparse_vector_family(
     neighbours: str | Callable[..., Any] = "all-entries",
     resample: bool = False,
     noise: object = "truncated",
+    fresh_release: bool = False,
 ) -> Program:
     """The sparse vector family: each query's noisy answer compared with one noisy threshold ``T``, codes out.
 
@@ -378,9 +387,12 @@ def sparse_vector_family(
     in the two formulas); else every query after the N-th TRUE is STOPPED. ``report`` None: one code per query
     (:data:`FALSE`, :data:`TRUE`, :data:`STOPPED`); else ``(code, value)`` with ``value = report(v, noisy
     threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is new noise of ratio ``a^k`` on the
-    query's answer. ``resample``: a fresh noisy threshold after every TRUE. ``noise``: one of :data:`NOISES`.
+    query's answer, for release only (:meth:`Answers.released`). ``resample``: a fresh noisy threshold after every
+    TRUE. ``noise``: one of :data:`NOISES`.
 
-    With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`).
+    With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`); so does one whose
+    ``report`` releases a fresh noisy answer (``fresh_release``) with unbounded noise, its tails merged into
+    ``-1`` and ``m + 1`` (:func:`valued_sequences`).
     """
     ans = Answers(n, m, margin, noise)
     t = threshold_value(T, ans.m)
@@ -389,8 +401,8 @@ def sparse_vector_family(
     threshold_ratio = a ** threshold_power(bound or 1)
     extra: dict[str, Any] = {"T": t, **({} if bound is None else {"N": bound}), **budget}
 
-    def fresh_noise(q: Int) -> Callable[[int], Int]:
-        return lambda k: ans.noisy(q, a**k)
+    def fresh_noise(q: Int) -> Callable[[int], Int]:  # (a fresh noisy answer is only released)
+        return lambda k: ans.released(q, a**k)
 
     def body(x: Sequence[Any]) -> tuple[Any, ...]:
         noisy_threshold = ans.noisy(t, threshold_ratio)
@@ -413,8 +425,26 @@ def sparse_vector_family(
                 noisy_threshold = ite(above, ans.noisy(t, threshold_ratio), noisy_threshold)
         return tuple(out)
 
-    outputs = None if report is not None else lambda: code_sequences(ans.n, bound)
+    valued = report is not None and fresh_release and ans.unbounded
+    outputs = (
+        (lambda: code_sequences(ans.n, bound))
+        if report is None
+        else (lambda: valued_sequences(ans.n, bound, range(-1, ans.m + 2)))
+        if valued
+        else None
+    )
     return ans.program(name, body, neighbours, extra, description, outputs)
+
+
+def valued_sequences(n: int, bound: int | None, values: range) -> Iterator[tuple[tuple[int, int], ...]]:
+    """Every output of a sparse vector of ``n`` queries that releases ``(code, value)``, the value 0 unless the code
+    is :data:`TRUE` and then one of ``values`` (a fresh release with merged tails takes no other,
+    :func:`~wmcdp.lang.unbounded.released_geometric`): each of :func:`code_sequences` with every choice of values
+    at its TRUE codes."""
+    for codes in code_sequences(n, bound):
+        choices = [values if code == TRUE else (0,) for code in codes]
+        for chosen in itertools.product(*choices):
+            yield tuple(zip(codes, chosen))
 
 
 def code_sequences(n: int, bound: int | None) -> Iterator[tuple[int, ...]]:

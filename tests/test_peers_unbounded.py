@@ -62,6 +62,7 @@ def test_code_sequences_are_the_loops_outputs(n, bound):
         ("isvt3", {"n": 3, "m": 1, "T": 1, "N": 2}),
         ("isvt2", {"n": 3, "m": 1, "T": 1}),
         ("noisy_max", {"n": 3, "m": 1}),
+        ("num_svt", {"n": 2, "m": 1, "T": 1, "N": 1}),
     ],
 )
 def test_outputs_left_out_have_probability_zero_at_a_wide_window(name, params):
@@ -109,6 +110,28 @@ def _noisy_max_table(n: int, a: F, reach: int) -> dict:
     return table, tail(reach, a)
 
 
+def _num_svt_table(n: int, a: F, reach: int) -> dict:
+    """CheckDP NumSVT (N = 1, T = 1) on ``{0, 1}^n`` as published: with its first TRUE, at query j, it releases
+    ``x_j + Z`` (ratio ``a^2``) for every integer value; summed over threshold noise ``|t| <= reach``, released
+    values ``|r| <= 4`` (past ``x_j in {0, 1}`` both inputs' laws of ``r`` fall by ``a^2`` per step: the ratios
+    beyond repeat those at the ends)."""
+    b, table = a**2, {}
+    for x in itertools.product((0, 1), repeat=n):
+        for j in range(n + 1):
+            p = F(0)
+            for t in range(-reach, reach + 1):
+                q = point(t, b)
+                for i in range(min(j + 1, n)):
+                    above = at_least(1 + t - x[i], a)
+                    q *= above if i == j else 1 - above
+                p += q
+            codes = [FALSE if i < j else TRUE if i == j else STOPPED for i in range(n)]
+            for r in range(-4, 5) if j < n else [0]:
+                y = tuple((c, r if c == TRUE else 0) for c in codes)
+                table[x, y] = p * (point(r - x[j], b) if j < n else 1)
+    return table, tail(reach, b)
+
+
 def _brute_bracket(table: dict, slack: F) -> tuple[float, float]:
     """The true epsilon's bracket from the enumeration: every pair of distinct inputs of ``{0, 1}^n`` is a pair of
     all-entries neighbours, and each sum misses at most ``slack``."""
@@ -124,6 +147,7 @@ def _brute_bracket(table: dict, slack: F) -> tuple[float, float]:
     [
         ("svt", {"n": 2, "m": 1, "T": 1, "N": 1}, _svt_table),
         ("noisy_max", {"n": 3, "m": 1}, _noisy_max_table),
+        ("num_svt", {"n": 2, "m": 1, "T": 1, "N": 1}, _num_svt_table),
     ],
 )
 def test_bracket_contains_the_enumerated_value(name, params, enumerate_):
@@ -140,16 +164,22 @@ def _benchmark(program: str):
     return next(b for b in CHECKDP if b.program == program)
 
 
-@pytest.mark.parametrize("program", ["svt", "noisy_max", "monotone_svt", "isvt2", "isvt3"])
+@pytest.mark.parametrize(
+    "program", ["svt", "noisy_max", "monotone_svt", "isvt2", "isvt3", "num_svt", "partial_sum", "bad_partial_sum"]
+)
 def test_checkdp_verdicts_at_n_3(program):
+    """CheckDP's verdict at n = 3 with unbounded noise; the noisy sums, released with merged tails, are exact."""
     b = _benchmark(program)
     params = {**b.params, "n": 3, "alpha": HALF}
     claim = math.log(HALF ** -b.claim_power(params))
-    i = synthesize_privacy(PROGRAMS[program](**params, noise="unbounded")).interval
+    r = synthesize_privacy(PROGRAMS[program](**params, noise="unbounded"))
+    if "sum" in program:  # the release of sum(x) + Z: e^eps = a^-1 (a^-2 with half the noise), no window
+        assert r.exact and r.interval is None and r.ratio == (2 if b.private else 4)
+    lo, hi = (r.interval.lo, r.interval.hi) if r.interval is not None else (r.epsilon, r.epsilon)
     if b.private:
-        assert i.hi <= claim
+        assert hi <= claim
     else:
-        assert i.lo > claim
+        assert lo > claim
 
 
 def test_truncated_stays_the_default_and_unbounded_is_named():

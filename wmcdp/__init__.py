@@ -45,6 +45,7 @@ _EXPORTS = {
     "truncated_geometric": "lang",
     "geometric": "lang",
     "one_sided_geometric": "lang",
+    "released_geometric": "lang",
     "discrete_gaussian": "lang",
     "uniform": "lang",
     "subsample": "lang.subsampling",
@@ -168,6 +169,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import geometric as geometric
     from .lang import ite as ite
     from .lang import one_sided_geometric as one_sided_geometric
+    from .lang import released_geometric as released_geometric
     from .lang import truncated_geometric as truncated_geometric
     from .lang import uniform as uniform
     from .lang.models import GridModel as GridModel

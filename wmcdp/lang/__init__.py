@@ -2,7 +2,7 @@
 
 from .geometric import truncated_geometric
 from .program import Bits, IntVector, Program, Trace, Vector
-from .unbounded import discrete_gaussian, geometric, one_sided_geometric
+from .unbounded import discrete_gaussian, geometric, one_sided_geometric, released_geometric
 from .values import Bool, Int, discrete, flip, ite, uniform
 
 __all__ = [
@@ -20,5 +20,6 @@ __all__ = [
     "truncated_geometric",
     "geometric",
     "one_sided_geometric",
+    "released_geometric",
     "discrete_gaussian",
 ]

@@ -42,6 +42,8 @@ class Circuit:
         self.var_node: list[int] = []  # variable id -> its node
         self.weights: dict[int, BitWeight] = {}  # random variable id -> its literal weights
         self.inputs: set[int] = set()  # input variable ids
+        #: the releases whose tails are merged (:func:`wmcdp.lang.unbounded.released_geometric`), by name
+        self.merged: list[str] = []
 
     # -- variables -------------------------------------------------------------------
     def _new_var(self) -> int:

@@ -8,7 +8,8 @@ The laws, for a ratio ``a`` in (0, 1) (``alpha=a``, or ``scale=s`` for ``a = e^(
 * :func:`discrete_gaussian` — the discrete Gaussian of Canonne, Kamath and Steinke (2020):
   ``P(Z = z) = e^(-z^2 / (2 sigma2)) / N`` with ``N = sum over all integers j of e^(-j^2 / (2 sigma2))``.
 
-Each draw returns ``center + Z``.
+Each draw returns ``center + Z``. :func:`released_geometric` releases ``center + Z`` of the two-sided law as an
+output with its tails merged into two values, which is exact for every privacy notion and needs no window.
 
 **Windows, never a clamp.** A diagram has finitely many values, so a run fixes a half-width ``W``
 (:func:`window`): each draw takes the values ``center + z`` with ``|z| <= W`` (``0 <= z <= W`` one-sided),
@@ -50,7 +51,7 @@ from ..base.errors import WmcdpError
 from ..base.numbers import as_number, format_number, is_symbolic
 from .circuit import TRUE, Circuit
 from .geometric import geometric_ratio
-from .values import Bool, Int, _as_int, _selected, current, discrete
+from .values import Bool, Int, Released, _as_int, _selected, current, discrete
 
 #: the precision (bits) of the discrete Gaussian's certified tail bound
 TAIL_PRECISION = 128
@@ -156,6 +157,44 @@ def geometric(center: Int | Bool | int, alpha: object = None, scale: object = No
     return _draw("geometric", center, weights, tail, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
 
 
+def released_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
+    """``center + Z`` with the two-sided geometric noise of :func:`geometric`, released as an output with its tails
+    merged: exact on all of the integers, no window.
+
+    With ``lo..hi`` the range of ``center``, the result takes the values ``lo..hi`` with their own probabilities,
+    ``lo - 1`` for every value at most ``lo - 1`` and ``hi + 1`` for every value at least ``hi + 1``:
+    ``P(Z >= k) = a^k / (1 + a)`` for ``k >= 1``, so given ``center = v`` the ends have ``a^(v - lo + 1) / (1 + a)``
+    and ``a^(hi + 1 - v) / (1 + a)``. **Exact for every privacy notion.** Write ``b`` for the rest of the output and
+    ``r`` for this value; ``Z`` is drawn for the release alone. For ``r >= hi + 1`` (so ``r - v >= 1`` for every
+    ``v``), ``P(b, r | x) = sum_v P(b, v | x) (1 - a)/(1 + a) a^(r - v) = a^r g(b, x)``: given ``b`` and the upper
+    tail, ``r`` has the law ``∝ a^r`` on ``r >= hi + 1`` whatever the input. Drawing it so turns the merged
+    mechanism back into the published one, and merging is a post-processing too: each mechanism is a
+    post-processing of the other (with randomness independent of the input), so every divergence between two
+    inputs' output laws — pure ε, δ(ε), Rényi, the privacy-loss distribution — is the same (likewise below
+    ``lo``). Hence nothing else may read the value (:class:`~wmcdp.lang.values.Released` refuses arithmetic and
+    comparisons on it), and accuracy, which reads the values themselves, is refused. A concrete execution samples
+    the unbounded law itself.
+    """
+    a = _ratio(alpha, scale, "released_geometric")
+    value = _as_int(center)
+    if value is None:
+        raise WmcdpError(f"released_geometric() needs an Int, Bool or int center, got {type(center).__name__}")
+    c = current()
+    if c.rng is not None:  # a concrete execution: the center is a constant
+        v = next(k for k, g in value.guards.items() if g == TRUE)
+        return Int.const(v + _one_sided(a, c.rng) - _one_sided(a, c.rng))
+    lo, hi = value.lo, value.hi
+
+    def weights(v: int) -> dict[int, Fraction]:
+        out = {r: (1 - a) / (1 + a) * a ** abs(r - v) for r in range(lo, hi + 1)}
+        out[lo - 1], out[hi + 1] = a ** (v - lo + 1) / (1 + a), a ** (hi + 1 - v) / (1 + a)
+        return out
+
+    c.merged.append("released_geometric")
+    drawn = _selected("released_geometric", weights, [value], discrete)
+    return Released(drawn.guards, (lo - 1, hi + 1))
+
+
 def one_sided_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
     """``center + Z`` with one-sided geometric noise ``P(Z = k) = (1 - a) a^k`` for ``k >= 0`` (module
     docstring); ``alpha`` and ``scale`` as in :func:`geometric`."""
@@ -239,5 +278,6 @@ __all__ = [
     "gaussian_weights",
     "geometric",
     "one_sided_geometric",
+    "released_geometric",
     "window",
 ]

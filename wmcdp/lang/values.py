@@ -336,12 +336,39 @@ class Int:
 _refuse(Int, _NO_OPERATORS + _BITWISE, "+ - * abs, < <= > >= == !=, clamp and ite")
 
 
+class Released(Int):
+    """A released value whose tails are merged (:func:`wmcdp.lang.unbounded.released_geometric`): an output only.
+
+    Its two ``ends`` (its least and greatest values when released) stand for every value at or below and at or
+    above them, which is exact for every privacy notion only when nothing else reads the value: any arithmetic or
+    comparison on it is refused, and :func:`ite` keeps it a release beside a whole number other than its ends
+    (a constant equal to an end would merge with a tail it is not part of; a second release, with another tail law).
+    """
+
+    __slots__ = ("ends",)
+
+    def __init__(self, guards: Mapping[int, int], ends: tuple[int, int] | None = None) -> None:
+        super().__init__(guards)
+        self.ends = (self.lo, self.hi) if ends is None else ends
+
+    def _refused(self, *args: object) -> Any:
+        raise WmcdpError(
+            "a released value with merged tails is an output only (its least and greatest values stand for the "
+            "tails): compute with the value before its release"
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = __abs__ = _refused
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = clamp = _combine = _compare = _refused  # type: ignore[assignment]
+
+
 def _as_int(value: object) -> Int | None:
     """A symbolic Int for an Int, a Bool (0/1) or a whole number; None for other types.
 
     A float (even 2.0) is an error: the DSL's integers are exact and a float operand is
-    almost always a mistake in the program.
+    almost always a mistake in the program. A :class:`Released` value is an output only: an error.
     """
+    if isinstance(value, Released):
+        value._refused()
     if isinstance(value, Int):
         return value
     if isinstance(value, Bool):
@@ -530,9 +557,16 @@ def ite(cond: object, then: object, otherwise: object) -> Any:
         return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-arg, call-overload]
     if isinstance(then, (Bool, bool, np.bool_)) and isinstance(otherwise, (Bool, bool, np.bool_)):
         return Bool(c.ite(cond.node, _as_bool(then).node, _as_bool(otherwise).node))  # type: ignore[union-attr]
-    a, b = _as_int(then), _as_int(otherwise)
+    releases = [side for side in (then, otherwise) if isinstance(side, Released)]
+    a, b = (side if isinstance(side, Released) else _as_int(side) for side in (then, otherwise))
     if a is None or b is None:
         raise WmcdpError(f"ite() cannot choose between {type(then).__name__} and {type(otherwise).__name__}")
-    return Int(
-        {v: c.ite(cond.node, a.guards.get(v, FALSE), b.guards.get(v, FALSE)) for v in set(a.guards) | set(b.guards)}
-    )
+    guards = {
+        v: c.ite(cond.node, a.guards.get(v, FALSE), b.guards.get(v, FALSE)) for v in set(a.guards) | set(b.guards)
+    }
+    if not releases:
+        return Int(guards)
+    other = otherwise if releases[0] is then else then
+    if len(releases) > 1 or not isinstance(other, numbers.Integral) or int(other) in releases[0].ends:
+        releases[0]._refused()  # (only beside a whole number other than its ends: the docstring of Released)
+    return Released(guards, releases[0].ends)

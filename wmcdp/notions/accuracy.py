@@ -115,6 +115,12 @@ def synthesize_accuracy(
     if isinstance(A, str) and A == "exhaustive":
         A = None
     compiled = as_compiled(prog, backend, exact)
+    if compiled.trace.circuit.merged:
+        raise WmcdpError(
+            f"accuracy of {compiled.program.name} is not defined on its merged tails "
+            f"({', '.join(sorted(set(compiled.trace.circuit.merged)))}: its ends stand for every value beyond them); "
+            "release with geometric() for accuracy"
+        )
     if isinstance(A, (str, AccuracyPlan)):
         return _auto(compiled, A, V, alpha, I, top, exact, force, start)
     shape = compiled.shape

@@ -82,16 +82,25 @@ def _svt_table(n: int, a: F, reach: int) -> dict:
     b, table = a**2, {}
     for x in itertools.product((0, 1), repeat=n):
         for j in range(n + 1):  # the first TRUE at query j (none: j = n)
-            p = F(0)
-            for t in range(-reach, reach + 1):
-                q = point(t, b)
-                for i in range(min(j + 1, n)):
-                    above = at_least(1 + t - x[i], a)
-                    q *= above if i == j else 1 - above
-                p += q
-            y = tuple(FALSE if i < j else TRUE if i == j else STOPPED for i in range(n))
-            table[x, y] = p
+            table[x, _codes(n, j)] = _first_true(x, j, a, b, reach)
     return table, tail(reach, b)
+
+
+def _first_true(x: tuple, j: int, a: F, b: F, reach: int) -> F:
+    """``P(the first TRUE is at query j)`` (none: ``j = len(x)``) for threshold ``1 + Z_b`` and answers ``x_i + Z_a``,
+    summed over ``|Z_b| <= reach``."""
+    p = F(0)
+    for t in range(-reach, reach + 1):
+        q = point(t, b)
+        for i in range(min(j + 1, len(x))):
+            above = at_least(1 + t - x[i], a)
+            q *= above if i == j else 1 - above
+        p += q
+    return p
+
+
+def _codes(n: int, j: int) -> tuple[int, ...]:
+    return tuple(FALSE if i < j else TRUE if i == j else STOPPED for i in range(n))
 
 
 def _noisy_max_table(n: int, a: F, reach: int) -> dict:
@@ -118,14 +127,7 @@ def _num_svt_table(n: int, a: F, reach: int) -> dict:
     b, table = a**2, {}
     for x in itertools.product((0, 1), repeat=n):
         for j in range(n + 1):
-            p = F(0)
-            for t in range(-reach, reach + 1):
-                q = point(t, b)
-                for i in range(min(j + 1, n)):
-                    above = at_least(1 + t - x[i], a)
-                    q *= above if i == j else 1 - above
-                p += q
-            codes = [FALSE if i < j else TRUE if i == j else STOPPED for i in range(n)]
+            p, codes = _first_true(x, j, a, b, reach), _codes(n, j)
             for r in range(-4, 5) if j < n else [0]:
                 y = tuple((c, r if c == TRUE else 0) for c in codes)
                 table[x, y] = p * (point(r - x[j], b) if j < n else 1)

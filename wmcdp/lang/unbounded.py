@@ -111,13 +111,9 @@ def _draw(
 ) -> Int:
     """``center + Z``: sampled in a concrete execution; in a window of half-width ``W``, ``weights(W)`` gives the
     conditioned probabilities of the offsets and ``tail(W)`` the mass outside (recorded); elsewhere refused."""
-    value = _as_int(center)
-    if value is None:
-        raise WmcdpError(f"{name}() needs an Int, Bool or int center, got {type(center).__name__}")
-    c = current()
-    if c.rng is not None:  # a concrete execution: the center is a constant
-        v = next(k for k, g in value.guards.items() if g == TRUE)
-        return Int.const(v + sample(c.rng))
+    value, sampled = _center(name, center, sample)
+    if sampled is not None:
+        return sampled
     w = _WINDOW.get()
     if w is None:
         raise UnboundedDraw(
@@ -127,6 +123,18 @@ def _draw(
     offsets = weights(w.half_width)
     w.record(tail)
     return _selected(name, lambda v: {v + z: p for z, p in offsets.items()}, [value], discrete)
+
+
+def _center(name: str, center: Int | Bool | int, sample: Callable[[random.Random], int]) -> tuple[Int, Int | None]:
+    """The draw's center as an Int, and in a concrete execution (its center a constant) ``center + sample``."""
+    value = _as_int(center)
+    if value is None:
+        raise WmcdpError(f"{name}() needs an Int, Bool or int center, got {type(center).__name__}")
+    rng = current().rng
+    if rng is None:
+        return value, None
+    v = next(k for k, g in value.guards.items() if g == TRUE)
+    return value, Int.const(v + sample(rng))
 
 
 def _ratio(alpha: object, scale: object, name: str) -> Fraction:
@@ -176,13 +184,9 @@ def released_geometric(center: Int | Bool | int, alpha: object = None, scale: ob
     the unbounded law itself.
     """
     a = _ratio(alpha, scale, "released_geometric")
-    value = _as_int(center)
-    if value is None:
-        raise WmcdpError(f"released_geometric() needs an Int, Bool or int center, got {type(center).__name__}")
-    c = current()
-    if c.rng is not None:  # a concrete execution: the center is a constant
-        v = next(k for k, g in value.guards.items() if g == TRUE)
-        return Int.const(v + _one_sided(a, c.rng) - _one_sided(a, c.rng))
+    value, sampled = _center("released_geometric", center, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
+    if sampled is not None:
+        return sampled
     lo, hi = value.lo, value.hi
 
     def weights(v: int) -> dict[int, Fraction]:
@@ -190,7 +194,7 @@ def released_geometric(center: Int | Bool | int, alpha: object = None, scale: ob
         out[lo - 1], out[hi + 1] = a ** (v - lo + 1) / (1 + a), a ** (hi + 1 - v) / (1 + a)
         return out
 
-    c.merged.append("released_geometric")
+    current().merged.append("released_geometric")
     drawn = _selected("released_geometric", weights, [value], discrete)
     return Released(drawn.guards, (lo - 1, hi + 1))
 

@@ -106,6 +106,10 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
     var = d.order
     if any(var[node.level] not in position and var[node.level] not in weights for node in nodes):
         return None  # an input bit of another entry inside this block
+    shape = _shape(nodes, nxt, false)
+    known = d.tables.get((block.entry, shape))
+    if known is not None:  # the same levels and edges inside the block: the same counts
+        return known, nxt
     row = []
     for u in range(size):
         memo: dict[int, Any] = {int(nxt): arith.one, int(false): arith.zero}
@@ -118,7 +122,22 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
                 one = arith.mul(arith.weight(weights[v], True), memo[int(hi)])
                 memo[int(node)] = arith.add(one, arith.mul(arith.weight(weights[v], False), memo[int(lo)]))
         row.append(memo[int(top)])
+    d.tables[block.entry, shape] = tuple(row)
     return tuple(row), nxt
+
+
+def _shape(nodes: list[Any], exit: Any, false: Any) -> tuple[tuple[int, Any, Any], ...]:
+    """The block's nodes as ``(level, low, high)`` with each child named by its place in ``nodes``, ``"g"`` for
+    the node below the block and ``"f"`` for FALSE: the block's counts are a function of this alone (and of the
+    weights at its levels), whatever lies below ``g``."""
+    place = {int(node): k for k, node in enumerate(nodes)}
+    below, no = int(exit), int(false)
+
+    def name(child: Any) -> Any:
+        key = int(child)
+        return "g" if key == below else "f" if key == no else place[key]
+
+    return tuple((node.level, *map(name, _children(node))) for node in nodes)
 
 
 def _block_nodes(top: Any, end: int, false: Any) -> tuple[list[Any], dict[int, Any]]:

@@ -31,6 +31,8 @@ class Diagrams:
         self.operations = 0  # nodes of the prefix events conjoined while the output events were formed
         self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
         self.next_pin = 0  # the block tried first as the next event's pinned entry (.conditioned._decompose)
+        #: per (entry, the block's nodes as levels and edges, :func:`.conditioned._shape`): the block's table
+        self.tables: dict[tuple[int, Any], tuple[Any, ...]] = {}
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
 

@@ -71,6 +71,9 @@ def measure(bench, n: int, timeout: float, memory: str) -> dict:
         refused = "unbounded release" in why
         why = "releases an unbounded value: pure eps refused" if refused else why
         rec.update(lo="", hi="", verdict="refused" if refused else "over", why=why, seconds="", half_width="")
+    elif "epsilon_interval" not in out:  # no window: every unbounded value released with merged tails, exact
+        eps = log_ratio(out["ratio_exact"])
+        rec.update(lo=eps, hi=eps, verdict=verdict(eps, eps, claim), why="", seconds=out["seconds"], half_width="")
     else:
         lo, hi = out["epsilon_interval"]
         lo, hi = float(lo), float(hi)  # JSON's Infinity reads as a float

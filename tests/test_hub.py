@@ -271,3 +271,19 @@ def test_the_plan_reports_an_estimate_from_its_counted_work():
     # the planner chose by the estimate it lists; the report adds the tracing and compiling every plan shares
     (listed,) = [e for kind, e, _ in small.considered if kind == "hub"]
     assert 0 < listed <= small.estimated_seconds
+
+
+@pytest.mark.parametrize("half_width", [8, 16])
+def test_a_hub_of_many_bits_matches_exhaustive(half_width):
+    """Sparse vector with its threshold drawn on a window of half-width W (2W random bits, past 12): the hub's
+    values are found by a forward pass over its levels, and the plan's exact ratio is the exhaustive one."""
+    from wmcdp.compile import compile_program
+    from wmcdp.lang.unbounded import window
+
+    prog = svt(n=3, m=1, T=1, N=1, alpha=HALF, noise="unbounded")
+    with window(half_width):
+        compiled = compile_program(prog, "bdd")
+        hub = synthesize_privacy(compiled, plan="hub")
+        exhaustive = synthesize_privacy(compiled, "exhaustive")
+    assert hub.plan.kind == "hub" and "random bits" in hub.plan.structure
+    assert hub.exact and hub.ratio == exhaustive.ratio

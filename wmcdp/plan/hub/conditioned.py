@@ -226,7 +226,7 @@ def _pinned_cofactors(d: Diagrams, f: Any, block: Block, size: int, arith: Arith
 
 
 def _levels(nodes: tuple[Any, ...]) -> tuple[int, ...]:
-    """Each node's level (-1 for a terminal: below every level of a block)."""
+    """Each node's level (-1 for a terminal, which is at no level)."""
     return tuple(-1 if node.var is None else node.level for node in nodes)
 
 

@@ -40,7 +40,7 @@ from ..base.windows import (
     ratio_upper,
 )
 from ..compile import Compiled, compile_program
-from ..compile.support import output_support, valid_inputs
+from ..compile.support import cube, output_support, valid_inputs
 from ..count.extremes import smallest_probabilities
 from ..count.probabilities import inference
 from ..lang.program import Program, Value
@@ -240,8 +240,10 @@ def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
         return
     be, weights = compiled.backend, compiled.weights
     fixed = {v: w.is_true for v, w in weights.items() if w.is_true or w.is_false}
-    phi = be.condition(compiled.phi, fixed) if fixed else compiled.phi
-    support = output_support(compiled, be.conj(phi, valid_inputs(compiled)))
+    if fixed:
+        support = output_support(compiled, be.conj(be.condition(compiled.phi, fixed), valid_inputs(compiled)))
+    else:  # the program's own support, counted once (the planner's estimates read it too)
+        support = compiled.support
     if support is None:
         raise WmcdpError("the program's declared outputs cannot be checked: too many output bits")
     listed = be.false
@@ -249,7 +251,8 @@ def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
         bits = compiled.shape.encode(y)
         if bits is None:
             raise WmcdpError(f"the program declares the output {witness_text(y)}, outside its output shape")
-        listed = be.disj(listed, _cube(be, compiled.output_vars, bits))
+        offset = sum(bit << (len(bits) - 1 - k) for k, bit in enumerate(bits))  # the bits, most significant first
+        listed = be.disj(listed, cube(be, compiled.output_vars, offset))
     missed = be.conj(support.psi, be.negate(listed))
     if missed != be.false:
         model = be.random_model(missed, random.Random(0)) or {}
@@ -273,14 +276,6 @@ def _check_declared_sums(current: WindowRun, declared: tuple[Value, ...]) -> Non
                 f"the program's declared outputs miss an output it gives from the input {witness_text(x)} "
                 f"(they hold {float(total):.6g} of its probability at half-width {current.half_width})"
             )
-
-
-def _cube(be: Any, variables: Sequence[int], bits: Sequence[int]) -> Any:
-    """The conjunction of ``variables`` at ``bits``."""
-    node = be.true
-    for v, b in zip(variables, bits):
-        node = be.conj(node, be.var(v) if b else be.negate(be.var(v)))
-    return node
 
 
 #: the reason of an infinite upper end at the first window of an integer output

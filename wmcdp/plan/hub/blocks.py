@@ -11,7 +11,7 @@ from ...base.limits import check
 from ...lang.circuit import VAR
 from ...lang.program import Trace
 
-#: the hub's largest number of random bits (its values are enumerated)
+#: the hub's largest number of random bits (its values are found level by level: .conditioned._hub_cofactors)
 HUB_BITS = 1 << 14
 
 

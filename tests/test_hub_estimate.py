@@ -39,16 +39,19 @@ def _terms(program: Program) -> tuple[dict[str, int], int]:
     return planned_terms(compiled, find_blocks(compiled.trace)), compiled.size
 
 
-def test_a_shared_coin_counts_every_output_block_level_and_leaf():
+def test_a_shared_coin_with_outputs_by_entry_counts_one_search():
+    """Each y_i reads the hub and entry i's block alone (outputs factored by entry): one search over the 2^n
+    outputs, a table per hub class (one bit: at most 2) and own value (2) over every block level, the leaves
+    conjoined once."""
     n = 3
     terms, nodes = _terms(_shared(n))
-    outputs, levels, values = 2**n, 2 * n, 2
+    levels, values, own, classes = 2 * n, 2, 2, 2
     assert terms == {
         "base": 1,
         "node": nodes,
-        "output": outputs,
-        "table": outputs * levels * values,
-        "operation": outputs * n * levels,
+        "output": 1,
+        "table": classes * own * levels * values,
+        "operation": n * levels,
         "multiset": 0,  # a hub bit: no entry is pinned
     }
 

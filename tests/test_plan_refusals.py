@@ -126,9 +126,13 @@ def _quick(fn, *args, **kwargs):
     return str(info.value)
 
 
-@pytest.mark.parametrize("program", [weighted_sum(40), B["isvt1"](50, 10, 5, 1)], ids=["weighted_sum", "isvt1"])
-def test_default_plan_refused_at_once_naming_its_sizes(program):
-    message = _quick(synthesize_privacy, program, timeout=2 * SECONDS)
+@pytest.mark.parametrize(
+    "program, plan", [(weighted_sum(40), None), (B["isvt1"](50, 10, 5, 1), "symmetry")], ids=["weighted_sum", "isvt1"]
+)
+def test_default_plan_refused_at_once_naming_its_sizes(program, plan):
+    """Refused at once: weighted_sum by default; isvt1 (which the hub plan answers, searching its outputs by
+    entry) when its symmetry's orbit sets are asked for."""
+    message = _quick(synthesize_privacy, program, timeout=2 * SECONDS, plan=plan)
     assert "default plan" in message and "automatic symmetry sets" not in message
     assert "--force" in message and "--sets" in message and "triples" in message
 
@@ -192,7 +196,7 @@ def test_cli_default_accuracy_plan_refused_at_once(tmp_path, capsys):
 
 
 def test_cli_orbit_sets_past_an_index_refused_in_one_line(tmp_path, capsys):
-    _cli(tmp_path, capsys, "privacy", "isvt1", "-p", "n=50", "-p", "m=10", "-p", "T=5", "-p", "eps0=1")
+    _cli(tmp_path, capsys, "privacy", "isvt1", "-p", "n=50", "-p", "m=10", "-p", "T=5", "-p", "eps0=1", "--plan", "symmetry")
 
 
 def test_cli_auto_sets_refused_at_once(tmp_path, capsys):

@@ -29,7 +29,8 @@ This is proved on the diagram of each ``(y, h)``, never sampled: a cut wider tha
 entries' blocks, a state the output does not pin down) refuses the plan, and the planner runs another one.
 The output events are found breadth first over the output leaves, keeping only prefixes whose event is
 satisfiable (sparse vector with ``N`` TRUE answers has about ``n^N`` outputs, not ``3^n``); more than 1024 prefixes
-at any depth hand the program on.
+at any depth hand the program on. When every output leaf reads the hub and one entry's block alone, no output is
+listed: each entry's own output value is one more choice of the search (:mod:`.owned`).
 
 The worst triple ``(x, x', y)`` is searched without listing every pair: per output, entries whose tables
 ``P_e(y | ., h)`` are equal for every ``h`` are one *type*, and only how many entries of a type take each
@@ -45,10 +46,10 @@ within the same margin of the best are kept; every ratio kept is computed exactl
 in float mode).
 
 The package's modules, in the order the plan runs: :mod:`.blocks` (the hub and the entries' blocks),
-:mod:`.events` (the output events), :mod:`.conditioned` (each event's parts per hub value), :mod:`.moves` and
-:mod:`.search` (the worst triple), :mod:`.worst` (every event searched), :mod:`.estimate` (the plan's seconds from
-its counted work) and :mod:`.privacy` (the entry point, with the recount of the witness); :mod:`.arith` holds the
-numbers of both modes.
+:mod:`.events` (the output events), :mod:`.owned` (outputs factored by entry, listed never), :mod:`.conditioned`
+(each event's parts per hub value), :mod:`.moves` and :mod:`.search` (the worst triple), :mod:`.worst` (every event
+searched), :mod:`.estimate` (the plan's seconds from its counted work) and :mod:`.privacy` (the entry point, with
+the recount of the witness); :mod:`.arith` holds the numbers of both modes.
 """
 
 from __future__ import annotations

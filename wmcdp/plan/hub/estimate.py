@@ -9,6 +9,7 @@ from ...lang.shape import leaves
 from ..costs import HUB_PLANNED_SECONDS, HUB_SECONDS
 from .blocks import Hub
 from .events import MAX_OUTPUTS
+from .owned import owned_leaves
 from .worst import HubAnswer
 
 
@@ -43,12 +44,29 @@ def planned_terms(whole: Any, hub: Hub) -> dict[str, int]:
     conjoined into the events) and, when no bit is drawn before the inputs (an entry's block is pinned per event),
     ``O`` times the multisets of the other entries' values, ``C(n + k - 2, k - 1)`` (the search's count vectors).
     The hub's bits are not counted apart: the events restricted to each hub value cost in proportion to the
-    tables they are split into. The search's pruning is not known before it runs; the fitted constants price it."""
-    support = whole.support  # counted once per program (the exhaustive estimate counts it too)
-    outputs = min(support.size if support is not None else whole.shape.size, MAX_OUTPUTS + 1)
+    tables they are split into. The search's pruning is not known before it runs; the fitted constants price it.
+    When the outputs factor by entry (:mod:`.owned`) there is one search: ``O = 1``, the tables are
+    ``(h + 1) V L k`` (``h`` the hub's bits, about its classes; ``V`` the most own values of an entry) and the
+    leaves are conjoined once, ``D L``."""
     size, entries = len(whole.domain.entry_values), len(hub.blocks)
     levels = sum(b.end - b.start for b in hub.blocks)
     depth = 0 if whole.trace.output_guards is not None else len(leaves(whole.trace.shape))
+    owners = owned_leaves(whole.trace, hub)
+    if owners is not None:  # outputs factored by entry (.owned): one search, a table per hub class and own value
+        own = [
+            math.prod(leaf.size for leaf, o in zip(leaves(whole.trace.shape), owners) if o == i) for i in range(entries)
+        ]
+        classes = len(hub.bits) + 1
+        return {
+            "base": 1,
+            "node": whole.size,
+            "output": 1,
+            "table": classes * max(own, default=1) * levels * size,
+            "operation": depth * levels,
+            "multiset": 0,
+        }
+    support = whole.support  # counted once per program (the exhaustive estimate counts it too)
+    outputs = min(support.size if support is not None else whole.shape.size, MAX_OUTPUTS + 1)
     return {
         "base": 1,
         "node": whole.size,

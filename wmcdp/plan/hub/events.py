@@ -54,11 +54,23 @@ class Diagrams:
             assert isinstance(shape, IntShape)
             out = [((shape.lo + offset,), guard) for offset, guard in zip(codes, built) if guard != be.false]
             return out if len(out) <= most else None
-        bits, conditions = built, []
-        for leaf in leaves(trace.shape):
+        return self._prefixes(self.leaf_conditions(built), most, work)
+
+    def output_bits(self, work: int | None) -> list[Any] | None:
+        """The output bits as BDDs in the hub's order; None when compiling them is extrapolated past ``work``."""
+        try:
+            return _compile_gates(self.trace, self.be, self.trace.output_roots, work)
+        except WmcdpError:
+            return None
+
+    def leaf_conditions(self, bits: list[Any]) -> list[list[tuple[Any, Any]]]:
+        """Per output leaf, each value whose event is satisfiable with its event (over the leaf's share of
+        ``bits``, the output bits)."""
+        conditions = []
+        for leaf in leaves(self.trace.shape):
             conditions.append(self._leaf_values(leaf, bits[: leaf.width]))
             bits = bits[leaf.width :]
-        return self._prefixes(conditions, most, work)
+        return conditions
 
     def _guards(self, codes: Sequence[int]) -> list[Any] | None:
         """The value guards of one Int output, each the compiled program's diagram ``phi`` restricted to the

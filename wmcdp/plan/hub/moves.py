@@ -66,7 +66,9 @@ def _groups(
     stays = [(u, u) for u in range(size)]
 
     def own(key: tuple[Any, ...], pairs: list[tuple[int, int]]) -> list[Choice]:
-        return _choices(key[0], _on_side(key[1], pairs, side), arith)
+        offsets = _on_side(key[1], pairs, side)
+        values = len(key[0][0]) // size  # the entry's own output values (.owned), else one
+        return _choices(key[0], [(k * size + u, k * size + up) for k in range(values) for u, up in offsets], arith)
 
     if not one:
         yield [Group(tuple(es), undominated(own(t, stays + moves), arith)) for t, es in types.items()]

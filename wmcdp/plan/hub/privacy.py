@@ -47,9 +47,15 @@ def hub_privacy(
         considered.append(("hub", estimate, why))
         return None
     considered.append(("hub", estimate, answer.describe()))
+    events = (
+        f"outputs factored by entry (each output leaf reads the hub and one entry's block; at most {answer.owned} "
+        "own values per entry), searched once"
+        if answer.owned
+        else f"{answer.outputs} output events"
+    )
     structure = (
         f"hub: {answer.describe()}; {len(answer.hub.blocks)} parts (one per entry), at most {answer.types} "
-        f"types per output; {answer.outputs} output events; {answer.best.leaves} type-count multisets evaluated"
+        f"types per output; {events}; {answer.best.leaves} type-count multisets evaluated"
         f"{AT_NOTE if at is not None else ''}"
     )
     sizes = (answer.best.leaves, exhaustive_triples(whole, relation, at))
@@ -69,13 +75,24 @@ def _exact_run(whole: Any, exact: Any) -> bool | None:
 
 
 def _claims(answer: HubAnswer) -> tuple[tuple[str, str], ...]:
-    return (
+    split = (
         (
+            f"given the hub ({answer.describe()}) each output is one own value per entry, each entry's part "
+            "independent of the others",
+            "read off the traced circuit: the gates of every output leaf read the hub's bits and one entry's block "
+            "alone, so with the hub fixed the leaves of different entries share no variable; the entry's own value "
+            "(x_e, x'_e and y_e) is searched with its input",
+        )
+        if answer.owned
+        else (
             f"given the hub ({answer.describe()}) each output event is the conjunction of one part per entry",
             f"read off the BDD of each of the {answer.outputs} output events under each hub value: at every "
             "entry's boundary all crossing edges reach FALSE or one node (a cut of width one), so the parts share "
             "no input entry and no random bit (a pinned entry's block is fixed with the hub, class by class)",
-        ),
+        )
+    )
+    return (
+        split,
         (
             "entries with equal part tables are interchangeable, and dominated moves never attain the maximum",
             "the ratio of an output depends only on how many entries of each type take each (x_e, x'_e); a move "

@@ -21,7 +21,8 @@ MARGIN = 1e-9
 
 @dataclass(frozen=True)
 class Choice:
-    """A pair of entry values ``(x_e, x'_e)`` (offsets into the entry's values) and, per hub class, the part's
+    """A pair of entry values ``(x_e, x'_e)`` (offsets into the entry's values; with outputs factored by entry,
+    :mod:`.owned`, ``value * size + offset`` with the entry's own output value) and, per hub class, the part's
     probabilities under each (in the arithmetic of the run) and their float logs."""
 
     u: int

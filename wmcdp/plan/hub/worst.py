@@ -13,6 +13,7 @@ from .blocks import Hub, find_blocks
 from .conditioned import _decompose, _types
 from .events import MAX_OUTPUTS, Diagrams
 from .moves import RELATIONS, _alternatives
+from .owned import Owned, owned_outputs
 from .search import LargestRatio, Search
 
 
@@ -30,6 +31,7 @@ class HubAnswer:
     pinned: int = 0
     cofactors: int = 0  # restrictions of output events to one hub bit (or to a pinned block's class)
     operations: int = 0  # nodes of the events conjoined while the output events were formed (Diagrams.operations)
+    owned: int = 0  # outputs factored by entry (.owned): the most own values of an entry; 0: output events listed
 
     def describe(self) -> str:
         """The hub as the plan report names it."""
@@ -73,9 +75,13 @@ def _worst(
 ) -> HubAnswer | None:
     """:func:`hub_plan` once the blocks are found: every output event conditioned and searched (the first event
     that does not split hands the program on)."""
+    work = budget.left() if budget is not None else None
+    owned = owned_outputs(d, hub, size, arith, work)
+    if owned is not None:
+        return _worst_owned(d, hub, owned, size, relation, arith, at)
     best, outputs, most, pinned = LargestRatio(), 0, 0, 0
     searched: set[tuple[Any, ...]] = set()
-    events = d.events(MAX_OUTPUTS, budget.left() if budget is not None else None)
+    events = d.events(MAX_OUTPUTS, work)
     if events is None:
         return None
     for values, event in progress.steps(events, len(events)):
@@ -101,6 +107,29 @@ def _worst(
     if best.num is None or best.x == best.x_prime:
         return None
     return HubAnswer(hub, best, outputs, most, d.work, pinned, d.cofactors, d.operations)
+
+
+def _worst_owned(
+    d: Diagrams, hub: Hub, owned: Owned, size: int, relation: str, arith: Arith, at: tuple[int, ...] | None
+) -> HubAnswer | None:
+    """:func:`_worst` for outputs that factor by entry (:mod:`.owned`): one search whose choices are each entry's
+    ``(own value, x_e, x'_e)``, read back into the witness's output and offsets."""
+    best = LargestRatio()
+    types = _types(hub, owned.tables, at)
+    search = Search(owned.weights, arith, best)
+    for groups in _alternatives(types, size, relation, arith, at is not None):
+        search.run(groups, None)
+    if best.num is None or best.x is None or best.x_prime is None or best.x == best.x_prime:
+        return None
+    index = {block.entry: i for i, block in enumerate(hub.blocks)}
+    chosen = {index[e]: k // size for e, k in best.x.items()}
+    best.x = {e: k % size for e, k in best.x.items()}
+    best.x_prime = {e: k % size for e, k in best.x_prime.items()}
+    if best.x == best.x_prime:
+        return None
+    best.y = owned.output(d.trace, chosen)
+    classes = [len(values) for values in owned.values]
+    return HubAnswer(hub, best, 1, len(types), d.work, 0, d.cofactors, d.operations, owned=max(classes, default=1))
 
 
 def _output(trace: Trace, values: tuple[Any, ...]) -> Any:

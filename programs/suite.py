@@ -23,7 +23,7 @@ from typing import Any
 
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
-from wmcdp.lang import Int, IntVector, Program, discrete, ite, truncated_geometric
+from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 from wmcdp.lang.unbounded import geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
@@ -390,7 +390,8 @@ def sparse_vector_family(
     query's answer, for release only (:meth:`Answers.released`). ``resample``: a fresh noisy threshold after every
     TRUE. ``noise``: one of :data:`NOISES`.
 
-    With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`); so does one whose
+    With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`; with no bound on
+    TRUE answers every sequence of FALSE and TRUE, as an :class:`~wmcdp.lang.program.OutputProduct`); so does one whose
     ``report`` releases a fresh noisy answer (``fresh_release``) with unbounded noise, its tails merged into
     ``-1`` and ``m + 1`` (:func:`valued_sequences`).
     """
@@ -427,7 +428,7 @@ def sparse_vector_family(
 
     valued = report is not None and fresh_release and ans.unbounded
     outputs = (
-        (lambda: code_sequences(ans.n, bound))
+        (lambda: code_sequences(ans.n, bound) if bound is not None else OutputProduct(((FALSE, TRUE),) * ans.n))
         if report is None
         else (lambda: valued_sequences(ans.n, bound, range(-1, ans.m + 2)))
         if valued

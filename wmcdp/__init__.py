@@ -39,6 +39,7 @@ _EXPORTS = {
     "Int": "lang",
     "IntVector": "lang",
     "Program": "lang",
+    "OutputProduct": "lang",
     "discrete": "lang",
     "flip": "lang",
     "ite": "lang",
@@ -162,6 +163,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import Bool as Bool
     from .lang import Int as Int
     from .lang import IntVector as IntVector
+    from .lang import OutputProduct as OutputProduct
     from .lang import Program as Program
     from .lang import discrete as discrete
     from .lang import discrete_gaussian as discrete_gaussian

@@ -1,7 +1,7 @@
 """The wmcdp DSL: symbolic Booleans and bounded integers, random choices, programs."""
 
 from .geometric import truncated_geometric
-from .program import Bits, IntVector, Program, Trace, Vector
+from .program import Bits, IntVector, OutputProduct, Program, Trace, Vector
 from .unbounded import discrete_gaussian, geometric, one_sided_geometric, released_geometric
 from .values import Bool, Int, discrete, flip, ite, uniform
 
@@ -9,6 +9,7 @@ __all__ = [
     "Bits",
     "IntVector",
     "Vector",
+    "OutputProduct",
     "Program",
     "Trace",
     "Bool",

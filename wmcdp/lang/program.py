@@ -9,10 +9,12 @@ outputs.
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import sysconfig
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,25 @@ from .unbounded import UnboundedDraw
 from .values import Bool, Int, tracing
 
 Value = Any  # a concrete input or output: int, or a tuple of them
+
+
+@dataclass(frozen=True)
+class OutputProduct:
+    """A declaration of outputs (:attr:`Program.outputs`) never listed: every tuple whose part ``j`` takes one of
+    ``values[j]`` (``OutputProduct(((0, 1),) * n)``: every sequence of n codes 0 and 1). Iterating it lists the
+    tuples; a windowed run checks it part by part and bounds its smallest probability without listing it when the
+    outputs factor by entry (:mod:`wmcdp.plan.hub.smallest`)."""
+
+    values: tuple[tuple[Value, ...], ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(tuple(v) for v in self.values))
+
+    def __iter__(self) -> Iterator[tuple[Value, ...]]:
+        return iter(itertools.product(*self.values))
+
+    def __len__(self) -> int:
+        return math.prod(len(v) for v in self.values)
 
 
 def _width(size: int) -> int:
@@ -131,7 +152,8 @@ class Program:
     source: str = ""  # how to build it again: a built-in name or FILE.py:FUNC (set by the registry)
     #: every output the program can give on any input at any noise value (a superset is fine), or None: the
     #: author's claim, argued from the program's logic, that the others are impossible, so a windowed pure-ε
-    #: bracket needs only these reached (each window checks that they hold all of its probability)
+    #: bracket needs only these reached (each window checks that they hold all of its probability); an
+    #: :class:`OutputProduct` declares a product of per-part values without listing it
     outputs: Callable[[], Iterable[Value]] | None = None
 
     def __post_init__(self) -> None:

@@ -43,10 +43,11 @@ from ..compile import Compiled, compile_program
 from ..compile.support import cube, output_support, valid_inputs
 from ..count.extremes import smallest_probabilities
 from ..count.probabilities import inference
-from ..lang.program import Program, Value
+from ..lang.program import OutputProduct, Program, Value
 from ..lang.sets import ExhaustiveInference, PrivacySet
 from ..lang.shape import BoolShape, ConstShape, Shape, TupleShape, witness_text
 from ..lang.unbounded import UnboundedDraw, window
+from ..plan.hub.smallest import smallest_owned
 from .results import AccuracyResult, ApproximateResult, PrivacyResult
 from .threshold import Threshold
 
@@ -64,6 +65,8 @@ LISTED_OUTPUTS = 1 << 12
 
 #: a notion's function
 Notion = TypeVar("Notion", bound=Callable[..., Any])
+#: the outputs a program declares: listed, or a product of per-part values
+Declared = tuple[Value, ...] | OutputProduct
 #: the ends of a bracket, why its upper end is infinite ("" when it is not), and the end the width is measured to
 Ends = tuple[Any, Any, str, Any]
 
@@ -144,10 +147,14 @@ def bracketed(
         previous = current
 
 
-def declared_outputs(prog: Any) -> tuple[Value, ...] | None:
-    """The outputs the program declares it can give (:attr:`~wmcdp.lang.Program.outputs`), or None."""
+def declared_outputs(prog: Any) -> Declared | None:
+    """The outputs the program declares it can give (:attr:`~wmcdp.lang.Program.outputs`): listed, or an
+    :class:`~wmcdp.lang.program.OutputProduct` (never listed); None when it declares none."""
     outputs = _program(prog).outputs
-    return None if outputs is None else tuple(outputs())
+    if outputs is None:
+        return None
+    declared = outputs()
+    return declared if isinstance(declared, OutputProduct) else tuple(declared)
 
 
 def _width(width: float | None) -> float:
@@ -188,7 +195,7 @@ def _bools_only(shape: Shape) -> bool:
 
 
 def _coverage(
-    current: WindowRun, pairs: Sequence[tuple[Value, Value]] | None, declared: tuple[Value, ...] | None = None
+    current: WindowRun, pairs: Sequence[tuple[Value, Value]] | None, declared: Declared | None = None
 ) -> tuple[Fraction | None, str]:
     """A lower bound of the smallest windowed probability of any output (of the ``declared`` ones, when given) on
     any input (of the ``(x', y)`` of ``pairs``, when given), or None and one that the window does not reach.
@@ -203,6 +210,11 @@ def _coverage(
         return _smallest((x, y, listed.probability(x, y)) for x, y in pairs)
     if declared is not None:
         _check_declared(current, declared)
+    if isinstance(declared, OutputProduct):  # never listed when the outputs factor by entry
+        bound = _product_smallest(compiled, declared)
+        if bound is not None and bound > current.radius:
+            return bound, ""
+        declared = tuple(declared)
     outputs = declared if declared is not None else _few_outputs(compiled.shape)
     if outputs and compiled.backend.name == "bdd":
         bound = min(smallest_probabilities(compiled, outputs))
@@ -212,6 +224,16 @@ def _coverage(
     if outputs is None:
         return _smallest(table.items())
     return _smallest((x, y, table.probability(x, y)) for x in compiled.domain.values() for y in outputs)
+
+
+def _product_smallest(compiled: Compiled, declared: OutputProduct) -> Fraction | None:
+    """The smallest windowed probability over a product of declared outputs whose parts are single leaves, from
+    the factored outputs (:func:`~wmcdp.plan.hub.smallest.smallest_owned`), or None."""
+    shape = compiled.shape
+    if not isinstance(shape, TupleShape) or any(isinstance(part, TupleShape) for part in shape.parts):
+        return None
+    allowed = [frozenset(v) for part, v in zip(shape.parts, declared.values) if not isinstance(part, ConstShape)]
+    return smallest_owned(compiled, allowed)
 
 
 def _few_outputs(shape: Shape) -> tuple[Value, ...] | None:
@@ -229,23 +251,21 @@ def _smallest(cells: Iterable[tuple[Value, Value, Any]]) -> tuple[Fraction | Non
     return smallest, ""
 
 
-def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
+def _check_declared(current: WindowRun, declared: Declared) -> None:
     """Refuse a declaration of outputs that misses an output the windowed program gives: every output some valid
     input produces with positive probability (the support of :mod:`wmcdp.compile.support`, on the diagram with
     the random bits of weight 0 or 1 fixed) must be declared. On an SDD every input is counted: the declared
     outputs' probabilities must sum to 1 from each, within the weights' radius."""
     compiled = current.compiled
+    if isinstance(declared, OutputProduct):
+        _check_product(compiled, declared)
     if compiled.backend.name != "bdd":
-        _check_declared_sums(current, declared)
+        _check_declared_sums(current, tuple(declared))
         return
-    be, weights = compiled.backend, compiled.weights
-    fixed = {v: w.is_true for v, w in weights.items() if w.is_true or w.is_false}
-    if fixed:
-        support = output_support(compiled, be.conj(be.condition(compiled.phi, fixed), valid_inputs(compiled)))
-    else:  # the program's own support, counted once (the planner's estimates read it too)
-        support = compiled.support
-    if support is None:
-        raise WmcdpError("the program's declared outputs cannot be checked: too many output bits")
+    if isinstance(declared, OutputProduct):
+        _check_declared_parts(current, declared)
+        return
+    be, support = compiled.backend, _support(current)
     offsets = set()
     for y in declared:
         bits = compiled.shape.encode(y)
@@ -257,14 +277,69 @@ def _check_declared(current: WindowRun, declared: tuple[Value, ...]) -> None:
     listed = be.false
     for offset in offsets:
         listed = be.disj(listed, cube(be, compiled.output_vars, offset))
-    missed = be.conj(support.psi, be.negate(listed))
+    missed = be.conj(support, be.negate(listed))
     if missed != be.false:
-        model = be.random_model(missed, random.Random(0)) or {}
-        y = compiled.shape.decode([int(model.get(v, False)) for v in compiled.output_vars])
+        raise _missed(current, missed)
+
+
+def _check_product(compiled: Compiled, declared: OutputProduct) -> None:
+    """A product of declared outputs has one set of values per part of the output, each a value of its part."""
+    shape = compiled.shape
+    parts = shape.parts if isinstance(shape, TupleShape) else ()
+    if len(parts) != len(declared.values):
         raise WmcdpError(
-            f"the program's declared outputs miss the output {witness_text(y)}, which it gives with positive "
-            f"probability at half-width {current.half_width}"
+            f"the program declares outputs of {len(declared.values)} parts for an output of {len(parts)} parts"
         )
+    for j, (part, values) in enumerate(zip(parts, declared.values)):
+        for v in values:
+            if part.encode(v) is None:
+                raise WmcdpError(f"the program declares the value {witness_text(v)} of output part {j}, outside it")
+
+
+def _support(current: WindowRun) -> Any:
+    """The outputs some valid input gives with positive probability at the window (on a BDD: the support of
+    :mod:`wmcdp.compile.support` on the diagram with the random bits of weight 0 or 1 fixed)."""
+    compiled = current.compiled
+    be = compiled.backend
+    fixed = {v: w.is_true for v, w in compiled.weights.items() if w.is_true or w.is_false}
+    if fixed:
+        support = output_support(compiled, be.conj(be.condition(compiled.phi, fixed), valid_inputs(compiled)))
+    else:  # the program's own support, counted once (the planner's estimates read it too)
+        support = compiled.support
+    if support is None:
+        raise WmcdpError("the program's declared outputs cannot be checked: too many output bits")
+    return support.psi
+
+
+def _missed(current: WindowRun, missed: Any) -> WmcdpError:
+    """The refusal of a declaration that misses the outputs ``missed`` (a diagram over the output bits), naming
+    one of them."""
+    compiled = current.compiled
+    model = compiled.backend.random_model(missed, random.Random(0)) or {}
+    y = compiled.shape.decode([int(model.get(v, False)) for v in compiled.output_vars])
+    return WmcdpError(
+        f"the program's declared outputs miss the output {witness_text(y)}, which it gives with positive "
+        f"probability at half-width {current.half_width}"
+    )
+
+
+def _check_declared_parts(current: WindowRun, declared: OutputProduct) -> None:
+    """:func:`_check_declared` for a product, part by part: the support holds no output whose part ``j`` takes a
+    value outside ``declared.values[j]``."""
+    compiled = current.compiled
+    be, shape, support = compiled.backend, compiled.shape, _support(current)
+    assert isinstance(shape, TupleShape)
+    start = 0
+    for part, values in zip(shape.parts, declared.values):
+        bits = compiled.output_vars[start : start + part.width]
+        start += part.width
+        inside = be.false
+        for v in values:
+            code = part.encode(v) or []
+            inside = be.disj(inside, cube(be, bits, sum(b << (len(code) - 1 - k) for k, b in enumerate(code))))
+        missed = be.conj(support, be.negate(inside))
+        if missed != be.false:
+            raise _missed(current, missed)
 
 
 def _check_declared_sums(current: WindowRun, declared: tuple[Value, ...]) -> None:
@@ -291,7 +366,7 @@ def reached(
     previous: WindowRun | None,
     pairs: Sequence[tuple[Value, Value]] | None,
     notion: str,
-    declared: tuple[Value, ...] | None = None,
+    declared: Declared | None = None,
 ) -> tuple[Fraction | None, str]:
     """The smallest windowed probability of any output (of the program's ``declared`` outputs, when it declares
     them) on any input (of ``pairs``' ``(x', y)`` when given), or
@@ -323,7 +398,7 @@ def _epsilon_ends(
     current: WindowRun,
     previous: WindowRun | None,
     pairs: Sequence[tuple[Value, Value]] | None,
-    declared: tuple[Value, ...] | None = None,
+    declared: Declared | None = None,
 ) -> Ends:
     """The ends of ε; ``pairs``: the ``(x', y)`` of explicit triples (whatever the outputs), else every output
     (every ``declared`` one, when the program declares them)."""

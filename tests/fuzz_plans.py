@@ -1022,7 +1022,9 @@ def fuzz_one(d: Any, family: str) -> Comparison:
 #   relabelled;
 # * ``chain``: per-entry blocks reading a running state (a flag: the previous output chooses the coin; or a running
 #   clamped sum released at every step);
-# * ``hub``: one shared noisy threshold that every entry's noisy value is compared with (sparse-vector shapes);
+# * ``hub``: one shared noisy threshold that every entry's noisy value is compared with (sparse-vector shapes):
+#   each comparison an entry's own output (the hub plan searches the outputs by entry), or, with ``stop``, codes that
+#   stop after the first TRUE (sparse vector with N = 1: the output events are listed and cut);
 # * ``reports`` (count-of-reports): the sum of one 0/1 report per entry, the same report on every entry (one entry's
 #   differs a fifth of the time), with the target ``sum(x)``.
 #
@@ -1053,6 +1055,7 @@ class Shaped:
     alphas: tuple = (0, 1)
     parameter: None = None
     shared: None = None
+    stop: bool = False  # hub: codes 0/1 that stop (2) after the first TRUE
 
     @property
     def count(self) -> bool:
@@ -1100,7 +1103,14 @@ class Shaped:
             return self._chain(x)
         if self.family == "hub":
             level = self.threshold + self._noise(0)
-            return tuple((x[i] + self._noise(k)) >= level for i, k in enumerate(self.parts))
+            above = [(x[i] + self._noise(k)) >= level for i, k in enumerate(self.parts)]
+            if not self.stop:
+                return tuple(above)
+            out, stopped = [], None
+            for a in above:
+                out.append(ite(a, 1, 0) if stopped is None else ite(stopped, 2, ite(a, 1, 0)))
+                stopped = a if stopped is None else stopped | a
+            return tuple(out)
         reports = [_report(self.parts[i], x[i], self.lo) for i in range(self.n)]
         return sum(reports[1:], reports[0])
 
@@ -1138,7 +1148,10 @@ class Shaped:
             return tuple(out)
         if self.family == "hub":
             level = self.threshold + noise(0)
-            return tuple(int(x[i] + noise(k) >= level) for i, k in enumerate(self.parts))
+            above = [int(x[i] + noise(k) >= level) for i, k in enumerate(self.parts)]
+            if not self.stop:
+                return tuple(above)
+            return tuple(2 if any(above[:i]) else a for i, a in enumerate(above))
         return sum(_ref_report(self.parts[i], x[i], self.lo, choose) for i in range(self.n))
 
 
@@ -1274,7 +1287,8 @@ def draw_shaped(d: Any, family: str) -> Shaped:
         n, hi = d.integer(2, 3), d.choice([1, 2])
         noises = tuple(draw_noise(d, floats) for _ in range(d.integer(2, 3)))
         parts = tuple(d.integer(1, len(noises) - 1) for _ in range(n))
-        return Shaped(family, n, 0, hi, relation, noises, parts, threshold=d.integer(0, hi))
+        stop = d.integer(0, 1) == 1
+        return Shaped(family, n, 0, hi, relation, noises, parts, threshold=d.integer(0, hi), stop=stop)
     n, hi = d.integer(2, 3), d.choice([1, 1, 2])
     report = _draw_report(d, floats, hi)
     reports = [report] * n

@@ -263,10 +263,14 @@ OWN_PLAN = {
 }
 
 
-@pytest.mark.parametrize("plan", list(OWN_PLAN))
-def test_each_shaped_family_reaches_its_plan(plan):
-    """A program of each shaped family runs its own plan forced (not refused), with no difference."""
-    cmp = fuzz_plans.run_forced(OWN_PLAN[plan], RandomDraw(1), True)
+OWN_PLAN_VARIANTS = [*OWN_PLAN.items(), ("hub", dataclasses.replace(OWN_PLAN["hub"], stop=True))]
+
+
+@pytest.mark.parametrize("plan, spec", OWN_PLAN_VARIANTS, ids=[*OWN_PLAN, "hub-stop"])
+def test_each_shaped_family_reaches_its_plan(plan, spec):
+    """A program of each shaped family runs its own plan forced (not refused), with no difference; the hub's twice:
+    outputs searched by entry, and codes that stop (output events listed)."""
+    cmp = fuzz_plans.run_forced(spec, RandomDraw(1), True)
     sets = f"force:{plan}"
     assert any(s == sets for s, _ in cmp.plans) and not any(s == sets for s, _ in cmp.refused)
     assert not cmp.differences, "\n\n".join(map(str, cmp.differences))

@@ -192,6 +192,8 @@ def split_given_input(trace: Trace) -> list[Part] | None:
         return None
     needed = _reachable(trace.circuit, trace.output_roots)
     groups, loose = _random_components(trace, needed, leaf_roots)
+    if len(groups) < 2:  # one part (a noise every leaf reads): no canonical forms to build
+        return None
     parts = _with_forms(trace, needed, leaf_roots, groups)
     reading = [p.leaves for p in parts if p.entries]
     if len(reading) < 2:

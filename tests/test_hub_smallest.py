@@ -90,6 +90,7 @@ def test_isvt2_declares_a_product_and_brackets_the_enumerated_epsilon(monkeypatc
         raise AssertionError("the declared outputs were listed")
 
     monkeypatch.setattr(windowed, "smallest_probabilities", listed)
+    monkeypatch.setattr(windowed, "LISTED_OUTPUTS", 4)  # (a product of at most 4096 outputs is listed)
     table, slack = _isvt2_table(n, HALF, 40)
     xs, ys = sorted({x for x, _ in table}), sorted({y for _, y in table})
     lo = math.log(max(table[x, y] / (table[xp, y] + slack) for x in xs for xp in xs if x != xp for y in ys))

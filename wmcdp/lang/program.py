@@ -38,8 +38,8 @@ Value = Any  # a concrete input or output: int, or a tuple of them
 class OutputProduct:
     """A declaration of outputs (:attr:`Program.outputs`) never listed: every tuple whose part ``j`` takes one of
     ``values[j]`` (``OutputProduct(((0, 1),) * n)``: every sequence of n codes 0 and 1). Iterating it lists the
-    tuples; a windowed run checks it part by part and bounds its smallest probability without listing it when the
-    outputs factor by entry (:mod:`wmcdp.plan.hub.smallest`)."""
+    tuples; a windowed run checks it part by part and, past a few thousand tuples, bounds its smallest probability
+    without listing it when the outputs factor by entry (:mod:`wmcdp.plan.hub.smallest`)."""
 
     values: tuple[tuple[Value, ...], ...]
 

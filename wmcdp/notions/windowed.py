@@ -61,6 +61,7 @@ PRECISION = 128
 #: below this tail mass a windowed bracket is about proportional to ``T``: the next window is the one predicted
 LINEAR_TAIL = Fraction(1, 10)
 #: a program with Boolean outputs has its smallest probability bounded in one pass when it has at most this many
+#: (and a product of declared outputs is listed when it has at most this many, else bounded by entry)
 LISTED_OUTPUTS = 1 << 12
 
 #: a notion's function
@@ -210,7 +211,7 @@ def _coverage(
         return _smallest((x, y, listed.probability(x, y)) for x, y in pairs)
     if declared is not None:
         _check_declared(current, declared)
-    if isinstance(declared, OutputProduct):  # never listed when the outputs factor by entry
+    if isinstance(declared, OutputProduct) and len(declared) > LISTED_OUTPUTS:  # not listed if it factors by entry
         bound = _product_smallest(compiled, declared)
         if bound is not None and bound > current.radius:
             return bound, ""

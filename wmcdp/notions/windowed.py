@@ -150,7 +150,8 @@ def bracketed(
 
 def declared_outputs(prog: Any) -> Declared | None:
     """The outputs the program declares it can give (:attr:`~wmcdp.lang.Program.outputs`): listed, or an
-    :class:`~wmcdp.lang.program.OutputProduct` (never listed); None when it declares none."""
+    :class:`~wmcdp.lang.program.OutputProduct` (listed only when it is small, :func:`_coverage`); None when it declares
+    none."""
     outputs = _program(prog).outputs
     if outputs is None:
         return None
@@ -211,10 +212,11 @@ def _coverage(
         return _smallest((x, y, listed.probability(x, y)) for x, y in pairs)
     if declared is not None:
         _check_declared(current, declared)
-    if isinstance(declared, OutputProduct) and len(declared) > LISTED_OUTPUTS:  # not listed if it factors by entry
-        bound = _product_smallest(compiled, declared)
-        if bound is not None and bound > current.radius:
-            return bound, ""
+    if isinstance(declared, OutputProduct):
+        if len(declared) > LISTED_OUTPUTS:  # not listed when it factors by entry
+            bound = _product_smallest(compiled, declared)
+            if bound is not None and bound > current.radius:
+                return bound, ""
         declared = tuple(declared)
     outputs = declared if declared is not None else _few_outputs(compiled.shape)
     if outputs and compiled.backend.name == "bdd":

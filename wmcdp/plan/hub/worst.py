@@ -125,8 +125,6 @@ def _worst_owned(
     chosen = {index[e]: k // size for e, k in best.x.items()}
     best.x = {e: k % size for e, k in best.x.items()}
     best.x_prime = {e: k % size for e, k in best.x_prime.items()}
-    if best.x == best.x_prime:
-        return None
     best.y = owned.output(d.trace, chosen)
     classes = [len(values) for values in owned.values]
     return HubAnswer(hub, best, 1, len(types), d.work, 0, d.cofactors, d.operations, owned=max(classes, default=1))

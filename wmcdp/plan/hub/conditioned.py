@@ -81,15 +81,21 @@ def split_event(d: Diagrams, f: Any, hub: Hub, size: int, arith: Arith) -> list[
         if current == d.be.true or current.level >= block.end:
             tables.append((arith.one,) * size)
             continue
-        key = (block.entry, int(current))
-        if key not in d.cuts:  # the node is kept with its cut: a live node keeps its id
-            d.cuts[key] = (_block_table(d, block, current, size, arith), current)
-        cut = d.cuts[key][0]
+        cut = _cut(d, block, current, size, arith)
         if cut is None:
             return None
         tables.append(cut[0])
         current = cut[1]
     return tables if current == d.be.true else None
+
+
+def _cut(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -> tuple[tuple[Any, ...], Any] | None:
+    """:func:`_block_table` of ``top``, remembered per (entry, node) in ``d.cuts`` (the node is kept with its cut:
+    a live node keeps its id)."""
+    key = (block.entry, int(top))
+    if key not in d.cuts:
+        d.cuts[key] = (_block_table(d, block, top, size, arith), top)
+    return d.cuts[key][0]
 
 
 def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -> tuple[tuple[Any, ...], Any] | None:

@@ -21,17 +21,15 @@ that restrict every event alike are one class.
 from __future__ import annotations
 
 import bisect
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from ...base.limits import check
 from ...lang.circuit import VAR
 from ...lang.program import Trace
 from ...lang.shape import leaves
 from .arith import Arith
 from .blocks import Hub
-from .conditioned import Frontier, _block_table, _levels, _step
+from .conditioned import Frontier, _cut, _levels, _step
 from .events import Diagrams
 
 #: the most values (combinations of its own leaves' values) one entry's own output may take
@@ -132,8 +130,8 @@ def owned_outputs(d: Diagrams, hub: Hub, size: int, arith: Arith, work: int | No
         else:
             per_block[owner].append(values)
     own: list[list[tuple[tuple[Any, ...], Any]]] = []
-    for leaf_values in per_block:
-        found = _own_values(d, leaf_values)
+    for leaf_values in per_block:  # each entry's own values: the satisfiable combinations of its leaves' values
+        found = d._prefixes(leaf_values, MAX_OWN_VALUES, None)
         if found is None:
             return None
         own.append(found)
@@ -157,23 +155,6 @@ def owned_outputs(d: Diagrams, hub: Hub, size: int, arith: Arith, work: int | No
     return Owned(owners, constants, labels, weights, tables)
 
 
-def _own_values(d: Diagrams, leaf_values: list[list[tuple[Any, Any]]]) -> list[tuple[tuple[Any, ...], Any]] | None:
-    """One entry's own values: each combination of its leaves' values whose joint event is satisfiable, with the
-    event; None past :data:`MAX_OWN_VALUES`."""
-    out: list[tuple[tuple[Any, ...], Any]] = [((), d.be.true)]
-    for values in leaf_values:
-        deeper = []
-        for (prefix, event), (value, cond) in itertools.product(out, values):
-            check("hub plan: own outputs")
-            joint = event & cond
-            if joint != d.be.false:
-                deeper.append(((*prefix, value), joint))
-        if len(deeper) > MAX_OWN_VALUES:
-            return None
-        out = deeper
-    return out
-
-
 def _joint_cofactors(d: Diagrams, hub: Hub, events: list[Any], arith: Arith) -> list[tuple[tuple[Any, ...], Any]]:
     """``(every event restricted to a class of hub values, the class's probability)``: a forward pass over the
     hub's levels on the tuple of ``events`` (:func:`.conditioned._step`)."""
@@ -193,10 +174,7 @@ def _own_table(d: Diagrams, block: Any, g: Any, size: int, arith: Arith) -> list
         return [arith.zero] * size
     if g == d.be.true:
         return [arith.one] * size
-    key = (block.entry, int(g))
-    if key not in d.cuts:  # the node is kept with its cut: a live node keeps its id
-        d.cuts[key] = (_block_table(d, block, g, size, arith), g)
-    cut = d.cuts[key][0]
+    cut = _cut(d, block, g, size, arith)
     if cut is None or cut[1] != d.be.true or g.level < block.start:
         return None
     return list(cut[0])

@@ -9,6 +9,7 @@ Python ``bool``/``int`` constants mix freely with symbolic values.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import sys
@@ -205,14 +206,38 @@ class Int:
 
     def __init__(self, guards: Mapping[int, int]) -> None:
         self._guards: dict[int, int] | None = {v: g for v, g in sorted(guards.items()) if g != FALSE}
-        self._terms: list[Int] | None = None
+        self._terms: tuple[Int, ...] | None = None
         if not self._guards:
             raise WmcdpError("an Int must be able to take at least one value")
 
     @classmethod
-    def _sum(cls, terms: list[Int]) -> Int:
+    def _sum(cls, terms: tuple[Int, ...]) -> Int:
+        """A sum of ``terms`` not yet added up: each term is a traced Int, or a sum not yet formed when it joined
+        (kept as itself and expanded by :meth:`_flat`, so ``+`` costs O(1) and ``sum`` over n terms O(n))."""
         out = cls.__new__(cls)
         out._guards, out._terms = None, terms
+        return out
+
+    def _part(self) -> Int:
+        """This Int as one term of a new sum: itself, or (a sum whose total was formed) a copy of its total."""
+        return self if self._guards is None or self._terms is None else Int._atom(self._guards)
+
+    @classmethod
+    def _atom(cls, guards: dict[int, int]) -> Int:
+        out = cls.__new__(cls)
+        out._guards, out._terms = guards, None
+        return out
+
+    def _flat(self) -> list[Int]:
+        """The terms of this sum as they were when each part joined it, in order."""
+        out: list[Int] = []
+        stack = [self]
+        while stack:
+            t = stack.pop()
+            if t._terms is None:
+                out.append(t)
+            else:
+                stack.extend(reversed(t._terms))
         return out
 
     @property
@@ -220,20 +245,20 @@ class Int:
         if self._guards is None:
             gates = current().gates  # a term's place: its latest gate, a negation counted as the gate it negates
             terms = sorted(
-                self._terms or [],
+                self._flat(),
                 reverse=True,
                 key=lambda t: max(gates[g][1] if gates[g][0] == NOT else g for g in t.guards.values()),
             )
             total = terms[0]
             for term in terms[1:]:
                 total = total._combine(term, lambda a, b: a + b)
-            self._guards, self._terms = total.guards, None
+            self._guards = total.guards
         return self._guards
 
     @property
     def terms(self) -> list[Int] | None:
         """The terms of a sum whose total was never formed (its guards never read), else None."""
-        return None if self._terms is None else list(self._terms)
+        return None if self._terms is None or self._guards is not None else self._flat()
 
     def __bool__(self) -> bool:
         raise TypeError("a symbolic Int has no Python truth value; use ite(cond, a, b)")
@@ -276,7 +301,7 @@ class Int:
         o = _as_int(other)
         if o is None:
             return NotImplemented
-        return Int._sum((self._terms or [self]) + (o._terms or [o]))
+        return Int._sum((self._part(), o._part()))
 
     def __sub__(self, other: object) -> Int:
         return self._combine(other, lambda a, b: a - b)
@@ -385,12 +410,12 @@ def _as_int(value: object) -> Int | None:
 # -- random primitives ---------------------------------------------------------------
 
 
-def _exact_float(p: object, name: str = "probability") -> object:
+def _exact_float(p: object, name: str = "probability", exact_floats: bool | None = None) -> object:
     """In exact-float mode a float probability becomes the exact rational value of its binary64. In float
     mode a subnormal float (below 2^-1022) is refused: it has fewer than 53 significant bits, so float
     mode's promise (agreement with exact mode to 1e-12) would not hold."""
     if isinstance(p, float):
-        if current().exact_floats:
+        if current().exact_floats if exact_floats is None else exact_floats:
             return Fraction(p)
         if 0 < p < sys.float_info.min:
             raise WmcdpError(
@@ -442,8 +467,20 @@ def flip(p: object, *given: object) -> Bool:
         return Bool(chosen.guards.get(1, FALSE))
     if given:
         raise WmcdpError("flip() takes values after its probability only when the probability is a function of them")
+    c = current()
+    if type(p) in (float, Fraction, int):  # a plain number: its weights are those of the last flip of it
+        return Bool(c.random_var(_plain_weight(p, c.exact_floats)))
     q = probability(p, "flip probability")
-    return Bool(current().random_var(flip_weight(_exact_float(q, "flip probability"))))  # type: ignore[arg-type]
+    return Bool(c.random_var(flip_weight(_exact_float(q, "flip probability"))))  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _plain_weight(p: float | Fraction | int, exact_floats: bool) -> BitWeight:
+    """The weights of ``flip(p)`` for a plain number ``p`` (validated, and exact when ``exact_floats``), kept for
+    the next flip of the same ``p``: a program of ``n`` users draws ``n`` flips of one probability, and checking
+    and converting it costs more than the rest of tracing a flip. ``typed``: 0.5 and 1/2 are kept apart."""
+    q = probability(p, "flip probability")
+    return flip_weight(_exact_float(q, "flip probability", exact_floats))  # type: ignore[arg-type]
 
 
 def _tree(values: Sequence[int], split: Callable[[int, int, int], BitWeight]) -> Int:

@@ -156,12 +156,13 @@ def _with_forms(trace: Trace, needed: bytearray, leaf_roots: list[list[int]], gr
     circuit = trace.circuit
     entry_of = {v: entry for entry, var_ids in trace.input_bits.items() for v in var_ids}
     position = {v: b for bits in trace.input_bits.values() for b, v in enumerate(bits)}
-    hashes = _structure_hashes(circuit, needed, position)
+    tokens = _weight_tokens(circuit)
+    hashes = _structure_hashes(circuit, needed, position, tokens)
     shapes = leaves(trace.shape)
     parts = []
     for ks in groups:
         outputs = [(leaf_roots[k], shapes[k]) for k in ks]
-        form, entries = _canonical(circuit, outputs, hashes, entry_of, position)
+        form, entries = _canonical(circuit, outputs, hashes, entry_of, position, tokens)
         parts.append(Part(tuple(ks), tuple(entries), form))
     return parts
 
@@ -223,11 +224,27 @@ def _random_components(
     return sorted(groups.values(), key=lambda ks: ks[0]), loose
 
 
-def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, int]) -> dict[int, int]:
+def _weight_tokens(circuit: Circuit) -> dict[int, int]:
+    """Each random variable's weight as a number, equal for two variables exactly when their weights are equal
+    (``P(true)`` and ``P(false)`` both): the forms of one split compare weights by it. Weights are compared by
+    value once per distinct weight object (a program's flips of one probability share one)."""
+    by_object: dict[int, int] = {}
+    by_value: dict[tuple[Any, Any], int] = {}
+    out: dict[int, int] = {}
+    for v, w in circuit.weights.items():
+        token = by_object.get(id(w))
+        if token is None:
+            token = by_object[id(w)] = by_value.setdefault((w.one, w.zero), len(by_value))
+        out[v] = token
+    return out
+
+
+def _structure_hashes(
+    circuit: Circuit, needed: bytearray, position: dict[int, int], tokens: dict[int, int]
+) -> dict[int, int]:
     """A hash per reachable gate from its kind and its children's hashes (variables by kind, bit
-    position and weight only; ``position``: each input bit's place in its entry). It orders children
+    position and weight (its token) only; ``position``: each input bit's place in its entry). It orders children
     canonically; it proves nothing."""
-    weights = circuit.weights
     out: dict[int, int] = {FALSE: hash("false"), TRUE: hash("true")}
     for node in range(2, len(needed)):
         if not needed[node]:
@@ -235,8 +252,8 @@ def _structure_hashes(circuit: Circuit, needed: bytearray, position: dict[int, i
         gate = circuit.gates[node]
         if gate[0] == VAR:
             v = gate[1]
-            w = weights.get(v)
-            out[node] = hash(("in", position.get(v, -1))) if w is None else hash(("r", w.one, w.zero))
+            w = tokens.get(v)
+            out[node] = hash(("in", position.get(v, -1))) if w is None else hash(("r", w))
         else:
             out[node] = hash((gate[0], *sorted(out[c] for c in gate[1:])))
     return out
@@ -248,6 +265,7 @@ def _canonical(
     hashes: dict[int, int],
     entry_of: dict[int, int],
     position: dict[int, int],
+    tokens: dict[int, int],
 ) -> tuple[tuple[Any, ...], list[int]]:
     """``(canonical form, entries in local order)`` of the part with these output leaves (each leaf's roots and
     its shape, module docstring): each leaf's entry names its shape (Bool, or Int with its range), so parts whose
@@ -271,11 +289,10 @@ def _canonical(
                         e = entries.setdefault(entry_of[v], len(entries))
                         form.append(("in", e, position[v]))
                     else:
-                        w = circuit.weights[v]
-                        form.append(("r", randoms.setdefault(v, len(randoms)), w.one, w.zero))
+                        form.append(("r", randoms.setdefault(v, len(randoms)), tokens[v]))
                     local[node] = len(local)
                     continue
-                children = sorted(gate[1:], key=lambda c: (hashes[c], c))
+                children = gate[1:] if len(gate) == 2 else sorted(gate[1:], key=lambda c: (hashes[c], c))
                 if expanded:
                     form.append((gate[0], *(local[c] for c in children)))
                     local[node] = len(local)

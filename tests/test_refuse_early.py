@@ -30,6 +30,7 @@ from wmcdp.notions.sequence import MAX_WORK, compose_approximate, power_work
 from wmcdp.plan.hub import HUB_SECONDS, MAX_OUTPUTS, Diagrams, find_blocks, hub_estimate, hub_plan
 from wmcdp.lang.sets import MAX_PAIRS
 from wmcdp.plan.planner import UNFIT_DETECTION_WORK, Budget, unfit_work
+from wmcdp.plan import shuffled_rr
 from wmcdp.plan.shuffled_rr import MAX_TERMS, Binary, window_terms, worst_delta
 from wmcdp.plan.symmetry.runs import privacy_plan
 
@@ -348,18 +349,30 @@ def test_the_work_estimate_follows_the_plan_of_the_bracket():
 # -- shuffled reports ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("epsilon", ["0.5", "0.1"])
-def test_shuffled_reports_past_the_work_limit_are_refused(capsys, epsilon):
-    """A million users of binary randomized response (ratio 3): δ at ε = 0.5 ran past a minute, at 0.1 16 s."""
-    argv = ["approx", "kary_rr", "-p", "n=1", "-p", "k=2", "-p", "ratio=3", "--shuffle", "1e6", "--epsilon", epsilon]
-    _refused(capsys, argv, "1000000 shuffled users", f"more than {MAX_TERMS} binomial terms")
+def test_shuffled_reports_past_the_work_limit_are_refused(capsys, monkeypatch):
+    """A million users of binary randomized response (ratio 3) at ε = 0.5 form 2.6e8 window entries (about 25 s):
+    past the limit the search is refused; the limit is lowered here so that the refusal comes at once."""
+    monkeypatch.setattr(shuffled_rr, "MAX_TERMS", 1 << 20)
+    argv = ["approx", "kary_rr", "-p", "n=1", "-p", "k=2", "-p", "ratio=3", "--shuffle", "1e6", "--epsilon", "0.5"]
+    _refused(capsys, argv, "1000000 shuffled users", f"more than {1 << 20} binomial terms")
 
 
-def test_the_shuffled_search_refuses_before_its_windows_pass_the_limit():
+def test_the_shuffled_search_refuses_before_its_windows_pass_the_limit(monkeypatch):
     b = Binary(F(1, 4), F(3, 4))
+    formed = []
+    monkeypatch.setattr(shuffled_rr, "window_terms", lambda *a: formed.append(window_terms(*a)) or formed[-1])
+    monkeypatch.setattr(shuffled_rr, "MAX_TERMS", 1 << 20)
     with pytest.raises(WmcdpError, match="binomial terms"):
         worst_delta(10**6, b, 0.5)
+    assert sum(formed[:-2]) <= 1 << 20 < sum(formed)  # the configuration that would pass it was not evaluated
     assert window_terms(10, F(1, 4), 100.0) == 11  # at most the N + 1 values
+
+
+def test_the_shuffled_search_answers_the_documented_scale():
+    """ε(δ = 1e-6) of binary RR at λ = 1/4 over 10^5 users (docs/beyond.md) evaluates δ at ε = 0.011347: a search
+    of about 1e7 window entries (2 s), within the limit."""
+    b = Binary(F(1, 4), F(3, 4))
+    assert -14.3 < worst_delta(10**5, b, 0.0113471887757990).log < -13.5
     assert worst_delta(1000, b, 0.5).log < 0  # a thousand users answer
 
 

@@ -28,7 +28,7 @@ report (a bijection of the outputs, so every hockey-stick sum is unchanged), the
 ``n − 1 − j`` of ``Binary(1 − hi, 1 − lo)``. δ(ε) is the larger of the two orientations' maxima, each computed by
 reductions 3 and 4 of :mod:`wmcdp.plan.shuffled_rr` (one threshold per configuration since ``Z`` is
 log-concave; best-first blocks bounded by post-processing), whose float error bounds carry over unchanged.
-Binary RR is ``lo = λ``, ``hi = 1 − λ``, where the two orientations coincide.
+Binary RR is ``lo = λ``, ``hi = 1 − λ``, where the two orientations coincide (and are searched once).
 
 Not reduced here: randomizers with three or more reports. Their per-user laws are points of a simplex, the
 convexity argument leaves every vertex ``π_w`` (every value) in play, and for k-ary RR with ``k ≥ 3`` the worst
@@ -97,7 +97,9 @@ class ShuffledReports(ShuffledBinary):
         return max(self.probabilities)
 
     def orientations(self) -> tuple[Binary, ...]:
-        return (Binary(self.lo, self.hi), Binary(1 - self.hi, 1 - self.lo))
+        """Reduction 6's two orientations, or one when ``lo + hi = 1`` (they are then the same ``Binary``)."""
+        forward, backward = Binary(self.lo, self.hi), Binary(1 - self.hi, 1 - self.lo)
+        return (forward,) if forward == backward else (forward, backward)
 
     @property
     def name(self) -> str:

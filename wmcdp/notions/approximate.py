@@ -660,6 +660,7 @@ def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, st
         "of the other users",
         point.evaluations,
         2 * pairs.n,
+        getattr(pairs, "estimate", None),
         seconds=seconds,
         considered=getattr(pairs, "considered", ()),
         claims=claims,

@@ -189,12 +189,13 @@ SUM_PAIR_OUTPUT_SECONDS = 2e-7
 
 # -- a shuffle of two-report users at scale (:func:`~.shuffled_binary.scaled_estimate`) ------------------------
 
-#: a scaled run's fixed cost: the local randomizer's exact probabilities and the first bounds (seconds)
-#: checked by: none; measured by hand: rr_counting, lam = 0.27, n = 200..10000, --sets symmetry (docs/plans.md)
-SCALED_BASE_SECONDS = 0.5
-#: block and configuration bounds evaluated per bit of the number of users (evaluations per log2 n)
-#: checked by: none; the same runs by hand (384 evaluations at n = 200, 1152 at n = 10000)
-SCALED_EVALUATIONS_PER_BIT = 90
-#: one user of one evaluation (a binomial's logs over the users) (seconds a user and evaluation)
-#: checked by: none; the same runs by hand
-SCALED_USER_SECONDS = 6e-7
+#: a scaled run's fixed cost: the local randomizer compiled, its exact probabilities and the first bounds (seconds)
+#: checked by: python experiments/default_plan.py (binary RR, ε0 = 4, ln 3, n = 10^2 .. 10^5)
+SCALED_BASE_SECONDS = 0.05
+#: block and configuration bounds one run evaluates, per sqrt(n / (e^ε0 − 1)) (ε(δ) takes about 1.6 times this,
+#: δ(ε) about 0.6 times; at least log2 n)
+#: checked by: python experiments/default_plan.py (fitted: 60 .. 8814 evaluations at ε0 = 0.5 .. 4, n = 10^3 .. 10^5)
+SCALED_EVALUATIONS = 8
+#: one block or configuration bound (its two binomials' windows in log space, whatever their width) (seconds)
+#: checked by: python experiments/default_plan.py (1.2 .. 2 ms an evaluation at windows of 260 .. 6820 entries)
+SCALED_EVALUATION_SECONDS = 1.5e-3

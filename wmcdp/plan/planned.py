@@ -656,16 +656,17 @@ def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> Sh
     local = counted_reports(program, trace, backend)
     if local is None:
         return None
-    counted, scaled = counted_estimate(n, k, k * (k - 1) * math.comb(n + k - 2, k - 1)), scaled_estimate(n)
-    if scaled >= counted:
-        return None
     try:
         reports = ShuffledReports.of(local.local, n, backend)
     except WmcdpError:  # more than two reports, a certain report, or weights with no exact value
         return None
+    counted = counted_estimate(n, k, k * (k - 1) * math.comb(n + k - 2, k - 1))
+    scaled = scaled_estimate(n, reports.epsilon0)
+    if scaled >= counted:
+        return None
     group = f"S_{n} on entries 0..{n - 1}, outputs unchanged"
     considered = (("count-of-reports", counted, group), ("symmetry", scaled, f"shuffled {reports.name}"))
-    return replace(reports, considered=considered)
+    return replace(reports, considered=considered, estimate=scaled)
 
 
 def planned_pairs(

@@ -50,7 +50,7 @@ from ..compile import Compiled
 from ..count.probabilities import as_compiled, inference
 from ..lang.program import Program
 from ..lang.sets import ExhaustiveInference
-from .costs import SCALED_BASE_SECONDS, SCALED_EVALUATIONS_PER_BIT, SCALED_USER_SECONDS
+from .costs import SCALED_BASE_SECONDS, SCALED_EVALUATION_SECONDS, SCALED_EVALUATIONS, SUM_TERM_SECONDS
 from .shuffle import ShuffledInference
 from .shuffled_rr import Binary, ShuffledBinary, ShuffledPoint
 
@@ -67,6 +67,7 @@ class ShuffledReports(ShuffledBinary):
     diagram_size: int = 0
     label: str = "local randomizer"
     considered: tuple[tuple[Any, ...], ...] = ()  # the plans the planner weighed, when it chose this one
+    estimate: float | None = None  # its estimated seconds (:func:`scaled_estimate`), when the planner chose it
 
     @classmethod
     def of(cls, local: Program | Compiled, n: int, backend: str = "bdd") -> ShuffledReports:
@@ -128,11 +129,15 @@ class ShuffledReports(ShuffledBinary):
         return (first,) + rest, (other,) + rest
 
 
-def scaled_estimate(n: int) -> float:
-    """Seconds of one scaled run over ``n`` users (reductions 5-6): a fixed cost and about
-    :data:`~.costs.SCALED_EVALUATIONS_PER_BIT` evaluations per bit of ``n``, each over the ``n`` users."""
-    evaluations = SCALED_EVALUATIONS_PER_BIT * max(1.0, math.log2(n))
-    return SCALED_BASE_SECONDS + evaluations * n * SCALED_USER_SECONDS
+def scaled_estimate(n: int, epsilon0: float) -> float:
+    """Seconds of one scaled run over ``n`` users (reductions 5-6) of a randomizer with pure ε ``epsilon0``: a fixed
+    cost, the ``n`` terms traced and split (as the count of reports, :data:`~.costs.SUM_TERM_SECONDS`), and the
+    block search's evaluations, about :data:`~.costs.SCALED_EVALUATIONS` ``sqrt(n / (e^ε0 − 1))`` (the
+    configurations whose bounds stay above the best one span a band that narrows as the reports grow apart), each
+    :data:`~.costs.SCALED_EVALUATION_SECONDS`."""
+    spread = math.expm1(epsilon0) if epsilon0 < 700 else math.inf
+    evaluations = max(math.log2(max(n, 2)), SCALED_EVALUATIONS * math.sqrt(n / spread) if spread > 0 else 0.0)
+    return SCALED_BASE_SECONDS + n * SUM_TERM_SECONDS + evaluations * SCALED_EVALUATION_SECONDS
 
 
 def _reports(local: Program | Compiled, backend: str) -> tuple[Any, ...]:

@@ -119,3 +119,24 @@ def test_wrong_product_declarations_are_refused():
 def test_an_output_product_lists_its_tuples():
     product = OutputProduct([(0, 1), (5,), [2, 3]])
     assert list(product) == [(0, 5, 2), (0, 5, 3), (1, 5, 2), (1, 5, 3)] and len(product) == 4
+
+
+EXTREMES = [F(1e-300), F(1 - 1e-16), F(2.0**-1074), HALF]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_smallest_probability_at_extreme_weights(seed):
+    """Ratios of 1e-300, 1 - 1e-16 and 2^-1074 (whose powers underflow every float): the float screening that picks
+    the candidate cells must not lose the smallest, which is counted exactly."""
+    rng = random.Random(1000 + seed)
+    r = _recipe(rng)
+    r["ratios"] = [rng.choice(EXTREMES) for _ in range(r["n"])]
+    r["leaves"] = [[rng.choice(["above", "below", "code", "coin"])] for _ in range(r["n"])]
+    r["slots"] = [(e, 0) for e in range(r["n"])]
+    inputs = list(itertools.product(range(3), repeat=r["n"]))
+    dists = {x: brute.distribution(_reference(r), x) for x in inputs}
+    values = _leaf_values(r, dists)
+    want = min(dists[x].get(y, 0) for x in inputs for y in itertools.product(*values))
+    got = smallest_owned(compile_program(_program(r, exact=True)), [frozenset(v) for v in values])
+    assert got == (None if want == 0 else want)
+    assert want == 0 or want < F(1, 10**250) or all(a in (HALF, F(1 - 1e-16)) for a in r["ratios"])

@@ -4,10 +4,11 @@ With the outputs factored by entry (:mod:`.owned`), ``P(y | x) = sum_h w_h prod_
 minimum over every input and every output whose leaves take declared values is a minimum over each entry's cells
 ``(y_e, x_e)``; entries with equal tables are one type and only how many of a type take each cell matters. A cell
 that is at least another in every hub class never attains the minimum and is dropped (replacing it by the other
-lowers every term). The count vectors are screened in floats and every one within a factor of 2 of the smallest
-float value is counted exactly (Fractions); the float values are within a few units in the last place of the
-exact ones (a product and a sum of positive terms, nothing cancels), so the exact minimum is among them, and the
-answer is that exact value. Used by windowed pure ε (:func:`wmcdp.notions.windowed._coverage`): a program whose
+lowers every term). The count vectors are screened in floats, in log space (each probability's log taken from
+its exact value, so nothing underflows however small), and every one within a factor of 2 of the smallest float
+value is counted exactly (Fractions); the float values are within a few units in the last place of the exact ones
+(a product and a sum of positive terms, nothing cancels), so the exact minimum is among them, and the answer is
+that exact value. Used by windowed pure ε (:func:`wmcdp.notions.windowed._coverage`): a program whose
 codes never stop (iSVT1, iSVT2) declares ``2^n`` outputs, each of which would be counted apart.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...base.limits import check
+from ...base.numbers import log_fraction
 from ...lang.shape import leaves
 from .arith import _Exact
 from .blocks import find_blocks
@@ -104,12 +106,11 @@ def _minimum(weights: list[Any], groups: Groups) -> Fraction | None:
     vectors = [_count_vectors(count, len(cells)) for count, cells in groups]
     if math.prod(len(v) for v in vectors) * classes > SCREENED:
         return None
-    logs = np.log(np.array([float(w) for w in weights]))
+    logs = np.array([_log(w) for w in weights])
     total = np.broadcast_to(logs, (1, classes)).copy()
     for counts, (_, cells) in zip(vectors, groups):
         check("hub plan: smallest probability")
-        with np.errstate(divide="ignore"):
-            table = np.log(np.array([[float(p) for p in c] for c in cells]))  # cells x classes
+        table = np.array([[_log(p) for p in c] for c in cells])  # cells x classes
         rows = np.array(counts, dtype=float)
         with np.errstate(invalid="ignore"):
             part = rows[:, :, None] * table[None, :, :]
@@ -118,13 +119,19 @@ def _minimum(weights: list[Any], groups: Groups) -> Fraction | None:
     values = np.logaddexp.reduce(total, axis=1)
     order = np.argsort(values, kind="stable")
     least = values[order[0]]
-    if not math.isfinite(least) or least < -700:  # a zero, or near the floats' underflow: counted elsewhere
+    if not math.isfinite(least):  # a zero: counted elsewhere
         return None
     near = [int(i) for i in order[: CONFIRMED + 1] if values[i] <= least + math.log(2)]
     if len(near) > CONFIRMED:
         return None
     exact = [_exact_value(weights, groups, vectors, i) for i in near]
     return min(exact)
+
+
+def _log(p: Any) -> float:
+    """``ln p`` of an exact probability to a few ulp, however small (``-inf`` at 0): screening in logs never
+    underflows (2^-1074 to a power is a finite log)."""
+    return -math.inf if p == 0 else log_fraction(Fraction(p))
 
 
 def _count_vectors(count: int, cells: int) -> list[tuple[int, ...]]:

@@ -5,12 +5,16 @@ reports; either way the bound of the count of reports' listed pairs."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction as F
 
 import pytest
 
-from wmcdp import privacy_profile, synthesize_approximate
+from wmcdp import Bits, Program, flip, privacy_profile, synthesize_approximate
+from wmcdp.base.errors import WmcdpError
 from wmcdp.plan import planned
+from wmcdp.plan.given_sets import find_sets
+from wmcdp.plan.shuffled_rr import ShuffledCounting
 from wmcdp.plan.shuffled_binary import scaled_estimate
 from wmcdp.plan.sums import counted_estimate
 from wmcdp.programs import PROGRAMS
@@ -20,11 +24,16 @@ def rr(n):
     return PROGRAMS["rr_counting"](n=n, lam=F(1, 4))
 
 
+def traced_rr(n, lam=F(1, 4)):
+    """The same mechanism under another name: no hand-proved pairs, so the planner traces its users."""
+    return replace(PROGRAMS["rr_counting"](n=n, lam=lam), name="my_count")
+
+
 def test_the_shuffle_at_scale_is_chosen_where_its_estimate_is_the_smaller():
     for n in (200, 1000, 2000):
         assert (scaled_estimate(n, math.log(3)) < counted_estimate(n, 2, 2 * n)) == (n >= 1000), n
     assert planned.planned_scale(rr(200), None, "bdd") is None
-    reports = planned.planned_scale(rr(2000), None, "bdd")
+    reports = planned.planned_scale(traced_rr(2000), None, "bdd")
     considered = reports.considered
     assert (reports.lo, reports.hi, reports.n) == (F(1, 4), F(3, 4), 2000)
     assert [kind for kind, _, _ in considered] == ["count-of-reports", "symmetry"]
@@ -42,7 +51,7 @@ def test_the_scaled_estimate_grows_with_the_users_and_falls_with_their_spread():
 
 
 def test_a_float_weight_is_the_rational_it_is():
-    reports = planned.planned_scale(PROGRAMS["rr_counting"](n=2000, lam=0.27), None, "bdd")
+    reports = planned.planned_scale(traced_rr(2000, 0.27), None, "bdd")
     assert reports.lo == F(0.27) and reports.hi == 1 - F(0.27)
 
 
@@ -64,3 +73,40 @@ def test_the_route_gives_the_count_of_reports_bound(monkeypatch, epsilon):
 def test_a_small_count_keeps_the_count_of_reports():
     assert synthesize_approximate(rr(40), epsilon=0.1).plan.kind == "count-of-reports"
     assert planned.planned_scale(rr(40), None, "bdd") is None
+
+
+def test_the_built_in_takes_its_hand_proved_pairs_without_tracing(monkeypatch):
+    """Past SCALE_FROM users the built-in rr_counting (checked on its code, not its name) takes the pairs of
+    wmcdp.symmetry_sets with no user traced; the bound is the traced route's on the same mechanism."""
+    pairs = planned.planned_scale(rr(2000), None, "bdd")
+    assert isinstance(pairs, ShuffledCounting) and pairs.builtin == "rr_counting"
+    kinds = [note for _, _, note in pairs.considered]
+    assert len(kinds) == 3 and "hand-proved" in kinds[2] and "traced" in kinds[1]
+    assert pairs.estimate == min(e for _, e, _ in pairs.considered) < pairs.considered[1][1]
+
+    def no_tracing(*args, **kwargs):
+        raise AssertionError("the built-in's users were traced")
+
+    with monkeypatch.context() as m:
+        m.setattr(planned, "traced", no_tracing)
+        scaled = synthesize_approximate(rr(2000), epsilon=0.1)
+    traced = synthesize_approximate(traced_rr(2000), epsilon=0.1)
+    assert math.isclose(scaled.delta, traced.delta, rel_tol=1e-9) and scaled.witness == traced.witness
+    assert scaled.plan.claims[0][0] == "the program is the built-in rr_counting"
+    assert "is_builtin" in scaled.plan.claims[0][1] and scaled.plan.estimated_seconds == pairs.estimate
+    under_another_relation = replace(rr(2000), neighbours="all-entries")
+    assert not isinstance(planned.planned_scale(under_another_relation, None, "bdd"), ShuffledCounting)
+
+
+def test_a_program_that_takes_a_built_ins_name_gets_no_proved_sets():
+    """The name is not the proof: a user's program named rr_counting with the built-in's parameters, and the built-in
+    with a field replaced or a captured value changed, are refused the hand-proved sets and the planner's use of them."""
+    params = {"n": 2000, "lam": F(1, 4)}
+    impostor = Program("rr_counting", Bits(2000), lambda x: sum(b ^ flip(F(1, 3)) for b in x), params=params)
+    changed = rr(2000)
+    changed.params["lam"] = F(1, 3)  # the body still flips with 1/4
+    for program in (impostor, changed, replace(rr(2000), neighbours="all-entries"), replace(rr(2000), target=None)):
+        with pytest.raises(WmcdpError, match="proved for the built-in only"):
+            find_sets("pairs", "symmetry", program)
+        assert not isinstance(planned.planned_scale(program, None, "bdd"), ShuffledCounting)
+    assert isinstance(find_sets("pairs", "symmetry", rr(2000))[0], ShuffledCounting)

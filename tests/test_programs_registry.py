@@ -123,3 +123,28 @@ def test_the_peers_pages_tables_agree_with_the_claims():
         tool, peer = ("DP-Sniper", row[0].split()[0]) if row[0] else ("StatDP", row[1].split()[0])
         peers.add((tool, peer, re.search(r"`(\w+)`", row[2])[1], row[4]))
     assert peers == {(c.benchmark, c.name, name, verdict[c.private]) for name, c in all_claims() if c.benchmark != "CheckDP"}
+
+
+def _benchmark_builds():
+    from fractions import Fraction
+
+    for bench in CHECKDP:
+        for noise in ("truncated", "unbounded"):
+            yield bench.program, {"n": 3, "alpha": Fraction(1, 2), **bench.params, "noise": noise}
+    for peer in PEERS:
+        yield peer.program, {**peer.params, peer.size: 3 if peer.size == "n" else 5}
+
+
+@pytest.mark.parametrize("name, params", list(_benchmark_builds()), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_built_in_built_again_is_the_built_in(name, params):
+    """``is_builtin`` decides on the objects (the code and every captured value), so each built-in of the
+    benchmarks, built from its parameters, is one, and with its body replaced or a captured value changed it is not."""
+    from dataclasses import replace
+
+    from wmcdp.lang.registry import is_builtin
+
+    built = PROGRAMS[name](**params)
+    assert is_builtin(built)
+    assert not is_builtin(replace(built, body=lambda x: built.body(x)))
+    assert not is_builtin(replace(built, name=name + "_copy"))
+    assert not is_builtin(replace(built, params={**built.params, "unknown": 1}))

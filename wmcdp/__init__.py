@@ -50,6 +50,7 @@ _EXPORTS = {
     "discrete_gaussian": "lang",
     "uniform": "lang",
     "subsample": "lang.subsampling",
+    "is_builtin": "lang.registry",
     # compilation and Algorithm 1
     "compile_program": "compile",
     "Compiled": "compile",
@@ -177,6 +178,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang.models import GridModel as GridModel
     from .lang.models import grid_model as grid_model
     from .lang.parameter import Parameter as Parameter
+    from .lang.registry import is_builtin as is_builtin
     from .lang.relations import Relation as Relation
     from .lang.relations import add_remove as add_remove
     from .lang.sets import AccuracySet as AccuracySet

@@ -9,13 +9,16 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+import types
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import USER_FAILURES, WmcdpError, brief, suggest
+from .domain import Vector
 from .program import Program
-from .relations import neighbour_relation, relation_from_function
+from .relations import Relation, neighbour_relation, relation_from_function
 
 
 def builtin_programs() -> Mapping[str, Callable[..., Program]]:
@@ -41,6 +44,75 @@ def program_claims(name: str) -> list[dict[str, Any]]:
     from wmcdp.programs.registry import all_claims  # deferred: as in builtin_programs
 
     return [{"benchmark": c.benchmark, "name": c.name, "private": c.private} for n, c in all_claims() if n == name]
+
+
+def is_builtin(program: Program) -> bool:
+    """Whether ``program`` is what the built-in of its name builds from its ``params``, decided on the objects
+    rather than the name: the factory is called again and every field but the description and the source must
+    match, the functions (body, target, outputs, a neighbour function) by the same code object, defaults and
+    captured values (compared the same way, to a depth of 32). A user program that takes a built-in's name, or a
+    built-in whose fields were replaced or whose captured values were changed, is not one. Hand-proved sets
+    (:mod:`wmcdp.symmetry_sets`) hold for the built-in only."""
+    factory = builtin_programs().get(program.name)
+    if factory is None or not isinstance(program.params, Mapping):
+        return False
+    try:
+        fresh = factory(**program.params)
+    except USER_FAILURES:
+        return False
+    if not isinstance(fresh, Program):
+        return False
+    fields = ("name", "inputs", "params", "neighbours", "body", "target", "outputs")
+    seen: dict[tuple[int, int], tuple[Any, Any]] = {}
+    return all(_same(getattr(program, f), getattr(fresh, f), 32, seen) for f in fields)
+
+
+def _same(a: Any, b: Any, depth: int, seen: dict[tuple[int, int], tuple[Any, Any]]) -> bool:
+    """``a`` and ``b`` are the same value: identical, equal plain values of one type, containers of such,
+    functions with one code object whose defaults and captured cells are the same, or instances of one class
+    with the same attributes (:func:`is_builtin`)."""
+    if a is b or (id(a), id(b)) in seen:  # a pair met before is being compared already (a cycle, or shared)
+        return True
+    if depth <= 0 or type(a) is not type(b):
+        return False
+    seen[id(a), id(b)] = (a, b)  # kept alive, so that no later object takes these ids
+    if isinstance(a, types.FunctionType):
+        return (
+            a.__code__ is b.__code__
+            and _same(a.__defaults__, b.__defaults__, depth - 1, seen)
+            and _same(a.__kwdefaults__, b.__kwdefaults__, depth - 1, seen)
+            and _same(_cells(a), _cells(b), depth - 1, seen)
+        )
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(u, v, depth - 1, seen) for u, v in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k], depth - 1, seen) for k in a)
+    if not isinstance(a, (type, types.ModuleType)) and hasattr(a, "__dict__"):  # an instance: the same attributes
+        return _same(vars(a), vars(b), depth - 1, seen)
+    try:
+        return bool(a == b) if isinstance(a, _PLAIN) else False
+    except USER_FAILURES:  # an equality that raises is not a proof of sameness
+        return False
+
+
+#: values compared by ``==`` (anything else must be the same object, a container or a function)
+_PLAIN = (str, bytes, int, float, complex, Fraction, bool, type(None), range, frozenset, set, Vector, Relation)
+
+
+def _cells(f: types.FunctionType) -> tuple[Any, ...] | None:
+    """The values ``f`` captured, each empty cell as one marker (equal only to itself)."""
+    if f.__closure__ is None:
+        return None
+    values = []
+    for cell in f.__closure__:
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # a cell not yet filled
+            values.append(_EMPTY)
+    return tuple(values)
+
+
+_EMPTY = object()
 
 
 def load_function(spec: str) -> Callable[..., Any]:

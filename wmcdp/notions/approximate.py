@@ -640,6 +640,13 @@ def _shuffled_profile(pairs: ShuffledBinary, thresholds: Sequence[Threshold], st
     ]
 
 
+#: how the planner's use of a built-in's hand-proved pairs is justified, as the plan lists it
+_BUILTIN_CHECK = (
+    "the same code and captured values as the built-in builds from its parameters (wmcdp.lang.registry.is_builtin), "
+    "so the hand-proved pairs of wmcdp.symmetry_sets hold"
+)
+
+
 def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, start: float) -> ApproximateResult:
     """One point of a shuffle of one-bit reports at scale (:mod:`wmcdp.plan.shuffled_rr`), its enclosure as
     ``interval``."""
@@ -653,6 +660,9 @@ def _shuffled(pairs: ShuffledBinary, threshold: Threshold | None, delta: Any, st
     x, x_prime = pairs.witness(point)
     how = f"proved in {pairs.proof}; tested against every neighbouring pair at small n"
     claims = tuple((claim, how) for claim in pairs.claims)
+    builtin = getattr(pairs, "builtin", "")
+    if builtin:  # the planner took a built-in's hand-proved pairs
+        claims = ((f"the program is the built-in {builtin}", _BUILTIN_CHECK),) + claims
     seconds = time.perf_counter() - start
     plan = PlanReport(
         "symmetry",

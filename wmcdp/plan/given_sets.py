@@ -10,7 +10,7 @@ from typing import Any
 
 from ..base.errors import USER_FAILURES, WmcdpError, brief
 from ..lang.program import Program
-from ..lang.registry import load_function
+from ..lang.registry import is_builtin, load_function
 
 
 def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any, Any]:
@@ -19,8 +19,8 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
     is the planner's choice.
 
     ``spec`` is ``"plan"`` (the default: :mod:`wmcdp.plan`), ``"exhaustive"`` (``("exhaustive", None)``),
-    ``"symmetry"`` (the program's proved sets from
-    :mod:`wmcdp.symmetry_sets`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
+    ``"symmetry"`` (the program's proved sets from :mod:`wmcdp.symmetry_sets`, for the built-in itself only:
+    :func:`~wmcdp.lang.registry.is_builtin`), ``"auto"`` (``("auto", None)``: the synthesis finds and proves the
     program's symmetries itself, :mod:`wmcdp.plan.symmetry`) or ``path/to/file.py:function``, called
     as ``function(*extra, **params)`` (``extra`` is alpha for accuracy).
     """
@@ -36,6 +36,12 @@ def find_sets(kind: str, spec: str, program: Program, *extra: Any) -> tuple[Any,
         make = getattr(symmetry_sets, kind.upper()).get(program.name)
         if make is None:
             raise WmcdpError(f"no symmetry sets for {kind} of {program.name}; use exhaustive sets")
+        if not is_builtin(program):
+            raise WmcdpError(
+                f"the symmetry sets of {program.name} are proved for the built-in only, and this program is not what "
+                f"the built-in {program.name} builds from its parameters (its body, inputs, neighbours or outputs "
+                "differ); use exhaustive or auto sets"
+            )
     elif spec.rpartition(":")[0].endswith(".py"):
         make = load_function(spec)
     else:

@@ -23,6 +23,7 @@ from ..base.numbers import is_symbolic, size_text
 from ..compile import Compiled
 from ..count.probabilities import Counter, exhaustive_outputs, inference, number_system
 from ..lang.program import Program, Trace
+from ..lang.registry import is_builtin
 from ..lang.relations import Relation, check_relation, neighbour_relation
 from ..lang.sets import MAX_PAIRS, check_exhaustive
 from ..lang.shape import leaves
@@ -51,6 +52,7 @@ from .planner import (
 )
 from .protocol import Plan, Proof, Refused, Setting, registered_plan
 from .shuffled_binary import ShuffledReports, scaled_estimate
+from .shuffled_rr import SCALE_FROM, ShuffledBinary, ShuffledCounting
 from .sums import counted_estimate, counted_pairs, counted_reports
 from .symmetry.group import PairOrbits, PairTypes
 from .symmetry.runs import MAX_PAIRS as ORBIT_MAX_PAIRS
@@ -641,12 +643,17 @@ def _counted(
     return counted, trace if counted is not None else trace.total()
 
 
-def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> ShuffledReports | None:
+def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> ShuffledBinary | None:
     """The default route of one float run of δ(ε), ε(δ) or a profile (no pairs, rows, ``at`` or plan given) for a
     count of independent identical two-report users under a relation that moves one user's value: the shuffle at
     scale (:class:`~.shuffled_binary.ShuffledReports`, reductions 5-6, with the plans considered), when its estimate
     (:func:`~.shuffled_binary.scaled_estimate`) is below the count-of-reports plan's (:func:`~.sums.counted_estimate`,
-    whose rows take ``O(n^2)`` cells); None otherwise (:func:`planned_pairs` plans the program)."""
+    whose rows take ``O(n^2)`` cells); None otherwise (:func:`planned_pairs` plans the program). A built-in whose
+    hand-proved pairs are the shuffle at scale takes those without tracing its ``n`` users
+    (:func:`_registered_scale`)."""
+    registered = _registered_scale(prog, neighbours)
+    if registered is not None:
+        return registered
     program, trace, _ = traced(prog, "binary", terms=True)  # a float weight is the rational it is (binary64)
     relation = _relation(program, neighbours)
     n, k = program.inputs.n, len(program.inputs.entry_values)
@@ -667,6 +674,37 @@ def planned_scale(prog: Program | Compiled, neighbours: Any, backend: str) -> Sh
     group = f"S_{n} on entries 0..{n - 1}, outputs unchanged"
     considered = (("count-of-reports", counted, group), ("symmetry", scaled, f"shuffled {reports.name}"))
     return replace(reports, considered=considered, estimate=scaled)
+
+
+def _registered_scale(prog: Program | Compiled, neighbours: Any) -> ShuffledCounting | None:
+    """The hand-proved pairs of :data:`wmcdp.symmetry_sets.PAIRS` when they are the shuffle at scale
+    (:class:`~.shuffled_rr.ShuffledCounting`, past :data:`~.shuffled_rr.SCALE_FROM` users: binary RR counting and
+    2-ary RR) and ``prog`` is the built-in itself under its Hamming relation (:func:`~wmcdp.lang.registry.is_builtin`:
+    its code and captured values, not its name); they skip the tracing of the ``n`` users, the rest of the run is
+    the same. None otherwise."""
+    if not isinstance(prog, Program) or prog.inputs.n <= SCALE_FROM:
+        return None
+    from wmcdp import symmetry_sets  # deferred: as in given_sets.find_sets, the sets import the plan layer
+
+    make = symmetry_sets.PAIRS.get(prog.name)
+    relation = _relation(prog, neighbours)
+    if make is None or not (relation.builtin and relation.name == "hamming") or not is_builtin(prog):
+        return None
+    try:
+        pairs, _ = make(**prog.params)
+    except WmcdpError:  # k-ary RR with k >= 3 past SCALE_FROM: no scaled reduction, the planner goes on
+        return None
+    if not isinstance(pairs, ShuffledCounting):
+        return None
+    n, k = prog.inputs.n, len(prog.inputs.entry_values)
+    registered = scaled_estimate(n, pairs.epsilon0, traced=False)
+    counted = counted_estimate(n, k, k * (k - 1) * math.comb(n + k - 2, k - 1))
+    considered = (
+        ("count-of-reports", counted, f"S_{n} on entries 0..{n - 1}, outputs unchanged"),
+        ("symmetry", scaled_estimate(n, pairs.epsilon0), f"shuffled {pairs.name}, its {n} users traced"),
+        ("symmetry", registered, f"shuffled {pairs.name}, the hand-proved pairs of the built-in {prog.name}"),
+    )
+    return replace(pairs, builtin=prog.name, considered=considered, estimate=registered)
 
 
 def planned_pairs(

@@ -129,15 +129,16 @@ class ShuffledReports(ShuffledBinary):
         return (first,) + rest, (other,) + rest
 
 
-def scaled_estimate(n: int, epsilon0: float) -> float:
+def scaled_estimate(n: int, epsilon0: float, traced: bool = True) -> float:
     """Seconds of one scaled run over ``n`` users (reductions 5-6) of a randomizer with pure ε ``epsilon0``: a fixed
-    cost, the ``n`` terms traced and split (as the count of reports, :data:`~.costs.SUM_TERM_SECONDS`), and the
+    cost, the ``n`` terms traced and split (as the count of reports, :data:`~.costs.SUM_TERM_SECONDS`; not with
+    ``traced`` False, the hand-proved pairs of a built-in), and the
     block search's evaluations, about :data:`~.costs.SCALED_EVALUATIONS` ``sqrt(n / (e^ε0 − 1))`` (the
     configurations whose bounds stay above the best one span a band that narrows as the reports grow apart), each
     :data:`~.costs.SCALED_EVALUATION_SECONDS`."""
     spread = math.expm1(epsilon0) if epsilon0 < 700 else math.inf
     evaluations = max(math.log2(max(n, 2)), SCALED_EVALUATIONS * math.sqrt(n / spread) if spread > 0 else 0.0)
-    return SCALED_BASE_SECONDS + n * SUM_TERM_SECONDS + evaluations * SCALED_EVALUATION_SECONDS
+    return SCALED_BASE_SECONDS + (n * SUM_TERM_SECONDS if traced else 0.0) + evaluations * SCALED_EVALUATION_SECONDS
 
 
 def _reports(local: Program | Compiled, backend: str) -> tuple[Any, ...]:

@@ -58,6 +58,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -546,6 +547,9 @@ class ShuffledCounting(ShuffledBinary):
     lam: Fraction
     diagram_size: int = 0  # of the one-user randomizer, as the rows of the smaller sets report it
     two_ary: bool = False  # the program is kary_rr_histogram with k = 2 (reduction 0: the same pairs)
+    builtin: str = ""  # the built-in the planner checked the program to be (``is_builtin``), when it chose these
+    considered: tuple[tuple[Any, ...], ...] = ()  # the plans the planner weighed, when it chose this one
+    estimate: float | None = None  # its estimated seconds (``scaled_estimate``), when the planner chose it
 
     @classmethod
     def of(cls, n: int, lam: float | Fraction | int, diagram_size: int = 0, two_ary: bool = False) -> ShuffledCounting:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...base.limits import check
@@ -109,12 +109,17 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
     (nxt,) = exits.values()
     bits = d.trace.input_bits[block.entry]
     position = {v: len(bits) - 1 - k for k, v in enumerate(bits)}  # the bit's place value in the entry's offset
-    var = d.order
+    var, tokens = d.order, d.weight_tokens
     if any(var[node.level] not in position and var[node.level] not in weights for node in nodes):
         return None  # an input bit of another entry inside this block
-    shape = _shape(nodes, nxt, false)
-    known = d.tables.get((block.entry, shape))
-    if known is not None:  # the same levels and edges inside the block: the same counts
+
+    def role(level: int) -> tuple[str, int]:
+        v = var[level]
+        return ("x", position[v]) if v in position else ("w", tokens[v])
+
+    shape = _shape(nodes, nxt, false, role)
+    known = d.tables.get((size, shape))
+    if known is not None:  # the same roles and edges inside the block (any entry's): the same counts
         return known, nxt
     row = []
     for u in range(size):
@@ -128,14 +133,18 @@ def _block_table(d: Diagrams, block: Block, top: Any, size: int, arith: Arith) -
                 one = arith.mul(arith.weight(weights[v], True), memo[int(hi)])
                 memo[int(node)] = arith.add(one, arith.mul(arith.weight(weights[v], False), memo[int(lo)]))
         row.append(memo[int(top)])
-    d.tables[block.entry, shape] = tuple(row)
+    d.tables[size, shape] = tuple(row)
     return tuple(row), nxt
 
 
-def _shape(nodes: list[Any], exit: Any, false: Any) -> tuple[tuple[int, Any, Any], ...]:
-    """The block's nodes as ``(level, low, high)`` with each child named by its place in ``nodes``, ``"g"`` for
-    the node below the block and ``"f"`` for FALSE: the block's counts are a function of this alone (and of the
-    weights at its levels), whatever lies below ``g``."""
+def _shape(
+    nodes: list[Any], exit: Any, false: Any, role: Callable[[int], tuple[str, int]]
+) -> tuple[tuple[Any, Any, Any], ...]:
+    """The block's nodes as ``(role, low, high)`` with each child named by its place in ``nodes``, ``"g"`` for
+    the node below the block and ``"f"`` for FALSE, and each node's level by its role: ``("x", place value)`` for
+    a bit of the entry's input, ``("w", token)`` for a random bit (its weight's token, equal exactly for equal
+    weights, :func:`~wmcdp.plan.parts._weight_tokens`). The block's counts are a function of this alone, whatever
+    lies below ``g`` and whichever entry the block reads: identical entries share their tables."""
     place = {int(node): k for k, node in enumerate(nodes)}
     below, no = int(exit), int(false)
 
@@ -143,7 +152,7 @@ def _shape(nodes: list[Any], exit: Any, false: Any) -> tuple[tuple[int, Any, Any
         key = int(child)
         return "g" if key == below else "f" if key == no else place[key]
 
-    return tuple((node.level, *map(name, _children(node))) for node in nodes)
+    return tuple((role(node.level), *map(name, _children(node))) for node in nodes)
 
 
 def _block_nodes(top: Any, end: int, false: Any) -> tuple[list[Any], dict[int, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,7 @@ from ...compile import _compile_gates
 from ...compile.bdd import BDDBackend
 from ...lang.program import Trace
 from ...lang.shape import IntShape, leaves
+from ..parts import _weight_tokens
 
 #: output events the plan lists at most (all before any is counted) before it gives up (then another plan runs)
 MAX_OUTPUTS = 1024
@@ -31,10 +33,16 @@ class Diagrams:
         self.operations = 0  # nodes of the prefix events conjoined while the output events were formed
         self.cofactors = 0  # restrictions of events to one hub bit (or to a pinned block's class)
         self.next_pin = 0  # the block tried first as the next event's pinned entry (.conditioned._decompose)
-        #: per (entry, the block's nodes as levels and edges, :func:`.conditioned._shape`): the block's table
+        #: per (the entry's number of values, the block's nodes as roles and edges, :func:`.conditioned._shape`):
+        #: the block's table, shared by every entry whose block has that shape
         self.tables: dict[tuple[int, Any], tuple[Any, ...]] = {}
         #: per (entry, node at the top of its block): the block's table and the node below it, and the node
         self.cuts: dict[tuple[int, int], tuple[tuple[tuple[Any, ...], Any] | None, Any]] = {}
+
+    @functools.cached_property
+    def weight_tokens(self) -> dict[int, int]:
+        """Each random variable's weight token (:func:`~wmcdp.plan.parts._weight_tokens`)."""
+        return _weight_tokens(self.trace.circuit)
 
     def events(self, most: int, work: int | None = None) -> list[tuple[tuple[Any, ...], Any]] | None:
         """Every output value (as the tuple of its leaf values) whose event is satisfiable, with its event; None

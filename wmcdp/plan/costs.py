@@ -39,6 +39,10 @@ WORK_PER_SECOND = 1_000_000
 #: work when the exhaustive sets do not fit, and the whole compilation's cap then (diagram nodes: 30 s at the rate)
 #: checked by: python experiments/reach.py
 UNFIT_DETECTION_WORK = 30 * WORK_PER_SECOND
+#: a structured plan (chain, hub) the estimates chose may spend this many times its estimate in diagram work (at
+#: WORK_PER_SECOND) when detection's budget has less left; the hub plan's work runs 0.1-4 x its estimate
+#: checked by: python experiments/peers_unbounded.py --sizes 20,40 --only svt,noisy_max,gap_svt
+PLAN_WORK_FACTOR = 8
 
 # -- an exhaustive run (:func:`~.planner.exhaustive_estimate`) ----------------------------------------------
 

@@ -67,39 +67,34 @@ class Relation:
             return set(moved) in ({1}, {-1})
         return bool(moved) and all(abs(s) == 1 for s in moved)  # all-entries
 
-    def directions(self, domain: Vector) -> list[tuple[np.ndarray, np.ndarray]]:
+    def directions(self, domain: Vector) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The relation as index arithmetic on input codes (built-in relations only).
 
-        Returns, in the relation's order of neighbours, one ``(delta, valid)`` per
-        *direction*: ``x' = code + delta[code]`` is the direction's neighbour of the input
-        with that code wherever ``valid[code]``. For every ``x`` the valid directions list its
-        neighbours exactly in the order of :meth:`neighbours`.
+        Yields, in the relation's order of neighbours, one ``(codes of x, codes of x')`` per *direction* (of
+        :meth:`direction_count`; the codes of ``x`` ascending): the inputs the direction moves and their
+        neighbours. For every ``x`` the directions that move it list its neighbours exactly in the order of
+        :meth:`neighbours`. A step on every entry takes its inputs as a product of each entry's digits that can take
+        the step (its cost is the pairs it has, not the domain), walked depth first so that the directions sharing
+        a prefix of steps share its product: ``all-entries`` has ``3^n - 1`` directions.
         """
         if not self.builtin:
             raise ValueError("only built-in relations have directions")
         k, n = len(domain.entry_values), domain.n
         codes = np.arange(domain.size, dtype=np.int64)
         place = [k ** (n - 1 - i) for i in range(n)]
-        digit = [(codes // place[i]) % k for i in range(n)]
-        out: list[tuple[np.ndarray, np.ndarray]] = []
-        if self.name == "hamming":
+        if self.name in ("hamming", "one-entry"):
             for i in range(n):
-                for v in range(k):
-                    out.append(((v - digit[i]) * place[i], digit[i] != v))
-        elif self.name == "one-entry":
-            for i in range(n):
-                for step in (-1, 1):
-                    out.append(
-                        (
-                            np.full(domain.size, step * place[i], dtype=np.int64),
-                            (digit[i] + step >= 0) & (digit[i] + step < k),
-                        )
-                    )
-        else:  # a step on every entry: monotone's nonzero 0/1 steps up and down, or all-entries' in product order
-            every = itertools.product((-1, 0, 1), repeat=n)
-            for steps in _monotone_steps(n) if self.name == "monotone" else (s for s in every if any(s)):
-                out.append(_stepped(steps, digit, place, k))
-        return out
+                digit = (codes // place[i]) % k
+                for v in range(k) if self.name == "hamming" else (-1, 1):
+                    valid = digit != v if self.name == "hamming" else (digit + v >= 0) & (digit + v < k)
+                    src = codes[valid]
+                    yield src, src + ((v - digit[valid]) * place[i] if self.name == "hamming" else v * place[i])
+        elif self.name == "monotone":
+            for steps in _monotone_steps(n):
+                src = _movable(steps, k, place)
+                yield src, src + sum(s * p for s, p in zip(steps, place))
+        else:  # all-entries: every nonzero step in {-1, 0, 1}^n, in product order
+            yield from _every_step(n, k, place)
 
     def direction_count(self, domain: Vector) -> int:
         """How many directions :meth:`directions` has (built-in relations only)."""
@@ -204,18 +199,36 @@ def _all_entries_slices(k: int, n: int) -> Iterator[Slices]:
         yield a, b, rank(steps), rank(tuple(-s for s in steps))
 
 
-def _stepped(
-    steps: tuple[int, ...], digit: list[np.ndarray], place: list[int], k: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The direction that moves entry ``i`` by ``steps[i]``: ``(delta, valid)`` over the codes whose entry digits
-    are ``digit`` (entry ``i``'s place value ``place[i]``, ``k`` values an entry)."""
-    valid = np.ones(len(digit[0]), dtype=bool)
-    delta = 0
-    for i, step in enumerate(steps):
-        if step:
-            valid &= (digit[i] + step >= 0) & (digit[i] + step < k)
-            delta += step * place[i]
-    return np.full(len(digit[0]), delta, dtype=np.int64), valid
+def _digits(step: int, k: int) -> np.ndarray:
+    """The digits of an entry that can take ``step`` (within ``0 .. k - 1`` after it), ascending."""
+    return np.arange(max(0, -step), min(k, k - step), dtype=np.int64)
+
+
+def _movable(steps: tuple[int, ...], k: int, place: list[int]) -> np.ndarray:
+    """The codes, ascending, of the inputs whose entry ``i`` can move by ``steps[i]`` for every ``i``: the product of
+    each entry's movable digits at its place value."""
+    out = np.zeros(1, dtype=np.int64)
+    for step, value in zip(steps, place):
+        out = (out[:, None] + _digits(step, k) * value).reshape(-1)
+    return out
+
+
+def _every_step(n: int, k: int, place: list[int]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The directions of ``all-entries`` in product order of their steps (the all-zero step left out), as
+    :meth:`Relation.directions` gives them: depth first over the entries, a prefix's product extended by the next
+    entry's digits."""
+    digits = {step: _digits(step, k) for step in (-1, 0, 1)}
+
+    def walk(i: int, src: np.ndarray, delta: int, moved: bool) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        if i == n:
+            if moved:
+                yield src, src + delta
+            return
+        for step in (-1, 0, 1):
+            extended = (src[:, None] + digits[step] * place[i]).reshape(-1)
+            yield from walk(i + 1, extended, delta + step * place[i], moved or step != 0)
+
+    return walk(0, np.zeros(1, dtype=np.int64), 0, False)
 
 
 def _monotone_step(n: int, rank: int) -> tuple[int, ...]:

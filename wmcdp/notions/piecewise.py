@@ -125,9 +125,8 @@ def _pair_witness(compiled: Any, relation: Any, key: int) -> Any:
 
     domain = compiled.domain
     if relation.builtin:
-        directions = relation.directions(domain)
-        code, rank = divmod(key, len(directions))
-        return PairWitness(domain.at(code), domain.at(code + int(directions[rank][0][code])))
+        code, rank = divmod(key, relation.direction_count(domain))
+        return PairWitness(domain.at(code), relation.step(domain, domain.at(code), rank))
     pairs = [(x, xp) for x in domain.values() for xp in relation.neighbours(domain, x)]
     return PairWitness(*pairs[key])
 

@@ -47,7 +47,7 @@ from ..compile import Compiled
 from ..lang.program import Program, Value
 from ..plan.forced import forced_plan
 from ..plan.given_sets import find_sets
-from ..plan.pairs import Best, Combine, PairSource, Partial, float_logs, logsumexp
+from ..plan.pairs import Best, Combine, PairSource, Partial, logsumexp
 from ..plan.planned import pair_witness, sum_witness
 from ..plan.planner import combine_max
 from .certify import certified_renyi
@@ -104,11 +104,7 @@ def _max_partial(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray]:
 def _float_candidates(source: PairSource, partial: Any, combine: Any, count: int, cells: int) -> list[Best]:
     """The float pass: per quantity, the running maximum over pairs (with the first key)."""
     best = [Best(TOLERANCE) for _ in range(count)]
-    if source.arith.exact:
-        arith = source.arith
-        exact_partial = partial
-        partial = lambda a, b: exact_partial(float_logs(arith, a), float_logs(arith, b))  # noqa: E731
-    for keys, totals in source.totals(partial, combine, cells=cells):
+    for keys, totals in source.totals(partial, combine, cells=cells, logs=source.arith.exact):
         for g, b in enumerate(best):
             b.update(totals[0][:, g] if totals[0].ndim == 2 else totals[0], keys)
     return best
@@ -117,11 +113,8 @@ def _float_candidates(source: PairSource, partial: Any, combine: Any, count: int
 def _near(source: PairSource, partial: Any, combine: Any, g: int, value: float, cells: int) -> list[int]:
     """Keys of the pairs whose float value of quantity ``g`` lies within the exact filter of ``value``."""
     floor = value - EXACT_FILTER * max(1.0, abs(value)) if math.isfinite(value) else value
-    arith = source.arith
     keys_out: list[int] = []
-    for keys, totals in source.totals(
-        lambda a, b: partial(float_logs(arith, a), float_logs(arith, b)), combine, cells=cells
-    ):
+    for keys, totals in source.totals(partial, combine, cells=cells, logs=True):
         column = totals[0][:, g] if totals[0].ndim == 2 else totals[0]
         keys_out.extend(int(k) for k in keys[column >= floor])
     return sorted(keys_out)

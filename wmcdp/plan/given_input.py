@@ -66,10 +66,7 @@ CHUNK_CELLS = 1 << 22
 
 def _builtin_pairs(relation: Relation, domain: Vector, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The ordered neighbour pairs as input codes, ``rows`` at a time, by the relation's directions."""
-    codes = np.arange(domain.size, dtype=np.int64)
-    for delta, valid in relation.directions(domain):
-        xa = codes[valid]
-        xb = xa + delta[valid]
+    for xa, xb in relation.directions(domain):
         for start in range(0, len(xa), rows):
             yield xa[start : start + rows], xb[start : start + rows]
 

@@ -27,6 +27,7 @@ order), so maxima name the *first* pair that attains them.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -142,26 +143,50 @@ def pair_directions(
 
     A built-in relation gives its directions (index arithmetic on codes,
     :meth:`wmcdp.lang.relations.Relation.directions`); a user relation is enumerated input by input.
-    The keys sort the pairs in the exhaustive set's order.
+    The keys sort the pairs in the exhaustive set's order. A chunk gathers the pairs of consecutive directions
+    (``all-entries`` has ``3^n - 1`` directions of few pairs each), so a pass costs a numpy step per chunk, not per
+    direction.
     """
     if relation.builtin:
-        directions = relation.directions(domain)
-        for rank, (delta, valid) in enumerate(directions):
-            src = np.flatnonzero(valid)
-            for start in range(0, len(src), chunk):
-                part = src[start : start + chunk]
-                yield part, part + delta[part], part * len(directions) + rank
+        yield from _gathered(_builtin_directions(domain, relation), chunk)
         return
-    src, dst = [], []  # type: ignore[assignment]
+    src: list[int] = []
+    dst: list[int] = []
     for x in domain.values():
         code = domain.code(x)
         for xp in relation.neighbours(domain, x):
-            src.append(code)  # type: ignore[attr-defined]
+            src.append(code)
             dst.append(domain.code(xp))
     src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
     keys = np.arange(len(src_a), dtype=np.int64)
     for start in range(0, len(src_a), chunk):
         yield src_a[start : start + chunk], dst_a[start : start + chunk], keys[start : start + chunk]
+
+
+def _builtin_directions(domain: Vector, relation: Relation) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per direction of a built-in relation, its pairs as ``(codes of x, codes of x', order keys)``."""
+    count = relation.direction_count(domain)
+    for rank, (src, dst) in enumerate(relation.directions(domain)):
+        yield src, dst, src * count + rank
+
+
+def _gathered(
+    parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], chunk: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The pairs of ``parts`` in chunks of ``chunk`` pairs (the last one shorter), in the same order."""
+    held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    size = 0
+    for part in parts:
+        held.append(part)
+        size += len(part[0])
+        while size >= chunk:
+            joined = [np.concatenate(column) for column in zip(*held)]
+            yield joined[0][:chunk], joined[1][:chunk], joined[2][:chunk]
+            rest = (joined[0][chunk:], joined[1][chunk:], joined[2][chunk:])
+            held, size = [rest], len(rest[0])
+    if size:
+        joined = [np.concatenate(column) for column in zip(*held)]
+        yield joined[0], joined[1], joined[2]
 
 
 # -- sources --------------------------------------------------------------------------------
@@ -177,11 +202,12 @@ class PairSource:
     claims: tuple[tuple[str, str], ...] = ()  # (claim, how it was proved) of what a planned source relies on
 
     def totals(
-        self, partial: Partial, combine: Combine, cells: int = 4
+        self, partial: Partial, combine: Combine, cells: int = 4, logs: bool = False
     ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
         """One pass: ``(keys, per-pair totals)`` per chunk of pairs, each pair once, in no fixed order.
 
-        ``cells`` is how many temporary array cells ``partial`` makes per mass (for chunk sizes).
+        ``cells`` is how many temporary array cells ``partial`` makes per mass (for chunk sizes). ``logs``:
+        ``partial`` gets the masses as float logs (:func:`float_logs`), each input's converted once.
         """
         raise NotImplementedError
 
@@ -197,8 +223,12 @@ class PairSource:
         raise NotImplementedError
 
 
-def _chunk_rows(width: int, itemsize: int, cells: int) -> int:
-    return max(1, memory_budget() // (max(cells, 1) * itemsize * max(width, 1)))
+def _chunk_rows(table: np.ndarray, arith: Any, cells: int) -> int:
+    """How many pairs of ``table``'s rows one step of a pass takes: ``cells`` temporary cells a mass, within the
+    memory budget. A cell of exact numerators (an object array) holds a pointer and the integer it points to, about
+    the size of the common denominator."""
+    item = int(table.itemsize) + (sys.getsizeof(arith.denominator) if table.dtype == object else 0)
+    return max(1, int(memory_budget() // (max(cells, 1) * item * max(table.shape[1], 1))))
 
 
 class ExhaustivePairs(PairSource):
@@ -229,14 +259,15 @@ class ExhaustivePairs(PairSource):
         return pair_directions(self.counter.compiled.domain, self.relation, chunk)
 
     def totals(
-        self, partial: Partial, combine: Combine, cells: int = 4
+        self, partial: Partial, combine: Combine, cells: int = 4, logs: bool = False
     ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
         acc: dict[int, tuple[Any, ...]] = {}
         keys_of: dict[int, np.ndarray] = {}
         size = self.counter.output_count()
         for _y0, table in self._stripes():
             single = table.shape[1] == size
-            chunk = _chunk_rows(table.shape[1], self.counter.itemsize, cells)
+            table = float_logs(self.arith, table) if logs else table
+            chunk = _chunk_rows(table, self.arith, cells)
             for cid, (src, dst, keys) in enumerate(self._pairs(chunk)):
                 check("a pass over the neighbour pairs")
                 part = partial(table[src], table[dst])
@@ -283,7 +314,7 @@ class ExhaustivePairs(PairSource):
                 "give a smaller pair set (sets, or the data-centric pairs of one database)"
             )
         _, table = tables[0]
-        chunk = _chunk_rows(table.shape[1], self.counter.itemsize, 2)
+        chunk = _chunk_rows(table, self.arith, 2)
         for src, dst, keys in self._pairs(chunk):
             yield keys, table[src], table[dst]
 
@@ -341,17 +372,17 @@ class RowPairs(PairSource):
         )
 
     def _chunks(self, cells: int) -> Iterator[np.ndarray]:
-        itemsize = 16 if self.table.dtype == object else 8
-        chunk = _chunk_rows(self.table.shape[1], itemsize, cells)
+        chunk = _chunk_rows(self.table, self.arith, cells)
         for start in range(0, len(self.src), chunk):
             check("a pass over the pairs")
             yield np.arange(start, min(start + chunk, len(self.src)), dtype=np.int64)
 
     def totals(
-        self, partial: Partial, combine: Combine, cells: int = 4
+        self, partial: Partial, combine: Combine, cells: int = 4, logs: bool = False
     ) -> Iterator[tuple[np.ndarray, tuple[Any, ...]]]:
+        table = float_logs(self.arith, self.table) if logs else self.table
         for part in self._chunks(cells):
-            yield self.keys[part], partial(self.table[self.src[part]], self.table[self.dst[part]])
+            yield self.keys[part], partial(table[self.src[part]], table[self.dst[part]])
 
     def witness(self, key: int) -> PairWitness:
         return self._name(int(key))

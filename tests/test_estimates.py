@@ -161,3 +161,22 @@ def test_an_exhaustive_table_over_the_listed_support_is_estimated_by_its_outputs
     assert support is not None and support.size == 7 < compiled.shape.size == 486
     assert exhaustive_work(compiled)[0] == 7
     assert exhaustive_estimate(compiled, neighbour_relation("all-entries"), pairs=True) < 0.5
+
+
+def test_a_pass_in_float_logs_is_estimated_as_floats_in_exact_mode_too():
+    """Rényi DP's pass over pairs runs in float logs whatever the number system (its exact candidates recounted
+    apart), so an exact run's estimate charges float triples; (ε, δ)'s exact pass charges Python-int triples."""
+    from wmcdp.lang.relations import neighbour_relation
+    from wmcdp.plan import costs
+    from wmcdp.plan.planner import exhaustive_estimate, exhaustive_terms
+    from wmcdp.programs import svt
+
+    compiled = compile_program(svt(n=10, m=1, T=1, N=1, alpha=Fraction(1, 2)))
+    relation = neighbour_relation("all-entries")
+    exact = exhaustive_terms(compiled, relation, True)
+    logs = exhaustive_terms(compiled, relation, True, logs=True)
+    assert "OBJECT_TRIPLE_SECONDS" in exact and "OBJECT_TRIPLE_SECONDS" not in logs
+    assert logs["PAIR_TRIPLE_SECONDS"] == exact["OBJECT_TRIPLE_SECONDS"] == relation.count_pairs(compiled.domain) * 11
+    assert exhaustive_estimate(compiled, relation, True, logs=True) < exhaustive_estimate(compiled, relation, True)
+    assert costs.PAIR_TRIPLE_SECONDS < costs.OBJECT_TRIPLE_SECONDS
+    assert exhaustive_terms(compiled, relation, False, logs=True) == exhaustive_terms(compiled, relation, False)

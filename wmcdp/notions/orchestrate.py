@@ -51,6 +51,7 @@ class Pairs:
     exact: Any = None
     force: bool = False
     plan: str | None = None  # the one plan of the planner to run (:mod:`wmcdp.plan.forced`)
+    logs: bool = False  # the notion's pass over pairs runs in float logs in exact mode too (its estimate's cost)
 
     @property
     def planned(self) -> bool:
@@ -80,7 +81,7 @@ def by_rules(rules: tuple[str, ...] = ("max", "sum")) -> Planner:
     def planner(prog: Any, which: Pairs, part: Callable[[Any], Any], symbolic: Any) -> tuple[Any, Any]:
 
         args = (which.neighbours, which.backend, which.exact, which.force)
-        return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic, which.plan)
+        return planned_pairs(prog, *args, rules, lambda c, rule: part(c), symbolic, which.plan, which.logs)
 
     return planner
 

@@ -255,7 +255,7 @@ def synthesize_renyi(
 
     result = over_pairs(
         prog,
-        Pairs(pairs, I, at, neighbours, backend, exact, force, plan),
+        Pairs(pairs, I, at, neighbours, backend, exact, force, plan, logs=True),
         start,
         scan=scan,
         part=lambda c: synthesize_renyi(c, alphas, exact=exact, force=force),

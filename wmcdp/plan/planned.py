@@ -717,6 +717,7 @@ def planned_pairs(
     run: Callable[[Any, str], Any] | None,
     symbolic: Callable[[Compiled], Any] | None = None,
     plan: str | None = None,
+    logs: bool = False,
 ) -> tuple[Any, Any]:
     """The plan of a notion over pairs (or the one ``plan`` named, :func:`_forced_pairs`). Returns ``(Product,
     per-class results)`` for a product plan (its rule one of ``rules``), where each class's result is
@@ -725,7 +726,9 @@ def planned_pairs(
     (:func:`~.sums.counted_pairs` for a count of independent identical reports, the parts given the input when
     their estimate is below the exhaustive sets' (:func:`_given_pairs`), :func:`_symmetry_pairs` when a proved
     symmetry pays, else :func:`_exhaustive_pairs`). A program with a symbolic parameter gives
-    ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`)."""
+    ``("symbolic", symbolic(compiled program))`` (the notion as a function, :mod:`wmcdp.notions.piecewise`).
+    ``logs``: the notion's pass over pairs runs in float logs in exact mode too (Rényi DP), as its exhaustive
+    estimate counts it (:func:`~.planner.exhaustive_terms`)."""
     if plan is not None:
         return _forced_pairs(prog, neighbours, backend, exact, force, rules, run, plan)
     progress.phase("planning", "neighbouring pairs")
@@ -749,7 +752,7 @@ def planned_pairs(
     given = GIVEN_INPUT.prove_pairs(split)
     whole = compiled_whole(program, trace, compiled, backend)
     exhaustive_size = relation.count_pairs(whole.domain) if relation.builtin else None
-    budget, estimate = detection_budget(whole, relation, pairs=True)
+    budget, estimate = detection_budget(whole, relation, pairs=True, logs=logs)
     preparation = preparation_estimate(whole, compiled is None)
     considered: list[tuple[Any, ...]] = [("exhaustive", estimate, "")]
     if isinstance(given, Proof):

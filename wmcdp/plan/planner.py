@@ -454,17 +454,19 @@ def _fits(compiled: Compiled, relation: Relation, triples: bool, outputs: int) -
     return not triples or not relation.builtin or relation.count_pairs(compiled.domain) * outputs <= MAX_TRIPLES
 
 
-def exhaustive_estimate(compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None) -> float:
+def exhaustive_estimate(
+    compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None, logs: bool = False
+) -> float:
     """Seconds of an exhaustive run: each work count of :func:`exhaustive_terms` times the constant of
     :mod:`~wmcdp.plan.costs` it is keyed by (infinite past the float range)."""
     seconds = 0.0
-    for name, count in exhaustive_terms(compiled, relation, pairs, exact).items():
+    for name, count in exhaustive_terms(compiled, relation, pairs, exact, logs).items():
         seconds += _seconds(count, getattr(costs, name))
     return seconds
 
 
 def exhaustive_terms(
-    compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None
+    compiled: Compiled, relation: Relation | None, pairs: bool = False, exact: Any = None, logs: bool = False
 ) -> dict[str, int]:
     """The work an exhaustive run counts, keyed by the name of the constant of :mod:`~wmcdp.plan.costs` each count
     is charged at (:func:`exhaustive_estimate` sums their products): the count of the whole table, over the
@@ -474,7 +476,8 @@ def exhaustive_terms(
     a built-in relation is given, at the dearest of the cost of a triple in the numbers of the run (``exact`` as the
     notions take it), the least cost of a sliced triple under all-entries and (``pairs``: summed per pair over the
     outputs, as (epsilon, delta) and Renyi DP do) the cost of a pass over pairs, plus each slice of the table the
-    pairs come in."""
+    pairs come in. ``logs``: the pass runs in float logs whatever the number system (Renyi DP's, whose exact
+    candidates are recounted apart), so its triples cost as floats."""
     outputs = compiled.shape.size
     if compiled.backend.name == "bdd":
         outputs, (cells, steps, layers) = exhaustive_work(compiled)
@@ -488,7 +491,7 @@ def exhaustive_terms(
     if not relation.builtin:
         listed = user_pairs(compiled, relation)
         return terms | {"USER_PAIR_SECONDS": listed, "TRIPLE_SECONDS": listed * outputs}
-    charged = [triple_constant(compiled, exact)]
+    charged = ["TRIPLE_SECONDS" if pairs and logs else triple_constant(compiled, exact)]
     if relation.name == "all-entries":
         charged.append("SLICED_TRIPLE_SECONDS")
     if pairs:
@@ -598,7 +601,7 @@ class Budget:
 
 
 def detection_budget(
-    compiled: Compiled, relation: Relation | None, triples: bool = True, pairs: bool = False
+    compiled: Compiled, relation: Relation | None, triples: bool = True, pairs: bool = False, logs: bool = False
 ) -> tuple[Budget | None, float | None]:
     """``(budget for symmetry detection, exhaustive estimate)``; a None budget means: run exhaustive at once.
 
@@ -609,7 +612,7 @@ def detection_budget(
         return None, exhaustive_estimate(compiled, relation)
     if not exhaustive_fits(compiled, relation or neighbour_relation("hamming"), triples and relation is not None):
         return Budget(UNFIT_DETECTION_WORK), None
-    estimate = exhaustive_estimate(compiled, relation, pairs)
+    estimate = exhaustive_estimate(compiled, relation, pairs, logs=logs)
     if estimate < QUICK_SECONDS:
         return None, estimate
     return Budget(int(DETECTION_SHARE * estimate * WORK_PER_SECOND)), estimate

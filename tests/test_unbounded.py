@@ -389,3 +389,38 @@ def test_several_probabilities_bracketed_in_one_run_per_window():
         assert b.lo <= true <= b.hi and b.narrowed and b.hi - b.lo <= 1e-9 * b.hi
         assert b.half_width >= alone.half_width and b.hi - b.lo <= alone.hi - alone.lo
     assert windowed_probabilities(prog, (1,), []) == []
+
+
+def _window_run(half_width, tail):
+    from wmcdp.notions.windowed import WindowRun
+
+    return WindowRun(None, None, half_width, tail(half_width), F(0), 1, tail)
+
+
+def test_the_next_window_is_predicted_from_the_brackets_formula():
+    """Out of the proportional regime (lower end 0), the next window is the smallest whose tail mass, times the
+    margin, the bracket's formula at this window's values calls narrow; with no formula, or one that no window
+    narrows, the window doubles or quadruples as before; in the proportional regime it grows at least an eighth."""
+    from wmcdp.base.windows import narrow_to
+    from wmcdp.notions.windowed import LINEAR_TAIL, PREDICTION_MARGIN, _next_half_width
+
+    def tail(W):
+        return F(1, 2) ** (W + 1)
+
+    def at(T):  # a bracket about 4 wide per unit of T around 2, as a ratio bracket is
+        return max(0.0, 2 - 4 * float(T)), 2 + 4 * float(T), "", 2 + 4 * float(T)
+
+    current = _window_run(8, tail)
+    assert current.tail <= LINEAR_TAIL
+    chosen = _next_half_width(current, 0.0, 3.5, 1e-7, 4096, at)
+    assert narrow_to(*at(tail(chosen) * PREDICTION_MARGIN)[::3], 1e-7)
+    assert not narrow_to(*at(tail(chosen - 1) * PREDICTION_MARGIN)[::3], 1e-7)
+    assert chosen > 2 * 2 * 8 - 10  # (past what a doubling would give)
+    assert _next_half_width(current, 0.0, 3.5, 1e-7, 4096) in (16, 32)
+    never = lambda T: (0.0, 3.5, "", 3.5)  # noqa: E731
+    assert _next_half_width(current, 0.0, 3.5, 1e-7, 4096, never) in (16, 32)
+    wide = _window_run(2, lambda W: F(1, 2) if W == 2 else tail(W))  # above LINEAR_TAIL: no prediction
+    assert _next_half_width(wide, 0.0, 3.5, 1e-7, 4096, at) in (4, 8)
+    proportional = _window_run(32, tail)  # the lower end above 0: the tails' empirical prediction
+    grown = _next_half_width(proportional, 1.9999, 2.0001, 1e-4, 4096, at)
+    assert grown >= 32 + 32 // 8

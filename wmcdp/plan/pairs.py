@@ -173,20 +173,32 @@ def _builtin_directions(domain: Vector, relation: Relation) -> Iterator[tuple[np
 def _gathered(
     parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], chunk: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The pairs of ``parts`` in chunks of ``chunk`` pairs (the last one shorter), in the same order."""
+    """The pairs of ``parts`` in chunks of ``chunk`` pairs (the last one shorter), in the same order: a chunk within
+    one part is a view of it, and a pair is copied at most once (into a chunk that joins parts)."""
     held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     size = 0
     for part in parts:
-        held.append(part)
-        size += len(part[0])
-        while size >= chunk:
-            joined = [np.concatenate(column) for column in zip(*held)]
-            yield joined[0][:chunk], joined[1][:chunk], joined[2][:chunk]
-            rest = (joined[0][chunk:], joined[1][chunk:], joined[2][chunk:])
-            held, size = [rest], len(rest[0])
+        if size + len(part[0]) < chunk:  # (most parts: a direction of few pairs)
+            held.append(part)
+            size += len(part[0])
+            continue
+        start = 0
+        while start < len(part[0]):
+            take = min(chunk - size, len(part[0]) - start)
+            held.append((part[0][start : start + take], part[1][start : start + take], part[2][start : start + take]))
+            size, start = size + take, start + take
+            if size == chunk:
+                yield _joined(held)
+                held, size = [], 0
     if size:
-        joined = [np.concatenate(column) for column in zip(*held)]
-        yield joined[0], joined[1], joined[2]
+        yield _joined(held)
+
+
+def _joined(held: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(held) == 1:
+        return held[0]
+    src, dst, keys = (np.concatenate(column) for column in zip(*held))
+    return src, dst, keys
 
 
 # -- sources --------------------------------------------------------------------------------

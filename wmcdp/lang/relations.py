@@ -80,21 +80,20 @@ class Relation:
         if not self.builtin:
             raise ValueError("only built-in relations have directions")
         k, n = len(domain.entry_values), domain.n
-        codes = np.arange(domain.size, dtype=np.int64)
         place = [k ** (n - 1 - i) for i in range(n)]
-        if self.name in ("hamming", "one-entry"):
+        if self.name == "hamming":  # entry i set to value v
+            codes = np.arange(domain.size, dtype=np.int64)
             for i in range(n):
                 digit = (codes // place[i]) % k
-                for v in range(k) if self.name == "hamming" else (-1, 1):
-                    valid = digit != v if self.name == "hamming" else (digit + v >= 0) & (digit + v < k)
-                    src = codes[valid]
-                    yield src, src + ((v - digit[valid]) * place[i] if self.name == "hamming" else v * place[i])
-        elif self.name == "monotone":
-            for steps in _monotone_steps(n):
-                src = _movable(steps, k, place)
-                yield src, src + sum(s * p for s, p in zip(steps, place))
-        else:  # all-entries: every nonzero step in {-1, 0, 1}^n, in product order
+                for v in range(k):
+                    valid = digit != v
+                    yield codes[valid], codes[valid] + (v - digit[valid]) * place[i]
+        elif self.name == "all-entries":  # every nonzero step in {-1, 0, 1}^n, in product order
             yield from _every_step(n, k, place)
+        else:  # one entry by -1 then +1, entry by entry; or monotone's nonzero 0/1 steps, each up then down
+            for step in _monotone_steps(n) if self.name == "monotone" else _one_entry_steps(n):
+                src = _movable(step, k, place)
+                yield src, src + sum(s * p for s, p in zip(step, place))
 
     def direction_count(self, domain: Vector) -> int:
         """How many directions :meth:`directions` has (built-in relations only)."""
@@ -229,6 +228,13 @@ def _every_step(n: int, k: int, place: list[int]) -> Iterator[tuple[np.ndarray, 
             yield from walk(i + 1, extended, delta + step * place[i], moved or step != 0)
 
     return walk(0, np.zeros(1, dtype=np.int64), 0, False)
+
+
+def _one_entry_steps(n: int) -> Iterator[tuple[int, ...]]:
+    """Every direction of the one-entry relation in rank order: entry by entry, down by one then up by one."""
+    for i in range(n):
+        for step in (-1, 1):
+            yield tuple(step if j == i else 0 for j in range(n))
 
 
 def _monotone_step(n: int, rank: int) -> tuple[int, ...]:

@@ -128,11 +128,10 @@ def _next_half_width(
     target = Fraction(width) * max(abs(Fraction(lo)), abs(Fraction(goal)), Fraction(width))
     wanted = current.tail * target / (4 * (Fraction(goal) - Fraction(lo)))
     if current.tail > LINEAR_TAIL or lo <= 0:
-        predicted = None
         if at_tail is not None and current.tail <= LINEAR_TAIL:
             predicted = _predicted_half_width(current, width, max_half_width, at_tail)
-        if predicted is not None:
-            return predicted
+            if predicted is not None:
+                return predicted
         wider = 2 * half_width <= max_half_width and current.predict(half_width) > wanted
         return 2 * half_width if wider else half_width
     wanted /= 2  # (a margin: the bracket is about, not exactly, proportional to T)

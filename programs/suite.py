@@ -25,7 +25,7 @@ from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
-from wmcdp.lang.unbounded import geometric, released_geometric
+from wmcdp.lang.unbounded import compared_geometric, geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
 from .registry import program
@@ -105,6 +105,13 @@ class Answers:
         if self.unbounded:
             return released_geometric(q, alpha=a)
         return self.noisy(q, a, top)
+
+    def compared(self, q: Int | int, a: Number) -> Int:
+        """:meth:`noisy`, for a value the program only compares with answers in ``0..m``: unbounded, ``q + Z`` with
+        its tails merged beyond ``0..m`` (:func:`~wmcdp.lang.unbounded.compared_geometric`, exact, no window)."""
+        if self.unbounded:
+            return compared_geometric(q, alpha=a, against=(0, self.m))
+        return self.noisy(q, a)
 
     def noisy_up(self, q: Int | int, a: Number) -> Int:
         """``min(q + G, m + margin)`` with one-sided geometric ``P(G = g) = (1 - a) a^g`` (exponential noise's
@@ -388,7 +395,9 @@ def sparse_vector_family(
     (:data:`FALSE`, :data:`TRUE`, :data:`STOPPED`); else ``(code, value)`` with ``value = report(v, noisy
     threshold, fresh)`` on TRUE and 0 otherwise, where ``fresh(k)`` is new noise of ratio ``a^k`` on the
     query's answer, for release only (:meth:`Answers.released`). ``resample``: a fresh noisy threshold after every
-    TRUE. ``noise``: one of :data:`NOISES`.
+    TRUE. ``noise``: one of :data:`NOISES`. With no query noise, no report and no resampling the unbounded noisy
+    threshold is only compared with the answers in ``0..m``: it is drawn with its tails merged beyond them
+    (:meth:`Answers.compared`), exact with no window.
 
     With codes only (``report`` None) the program declares its outputs (:func:`code_sequences`; with no bound on
     TRUE answers every sequence of FALSE and TRUE, as an :class:`~wmcdp.lang.program.OutputProduct`); so does one whose
@@ -405,8 +414,10 @@ def sparse_vector_family(
     def fresh_noise(q: Int) -> Callable[[int], Int]:  # (a fresh noisy answer is only released)
         return lambda k: ans.released(q, a**k)
 
+    compared = query_power is None and report is None and not resample  # the threshold is only compared with x
+
     def body(x: Sequence[Any]) -> tuple[Any, ...]:
-        noisy_threshold = ans.noisy(t, threshold_ratio)
+        noisy_threshold = (ans.compared if compared else ans.noisy)(t, threshold_ratio)
         count: Int | int = 0
         out: list[Any] = []
         for i in range(ans.n):

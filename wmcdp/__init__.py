@@ -47,6 +47,7 @@ _EXPORTS = {
     "geometric": "lang",
     "one_sided_geometric": "lang",
     "released_geometric": "lang",
+    "compared_geometric": "lang",
     "discrete_gaussian": "lang",
     "uniform": "lang",
     "subsample": "lang.subsampling",
@@ -166,6 +167,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import IntVector as IntVector
     from .lang import OutputProduct as OutputProduct
     from .lang import Program as Program
+    from .lang import compared_geometric as compared_geometric
     from .lang import discrete as discrete
     from .lang import discrete_gaussian as discrete_gaussian
     from .lang import flip as flip

@@ -2,7 +2,7 @@
 
 from .geometric import truncated_geometric
 from .program import Bits, IntVector, OutputProduct, Program, Trace, Vector
-from .unbounded import discrete_gaussian, geometric, one_sided_geometric, released_geometric
+from .unbounded import compared_geometric, discrete_gaussian, geometric, one_sided_geometric, released_geometric
 from .values import Bool, Int, discrete, flip, ite, uniform
 
 __all__ = [
@@ -22,5 +22,6 @@ __all__ = [
     "geometric",
     "one_sided_geometric",
     "released_geometric",
+    "compared_geometric",
     "discrete_gaussian",
 ]

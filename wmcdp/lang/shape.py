@@ -25,7 +25,7 @@ import numpy as np
 
 from ..base.errors import WmcdpError
 from .circuit import Circuit
-from .values import Bool, Int
+from .values import Bool, Compared, Int
 
 
 class Shape:
@@ -302,6 +302,8 @@ def shape_of(result: object, circuit: Circuit, *, top: bool = True) -> tuple[Sha
     """The shape of a program's result and the circuit node of each of its output bits."""
     if isinstance(result, Bool):
         return BoolShape(), [result.node]
+    if isinstance(result, Compared):
+        result._refused()
     if isinstance(result, Int):
         shape = IntShape(result.lo, result.hi)
         w = shape.width

@@ -51,7 +51,7 @@ from ..base.errors import WmcdpError
 from ..base.numbers import as_number, format_number, is_symbolic
 from .circuit import TRUE, Circuit
 from .geometric import geometric_ratio
-from .values import Bool, Int, Released, _as_int, _selected, current, discrete
+from .values import Bool, Compared, Int, Released, _as_int, _selected, current, discrete
 
 #: the precision (bits) of the discrete Gaussian's certified tail bound
 TAIL_PRECISION = 128
@@ -199,6 +199,49 @@ def released_geometric(center: Int | Bool | int, alpha: object = None, scale: ob
     return Released(drawn.guards, (lo - 1, hi + 1))
 
 
+def compared_geometric(
+    center: Int | Bool | int, alpha: object = None, scale: object = None, against: tuple[int, int] | None = None
+) -> Int:
+    """``center + Z`` with the two-sided geometric noise of :func:`geometric`, only ever compared with values in
+    ``against = (lo, hi)``, its tails merged: exact on all of the integers, no window.
+
+    The result takes the values ``lo..hi`` with their own probabilities, ``lo - 1`` for every value at most
+    ``lo - 1`` and ``hi + 1`` for every value at least ``hi + 1``: given ``center = v``, ``P(Z <= lo - 1 - v) =
+    P(Z >= v - lo + 1)`` and ``P(Z >= hi + 1 - v)``, with ``P(Z >= k) = a^k / (1 + a)`` for ``k >= 1`` and
+    ``1 - a^(1 - k) / (1 + a)`` for ``k <= 0``. **Exact for every notion.** Every value at most ``lo - 1`` is below
+    each value in ``lo..hi``, and every value at least ``hi + 1`` above it, so each comparison with a value in
+    ``lo..hi`` has the same outcome at every value a merged tail stands for: the program's output, a function of
+    those comparisons, has the same law under the merged draw as under the published one. Hence the value may only
+    be compared, and only with values in ``lo..hi`` (:class:`~wmcdp.lang.values.Compared` refuses the rest: any
+    arithmetic, :func:`~wmcdp.lang.values.ite`, a release, a comparison with a value outside ``lo..hi``). A noisy
+    threshold compared with exact query answers in ``0..m`` is one (CheckDP's BadSVT1, StatDP's iSVT1). A concrete
+    execution samples the unbounded law itself.
+    """
+    a = _ratio(alpha, scale, "compared_geometric")
+    if (
+        not isinstance(against, tuple)
+        or len(against) != 2
+        or not all(isinstance(e, int) and not isinstance(e, bool) for e in against)
+        or against[0] > against[1]
+    ):
+        raise WmcdpError(f"compared_geometric() needs against=(lo, hi), two whole numbers lo <= hi, got {against!r}")
+    value, sampled = _center("compared_geometric", center, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
+    if sampled is not None:
+        return sampled
+    lo, hi = against
+
+    def at_least(k: int) -> Fraction:  # P(Z >= k)
+        return a**k / (1 + a) if k >= 1 else 1 - a ** (1 - k) / (1 + a)
+
+    def weights(v: int) -> dict[int, Fraction]:
+        out = {u: (1 - a) / (1 + a) * a ** abs(u - v) for u in range(lo, hi + 1)}
+        out[lo - 1], out[hi + 1] = at_least(v - lo + 1), at_least(hi + 1 - v)
+        return out
+
+    drawn = _selected("compared_geometric", weights, [value], discrete)  # (the output's law is exact: accuracy too)
+    return Compared(drawn.guards, against)
+
+
 def one_sided_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
     """``center + Z`` with one-sided geometric noise ``P(Z = k) = (1 - a) a^k`` for ``k >= 0`` (module
     docstring); ``alpha`` and ``scale`` as in :func:`geometric`."""
@@ -277,6 +320,7 @@ def discrete_gaussian(center: Int | Bool | int, sigma2: object) -> Int:
 __all__ = [
     "UnboundedDraw",
     "Window",
+    "compared_geometric",
     "discrete_gaussian",
     "gaussian_tail",
     "gaussian_weights",

@@ -386,13 +386,74 @@ class Released(Int):
     __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = clamp = _combine = _compare = _refused  # type: ignore[assignment]
 
 
+class Compared(Int):
+    """A draw on all of the integers that is only compared with values in ``against = (lo, hi)``, its tails merged
+    (:func:`wmcdp.lang.unbounded.compared_geometric`): ``lo - 1`` stands for every value at most ``lo - 1`` and
+    ``hi + 1`` for every value at least ``hi + 1``.
+
+    A comparison (``< <= > >= == !=``) with a value in ``lo..hi`` has one outcome at every value a tail stands for
+    (each is below, or above, every value it is compared with), so every such comparison has its exact law; a
+    comparison with a value outside ``lo..hi`` or with another compared draw, any arithmetic, ``clamp``,
+    :func:`ite` and releasing the draw are refused, each with one clear error.
+    """
+
+    __slots__ = ("against",)
+
+    def __init__(self, guards: Mapping[int, int], against: tuple[int, int]) -> None:
+        super().__init__(guards)
+        self.against = against
+
+    def _refused(self, *args: object) -> Any:
+        lo, hi = self.against
+        raise WmcdpError(
+            f"a compared draw (its tails merged beyond {lo}..{hi}) may only be compared with values in {lo}..{hi}: "
+            "draw it with geometric() to compute with it or release it"
+        )
+
+    def _checked(self, other: object, f: Callable[[int, int], bool]) -> Bool:
+        """``f(self, other)`` as :meth:`Int._compare`, once ``other``'s values are shown to lie in ``against``."""
+        o = _as_int(other)  # (another compared draw, or a release, is refused here)
+        if o is None:
+            return NotImplemented  # type: ignore[no-any-return]  # Python tries the other side
+        lo, hi = self.against
+        if o.lo < lo or o.hi > hi:
+            raise WmcdpError(
+                f"a compared draw is compared with a value in {o.lo}..{o.hi}, outside {lo}..{hi}, the values its "
+                "merged tails are exact against: widen its against=(lo, hi)"
+            )
+        return Int._compare(self, o, f)
+
+    def __lt__(self, other: object) -> Bool:
+        return self._checked(other, lambda a, b: a < b)
+
+    def __le__(self, other: object) -> Bool:
+        return self._checked(other, lambda a, b: a <= b)
+
+    def __gt__(self, other: object) -> Bool:
+        return self._checked(other, lambda a, b: a > b)
+
+    def __ge__(self, other: object) -> Bool:
+        return self._checked(other, lambda a, b: a >= b)
+
+    def __eq__(self, other: object) -> Bool:  # type: ignore[override]
+        return self._checked(other, lambda a, b: a == b)
+
+    def __ne__(self, other: object) -> Bool:  # type: ignore[override]
+        return self._checked(other, lambda a, b: a != b)
+
+    __hash__ = None
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = __abs__ = _refused
+    clamp = _combine = _compare = _refused  # type: ignore[assignment]
+
+
 def _as_int(value: object) -> Int | None:
     """A symbolic Int for an Int, a Bool (0/1) or a whole number; None for other types.
 
     A float (even 2.0) is an error: the DSL's integers are exact and a float operand is
-    almost always a mistake in the program. A :class:`Released` value is an output only: an error.
+    almost always a mistake in the program. A :class:`Released` value is an output only, a :class:`Compared` one is
+    only compared: an error.
     """
-    if isinstance(value, Released):
+    if isinstance(value, (Released, Compared)):
         value._refused()
     if isinstance(value, Int):
         return value

@@ -84,10 +84,12 @@ def test_a_release_beside_a_finite_part_is_exact():
 @pytest.mark.parametrize(
     "use",
     [
-        lambda r: r + 1,
         lambda r: r > 0,
-        lambda r: -r,
         lambda r: r == 2,
+        lambda r: abs(r),
+        lambda r: r * r,
+        lambda r: released_geometric(r, alpha=A),
+        lambda r: flip(Fraction(1, 2)) + r > 0,
         lambda r: ite(flip(Fraction(1, 2)), r, -1),  # -1 is the release's lower end
         lambda r: ite(flip(Fraction(1, 2)), r, released_geometric(0, alpha=A)),
     ],

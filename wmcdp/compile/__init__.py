@@ -194,18 +194,20 @@ class Compiled:
 
 
 def _variable_order(trace: Trace, output_vars: list[int]) -> list[int]:
-    """Program variables in order of first use; the bits of each output value together, most
+    """Program variables in order of first use (a variable drawn after its place, in its place:
+    :meth:`wmcdp.lang.circuit.Circuit.rank`); the bits of each output value together, most
     significant first, right after the last variable any of them reads (on top when the output is
     one Int, see :func:`_value_tree`)."""
     if trace.output_guards is not None:  # above every variable phi reads (the others are not in phi)
         return output_vars + list(range(trace.circuit.num_vars))
-    keys = {v: (v, 0, 0) for v in range(trace.circuit.num_vars)}
+    rank = trace.circuit.rank
+    keys = {v: rank(v) for v in range(trace.circuit.num_vars)}
     last = trace.circuit.last_var(trace.output_roots)
     j = 0
     for leaf in leaves(trace.shape):
-        after = max(last[j : j + leaf.width], default=-1)
+        after = max(last[j : j + leaf.width], default=-1, key=rank)
         for k in range(j, j + leaf.width):
-            keys[output_vars[k]] = (after, 1, k)
+            keys[output_vars[k]] = (*rank(after), -1, k)
         j += leaf.width
     return sorted(keys, key=keys.__getitem__)
 

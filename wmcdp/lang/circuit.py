@@ -44,6 +44,9 @@ class Circuit:
         self.inputs: set[int] = set()  # input variable ids
         #: the releases whose tails are merged (:func:`wmcdp.lang.unbounded.released_geometric`), by name
         self.merged: list[str] = []
+        #: variables drawn after the place they belong to (:func:`wmcdp.lang.releases.merged_release`): each with
+        #: the variable it follows in the order of first use (:meth:`rank`)
+        self.placed: dict[int, int] = {}
 
     # -- variables -------------------------------------------------------------------
     def _new_var(self) -> int:
@@ -163,12 +166,20 @@ class Circuit:
         return nodes[0]
 
     # -- analysis --------------------------------------------------------------------
+    def rank(self, v: int) -> tuple[int, ...]:
+        """Variable ``v``'s place in the order of first use: its id, or for a variable :attr:`placed` after
+        another, that one's place followed by its own id (-1, constants, first)."""
+        anchor = self.placed.get(v)
+        return (v,) if anchor is None else (*self.rank(anchor), v)
+
     def last_var(self, roots: list[int]) -> list[int]:
-        """For each root, the highest variable id it depends on (-1 for constants).
+        """For each root, the last variable it depends on in the order of first use (:meth:`rank`; -1 for
+        constants).
 
         One pass over the gates in creation order (children are created before their parents).
         """
         last = [-1, -1]
+        latest: Callable[[Iterable[int]], int] = max if not self.placed else lambda vs: max(vs, key=self.rank)
         for gate in self.gates[2 : max(roots, default=TRUE) + 1]:
-            last.append(gate[1] if gate[0] == VAR else max(last[k] for k in gate[1:]))
+            last.append(gate[1] if gate[0] == VAR else latest(last[k] for k in gate[1:]))
         return [last[r] for r in roots]

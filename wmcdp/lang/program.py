@@ -27,6 +27,7 @@ from .circuit import FALSE, TRUE, Circuit
 from .domain import MAX_ENTRIES as MAX_ENTRIES  # re-exported: its home before domain.py
 from .domain import Vector
 from .relations import NEIGHBOURS, Relation
+from .releases import increments
 from .shape import Shape, shape_of
 from .unbounded import UnboundedDraw
 from .values import Bool, Int, tracing
@@ -222,6 +223,7 @@ class Program:
 def _traced(circuit: Circuit, x: SymbolicInput, result: object) -> Trace:
     """The trace of a body's ``result`` in ``circuit`` (``x``: the symbolic input the body read)."""
     with tracing(circuit):
+        result = increments(result)
         shape, roots = shape_of(result, circuit)
     var_of = {node: v for v, node in enumerate(circuit.var_node)}
     input_bits = {i: [var_of[n] for n in nodes] for i, nodes in sorted(x.entry_nodes.items())}

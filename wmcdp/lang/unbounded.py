@@ -51,7 +51,8 @@ from ..base.errors import WmcdpError
 from ..base.numbers import as_number, format_number, is_symbolic
 from .circuit import TRUE, Circuit
 from .geometric import geometric_ratio
-from .values import Bool, Compared, Int, Released, _as_int, _selected, current, discrete
+from .releases import ReleasedSum
+from .values import Bool, Compared, Int, _as_int, _selected, current, discrete
 
 #: the precision (bits) of the discrete Gaussian's certified tail bound
 TAIL_PRECISION = 128
@@ -127,6 +128,8 @@ def _draw(
 
 def _center(name: str, center: Int | Bool | int, sample: Callable[[random.Random], int]) -> tuple[Int, Int | None]:
     """The draw's center as an Int, and in a concrete execution (its center a constant) ``center + sample``."""
+    if isinstance(center, ReleasedSum):
+        center._refused()
     value = _as_int(center)
     if value is None:
         raise WmcdpError(f"{name}() needs an Int, Bool or int center, got {type(center).__name__}")
@@ -165,11 +168,11 @@ def geometric(center: Int | Bool | int, alpha: object = None, scale: object = No
     return _draw("geometric", center, weights, tail, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
 
 
-def released_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int:
+def released_geometric(center: Int | Bool | int, alpha: object = None, scale: object = None) -> Int | ReleasedSum:
     """``center + Z`` with the two-sided geometric noise of :func:`geometric`, released as an output with its tails
     merged: exact on all of the integers, no window.
 
-    With ``lo..hi`` the range of ``center``, the result takes the values ``lo..hi`` with their own probabilities,
+    With ``lo..hi`` the range of ``center``, the release takes the values ``lo..hi`` with their own probabilities,
     ``lo - 1`` for every value at most ``lo - 1`` and ``hi + 1`` for every value at least ``hi + 1``:
     ``P(Z >= k) = a^k / (1 + a)`` for ``k >= 1``, so given ``center = v`` the ends have ``a^(v - lo + 1) / (1 + a)``
     and ``a^(hi + 1 - v) / (1 + a)``. **Exact for every privacy notion.** Write ``b`` for the rest of the output and
@@ -179,24 +182,18 @@ def released_geometric(center: Int | Bool | int, alpha: object = None, scale: ob
     mechanism back into the published one, and merging is a post-processing too: each mechanism is a
     post-processing of the other (with randomness independent of the input), so every divergence between two
     inputs' output laws — pure ε, δ(ε), Rényi, the privacy-loss distribution — is the same (likewise below
-    ``lo``). Hence nothing else may read the value (:class:`~wmcdp.lang.values.Released` refuses arithmetic and
-    comparisons on it), and accuracy, which reads the values themselves, is refused. A concrete execution samples
-    the unbounded law itself.
+    ``lo``). Accuracy, which reads the values themselves, is refused.
+
+    The result is a :class:`~wmcdp.lang.releases.ReleasedSum`: released values may be added up, with each other
+    and with exact values (running sums, prefix sums), and the output is read in increments, each component
+    minus the releases before it — exact for every notion too (:mod:`wmcdp.lang.releases`). Nothing else may read
+    a released value (a comparison, a draw's center). A concrete execution samples the unbounded law itself.
     """
     a = _ratio(alpha, scale, "released_geometric")
     value, sampled = _center("released_geometric", center, lambda rng: _one_sided(a, rng) - _one_sided(a, rng))
     if sampled is not None:
         return sampled
-    lo, hi = value.lo, value.hi
-
-    def weights(v: int) -> dict[int, Fraction]:
-        out = {r: (1 - a) / (1 + a) * a ** abs(r - v) for r in range(lo, hi + 1)}
-        out[lo - 1], out[hi + 1] = a ** (v - lo + 1) / (1 + a), a ** (hi + 1 - v) / (1 + a)
-        return out
-
-    current().merged.append("released_geometric")
-    drawn = _selected("released_geometric", weights, [value], discrete)
-    return Released(drawn.guards, (lo - 1, hi + 1))
+    return ReleasedSum.drawn(value, a)
 
 
 def compared_geometric(

@@ -386,6 +386,16 @@ class Released(Int):
     __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = clamp = _combine = _compare = _refused  # type: ignore[assignment]
 
 
+class Deferred:
+    """A value formed only once the program's output is read: :class:`wmcdp.lang.releases.ReleasedSum`."""
+
+    __slots__ = ()
+
+    def materialized(self) -> Int:
+        """The value formed now, for :func:`ite`."""
+        raise NotImplementedError
+
+
 class Compared(Int):
     """A draw on all of the integers that is only compared with values in ``against = (lo, hi)``, its tails merged
     (:func:`wmcdp.lang.unbounded.compared_geometric`): ``lo - 1`` stands for every value at most ``lo - 1`` and
@@ -655,6 +665,7 @@ def ite(cond: object, then: object, otherwise: object) -> Any:
         return type(then)(ite(cond, a, b) for a, b in zip(then, otherwise))  # type: ignore[call-arg, call-overload]
     if isinstance(then, (Bool, bool, np.bool_)) and isinstance(otherwise, (Bool, bool, np.bool_)):
         return Bool(c.ite(cond.node, _as_bool(then).node, _as_bool(otherwise).node))  # type: ignore[union-attr]
+    then, otherwise = (side.materialized() if isinstance(side, Deferred) else side for side in (then, otherwise))
     releases = [side for side in (then, otherwise) if isinstance(side, Released)]
     a, b = (side if isinstance(side, Released) else _as_int(side) for side in (then, otherwise))
     if a is None or b is None:

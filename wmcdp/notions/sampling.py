@@ -21,6 +21,7 @@ from ..base.errors import WmcdpError
 from ..base.limits import check
 from ..compile import Compiled
 from ..lang.program import Program, Value
+from ..lang.unbounded import window
 from .privacy import PrivacyResult, synthesize_privacy
 
 
@@ -114,8 +115,15 @@ def crosscheck(
     An infinite epsilon has ``P(y|x') = 0``: its check is that ``y`` never occurs on ``x'``.
     """
     wilson_interval(0, k, confidence)  # validate k and the confidence before any work
-    result = synthesize_privacy(prog, C, I, **privacy_options)
     program = prog.program if isinstance(prog, Compiled) else prog
+    with window(0):  # (a trace of the body: unbounded draws take one value)
+        merged = (prog.trace if isinstance(prog, Compiled) else program.trace()).circuit.merged
+    if merged:
+        raise WmcdpError(
+            f"crosscheck samples {program.name}'s published outputs, but its releases are read with merged tails "
+            f"({', '.join(sorted(set(merged)))}: an output stands for a set of them); crosscheck its truncated variant"
+        )
+    result = synthesize_privacy(prog, C, I, **privacy_options)
     w = result.witness
     rows = (
         check_probability(program, w.x, w.y, result.p_x, k, seed, confidence),

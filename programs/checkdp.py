@@ -42,6 +42,7 @@ from .suite import (
     STOPPED,
     TRUE,
     Answers,
+    Release,
     Report,
     finest_ratio,
     report_answer,
@@ -88,7 +89,7 @@ def _checkdp_svt(
     )
 
 
-def _report_gap(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
+def _report_gap(v: Int, threshold: Int, fresh: Callable[[int], Release]) -> Int:
     """Release the gap between the noisy answer and the noisy threshold."""
     return v - threshold
 
@@ -169,7 +170,7 @@ def num_svt(
     Lap(3N/eps): ``a^2``. Each answer is ``(code, value)``. Private (CheckDP: proved).
     """
 
-    def fresh_answer(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
+    def fresh_answer(v: Int, threshold: Int, fresh: Callable[[int], Release]) -> Release:
         return fresh(2)
 
     return sparse_vector_family(
@@ -382,9 +383,9 @@ def bad_adaptive_svt(
 # -- sums ---------------------------------------------------------------------------------------
 
 
-def _noisy_sum(ans: Answers, values: list[Any], a: Number, count: int) -> Int:
+def _noisy_sum(ans: Answers, values: list[Any], a: Number, count: int) -> Release:
     """``TGeom_a`` of the sum of ``values`` (``count`` answers) on ``{-margin..count m+margin}``, or unbounded."""
-    return ans.noisy(sum(values[1:], values[0]), a, count * ans.m)
+    return ans.released(sum(values[1:], values[0]), a, count * ans.m)
 
 
 def _partial_sum(
@@ -447,7 +448,7 @@ def prefix_sum(
     def body(x: Sequence[Any]) -> tuple[Any, ...]:
         running, out = None, []
         for i in range(ans.n):
-            v = ans.noisy(x[i], a)
+            v = ans.released(x[i], a)
             running = v if running is None else running + v
             out.append(running)
         return tuple(out)
@@ -479,7 +480,7 @@ def _smart_sum(
     a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
 
     def body(x: Sequence[Any]) -> tuple[Any, ...]:
-        nxt: Int | int = 0
+        nxt: Release | int = 0
         block: list[Any] = []
         out: list[Any] = []
         for i in range(last + 1):
@@ -488,7 +489,7 @@ def _smart_sum(
                 nxt = _noisy_sum(ans, values, a, len(values)) if block_noise else sum(values[1:], values[0])
                 block = []
             else:
-                nxt = nxt + ans.noisy(x[i], a)
+                nxt = nxt + ans.released(x[i], a)
                 block.append(x[i])
             out.append(nxt)
         return tuple(out)

@@ -25,6 +25,7 @@ from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
+from wmcdp.lang.releases import ReleasedSum
 from wmcdp.lang.unbounded import compared_geometric, geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
@@ -99,7 +100,7 @@ class Answers:
             return geometric(q, alpha=a)
         return truncated_geometric(q, -self.margin, (self.m if top is None else top) + self.margin, alpha=a)
 
-    def released(self, q: Int | int, a: Number, top: int | None = None) -> Int:
+    def released(self, q: Int | int, a: Number, top: int | None = None) -> Release:
         """:meth:`noisy`, for a value the program only releases: unbounded, ``q + Z`` with its tails merged
         (:func:`~wmcdp.lang.unbounded.released_geometric`, exact for every privacy notion, no window)."""
         if self.unbounded:
@@ -350,10 +351,12 @@ def histogram_wrong_scale(
 
 
 #: the value a sparse vector releases with a TRUE answer: ``report(v, noisy threshold, fresh)``
-Report = Callable[[Int, Int, Callable[[int], Int]], Int | int]
+#: a release made on TRUE: an Int, or with unbounded noise a released value
+Release = Int | ReleasedSum
+Report = Callable[[Int, Int, Callable[[int], Release]], Release | int]
 
 
-def report_answer(v: Int, threshold: Int, fresh: Callable[[int], Int]) -> Int:
+def report_answer(v: Int, threshold: Int, fresh: Callable[[int], Release]) -> Int:
     """Release the noisy answer that was compared with the threshold."""
     return v
 
@@ -411,7 +414,7 @@ def sparse_vector_family(
     threshold_ratio = a ** threshold_power(bound or 1)
     extra: dict[str, Any] = {"T": t, **({} if bound is None else {"N": bound}), **budget}
 
-    def fresh_noise(q: Int) -> Callable[[int], Int]:  # (a fresh noisy answer is only released)
+    def fresh_noise(q: Int) -> Callable[[int], Release]:  # (a fresh noisy answer is only released)
         return lambda k: ans.released(q, a**k)
 
     compared = query_power is None and report is None and not resample  # the threshold is only compared with x

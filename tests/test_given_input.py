@@ -217,7 +217,8 @@ def test_random_programs_match_brute_force_and_exhaustive(seed):
     parts = split_given_input(program.trace())
     random_parts = [kind for kind, _, _, probs in recipe[1] if kind in ("geo", "sum", "pair") or set(probs) - {0, 1}]
     assert len(random_parts) >= 2  # the seeds are chosen so (a flip of probability 0 or 1 draws no bit)
-    assert parts is not None and len(parts) == len(random_parts)
+    # every recipe part is a part, a function of the input alone (a flip of probability 0 or 1, the plain leaf) too
+    assert parts is not None and len(parts) == len(recipe[1]) + bool(recipe[4])
     _check(program, _reference(recipe), inputs, _neighbours(recipe[2], n))
     _check(_program(recipe, exact=False), _reference(recipe), inputs, _neighbours(recipe[2], n), exact=False)
 

@@ -186,8 +186,10 @@ def split_given_input(trace: Trace) -> list[Part] | None:
     itself is such a gate); gates over input bits alone may be shared. A random bit in a leaf's circuit is
     reached from the leaf's roots through gates that read it, all in the leaf's part, so the parts' random bits
     are disjoint: for every input ``x``, ``P(y | x) = prod_c P_c(y_c | x_{E_c})`` with ``E_c`` the entries part
-    ``c`` reads (entries may be shared). Leaves that read no random bit (a function of the input) and parts
-    that read no entry join the first part that reads one."""
+    ``c`` reads (entries may be shared). A leaf that reads no random bit (a function of the input: ``P_c`` is 0 or
+    1) is a part of its own, and parts that read no entry join the first part that reads one: a deterministic
+    leaf joined to a part would make that part read every entry the leaf reads (BadSmartSum's exact block sums,
+    every entry), and its table grow with all of them."""
     leaf_roots = _leaf_roots(trace)
     if len(leaf_roots) < 2:
         return None
@@ -195,12 +197,14 @@ def split_given_input(trace: Trace) -> list[Part] | None:
     groups, loose = _random_components(trace, needed, leaf_roots)
     if len(groups) < 2:  # one part (a noise every leaf reads): no canonical forms to build
         return None
-    parts = _with_forms(trace, needed, leaf_roots, groups)
+    parts = _with_forms(trace, needed, leaf_roots, sorted(groups + [[k] for k in loose], key=lambda ks: ks[0]))
     reading = [p.leaves for p in parts if p.entries]
     if len(reading) < 2:
         return None
-    loose += [k for p in parts if not p.entries for k in p.leaves]
-    reading[0] = tuple(sorted(reading[0] + tuple(loose)))
+    unread = tuple(k for p in parts if not p.entries for k in p.leaves)
+    if not unread:
+        return parts
+    reading[0] = tuple(sorted(reading[0] + unread))
     return _with_forms(trace, needed, leaf_roots, [list(ks) for ks in reading])
 
 

@@ -9,6 +9,10 @@ bracketed so far. For those the lower end is the bracket over the truncated run'
 orders of its pair; an output of the truncated program is one of the unbounded one's), a lower bound of the true
 eps whatever the other outputs: "refuted" when it exceeds the claim, else "refused". Every run but that one is a
 fresh ``wmcdp privacy ... --json`` process under ``--timeout``; that one runs in this process under the same limit.
+Then, per program, ``every_n`` of its family with unbounded noise at n = 1 .. ``--every-n`` (in this process, under
+the same limit): its statement for every n and the verdict it gives against the claim beside CheckDP's, or why
+there is none (noise in windows: a bracket at each n, not the exact values a statement is made from; shared noise:
+no chain).
 
     taskset -c 0 python experiments/peers_unbounded.py --timeout 60 --sizes 5,10     # results/peers_unbounded.*
     taskset -c 0 python experiments/peers_unbounded.py --timeout 60 --sizes 20,40,80 --only svt,noisy_max,gap_svt \
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,8 +33,9 @@ sys.path.insert(0, str(HERE))
 from peers_suite import log_ratio, run  # noqa: E402
 from results_io import RESULTS, write_csv  # noqa: E402
 
-from wmcdp import WmcdpError, synthesize_privacy  # noqa: E402
+from wmcdp import WmcdpError, every_n, resource_limits, synthesize_privacy  # noqa: E402
 from wmcdp.base.limits import LimitExceeded  # noqa: E402
+from wmcdp.lang.unbounded import UnboundedDraw  # noqa: E402
 from wmcdp.programs import CHECKDP, PROGRAMS  # noqa: E402
 
 ALPHA = "1/2"
@@ -110,6 +116,44 @@ def line(rec: dict) -> str:
     )
 
 
+def every_n_row(bench, up_to: int, timeout: float) -> dict:
+    """The program's family with unbounded noise at every n (:func:`wmcdp.every_n`, sizes ``1 .. up_to``, in this
+    process under ``timeout``): its statement and the verdict it gives for every n against the claim (evaluated
+    at ``up_to``; CheckDP's claims do not depend on n), or why there is none."""
+    claim = 2 ** bench.claim_power({**bench.params, "n": up_to})
+    rec: dict = {"benchmark": bench.name, "program": bench.program, "claim_ratio": claim, "up_to": up_to}
+    rec["checkdp"] = "proved" if bench.private else "refuted"
+    began = time.perf_counter()
+    try:
+        with resource_limits(timeout=timeout):
+            r = every_n(PROGRAMS[bench.program], up_to=up_to, **bench.params, alpha=ALPHA, noise="unbounded")
+    except UnboundedDraw:
+        rec.update(statement="", verdict="none", why="noise in windows: eps(n) is a certified bracket, not exact")
+    except (WmcdpError, LimitExceeded) as exc:
+        rec.update(statement="", verdict="none", why=str(exc).splitlines()[0][:110])
+    else:
+        if r.statement is None:
+            rec.update(statement="", verdict="none", why=(r.reason or "")[:110])
+        else:
+            private = r.statement.supremum <= claim
+            rec.update(statement=r.statement.text, verdict="proved" if private else "refuted", why="")
+    rec["seconds"] = time.perf_counter() - began
+    print(f"{bench.program} every n: {rec['verdict']} {rec['statement'] or rec['why']}", file=sys.stderr)
+    return rec
+
+
+def every_n_lines(rows: list[dict]) -> list[str]:
+    """The every-n section of the table."""
+    lines = ["", f"every n (n = 1 .. {rows[0]['up_to']} exactly, then a statement for every n; unbounded noise):"]
+    for r in rows:
+        said = r["statement"] or f"no statement: {r['why']}"
+        head = f"  {r['benchmark']:<15} {r['verdict']:<8} CheckDP {r['checkdp']:<8} {r['seconds']:7.2f} s"
+        lines.append(f"{head}  {said}")
+    agree = sum(r["verdict"] == r["checkdp"] for r in rows)
+    lines.append(f"  {agree} of {len(rows)} verdicts for every n equal CheckDP's; the others have no statement")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (default 60)")
@@ -117,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", default="5,10", help="comma-separated n (default 5,10)")
     ap.add_argument("--only", help="comma-separated built-in names")
     ap.add_argument("--name", default="peers_unbounded", help="results file stem (default peers_unbounded)")
+    ap.add_argument("--every-n", type=int, default=12, help="every-n statements from n = 1 .. N (default 12; 0: none)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     chosen = [b for b in CHECKDP if not args.only or b.program in args.only.split(",")]
@@ -133,11 +178,15 @@ def main(argv: list[str] | None = None) -> None:
     lines += ["(sec of a refused program: its witness run's)."]
     reasons = sorted({f"  {r['benchmark']}: {r['why']}" for r in records if r["why"]})
     lines += ["", "why an upper end is infinite or a run stopped:", *reasons]
+    every = [every_n_row(b, args.every_n, args.timeout) for b in chosen] if args.every_n else []
+    lines += every_n_lines(every) if every else []
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.name}.txt").write_text(text + "\n")
     write_csv(records, f"{args.name}.csv")
+    if every:
+        write_csv(every, f"{args.name}_every_n.csv")
 
 
 if __name__ == "__main__":

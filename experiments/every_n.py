@@ -1,7 +1,9 @@
 """ε for every n measured against the planner: each chain family's statement beside the exact ε(n) up to n = 160.
 
-Per family (CheckDP's PrefixSum under one-entry and all-entries, SmartSum and BadSmartSum with M = 2, the noisy
-histogram, randomized response and k-ary randomized response), ``every_n`` runs the sizes ``2 .. N`` and states
+Per family (CheckDP's PrefixSum under one-entry and all-entries, SmartSum and BadSmartSum with M = 2, each with its
+noise clamped (margin 1) and as published (``noise="unbounded"``: the running sums of released noise, read in
+increments), the noisy histogram, randomized response and k-ary randomized response), ``every_n`` runs the sizes
+``2 .. N`` and states
 ``e^ε(n)`` for every n; its line gives the statement, the sizes whose lumped chains were compared and the seconds
 of the whole every-n run. Then, for n = 5, 10, 20, 40, 80, 160, the statement's closed form is evaluated at n
 (``Statement.ratio``) and the planner (``synthesize_privacy`` of the family at that n, exact) runs afresh in the
@@ -55,6 +57,10 @@ FAMILIES: list[tuple[Callable[..., Program], dict[str, Any], str | None, int]] =
     (histogram, {"m": 1, "alpha": HALF}, "all-entries", 6),
     (smart_sum, {"m": 1, "M": 2, "alpha": HALF}, None, 12),
     (bad_smart_sum, {"m": 1, "M": 2, "alpha": HALF}, None, 12),
+    (prefix_sum, {"m": 1, "alpha": HALF, "noise": "unbounded"}, None, 8),
+    (prefix_sum, {"m": 1, "alpha": HALF, "noise": "unbounded"}, "all-entries", 6),
+    (smart_sum, {"m": 1, "M": 2, "alpha": HALF, "noise": "unbounded"}, None, 12),
+    (bad_smart_sum, {"m": 1, "M": 2, "alpha": HALF, "noise": "unbounded"}, None, 12),
     (randomized_response, {"lam": Fraction(1, 5)}, None, 6),
     (randomized_response, {"lam": Fraction(1, 5)}, "all-entries", 6),
     (kary_rr, {"k": 3, "ratio": Fraction(2)}, None, 6),

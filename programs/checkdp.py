@@ -403,9 +403,12 @@ def _partial_sum(
     ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 1 / e)
     total = ans.n * ans.m
-    return ans.program(
-        name, lambda x: ans.released(sum(x[1 : ans.n], x[0]), a**power, total), "one-entry", budget, description
-    )
+
+    def body(x: Sequence[Any]) -> Release:
+        answers = [x[i] for i in range(ans.n)]  # read in order: the chain plan's blocks, one per entry
+        return ans.released(sum(answers[1:], answers[0]), a**power, total)
+
+    return ans.program(name, body, "one-entry", budget, description)
 
 
 @program()

@@ -323,3 +323,54 @@ def test_bad_every_n_runs_get_one_line(capsys, argv, message):
         assert status == 0
         return
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+# -- one released value (a noisy sum): read as a tuple of one component -----------------------------------
+
+
+def _noisy_total(n: int, m: int = 1, alpha=HALF):
+    """``released_geometric(x_0 + ... + x_(n-1))`` written out here: the published noisy sum."""
+    from wmcdp import IntVector, Program, released_geometric
+
+    def body(x):
+        total = 0
+        for i in range(n):
+            total = total + x[i]
+        return released_geometric(total, alpha=alpha)
+
+    return Program("noisy_total", IntVector(n, 0, m), body, neighbours="one-entry")
+
+
+def _published_sum_ratio(n: int, moved: int, a: Fraction) -> Fraction:
+    """e^eps of the published sum + Z when a pair moves the sum by ``moved``: sup_z a^(|z| - |z + moved|), attained
+    at z >= 0, enumerated over |z| <= 3 n."""
+    return max(a ** (abs(z) - abs(z + moved)) for z in range(-3 * n, 3 * n + 1))
+
+
+def test_a_noisy_sum_has_a_statement_for_every_n():
+    """One released Int is a chain once read as a one-component tuple: e^eps(n) = 2 under one-entry (the sum moves by
+    one), against the published law at every n computed and past them."""
+    family = lambda n, **kw: _noisy_total(n, **kw)  # noqa: E731
+    r = every_n(family, up_to=7)
+    assert r.statement is not None and check_every_n(r, family) == []
+    for n in range(r.statement.start, 21):
+        assert r.statement.ratio(n) == _published_sum_ratio(n, 1, HALF) == 2
+    assert r.statement.ratio(160) == 2
+    assert all(s.witness[2] == (s.witness[2][0],) for s in r.sizes)  # y read as (y,)
+
+
+def test_a_noisy_sum_under_all_entries_has_no_statement():
+    """Every entry moves: the sums' difference grows with the prefix, so no block repeats (classes by the difference,
+    as many as the entries); the per-size values are the published 2^n, and no statement is made."""
+    r = every_n(lambda n, **kw: _noisy_total(n, **kw), up_to=6, neighbours="all-entries")
+    assert r.statement is None and "does not repeat one block" in r.reason
+    assert [s.ratio for s in r.sizes] == [_published_sum_ratio(n, n, HALF) for n in range(1, 7)]
+
+
+def test_partial_sums_as_published_reproduce_checkdp_for_every_n():
+    from wmcdp.programs import bad_partial_sum, partial_sum
+
+    good = every_n(partial_sum, up_to=6, m=1, alpha=HALF, noise="unbounded")
+    bad = every_n(bad_partial_sum, up_to=6, m=1, alpha=HALF, noise="unbounded")
+    assert good.statement.supremum == 2 and bad.statement.supremum == 4  # claim e^eps = 2: proved, refuted
+    assert check_every_n(good, partial_sum) == [] and check_every_n(bad, bad_partial_sum) == []

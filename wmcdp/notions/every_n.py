@@ -34,6 +34,7 @@ from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, 
 from ..compile import compile_program
 from ..lang.program import Program
 from ..lang.relations import neighbour_relation
+from ..lang.values import Bool
 from ..plan.chain_classes import ClassChain, class_chains
 from .privacy import synthesize_privacy
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
@@ -141,6 +142,7 @@ def every_n(
     if not (isinstance(start, int) and isinstance(up_to, int) and 1 <= start <= up_to <= MAX_SIZE):
         raise WmcdpError(f"every n: sizes must satisfy 1 <= start <= up_to <= {MAX_SIZE}, got {start} .. {up_to}")
     began = time.perf_counter()
+    family = _components(family)
     first = family(n=start, **params)
     relation = neighbours or (first.neighbours if isinstance(first.neighbours, str) else "")
     sizes, chains = [], {}
@@ -155,6 +157,27 @@ def every_n(
     if problems:  # the statement's own check failed: report no statement, and why
         return EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
     return out
+
+
+def _components(family: Callable[..., Program]) -> Callable[..., Program]:
+    """``family`` with each program whose output is one value (an Int, a release) read as a tuple of one component,
+    ``y`` as ``(y,)``: the same ε and witness, and the chain plan's blocks (a one-Int output's bits sit above every
+    variable, :func:`wmcdp.compile._variable_order`; a component's below the last variable it reads). A program
+    that declares its outputs is left as it is."""
+
+    def tupled(**params: Any) -> Program:
+        program = family(**params)
+        if program.outputs is not None:
+            return program
+        body = program.body
+
+        def one_component(x: Any) -> object:
+            result = body(x)
+            return result if isinstance(result, (tuple, list, Bool)) else (result,)
+
+        return replace(program, body=one_component)
+
+    return tupled
 
 
 def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tuple[Size, list[ClassChain] | None]:
@@ -396,6 +419,7 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
             claimed = st.ratio(s.n)
             if claimed != s.ratio:
                 problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.ratio)}")
+    family = None if family is None else _components(family)
     if family is not None and not problems:
         problems += _check_sizes(result, family)
     if st.witness is not None and not problems:

@@ -207,13 +207,13 @@ def test_a_release_chosen_by_ite_is_taken():
 
     def body(x):
         r = released_geometric(x[0], alpha=A)
-        return ite(flip(Fraction(1, 2)), r, 5), r + x[1]
+        return ite(flip(Fraction(1, 2)), r, 0), r + x[1]
 
     with pytest.raises(WmcdpError, match="chosen by ite"):
         synthesize_privacy(_prog(body))
 
     def gated(x):
-        return ite(flip(Fraction(1, 2)), released_geometric(x[0], alpha=A) + 1, 5)
+        return ite(flip(Fraction(1, 2)), released_geometric(x[0], alpha=A) + 1, 1)  # (1 lies in the center's 1..2)
 
     r = synthesize_privacy(_prog(gated))
     assert r.exact and r.ratio == 1 / A
@@ -258,3 +258,43 @@ def test_crosscheck_refuses_outputs_read_with_merged_tails():
 
     with pytest.raises(WmcdpError, match="merged tails"):
         crosscheck(prefix_sum(n=2, m=1, alpha=A, noise="unbounded"), k=10)
+
+
+def test_ite_on_a_negated_release_is_the_published_law():
+    """``ite(c, 2 - released(x), 1)``: the branch holds ``2 - x - Z``, a release of ``2 - x`` (the law of Z is
+    symmetric), against the published law enumerated over |Z| <= 60."""
+
+    def body(x):
+        return ite(flip(Fraction(1, 2)) | (x[0] >= 1), 2 - released_geometric(x[0], alpha=A), 1)
+
+    def law(x0):
+        on = Fraction(1) if x0 >= 1 else Fraction(1, 2)
+        out = {2 - x0 - z: on * _geo(z) for z in range(-60, 61)}
+        out[1] = out.get(1, Fraction(0)) + (1 - on)
+        return out
+
+    laws = {x0: law(x0) for x0 in range(4)}
+    want = max(
+        p / laws[b][y] for a in range(4) for b in (a - 1, a + 1) if 0 <= b <= 3 for y, p in laws[a].items() if abs(y) < 20
+    )
+    r = synthesize_privacy(Program("negated", IntVector(1, 0, 3), body, neighbours="one-entry"))
+    assert r.ratio == want
+
+
+@pytest.mark.parametrize("k", [-1, 2, 5])
+def test_ite_beside_a_constant_at_or_beyond_the_ends_is_refused(k):
+    """At or beyond an end a constant would be merged with, or told apart from, a tail value it may equal."""
+    body = lambda x: ite(flip(Fraction(1, 2)), released_geometric(x[0], alpha=A), k)  # noqa: E731
+    with pytest.raises(WmcdpError, match="strictly between its ends"):
+        synthesize_privacy(Program("far", IntVector(1, 0, 1), body, neighbours="one-entry"))
+
+
+def test_ite_on_a_sum_without_noise_and_a_namedtuple_output():
+    from collections import namedtuple
+
+    Pair = namedtuple("Pair", "a b")
+    noiseless = _prog(lambda x: ite(flip(Fraction(1, 2)), released_geometric(x[0], alpha=A) * 0 + x[1], 5))
+    plain = _prog(lambda x: ite(flip(Fraction(1, 2)), x[1] + 0, 5))
+    assert synthesize_privacy(noiseless).ratio == synthesize_privacy(plain).ratio == math.inf
+    named = _prog(lambda x: Pair(released_geometric(x[0], alpha=A), x[1] ^ flip(Fraction(1, 4))))
+    assert synthesize_privacy(named).ratio == 3

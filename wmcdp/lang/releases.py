@@ -21,13 +21,15 @@ two new noises, or one with a coefficient other than +-1, is refused in one line
 up to signs (``t_i`` is ``+-s_i`` minus whole multiples of earlier components) and the same on every input, so it
 is a bijection of the output space that reads no input: each of the two mechanisms is a post-processing of the
 other, and every divergence between two inputs' output laws (pure ε, δ(ε), Rényi, the privacy-loss distribution)
-is the same. A witness's output is given in increments: CheckDP's PrefixSum, which releases
-``q_1 + Z_1, q_1 + q_2 + Z_1 + Z_2, ...``, is read as the releases ``q_i + Z_i``. Accuracy reads the values
+is the same. Every output is in increments, a witness's and those a user gives (explicit sets, inference):
+CheckDP's PrefixSum, which releases ``q_1 + Z_1, q_1 + q_2 + Z_1 + Z_2, ...``, is read as the releases
+``q_i + Z_i``. Accuracy reads the values
 themselves and is refused (as for every merged release). A concrete execution (:meth:`wmcdp.Program.run`)
 samples the unbounded law and returns the sums as written.
 
 Inside :func:`~wmcdp.lang.values.ite` a released sum of one noise, coefficient +-1, is released on the spot
-(the noise is then taken: a later output that reads it is refused).
+(``c +- Z`` has the law of ``c + Z``; the noise is then taken: a later output that reads it is refused), beside a
+whole number strictly between its ends only (:class:`~wmcdp.lang.values.Released`).
 """
 
 from __future__ import annotations
@@ -149,15 +151,19 @@ class ReleasedSum(Deferred):
     __hash__ = None  # type: ignore[assignment]
 
     def materialized(self) -> Int:
-        """This sum released on its own, for :func:`ite`: one noise, coefficient +-1, taken from now on."""
+        """This sum formed now, for :func:`ite`: its exact value when it holds no noise; with one noise ``Z``,
+        coefficient ``b = +-1``, the release of ``c + b Z``, which has the law of ``c + Z`` (the law is symmetric,
+        and ``Z`` is taken from now on: nothing else reads it)."""
+        if not self.noise:
+            return _exact(self.terms, self.const)
         if len(self.noise) != 1 or not all(b in (1, -1) and not z.taken for z, b in self.noise.items()):
             raise WmcdpError(
                 "ite() chooses a released value made of one noise, released once: choose between the exact values "
                 "and release the choice"
             )
-        ((z, b),) = self.noise.items()
+        ((z, _),) = self.noise.items()
         z.taken = True
-        return merged_release(_exact(_added({}, self.terms, b), b * self.const), z)
+        return merged_release(_exact(self.terms, self.const), z)
 
     def _increment(self, known: dict[Noise, tuple[Terms, int]]) -> Int:
         """This output component in increments, given the noises ``known`` from earlier components (each with
@@ -220,9 +226,14 @@ def increments(result: object) -> object:
     known: dict[Noise, tuple[Terms, int]] = {}
 
     def read(item: object) -> object:
-        if isinstance(item, (tuple, list)):
-            return type(item)(read(v) for v in item)
-        return item._increment(known) if isinstance(item, ReleasedSum) else item
+        if isinstance(item, ReleasedSum):
+            return item._increment(known)
+        if not isinstance(item, (tuple, list)):
+            return item
+        values = [read(v) for v in item]
+        if all(v is w for v, w in zip(values, item)):
+            return item  # (nothing released: the sequence as the program made it, a namedtuple too)
+        return item._make(values) if hasattr(item, "_make") else type(item)(values)
 
     return read(result)
 

@@ -366,8 +366,10 @@ class Released(Int):
 
     Its two ``ends`` (its least and greatest values when released) stand for every value at or below and at or
     above them, which is exact for every privacy notion only when nothing else reads the value: any arithmetic or
-    comparison on it is refused, and :func:`ite` keeps it a release beside a whole number other than its ends
-    (a constant equal to an end would merge with a tail it is not part of; a second release, with another tail law).
+    comparison on it is refused, and :func:`ite` keeps it a release beside a whole number strictly between its ends:
+    the merged output is then the published one with its tails merged, a post-processing both ways (a constant at or
+    beyond an end would be told apart from, or merged with, a tail value it may equal; a second release has another
+    tail law).
     """
 
     __slots__ = ("ends",)
@@ -676,6 +678,11 @@ def ite(cond: object, then: object, otherwise: object) -> Any:
     if not releases:
         return Int(guards)
     other = otherwise if releases[0] is then else then
-    if len(releases) > 1 or not isinstance(other, numbers.Integral) or int(other) in releases[0].ends:
-        releases[0]._refused()  # (only beside a whole number other than its ends: the docstring of Released)
+    lo, hi = releases[0].ends
+    if len(releases) > 1 or not isinstance(other, numbers.Integral) or not lo < int(other) < hi:
+        raise WmcdpError(  # (the docstring of Released)
+            f"ite() keeps a released value with merged tails (its ends {lo} and {hi} stand for the tails) only beside "
+            f"a whole number strictly between its ends, got {other!r}: choose between exact values and release the "
+            "choice"
+        )
     return Released(guards, releases[0].ends)

@@ -23,9 +23,8 @@ is a bijection of the output space that reads no input: each of the two mechanis
 other, and every divergence between two inputs' output laws (pure ε, δ(ε), Rényi, the privacy-loss distribution)
 is the same. Every output is in increments, a witness's and those a user gives (explicit sets, inference):
 CheckDP's PrefixSum, which releases ``q_1 + Z_1, q_1 + q_2 + Z_1 + Z_2, ...``, is read as the releases
-``q_i + Z_i``. Accuracy reads the values
-themselves and is refused (as for every merged release). A concrete execution (:meth:`wmcdp.Program.run`)
-samples the unbounded law and returns the sums as written.
+``q_i + Z_i``. Accuracy reads the values themselves and is refused (as for every merged release). A concrete
+execution (:meth:`wmcdp.Program.run`) samples the unbounded law and returns the sums as written.
 
 Inside :func:`~wmcdp.lang.values.ite` a released sum of one noise, coefficient +-1, is released on the spot
 (``c +- Z`` has the law of ``c + Z``; the noise is then taken: a later output that reads it is refused), beside a

@@ -170,7 +170,7 @@ def _noisy_max(
     noisy = ans.noisy_up if one_sided else ans.noisy
 
     def body(x: Sequence[Any]) -> Int | int:
-        best_index: Int | int = 0
+        best_index: Int | int = Int.const(0)  # one entry: its index, a constant output
         best = noisy(x[0], a)
         for i in range(1, ans.n):
             v = noisy(x[i], a)

@@ -46,9 +46,14 @@ def as_text(r: EveryN) -> str:
     """The per-size table, then the statement (or why there is none)."""
     head = ", ".join(f"{k}={v}" for k, v in r.params.items())
     lines = [f"{r.name}({head}) at every n, neighbours {r.relation}:", "       n  epsilon         e^eps  plan"]
-    lines += [f"  {s.n:>6}  {_eps(s.epsilon):<14}  {_exact(s.ratio):<5}  {s.plan}" for s in r.sizes]
+    lines += [f"  {s.n:>6}  {_size_text(s)}  {s.plan}" for s in r.sizes]
     if r.statement is None:
         lines.append(f"every n: no statement ({r.reason})")
+        if r.extension is not None:
+            lines.append(f"every n, a lower bound: {r.extension.text}")
+            lines += [f"  claim  {claim}: {how}" for claim, how in r.extension.proof]
+        elif r.extension_reason:
+            lines.append(f"  no lower bound for every n ({r.extension_reason})")
     else:
         lines.append(f"every n: {r.statement.text}")
         lines += [f"  claim  {claim}: {how}" for claim, how in r.statement.proof]
@@ -78,19 +83,46 @@ def as_json(r: EveryN) -> dict[str, Any]:
         {
             "n": s.n,
             "epsilon": json_number(s.epsilon),
-            "ratio": json_number(_float(s.ratio)),
-            "ratio_exact": _exact(s.ratio),
+            "ratio": None if s.ratio is None else json_number(_float(s.ratio)),
+            "ratio_exact": None if s.ratio is None else _exact(s.ratio),
             "witness": {"x": jsonable(s.witness[0]), "x_prime": jsonable(s.witness[1]), "y": jsonable(s.witness[2])},
             "plan": s.plan,
             "seconds": s.seconds,
+            **({} if s.interval is None else {"epsilon_interval": [json_number(v) for v in s.interval]}),
         }
         for s in r.sizes
     ]
-    head = envelope("privacy", None, neighbours=r.relation, exact=True)
-    body = {"sizes": sizes, "statement": statement, "reason": r.reason}
+    head = envelope("privacy", None, neighbours=r.relation, exact=all(s.interval is None for s in r.sizes))
+    body = {"sizes": sizes, "statement": statement, "reason": r.reason, "extension": _extension(r)}
     label = f"{r.name}({', '.join(f'{k}={v}' for k, v in r.params.items())})"
     shown = {k: str(v) for k, v in r.params.items()}
     return {**head, "program": r.name, "label": label, "params": shown, "every_n": body, "seconds": r.seconds}
+
+
+def _extension(r: EveryN) -> dict[str, Any] | None:
+    """The lower bounds of ε at every larger size (:mod:`wmcdp.notions.extension`), or None."""
+    ext = r.extension
+    if ext is None:
+        return None if r.extension_reason is None else {"reason": r.extension_reason}
+    best = ext.witness
+    return {
+        "from_n": ext.start,
+        "text": ext.text,
+        "sizes_compared": list(ext.sizes),
+        "infinite_from": ext.infinite_from(),
+        "lower_bound": json_number(ext.bound(ext.sizes[-1])),
+        "lower_bound_from": best.n,
+        "pad": ext.pad,
+        "witness": dict(zip(("x", "x_prime", "y"), map(jsonable, best.witness))),
+        "proof": [{"claim": c, "how": h} for c, h in ext.proof],
+    }
+
+
+def _size_text(s: Any) -> str:
+    """One size's ε and e^ε, or the bracket of ε of a windowed size."""
+    if s.interval is None:
+        return f"{_eps(s.epsilon):<14}  {_exact(s.ratio):<5}"
+    return f"[{_eps(s.interval[0])}, {_eps(s.interval[1])}]"
 
 
 def _direction(d: Any) -> dict[str, Any]:

@@ -17,7 +17,10 @@ its supremum and where it is attained) or grows (``q > 1``: by ``ln q / c`` per 
 the certificate alone and against the per-size ε(n) computed independently by the planner (a test mutates each
 field). Each statement also carries a witness family, a rule giving ``(x_n, x'_n, y_n)`` at every n that attains
 ``e^ε(n)`` at every computed size (:mod:`.witness_rule`), or the reason there is none. Programs that are not
-chains, and chains whose lumped steps do not settle, get the per-size values and the reason no statement is made.
+chains, and chains whose lumped steps do not settle, get the per-size values and the reason no statement is made,
+and, when each size's output begins with the one before's, the lower bounds that gives at every larger size
+(:mod:`.extension`: ε is then non-decreasing in n); a program with noise on all of the integers gets each size's
+certified bracket of ε and those lower bounds.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, 
 from ..compile import compile_program
 from ..lang.program import Program
 from ..lang.relations import neighbour_relation
+from ..lang.unbounded import UnboundedDraw
 from ..lang.values import Bool
 from ..plan.chain_classes import ClassChain, class_chains
+from .extension import Extension, Lower, check_extension, find_extension
 from .privacy import synthesize_privacy
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
 
@@ -52,14 +57,23 @@ MAX_PERIOD = 8
 @dataclass(frozen=True)
 class Size:
     """Pure ε of ``family(n)``: ``epsilon``, the exact ``ratio`` e^ε, its witness ``(x, x', y)``, the plan that
-    answered and the seconds it took (compiling, planning and lumping the chain)."""
+    answered and the seconds it took (compiling, planning and lumping the chain). A program with noise on all of
+    the integers has the certified bracket ``interval`` of ε instead (``epsilon`` its lower end, ``ratio`` None)."""
 
     n: int
     epsilon: float
-    ratio: Ratio
+    ratio: Ratio | None
     witness: tuple[Any, Any, Any]
     plan: str
     seconds: float
+    interval: tuple[float, float] | None = None
+
+    @property
+    def exact(self) -> Ratio:
+        """The exact ``e^ε`` (a closed form is made from exact sizes only)."""
+        if self.ratio is None:
+            raise WmcdpError(f"at n = {self.n} eps is a bracket in windows, not exact")
+        return self.ratio
 
 
 @dataclass(frozen=True)
@@ -117,7 +131,8 @@ class Statement:
 @dataclass(frozen=True)
 class EveryN:
     """ε of a family at every size: ``sizes`` (the per-size results), ``statement`` (None when none was proved)
-    and ``reason`` (why not), the relation and the total seconds."""
+    and ``reason`` (why not), the relation and the total seconds; without a statement, ``extension`` (the lower
+    bounds of ε at every larger size from outputs that extend, :mod:`.extension`) or ``extension_reason``."""
 
     name: str
     params: dict[str, Any]
@@ -127,6 +142,8 @@ class EveryN:
     reason: str | None
     seconds: float
     problems: tuple[str, ...] = field(default=())
+    extension: Extension | None = None
+    extension_reason: str | None = None
 
 
 def every_n(
@@ -155,8 +172,22 @@ def every_n(
     out = EveryN(first.name, dict(params), relation, tuple(sizes), statement, reason, time.perf_counter() - began)
     problems = tuple(check_every_n(out)) if statement is not None else ()
     if problems:  # the statement's own check failed: report no statement, and why
-        return EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
-    return out
+        out = EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
+    if out.statement is None:
+        out = _with_extension(out, family, params)
+    return replace(out, seconds=time.perf_counter() - began)
+
+
+def _with_extension(out: EveryN, family: Callable[..., Program], params: dict[str, Any]) -> EveryN:
+    """``out`` with the lower bounds of ε at every larger size (:mod:`.extension`), verified, or why there are
+    none."""
+    lowers = [Lower(s.n, s.epsilon, s.witness, s.ratio) for s in out.sizes]
+    ext, why = find_extension(family, params, out.relation, lowers)
+    if ext is not None:
+        problems = check_extension(ext, lowers, family, params, out.relation)
+        if problems:
+            ext, why = None, "; ".join(problems)
+    return replace(out, extension=ext, extension_reason=why)
 
 
 def _components(family: Callable[..., Program]) -> Callable[..., Program]:
@@ -184,11 +215,18 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
     """Pure ε of one size by the planner, and its lumped chain under ``relation`` (None: no chain), from one
     compilation: the planner is given the compiled program that the chain is read off (``seconds``: both)."""
     began = time.perf_counter()
-    compiled = compile_program(program) if relation else None
+    try:
+        compiled = compile_program(program) if relation else None
+    except UnboundedDraw:  # noise on all of the integers: a certified bracket of eps, no chain
+        compiled = None
     r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
+    w = r.witness
+    if r.interval is not None:
+        interval = (float(r.interval.lo), float(r.interval.hi))
+        plan = getattr(r.plan, "kind", "sets")
+        return Size(n, interval[0], None, (w.x, w.x_prime, w.y), plan, time.perf_counter() - began, interval), None
     if not r.exact:
         raise WmcdpError("every n needs exact weights: give the parameters as fractions (alpha=1/2, not 0.5)")
-    w = r.witness
     chains = class_chains(compiled, relation) if compiled is not None else None
     seconds = time.perf_counter() - began
     return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), seconds), chains
@@ -215,7 +253,7 @@ def _recount(family: Callable[..., Program], params: dict[str, Any], relation: s
 
 def _with_witness(st: Statement, sizes: tuple[Size, ...], recount: Recount) -> Statement:
     """``st`` with its witness family's rule (or the reason there is none) in its fields, text and proof."""
-    rule, why = find_rule({s.n: s.witness for s in sizes}, {s.n: s.ratio for s in sizes}, st.start, recount)
+    rule, why = find_rule({s.n: s.witness for s in sizes}, {s.n: s.exact for s in sizes}, st.start, recount)
     if rule is None:
         return replace(st, witness_reason=why, text=f"{st.text}; no witness rule ({why})")
     same = [n for n in rule.sizes if n not in rule.recounted]
@@ -232,6 +270,8 @@ def _statement(
     """The statement for every n from the lumped chains of the sizes computed, or None and the reason."""
     keys: dict[int, tuple[Any, ...]] = {}
     last = max(chains)
+    if any(s.interval is not None for s in sizes):
+        return None, "noise in windows: eps(n) is a certified bracket at each n, not the exact values of a closed form"
     for n, chain in chains.items():
         key = None if chain is None else _uniform(chain, n)
         if key is not None:
@@ -327,7 +367,7 @@ def _stated(directions: tuple[Direction, ...], start: int, compared: list[int], 
     window = max(d.offset + d.modulus * d.period.transient for d in directions)
     window += math.lcm(*(d.modulus * d.period.period for d in directions))
     probe = Statement(start, directions, 0, None, 0.0, tuple(compared), "", ())
-    values = [(s.ratio, s.n) for s in sizes if s.n < start]
+    values = [(s.exact, s.n) for s in sizes if s.n < start]
     values += [(probe.ratio(n), n) for n in range(start, max(start, window) + 1)]
     if growing:
         growth = max(math.log(Fraction(d.period.factor)) / (d.period.period * d.modulus) for d in growing)
@@ -417,14 +457,14 @@ def check_every_n(result: EveryN, family: Callable[..., Program] | None = None) 
     for s in result.sizes:
         if s.n >= st.start and not problems:
             claimed = st.ratio(s.n)
-            if claimed != s.ratio:
-                problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.ratio)}")
+            if claimed != s.exact:
+                problems.append(f"at n = {s.n} the closed form gives {_text(claimed)}, the planner {_text(s.exact)}")
     family = None if family is None else _components(family)
     if family is not None and not problems:
         problems += _check_sizes(result, family)
     if st.witness is not None and not problems:
         witnesses = {s.n: s.witness for s in result.sizes}
-        ratios = {s.n: s.ratio for s in result.sizes}
+        ratios = {s.n: s.exact for s in result.sizes}
         recount = None if family is None else _recount(family, result.params, result.relation)
         problems += rule_problems(st.witness, witnesses, ratios, st.start, recount)
     return problems

@@ -35,7 +35,6 @@ from results_io import RESULTS, write_csv  # noqa: E402
 
 from wmcdp import WmcdpError, every_n, resource_limits, synthesize_privacy  # noqa: E402
 from wmcdp.base.limits import LimitExceeded  # noqa: E402
-from wmcdp.lang.unbounded import UnboundedDraw  # noqa: E402
 from wmcdp.programs import CHECKDP, PROGRAMS  # noqa: E402
 
 ALPHA = "1/2"
@@ -127,13 +126,15 @@ def every_n_row(bench, up_to: int, timeout: float) -> dict:
     try:
         with resource_limits(timeout=timeout):
             r = every_n(PROGRAMS[bench.program], up_to=up_to, **bench.params, alpha=ALPHA, noise="unbounded")
-    except UnboundedDraw:
-        rec.update(statement="", verdict="none", why="noise in windows: eps(n) is a certified bracket, not exact")
     except (WmcdpError, LimitExceeded) as exc:
         rec.update(statement="", verdict="none", why=str(exc).splitlines()[0][:110])
     else:
-        if r.statement is None:
-            rec.update(statement="", verdict="none", why=(r.reason or "")[:110])
+        ext = r.extension
+        if r.statement is None and ext is not None and ext.bound(up_to) > math.log(claim):
+            rec.update(statement=ext.text, verdict="refuted", why="")
+        elif r.statement is None:
+            why = r.reason if ext is None else f"{r.reason}; {ext.text}"
+            rec.update(statement="", verdict="none", why=(why or "")[:160])
         else:
             private = r.statement.supremum <= claim
             rec.update(statement=r.statement.text, verdict="proved" if private else "refuted", why="")

@@ -69,6 +69,7 @@ def _checkdp_svt(
     report: Report | None,
     description: str,
     noise: object = "truncated",
+    shared_report: tuple[str, int] | None = None,
 ) -> Program:
     """CheckDP's SVT noise: queries Lap(4N/eps), ``a = e^(-eps/(4N))``; threshold Lap(2/eps), ``a^(2N)``."""
     return sparse_vector_family(
@@ -86,6 +87,7 @@ def _checkdp_svt(
         report=report,
         description=description,
         noise=noise,
+        shared_report=shared_report,
     )
 
 
@@ -131,7 +133,18 @@ def gap_svt(
     ``(code, gap)``. Private (CheckDP: proved).
     """
     return _checkdp_svt(
-        "gap_svt", n, m, T, N, eps0, margin, alpha, _report_gap, "SVT that releases the noisy gap", noise=noise
+        "gap_svt",
+        n,
+        m,
+        T,
+        N,
+        eps0,
+        margin,
+        alpha,
+        _report_gap,
+        "SVT that releases the noisy gap",
+        noise=noise,
+        shared_report=("gap", 0),
     )
 
 
@@ -189,6 +202,7 @@ def num_svt(
         description="numeric SVT: a fresh noisy answer with each TRUE",
         noise=noise,
         fresh_release=True,
+        shared_report=("fresh", 2),
     )
 
 

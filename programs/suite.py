@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from fractions import Fraction
 from typing import Any
 
 from wmcdp.base.errors import WmcdpError
@@ -26,6 +27,7 @@ from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 from wmcdp.lang.releases import ReleasedSum
+from wmcdp.lang.shared_threshold import SharedThreshold
 from wmcdp.lang.unbounded import compared_geometric, geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
@@ -130,11 +132,13 @@ class Answers:
         extra: dict[str, Any],
         description: str,
         outputs: Callable[[], Iterable[Any]] | None = None,
+        shared_threshold: SharedThreshold | None = None,
     ) -> Program:
         """The :class:`~wmcdp.lang.Program` ``name`` on :attr:`domain`, its parameters ``n``, ``m``, ``extra`` (the
         noise label of :func:`finest_ratio`, thresholds, ...) and ``margin`` (``noise="unbounded"`` instead, for
         unbounded noise); ``outputs``, when given, lists every output the program can give
-        (:attr:`wmcdp.lang.Program.outputs`)."""
+        (:attr:`wmcdp.lang.Program.outputs`), and ``shared_threshold`` declares a sparse vector's law
+        (:attr:`wmcdp.lang.Program.shared_threshold`)."""
         noise = {"noise": self.noise} if self.unbounded else {"margin": self.margin}
         return Program(
             name,
@@ -144,6 +148,7 @@ class Answers:
             neighbours=neighbours,
             description=description,
             outputs=outputs,
+            shared_threshold=shared_threshold,
         )
 
 
@@ -388,6 +393,7 @@ def sparse_vector_family(
     resample: bool = False,
     noise: object = "truncated",
     fresh_release: bool = False,
+    shared_report: tuple[str, int] | None = None,
 ) -> Program:
     """The sparse vector family: each query's noisy answer compared with one noisy threshold ``T``, codes out.
 
@@ -406,6 +412,11 @@ def sparse_vector_family(
     TRUE answers every sequence of FALSE and TRUE, as an :class:`~wmcdp.lang.program.OutputProduct`); so does one whose
     ``report`` releases a fresh noisy answer (``fresh_release``) with unbounded noise, its tails merged into
     ``-1`` and ``m + 1`` (:func:`valued_sequences`).
+
+    With unbounded noise, query noise and no resampling the program declares its law
+    (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`, for bounds at every n): codes only, or with ``report``
+    the ``shared_report`` it makes, ``("gap", 0)`` or ``("fresh", k)`` (a fresh release of ratio ``a^k``); a
+    report it does not declare declares nothing.
     """
     ans = Answers(n, m, margin, noise)
     t = threshold_value(T, ans.m)
@@ -448,7 +459,24 @@ def sparse_vector_family(
         if valued
         else None
     )
-    return ans.program(name, body, neighbours, extra, description, outputs)
+    declared = report is None or shared_report is not None
+    shared = None
+    if ans.unbounded and query_power is not None and not resample and declared:
+        shared = _shared(t, a, threshold_ratio, query_power, bound, shared_report, ans.m)
+    return ans.program(name, body, neighbours, extra, description, outputs, shared)
+
+
+def _shared(
+    t: int, a: Any, threshold_ratio: Any, query_power: int, bound: int | None, report: tuple[str, int] | None, m: int
+) -> SharedThreshold | None:
+    """The declared law of a sparse vector (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`), with exact
+    ratios only (None for float ones)."""
+    if not isinstance(a, Fraction):
+        return None
+    kind, power = report if report is not None else (None, 0)
+    fresh = Fraction(a**power) if kind == "fresh" else None
+    codes = (FALSE, TRUE, STOPPED)
+    return SharedThreshold(t, Fraction(threshold_ratio), Fraction(a**query_power), bound, kind, fresh, codes, 0, m)
 
 
 def valued_sequences(n: int, bound: int | None, values: range) -> Iterator[tuple[tuple[int, int], ...]]:

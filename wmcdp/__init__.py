@@ -40,6 +40,7 @@ _EXPORTS = {
     "IntVector": "lang",
     "Program": "lang",
     "OutputProduct": "lang",
+    "SharedThreshold": "lang",
     "discrete": "lang",
     "flip": "lang",
     "ite": "lang",
@@ -167,6 +168,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import IntVector as IntVector
     from .lang import OutputProduct as OutputProduct
     from .lang import Program as Program
+    from .lang import SharedThreshold as SharedThreshold
     from .lang import compared_geometric as compared_geometric
     from .lang import discrete as discrete
     from .lang import discrete_gaussian as discrete_gaussian

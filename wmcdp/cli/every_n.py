@@ -54,6 +54,11 @@ def as_text(r: EveryN) -> str:
             lines += [f"  claim  {claim}: {how}" for claim, how in r.extension.proof]
         elif r.extension_reason:
             lines.append(f"  no lower bound for every n ({r.extension_reason})")
+        if r.alignment is not None:
+            lines.append(f"every n, an upper bound: {r.alignment.text}")
+            lines += [f"  claim  {claim}: {how}" for claim, how in r.alignment.proof]
+        elif r.alignment_reason:
+            lines.append(f"  no upper bound for every n ({r.alignment_reason})")
     else:
         lines.append(f"every n: {r.statement.text}")
         lines += [f"  claim  {claim}: {how}" for claim, how in r.statement.proof]
@@ -94,6 +99,7 @@ def as_json(r: EveryN) -> dict[str, Any]:
     ]
     head = envelope("privacy", None, neighbours=r.relation, exact=all(s.interval is None for s in r.sizes))
     body = {"sizes": sizes, "statement": statement, "reason": r.reason, "extension": _extension(r)}
+    body["alignment"] = _alignment(r)
     label = f"{r.name}({', '.join(f'{k}={v}' for k, v in r.params.items())})"
     shown = {k: str(v) for k, v in r.params.items()}
     return {**head, "program": r.name, "label": label, "params": shown, "every_n": body, "seconds": r.seconds}
@@ -115,6 +121,28 @@ def _extension(r: EveryN) -> dict[str, Any] | None:
         "pad": ext.pad,
         "witness": dict(zip(("x", "x_prime", "y"), map(jsonable, best.witness))),
         "proof": [{"claim": c, "how": h} for c, h in ext.proof],
+    }
+
+
+def _alignment(r: EveryN) -> dict[str, Any] | None:
+    """The upper bound of ε at every n from an alignment (:mod:`wmcdp.notions.alignment`), or None."""
+    a = r.alignment
+    if a is None:
+        return None if r.alignment_reason is None else {"reason": r.alignment_reason}
+    return {
+        "text": a.text,
+        "ratio_exact": str(a.ratio),
+        "epsilon": json_number(a.epsilon),
+        "directions": [
+            {
+                "moves": d.moves.name,
+                "shift": d.shift,
+                "ratio_exact": str(d.ratio),
+                "suprema": [{"type": k, "move": m, "supremum_exact": str(v)} for k, m, v in d.suprema],
+            }
+            for d in a.directions
+        ],
+        "proof": [{"claim": c, "how": h} for c, h in a.proof],
     }
 
 

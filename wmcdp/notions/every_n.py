@@ -20,7 +20,8 @@ field). Each statement also carries a witness family, a rule giving ``(x_n, x'_n
 chains, and chains whose lumped steps do not settle, get the per-size values and the reason no statement is made,
 and, when each size's output begins with the one before's, the lower bounds that gives at every larger size
 (:mod:`.extension`: ε is then non-decreasing in n); a program with noise on all of the integers gets each size's
-certified bracket of ε and those lower bounds.
+certified bracket of ε and those lower bounds. A program that declares its law as a shared noisy threshold (the
+sparse vector family) gets an upper bound of ε at every n from an alignment of its threshold (:mod:`.alignment`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ..lang.relations import neighbour_relation
 from ..lang.unbounded import UnboundedDraw
 from ..lang.values import Bool
 from ..plan.chain_classes import ClassChain, class_chains
+from .alignment import Alignment, find_alignment
 from .extension import Extension, Lower, check_extension, find_extension
 from .privacy import synthesize_privacy
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
@@ -132,7 +134,9 @@ class Statement:
 class EveryN:
     """ε of a family at every size: ``sizes`` (the per-size results), ``statement`` (None when none was proved)
     and ``reason`` (why not), the relation and the total seconds; without a statement, ``extension`` (the lower
-    bounds of ε at every larger size from outputs that extend, :mod:`.extension`) or ``extension_reason``."""
+    bounds of ε at every larger size from outputs that extend, :mod:`.extension`) or ``extension_reason``, and
+    ``alignment`` (an upper bound of ε at every n of a declared shared threshold, :mod:`.alignment`) or
+    ``alignment_reason``."""
 
     name: str
     params: dict[str, Any]
@@ -144,6 +148,8 @@ class EveryN:
     problems: tuple[str, ...] = field(default=())
     extension: Extension | None = None
     extension_reason: str | None = None
+    alignment: Alignment | None = None
+    alignment_reason: str | None = None
 
 
 def every_n(
@@ -175,6 +181,8 @@ def every_n(
         out = EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
     if out.statement is None:
         out = _with_extension(out, family, params)
+        bound, why = find_alignment(family, params, relation, [s.epsilon for s in out.sizes])
+        out = replace(out, alignment=bound, alignment_reason=why)
     return replace(out, seconds=time.perf_counter() - began)
 
 
@@ -219,7 +227,15 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
         compiled = compile_program(program) if relation else None
     except UnboundedDraw:  # noise on all of the integers: a certified bracket of eps, no chain
         compiled = None
-    r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
+    try:
+        r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
+    except WmcdpError as exc:
+        if compiled is not None or not relation or "unbounded release" not in str(exc):
+            raise
+        why = str(exc).splitlines()[0]  # a released gap or answer: no bracket of this size's eps
+        return Size(
+            n, 0.0, None, (None, None, None), f"refused: {why}", time.perf_counter() - began, (0.0, math.inf)
+        ), None
     w = r.witness
     if r.interval is not None:
         interval = (float(r.interval.lo), float(r.interval.hi))

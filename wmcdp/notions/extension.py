@@ -160,6 +160,9 @@ def find_extension(
         return None, f"padding a pair with an equal entry is not proved to keep it a neighbour pair under {relation!r}"
     if len(lowers) < 2:
         return None, "one size computed: no size to extend"
+    refused = [low.n for low in lowers if low.witness[0] is None]
+    if refused:
+        return None, f"no lower end of eps at n = {', '.join(map(str, refused))} (the size was refused)"
     programs = {low.n: family(n=low.n, **params) for low in lowers}
     pad = programs[lowers[0].n].inputs.entry_values[0]
     start, why = lowers[-1].n, ""

@@ -1,0 +1,184 @@
+"""Bounds of ε for every n from an alignment of a shared threshold (wmcdp.notions.alignment).
+
+The reference is the published sparse vector written out here in plain Python: the threshold's two-sided
+geometric law summed over |ρ| <= 80 and each answer's exact probability given the threshold, from the survival
+function of the two-sided geometric law (independent of wmcdp's model and compiler). At every n it reaches, ε of
+that reference must lie within the bound; the bounds of CheckDP's correct programs are their claims exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+from wmcdp import every_n
+from wmcdp.cli import main
+from wmcdp.notions.alignment import align, check_alignment, directions, find_alignment, model_problems
+from wmcdp.programs import CHECKDP, PROGRAMS
+
+BENCH = {b.name: b for b in CHECKDP}
+HALF = Fraction(1, 2)
+FALSE, TRUE, STOPPED = 0, 1, 2
+
+
+def _params(name):
+    return {**BENCH[name].params, "alpha": HALF, "noise": "unbounded"}
+
+
+def _family(name):
+    return PROGRAMS[BENCH[name].program]
+
+
+def _claim(name):
+    return HALF ** -BENCH[name].claim_power(BENCH[name].params)
+
+
+@functools.lru_cache(maxsize=None)
+def survival(a, k):
+    """P(Z >= k) of P(Z = z) ∝ a^|z|, summed directly over z in k .. k + 400 (or 1 minus the rest)."""
+    norm = (1 - a) / (1 + a)
+    if k >= 1:
+        return sum(norm * a**z for z in range(k, k + 400))
+    return 1 - sum(norm * a ** abs(z) for z in range(k - 400, k))
+
+
+def svt_reference(x, a_t, a_q, T, N, report=None, a_r=None, m=1):
+    """The published law of CheckDP's sparse vector on ``x``: {output: probability} (floats), every threshold value
+    |ρ| <= 80 (the rest has mass below 1e-40 at a_t <= 1/4)."""
+    law = {}
+    norm_t = (1 - a_t) / (1 + a_t)
+    for rho in range(-80, 81):
+        t = T + rho
+        w = float(norm_t * a_t ** abs(rho))
+        states = {(): (1.0, 0)}
+        for q in x:
+            nxt = {}
+            for out, (p, count) in states.items():
+                if count >= N:
+                    nxt[(*out, STOPPED)] = (nxt.get((*out, STOPPED), (0.0, count))[0] + p, count)
+                    continue
+                up = float(survival(a_q, t - q))
+                nxt[(*out, FALSE)] = (nxt.get((*out, FALSE), (0.0, count))[0] + p * (1 - up), count)
+                nxt[(*out, TRUE)] = (nxt.get((*out, TRUE), (0.0, count + 1))[0] + p * up, count + 1)
+            states = nxt
+        for out, (p, _) in states.items():
+            law[out] = law.get(out, 0.0) + w * p
+    return law
+
+
+def reference_epsilon(name, n, relation="all-entries"):
+    b = BENCH[name]
+    model = _family(name)(n=1, **_params(name)).shared_threshold
+    laws = {
+        x: svt_reference(x, model.threshold_ratio, model.query_ratio, model.threshold, model.bound)
+        for x in itertools.product(range(2), repeat=n)
+    }
+    best = 0.0
+    for x, xp in itertools.permutations(laws, 2):
+        moved = [u != v for u, v in zip(x, xp)]
+        steps = {v - u for u, v in zip(x, xp) if u != v}
+        if (
+            relation == "all-entries"
+            or (relation == "one-entry" and sum(moved) == 1)
+            or (relation == "monotone" and len(steps) == 1)
+        ):
+            for y, p in laws[x].items():
+                if p > 1e-300:
+                    best = max(best, math.log(p / laws[xp][y]))
+    assert b  # the benchmark exists
+    return best
+
+
+@pytest.mark.parametrize("name", ["SVT", "MonotoneSVT", "GapSVT", "NumSVT"])
+def test_the_bound_of_each_correct_sparse_vector_is_its_claim(name):
+    r, why = find_alignment(_family(name), _params(name), _family(name)(n=1, **_params(name)).neighbours, [])
+    assert why is None and r.ratio == _claim(name)
+
+
+def test_bad_variants_get_the_bound_they_have_or_none():
+    r, why = find_alignment(_family("BadSVT2"), _params("BadSVT2"), "all-entries", [])
+    assert r is None and "not bounded in number" in why  # no stop after N TRUE answers
+    r, _ = find_alignment(_family("BadSVT3"), _params("BadSVT3"), "all-entries", [])
+    assert r.ratio == 128 > _claim("BadSVT3")  # above the claim, and tight: eps(10) is within 1e-5 of ln 128
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_the_published_sparse_vector_stays_within_its_bound_at_every_n(n):
+    bound, _ = find_alignment(_family("SVT"), _params("SVT"), "all-entries", [])
+    eps = reference_epsilon("SVT", n)
+    assert eps <= bound.epsilon
+    if n in (2, 4):  # the reference is the published mechanism: within wmcdp's bracket of it
+        (size,) = [s for s in every_n(_family("SVT"), up_to=n, start=n, **_params("SVT")).sizes]
+        assert size.interval[0] - 1e-9 <= eps <= size.interval[1] + 1e-9
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_the_published_monotone_sparse_vector_stays_within_its_bound(n):
+    bound, _ = find_alignment(_family("MonotoneSVT"), _params("MonotoneSVT"), "monotone", [])
+    assert reference_epsilon("MonotoneSVT", n, "monotone") <= bound.epsilon == math.log(4)
+
+
+def test_one_entry_moves_give_their_own_bound_above_the_reference():
+    model = _family("SVT")(n=1, **_params("SVT")).shared_threshold
+    (moves,) = directions("one-entry", model)
+    a = align(model, moves)
+    assert a is not None
+    for n in (1, 2, 3):
+        assert reference_epsilon("SVT", n, "one-entry") <= math.log(a.ratio)
+
+
+def test_the_declared_law_is_checked_against_the_program():
+    family, params = _family("SVT"), _params("SVT")
+    assert model_problems(family, params) == []
+    for change in ({"threshold": 0}, {"query_ratio": Fraction(1, 3)}, {"bound": 2}, {"report": "gap"}):
+
+        def wrong(change=change, **kw):
+            p = family(**kw)
+            return dataclasses.replace(p, shared_threshold=dataclasses.replace(p.shared_threshold, **change))
+
+        assert model_problems(wrong, params) != []
+        r, why = find_alignment(wrong, params, "all-entries", [])
+        assert r is None and "declared law" in why
+
+
+@pytest.mark.parametrize("field", ["shift", "ratio", "supremum", "bound"])
+def test_the_checker_rejects_each_perturbed_certificate(field):
+    family, params = _family("SVT"), _params("SVT")
+    model = family(n=1, **params).shared_threshold
+    r, _ = find_alignment(family, params, "all-entries", [])
+    assert check_alignment(r, model, [2.76598]) == []
+    (d,) = r.directions
+    changed = {
+        "shift": dataclasses.replace(r, directions=(dataclasses.replace(d, shift=2),)),
+        "ratio": dataclasses.replace(r, directions=(dataclasses.replace(d, ratio=d.ratio / 2),), ratio=d.ratio / 2),
+        "supremum": dataclasses.replace(
+            r, directions=(dataclasses.replace(d, suprema=((d.suprema[0][0], d.suprema[0][1], Fraction(2)), *d.suprema[1:])),)
+        ),
+        "bound": dataclasses.replace(r, ratio=r.ratio * 2),
+    }[field]
+    assert check_alignment(changed, model, [2.76598]) != []
+    assert check_alignment(r, model, [2.8]) != []  # a computed eps above the bound
+
+
+def test_every_n_gives_the_bound_with_its_lower_bound_and_the_json_validates(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    from importlib import resources
+
+    r = every_n(_family("SVT"), up_to=3, **_params("SVT"))
+    assert r.alignment.ratio == 16 and r.extension is not None
+    assert all(s.interval[1] <= r.alignment.epsilon for s in r.sizes)
+    g = every_n(_family("GapSVT"), up_to=2, **_params("GapSVT"))  # its sizes are refused: the bound stands alone
+    assert g.alignment.ratio == 16 and g.extension is None and all(s.plan.startswith("refused") for s in g.sizes)
+    argv = ["privacy", "gap_svt", "-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2", "-p", "noise=unbounded"]
+    assert main([*argv, "--every-n", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    schema = json.loads(resources.files("wmcdp.report").joinpath("wmcdp-1.json").read_text())
+    jsonschema.validate(out, schema)
+    assert out["every_n"]["alignment"]["ratio_exact"] == "16"
+    assert main([*argv, "--every-n", "2"]) == 0
+    assert "every n, an upper bound: e^eps(n) <= 16 for every n" in capsys.readouterr().out

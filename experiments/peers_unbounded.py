@@ -129,12 +129,15 @@ def every_n_row(bench, up_to: int, timeout: float) -> dict:
     except (WmcdpError, LimitExceeded) as exc:
         rec.update(statement="", verdict="none", why=str(exc).splitlines()[0][:110])
     else:
-        ext = r.extension
+        ext, bound = r.extension, r.alignment
         if r.statement is None and ext is not None and ext.bound(up_to) > math.log(claim):
             rec.update(statement=ext.text, verdict="refuted", why="")
+        elif r.statement is None and bound is not None and bound.ratio <= claim:
+            said = bound.text + ("" if ext is None else f"; {ext.text}")
+            rec.update(statement=said, verdict="proved", why="")
         elif r.statement is None:
-            why = r.reason if ext is None else f"{r.reason}; {ext.text}"
-            rec.update(statement="", verdict="none", why=(why or "")[:160])
+            why = "; ".join(filter(None, [r.reason, ext and ext.text, bound and bound.text, r.alignment_reason]))
+            rec.update(statement="", verdict="none", why=why[:200])
         else:
             private = r.statement.supremum <= claim
             rec.update(statement=r.statement.text, verdict="proved" if private else "refuted", why="")

@@ -27,7 +27,7 @@ from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 from wmcdp.lang.releases import ReleasedSum
-from wmcdp.lang.shared_threshold import SharedThreshold
+from wmcdp.lang.shared_noise import SharedMax, SharedThreshold
 from wmcdp.lang.unbounded import compared_geometric, geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
@@ -132,13 +132,13 @@ class Answers:
         extra: dict[str, Any],
         description: str,
         outputs: Callable[[], Iterable[Any]] | None = None,
-        shared_threshold: SharedThreshold | None = None,
+        shared_noise: SharedThreshold | SharedMax | None = None,
     ) -> Program:
         """The :class:`~wmcdp.lang.Program` ``name`` on :attr:`domain`, its parameters ``n``, ``m``, ``extra`` (the
         noise label of :func:`finest_ratio`, thresholds, ...) and ``margin`` (``noise="unbounded"`` instead, for
         unbounded noise); ``outputs``, when given, lists every output the program can give
-        (:attr:`wmcdp.lang.Program.outputs`), and ``shared_threshold`` declares a sparse vector's law
-        (:attr:`wmcdp.lang.Program.shared_threshold`)."""
+        (:attr:`wmcdp.lang.Program.outputs`), and ``shared_noise`` declares a shared-noise program's law
+        (:attr:`wmcdp.lang.Program.shared_noise`)."""
         noise = {"noise": self.noise} if self.unbounded else {"margin": self.margin}
         return Program(
             name,
@@ -148,7 +148,7 @@ class Answers:
             neighbours=neighbours,
             description=description,
             outputs=outputs,
-            shared_threshold=shared_threshold,
+            shared_noise=shared_noise,
         )
 
 
@@ -169,7 +169,8 @@ def _noisy_max(
 ) -> Program:
     """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`Answers.noisy_up`).
 
-    The index (``report_value`` False) declares its outputs ``0..n-1``: the loop sets it to a loop index only."""
+    The index (``report_value`` False) declares its outputs ``0..n-1``: the loop sets it to a loop index only; with
+    unbounded two-sided noise it declares its law too (:class:`~wmcdp.lang.shared_noise.SharedMax`)."""
     ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 2 / e)
     noisy = ans.noisy_up if one_sided else ans.noisy
@@ -184,7 +185,9 @@ def _noisy_max(
         return best if report_value else best_index
 
     outputs = None if report_value else lambda: range(ans.n)
-    return ans.program(name, body, "all-entries", budget, description, outputs)
+    declared = ans.unbounded and not (report_value or one_sided) and isinstance(a, Fraction)
+    shared = SharedMax(Fraction(a), 0, ans.m) if declared else None  # the index, two-sided noise: its law
+    return ans.program(name, body, "all-entries", budget, description, outputs, shared)
 
 
 @program(origin=f"{STATDP} Alg. 5")
@@ -414,7 +417,7 @@ def sparse_vector_family(
     ``-1`` and ``m + 1`` (:func:`valued_sequences`).
 
     With unbounded noise, query noise and no resampling the program declares its law
-    (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`, for bounds at every n): codes only, or with ``report``
+    (:class:`~wmcdp.lang.shared_noise.SharedThreshold`, for bounds at every n): codes only, or with ``report``
     the ``shared_report`` it makes, ``("gap", 0)`` or ``("fresh", k)`` (a fresh release of ratio ``a^k``); a
     report it does not declare declares nothing.
     """
@@ -469,7 +472,7 @@ def sparse_vector_family(
 def _shared(
     t: int, a: Any, threshold_ratio: Any, query_power: int, bound: int | None, report: tuple[str, int] | None, m: int
 ) -> SharedThreshold | None:
-    """The declared law of a sparse vector (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`), with exact
+    """The declared law of a sparse vector (:class:`~wmcdp.lang.shared_noise.SharedThreshold`), with exact
     ratios only (None for float ones)."""
     if not isinstance(a, Fraction):
         return None

@@ -40,6 +40,7 @@ _EXPORTS = {
     "IntVector": "lang",
     "Program": "lang",
     "OutputProduct": "lang",
+    "SharedMax": "lang",
     "SharedThreshold": "lang",
     "discrete": "lang",
     "flip": "lang",
@@ -168,6 +169,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .lang import IntVector as IntVector
     from .lang import OutputProduct as OutputProduct
     from .lang import Program as Program
+    from .lang import SharedMax as SharedMax
     from .lang import SharedThreshold as SharedThreshold
     from .lang import compared_geometric as compared_geometric
     from .lang import discrete as discrete

@@ -156,10 +156,10 @@ class Program:
     #: bracket needs only these reached (each window checks that they hold all of its probability); an
     #: :class:`OutputProduct` declares a product of per-part values without listing it
     outputs: Callable[[], Iterable[Value]] | None = None
-    #: the law of a sparse vector, as its author declares it (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`):
-    #: one noisy threshold shared by every entry's noisy comparison; checked against the program in windows before
-    #: an alignment bound for every n is made from it (:mod:`wmcdp.notions.alignment`)
-    shared_threshold: Any = None
+    #: the law of a shared-noise program, as its author declares it (:mod:`wmcdp.lang.shared_noise`): a sparse
+    #: vector's noisy threshold shared by every entry's noisy comparison, or a report noisy max; checked against the
+    #: program in windows before an alignment bound for every n is made from it (:mod:`wmcdp.notions.alignment`)
+    shared_noise: Any = None
 
     def __post_init__(self) -> None:
 

@@ -1,6 +1,6 @@
 """Bounds of ε for every n of a sparse vector: an alignment of its shared threshold, checked per entry type.
 
-A program that declares its law as a shared noisy threshold (:class:`~wmcdp.lang.shared_threshold.SharedThreshold`)
+A program that declares its law as a shared noisy threshold (:class:`~wmcdp.lang.shared_noise.SharedThreshold`)
 has, for every output ``y`` and inputs ``x``, ``x'``,
 
     P(y | x) = sum_t P(T + ρ = t) prod_(i read) f(y_i | x_i, t).
@@ -21,15 +21,17 @@ log-concave, so their ratios at a fixed offset are monotone in ``t`` and the sup
 - a fresh release: ``a_r^-|u - v|``, attained (its merged tails too);
 - STOPPED reads nothing: 1.
 
-Under a relation whose pairs move any number of entries (``all-entries``, ``monotone``: each direction apart)
-every FALSE entry's supremum must be 1 — else no bound is uniform in n — and at most ``N`` entries answer TRUE, so
-``e^ε(n) <= a_t^-|s| (max_δ c_TRUE(s + δ))^N`` for every n, the shift ``s`` chosen to make it least; under one
-that moves one entry (``one-entry``, ``hamming``) the unmoved entries pay ``c(s)`` and the moved one its
-largest extra. The bound is exact (a rational in the ratios) and its certificate — the shift and every type's
-supremum per move — is re-verified by :func:`check_alignment` from the closed forms alone, on a range of ``t``
-wide enough for the tails to have settled, and against every computed size's lower end of ε. The declared law is
-a claim: before use it must equal the program's own law, exactly, with every draw in a window of half-width
-:data:`CHECKED_HALF_WIDTH` on every input of :data:`CHECKED_SIZES` entries (:func:`model_problems`).
+Under a relation whose pairs move any number of entries (``all-entries``, ``monotone``: each direction apart) every
+FALSE entry's supremum must be 1 — else no bound is uniform in n — and at most ``N`` entries answer TRUE, so
+``e^ε(n) <= a_t^-|s| (max_δ c_TRUE(s + δ))^N`` for every n, the shift ``s`` chosen to make it least; under one that
+moves one entry (``one-entry``, ``hamming``) the unmoved entries pay ``c(s)`` and the moved one its largest extra.
+Report noisy max (:class:`~wmcdp.lang.shared_noise.SharedMax`) is aligned alike with the winner's noisy value as the
+hub: the winner pays ``a_q^-|s + u - v|`` (its own answer's law), every other answer the FALSE answer's supremum,
+which must be 1 (:func:`_align_max`). The bound is exact (a rational in the ratios) and its certificate — the shift
+and every type's supremum per move — is re-verified by :func:`check_alignment` from the closed forms alone, on a
+range of ``t`` wide enough for the tails to have settled, and against every computed size's lower end of ε. The
+declared law is a claim: before use it must equal the program's own law, exactly, with every draw in a window of
+half-width :data:`CHECKED_HALF_WIDTH` on every input of :data:`CHECKED_SIZES` entries (:func:`model_problems`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from ..base.errors import WmcdpError
 from ..compile import compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program
-from ..lang.shared_threshold import SharedThreshold, at_least, inputs, pmf, released, windowed_law
+from ..lang.shared_noise import SharedMax, SharedThreshold, at_least, inputs, pmf, released, windowed_law
 from ..lang.unbounded import window
 
 #: the half-width of the windows and the sizes at which a declared law is compared with the program's
@@ -92,7 +94,7 @@ class Alignment:
         return math.log(self.ratio)
 
 
-def directions(relation: str, model: SharedThreshold) -> tuple[Moves, ...] | None:
+def directions(relation: str, model: SharedThreshold | SharedMax) -> tuple[Moves, ...] | None:
     """The directions of a built-in relation, or None (one an alignment is not made for)."""
     width = model.hi - model.lo
     return {
@@ -118,8 +120,10 @@ def _false(model: SharedThreshold, d: int) -> Fraction:
     return model.query_ratio ** -max(0, -d)
 
 
-def align(model: SharedThreshold, moves: Moves) -> Aligned | None:
+def align(model: SharedThreshold | SharedMax, moves: Moves) -> Aligned | None:
     """The least bound over the shifts of :data:`SHIFTS` for one direction, or None when none is uniform in n."""
+    if isinstance(model, SharedMax):
+        return _align_max(model, moves)
     best: Aligned | None = None
     for s in SHIFTS:
         hub = model.threshold_ratio ** -abs(s)
@@ -150,14 +154,36 @@ def align(model: SharedThreshold, moves: Moves) -> Aligned | None:
     return best
 
 
+def _align_max(model: SharedMax, moves: Moves) -> Aligned | None:
+    """Report noisy max: the winner's noisy value is the hub, shifted by ``s`` on the ``x'`` side. The winner pays
+    ``P(ν = z) / P(ν = z + d) <= a^-|d|`` (it reads its own answer), every other answer the FALSE answer's
+    supremum (``< v`` or ``<= v``: the same offsets)."""
+    best: Aligned | None = None
+    for s in SHIFTS:
+        winner = {delta: model.query_ratio ** -abs(s + delta) for delta in moves.deltas}
+        other = {delta: model.query_ratio ** -max(0, -(s + delta)) for delta in moves.deltas}
+        if moves.one:
+            if s < 0:
+                continue
+            ratio = max([*winner.values(), *(model.query_ratio**-s * o for o in other.values())])
+        else:
+            if any(o != 1 for o in other.values()):
+                continue
+            ratio = max(winner.values())
+        if best is None or ratio < best.ratio:
+            suprema = (*(("winner", d, w) for d, w in winner.items()), *(("other", d, o) for d, o in other.items()))
+            best = Aligned(moves, s, ratio, suprema)
+    return best
+
+
 def find_alignment(
     family: Callable[..., Program], params: dict[str, Any], relation: str, lowers: Sequence[float]
 ) -> tuple[Alignment | None, str | None]:
     """The alignment bound of ``family`` (its declared law checked first), or None and why there is none;
     ``lowers`` are the computed sizes' lower ends of ε, which the bound must not be below."""
-    model = family(n=1, **params).shared_threshold
-    if not isinstance(model, SharedThreshold):
-        return None, "the program declares no shared threshold"
+    model = family(n=1, **params).shared_noise
+    if not isinstance(model, (SharedThreshold, SharedMax)):
+        return None, "the program declares no shared noise (a threshold or a noisy maximum)"
     moves = directions(relation, model)
     if moves is None:
         return None, f"no alignment is made under the relation {relation!r}"
@@ -168,9 +194,9 @@ def find_alignment(
     missing = [m.name for m, a in zip(moves, found) if a is None]
     if missing:
         return None, (
-            f"no shift of the threshold makes every FALSE answer free ({', '.join(missing)})"
-            if model.bound is not None
-            else "no shift makes every answer free, and TRUE answers are not bounded in number"
+            "no shift makes every answer free, and TRUE answers are not bounded in number"
+            if isinstance(model, SharedThreshold) and model.bound is None
+            else f"no shift of the shared noise makes every FALSE answer free ({', '.join(missing)})"
         )
     aligned = tuple(a for a in found if a is not None)
     ratio = max(a.ratio for a in aligned)
@@ -180,11 +206,12 @@ def find_alignment(
 
 
 def _text(aligned: tuple[Aligned, ...], ratio: Fraction) -> str:
-    shifts = ", ".join(f"{a.moves.name}: threshold + {a.shift}" for a in aligned)
+    hub = "winner" if aligned[0].suprema[0][0] == "winner" else "threshold"
+    shifts = ", ".join(f"{a.moves.name}: {hub} + {a.shift}" for a in aligned)
     return f"e^eps(n) <= {ratio} for every n (eps <= {math.log(ratio):.10g}; alignment {shifts})"
 
 
-def _proof(aligned: tuple[Aligned, ...], model: SharedThreshold) -> tuple[tuple[str, str], ...]:
+def _proof(aligned: tuple[Aligned, ...], model: SharedThreshold | SharedMax) -> tuple[tuple[str, str], ...]:
     sizes = ", ".join(map(str, CHECKED_SIZES))
     per = "; ".join(
         f"{a.moves.name}: " + ", ".join(f"{kind}({d}) {sup}" for kind, d, sup in a.suprema) for a in aligned
@@ -197,7 +224,9 @@ def _proof(aligned: tuple[Aligned, ...], model: SharedThreshold) -> tuple[tuple[
         ),
         (
             "P(y | x) <= A prod_i c_i P(y | x') for every n",
-            "the threshold shifted on the x' side, per threshold value; TRUE answers at most N = "
+            "the winner's noisy value shifted on the x' side, per value; one winner, every other answer free"
+            if isinstance(model, SharedMax)
+            else "the threshold shifted on the x' side, per threshold value; TRUE answers at most N = "
             f"{model.bound if model.bound is not None else 'inf'}, every FALSE one free",
         ),
         ("each type's supremum over t", f"closed forms, by log-concavity, checked on a range of t ({per})"),
@@ -209,7 +238,7 @@ def model_problems(family: Callable[..., Program], params: dict[str, Any]) -> li
     """Where ``family``'s law differs from its declared shared threshold in windows (module docstring)."""
     for n in CHECKED_SIZES:
         program = family(n=n, **params)
-        model = program.shared_threshold
+        model = program.shared_noise
         try:
             with window(CHECKED_HALF_WIDTH), weights_at(128):
                 compiled = compile_program(program, exact_floats=True)
@@ -230,9 +259,14 @@ def _range(a: Fraction) -> range:
     return range(-k, k + 1)
 
 
-def _ratios(model: SharedThreshold, kind: str, d: int, delta: int, shift: int) -> Iterable[Fraction]:
+def _ratios(model: SharedThreshold | SharedMax, kind: str, d: int, delta: int, shift: int) -> Iterable[Fraction]:
     """The type's ratio at every offset of the checked range, from the closed forms."""
     a = model.query_ratio
+    if kind == "winner":
+        return (pmf(a, k) / pmf(a, k + d) for k in _range(a))
+    if kind == "other":
+        return ((1 - at_least(a, k)) / (1 - at_least(a, k + d)) for k in _range(a))
+    assert isinstance(model, SharedThreshold)
     if kind == "threshold":
         return (
             pmf(model.threshold_ratio, r) / pmf(model.threshold_ratio, r + shift) for r in _range(model.threshold_ratio)
@@ -252,7 +286,7 @@ def _ratios(model: SharedThreshold, kind: str, d: int, delta: int, shift: int) -
     return (c * rel for c in code)
 
 
-def check_alignment(result: Alignment, model: SharedThreshold, lowers: Sequence[float]) -> list[str]:
+def check_alignment(result: Alignment, model: SharedThreshold | SharedMax, lowers: Sequence[float]) -> list[str]:
     """The problems of ``result`` (an empty list: verified): each direction's bound recomputed from its shift and
     suprema, each supremum against the type's ratios on a range of t (never above it, and within
     :data:`SETTLED` of it at the range's end or attained), and the bound at least every computed lower end."""

@@ -1,17 +1,22 @@
-"""An author's account of a sparse vector's law: one noisy threshold shared by every entry's noisy comparison.
+"""An author's account of a shared-noise program's law: a sparse vector's noisy threshold, or a noisy maximum.
 
-A program of the sparse vector family (Lyu, Su, Li 2017, Alg. 1 and its variants) may declare the law it
-computes, as :attr:`wmcdp.lang.Program.shared_threshold`: a threshold ``t = T + ρ`` with two-sided geometric
-``ρ`` of ratio ``threshold_ratio``; entry ``i`` answers TRUE when ``x_i + ν_i >= t`` (``ν_i`` two-sided geometric
-of ratio ``query_ratio``, drawn for the entry alone), else FALSE; after ``bound`` TRUE answers every entry is
-STOPPED and reads nothing. With ``report`` each answer is ``(code, value)``: the value is 0 but on TRUE, where
+A program of the sparse vector family (Lyu, Su, Li 2017, Alg. 1 and its variants) may declare the law it computes,
+as :attr:`wmcdp.lang.Program.shared_noise` (a :class:`SharedThreshold`): a threshold ``t = T + ρ`` with two-sided
+geometric ``ρ`` of ratio ``threshold_ratio``; entry ``i`` answers TRUE when ``x_i + ν_i >= t`` (``ν_i`` two-sided
+geometric of ratio ``query_ratio``, drawn for the entry alone), else FALSE; after ``bound`` TRUE answers every entry
+is STOPPED and reads nothing. With ``report`` each answer is ``(code, value)``: the value is 0 but on TRUE, where
 it is the gap ``x_i + ν_i - t`` (``"gap"``) or a fresh release ``x_i + ν'_i`` (``"fresh"``, ratio
 ``release_ratio``, its tails merged below ``lo`` and above ``hi``, the entries' range:
 :func:`~wmcdp.lang.unbounded.released_geometric`). Given ``t``, the entries are independent:
 
     P(y | x) = sum_t P(T + ρ = t) * prod_(entries read) P(y_i | x_i, t).
 
-It is a claim, like :attr:`~wmcdp.lang.Program.outputs`: :func:`windowed_law` gives its law with every draw
+Report noisy max (:class:`SharedMax`) outputs the index ``k`` of the largest noisy answer ``x_i + ν_i``, the
+lowest index on ties; given the winner's noisy value ``v`` the others are independent:
+
+    P(k | x) = sum_v P(x_k + ν_k = v) * prod_(i < k) P(x_i + ν_i < v) * prod_(i > k) P(x_i + ν_i <= v).
+
+Each is a claim, like :attr:`~wmcdp.lang.Program.outputs`: :func:`windowed_law` gives its law with every draw
 conditioned on a window of half-width ``W`` around its center, which a checker compares, exactly, with the
 program's own compiled in the same windows (:mod:`wmcdp.notions.alignment`) before it is used.
 """
@@ -47,6 +52,15 @@ class SharedThreshold:
             raise ValueError(f"a shared threshold's report is one of {REPORTS}, a release ratio with 'fresh' only")
 
 
+@dataclass(frozen=True)
+class SharedMax:
+    """A declared report noisy max (module docstring): noise of ratio ``query_ratio`` on answers in ``lo .. hi``."""
+
+    query_ratio: Fraction
+    lo: int
+    hi: int
+
+
 def pmf(a: Fraction, z: int) -> Fraction:
     """``P(Z = z) = (1 - a)/(1 + a) a^|z|``, the two-sided geometric law of ratio ``a``."""
     return (1 - a) / (1 + a) * a ** abs(z)
@@ -71,12 +85,21 @@ def _conditioned(a: Fraction, W: int) -> dict[int, Fraction]:
     return {z: pmf(a, z) / inside for z in range(-W, W + 1)}
 
 
-def windowed_law(model: SharedThreshold, x: tuple[int, ...], W: int) -> dict[object, Fraction]:
+def windowed_law(model: SharedThreshold | SharedMax, x: tuple[int, ...], W: int) -> dict[object, Fraction]:
     """The output law of ``model`` on ``x`` with the threshold's and the answers' noise conditioned on
     ``|ρ| <= W`` and ``|ν_i| <= W`` (a fresh release keeps its merged tails), by enumerating every value."""
-    false, true, stopped = model.codes
     law: dict[object, Fraction] = {}
     query = _conditioned(model.query_ratio, W)
+    if isinstance(model, SharedMax):
+        for noise in itertools.product(query.items(), repeat=len(x)):
+            values = [q + nu for q, (nu, _) in zip(x, noise)]
+            k = values.index(max(values))  # the lowest index on ties
+            p = Fraction(1)
+            for _, w in noise:
+                p *= w
+            law[k] = law.get(k, Fraction(0)) + p
+        return law
+    false, true, stopped = model.codes
     for rho, w in _conditioned(model.threshold_ratio, W).items():
         t = model.threshold + rho
         for out, p in _answers(model, x, t, query, false, true, stopped):
@@ -120,9 +143,9 @@ def _merged(states: list[tuple[tuple[object, ...], Fraction, int]]) -> list[tupl
     return [(out, p, count) for (out, count), p in acc.items()]
 
 
-def inputs(model: SharedThreshold, n: int) -> Iterator[tuple[int, ...]]:
+def inputs(model: SharedThreshold | SharedMax, n: int) -> Iterator[tuple[int, ...]]:
     """Every input of ``n`` entries."""
     return itertools.product(range(model.lo, model.hi + 1), repeat=n)
 
 
-__all__ = ["REPORTS", "SharedThreshold", "at_least", "inputs", "pmf", "released", "windowed_law"]
+__all__ = ["REPORTS", "SharedMax", "SharedThreshold", "at_least", "inputs", "pmf", "released", "windowed_law"]

@@ -217,8 +217,9 @@ def test_every_n_gives_the_bound_with_its_lower_bound_and_the_json_validates(cap
     r = every_n(_family("SVT"), up_to=3, **_params("SVT"))
     assert r.alignment.ratio == 16 and r.extension is not None
     assert all(s.interval[1] <= r.alignment.epsilon for s in r.sizes)
-    g = every_n(_family("GapSVT"), up_to=2, **_params("GapSVT"))  # its sizes are refused: the bound stands alone
-    assert g.alignment.ratio == 16 and g.extension is None and all(s.plan.startswith("refused") for s in g.sizes)
+    g = every_n(_family("GapSVT"), up_to=2, **_params("GapSVT"))  # refused sizes: lower ends from a witness only
+    assert g.alignment.ratio == 16 and all(s.plan.startswith("refused") for s in g.sizes)
+    assert 0 < g.extension.bound(2) <= g.alignment.epsilon
     argv = ["privacy", "gap_svt", "-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2", "-p", "noise=unbounded"]
     assert main([*argv, "--every-n", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

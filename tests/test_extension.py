@@ -166,3 +166,19 @@ def test_the_cli_prints_the_lower_bound_and_its_json_validates(capsys):
     body = out["every_n"]
     assert body["extension"]["from_n"] == 1 and body["sizes"][0]["ratio"] is None
     assert body["extension"]["lower_bound"] == max(s["epsilon_interval"][0] for s in body["sizes"])
+
+
+def test_a_released_gap_gets_lower_ends_from_a_windowed_witness_and_is_refuted_for_every_n():
+    r = _run("BadGapSVT", 6, noise="unbounded")  # pure eps of each size is refused: it releases the noisy answer
+    assert all(s.plan.startswith("refused") and s.interval[1] == math.inf for s in r.sizes)
+    ext = r.extension
+    assert ext is not None and ext.bound(6) > math.log(HALF ** -BENCH["BadGapSVT"].claim_power(BENCH["BadGapSVT"].params))
+    assert all(s.witness[0] is not None and s.epsilon > 0 for s in r.sizes)  # n <= 6: each has its witness's end
+
+
+def test_an_output_beyond_the_first_window_widens_it():
+    from wmcdp import IntVector, Program, geometric, synthesize_privacy
+
+    prog = Program("release", IntVector(1, 0, 1), lambda x: (geometric(x[0], alpha=HALF),))
+    r = synthesize_privacy(prog, [((1,), (0,), (10,))], [((1,), (10,)), ((0,), (10,))])  # 10 lies past |Z| <= 2
+    assert r.interval.lo <= math.log(2) <= r.interval.hi and r.interval.half_width > 8

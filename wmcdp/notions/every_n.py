@@ -44,6 +44,7 @@ from ..plan.chain_classes import ClassChain, class_chains
 from .alignment import Alignment, find_alignment
 from .extension import Extension, Lower, check_extension, find_extension
 from .privacy import synthesize_privacy
+from .windowed import run_at
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
 
 #: the fewest consecutive sizes whose lumped chains must agree before a statement about every n is made
@@ -54,6 +55,8 @@ LONGEST, WIDEST = 400, 32
 MAX_SIZE = 400
 #: the longest period of repeating block boundaries sought (SmartSum restarts every M entries: period M)
 MAX_PERIOD = 8
+#: the sizes up to which a size refused for pure ε gets a lower end over a windowed witness, and that window
+WITNESS_SIZES, WITNESS_HALF_WIDTH = 6, 3
 
 
 @dataclass(frozen=True)
@@ -233,9 +236,10 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
         if compiled is not None or not relation or "unbounded release" not in str(exc):
             raise
         why = str(exc).splitlines()[0]  # a released gap or answer: no bracket of this size's eps
-        return Size(
-            n, 0.0, None, (None, None, None), f"refused: {why}", time.perf_counter() - began, (0.0, math.inf)
-        ), None
+        low = _witness_lower(program, neighbours) if n <= WITNESS_SIZES else None
+        lo, witness = low if low is not None else (0.0, (None, None, None))
+        seconds = time.perf_counter() - began
+        return Size(n, lo, None, witness, f"refused ({why})", seconds, (lo, math.inf)), None
     w = r.witness
     if r.interval is not None:
         interval = (float(r.interval.lo), float(r.interval.hi))
@@ -246,6 +250,20 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
     chains = class_chains(compiled, relation) if compiled is not None else None
     seconds = time.perf_counter() - began
     return Size(n, r.epsilon, r.ratio, (w.x, w.x_prime, w.y), getattr(r.plan, "kind", "sets"), seconds), chains
+
+
+def _witness_lower(program: Program, neighbours: str | None) -> tuple[float, tuple[Any, Any, Any]] | None:
+    """A certified lower end of pure ε of a program refused for it (its output releases an unbounded value): the
+    witness of the program with every draw in a window of half-width :data:`WITNESS_HALF_WIDTH`, an output of the
+    published program too, bracketed on the published program in both orders of its pair (the larger); None when
+    that fails."""
+    try:
+        w = run_at(program, WITNESS_HALF_WIDTH, "bdd", lambda c: synthesize_privacy(c, neighbours=neighbours)).result
+        x, xp, y = w.witness.x, w.witness.x_prime, w.witness.y
+        r = synthesize_privacy(program, [(x, xp, y), (xp, x, y)], [(x, y), (xp, y)], neighbours=neighbours, width=1e-3)
+    except WmcdpError:
+        return None
+    return float(r.interval.lo), (r.witness.x, r.witness.x_prime, r.witness.y)
 
 
 def _recount(family: Callable[..., Program], params: dict[str, Any], relation: str) -> Recount:

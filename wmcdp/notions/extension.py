@@ -80,9 +80,9 @@ class Extension:
 
     @property
     def witness(self) -> Lower:
-        """The first computed size whose lower end is the largest."""
-        best = max(low.epsilon for low in self.lower)
-        return next(low for low in self.lower if low.epsilon == best)
+        """The first computed size whose lower end is the largest (one with a witness)."""
+        best = max(low.epsilon for low in self.lower if low.witness[0] is not None)
+        return next(low for low in self.lower if low.epsilon == best and low.witness[0] is not None)
 
     def infinite_from(self) -> int | None:
         """The first size from which ε = ∞ at every larger size, or None."""
@@ -160,9 +160,8 @@ def find_extension(
         return None, f"padding a pair with an equal entry is not proved to keep it a neighbour pair under {relation!r}"
     if len(lowers) < 2:
         return None, "one size computed: no size to extend"
-    refused = [low.n for low in lowers if low.witness[0] is None]
-    if refused:
-        return None, f"no lower end of eps at n = {', '.join(map(str, refused))} (the size was refused)"
+    if all(low.witness[0] is None for low in lowers):
+        return None, "no size has a lower end of eps (each was refused)"
     programs = {low.n: family(n=low.n, **params) for low in lowers}
     pad = programs[lowers[0].n].inputs.entry_values[0]
     start, why = lowers[-1].n, ""
@@ -277,6 +276,8 @@ def _recounted(low: Lower, program: Program, rel: Any, pad: int, relation: str) 
     """The problems of size ``low.n``'s witness padded to ``program``'s size: a neighbour pair whose event "the
     output begins with y" has ``low``'s exact ratio (its bracket reaching ``low``'s lower end, in windows)."""
     x, xp, y = low.witness
+    if x is None:  # a size refused for pure eps with no lower end: nothing to recount
+        return []
     n = program.inputs.n
     pair = padded(x, n, pad), padded(xp, n, pad)
     if not rel.related(program.inputs, *pair):

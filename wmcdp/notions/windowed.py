@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from ..base.certified import exp_bound, log_down, log_up, weights_at
-from ..base.errors import WmcdpError
+from ..base.errors import NoRatioError, WmcdpError
 from ..base.windows import (
     WindowBracket,
     delta_bracket,
@@ -56,6 +56,9 @@ DEFAULT_WIDTH = 1e-6
 #: the first half-width of the windows, and the largest
 START_HALF_WIDTH = 2
 MAX_HALF_WIDTH = 1 << 12
+#: the widest first window tried while every output asked about has probability 0 in the window (they may lie
+#: beyond it: a released value far from the inputs)
+UNREACHED_HALF_WIDTH = 64
 #: the precision (bits) of exact-real weights' midpoints in a windowed run
 PRECISION = 128
 #: below this tail mass a windowed bracket is about proportional to ``T``: the next window is the one predicted
@@ -174,11 +177,18 @@ def bracketed(
     max_half_width: int = MAX_HALF_WIDTH,
 ) -> tuple[WindowRun, WindowBracket]:
     """The last window's run and bracket: from :data:`START_HALF_WIDTH` the window grows (:func:`_next_half_width`)
-    until ``ends`` gives a bracket narrow to ``width``, or past ``max_half_width``."""
+    until ``ends`` gives a bracket narrow to ``width``, or past ``max_half_width``. A first window where every
+    output asked about has probability 0 on both sides doubles, up to :data:`UNREACHED_HALF_WIDTH`."""
     width, program = _width(width), _program(prog)
     half_width, previous = START_HALF_WIDTH, None
     while True:
-        current = run_at(program, half_width, backend, run)
+        try:
+            current = run_at(program, half_width, backend, run)
+        except NoRatioError:  # the outputs asked about lie beyond this window: widen, up to UNREACHED_HALF_WIDTH
+            if previous is not None or 2 * half_width > min(max_half_width, UNREACHED_HALF_WIDTH):
+                raise
+            half_width *= 2
+            continue
         lo, hi, reason, goal, *at_tail = ends(current, previous)
         done = narrow_to(lo, goal, width)
         bracket = WindowBracket(lo, hi, PRECISION, of, current.half_width, current.tail, current.draws, done, reason)

@@ -228,3 +228,11 @@ def test_every_n_gives_the_bound_with_its_lower_bound_and_the_json_validates(cap
     assert out["every_n"]["alignment"]["ratio_exact"] == "16"
     assert main([*argv, "--every-n", "2"]) == 0
     assert "every n, an upper bound: e^eps(n) <= 16 for every n" in capsys.readouterr().out
+
+
+def test_the_cli_brackets_the_supremum_over_n_with_both_bounds(capsys):
+    argv = ["privacy", "svt", "-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2", "-p", "noise=unbounded"]
+    assert main([*argv, "--every-n", "3"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("every n: sup_n"))
+    low, high = (float(v) for v in line.split("[")[1].split("]")[0].split(", "))
+    assert low <= high == pytest.approx(math.log(16), rel=1e-9)

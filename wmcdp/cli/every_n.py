@@ -59,6 +59,10 @@ def as_text(r: EveryN) -> str:
             lines += [f"  claim  {claim}: {how}" for claim, how in r.alignment.proof]
         elif r.alignment_reason:
             lines.append(f"  no upper bound for every n ({r.alignment_reason})")
+        if r.extension is not None and r.alignment is not None:
+            top = r.extension.sizes[-1]
+            low, high = r.extension.bound(top), r.alignment.epsilon
+            lines.append(f"every n: sup_n eps(n) lies in [{_eps(low)}, {_eps(high)}] (the lower end from n = {top} on)")
     else:
         lines.append(f"every n: {r.statement.text}")
         lines += [f"  claim  {claim}: {how}" for claim, how in r.statement.proof]

@@ -35,6 +35,7 @@ from typing import Any
 from wmcdp.base.errors import WmcdpError
 from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, Program, ite
+from wmcdp.lang.shared_noise import AdaptiveThreshold
 
 from .registry import Claim, program
 from .suite import (
@@ -322,7 +323,13 @@ def _adaptive_svt(
         return tuple(out)
 
     extra = {"T": t, "N": bound, "cut": step, **budget}
-    return ans.program(name, body, "all-entries", extra, description)
+    shared = None
+    if ans.unbounded and isinstance(a, Fraction):  # its law, declared (wmcdp.lang.shared_noise.AdaptiveThreshold)
+        ratios = Fraction(a ** (4 * bound)), Fraction(a), Fraction(a**2)
+        report = "gap" if top_gap else "value"
+        codes = (FALSE, TRUE, STOPPED, TOP)
+        shared = AdaptiveThreshold(t, *ratios, step, 2 * bound, limit, 1, 2, report, codes, 0, ans.m)
+    return ans.program(name, body, "all-entries", extra, description, None, shared)
 
 
 @program()

@@ -27,7 +27,7 @@ from wmcdp.base.numbers import Number, as_number, format_number, positive_int
 from wmcdp.lang import Int, IntVector, OutputProduct, Program, discrete, ite, truncated_geometric
 from wmcdp.lang.geometric import geometric_ratio
 from wmcdp.lang.releases import ReleasedSum
-from wmcdp.lang.shared_noise import SharedMax, SharedThreshold
+from wmcdp.lang.shared_noise import AdaptiveThreshold, SharedMax, SharedThreshold
 from wmcdp.lang.unbounded import compared_geometric, geometric, released_geometric
 from wmcdp.lang.unbounded import one_sided_geometric as unbounded_one_sided
 
@@ -132,7 +132,7 @@ class Answers:
         extra: dict[str, Any],
         description: str,
         outputs: Callable[[], Iterable[Any]] | None = None,
-        shared_noise: SharedThreshold | SharedMax | None = None,
+        shared_noise: SharedThreshold | SharedMax | AdaptiveThreshold | None = None,
     ) -> Program:
         """The :class:`~wmcdp.lang.Program` ``name`` on :attr:`domain`, its parameters ``n``, ``m``, ``extra`` (the
         noise label of :func:`finest_ratio`, thresholds, ...) and ``margin`` (``noise="unbounded"`` instead, for

@@ -94,7 +94,7 @@ def reference_epsilon(name, n, relation="all-entries"):
     return best
 
 
-@pytest.mark.parametrize("name", ["NoisyMax", "SVT", "MonotoneSVT", "GapSVT", "NumSVT"])
+@pytest.mark.parametrize("name", ["NoisyMax", "SVT", "MonotoneSVT", "GapSVT", "NumSVT", "AdaptiveSVT"])
 def test_the_bound_of_each_correct_sparse_vector_is_its_claim(name):
     r, why = find_alignment(_family(name), _params(name), _family(name)(n=1, **_params(name)).neighbours, [])
     assert why is None and r.ratio == _claim(name)
@@ -169,6 +169,44 @@ def test_the_published_noisy_max_stays_within_its_bound(relation):
             assert size.interval[0] - 1e-9 <= eps <= size.interval[1] + 1e-9
 
 
+def adaptive_reference(x, a, T=1, cut=1, gaps=12):
+    """The published adaptive sparse vector (N = 1: from 2 spend up to 2, TOP costs 1, TRUE 2) on ``x``, over the
+    outputs whose gaps are at most ``gaps``: {output: probability} (floats), the threshold over |ρ| <= 40."""
+    a_t, low = a**4, a**2
+    norm = lambda r: (1 - r) / (1 + r)  # noqa: E731
+    law = {}
+    for rho in range(-40, 41):
+        t, w = T + rho, float(norm(a_t) * a_t ** abs(rho))
+        states = {((), 2): w}
+        for q in x:
+            nxt = {}
+            for (out, spent), p in states.items():
+                if spent > 2:
+                    options = [((2, 0), spent, p)]
+                else:
+                    below = 1 - float(survival(a, t + cut - q))  # P(q + ν < t + cut): not TOP
+                    options = [((0, 0), spent, p * below * (1 - float(survival(low, t - q))))]
+                    options += [((3, g), spent + 1, p * float(norm(a) * a ** abs(g + t - q))) for g in range(cut, gaps)]
+                    options += [((1, g), spent + 2, p * below * float(norm(low) * low ** abs(g + t - q))) for g in range(gaps)]
+                for answer, after, pr in options:
+                    key = ((*out, answer), after)
+                    nxt[key] = nxt.get(key, 0.0) + pr
+            states = nxt
+        for (out, _), p in states.items():
+            law[out] = law.get(out, 0.0) + p
+    return law
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_published_adaptive_sparse_vector_stays_within_its_bound(n):
+    family, params = _family("AdaptiveSVT"), _params("AdaptiveSVT")
+    bound, _ = find_alignment(family, params, "all-entries", [])
+    assert bound.ratio == 256
+    laws = {x: adaptive_reference(x, HALF) for x in itertools.product(range(2), repeat=n)}
+    eps = max(math.log(laws[x][y] / laws[xp][y]) for x, xp in itertools.permutations(laws, 2) for y in laws[x])
+    assert 0 < eps <= bound.epsilon
+
+
 def test_the_declared_law_is_checked_against_the_program():
     family, params = _family("SVT"), _params("SVT")
     assert model_problems(family, params) == []
@@ -189,6 +227,15 @@ def test_the_declared_law_is_checked_against_the_program():
         return dataclasses.replace(p, shared_noise=dataclasses.replace(p.shared_noise, query_ratio=Fraction(1, 3)))
 
     assert model_problems(other_ratio, params) != []
+    family, params = _family("AdaptiveSVT"), _params("AdaptiveSVT")
+    assert model_problems(family, params) == []
+    for change in ({"cut": 2}, {"top_report": "value"}, {"start": 1}, {"low_ratio": HALF}):
+
+        def adaptive(change=change, **kw):
+            p = family(**kw)
+            return dataclasses.replace(p, shared_noise=dataclasses.replace(p.shared_noise, **change))
+
+        assert model_problems(adaptive, params) != []
 
 
 @pytest.mark.parametrize("field", ["shift", "ratio", "supremum", "bound"])

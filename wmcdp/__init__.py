@@ -40,6 +40,7 @@ _EXPORTS = {
     "IntVector": "lang",
     "Program": "lang",
     "OutputProduct": "lang",
+    "AdaptiveThreshold": "lang",
     "SharedMax": "lang",
     "SharedThreshold": "lang",
     "discrete": "lang",
@@ -163,6 +164,7 @@ if TYPE_CHECKING:  # the same names, re-exported for type checkers and editors (
     from .count.probabilities import DenseTable as DenseTable
     from .count.probabilities import ProbabilityTable as ProbabilityTable
     from .count.probabilities import inference as inference
+    from .lang import AdaptiveThreshold as AdaptiveThreshold
     from .lang import Bits as Bits
     from .lang import Bool as Bool
     from .lang import Int as Int

@@ -2,7 +2,7 @@
 
 from .geometric import truncated_geometric
 from .program import Bits, IntVector, OutputProduct, Program, Trace, Vector
-from .shared_noise import SharedMax, SharedThreshold
+from .shared_noise import AdaptiveThreshold, SharedMax, SharedThreshold
 from .unbounded import compared_geometric, discrete_gaussian, geometric, one_sided_geometric, released_geometric
 from .values import Bool, Int, discrete, flip, ite, uniform
 
@@ -11,6 +11,7 @@ __all__ = [
     "IntVector",
     "Vector",
     "OutputProduct",
+    "AdaptiveThreshold",
     "SharedMax",
     "SharedThreshold",
     "Program",

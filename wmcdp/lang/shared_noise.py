@@ -16,6 +16,11 @@ lowest index on ties; given the winner's noisy value ``v`` the others are indepe
 
     P(k | x) = sum_v P(x_k + ν_k = v) * prod_(i < k) P(x_i + ν_i < v) * prod_(i > k) P(x_i + ν_i <= v).
 
+Adaptive sparse vector (:class:`AdaptiveThreshold`; Ding et al. 2019, Alg. 3) draws two noisy answers per entry:
+TOP when ``x_i + ν_i - t >= cut`` (the gap, or the noisy answer itself, released), else TRUE when
+``x_i + ν'_i >= t`` (its gap released), else FALSE; a TOP costs ``top_cost``, a TRUE ``low_cost``, from ``start``,
+and every entry read once the spending exceeds ``limit`` is STOPPED.
+
 Each is a claim, like :attr:`~wmcdp.lang.Program.outputs`: :func:`windowed_law` gives its law with every draw
 conditioned on a window of half-width ``W`` around its center, which a checker compares, exactly, with the
 program's own compiled in the same windows (:mod:`wmcdp.notions.alignment`) before it is used.
@@ -61,6 +66,27 @@ class SharedMax:
     hi: int
 
 
+@dataclass(frozen=True)
+class AdaptiveThreshold:
+    """A declared adaptive sparse vector (module docstring): the threshold ``T + ρ`` (ratio ``threshold_ratio``),
+    the top answer's noise ``top_ratio`` and the lower one's ``low_ratio``; ``top_report`` is ``"gap"`` or
+    ``"value"``; ``codes`` are FALSE, TRUE, STOPPED and TOP, each answer ``(code, value)``."""
+
+    threshold: int
+    threshold_ratio: Fraction
+    top_ratio: Fraction
+    low_ratio: Fraction
+    cut: int
+    start: int
+    limit: int
+    top_cost: int
+    low_cost: int
+    top_report: str
+    codes: tuple[int, int, int, int]
+    lo: int
+    hi: int
+
+
 def pmf(a: Fraction, z: int) -> Fraction:
     """``P(Z = z) = (1 - a)/(1 + a) a^|z|``, the two-sided geometric law of ratio ``a``."""
     return (1 - a) / (1 + a) * a ** abs(z)
@@ -85,9 +111,13 @@ def _conditioned(a: Fraction, W: int) -> dict[int, Fraction]:
     return {z: pmf(a, z) / inside for z in range(-W, W + 1)}
 
 
-def windowed_law(model: SharedThreshold | SharedMax, x: tuple[int, ...], W: int) -> dict[object, Fraction]:
+def windowed_law(
+    model: SharedThreshold | SharedMax | AdaptiveThreshold, x: tuple[int, ...], W: int
+) -> dict[object, Fraction]:
     """The output law of ``model`` on ``x`` with the threshold's and the answers' noise conditioned on
     ``|ρ| <= W`` and ``|ν_i| <= W`` (a fresh release keeps its merged tails), by enumerating every value."""
+    if isinstance(model, AdaptiveThreshold):
+        return _adaptive_law(model, x, W)
     law: dict[object, Fraction] = {}
     query = _conditioned(model.query_ratio, W)
     if isinstance(model, SharedMax):
@@ -143,9 +173,52 @@ def _merged(states: list[tuple[tuple[object, ...], Fraction, int]]) -> list[tupl
     return [(out, p, count) for (out, count), p in acc.items()]
 
 
-def inputs(model: SharedThreshold | SharedMax, n: int) -> Iterator[tuple[int, ...]]:
+def _adaptive_law(model: AdaptiveThreshold, x: tuple[int, ...], W: int) -> dict[object, Fraction]:
+    """:func:`windowed_law` of an adaptive sparse vector."""
+    false, true, stopped, top = model.codes
+    law: dict[object, Fraction] = {}
+    upper, lower = _conditioned(model.top_ratio, W), _conditioned(model.low_ratio, W)
+    for rho, w in _conditioned(model.threshold_ratio, W).items():
+        t = model.threshold + rho
+        states: dict[tuple[tuple[object, ...], int], Fraction] = {((), model.start): w}
+        for q in x:
+            nxt: dict[tuple[tuple[object, ...], int], Fraction] = {}
+            for (out, spent), p in states.items():
+                if spent > model.limit:
+                    moves = [((stopped, 0), spent, p)]
+                else:
+                    moves = []
+                    for nu, wu in upper.items():
+                        for mu, wl in lower.items():
+                            if q + nu - t >= model.cut:
+                                value = q + nu - t if model.top_report == "gap" else q + nu
+                                moves.append(((top, value), spent + model.top_cost, p * wu * wl))
+                            elif q + mu >= t:
+                                moves.append(((true, q + mu - t), spent + model.low_cost, p * wu * wl))
+                            else:
+                                moves.append(((false, 0), spent, p * wu * wl))
+                for answer, after, pr in moves:
+                    key = ((*out, answer), after)
+                    nxt[key] = nxt.get(key, Fraction(0)) + pr
+            states = nxt
+        for (out, _), p in states.items():
+            law[out] = law.get(out, Fraction(0)) + p
+    return law
+
+
+def inputs(model: SharedThreshold | SharedMax | AdaptiveThreshold, n: int) -> Iterator[tuple[int, ...]]:
     """Every input of ``n`` entries."""
     return itertools.product(range(model.lo, model.hi + 1), repeat=n)
 
 
-__all__ = ["REPORTS", "SharedMax", "SharedThreshold", "at_least", "inputs", "pmf", "released", "windowed_law"]
+__all__ = [
+    "REPORTS",
+    "AdaptiveThreshold",
+    "SharedMax",
+    "SharedThreshold",
+    "at_least",
+    "inputs",
+    "pmf",
+    "released",
+    "windowed_law",
+]

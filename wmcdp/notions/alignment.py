@@ -47,8 +47,20 @@ from ..base.errors import WmcdpError
 from ..compile import compile_program
 from ..count.probabilities import inference
 from ..lang.program import Program
-from ..lang.shared_noise import SharedMax, SharedThreshold, at_least, inputs, pmf, released, windowed_law
+from ..lang.shared_noise import (
+    AdaptiveThreshold,
+    SharedMax,
+    SharedThreshold,
+    at_least,
+    inputs,
+    pmf,
+    released,
+    windowed_law,
+)
 from ..lang.unbounded import window
+
+#: a declared law of shared noise
+Shared = SharedThreshold | SharedMax | AdaptiveThreshold
 
 #: the half-width of the windows and the sizes at which a declared law is compared with the program's
 CHECKED_HALF_WIDTH = 2
@@ -94,7 +106,7 @@ class Alignment:
         return math.log(self.ratio)
 
 
-def directions(relation: str, model: SharedThreshold | SharedMax) -> tuple[Moves, ...] | None:
+def directions(relation: str, model: Shared) -> tuple[Moves, ...] | None:
     """The directions of a built-in relation, or None (one an alignment is not made for)."""
     width = model.hi - model.lo
     return {
@@ -120,10 +132,12 @@ def _false(model: SharedThreshold, d: int) -> Fraction:
     return model.query_ratio ** -max(0, -d)
 
 
-def align(model: SharedThreshold | SharedMax, moves: Moves) -> Aligned | None:
+def align(model: Shared, moves: Moves) -> Aligned | None:
     """The least bound over the shifts of :data:`SHIFTS` for one direction, or None when none is uniform in n."""
     if isinstance(model, SharedMax):
         return _align_max(model, moves)
+    if isinstance(model, AdaptiveThreshold):
+        return _align_adaptive(model, moves)
     best: Aligned | None = None
     for s in SHIFTS:
         hub = model.threshold_ratio ** -abs(s)
@@ -176,13 +190,69 @@ def _align_max(model: SharedMax, moves: Moves) -> Aligned | None:
     return best
 
 
+def _adaptive_costs(model: AdaptiveThreshold, s: int, delta: int) -> dict[str, Fraction]:
+    """Each answer type's supremum over t of an adaptive sparse vector, the threshold shifted by ``s``, the entry
+    moved by ``delta`` (``d = s + delta``): FALSE pays both comparisons' distribution-function ratios, TRUE the
+    top comparison's and the lower gap's law, TOP its gap's law (its released answer's, which needs ``s <= 0``:
+    a shift up makes ``z - t >= cut`` hold on one side only)."""
+    d, top, low = s + delta, model.top_ratio, model.low_ratio
+    below = top ** -max(0, -d)
+    out = {"FALSE": below * low ** -max(0, -d), "TRUE": below * low ** -abs(d)}
+    if model.top_report == "gap":
+        out["TOP"] = top ** -abs(d)
+    elif s <= 0:
+        out["TOP"] = top ** -abs(delta)
+    return out
+
+
+def _spendings(model: AdaptiveThreshold, tops: Fraction, trues: Fraction) -> Fraction | None:
+    """The largest product ``tops^k1 trues^k2`` over the counts of TOP and TRUE answers the budget lets through:
+    each is read while the spending is at most ``limit``, so the spending before the last paying answer is; None
+    when a free code makes the count unbounded and its cost is above 1."""
+    if (model.top_cost <= 0 and tops != 1) or (model.low_cost <= 0 and trues != 1):
+        return None
+    room = model.limit - model.start
+    best = Fraction(1)
+    most = room + max(model.top_cost, model.low_cost)
+    for k1 in range(most // max(model.top_cost, 1) + 1 if model.top_cost > 0 else 1):
+        for k2 in range(most // max(model.low_cost, 1) + 1 if model.low_cost > 0 else 1):
+            paid = [c for c, k in ((model.top_cost, k1), (model.low_cost, k2)) if k]
+            if not paid or model.top_cost * k1 + model.low_cost * k2 - max(paid) <= room:
+                best = max(best, tops**k1 * trues**k2)
+    return best
+
+
+def _align_adaptive(model: AdaptiveThreshold, moves: Moves) -> Aligned | None:
+    """An adaptive sparse vector: the threshold shifted by ``s``; every FALSE answer free, the TOP and TRUE answers
+    as many as the budget lets through (:func:`_spendings`). All-entries and monotone moves only."""
+    if moves.one:
+        return None
+    best: Aligned | None = None
+    for s in SHIFTS:
+        costs = {delta: _adaptive_costs(model, s, delta) for delta in moves.deltas}
+        if any("TOP" not in c or c["FALSE"] != 1 for c in costs.values()):
+            continue
+        tops, trues = max(c["TOP"] for c in costs.values()), max(c["TRUE"] for c in costs.values())
+        spent = _spendings(model, tops, trues)
+        if spent is None:
+            continue
+        ratio = model.threshold_ratio ** -abs(s) * spent
+        if best is None or ratio < best.ratio:
+            suprema = (
+                ("threshold", s, model.threshold_ratio ** -abs(s)),
+                *((kind, delta, c[kind]) for delta, c in costs.items() for kind in ("FALSE", "TRUE", "TOP")),
+            )
+            best = Aligned(moves, s, ratio, suprema)
+    return best
+
+
 def find_alignment(
     family: Callable[..., Program], params: dict[str, Any], relation: str, lowers: Sequence[float]
 ) -> tuple[Alignment | None, str | None]:
     """The alignment bound of ``family`` (its declared law checked first), or None and why there is none;
     ``lowers`` are the computed sizes' lower ends of ε, which the bound must not be below."""
     model = family(n=1, **params).shared_noise
-    if not isinstance(model, (SharedThreshold, SharedMax)):
+    if not isinstance(model, (SharedThreshold, SharedMax, AdaptiveThreshold)):
         return None, "the program declares no shared noise (a threshold or a noisy maximum)"
     moves = directions(relation, model)
     if moves is None:
@@ -211,7 +281,7 @@ def _text(aligned: tuple[Aligned, ...], ratio: Fraction) -> str:
     return f"e^eps(n) <= {ratio} for every n (eps <= {math.log(ratio):.10g}; alignment {shifts})"
 
 
-def _proof(aligned: tuple[Aligned, ...], model: SharedThreshold | SharedMax) -> tuple[tuple[str, str], ...]:
+def _proof(aligned: tuple[Aligned, ...], model: Shared) -> tuple[tuple[str, str], ...]:
     sizes = ", ".join(map(str, CHECKED_SIZES))
     per = "; ".join(
         f"{a.moves.name}: " + ", ".join(f"{kind}({d}) {sup}" for kind, d, sup in a.suprema) for a in aligned
@@ -224,13 +294,26 @@ def _proof(aligned: tuple[Aligned, ...], model: SharedThreshold | SharedMax) -> 
         ),
         (
             "P(y | x) <= A prod_i c_i P(y | x') for every n",
-            "the winner's noisy value shifted on the x' side, per value; one winner, every other answer free"
-            if isinstance(model, SharedMax)
-            else "the threshold shifted on the x' side, per threshold value; TRUE answers at most N = "
-            f"{model.bound if model.bound is not None else 'inf'}, every FALSE one free",
+            _counted(model),
         ),
         ("each type's supremum over t", f"closed forms, by log-concavity, checked on a range of t ({per})"),
         ("at least every computed size's eps", "the bound is at least each computed size's lower end"),
+    )
+
+
+def _counted(model: Shared) -> str:
+    """How the answers that pay are counted, in words."""
+    if isinstance(model, SharedMax):
+        return "the winner's noisy value shifted on the x' side, per value; one winner, every other answer free"
+    if isinstance(model, AdaptiveThreshold):
+        return (
+            "the threshold shifted on the x' side, per threshold value; TOP and TRUE answers as many as the budget "
+            f"lets through (from {model.start}, costs {model.top_cost} and {model.low_cost}, up to {model.limit}), "
+            "every FALSE one free"
+        )
+    return (
+        "the threshold shifted on the x' side, per threshold value; TRUE answers at most N = "
+        f"{model.bound if model.bound is not None else 'inf'}, every FALSE one free"
     )
 
 
@@ -259,8 +342,10 @@ def _range(a: Fraction) -> range:
     return range(-k, k + 1)
 
 
-def _ratios(model: SharedThreshold | SharedMax, kind: str, d: int, delta: int, shift: int) -> Iterable[Fraction]:
+def _ratios(model: Shared, kind: str, d: int, delta: int, shift: int) -> Iterable[Fraction]:
     """The type's ratio at every offset of the checked range, from the closed forms."""
+    if isinstance(model, AdaptiveThreshold):
+        return _adaptive_ratios(model, kind, d, delta, shift)
     a = model.query_ratio
     if kind == "winner":
         return (pmf(a, k) / pmf(a, k + d) for k in _range(a))
@@ -286,7 +371,29 @@ def _ratios(model: SharedThreshold | SharedMax, kind: str, d: int, delta: int, s
     return (c * rel for c in code)
 
 
-def check_alignment(result: Alignment, model: SharedThreshold | SharedMax, lowers: Sequence[float]) -> list[str]:
+def _below(a: Fraction, k: int, d: int) -> Fraction:
+    """``P(ν < k) / P(ν < k + d)``."""
+    return (1 - at_least(a, k)) / (1 - at_least(a, k + d))
+
+
+def _adaptive_ratios(model: AdaptiveThreshold, kind: str, d: int, delta: int, shift: int) -> list[Fraction]:
+    """An adaptive sparse vector's type ratios on the checked range (the TRUE answer's two factors read different
+    noise, so its supremum is the product of theirs; FALSE's at one and the same t)."""
+    top, low = model.top_ratio, model.low_ratio
+    if kind == "threshold":
+        a = model.threshold_ratio
+        return [pmf(a, r) / pmf(a, r + shift) for r in _range(a)]
+    if kind == "FALSE":
+        return [_below(top, k + model.cut, d) * _below(low, k, d) for k in _range(max(top, low))]
+    if kind == "TRUE":
+        gap = max(pmf(low, k) / pmf(low, k + d) for k in _range(low))
+        return [_below(top, k, d) * gap for k in _range(top)]
+    if model.top_report == "gap":
+        return [pmf(top, k) / pmf(top, k + d) for k in _range(top)]
+    return [pmf(top, k) / pmf(top, k + delta) for k in _range(top)]
+
+
+def check_alignment(result: Alignment, model: Shared, lowers: Sequence[float]) -> list[str]:
     """The problems of ``result`` (an empty list: verified): each direction's bound recomputed from its shift and
     suprema, each supremum against the type's ratios on a range of t (never above it, and within
     :data:`SETTLED` of it at the range's end or attained), and the bound at least every computed lower end."""

@@ -132,6 +132,8 @@ def every_n_row(bench, up_to: int, timeout: float) -> dict:
         ext, bound = r.extension, r.alignment
         if r.statement is None and ext is not None and ext.bound(up_to) > math.log(claim):
             rec.update(statement=ext.text, verdict="refuted", why="")
+        elif r.statement is None and r.growth is not None:
+            rec.update(statement=r.growth.text, verdict="refuted", why="")
         elif r.statement is None and bound is not None and bound.ratio <= claim:
             said = bound.text + ("" if ext is None else f"; {ext.text}")
             rec.update(statement=said, verdict="proved", why="")

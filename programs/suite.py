@@ -170,7 +170,7 @@ def _noisy_max(
     """Report noisy max, ``a = e^(-eps0/2)``: two-sided noise ``TGeom_a`` or one-sided (:meth:`Answers.noisy_up`).
 
     The index (``report_value`` False) declares its outputs ``0..n-1``: the loop sets it to a loop index only; with
-    unbounded two-sided noise it declares its law too (:class:`~wmcdp.lang.shared_noise.SharedMax`)."""
+    unbounded two-sided noise either declares its law too (:class:`~wmcdp.lang.shared_noise.SharedMax`)."""
     ans = Answers(n, m, margin, noise)
     a, budget = finest_ratio(eps0, alpha, lambda e: 2 / e)
     noisy = ans.noisy_up if one_sided else ans.noisy
@@ -185,8 +185,8 @@ def _noisy_max(
         return best if report_value else best_index
 
     outputs = None if report_value else lambda: range(ans.n)
-    declared = ans.unbounded and not (report_value or one_sided) and isinstance(a, Fraction)
-    shared = SharedMax(Fraction(a), 0, ans.m) if declared else None  # the index, two-sided noise: its law
+    declared = ans.unbounded and not one_sided and isinstance(a, Fraction)  # two-sided noise: its law
+    shared = SharedMax(Fraction(a), 0, ans.m, "value" if report_value else "index") if declared else None
     return ans.program(name, body, "all-entries", budget, description, outputs, shared)
 
 

@@ -283,3 +283,36 @@ def test_the_cli_brackets_the_supremum_over_n_with_both_bounds(capsys):
     line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("every n: sup_n"))
     low, high = (float(v) for v in line.split("[")[1].split("]")[0].split(", "))
     assert low <= high == pytest.approx(math.log(16), rel=1e-9)
+
+
+def max_value_reference(x, a, v):
+    """P(the largest noisy answer is v | x) of the published law, from survival sums (floats)."""
+    at_most = lambda c, w: 1 - float(survival(a, w - c + 1))  # noqa: E731  P(c + ν <= w)
+    return math.prod(at_most(c, v) for c in x) - math.prod(at_most(c, v - 1) for c in x)
+
+
+def test_a_released_noisy_maximum_grows_along_its_family_at_every_n(capsys):
+    from wmcdp.notions.growth import Growth, check_growth, family_ratio, find_growth
+
+    family, params = _family("BadNoisyMax"), _params("BadNoisyMax")
+    model = family(n=1, **params).shared_noise
+    g, why = find_growth(family, params, "all-entries", [])
+    assert why is None and g.factor == 2 and (g.x, g.x_prime, g.y) == (0, 1, -1)
+    for n in range(1, 6):  # the published law, summed directly: 2^n exactly (to float rounding)
+        ratio = max_value_reference((0,) * n, HALF, -1) / max_value_reference((1,) * n, HALF, -1)
+        assert ratio == pytest.approx(2**n, rel=1e-9) and family_ratio(model, n, 0, 1, -1) == 2**n
+    assert check_growth(dataclasses.replace(g, factor=Fraction(3)), model, []) != []
+    assert check_growth(g, model, [0.5, 1.0]) != []  # above a computed upper end at n = 2
+    assert find_growth(family, params, "one-entry", [])[0] is None
+    assert find_growth(_family("NoisyMax"), _params("NoisyMax"), "all-entries", [])[0] is None
+    assert isinstance(g, Growth)
+    r = every_n(family, up_to=3, **params)
+    assert r.growth.factor == 2 and r.alignment is None
+    argv = ["privacy", "noisy_max_value", "-p", "m=1", "-p", "alpha=1/2", "-p", "noise=unbounded", "--every-n", "2"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["every_n"]["growth"]["factor_exact"] == "2"
+    jsonschema = pytest.importorskip("jsonschema")
+    from importlib import resources
+
+    jsonschema.validate(out, json.loads(resources.files("wmcdp.report").joinpath("wmcdp-1.json").read_text()))

@@ -59,6 +59,9 @@ def as_text(r: EveryN) -> str:
             lines += [f"  claim  {claim}: {how}" for claim, how in r.alignment.proof]
         elif r.alignment_reason:
             lines.append(f"  no upper bound for every n ({r.alignment_reason})")
+        if r.growth is not None:
+            lines.append(f"every n, growth: {r.growth.text}")
+            lines += [f"  claim  {claim}: {how}" for claim, how in r.growth.proof]
         if r.extension is not None and r.alignment is not None:
             top = r.extension.sizes[-1]
             low, high = r.extension.bound(top), r.alignment.epsilon
@@ -104,6 +107,12 @@ def as_json(r: EveryN) -> dict[str, Any]:
     head = envelope("privacy", None, neighbours=r.relation, exact=all(s.interval is None for s in r.sizes))
     body = {"sizes": sizes, "statement": statement, "reason": r.reason, "extension": _extension(r)}
     body["alignment"] = _alignment(r)
+    g = r.growth
+    body["growth"] = (
+        ({"reason": r.growth_reason} if r.growth_reason else None)
+        if g is None
+        else {"text": g.text, "factor_exact": str(g.factor), "x": g.x, "x_prime": g.x_prime, "y": g.y}
+    )
     label = f"{r.name}({', '.join(f'{k}={v}' for k, v in r.params.items())})"
     shown = {k: str(v) for k, v in r.params.items()}
     return {**head, "program": r.name, "label": label, "params": shown, "every_n": body, "seconds": r.seconds}

@@ -14,7 +14,10 @@ it is the gap ``x_i + ν_i - t`` (``"gap"``) or a fresh release ``x_i + ν'_i`` 
 Report noisy max (:class:`SharedMax`) outputs the index ``k`` of the largest noisy answer ``x_i + ν_i``, the
 lowest index on ties; given the winner's noisy value ``v`` the others are independent:
 
-    P(k | x) = sum_v P(x_k + ν_k = v) * prod_(i < k) P(x_i + ν_i < v) * prod_(i > k) P(x_i + ν_i <= v).
+    P(k | x) = sum_v P(x_k + ν_k = v) * prod_(i < k) P(x_i + ν_i < v) * prod_(i > k) P(x_i + ν_i <= v);
+
+one that outputs the largest noisy answer itself has ``P(v | x) = prod_i P(x_i + ν_i <= v) - prod_i
+P(x_i + ν_i < v)``.
 
 Adaptive sparse vector (:class:`AdaptiveThreshold`; Ding et al. 2019, Alg. 3) draws two noisy answers per entry:
 TOP when ``x_i + ν_i - t >= cut`` (the gap, or the noisy answer itself, released), else TRUE when
@@ -59,11 +62,13 @@ class SharedThreshold:
 
 @dataclass(frozen=True)
 class SharedMax:
-    """A declared report noisy max (module docstring): noise of ratio ``query_ratio`` on answers in ``lo .. hi``."""
+    """A declared report noisy max (module docstring): noise of ratio ``query_ratio`` on answers in ``lo .. hi``;
+    ``report`` ``"index"`` outputs the winner's index, ``"value"`` the largest noisy answer itself."""
 
     query_ratio: Fraction
     lo: int
     hi: int
+    report: str = "index"
 
 
 @dataclass(frozen=True)
@@ -123,11 +128,11 @@ def windowed_law(
     if isinstance(model, SharedMax):
         for noise in itertools.product(query.items(), repeat=len(x)):
             values = [q + nu for q, (nu, _) in zip(x, noise)]
-            k = values.index(max(values))  # the lowest index on ties
+            out: object = values.index(max(values)) if model.report == "index" else max(values)  # lowest on ties
             p = Fraction(1)
             for _, w in noise:
                 p *= w
-            law[k] = law.get(k, Fraction(0)) + p
+            law[out] = law.get(out, Fraction(0)) + p
         return law
     false, true, stopped = model.codes
     for rho, w in _conditioned(model.threshold_ratio, W).items():

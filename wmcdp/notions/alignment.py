@@ -173,7 +173,7 @@ def _align_max(model: SharedMax, moves: Moves) -> Aligned | None:
     ``P(ν = z) / P(ν = z + d) <= a^-|d|`` (it reads its own answer), every other answer the FALSE answer's
     supremum (``< v`` or ``<= v``: the same offsets)."""
     best: Aligned | None = None
-    for s in SHIFTS:
+    for s in SHIFTS if model.report == "index" else (0,):  # a released maximum is the hub itself: no shift
         winner = {delta: model.query_ratio ** -abs(s + delta) for delta in moves.deltas}
         other = {delta: model.query_ratio ** -max(0, -(s + delta)) for delta in moves.deltas}
         if moves.one:

@@ -21,7 +21,8 @@ chains, and chains whose lumped steps do not settle, get the per-size values and
 and, when each size's output begins with the one before's, the lower bounds that gives at every larger size
 (:mod:`.extension`: ε is then non-decreasing in n); a program with noise on all of the integers gets each size's
 certified bracket of ε and those lower bounds. A program that declares its law as a shared noisy threshold (the
-sparse vector family) gets an upper bound of ε at every n from an alignment of its threshold (:mod:`.alignment`).
+sparse vector family) gets an upper bound of ε at every n from an alignment of its threshold (:mod:`.alignment`);
+one that releases its noisy maximum, a witness family along which ε(n) grows by a closed form (:mod:`.growth`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ..lang.values import Bool
 from ..plan.chain_classes import ClassChain, class_chains
 from .alignment import Alignment, find_alignment
 from .extension import Extension, Lower, check_extension, find_extension
+from .growth import Growth, find_growth
 from .privacy import synthesize_privacy
 from .windowed import run_at
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
@@ -139,7 +141,8 @@ class EveryN:
     and ``reason`` (why not), the relation and the total seconds; without a statement, ``extension`` (the lower
     bounds of ε at every larger size from outputs that extend, :mod:`.extension`) or ``extension_reason``, and
     ``alignment`` (an upper bound of ε at every n of a declared shared threshold, :mod:`.alignment`) or
-    ``alignment_reason``."""
+    ``alignment_reason``, and ``growth`` (a witness family along which ε(n) grows without bound, :mod:`.growth`)
+    or ``growth_reason``."""
 
     name: str
     params: dict[str, Any]
@@ -153,6 +156,8 @@ class EveryN:
     extension_reason: str | None = None
     alignment: Alignment | None = None
     alignment_reason: str | None = None
+    growth: Growth | None = None
+    growth_reason: str | None = None
 
 
 def every_n(
@@ -168,7 +173,7 @@ def every_n(
     if not (isinstance(start, int) and isinstance(up_to, int) and 1 <= start <= up_to <= MAX_SIZE):
         raise WmcdpError(f"every n: sizes must satisfy 1 <= start <= up_to <= {MAX_SIZE}, got {start} .. {up_to}")
     began = time.perf_counter()
-    family = _components(family)
+    declared, family = family, _components(family)  # a declared law is of the program as written
     first = family(n=start, **params)
     relation = neighbours or (first.neighbours if isinstance(first.neighbours, str) else "")
     sizes, chains = [], {}
@@ -183,10 +188,17 @@ def every_n(
     if problems:  # the statement's own check failed: report no statement, and why
         out = EveryN(out.name, out.params, relation, out.sizes, None, "; ".join(problems), out.seconds, problems)
     if out.statement is None:
-        out = _with_extension(out, family, params)
-        bound, why = find_alignment(family, params, relation, [s.epsilon for s in out.sizes])
-        out = replace(out, alignment=bound, alignment_reason=why)
+        out = _with_bounds(_with_extension(out, family, params), declared, params)
     return replace(out, seconds=time.perf_counter() - began)
+
+
+def _with_bounds(out: EveryN, family: Callable[..., Program], params: dict[str, Any]) -> EveryN:
+    """``out`` with the bounds of a declared law of shared noise: the alignment's upper bound and a growth family
+    (each, or why there is none)."""
+    bound, why = find_alignment(family, params, out.relation, [s.epsilon for s in out.sizes])
+    uppers = [s.epsilon if s.interval is None else s.interval[1] for s in out.sizes]
+    grows, grows_why = find_growth(family, params, out.relation, uppers if out.sizes[0].n == 1 else [])
+    return replace(out, alignment=bound, alignment_reason=why, growth=grows, growth_reason=grows_why)
 
 
 def _with_extension(out: EveryN, family: Callable[..., Program], params: dict[str, Any]) -> EveryN:

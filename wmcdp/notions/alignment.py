@@ -257,10 +257,7 @@ def find_alignment(
     moves = directions(relation, model)
     if moves is None:
         return None, f"no alignment is made under the relation {relation!r}"
-    problems = model_problems(family, params)
-    if problems:
-        return None, problems[0]
-    found = [align(model, m) for m in moves]
+    found = [align(model, m) for m in moves]  # from the declared law alone: cheap, so before the law is checked
     missing = [m.name for m, a in zip(moves, found) if a is None]
     if missing:
         return None, (
@@ -268,6 +265,9 @@ def find_alignment(
             if isinstance(model, SharedThreshold) and model.bound is None
             else f"no shift of the shared noise makes every FALSE answer free ({', '.join(missing)})"
         )
+    problems = model_problems(family, params)
+    if problems:
+        return None, problems[0]
     aligned = tuple(a for a in found if a is not None)
     ratio = max(a.ratio for a in aligned)
     out = Alignment(aligned, ratio, _text(aligned, ratio), _proof(aligned, model))

@@ -46,7 +46,7 @@ from .alignment import Alignment, find_alignment
 from .extension import Extension, Lower, check_extension, find_extension
 from .growth import Growth, find_growth
 from .privacy import synthesize_privacy
-from .windowed import run_at
+from .windowed import UnboundedRelease, run_at
 from .witness_rule import Recount, WitnessRule, find_rule, rule_problems
 
 #: the fewest consecutive sizes whose lumped chains must agree before a statement about every n is made
@@ -244,10 +244,10 @@ def _size(n: int, program: Program, relation: str, neighbours: str | None) -> tu
         compiled = None
     try:
         r = synthesize_privacy(program if compiled is None else compiled, neighbours=neighbours)
-    except WmcdpError as exc:
-        if compiled is not None or not relation or "unbounded release" not in str(exc):
+    except UnboundedRelease as exc:  # a released gap or answer: no bracket of this size's eps
+        if compiled is not None or not relation:
             raise
-        why = str(exc).splitlines()[0]  # a released gap or answer: no bracket of this size's eps
+        why = str(exc).splitlines()[0]
         low = _witness_lower(program, neighbours) if n <= WITNESS_SIZES else None
         lo, witness = low if low is not None else (0.0, (None, None, None))
         seconds = time.perf_counter() - began

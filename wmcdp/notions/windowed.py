@@ -414,6 +414,11 @@ def _check_declared_sums(current: WindowRun, declared: tuple[Value, ...]) -> Non
 CHECKED_TWICE = "an integer output is checked at two windows"
 
 
+class UnboundedRelease(WmcdpError):
+    """The output's range grows with the window: the program releases an unbounded value, and a notion that needs
+    every output's probability (pure ε, Rényi) is refused."""
+
+
 def reached(
     current: WindowRun,
     previous: WindowRun | None,
@@ -432,7 +437,7 @@ def reached(
     if previous is None:  # an integer output: its range is checked against the next window
         return None, CHECKED_TWICE
     if previous.compiled.shape != shape:
-        raise WmcdpError(
+        raise UnboundedRelease(
             f"the output's range grows with the window ({previous.compiled.shape.describe()} at half-width "
             f"{previous.half_width}, {shape.describe()} at {current.half_width}): {notion} of an unbounded "
             "release is not bracketed; ask for delta(epsilon)"

@@ -92,6 +92,27 @@ class AdaptiveThreshold:
     hi: int
 
 
+@dataclass(frozen=True)
+class Moves:
+    """One direction of a relation: each moved entry's ``u - v`` is one of ``deltas``; ``one`` when a pair moves
+    one entry only (the others ``u = v``)."""
+
+    name: str
+    deltas: tuple[int, ...]
+    one: bool
+
+
+def directions(relation: str, model: SharedThreshold | SharedMax | AdaptiveThreshold) -> tuple[Moves, ...] | None:
+    """The directions of a built-in relation, or None (one an alignment is not made for)."""
+    width = model.hi - model.lo
+    return {
+        "all-entries": (Moves("all-entries", (-1, 0, 1), False),),
+        "monotone": (Moves("up", (-1, 0), False), Moves("down", (0, 1), False)),
+        "one-entry": (Moves("one-entry", (-1, 1), True),),
+        "hamming": (Moves("hamming", tuple(d for d in range(-width, width + 1) if d), True),),
+    }.get(relation)
+
+
 def pmf(a: Fraction, z: int) -> Fraction:
     """``P(Z = z) = (1 - a)/(1 + a) a^|z|``, the two-sided geometric law of ratio ``a``."""
     return (1 - a) / (1 + a) * a ** abs(z)
@@ -219,9 +240,11 @@ def inputs(model: SharedThreshold | SharedMax | AdaptiveThreshold, n: int) -> It
 __all__ = [
     "REPORTS",
     "AdaptiveThreshold",
+    "Moves",
     "SharedMax",
     "SharedThreshold",
     "at_least",
+    "directions",
     "inputs",
     "pmf",
     "released",

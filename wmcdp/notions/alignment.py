@@ -49,9 +49,11 @@ from ..count.probabilities import inference
 from ..lang.program import Program
 from ..lang.shared_noise import (
     AdaptiveThreshold,
+    Moves,
     SharedMax,
     SharedThreshold,
     at_least,
+    directions,
     inputs,
     pmf,
     released,
@@ -69,16 +71,6 @@ CHECKED_SIZES = (1, 2, 3)
 SHIFTS = range(-4, 5)
 #: how close to its supremum a tail's ratio must come on the checked range of t (relative)
 SETTLED = Fraction(1, 10**9)
-
-
-@dataclass(frozen=True)
-class Moves:
-    """One direction of a relation: each moved entry's ``u - v`` is one of ``deltas``; ``one`` when a pair moves
-    one entry only (the others ``u = v``)."""
-
-    name: str
-    deltas: tuple[int, ...]
-    one: bool
 
 
 @dataclass(frozen=True)
@@ -104,17 +96,6 @@ class Alignment:
     @property
     def epsilon(self) -> float:
         return math.log(self.ratio)
-
-
-def directions(relation: str, model: Shared) -> tuple[Moves, ...] | None:
-    """The directions of a built-in relation, or None (one an alignment is not made for)."""
-    width = model.hi - model.lo
-    return {
-        "all-entries": (Moves("all-entries", (-1, 0, 1), False),),
-        "monotone": (Moves("up", (-1, 0), False), Moves("down", (0, 1), False)),
-        "one-entry": (Moves("one-entry", (-1, 1), True),),
-        "hamming": (Moves("hamming", tuple(d for d in range(-width, width + 1) if d), True),),
-    }.get(relation)
 
 
 def _true(model: SharedThreshold, d: int, delta: int) -> Fraction:

@@ -55,6 +55,7 @@ from ..plan.structured_at import structured_privacy_at
 from ..plan.symmetry.runs import PrivacyPlan, privacy_plan
 from ..plan.triples import BlockTriples, ExhaustiveTriples, OrbitTriples
 from .certify import certified_privacy
+from .declared import declared_route
 from .notion import NEIGHBOURS, Notion, register, relation, swept_axis
 from .recount import (
     float_of,
@@ -131,7 +132,16 @@ def _in_windows(prog: Any, C: Any = None, I: Any = None, **options: Any) -> Priv
         return synthesize_privacy(c, C, I, backend=backend, exact=True, **keep)
 
     triples = C if isinstance(C, PrivacySet) else None
-    return windowed_privacy(prog, run, backend, options.get("width"), triples=triples)
+    plain = not any(options.get(k) for k in ("force", "at", "plan", "width", "certified", "workers"))
+    why = ""
+    if C is None and I is None and plain and getattr(prog, "shared_noise", None) is not None:
+        declared, why = declared_route(prog, options.get("neighbours") or prog.neighbours, options.get("exact"))
+        if declared is not None:
+            return declared
+    r = windowed_privacy(prog, run, backend, options.get("width"), triples=triples)
+    if why and r.plan is not None:  # the declared law was not used: the report says why
+        r = replace(r, plan=replace(r.plan, considered=(*r.plan.considered, ("declared", None, why))))
+    return r
 
 
 @limited

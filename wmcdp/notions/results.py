@@ -51,6 +51,9 @@ class PrivacyResult(Rendered):
     log_p_x_prime: float | None = None
     log_epsilon: float | None = None  # ln ε of an exact ratio whose ε lies below the normal floats (it rounds there)
     interval: Any = None  # a certified run: the enclosure of epsilon (wmcdp.base.certified.Enclosure)
+    #: the ratio is a supremum over outputs that none attains (a released gap that grows): how it is approached; the
+    #: witness ``y`` then shows an output whose ratio is within a float's rounding of it
+    approached: str | None = field(default=None, metadata=shown("approached", "text"))
 
 
 @dataclass(frozen=True, repr=False)

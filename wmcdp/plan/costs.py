@@ -203,3 +203,9 @@ SCALED_EVALUATIONS = 8
 #: one block or configuration bound (its two binomials' windows in log space, whatever their width) (seconds)
 #: checked by: python experiments/default_plan.py (1.2 .. 2 ms an evaluation at windows of 260 .. 6820 entries)
 SCALED_EVALUATION_SECONDS = 1.5e-3
+
+# -- the declared law's plan (wmcdp.plan.declared) --------------------------------------------------------
+
+#: one combination of moves evaluated, per entry (its sums' series grow with n)
+#: checked by: python experiments/unbounded_speed.py (estimated beside measured seconds)
+DECLARED_SECONDS = 4e-5

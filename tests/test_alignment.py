@@ -114,7 +114,7 @@ def test_the_published_sparse_vector_stays_within_its_bound_at_every_n(n):
     assert eps <= bound.epsilon
     if n in (2, 4):  # the reference is the published mechanism: within wmcdp's bracket of it
         (size,) = [s for s in every_n(_family("SVT"), up_to=n, start=n, **_params("SVT")).sizes]
-        assert size.interval[0] - 1e-9 <= eps <= size.interval[1] + 1e-9
+        assert size.plan == "declared" and size.epsilon == pytest.approx(eps, rel=1e-11)  # exact, its declared law
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -166,7 +166,7 @@ def test_the_published_noisy_max_stays_within_its_bound(relation):
         assert eps <= bound + 1e-12
         if n == 3 and relation == "all-entries":  # within wmcdp's bracket of the published mechanism
             (size,) = every_n(family, up_to=3, start=3, **params).sizes
-            assert size.interval[0] - 1e-9 <= eps <= size.interval[1] + 1e-9
+            assert size.plan == "declared" and size.epsilon == pytest.approx(eps, rel=1e-11)  # exact, its declared law
 
 
 def adaptive_reference(x, a, T=1, cut=1, gaps=12):
@@ -263,10 +263,10 @@ def test_every_n_gives_the_bound_with_its_lower_bound_and_the_json_validates(cap
 
     r = every_n(_family("SVT"), up_to=3, **_params("SVT"))
     assert r.alignment.ratio == 16 and r.extension is not None
-    assert all(s.interval[1] <= r.alignment.epsilon for s in r.sizes)
-    g = every_n(_family("GapSVT"), up_to=2, **_params("GapSVT"))  # refused sizes: lower ends from a witness only
-    assert g.alignment.ratio == 16 and all(s.plan.startswith("refused") for s in g.sizes)
-    assert 0 < g.extension.bound(2) <= g.alignment.epsilon
+    assert all(s.epsilon <= r.alignment.epsilon for s in r.sizes)
+    g = every_n(_family("GapSVT"), up_to=2, **_params("GapSVT"))  # a released gap: exact sizes from its declared law
+    assert g.alignment.ratio == 16 and all(s.plan == "declared" for s in g.sizes)
+    assert 0 < g.extension.bound(2) == g.sizes[-1].epsilon <= g.alignment.epsilon
     argv = ["privacy", "gap_svt", "-p", "m=1", "-p", "T=1", "-p", "N=1", "-p", "alpha=1/2", "-p", "noise=unbounded"]
     assert main([*argv, "--every-n", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 
 import pytest
+from test_alignment import reference_epsilon
 from test_peers_programs import brute_ratio
 
 from wmcdp import every_n
@@ -54,7 +55,17 @@ def test_an_infinite_eps_holds_at_every_larger_size():
 def test_published_noise_gives_bracketed_sizes_and_their_lower_ends():
     r = _run("BadSVT1", 3, noise="unbounded")  # exact with unbounded noise: compared draws
     assert r.extension.infinite_from() == 2
-    r = _run("SVT", 3, noise="unbounded")
+    declared = _run("SVT", 3, noise="unbounded")  # exact at each size from its declared law
+    published = [reference_epsilon("SVT", n) for n in (1, 2, 3)]
+    assert [s.plan for s in declared.sizes] == ["declared"] * 3 and declared.extension is not None
+    assert [s.epsilon for s in declared.sizes] == pytest.approx(published, rel=1e-11)
+    assert declared.extension.bound(3) == declared.sizes[-1].epsilon
+
+    def undeclared(**params):  # the same program without its declared law: bracketed in windows
+        return dataclasses.replace(PROGRAMS["svt"](**params), shared_noise=None)
+
+    bench = BENCH["SVT"]
+    r = every_n(undeclared, up_to=3, alpha=HALF, **bench.params, noise="unbounded")
     ext = r.extension
     assert ext is not None and all(s.ratio is None and s.interval[0] <= s.interval[1] for s in r.sizes)
     assert ext.bound(3) == max(s.interval[0] for s in r.sizes) == r.sizes[-1].epsilon
@@ -164,8 +175,8 @@ def test_the_cli_prints_the_lower_bound_and_its_json_validates(capsys):
     schema = json.loads(resources.files("wmcdp.report").joinpath("wmcdp-1.json").read_text())
     jsonschema.validate(out, schema)
     body = out["every_n"]
-    assert body["extension"]["from_n"] == 1 and body["sizes"][0]["ratio"] is None
-    assert body["extension"]["lower_bound"] == max(s["epsilon_interval"][0] for s in body["sizes"])
+    assert body["extension"]["from_n"] == 1 and body["sizes"][0]["plan"] == "declared"  # exact: its declared law
+    assert body["extension"]["lower_bound"] == max(s["epsilon"] for s in body["sizes"])
 
 
 def test_a_released_gap_gets_lower_ends_from_a_windowed_witness_and_is_refuted_for_every_n():

@@ -96,9 +96,11 @@ def test_isvt2_declares_a_product_and_brackets_the_enumerated_epsilon(monkeypatc
     lo = math.log(max(table[x, y] / (table[xp, y] + slack) for x in xs for xp in xs if x != xp for y in ys))
     hi = math.log(max((table[x, y] + slack) / table[xp, y] for x in xs for xp in xs if x != xp for y in ys))
     assert hi - lo < 1e-9
-    i = synthesize_privacy(prog).interval
+    i = synthesize_privacy(prog, width=1e-6).interval  # (width: in windows, not from its declared law)
     assert not i.reason and i.narrowed
     assert i.lo <= hi and lo <= i.hi and i.hi - i.lo <= 1e-5 * i.hi
+    declared = synthesize_privacy(prog)  # exact from its declared law, within the enumeration's bracket
+    assert declared.plan.kind == "declared" and lo - 1e-12 <= declared.epsilon <= hi + 1e-12
 
 
 def test_wrong_product_declarations_are_refused():

@@ -156,8 +156,10 @@ def test_bracket_contains_the_enumerated_value(name, params, enumerate_):
     table, slack = enumerate_(params["n"], HALF, 40)
     lo, hi = _brute_bracket(table, slack)
     assert hi - lo < 1e-9
-    r = synthesize_privacy(PROGRAMS[name](**params, alpha=HALF, noise="unbounded"))
-    i = r.interval
+    prog = PROGRAMS[name](**params, alpha=HALF, noise="unbounded")
+    declared = synthesize_privacy(prog)  # exact, from its declared law
+    assert declared.plan.kind == "declared" and lo - 1e-12 <= declared.epsilon <= hi + 1e-12
+    i = synthesize_privacy(prog, width=1e-6).interval  # the program's own law in windows
     assert not i.reason and i.narrowed
     assert i.lo <= hi and lo <= i.hi and i.hi - i.lo <= 1e-5 * i.hi
 
@@ -222,7 +224,7 @@ def test_a_declaration_that_misses_an_output_is_refused():
         synthesize_privacy(wrong)
     with pytest.raises(WmcdpError, match="declared outputs miss an output it gives from the input"):
         synthesize_privacy(wrong, backend="sdd")  # (every input counted on an SDD)
-    assert synthesize_privacy(prog).interval.hi < math.inf
+    assert synthesize_privacy(prog, width=1e-6).interval.hi < math.inf  # (width: in windows, not its declared law)
 
 
 def test_renyi_and_epsilon_of_delta_zero_use_the_declared_outputs():

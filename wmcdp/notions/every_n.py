@@ -39,6 +39,7 @@ from ..base.maxtimes import Period, Ratio, dot, factor, find_period, matrix_of, 
 from ..compile import compile_program
 from ..lang.program import Program
 from ..lang.relations import neighbour_relation
+from ..lang.shared_noise import SharedThreshold
 from ..lang.unbounded import UnboundedDraw
 from ..lang.values import Bool
 from ..plan.chain_classes import ClassChain, class_chains
@@ -217,11 +218,11 @@ def _components(family: Callable[..., Program]) -> Callable[..., Program]:
     """``family`` with each program whose output is one value (an Int, a release) read as a tuple of one component,
     ``y`` as ``(y,)``: the same ε and witness, and the chain plan's blocks (a one-Int output's bits sit above every
     variable, :func:`wmcdp.compile._variable_order`; a component's below the last variable it reads). A program
-    that declares its outputs is left as it is."""
+    that declares its outputs, or a sparse vector's law (a tuple of answers already), is left as it is."""
 
     def tupled(**params: Any) -> Program:
         program = family(**params)
-        if program.outputs is not None:
+        if program.outputs is not None or isinstance(program.shared_noise, SharedThreshold):
             return program
         body = program.body
 

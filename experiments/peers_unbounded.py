@@ -1,11 +1,13 @@
 """CheckDP's 17 programs with unbounded noise (``-p noise=unbounded``) beside their margin-1 truncated versions.
 
 For each program of :data:`wmcdp.programs.CHECKDP` at its small parameters and ``alpha = 1/2``, at each size n:
-the claim, the certified bracket ``[lo, hi]`` of eps with the published (unbounded two-sided geometric) noise and
-its seconds, the verdict it gives (``hi <= claim``: proved; ``lo > claim``: refuted; else undecided) beside
-CheckDP's, and the truncated (margin 1) version's exact eps and seconds with the time ratio. A program whose
-output releases an unbounded value (a noisy count, a gap) is refused for pure eps: only its delta(eps) is
-bracketed so far. For those the lower end is the bracket over the truncated run's witness output alone (both
+the claim, eps with the published (unbounded two-sided geometric) noise and its seconds — exact (``lo = hi``) when
+the program declares its shared-noise law (:mod:`wmcdp.notions.declared`) or releases its values with merged
+tails, else the certified bracket ``[lo, hi]`` of the windows — the verdict it gives (``hi <= claim``: proved;
+``lo > claim``: refuted; else undecided) beside CheckDP's, and the truncated (margin 1) version's exact eps and
+seconds with the time ratio. A program whose output releases an unbounded value it does not declare (a noisy
+answer, an adaptive threshold's gaps, the noisy maximum) is refused for pure eps in windows: only its delta(eps)
+is bracketed so far. For those the lower end is the bracket over the truncated run's witness output alone (both
 orders of its pair; an output of the truncated program is one of the unbounded one's), a lower bound of the true
 eps whatever the other outputs: "refuted" when it exceeds the claim, else "refused". Every run but that one is a
 fresh ``wmcdp privacy ... --json`` process under ``--timeout``; that one runs in this process under the same limit.
@@ -177,9 +179,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     records = [measure(b, n, args.timeout, args.max_memory) for b in chosen for n in sizes]
     lines = [head, "-" * len(head), *(line(r) for r in records)]
-    lines += ["", "eps with unbounded noise: its certified bracket [lo, hi] (alpha = 1/2); verdict: hi <= claim proved,"]
-    lines += ["lo > claim refuted; refused: the output releases an unbounded value (pure eps not bracketed yet;"]
-    lines += ["lo: over the truncated witness output alone, a lower end of the true eps)."]
+    lines += ["", "eps with unbounded noise (alpha = 1/2): exact (lo = hi) from a declared law or merged tails, else"]
+    lines += ["its certified bracket [lo, hi] in windows; verdict: hi <= claim proved, lo > claim refuted; refused:"]
+    lines += ["the output releases an unbounded value it does not declare (pure eps not bracketed yet; lo: over the"]
+    lines += ["truncated witness output alone, a lower end of the true eps)."]
     lines += ["trunc1: exact eps with the margin-1 truncated noise; ratio: unbounded seconds / truncated seconds"]
     lines += ["(sec of a refused program: its witness run's)."]
     reasons = sorted({f"  {r['benchmark']}: {r['why']}" for r in records if r["why"]})

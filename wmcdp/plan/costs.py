@@ -206,6 +206,7 @@ SCALED_EVALUATION_SECONDS = 1.5e-3
 
 # -- the declared law's plan (wmcdp.plan.declared) --------------------------------------------------------
 
-#: one combination of moves evaluated, per entry (its sums' series grow with n)
+#: one combination of moves listed, per entry (its sums' series grow with n); the estimate counts every combination
+#: listed, so where the moved entries' suprema skip most of them it is an upper bound (MonotoneSVT)
 #: checked by: python experiments/unbounded_speed.py (estimated beside measured seconds)
 DECLARED_SECONDS = 4e-5

@@ -54,7 +54,13 @@ def is_builtin(program: Program) -> bool:
     built-in whose fields were replaced or whose captured values were changed, is not one. Hand-proved sets
     (:mod:`wmcdp.symmetry_sets`) hold for the built-in only."""
     factory = builtin_programs().get(program.name)
-    if factory is None or not isinstance(program.params, Mapping):
+    return factory is not None and rebuilds(program, factory)
+
+
+def rebuilds(program: Program, factory: Callable[..., Any]) -> bool:
+    """Whether ``factory(**program.params)`` builds ``program`` again, compared as :func:`is_builtin` does (every
+    field but the description and the source; functions by code, defaults and captured values)."""
+    if not isinstance(program.params, Mapping):
         return False
     try:
         fresh = factory(**program.params)
@@ -62,7 +68,7 @@ def is_builtin(program: Program) -> bool:
         return False
     if not isinstance(fresh, Program):
         return False
-    fields = ("name", "inputs", "params", "neighbours", "body", "target", "outputs")
+    fields = ("name", "inputs", "params", "neighbours", "body", "target", "outputs", "shared_noise")
     seen: dict[tuple[int, int], tuple[Any, Any]] = {}
     return all(_same(getattr(program, f), getattr(fresh, f), 32, seen) for f in fields)
 

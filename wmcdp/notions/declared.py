@@ -24,7 +24,8 @@ from typing import Any
 from ..base.errors import WmcdpError
 from ..base.numbers import ln
 from ..lang.program import Program
-from ..lang.registry import find_program, is_builtin
+from ..lang.registry import builtin_programs, find_program, rebuilds
+from ..lang.shared_noise import SharedMax
 from ..plan.costs import DECLARED_SECONDS
 from ..plan.declared import (
     CHECKED_HALF_WIDTH,
@@ -77,7 +78,7 @@ def _why_not(prog: Any, relation: Any) -> str:
         return why
     params = dict(prog.params) if isinstance(prog.params, dict) else {}
     n = params.pop("n", None)
-    source = prog.source or (prog.name if is_builtin(prog) else "")
+    source = prog.source or (prog.name if prog.name in builtin_programs() else "")
     if not source or not isinstance(n, int):
         return "the program's family cannot be rebuilt (not a built-in, no source, or no parameter n)"
     work = count_work(model, n, relation)
@@ -85,8 +86,8 @@ def _why_not(prog: Any, relation: Any) -> str:
         return f"its search would evaluate {work} combinations (limit {MAX_COMBINATIONS})"
     try:
         _, family = find_program(source)
-        if family(n=n, **params).shared_noise != model:
-            return "the program is not its family's member at this n (its declared law differs)"
+        if not rebuilds(prog, family):
+            return "the program is not what its family builds at this n (a field or its declared law differs)"
         problems = _family_problems(source, _frozen(params))
     except (WmcdpError, TypeError) as exc:  # an unhashable parameter, a family that no longer builds
         return f"the program's family cannot be rebuilt: {exc}"
@@ -107,10 +108,13 @@ def declared_route(prog: Any, relation: Any, exact: Any) -> tuple[PrivacyResult 
     problems, size = witness_problems(prog, model, answer)
     if problems:
         return None, problems[0]
-    return _result(answer, type(model).__name__, n, size, exact is False, start), ""
+    released = isinstance(model, SharedMax) and model.report == "value"
+    return _result(answer, type(model).__name__, released, n, size, exact is False, start), ""
 
 
-def _result(answer: DeclaredAnswer, law: str, n: int, size: int, floats: bool, start: float) -> PrivacyResult:
+def _result(
+    answer: DeclaredAnswer, law: str, released: bool, n: int, size: int, floats: bool, start: float
+) -> PrivacyResult:
     """The answer as a privacy result with its plan report (``size``: the diagram the witness was compared on)."""
     ratio: Fraction | float = math.inf if answer.ratio is None else answer.ratio
     epsilon = math.inf if answer.ratio is None else ln(answer.ratio)
@@ -118,6 +122,8 @@ def _result(answer: DeclaredAnswer, law: str, n: int, size: int, floats: bool, s
     structure = (
         f"the declared law ({law}) summed over the shared value in closed form; "
         f"{answer.classes} output classes, {answer.combinations} combinations of moves, {answer.evaluated} evaluated"
+        if not released
+        else f"the declared law ({law}, the maximum released): e^eps = a^-D in closed form, D = sum |x_i - x'_i|"
     )
     plan = PlanReport(
         KIND,
@@ -127,7 +133,7 @@ def _result(answer: DeclaredAnswer, law: str, n: int, size: int, floats: bool, s
         DECLARED_SECONDS * answer.combinations * n,
         0.0,
         seconds,
-        claims=_claims(answer),
+        claims=_claims(released),
     )
     p_x, p_xp = answer.p_x, answer.p_x_prime
     return PrivacyResult(
@@ -146,14 +152,28 @@ def _result(answer: DeclaredAnswer, law: str, n: int, size: int, floats: bool, s
     )
 
 
-def _claims(answer: DeclaredAnswer) -> tuple[tuple[str, str], ...]:
+def _claims(released: bool) -> tuple[tuple[str, str], ...]:
     sizes = ", ".join(map(str, CHECKED_SIZES))
+    declared = (
+        "the program's law is the declared one",
+        f"compared exactly with every draw in windows of half-width {CHECKED_HALF_WIDTH}: on every input and "
+        f"output at n = {sizes}, and at the witness pair at this n; beyond the windows it is the author's claim",
+    )
+    if released:
+        return (
+            declared,
+            (
+                "every output's ratio is at most a^-D",
+                "the law is a sum over the winner of products; a ratio of sums is at most the largest ratio of "
+                "terms, each at most the winner's and the others' suprema (a^-|x_i - x'_i| each, by log-concavity)",
+            ),
+            (
+                "below every entry's value the ratio is a^(sum x - sum x')",
+                "there each distribution function is one geometric term: the witness output attains a^-D",
+            ),
+        )
     return (
-        (
-            "the program's law is the declared one",
-            f"compared exactly with every draw in windows of half-width {CHECKED_HALF_WIDTH}: on every input and "
-            f"output at n = {sizes}, and at the witness pair at this n; beyond the windows it is the author's claim",
-        ),
+        declared,
         (
             "each probability is exact with unbounded noise",
             "a sum over the shared value of products of two-sided geometric laws: between the factors' centers term "

@@ -53,6 +53,7 @@ from ..count.shared_sums import Factor, gap_supremum, shared_sum, windowed_sum
 from ..lang.program import Program, Value
 from ..lang.shared_noise import Moves, SharedMax, SharedThreshold, directions, released
 from ..lang.unbounded import window
+from . import released_max
 
 #: the most (class, moves) combinations the search evaluates before it hands the program to the windows
 MAX_COMBINATIONS = 200_000
@@ -126,8 +127,8 @@ def supported(model: Any, relation: str) -> str:
         if model.report == "gap" and model.bound != 1:
             return "it releases more than one TRUE answer's gap per output (one gap's supremum is decided, not more)"
     elif isinstance(model, SharedMax):
-        if model.report != "index":
-            return "it releases the noisy maximum itself, an unbounded value"
+        if model.report == "value" and (relation not in released_max.MOVES or model.hi <= model.lo):
+            return f"a released maximum's moves are made for {', '.join(released_max.MOVES)} only"
     else:
         return "the declared law is not a shared threshold or a noisy maximum"
     if directions(relation, model) is None:
@@ -246,6 +247,8 @@ def _combinations(cls: Class, moves: Moves, lo: int, hi: int) -> Iterator[tuple[
 
 def count_work(model: SharedThreshold | SharedMax, n: int, relation: str) -> int:
     """How many (class, moves) combinations the search evaluates, counted without listing them."""
+    if isinstance(model, SharedMax) and model.report == "value":
+        return 1  # one triple, from the closed form (:mod:`.released_max`)
     lo, hi, total = model.lo, model.hi, 0
     for moves in directions(relation, model) or ():
         for cls in classes(model, n):
@@ -386,8 +389,11 @@ def _above(ratio: Fraction | None, best: Fraction | None) -> bool:
 
 
 def declared_privacy(model: SharedThreshold | SharedMax, n: int, relation: str) -> DeclaredAnswer:
-    """The declared law's exact pure ε at ``n`` entries under ``relation`` (module docstring); the caller checks
-    :func:`supported` and :func:`count_work` first."""
+    """The declared law's exact pure ε at ``n`` entries under ``relation`` (module docstring; a released maximum's:
+    :mod:`.released_max`); the caller checks :func:`supported` and :func:`count_work` first."""
+    if isinstance(model, SharedMax) and model.report == "value":
+        ratio, x, xp, y, p, q = released_max.released_max_privacy(model, n, relation)
+        return DeclaredAnswer(ratio, x, xp, y, p, q, 1, 1, 1, relation)
     best: DeclaredAnswer | None = None
     total = evaluated = 0
     for moves in directions(relation, model) or ():
@@ -407,6 +413,8 @@ def declared_privacy(model: SharedThreshold | SharedMax, n: int, relation: str) 
 def windowed_probability(model: SharedThreshold | SharedMax, x: tuple[int, ...], y: Value, W: int) -> Fraction:
     """The declared law's ``P(y | x)`` with every draw conditioned on ``|ν| <= W``
     (:func:`~wmcdp.count.shared_sums.windowed_sum`), for an output of :func:`classes`' form."""
+    if isinstance(model, SharedMax) and model.report == "value":
+        return released_max.probability(model, x, y, W)
     counted, constant = _factors(model, x, y)
     return constant * windowed_sum(counted, W)
 
